@@ -1,0 +1,54 @@
+// Plain-mode retention against real PostgreSQL: each table loses exactly the rows past its period.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { insertDiskSamples, insertMemorySamples, openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
+import { deleteExpiredTelemetry } from "./retention.js";
+
+const server = "00000000-0000-4000-8000-0000000000c1";
+const now = new Date("2026-11-21T12:00:00Z");
+const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
+
+describe("deleteExpiredTelemetry", { skip: skipReason }, () => {
+  let plain: PlainDatabase;
+
+  before(async () => {
+    plain = await openPlainDatabase("worker_retention");
+  });
+  after(async () => {
+    await plain?.close();
+  });
+
+  it("deletes raw rows after 30 days, minutes after 90 days, hours after 2 years, and nothing younger", async () => {
+    const { pool } = plain;
+    await insertDiskSamples(pool, [31, 30.9, 29].map((days, n) => ({ time: daysAgo(days), org: "org-a", server, device: "sda", n })));
+    await insertMemorySamples(pool, [31, 29].map((days) => ({ time: daysAgo(days), org: "org-a", server, availableBytes: 6000 })));
+    for (const [table, ages] of [["disk_io_1m", [91, 89]], ["disk_io_1h", [731, 729]]] as const) {
+      for (const age of ages) {
+        await pool.query(
+          `INSERT INTO ${table} VALUES ($1, 'org-a', $2, 'sda', 60, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 6)`,
+          [daysAgo(age), server],
+        );
+      }
+    }
+    for (const [table, ages] of [["memory_1m", [91, 89]], ["memory_1h", [731, 729]]] as const) {
+      for (const age of ages) {
+        await pool.query(`INSERT INTO ${table} VALUES ($1, 'org-a', $2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 6)`, [daysAgo(age), server]);
+      }
+    }
+
+    // A slice of one row proves the slicing loop reaches every expired row.
+    const deleted = await deleteExpiredTelemetry(pool, { now, sliceRows: 1 });
+    assert.deepEqual(deleted, { disk_io: 2, memory: 1, disk_io_1m: 1, memory_1m: 1, disk_io_1h: 1, memory_1h: 1 });
+
+    const oldest = async (table: string, column: string) =>
+      (await pool.query(`SELECT min(${column}) AS oldest, count(*)::int AS n FROM ${table}`)).rows[0];
+    assert.deepEqual(await oldest("disk_io", "time"), { oldest: new Date(daysAgo(29)), n: 1 });
+    assert.deepEqual(await oldest("memory", "time"), { oldest: new Date(daysAgo(29)), n: 1 });
+    assert.deepEqual(await oldest("disk_io_1m", "bucket"), { oldest: new Date(daysAgo(89)), n: 1 });
+    assert.deepEqual(await oldest("memory_1m", "bucket"), { oldest: new Date(daysAgo(89)), n: 1 });
+    assert.deepEqual(await oldest("disk_io_1h", "bucket"), { oldest: new Date(daysAgo(729)), n: 1 });
+    assert.deepEqual(await oldest("memory_1h", "bucket"), { oldest: new Date(daysAgo(729)), n: 1 });
+
+    assert.deepEqual(Object.values(await deleteExpiredTelemetry(pool, { now })), [0, 0, 0, 0, 0, 0]);
+  });
+});

@@ -1,0 +1,42 @@
+import type pg from "pg";
+
+/**
+ * How long each table keeps rows in plain mode, matching the TimescaleDB retention policies in
+ * packages/db/migrations/20261121080100_telemetry/timescale.sql.
+ */
+export const retentionPeriods = [
+  { table: "disk_io", timeColumn: "time", keep: "30 days" },
+  { table: "memory", timeColumn: "time", keep: "30 days" },
+  { table: "disk_io_1m", timeColumn: "bucket", keep: "90 days" },
+  { table: "memory_1m", timeColumn: "bucket", keep: "90 days" },
+  { table: "disk_io_1h", timeColumn: "bucket", keep: "2 years" },
+  { table: "memory_1h", timeColumn: "bucket", keep: "2 years" },
+] as const;
+
+export type RetentionResult = Record<(typeof retentionPeriods)[number]["table"], number>;
+
+/**
+ * Plain mode only: deletes rows past their retention period. Deletes go in slices so a backlog
+ * (a worker that was down for days) never holds locks or builds WAL in one huge transaction.
+ */
+export async function deleteExpiredTelemetry(
+  pool: pg.Pool,
+  options: { now?: Date; sliceRows?: number } = {},
+): Promise<RetentionResult> {
+  const now = options.now ?? new Date();
+  const sliceRows = options.sliceRows ?? 50_000;
+  const deleted = {} as RetentionResult;
+  for (const { table, timeColumn, keep } of retentionPeriods) {
+    deleted[table] = 0;
+    for (;;) {
+      const result = await pool.query(
+        `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`,
+        [now, sliceRows],
+      );
+      deleted[table] += result.rowCount ?? 0;
+      if ((result.rowCount ?? 0) < sliceRows) break;
+    }
+  }
+  return deleted;
+}

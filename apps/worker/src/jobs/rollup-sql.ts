@@ -1,0 +1,118 @@
+// The SQL that maintains the plain-mode rollup tables (disk_io_1m/1h, memory_1m/1h). Each
+// statement takes the claimed pending ranges as four parallel arrays (org_id, server_id,
+// first_time, last_time), widens them to whole buckets, merges overlaps per server, recomputes
+// those buckets and upserts them. Bucketing matches TimescaleDB's time_bucket (same origin),
+// so both storage modes put a sample in the same bucket.
+
+const origin = "TIMESTAMPTZ '2000-01-03 00:00:00+00'";
+
+const diskCounters = [
+  "read_ops", "write_ops", "read_bytes", "write_bytes", "read_merged", "write_merged",
+  "read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms",
+];
+const memoryGauges = [
+  "total_bytes", "available_bytes", "free_bytes", "cached_bytes", "buffers_bytes",
+  "dirty_bytes", "swap_total_bytes", "swap_free_bytes",
+];
+
+interface RollupSpec {
+  target: string;
+  source: string;
+  /** The source's time column: raw rows have `time`, minute rollups have `bucket`. */
+  sourceTime: string;
+  width: "1 minute" | "1 hour";
+  keys: string[];
+  aggregates: [column: string, expression: string][];
+}
+
+function claimedSpans(width: string): string {
+  return `
+    claimed AS (
+      SELECT * FROM unnest($1::text[], $2::uuid[], $3::timestamptz[], $4::timestamptz[])
+        AS c(org_id, server_id, first_time, last_time)
+    ),
+    spans AS (
+      SELECT org_id, server_id, unnest(range_agg(tstzrange(
+               date_bin(INTERVAL '${width}', first_time, ${origin}),
+               date_bin(INTERVAL '${width}', last_time, ${origin}) + INTERVAL '${width}'))) AS span
+      FROM claimed GROUP BY org_id, server_id
+    )`;
+}
+
+function upsert(spec: RollupSpec): string {
+  const keyColumns = ["bucket", "org_id", "server_id", ...spec.keys];
+  const columns = [...keyColumns, ...spec.aggregates.map(([column]) => column)];
+  const groupKeys = spec.keys.map((key) => `s.${key}`);
+  return `
+    WITH ${claimedSpans(spec.width)}
+    INSERT INTO ${spec.target} (${columns.join(", ")})
+    SELECT date_bin(INTERVAL '${spec.width}', s.${spec.sourceTime}, ${origin}) AS bucket, s.org_id, s.server_id${
+      groupKeys.length ? `, ${groupKeys.join(", ")}` : ""
+    },
+           ${spec.aggregates.map(([column, expression]) => `${expression} AS ${column}`).join(",\n           ")}
+    FROM spans p
+    JOIN ${spec.source} s ON s.org_id = p.org_id AND s.server_id = p.server_id
+                         AND s.${spec.sourceTime} >= lower(p.span) AND s.${spec.sourceTime} < upper(p.span)
+    GROUP BY ${["1", "s.org_id", "s.server_id", ...groupKeys].join(", ")}
+    ON CONFLICT (org_id, server_id, bucket${spec.keys.map((key) => `, ${key}`).join("")})
+    DO UPDATE SET ${spec.aggregates.map(([column]) => `${column} = EXCLUDED.${column}`).join(", ")}`;
+}
+
+// Hours are summed from minutes, not raw rows: a sum of sums (and a max of maxes) is exact, and
+// it reads 60 rows per device-hour instead of 360. Averages are weighted by sample count.
+export const rollupStatements = {
+  disk_io: [
+    upsert({
+      target: "disk_io_1m", source: "disk_io", sourceTime: "time", width: "1 minute", keys: ["device"],
+      aggregates: [
+        ["interval_seconds", "sum(s.interval_seconds)"],
+        ...diskCounters.map((c): [string, string] => [c, `sum(s.${c})::bigint`]),
+        ["in_progress_max", "max(s.in_progress)"],
+        ["samples", "count(*)"],
+      ],
+    }),
+    upsert({
+      target: "disk_io_1h", source: "disk_io_1m", sourceTime: "bucket", width: "1 hour", keys: ["device"],
+      aggregates: [
+        ["interval_seconds", "sum(s.interval_seconds)"],
+        ...diskCounters.map((c): [string, string] => [c, `sum(s.${c})::bigint`]),
+        ["in_progress_max", "max(s.in_progress_max)"],
+        ["samples", "sum(s.samples)::bigint"],
+      ],
+    }),
+  ],
+  memory: [
+    upsert({
+      target: "memory_1m", source: "memory", sourceTime: "time", width: "1 minute", keys: [],
+      aggregates: [
+        ...memoryGauges.map((g): [string, string] => [g, `avg(s.${g})::bigint`]),
+        ["available_min_bytes", "min(s.available_bytes)"],
+        ["samples", "count(*)"],
+      ],
+    }),
+    upsert({
+      target: "memory_1h", source: "memory_1m", sourceTime: "bucket", width: "1 hour", keys: [],
+      aggregates: [
+        ...memoryGauges.map((g): [string, string] => [g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples))::bigint`]),
+        ["available_min_bytes", "min(s.available_min_bytes)"],
+        ["samples", "sum(s.samples)::bigint"],
+      ],
+    }),
+  ],
+} as const;
+
+/** Takes up to $1 pending ranges that no other worker holds, and removes them (on commit). */
+export const claimPendingSql = `
+  DELETE FROM rollup_pending
+  WHERE id IN (SELECT id FROM rollup_pending ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING source, org_id, server_id, first_time, last_time`;
+
+/**
+ * Two workers may claim different pending rows for the same server; recomputing a bucket from
+ * a snapshot that misses the other's rows would overwrite a newer result with an older one.
+ * Holding a per-server lock while recomputing makes the later worker read after the earlier
+ * one committed. Locks are taken in server order so two workers never deadlock.
+ */
+export const lockServersSql = `
+  SELECT pg_advisory_xact_lock(${0x5350}, hashtext(server_id))
+  FROM unnest($1::text[]) AS server_id ORDER BY server_id`;

@@ -1,0 +1,57 @@
+// The Spindle worker: runs background jobs from the graphile-worker queue in PostgreSQL.
+// It does not migrate: start-up scripts run `spindle-db migrate` before any service starts.
+import { createPool, explainConnectionFailure, readTimeseriesMode } from "@spindle/db";
+import { parseCrontab, run } from "graphile-worker";
+import { parseEnv } from "./env.js";
+import { logger } from "./logger.js";
+import { crontabFor, startRollupInterval } from "./schedule.js";
+import { createTaskList } from "./tasks.js";
+
+async function main(): Promise<void> {
+  const env = parseEnv();
+  const pool = createPool(env.DATABASE_URL, {
+    applicationName: "spindle-worker",
+    max: env.SPINDLE_WORKER_CONCURRENCY + 2,
+  });
+  const timeseriesMode = await readTimeseriesMode(pool).catch((error: Error & { code?: string }) => {
+    throw error.code ? explainConnectionFailure(env.DATABASE_URL, error) : error;
+  });
+  console.log(
+    timeseriesMode === "plain"
+      ? `time-series mode: plain; this worker maintains rollups (every ${env.SPINDLE_ROLLUP_INTERVAL_SECONDS || 60} s) and retention`
+      : "time-series mode: timescaledb; TimescaleDB maintains aggregates and retention, so no rollup or retention jobs are scheduled",
+  );
+
+  const runner = await run({
+    pgPool: pool,
+    concurrency: env.SPINDLE_WORKER_CONCURRENCY,
+    taskList: createTaskList({ pool, timeseriesMode }),
+    parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
+    noHandleSignals: true,
+    logger,
+  });
+  const stopInterval =
+    timeseriesMode === "plain"
+      ? startRollupInterval(runner, env.SPINDLE_ROLLUP_INTERVAL_SECONDS, (error) =>
+          console.error(`could not queue a rollup: ${error.message}`),
+        )
+      : () => {};
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing running jobs, then stopping`);
+    stopInterval();
+    await runner.stop(signal);
+    await pool.end();
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  await runner.promise;
+}
+
+main().catch((error: unknown) => {
+  console.error(`spindle-worker: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+import type { TimeseriesMode } from "@spindle/db";
+import type { Runner, TaskSpec } from "graphile-worker";
+
+/**
+ * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
+ * is safe in parallel, it would only be wasted work) and one job key (so a burst of requests
+ * collapses into a single pending job).
+ */
+export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry-rollup", maxAttempts: 3 } satisfies TaskSpec;
+
+/**
+ * The durable schedule, deduplicated across worker processes by graphile-worker: rollup every
+ * minute, retention hourly. Nothing is scheduled in TimescaleDB mode.
+ */
+export function crontabFor(mode: TimeseriesMode): string {
+  if (mode !== "plain") return "";
+  return [
+    `* * * * * rollup ?queue=${rollupJobSpec.queueName}&jobKey=${rollupJobSpec.jobKey}&max=${rollupJobSpec.maxAttempts}`,
+    "17 * * * * retention ?queue=telemetry-retention&max=3",
+  ].join("\n");
+}
+
+/**
+ * The crontab's finest grain is a minute, which would leave the newest bucket of a 24 h chart
+ * up to two minutes behind. Each worker process therefore also asks for a rollup every few
+ * seconds; the job key folds these requests into one job, so more workers do not mean more
+ * rollups. Returns a function that stops the interval.
+ */
+export function startRollupInterval(runner: Runner, intervalSeconds: number, onError: (error: Error) => void): () => void {
+  if (intervalSeconds <= 0) return () => {};
+  const timer = setInterval(() => {
+    runner.addJob("rollup", {}, rollupJobSpec).catch(onError);
+  }, intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}

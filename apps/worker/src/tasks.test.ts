@@ -1,0 +1,63 @@
+// The jobs as graphile-worker runs them: a queued `rollup` job fills the rollup tables, and in
+// TimescaleDB mode the maintenance jobs do nothing (and say why, once).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { run, type JobHelpers, type Runner } from "graphile-worker";
+import type pg from "pg";
+import { rollupJobSpec } from "./schedule.js";
+import { createTaskList } from "./tasks.js";
+import { diskSeries, insertDiskSamples, openPlainDatabase, skipReason, type PlainDatabase } from "./test-support/telemetry.js";
+
+const server = "00000000-0000-4000-8000-0000000000d1";
+
+describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
+  let plain: PlainDatabase;
+  let runner: Runner;
+
+  before(async () => {
+    plain = await openPlainDatabase("worker_tasks");
+    runner = await run({
+      pgPool: plain.pool,
+      concurrency: 2,
+      pollInterval: 200,
+      noHandleSignals: true,
+      taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain" }),
+      parsedCronItems: [],
+    });
+  });
+  after(async () => {
+    await runner?.stop();
+    await plain?.close();
+  });
+
+  it("runs a queued rollup job to completion", async () => {
+    await insertDiskSamples(plain.pool, diskSeries({ org: "org-a", server, device: "sda" }, "2026-11-20T08:00:05Z", 12));
+    const done = new Promise<void>((resolve, reject) => {
+      runner.events.on("job:success", ({ job }) => job.task_identifier === "rollup" && resolve());
+      runner.events.on("job:error", ({ error }) => reject(error));
+    });
+    await runner.addJob("rollup", {}, rollupJobSpec);
+    await done;
+    const { rows } = await plain.pool.query("SELECT bucket, samples FROM disk_io_1m WHERE server_id = $1 ORDER BY bucket", [server]);
+    assert.deepEqual(rows, [
+      { bucket: new Date("2026-11-20T08:00:00Z"), samples: "6" },
+      { bucket: new Date("2026-11-20T08:01:00Z"), samples: "6" },
+    ]);
+  });
+});
+
+describe("worker tasks in TimescaleDB mode", () => {
+  it("leave the database alone and explain once", async () => {
+    const untouchable = { query: () => Promise.reject(new Error("must not query in timescaledb mode")) } as unknown as pg.Pool;
+    const tasks = createTaskList({ pool: untouchable, timeseriesMode: "timescaledb" });
+    const lines: string[] = [];
+    const helpers = { logger: { info: (line: string) => lines.push(line), debug: () => {} } } as unknown as JobHelpers;
+    for (let i = 0; i < 3; i++) {
+      await tasks.rollup!({}, helpers);
+      await tasks.retention!({}, helpers);
+    }
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^rollup: nothing to do in timescaledb mode/);
+    assert.match(lines[1]!, /^retention: nothing to do in timescaledb mode/);
+  });
+});

@@ -1,0 +1,34 @@
+// Journeys run against the real product started by scripts/start.mjs (gateway, worker, console)
+// on a fresh copy of the migrated test database, in Debian's Chromium.
+import { defineConfig } from "@playwright/test";
+import { e2eStack } from "./support/stack";
+
+export default defineConfig({
+  testDir: "./tests",
+  timeout: 180_000,
+  expect: { timeout: 30_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  outputDir: "test-results",
+  use: {
+    baseURL: e2eStack.consoleUrl,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    viewport: { width: 1440, height: 900 },
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: {
+    command: "node ../scripts/start.mjs --no-build",
+    url: `${e2eStack.gatewayUrl}/healthz`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    env: e2eStack.env,
+  },
+});

@@ -1,0 +1,84 @@
+// Installs and runs the real agent the way a user does: the one-liner from the console, piped
+// to sh, but into a private root (SPINDLE_PREFIX) so tests never touch this machine's /etc.
+import { ChildProcess, execSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export class InstalledAgent {
+  readonly prefix = mkdtempSync(join(tmpdir(), "spindle-agent-root-"));
+  readonly binary = join(this.prefix, "usr/local/bin/spindle-agent");
+  readonly config = join(this.prefix, "etc/spindle/agent.yaml");
+  private process?: ChildProcess;
+  output = "";
+
+  /** Runs the console's one-liner (`curl … | sudo sh -s -- --token …`) without sudo, into the prefix. */
+  install(oneLiner: string): string {
+    const command = oneLiner.replace(/\|\s*sudo\s+sh/, `| SPINDLE_PREFIX=${this.prefix} sh`);
+    if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
+    return execSync(command, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], shell: "/bin/sh" });
+  }
+
+  uninstall(gatewayUrl: string): string {
+    return execSync(`curl -fsSL ${gatewayUrl}/install.sh | SPINDLE_PREFIX=${this.prefix} sh -s -- --uninstall`,
+      { encoding: "utf8", shell: "/bin/sh" });
+  }
+
+  configMode(): number {
+    return statSync(this.config).mode & 0o777;
+  }
+
+  /** Shortens the sampling interval so tests see several intervals quickly. */
+  setInterval(seconds: number): void {
+    const yaml = readFileSync(this.config, "utf8");
+    const updated = /^interval:.*$/m.test(yaml)
+      ? yaml.replace(/^interval:.*$/m, `interval: ${seconds}s`)
+      : `${yaml.trimEnd()}\ninterval: ${seconds}s\n`;
+    writeFileSync(this.config, updated, { mode: 0o600 });
+  }
+
+  start(): void {
+    this.process = spawn(this.binary, ["run", "--config", this.config], { stdio: ["ignore", "pipe", "pipe"] });
+    this.process.stdout!.on("data", (d) => (this.output += d));
+    this.process.stderr!.on("data", (d) => (this.output += d));
+  }
+
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+
+  status(): AgentStatus {
+    return JSON.parse(execSync(`${this.binary} status --json --config ${this.config}`, { encoding: "utf8" }));
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.prefix, { recursive: true, force: true });
+  }
+}
+
+/** The subset of `spindle-agent status --json` the tests read. */
+export interface AgentStatus {
+  spool: { batches: number; bytes: number };
+  lastSequence: number;
+}
+
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${lastError}` : ""}`);
+}

@@ -1,0 +1,38 @@
+// Where the e2e stack runs, and its own database: a fresh copy of the migrated template that
+// scripts/test-db.sh prepared. Evaluated by Playwright in the runner and in every worker, so the
+// database is created once and its name handed down through the environment.
+import { execFileSync } from "node:child_process";
+
+const consolePort = 3100;
+const gatewayPort = 4400;
+
+function e2eDatabaseUrl(): string {
+  if (process.env.SPINDLE_E2E_DATABASE_URL) return process.env.SPINDLE_E2E_DATABASE_URL;
+  const admin = process.env.SPINDLE_TEST_DATABASE_URL;
+  const template = process.env.SPINDLE_TEST_TEMPLATE_DB;
+  if (!admin || !template) {
+    throw new Error('The e2e journeys need the test database: run eval "$(bash scripts/test-db.sh start)" first.');
+  }
+  const name = `spindle_e2e_${Date.now()}`;
+  execFileSync("psql", [admin, "-qAtc", `CREATE DATABASE ${name} TEMPLATE ${template}`]);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  process.env.SPINDLE_E2E_DATABASE_URL = url.toString();
+  return url.toString();
+}
+
+const databaseUrl = e2eDatabaseUrl();
+
+export const e2eStack = {
+  consoleUrl: `http://localhost:${consolePort}`,
+  gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+  databaseUrl,
+  env: {
+    DATABASE_URL: databaseUrl,
+    SPINDLE_CONSOLE_PORT: String(consolePort),
+    SPINDLE_GATEWAY_PORT: String(gatewayPort),
+    SPINDLE_CONSOLE_URL: `http://localhost:${consolePort}`,
+    SPINDLE_PUBLIC_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    BETTER_AUTH_SECRET: "e2e-secret-that-is-long-enough-for-better-auth-0123",
+  },
+};

@@ -1,0 +1,120 @@
+// The spine, as a user walks it: sign up, add a server with the one-liner, run it on this
+// machine, and watch the server appear in the fleet with live charts. Then a second
+// organisation tries to reach that server, and a teammate joins by invitation.
+import { expect, test } from "@playwright/test";
+import { hostname } from "node:os";
+import { newAccount, signIn, signUp } from "../support/accounts";
+import { InstalledAgent } from "../support/agent";
+
+const owner = newAccount("Owner");
+const agent = new InstalledAgent();
+let serverPath = "";
+
+test.describe.configure({ mode: "serial" });
+test.afterAll(async () => {
+  await agent.destroy();
+});
+
+test("sign up, enrol this machine with the one-liner, and see it live", async ({ page }, testInfo) => {
+  await signUp(page, owner);
+  await expect(page.getByTestId("fleet-empty")).toContainText("No servers yet");
+
+  await page.getByTestId("add-server").first().click();
+  await expect(page).toHaveURL(/\/servers\/add$/);
+  await page.getByTestId("create-token").click();
+  const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
+  expect(oneLiner).toMatch(/^curl -fsSL http:\/\/127\.0\.0\.1:4400\/install\.sh \| sudo sh -s -- --token spe_\S+$/);
+  await expect(page.getByTestId("token-row")).toHaveCount(1);
+
+  agent.install(oneLiner);
+  agent.setInterval(2);
+  agent.start();
+
+  await page.goto("/servers");
+  const row = page.getByTestId("fleet-row").filter({ hasText: hostname() });
+  await expect(row).toBeVisible({ timeout: 30_000 });
+  await expect(row).toContainText("Linux");
+  await expect(row).toContainText("Online");
+  await row.getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/servers\/[0-9a-f-]{36}$/);
+  serverPath = new URL(page.url()).pathname;
+
+  await expect(page.getByTestId("server-hostname")).toHaveText(hostname());
+  // The detail page refreshes itself: wait for charts that hold at least two samples.
+  const iops = page.locator('[data-testid="chart"][data-chart="iops"]').first();
+  await expect(async () => {
+    expect(Number(await iops.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+  }).toPass({ timeout: 60_000 });
+  const memory = page.locator('[data-testid="chart"][data-chart="memory"]');
+  await expect(async () => {
+    expect(Number(await memory.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+  }).toPass({ timeout: 30_000 });
+
+  for (const range of ["24 h", "7 d", "1 h"]) {
+    await page.getByRole("button", { name: range }).click();
+    await expect(async () => {
+      expect(Number(await memory.getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
+    }).toPass({ timeout: 60_000 });
+  }
+  await page.screenshot({ path: testInfo.outputPath("server-detail.png"), fullPage: true });
+  await page.screenshot({ path: "test-results/server-detail.png", fullPage: true });
+});
+
+test("another organisation cannot reach the server by URL or API", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signUp(page, newAccount("Intruder"));
+  await expect(page.getByTestId("fleet-empty")).toBeVisible();
+
+  await page.goto(serverPath);
+  await expect(page.getByTestId("not-found")).toBeVisible();
+  for (const path of [`/api${serverPath}`, `/api${serverPath}/metrics?range=1h`]) {
+    const response = await page.request.get(path);
+    expect(response.status(), path).toBe(404);
+    expect(response.headers()["content-type"]).toContain("application/problem+json");
+  }
+  const list = await page.request.get("/api/servers");
+  expect(await list.json()).toMatchObject({ servers: [] });
+  await context.close();
+});
+
+test("signed-out visitors are sent to sign in, and the owner can sign back in", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(serverPath);
+  await expect(page).toHaveURL(/\/sign-in/);
+  expect((await page.request.get("/api/servers")).status()).toBe(401);
+  await signIn(page, owner);
+  await page.getByTestId("user-menu").click();
+  await page.getByRole("menuitem", { name: "Sign out" }).or(page.getByRole("button", { name: "Sign out" })).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await context.close();
+});
+
+test("a teammate invited as viewer sees the fleet but cannot create enrolment tokens", async ({ browser }) => {
+  const ownerContext = await browser.newContext();
+  const ownerPage = await ownerContext.newPage();
+  await signIn(ownerPage, owner);
+  await ownerPage.goto("/settings/members");
+  const viewer = newAccount("Viewer");
+  await ownerPage.getByTestId("invite-form").getByLabel("Email").fill(viewer.email);
+  await ownerPage.getByTestId("invite-form").getByLabel("Role").selectOption("viewer");
+  await ownerPage.getByTestId("invite-submit").click();
+  const link = (await ownerPage.getByTestId("invitation-link").first().textContent())!.trim();
+  expect(link).toMatch(/\/invite\/\S+$/);
+
+  const viewerContext = await browser.newContext();
+  const page = await viewerContext.newPage();
+  await page.goto(link);
+  await page.getByLabel("Your name").fill(viewer.name);
+  await page.getByLabel("Password").fill(viewer.password);
+  await page.getByTestId("sign-up-submit").click();
+  await expect(page).toHaveURL(/\/servers$/);
+  await expect(page.getByTestId("org-name")).toHaveText(owner.organisation);
+  await expect(page.getByTestId("fleet-row").filter({ hasText: hostname() })).toBeVisible();
+
+  const denied = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" } });
+  expect(denied.status()).toBe(403);
+  await ownerContext.close();
+  await viewerContext.close();
+});

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what Spindle needs on a fresh machine, and nothing that is already there.
+#   bash scripts/setup.sh              what `npm start` needs (Node deps, Go deps)
+#   bash scripts/setup.sh --for-tests  also PostgreSQL, Chromium and the eBPF toolchain for `npm test`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+for_tests=false
+[ "${1:-}" = "--for-tests" ] && for_tests=true
+
+command -v node >/dev/null || die "Node.js 20.9 or newer is required: install it from your distribution or nodejs.org."
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=9)?0:1)' \
+  || die "Node.js $(node --version) is too old: Spindle needs 20.9 or newer."
+command -v go >/dev/null || die "Go 1.25 or newer is required for the agent and gateway: install it from go.dev/dl."
+
+debian_packages=()
+need_pkg() { dpkg -s "$1" >/dev/null 2>&1 || debian_packages+=("$1"); }
+if $for_tests; then
+  need_pkg postgresql        # the test database server (plain PostgreSQL path)
+  need_pkg chromium          # Playwright journeys run in Debian's Chromium
+  need_pkg curl              # install.sh is exercised end to end
+  need_pkg e2fsprogs         # filefrag, to check extent counts
+fi
+if [ ${#debian_packages[@]} -gt 0 ]; then
+  if is_root && command -v apt-get >/dev/null; then
+    log "installing Debian packages: ${debian_packages[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${debian_packages[@]}" >/dev/null
+    # Debian's postgresql package starts a cluster on 5432; tests bring their own, so stop it.
+    if printf '%s\n' "${debian_packages[@]}" | grep -qx postgresql; then
+      (command -v pg_ctlcluster >/dev/null && pg_lsclusters -h 2>/dev/null | awk '{print $1, $2}' | \
+        while read -r v c; do pg_ctlcluster "$v" "$c" stop || true; done) || true
+    fi
+  else
+    die "missing Debian packages: ${debian_packages[*]}. Install them (apt-get install ${debian_packages[*]}) or run this as root."
+  fi
+fi
+
+# Browsers and Prisma engines can't be downloaded here: we use Debian's Chromium and Prisma's
+# engine-free client, so skip both downloads.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PRISMA_SKIP_POSTINSTALL_GENERATE=1
+stamp=node_modules/.spindle-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+  touch "$stamp"
+fi
+
+log "downloading Go modules"
+(cd agent && go mod download)
+(cd apps/gateway && go mod download)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: unit and database tests of each workspace (TypeScript and Go, through
+# Turborepo), the agent ↔ gateway integration test, and the Playwright journeys in Chromium.
+# `npm test` runs scripts/setup.sh --for-tests first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+log "building"
+npx turbo run build --output-logs=errors-only
+
+log "starting the test PostgreSQL"
+eval "$(bash scripts/test-db.sh start)"
+trap 'bash scripts/test-db.sh stop' EXIT
+
+status=0
+log "workspace tests (TypeScript and Go)"
+npx turbo run test --concurrency=2 --log-order=grouped --output-logs=full || status=1
+
+log "agent ↔ gateway integration test"
+node --import tsx --test --test-reporter=spec e2e/integration/*.test.ts || status=1
+
+log "browser journeys (Playwright, Debian Chromium)"
+(cd e2e && npx playwright test) || status=1
+
+exit $status
