@@ -73,8 +73,8 @@ test("every sample arrives exactly once across a database outage and a gateway r
   cluster.start();
 
   await eventually("the spool to drain", () => (agent.status().spool.batches === 0 ? true : undefined), 90_000);
-  const drainedAt = agent.status().lastSequence;
-  await eventually("two more batches", () => (agent.status().lastSequence >= drainedAt + 2 ? true : undefined));
+  const drainedAt = agent.status().lastBatchSeq;
+  await eventually("two more batches", () => (agent.status().lastBatchSeq >= drainedAt + 2 ? true : undefined));
   await agent.stop();
 
   const [written] = await query<{ hwm: string; memory_rows: string; distinct_times: string }>(
@@ -82,11 +82,11 @@ test("every sample arrives exactly once across a database outage and a gateway r
             (SELECT count(*) FROM memory) AS memory_rows,
             (SELECT count(DISTINCT time) FROM memory) AS distinct_times`,
   );
-  const { spool, lastSequence } = agent.status();
+  const { spool, lastBatchSeq } = agent.status();
   // Each batch holds exactly one memory sample: rows = batches written, none twice, none lost.
   assert.equal(written.memory_rows, written.distinct_times, "no sample was written twice");
   assert.equal(Number(written.memory_rows), Number(written.hwm), "every acknowledged batch was written once");
-  assert.equal(Number(written.hwm) + spool.batches, lastSequence, "every batch is either written or still spooled");
+  assert.equal(Number(written.hwm) + spool.batches, lastBatchSeq, "every batch is either written or still spooled");
 
   const duplicates = await query(
     "SELECT server_id, device, time FROM disk_io GROUP BY 1, 2, 3 HAVING count(*) > 1",

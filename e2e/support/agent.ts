@@ -64,7 +64,7 @@ export class InstalledAgent {
 /** The subset of `spindle-agent status --json` the tests read. */
 export interface AgentStatus {
   spool: { batches: number; bytes: number };
-  lastSequence: number;
+  lastBatchSeq: number;
 }
 
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined,

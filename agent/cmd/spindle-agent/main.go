@@ -1,0 +1,88 @@
+// Command spindle-agent samples this server's storage I/O and memory and ships it to a
+// Spindle gateway. See agent/README.md.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time: go build -ldflags "-X main.version=1.2.3".
+var version = "0.1.0-dev"
+
+const usage = `spindle-agent: storage I/O telemetry for Spindle
+
+Usage:
+  spindle-agent enroll --token <spe_…> --gateway <url> [--config PATH]
+  spindle-agent run    [--config PATH]
+  spindle-agent status [--config PATH] [--json]
+  spindle-agent version
+
+The config defaults to /etc/spindle/agent.yaml; state lives in /var/lib/spindle.
+`
+
+// errUsage marks mistakes on the command line (exit code 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = runCommand(args[1:], stderr)
+	case "enroll":
+		err = enrollCommand(args[1:], stdout)
+	case "status":
+		err = statusCommand(args[1:], stdout)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "spindle-agent %s\n", version)
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "spindle-agent: %v\n\n%s", err, usage)
+		return 2
+	case errors.Is(err, errUnhealthy):
+		return 1 // the summary already said why
+	default:
+		fmt.Fprintf(stderr, "spindle-agent: %v\n", err)
+		return 1
+	}
+}
+
+// newFlags builds a command's flag set whose parse errors are usage errors.
+func newFlags(name string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("spindle-agent "+name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}

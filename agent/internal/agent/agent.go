@@ -1,0 +1,191 @@
+// Package agent wires the parts together for `spindle-agent run`: every interval the
+// collectors run, the pipeline turns what they recorded into one numbered OTLP batch on the
+// spool, and status.json is refreshed; the forwarder delivers the spool in the background.
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/catalogue"
+	"github.com/spindle-io/spindle/agent/internal/collector"
+	"github.com/spindle-io/spindle/agent/internal/config"
+	"github.com/spindle-io/spindle/agent/internal/export"
+	"github.com/spindle-io/spindle/agent/internal/forward"
+	"github.com/spindle-io/spindle/agent/internal/hostinfo"
+	"github.com/spindle-io/spindle/agent/internal/spool"
+	"github.com/spindle-io/spindle/agent/internal/status"
+)
+
+// Options are what Run needs besides the config.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+	// DrainTimeout bounds how long shutdown waits for the forwarder to deliver what is
+	// spooled; what is left is sent at the next start. Default 5 s.
+	DrainTimeout time.Duration
+	// Forward overrides delivery tuning (tests); Gateway, Credential, Spool, Logger and
+	// UserAgent are always set from the config.
+	Forward forward.Settings
+}
+
+type agent struct {
+	cfg       config.Config
+	opts      Options
+	log       *slog.Logger
+	spool     *spool.Spool
+	pipeline  *export.Pipeline
+	runner    *collector.Runner
+	reporters []collector.DiskRatesReporter
+	forwarder *forward.Forwarder
+	started   time.Time
+
+	droppedSeen  uint64
+	lastSeq      uint64
+	lastExportEr string
+}
+
+// Run samples and ships until ctx is cancelled (SIGINT/SIGTERM), then spools the partial
+// interval, gives delivery a moment, and writes a final status.
+func Run(ctx context.Context, cfg config.Config, configPath string, opts Options) error {
+	if err := cfg.RequireEnrolled(configPath); err != nil {
+		return err
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = 5 * time.Second
+	}
+	a, err := build(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer a.runner.Close()
+
+	fwdCtx, stopForwarder := context.WithCancel(context.Background())
+	fwdDone := make(chan struct{})
+	go func() { a.forwarder.Run(fwdCtx); close(fwdDone) }()
+
+	a.log.Info("agent started", "version", opts.Version, "gateway", cfg.Gateway, "interval", cfg.Interval,
+		"server_id", cfg.ServerID, "spooled_batches", a.spool.Stats().Batches)
+	ticker := time.NewTicker(cfg.Interval)
+	defer ticker.Stop()
+	a.tick(ctx) // sets the baseline at once rather than one interval late
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-ticker.C:
+			a.tick(ctx)
+		}
+	}
+
+	a.log.Info("stopping: spooling the current interval")
+	a.tick(context.Background())
+	a.drain()
+	stopForwarder()
+	<-fwdDone
+	a.writeStatus(nil, true)
+	return a.pipeline.Shutdown(context.Background())
+}
+
+func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error) {
+	log := opts.Logger
+	host, err := hostinfo.Collect(hostinfo.DefaultSources(cfg.StateDir))
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spool.Open(cfg.SpoolDir(), cfg.Spool.MaxBytes, log)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := spool.OpenSequence(cfg.SequencePath(), sp.Stats().NewestSeq)
+	if err != nil {
+		return nil, err
+	}
+	pipeline, err := export.New(ctx, export.Settings{
+		Resource: export.BaseResource(host, opts.Version, cfg.AgentID),
+		Spool:    sp,
+		Sequence: seq,
+		OnError:  func(err error) { log.Error("metric instrument problem", "error", err) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
+		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	var reporters []collector.DiskRatesReporter
+	for _, c := range collectors {
+		if r, ok := c.Collector.(collector.DiskRatesReporter); ok {
+			reporters = append(reporters, r)
+		}
+	}
+	fs := opts.Forward
+	fs.Gateway, fs.Credential, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, sp, log
+	fs.UserAgent = "spindle-agent/" + opts.Version
+	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
+		runner: collector.NewRunner(collectors, log), reporters: reporters,
+		forwarder: forward.New(fs), started: time.Now()}, nil
+}
+
+// tick runs the collectors and writes one batch covering the interval since the last tick.
+func (a *agent) tick(ctx context.Context) {
+	collectCtx, cancel := context.WithTimeout(ctx, a.cfg.Interval)
+	results := a.runner.Collect(collectCtx, a.pipeline.Sink())
+	cancel()
+
+	if dropped := a.spool.Stats().DroppedBatches; dropped > a.droppedSeen {
+		a.pipeline.Sink().AddInt(catalogue.SpoolDroppedBatches, int64(dropped-a.droppedSeen))
+		a.droppedSeen = dropped
+	}
+	seq, err := a.pipeline.Flush(context.Background()) // never cut short: the data is already read
+	a.lastExportEr = ""
+	if err != nil {
+		a.lastExportEr = err.Error()
+		a.log.Error("could not write the batch to the spool; this interval is lost", "error", err,
+			"hint", "check free space and permissions of "+a.cfg.SpoolDir())
+	} else if seq > 0 {
+		a.lastSeq = seq
+	}
+	a.writeStatus(results, false)
+}
+
+func (a *agent) writeStatus(results []collector.Result, stopped bool) {
+	f := status.File{
+		AgentVersion: a.opts.Version, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now(),
+		IntervalSeconds: a.cfg.Interval.Seconds(), Gateway: a.cfg.Gateway, AgentID: a.cfg.AgentID,
+		ServerID: a.cfg.ServerID, LastBatchSeq: a.lastSeq, LastExportError: a.lastExportEr,
+		Delivery: a.forwarder.Status(), Spool: a.spool.Stats(), Stopped: stopped,
+	}
+	if results != nil {
+		f.LastCollection = time.Now()
+		f.Collectors = status.CollectorsFrom(results)
+		for _, r := range a.reporters {
+			f.Disks = append(f.Disks, r.DiskRates()...)
+		}
+	} else if prev, err := status.Read(a.cfg.StatusPath()); err == nil {
+		f.LastCollection, f.Collectors, f.Disks = prev.LastCollection, prev.Collectors, prev.Disks
+	}
+	if err := status.Write(a.cfg.StatusPath(), f); err != nil {
+		a.log.Warn("could not write status file", "error", err)
+	}
+}
+
+// drain waits until the spool is empty, delivery is failing, or the timeout passes.
+func (a *agent) drain() {
+	deadline := time.Now().Add(a.opts.DrainTimeout)
+	for time.Now().Before(deadline) {
+		if a.spool.Stats().Batches == 0 {
+			return
+		}
+		if st := a.forwarder.Status(); st.FailedAttempts > 0 || st.Unauthenticated {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := a.spool.Stats().Batches; n > 0 {
+		a.log.Info("batches stay spooled until the next start", "batches", n)
+	}
+}

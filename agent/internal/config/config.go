@@ -1,0 +1,201 @@
+// Package config is the agent's YAML configuration: typed, defaulted and validated in one
+// place. `spindle-agent enroll` writes it (mode 0600: it holds the credential); `run` and
+// `status` read it. Later, policy pushed over OpAMP sets the same collector fields.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults.
+const (
+	DefaultPath          = "/etc/spindle/agent.yaml"
+	DefaultStateDir      = "/var/lib/spindle"
+	DefaultInterval      = 10 * time.Second
+	MinInterval          = time.Second
+	DefaultProcPath      = "/proc"
+	DefaultSysPath       = "/sys"
+	DefaultSpoolMaxBytes = 256 << 20
+	minSpoolMaxBytes     = 1 << 20
+	DefaultLogLevel      = "info"
+)
+
+// Config is the whole agent.yaml.
+type Config struct {
+	// Gateway is the base URL of the Spindle gateway (or of an OpenTelemetry Collector in
+	// front of it), e.g. https://spindle.example.com:4318.
+	Gateway string `yaml:"gateway"`
+	// Credential is the agent's own bearer token (spa_…), obtained by enrolment.
+	Credential string `yaml:"credential"`
+	AgentID    string `yaml:"agent_id"`
+	ServerID   string `yaml:"server_id"`
+
+	Interval time.Duration `yaml:"interval"`
+	StateDir string        `yaml:"state_dir"`
+	ProcPath string        `yaml:"proc_path"`
+	SysPath  string        `yaml:"sys_path"`
+	LogLevel string        `yaml:"log_level"`
+
+	Spool      SpoolConfig      `yaml:"spool"`
+	Collectors CollectorsConfig `yaml:"collectors"`
+}
+
+// SpoolConfig bounds the on-disk spool of batches not yet acknowledged by the gateway.
+type SpoolConfig struct {
+	MaxBytes int64 `yaml:"max_bytes"`
+}
+
+// CollectorsConfig has one entry per collector; a nil Enabled means the collector's default.
+type CollectorsConfig struct {
+	Diskstats CollectorConfig `yaml:"diskstats"`
+	Meminfo   CollectorConfig `yaml:"meminfo"`
+}
+
+// CollectorConfig switches one collector on or off.
+type CollectorConfig struct {
+	Enabled *bool `yaml:"enabled,omitempty"`
+}
+
+// Default returns a config with every default filled in and no enrolment.
+func Default() Config {
+	return Config{
+		Interval: DefaultInterval,
+		StateDir: DefaultStateDir,
+		ProcPath: DefaultProcPath,
+		SysPath:  DefaultSysPath,
+		LogLevel: DefaultLogLevel,
+		Spool:    SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
+	}
+}
+
+// Load reads path over the defaults and validates it. A missing file is an error wrapping
+// fs.ErrNotExist so `enroll` can start from Default.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Config{}, fmt.Errorf("config %s does not exist: run spindle-agent enroll --token <token> --gateway <url> --config %s (%w)", path, path, err)
+		}
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes YAML over the defaults (unknown keys are errors: a typo must not silently
+// turn a setting off) and validates the result.
+func Parse(data []byte) (Config, error) {
+	cfg := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) /* empty file */ {
+		return Config{}, fmt.Errorf("parse YAML: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Validate checks every field that has a fixed shape; enrolment fields may be empty (see
+// RequireEnrolled).
+func (c Config) Validate() error {
+	var errs []error
+	if c.Gateway != "" {
+		if err := ValidateGatewayURL(c.Gateway); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if strings.HasPrefix(c.Credential, "spe_") {
+		errs = append(errs, errors.New("credential is an enrolment token (spe_…), not an agent credential: run spindle-agent enroll --token <that token> to exchange it"))
+	}
+	if strings.ContainsAny(c.Credential, " \t\r\n") {
+		errs = append(errs, errors.New("credential contains whitespace: copy it again"))
+	}
+	if c.Interval < MinInterval {
+		errs = append(errs, fmt.Errorf("interval %s is below the minimum %s", c.Interval, MinInterval))
+	}
+	for name, p := range map[string]string{"state_dir": c.StateDir, "proc_path": c.ProcPath, "sys_path": c.SysPath} {
+		if p == "" || !filepath.IsAbs(p) {
+			errs = append(errs, fmt.Errorf("%s must be an absolute path, got %q", name, p))
+		}
+	}
+	if c.Spool.MaxBytes < minSpoolMaxBytes {
+		errs = append(errs, fmt.Errorf("spool.max_bytes %d is below the minimum %d (1 MiB)", c.Spool.MaxBytes, minSpoolMaxBytes))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}
+
+// ValidateGatewayURL accepts an http(s) base URL without query or fragment.
+func ValidateGatewayURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("gateway %q is not a URL: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("gateway %q must look like https://host:4318", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("gateway %q must not have a query or fragment", raw)
+	}
+	return nil
+}
+
+// RequireEnrolled returns an error telling the user how to enrol when any enrolment field
+// is missing.
+func (c Config) RequireEnrolled(path string) error {
+	var missing []string
+	for name, v := range map[string]string{"gateway": c.Gateway, "credential": c.Credential, "agent_id": c.AgentID, "server_id": c.ServerID} {
+		if v == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("not enrolled (%s has no %s): run spindle-agent enroll --token <token from the console> --gateway <url> --config %s",
+		path, strings.Join(sortedCopy(missing), ", "), path)
+}
+
+// EnabledCollectors resolves the per-collector switches against each collector's default.
+func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []string {
+	var names []string
+	for name, cc := range map[string]CollectorConfig{"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo} {
+		on := enabledByDefault(name)
+		if cc.Enabled != nil {
+			on = *cc.Enabled
+		}
+		if on {
+			names = append(names, name)
+		}
+	}
+	return sortedCopy(names)
+}
+
+// SpoolDir is where unacknowledged batches wait.
+func (c Config) SpoolDir() string { return filepath.Join(c.StateDir, "spool") }
+
+// StatusPath is the file the running agent refreshes every tick for `spindle-agent status`.
+func (c Config) StatusPath() string { return filepath.Join(c.StateDir, "status.json") }
+
+// SequencePath persists the last batch sequence number handed out.
+func (c Config) SequencePath() string { return filepath.Join(c.StateDir, "batch.seq") }

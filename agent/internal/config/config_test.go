@@ -1,0 +1,126 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseAppliesDefaults(t *testing.T) {
+	cfg, err := Parse([]byte(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Interval != 10*time.Second || cfg.StateDir != "/var/lib/spindle" || cfg.ProcPath != "/proc" ||
+		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" {
+		t.Fatalf("defaults not applied: %+v", cfg)
+	}
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "diskstats,meminfo" {
+		t.Fatalf("enabled collectors = %v", got)
+	}
+}
+
+func TestParseReadsEveryField(t *testing.T) {
+	cfg, err := Parse([]byte(`
+gateway: https://gw.example.com:4318
+credential: spa_abc
+agent_id: a1
+server_id: s1
+interval: 2s
+state_dir: /tmp/spindle
+proc_path: /host/proc
+sys_path: /host/sys
+log_level: debug
+spool: {max_bytes: 2097152}
+collectors: {diskstats: {enabled: false}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Interval != 2*time.Second || cfg.ProcPath != "/host/proc" || cfg.Spool.MaxBytes != 2<<20 {
+		t.Fatalf("fields not read: %+v", cfg)
+	}
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "meminfo" {
+		t.Fatalf("diskstats should be off, got %v", got)
+	}
+	if err := cfg.RequireEnrolled("x"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidationErrorsSayWhatIsWrong(t *testing.T) {
+	cases := map[string]string{
+		"interval: 500ms":                          "below the minimum 1s",
+		"gateway: ftp://x":                         "must look like https://host:4318",
+		"gateway: http://x:4318/?a=b":              "query",
+		"credential: spe_token":                    "enrolment token",
+		"state_dir: relative/dir":                  "state_dir must be an absolute path",
+		"spool: {max_bytes: 10}":                   "spool.max_bytes",
+		"log_level: loud":                          "log_level",
+		"intervall: 10s":                           "field intervall not found",
+		"collectors: {diskstatz: {enabled: true}}": "field diskstatz not found",
+	}
+	for yamlText, want := range cases {
+		_, err := Parse([]byte(yamlText))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: want error containing %q, got %v", yamlText, want, err)
+		}
+	}
+}
+
+func TestRequireEnrolledTellsHowToEnrol(t *testing.T) {
+	err := Default().RequireEnrolled("/etc/spindle/agent.yaml")
+	if err == nil || !strings.Contains(err.Error(), "spindle-agent enroll --token") ||
+		!strings.Contains(err.Error(), "agent_id, credential, gateway, server_id") {
+		t.Fatalf("unexpected: %v", err)
+	}
+}
+
+func TestSaveIsAtomicAndPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "etc", "agent.yaml")
+	cfg := Default()
+	cfg.Gateway, cfg.Credential, cfg.AgentID, cfg.ServerID = "http://127.0.0.1:4318", "spa_x", "a", "s"
+	off := false
+	cfg.Collectors.Meminfo.Enabled = &off
+	if err := Save(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", info.Mode().Perm())
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Credential != "spa_x" || back.Interval != cfg.Interval || *back.Collectors.Meminfo.Enabled {
+		t.Fatalf("round trip lost data: %+v", back)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".agent.yaml.*"))
+	if len(leftovers) != 0 {
+		t.Fatalf("temp files left behind: %v", leftovers)
+	}
+
+	bad := cfg
+	bad.Interval = 0
+	if err := Save(path, bad); err == nil {
+		t.Fatal("Save accepted an invalid config")
+	}
+	if again, _ := Load(path); again.Interval != cfg.Interval {
+		t.Fatal("a refused Save changed the file")
+	}
+}
+
+func TestLoadMissingFileSaysToEnrol(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "spindle-agent enroll") {
+		t.Fatalf("unexpected: %v", err)
+	}
+}

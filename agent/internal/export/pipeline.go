@@ -1,0 +1,125 @@
+// Package export turns what collectors record into OTLP batches on the spool, with the
+// official OpenTelemetry Go SDK: synchronous instruments, a ManualReader collected once per
+// tick with delta temporality (so each batch covers exactly one interval), and the official
+// OTLP/HTTP exporter for the protobuf encoding, whose HTTP client writes to the spool.
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/spindle-io/spindle/agent/internal/collector"
+	"github.com/spindle-io/spindle/agent/internal/spool"
+)
+
+// spoolEndpoint is never dialled: the exporter's transport is the spool. It only has to be
+// a valid URL for the exporter to build its request.
+const spoolEndpoint = "http://spool.invalid/v1/metrics"
+
+// Settings configure a Pipeline.
+type Settings struct {
+	Resource *resource.Resource // BaseResource(...)
+	Spool    *spool.Spool
+	Sequence *spool.Sequence
+	OnError  func(error) // instrument creation problems; defaults to ignoring them
+}
+
+// Pipeline owns the meter provider, reader and exporter. Flush must not be called
+// concurrently with itself; Sink is safe for concurrent use.
+type Pipeline struct {
+	provider *sdkmetric.MeterProvider
+	reader   *sdkmetric.ManualReader
+	exporter *otlpmetrichttp.Exporter
+	base     *resource.Resource
+	sequence *spool.Sequence
+	sink     *sink
+	now      func() time.Time
+
+	mu           sync.Mutex
+	intervalFrom time.Time
+}
+
+func deltaEverywhere(sdkmetric.InstrumentKind) metricdata.Temporality {
+	return metricdata.DeltaTemporality
+}
+
+// New builds the pipeline. The interval of the first batch starts now.
+func New(ctx context.Context, s Settings) (*Pipeline, error) {
+	exporter, err := otlpmetrichttp.New(ctx,
+		otlpmetrichttp.WithEndpointURL(spoolEndpoint),
+		otlpmetrichttp.WithHTTPClient(&http.Client{Transport: &spoolTransport{spool: s.Spool}}),
+		otlpmetrichttp.WithCompression(otlpmetrichttp.GzipCompression),
+		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}), // the forwarder retries
+		otlpmetrichttp.WithTemporalitySelector(deltaEverywhere),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("create OTLP exporter: %w", err)
+	}
+	reader := sdkmetric.NewManualReader(sdkmetric.WithTemporalitySelector(deltaEverywhere))
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(s.Resource))
+	onError := s.OnError
+	if onError == nil {
+		onError = func(error) {}
+	}
+	return &Pipeline{
+		provider:     provider,
+		reader:       reader,
+		exporter:     exporter,
+		base:         s.Resource,
+		sequence:     s.Sequence,
+		sink:         newSink(provider.Meter("github.com/spindle-io/spindle/agent"), onError),
+		now:          time.Now,
+		intervalFrom: time.Now(),
+	}, nil
+}
+
+// Sink is where collectors record.
+func (p *Pipeline) Sink() collector.Sink { return p.sink }
+
+// Flush collects everything recorded since the previous Flush into one batch, numbers it and
+// writes it to the spool. It returns the batch sequence number, or 0 if nothing was recorded.
+func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+
+	intervalTo := p.now()
+	var rm metricdata.ResourceMetrics
+	if err := p.reader.Collect(ctx, &rm); err != nil {
+		return 0, fmt.Errorf("collect metrics: %w", err)
+	}
+	from := p.intervalFrom
+	p.intervalFrom = intervalTo
+	if pointCount(&rm) == 0 {
+		return 0, nil
+	}
+	setInterval(&rm, from, intervalTo)
+
+	seq, err := p.sequence.Next()
+	if err != nil {
+		return 0, err
+	}
+	if rm.Resource, err = batchResource(p.base, seq); err != nil {
+		return 0, fmt.Errorf("build batch resource: %w", err)
+	}
+	if err := p.exporter.Export(withSeq(ctx, seq), &rm); err != nil {
+		return 0, fmt.Errorf("write batch %d to the spool: %w", seq, err)
+	}
+	return seq, nil
+}
+
+// Shutdown releases the SDK. Call Flush first to keep the last interval.
+func (p *Pipeline) Shutdown(ctx context.Context) error {
+	if err := errors.Join(p.provider.Shutdown(ctx), p.exporter.Shutdown(ctx)); err != nil {
+		return fmt.Errorf("shut down metrics: %w", err)
+	}
+	return nil
+}

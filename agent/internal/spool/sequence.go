@@ -1,0 +1,90 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Sequence hands out batch sequence numbers (the spindle.batch.seq resource attribute):
+// strictly increasing, persisted before use so a restart never reuses one. The gateway
+// acknowledges a sequence at or below its high-water mark without writing it again, which
+// is what makes replays harmless.
+type Sequence struct {
+	path string
+	mu   sync.Mutex
+	last uint64
+}
+
+// OpenSequence loads the last used number from path; floor (for example the newest batch
+// still spooled) raises it if the file was lost.
+func OpenSequence(path string, floor uint64) (*Sequence, error) {
+	last, err := readSequence(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Sequence{path: path, last: max(last, floor)}, nil
+}
+
+// Next persists and returns the next number.
+func (s *Sequence) Next() (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.last + 1
+	if err := writeSequence(s.path, next); err != nil {
+		return 0, err
+	}
+	s.last = next
+	return next, nil
+}
+
+// Last returns the last number handed out (0 if none).
+func (s *Sequence) Last() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// RaiseSequence makes the sequence at path continue above atLeast. Enrolment calls it with
+// the gateway's high-water mark, so a reinstalled agent does not send numbers the gateway
+// would take for replays and silently skip.
+func RaiseSequence(path string, atLeast uint64) error {
+	last, err := readSequence(path)
+	if err != nil {
+		return err
+	}
+	if last >= atLeast {
+		return nil
+	}
+	return writeSequence(path, atLeast)
+}
+
+func readSequence(path string) (uint64, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read batch sequence: %w", err)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("batch sequence file %s is corrupt (%w): remove it; the agent continues above the spool and the gateway's mark after re-enrolment", path, err)
+	}
+	return n, nil
+}
+
+func writeSequence(path string, n uint64) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create state directory: %w", err)
+	}
+	if err := writeDurably(path+tmpSuffix, path, []byte(strconv.FormatUint(n, 10)+"\n")); err != nil {
+		return fmt.Errorf("persist batch sequence: %w", err)
+	}
+	return nil
+}
