@@ -14,6 +14,7 @@ func enrollCommand(args []string, stdout io.Writer) error {
 	token := fs.String("token", "", "enrolment token from the console (spe_…)")
 	gateway := fs.String("gateway", "", "gateway URL, e.g. https://spindle.example.com:4318")
 	configPath := fs.String("config", config.DefaultPath, "path of agent.yaml (written with mode 0600)")
+	stateDir := fs.String("state-dir", "", "state directory for the spool and status (default: the config's state_dir, else "+config.DefaultStateDir+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -21,7 +22,7 @@ func enrollCommand(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: enroll needs --token and --gateway (the console's Add server page shows both)", errUsage)
 	}
 	res, err := enroll.Enroll(context.Background(), enroll.Options{
-		ConfigPath: *configPath, Token: *token, Gateway: *gateway, AgentVersion: version,
+		ConfigPath: *configPath, StateDir: *stateDir, Token: *token, Gateway: *gateway, AgentVersion: version,
 	})
 	if err != nil {
 		return err

@@ -101,6 +101,7 @@ func gatewayError(body []byte, status string) string {
 // Options are the inputs of Enroll.
 type Options struct {
 	ConfigPath   string
+	StateDir     string // empty: keep the config's state_dir (or the default)
 	Token        string
 	Gateway      string
 	AgentVersion string
@@ -131,6 +132,9 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 		cfg = config.Default()
+	}
+	if o.StateDir != "" {
+		cfg.StateDir = o.StateDir
 	}
 	src := hostinfo.DefaultSources(cfg.StateDir)
 	if o.Sources != nil {

@@ -103,3 +103,28 @@ func TestBadInputsFailBeforeAnyRequest(t *testing.T) {
 		t.Error("gateway without scheme accepted")
 	}
 }
+
+// The installer enrols into a prefixed root (tests, images): the state directory it names must
+// land in the config, or the agent would spool into the host's /var/lib/spindle.
+func TestEnrolWritesTheGivenStateDir(t *testing.T) {
+	gw := testutil.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"agentId":"a-1","serverId":"s-1","orgId":"o-1","credential":"spa_secret","batchHwm":7}`))
+	}))
+	dir := t.TempDir()
+	cfgPath, state := filepath.Join(dir, "agent.yaml"), filepath.Join(dir, "root", "var", "lib", "spindle")
+	if _, err := Enroll(context.Background(), Options{ConfigPath: cfgPath, StateDir: state, Token: "spe_token",
+		Gateway: gw.URL, Sources: fixtureSources(t)}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.StateDir != state {
+		t.Fatalf("state_dir %q, want %q", cfg.StateDir, state)
+	}
+	seq, _ := spool.OpenSequence(filepath.Join(state, filepath.Base(cfg.SequencePath())), 0)
+	if next, _ := seq.Next(); next != 8 {
+		t.Fatalf("sequence in the given state dir continues at %d, want 8", next)
+	}
+}
