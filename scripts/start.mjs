@@ -44,7 +44,7 @@ function authSecret() {
 
 function build() {
   log("building (Turborepo caches what has not changed)");
-  run("npx", ["turbo", "run", "build", "--output-logs=errors-only"]);
+  run("npx", ["turbo", "run", "build", "--output-logs=errors-only"], { env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" } });
   log("building agent binaries for download");
   const version = JSON.parse(readFileSync(join(root, "agent/package.json"), "utf8")).version;
   for (const arch of ["amd64", "arm64"]) {
@@ -61,11 +61,23 @@ async function database() {
     log("using the database in DATABASE_URL");
     return process.env.DATABASE_URL;
   }
-  const { startEmbeddedPostgres } = await import(join(root, "packages/db/dist/index.js"));
   log(`starting embedded PostgreSQL on 127.0.0.1:${embeddedPgPort} (data in .spindle/pgdata)`);
-  const pg = await startEmbeddedPostgres({ dataDir: join(stateDir, "pgdata"), port: embeddedPgPort });
-  stopDatabase = pg.stop;
-  return pg.url;
+  const holder = spawn("node", [join(root, "scripts/embedded-postgres.mjs"), join(stateDir, "pgdata"), String(embeddedPgPort)],
+    { detached: true, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((r) => holder.on("exit", r));
+  stopDatabase = async () => {
+    holder.kill("SIGTERM");
+    await exited;
+  };
+  const firstLine = await new Promise((resolveLine, reject) => {
+    let out = "";
+    holder.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolveLine(out.split("\n")[0]);
+    });
+    holder.on("exit", (code) => reject(new Error(`the embedded PostgreSQL did not start (exit ${code})`)));
+  });
+  return JSON.parse(firstLine).url;
 }
 
 function service(name, command, args, options) {

@@ -1,6 +1,6 @@
 // Installs and runs the real agent the way a user does: the one-liner from the console, piped
 // to sh, but into a private root (SPINDLE_PREFIX) so tests never touch this machine's /etc.
-import { ChildProcess, execSync, spawn } from "node:child_process";
+import { ChildProcess, execSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,8 +51,11 @@ export class InstalledAgent {
     await exited;
   }
 
+  /** `status --json` exits 1 for a stopped or unhealthy agent but still prints the status. */
   status(): AgentStatus {
-    return JSON.parse(execSync(`${this.binary} status --json --config ${this.config}`, { encoding: "utf8" }));
+    const result = spawnSync(this.binary, ["status", "--json", "--config", this.config], { encoding: "utf8" });
+    if (!result.stdout.trim()) throw new Error(`spindle-agent status printed nothing: ${result.stderr}`);
+    return JSON.parse(result.stdout);
   }
 
   async destroy(): Promise<void> {
@@ -65,6 +68,7 @@ export class InstalledAgent {
 export interface AgentStatus {
   spool: { batches: number; bytes: number };
   lastBatchSeq: number;
+  delivery: { lastDeliveredSeq?: number; lastError?: string };
 }
 
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined,

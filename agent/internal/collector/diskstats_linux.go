@@ -10,8 +10,8 @@ import (
 )
 
 // diskstatsSource reads <proc>/diskstats and keeps whole disks only: a whole disk is a
-// directory directly under <sys>/block, a partition is not. Loop and ram devices that never
-// did I/O are dropped too; they would only add empty rows.
+// directory directly under <sys>/block, a partition is not. Loop, ram and zram devices that
+// never did I/O are dropped too; they would only add empty rows.
 func diskstatsSource(opts Options) func() ([]diskSample, error) {
 	statsPath := filepath.Join(opts.ProcPath, "diskstats")
 	blockDir := filepath.Join(opts.SysPath, "block")
@@ -49,6 +49,6 @@ func isWholeDisk(blockDir, device string) bool {
 }
 
 func isIdleVirtualDisk(s diskSample) bool {
-	virtual := strings.HasPrefix(s.Device, "loop") || strings.HasPrefix(s.Device, "ram")
+	virtual := strings.HasPrefix(s.Device, "loop") || strings.HasPrefix(s.Device, "ram") || strings.HasPrefix(s.Device, "zram")
 	return virtual && s.ReadOps == 0 && s.WriteOps == 0 && s.InProgress == 0
 }

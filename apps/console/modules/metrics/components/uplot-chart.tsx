@@ -1,0 +1,102 @@
+"use client";
+// One uPlot chart that follows its container's width. uPlot is loaded on the client only (it
+// measures the DOM) and updated in place with setData when new points arrive.
+import "uplot/dist/uPlot.min.css";
+import { useEffect, useRef } from "react";
+import type uPlot from "uplot";
+
+export interface ChartSeries {
+  label: string;
+  color: string;
+  values: (number | null)[];
+}
+
+interface Props {
+  title: string;
+  unit: string;
+  time: number[];
+  series: ChartSeries[];
+  format: (value: number) => string;
+  /** Fixed y range, e.g. [0, 100] for percentages; otherwise from 0 to the data's maximum. */
+  yRange?: [number, number];
+  testId?: { chart: string; device?: string };
+  height?: number;
+}
+
+function countPoints(time: number[], series: ChartSeries[]): number {
+  return time.filter((_, index) => series.some((s) => s.values[index] !== null && s.values[index] !== undefined)).length;
+}
+
+export function UPlotChart({ title, unit, time, series, format, yRange, testId, height = 180 }: Props) {
+  const container = useRef<HTMLDivElement>(null);
+  const chart = useRef<uPlot | null>(null);
+  const data = [time, ...series.map((s) => s.values)] as uPlot.AlignedData;
+  const shape = series.map((s) => s.label).join("|");
+  const latestData = useRef(data);
+  latestData.current = data;
+
+  // Build (or rebuild when the series change); follow the container's width.
+  useEffect(() => {
+    let disposed = false;
+    let observer: ResizeObserver | undefined;
+    void import("uplot").then(({ default: UPlot }) => {
+      const element = container.current;
+      if (disposed || !element) return;
+      const options: uPlot.Options = {
+        width: element.clientWidth,
+        height,
+        legend: { show: true },
+        cursor: { drag: { x: false, y: false } },
+        scales: { y: { range: yRange ? () => yRange : (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        axes: [
+          { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" } },
+          { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" }, size: 60, values: (_u, ticks) => ticks.map(format) },
+        ],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: 1.5,
+            fill: `${s.color}14`,
+            spanGaps: false,
+            value: (_u: uPlot, value: number | null) => (value === null || value === undefined ? "—" : unit ? `${format(value)} ${unit}` : format(value)),
+          })),
+        ],
+      };
+      chart.current = new UPlot(options, latestData.current, element);
+      observer = new ResizeObserver(([entry]) => {
+        if (entry) chart.current?.setSize({ width: Math.floor(entry.contentRect.width), height });
+      });
+      observer.observe(element);
+    });
+    return () => {
+      disposed = true;
+      observer?.disconnect();
+      chart.current?.destroy();
+      chart.current = null;
+    };
+    // Rebuild only when the set of series changes; data updates go through setData below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [shape, height, unit]);
+
+  useEffect(() => {
+    chart.current?.setData(data);
+  });
+
+  return (
+    <figure
+      className="min-w-0 rounded-xl border bg-card p-4 shadow-sm"
+      data-testid="chart"
+      data-chart={testId?.chart}
+      data-device={testId?.device}
+      data-points={countPoints(time, series)}
+    >
+      <figcaption className="mb-2 flex items-baseline justify-between gap-2">
+        <span className="text-sm font-medium">{title}</span>
+        <span className="text-xs text-muted-foreground">{unit}</span>
+      </figcaption>
+      <div ref={container} className="w-full" />
+    </figure>
+  );
+}

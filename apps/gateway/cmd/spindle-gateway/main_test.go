@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/config"
+	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+)
+
+// The gateway serves until its context ends (SIGTERM in production), then shuts down cleanly.
+func TestRunServesUntilCancelled(t *testing.T) {
+	const addr = "127.0.0.1:56210"
+	cfg, err := config.Load(func(key string) string {
+		return map[string]string{"DATABASE_URL": testdb.New(t), "SPINDLE_GATEWAY_ADDR": addr}[key]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway not healthy within 10s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v after cancellation", err)
+		}
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("run did not return after cancellation")
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Fatal("the gateway still answers after shutdown")
+	}
+}

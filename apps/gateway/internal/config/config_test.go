@@ -1,0 +1,81 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(values map[string]string) func(string) string {
+	return func(key string) string { return values[key] }
+}
+
+func TestLoadAppliesDefaults(t *testing.T) {
+	cfg, err := Load(env(map[string]string{"DATABASE_URL": "postgres://spindle@localhost:5432/spindle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DatabaseURL: "postgres://spindle@localhost:5432/spindle", ListenAddr: ":4318", PublicURL: "http://localhost:4318",
+		MaxBodyBytes: 8 << 20, MaxConcurrentWrites: 8, MaxQueuedWrites: 32, LogLevel: slog.LevelInfo,
+	}
+	if cfg != want {
+		t.Fatalf("cfg = %+v\nwant  %+v", cfg, want)
+	}
+}
+
+func TestLoadReadsEverySetting(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(env(map[string]string{
+		"DATABASE_URL":                  "postgres://spindle@db:5432/spindle",
+		"SPINDLE_GATEWAY_ADDR":          "127.0.0.1:9000",
+		"SPINDLE_PUBLIC_URL":            "https://spindle.example.com/",
+		"SPINDLE_AGENT_DIST_DIR":        dir,
+		"SPINDLE_MAX_BODY_BYTES":        "1048576",
+		"SPINDLE_MAX_CONCURRENT_WRITES": "2",
+		"SPINDLE_MAX_QUEUED_WRITES":     "0",
+		"SPINDLE_LOG_LEVEL":             "debug",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PublicURL != "https://spindle.example.com" || cfg.AgentDistDir != dir || cfg.MaxBodyBytes != 1<<20 ||
+		cfg.MaxConcurrentWrites != 2 || cfg.MaxQueuedWrites != 0 || cfg.LogLevel != slog.LevelDebug || cfg.ListenAddr != "127.0.0.1:9000" {
+		t.Fatalf("cfg = %+v", cfg)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	_, err := Load(env(map[string]string{
+		"SPINDLE_GATEWAY_ADDR":          "4318",
+		"SPINDLE_PUBLIC_URL":            "ftp://example.com",
+		"SPINDLE_AGENT_DIST_DIR":        "/nonexistent/spindle",
+		"SPINDLE_MAX_BODY_BYTES":        "lots",
+		"SPINDLE_MAX_CONCURRENT_WRITES": "0",
+		"SPINDLE_LOG_LEVEL":             "chatty",
+	}))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"DATABASE_URL is not set", "SPINDLE_GATEWAY_ADDR", "SPINDLE_PUBLIC_URL", "SPINDLE_AGENT_DIST_DIR",
+		"SPINDLE_MAX_BODY_BYTES", "SPINDLE_MAX_CONCURRENT_WRITES", "SPINDLE_LOG_LEVEL"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestLoadRejectsPublicURLsUnsafeForTheInstaller(t *testing.T) {
+	for _, raw := range []string{"http://example.com/'$(reboot)'", "https://user:pw@example.com", "localhost:4318"} {
+		if _, err := Load(env(map[string]string{"DATABASE_URL": "postgres://localhost/x", "SPINDLE_PUBLIC_URL": raw})); err == nil {
+			t.Errorf("SPINDLE_PUBLIC_URL=%q accepted", raw)
+		}
+	}
+}
+
+func TestLoadRejectsAnUnparsableDatabaseURL(t *testing.T) {
+	_, err := Load(env(map[string]string{"DATABASE_URL": "postgres://localhost:notaport/x"}))
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is not a valid") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// bodyError carries the status and reason a body problem answers with.
+type bodyError struct {
+	status  int
+	reason  string
+	message string
+}
+
+func (e *bodyError) Error() string { return e.message }
+
+// readBody reads the request body, gunzipping it when Content-Encoding says gzip. The limit
+// holds for the bytes on the wire and again for the gunzipped bytes, so a small gzip bomb is
+// refused as too large instead of filling memory.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	tooLarge := &bodyError{http.StatusRequestEntityTooLarge, reasonTooLarge,
+		fmt.Sprintf("the request body is larger than %d bytes; send smaller batches", limit)}
+	if r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	var reader io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	switch encoding := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); encoding {
+	case "", "identity":
+	case "gzip":
+		gz, err := gzip.NewReader(reader)
+		if err != nil {
+			if isMaxBytes(err) {
+				return nil, tooLarge
+			}
+			return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the body is not valid gzip: " + err.Error()}
+		}
+		defer gz.Close()
+		tooLarge.message = fmt.Sprintf("the gunzipped request body is larger than %d bytes; send smaller batches", limit)
+		reader = io.LimitReader(gz, limit+1)
+	default:
+		return nil, &bodyError{http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
+			fmt.Sprintf("Content-Encoding %q is not supported; send gzip or no encoding", encoding)}
+	}
+	body, err := io.ReadAll(reader)
+	switch {
+	case isMaxBytes(err):
+		return nil, tooLarge
+	case err != nil:
+		return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the request body could not be read: " + err.Error()}
+	case int64(len(body)) > limit:
+		return nil, tooLarge
+	}
+	return body, nil
+}
+
+func isMaxBytes(err error) bool {
+	var maxBytes *http.MaxBytesError
+	return errors.As(err, &maxBytes)
+}
+
+func writeBodyError(w http.ResponseWriter, err error) {
+	var be *bodyError
+	if errors.As(err, &be) {
+		writeError(w, be.status, be.reason, be.message)
+		return
+	}
+	writeError(w, http.StatusBadRequest, reasonMalformed, err.Error())
+}

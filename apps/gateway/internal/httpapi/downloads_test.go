@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newFileGateway serves downloads and the installer, which need no database.
+func newFileGateway(t *testing.T, distDir string) *gateway {
+	t.Helper()
+	url, _ := serve(t, nil, func(o *Options) { o.AgentDistDir = distDir })
+	return &gateway{url: url}
+}
+
+func TestDownloadServesAgentBinaries(t *testing.T) {
+	dist := t.TempDir()
+	binary := []byte("\x7fELF pretend agent")
+	if err := os.WriteFile(filepath.Join(dist, "spindle-agent-linux-amd64"), binary, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := newFileGateway(t, dist)
+	resp := g.get(t, "/download/spindle-agent-linux-amd64")
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !bytes.Equal(body, binary) ||
+		resp.Header.Get("Content-Type") != "application/octet-stream" {
+		t.Fatalf("download: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	head, err := http.Head(g.url + "/download/spindle-agent-linux-amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head.Body.Close()
+	if head.StatusCode != http.StatusOK || head.ContentLength != int64(len(binary)) {
+		t.Fatalf("HEAD: %d, length %d", head.StatusCode, head.ContentLength)
+	}
+
+	message := expectError(t, g.get(t, "/download/spindle-agent-linux-arm64"), http.StatusNotFound, reasonNotFound)
+	if !strings.Contains(message, "spindle-agent-linux-amd64") {
+		t.Fatalf("message %q does not list what the gateway has", message)
+	}
+}
+
+func TestDownloadRefusesOtherFiles(t *testing.T) {
+	root := t.TempDir()
+	dist := filepath.Join(root, "dist")
+	if err := os.Mkdir(dist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("database password")
+	if err := os.WriteFile(filepath.Join(root, "secret"), secret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dist, "spindle-agent-linux-arm64"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := newFileGateway(t, dist)
+	for _, path := range []string{
+		"/download/..%2fsecret",
+		"/download/..%2F..%2Fetc%2Fpasswd",
+		"/download/spindle-agent-linux-amd64%2f..%2f..%2fsecret",
+		"/download/secret",
+		"/download/spindle-agent-linux-arm64", // a directory, not a binary
+		"/download/spindle-agent-plan9-mips",
+	} {
+		req, _ := http.NewRequest(http.MethodGet, g.url+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, resp)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || bytes.Contains(body, secret) || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %q", path, resp.StatusCode, body)
+		}
+	}
+}
+
+func TestDownloadWithoutDistDirSaysWhatToSet(t *testing.T) {
+	g := newFileGateway(t, "")
+	message := expectError(t, g.get(t, "/download/spindle-agent-linux-amd64"), http.StatusNotFound, reasonNotFound)
+	if !strings.Contains(message, "SPINDLE_AGENT_DIST_DIR") {
+		t.Fatalf("message %q", message)
+	}
+}
+
+func TestInstallScriptCarriesThePublicURL(t *testing.T) {
+	g := newFileGateway(t, "")
+	resp := g.get(t, "/install.sh")
+	body := string(readAll(t, resp))
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, "#!/bin/sh") ||
+		!strings.Contains(body, "DEFAULT_GATEWAY='http://gateway.test:4318'") {
+		t.Fatalf("install.sh: %d\n%s", resp.StatusCode, body)
+	}
+}
+
+func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
+	g := newFileGateway(t, "")
+	expectError(t, g.get(t, "/v2/metrics"), http.StatusNotFound, reasonNotFound)
+	resp := g.get(t, "/v1/metrics")
+	expectError(t, resp, http.StatusMethodNotAllowed, reasonMethodNotAllowed)
+	if resp.Header.Get("Allow") != http.MethodPost {
+		t.Fatalf("Allow = %q", resp.Header.Get("Allow"))
+	}
+	expectError(t, g.post(t, "/healthz", nil, nil), http.StatusMethodNotAllowed, reasonMethodNotAllowed)
+}

@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// writeTimeout bounds the database work of one export; past it the database counts as down.
+const writeTimeout = 15 * time.Second
+
+// handleMetrics is POST /v1/metrics: authenticate, decode, validate the whole request, then
+// write it in one transaction.
+func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.writes.acquire(r.Context())
+	if !ok {
+		writeError(w, http.StatusTooManyRequests, reasonOverloaded, "the gateway is busy; retry after the Retry-After seconds")
+		return
+	}
+	defer release()
+
+	secret := bearerCredential(r)
+	if secret == "" {
+		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
+			"send the agent credential as 'Authorization: Bearer spa_…'; enrol the agent with 'spindle-agent enroll' to get one")
+		return
+	}
+	encoding, ok := ingest.EncodingForContentType(r.Header.Get("Content-Type"))
+	if !ok {
+		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
+			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)")
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), writeTimeout)
+	defer cancel()
+	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
+	if err != nil {
+		s.writeAuthError(w, r, err)
+		return
+	}
+	log := s.log.With("org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID)
+
+	body, err := readBody(w, r, s.maxBodyBytes)
+	if err != nil {
+		log.Warn("export refused", "error", err)
+		writeBodyError(w, err)
+		return
+	}
+	metrics, err := ingest.Decode(body, encoding)
+	if err != nil {
+		log.Warn("export refused", "error", err)
+		writeError(w, http.StatusBadRequest, reasonMalformed, err.Error())
+		return
+	}
+	request, err := ingest.Map(metrics)
+	if err != nil {
+		log.Warn("export refused", "error", err)
+		writeError(w, http.StatusBadRequest, reasonMalformed, "the batch was rejected and nothing was written: "+err.Error())
+		return
+	}
+
+	var result store.WriteResult
+	if len(request.Batches) > 0 {
+		result, err = s.store.WriteBatches(ctx, agent, request.Batches)
+		if err != nil {
+			s.writeAuthError(w, r, err)
+			return
+		}
+	}
+	log.Debug("export written", "batches", result.WrittenBatches, "duplicate_batches", result.DuplicateBatches,
+		"disk_io_rows", result.DiskIORows, "memory_rows", result.MemoryRows, "batch_hwm", result.BatchHWM,
+		"ignored_points", request.IgnoredPoints)
+
+	response, err := ingest.EncodeSuccess(encoding)
+	if err != nil {
+		log.Error("encode export response", "error", err)
+		writeInternal(w)
+		return
+	}
+	w.Header().Set("Content-Type", encoding.ContentType())
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(response)
+}
+
+// writeAuthError answers a failed authentication or write.
+func (s *server) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, store.ErrUnknownCredential):
+		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
+			"the agent credential is unknown (never issued, or replaced by a later enrolment); re-enrol the agent with a new enrolment token")
+	case errors.Is(err, store.ErrRevokedCredential):
+		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
+			"the agent credential was revoked in the console; re-enrol the agent with a new enrolment token")
+	case store.IsUnavailable(err):
+		s.log.Warn("database unavailable", "path", r.URL.Path, "error", err)
+		writeDatabaseUnavailable(w)
+	default:
+		s.log.Error("request failed", "path", r.URL.Path, "error", err)
+		writeInternal(w)
+	}
+}

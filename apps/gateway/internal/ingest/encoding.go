@@ -1,0 +1,70 @@
+// Package ingest turns an OTLP ExportMetricsServiceRequest into the rows of docs/metrics.md.
+// Every error it returns means the request is malformed and can never succeed as sent.
+package ingest
+
+import (
+	"fmt"
+	"mime"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+)
+
+// Encoding is one of the two OTLP/HTTP payload encodings.
+type Encoding int
+
+const (
+	Protobuf Encoding = iota + 1
+	JSON
+)
+
+// EncodingForContentType maps a Content-Type header (parameters such as charset allowed) to an
+// encoding; ok is false for anything OTLP/HTTP does not define.
+func EncodingForContentType(contentType string) (enc Encoding, ok bool) {
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return 0, false
+	}
+	switch mediaType {
+	case "application/x-protobuf":
+		return Protobuf, true
+	case "application/json":
+		return JSON, true
+	}
+	return 0, false
+}
+
+// ContentType is the media type responses in this encoding carry.
+func (e Encoding) ContentType() string {
+	if e == JSON {
+		return "application/json"
+	}
+	return "application/x-protobuf"
+}
+
+// Decode parses an ExportMetricsServiceRequest with the collector's own pdata decoder.
+func Decode(body []byte, enc Encoding) (pmetric.Metrics, error) {
+	request := pmetricotlp.NewExportRequest()
+	var err error
+	switch enc {
+	case Protobuf:
+		err = request.UnmarshalProto(body)
+	case JSON:
+		err = request.UnmarshalJSON(body)
+	default:
+		return pmetric.Metrics{}, fmt.Errorf("unknown encoding %d", enc)
+	}
+	if err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("the gateway could not decode the OTLP payload: %w", err)
+	}
+	return request.Metrics(), nil
+}
+
+// EncodeSuccess is the ExportMetricsServiceResponse for a fully accepted request.
+func EncodeSuccess(enc Encoding) ([]byte, error) {
+	response := pmetricotlp.NewExportResponse()
+	if enc == JSON {
+		return response.MarshalJSON()
+	}
+	return response.MarshalProto()
+}
