@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseEnv } from "./env";
+
+const valid = {
+  DATABASE_URL: "postgres://postgres@127.0.0.1:5432/spindle",
+  BETTER_AUTH_SECRET: "x".repeat(32),
+};
+
+describe("parseEnv", () => {
+  it("fills in the documented defaults", () => {
+    const env = parseEnv(valid);
+    assert.equal(env.SPINDLE_CONSOLE_URL, "http://localhost:3000");
+    assert.equal(env.SPINDLE_GATEWAY_URL, "http://localhost:4318");
+  });
+
+  it("drops a trailing slash so URLs can be joined", () => {
+    assert.equal(parseEnv({ ...valid, SPINDLE_GATEWAY_URL: "https://gw.example.com/" }).SPINDLE_GATEWAY_URL, "https://gw.example.com");
+  });
+
+  it("names every missing or bad variable and says what to set", () => {
+    assert.throws(
+      () => parseEnv({ BETTER_AUTH_SECRET: "short", SPINDLE_CONSOLE_URL: "ftp://x" }),
+      (error: Error) =>
+        /DATABASE_URL is not set/.test(error.message) &&
+        /BETTER_AUTH_SECRET must be at least 32 characters/.test(error.message) &&
+        /SPINDLE_CONSOLE_URL/.test(error.message),
+    );
+  });
+});

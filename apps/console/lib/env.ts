@@ -1,0 +1,58 @@
+// The only reader of process.env. Parsed once, on first use; instrumentation.ts calls it when the
+// server starts so a bad value stops `next start` with a message saying what to set, instead of
+// failing on the first request.
+import { z } from "zod";
+
+const httpUrl = z
+  .string()
+  .url()
+  .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+  .transform((value) => value.replace(/\/+$/, ""));
+
+const envSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: "is not set: point it at the Spindle PostgreSQL, e.g. postgres://user:pass@host:5432/spindle" })
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
+  BETTER_AUTH_SECRET: z
+    .string({ error: "is not set: generate one with `openssl rand -base64 32`" })
+    .min(32, "must be at least 32 characters: generate one with `openssl rand -base64 32`"),
+  SPINDLE_CONSOLE_URL: httpUrl.default("http://localhost:3000"),
+  SPINDLE_GATEWAY_URL: httpUrl.default("http://localhost:4318"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join(".")} ${issue.message}`);
+    throw new Error(`The Spindle console cannot start; set these environment variables:\n${problems.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Sessions ride in `secure` cookies whenever the console is served over https. */
+export function consoleIsHttps(): boolean {
+  return env().SPINDLE_CONSOLE_URL.startsWith("https://");
+}
+
+/**
+ * For DB-backed tests only (see the team's test-database convention): the admin URL and the
+ * migrated template each test file copies. `skip` says why tests cannot run here; under CI a
+ * missing database is an error instead, so a misconfigured pipeline cannot pass by skipping.
+ */
+export function testDatabaseEnv(): { adminUrl: string; template: string } | { skip: string } {
+  const adminUrl = process.env.SPINDLE_TEST_DATABASE_URL;
+  const template = process.env.SPINDLE_TEST_TEMPLATE_DB;
+  if (adminUrl && template) return { adminUrl, template };
+  const message = 'SPINDLE_TEST_DATABASE_URL and SPINDLE_TEST_TEMPLATE_DB are not set: run `eval "$(bash scripts/test-db.sh start)"` first';
+  if (process.env.CI === "true") throw new Error(message);
+  return { skip: message };
+}

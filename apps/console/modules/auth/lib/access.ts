@@ -1,0 +1,37 @@
+// Who may do what in an organisation. better-auth's organisation plugin enforces the `member`,
+// `invitation` and `organization` statements on its own endpoints; our API routes check the
+// fleet statements with can(). Viewers read everything in their organisation and change nothing.
+import { createAccessControl } from "better-auth/plugins/access";
+import { defaultStatements } from "better-auth/plugins/organization/access";
+
+export const statements = {
+  ...defaultStatements,
+  enrollmentToken: ["create", "revoke"],
+} as const;
+
+export const accessControl = createAccessControl(statements);
+
+const manageOrganisation = {
+  member: ["create", "update", "delete"],
+  invitation: ["create", "cancel"],
+  enrollmentToken: ["create", "revoke"],
+} as const;
+
+export const roles = {
+  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
+  admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [] }),
+};
+
+export type RoleName = keyof typeof roles;
+export const roleNames = Object.keys(roles) as RoleName[];
+
+export function isRoleName(value: string): value is RoleName {
+  return value in roles;
+}
+
+type Permission = { [K in keyof typeof statements]?: (typeof statements)[K][number][] };
+
+export function can(role: RoleName, permission: Permission): boolean {
+  return roles[role].authorize(permission).success;
+}

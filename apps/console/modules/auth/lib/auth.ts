@@ -1,0 +1,67 @@
+// better-auth on the @spindle/db Prisma client: email + password (argon2id), sessions in
+// http-only cookies (`secure` when the console is served over https), and organisations with
+// the roles owner, admin and viewer. Built lazily so `next build` never needs the environment.
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { nextCookies } from "better-auth/next-js";
+import { organization } from "better-auth/plugins";
+import { prisma, type Prisma } from "@/lib/db";
+import { consoleIsHttps, env } from "@/lib/env";
+import { accessControl, roles } from "./access";
+import { hashPassword, verifyPassword } from "./password";
+
+const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
+
+export function createAuth(db: Prisma) {
+  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL } = env();
+  return betterAuth({
+    appName: "Spindle",
+    baseURL: SPINDLE_CONSOLE_URL,
+    secret: BETTER_AUTH_SECRET,
+    trustedOrigins: [SPINDLE_CONSOLE_URL],
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 8,
+      password: { hash: hashPassword, verify: verifyPassword },
+    },
+    advanced: { useSecureCookies: consoleIsHttps() },
+    telemetry: { enabled: false },
+    databaseHooks: {
+      session: {
+        create: {
+          // Land every new session in the user's oldest organisation, so signing in goes
+          // straight to the fleet instead of an organisation picker.
+          before: async (session) => {
+            const membership = await db.member.findFirst({
+              where: { userId: session.userId },
+              orderBy: { createdAt: "asc" },
+              select: { organizationId: true },
+            });
+            return { data: { ...session, activeOrganizationId: membership?.organizationId ?? null } };
+          },
+        },
+      },
+    },
+    plugins: [
+      organization({
+        ac: accessControl,
+        roles,
+        creatorRole: "owner",
+        invitationExpiresIn: INVITATION_LIFETIME_SECONDS,
+        cancelPendingInvitationsOnReInvite: true,
+        // Invitations are delivered as a link the inviter copies; email arrives with alerting.
+      }),
+      nextCookies(), // must stay last: it forwards Set-Cookie from server-side auth calls
+    ],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const holder = globalThis as unknown as { spindleAuth?: Auth };
+
+export function auth(): Auth {
+  holder.spindleAuth ??= createAuth(prisma());
+  return holder.spindleAuth;
+}

@@ -1,0 +1,58 @@
+import type { Prisma } from "@/lib/db";
+import type { OrgContext } from "@/modules/auth/types/context";
+import {
+  createEnrollmentTokenInput,
+  tokenLifetimes,
+  type CreateEnrollmentTokenInput,
+  type CreatedEnrollmentToken,
+} from "../types/enrollment-token";
+import { installCommand } from "./install-command";
+import { summariseToken, tokenSummarySelect } from "./summarise-token";
+import { generateTokenSecret, hashTokenSecret, tokenHint } from "./token-secret";
+
+interface Options {
+  gatewayUrl: string;
+  now?: Date;
+}
+
+/**
+ * Creates an enrolment token for the caller's organisation and records it in the audit log.
+ * The secret is returned here and nowhere else: only its hash is stored.
+ */
+export async function createEnrollmentToken(
+  db: Prisma,
+  context: Pick<OrgContext, "orgId" | "userId">,
+  rawInput: CreateEnrollmentTokenInput,
+  { gatewayUrl, now = new Date() }: Options,
+): Promise<CreatedEnrollmentToken> {
+  const input = createEnrollmentTokenInput.parse(rawInput);
+  const token = generateTokenSecret();
+  const expiresAt = new Date(now.getTime() + tokenLifetimes[input.expiresIn] * 1000);
+
+  const row = await db.$transaction(async (tx) => {
+    const created = await tx.enrollmentToken.create({
+      data: {
+        orgId: context.orgId,
+        label: input.label,
+        tokenHash: hashTokenSecret(token),
+        tokenHint: tokenHint(token),
+        createdBy: context.userId,
+        createdAt: now,
+        expiresAt,
+      },
+      select: tokenSummarySelect,
+    });
+    await tx.auditLog.create({
+      data: {
+        orgId: context.orgId,
+        actorId: context.userId,
+        action: "enrollment_token.created",
+        target: created.id,
+        details: { label: input.label, expiresIn: input.expiresIn, expiresAt: expiresAt.toISOString() },
+      },
+    });
+    return created;
+  });
+
+  return { ...summariseToken(row, now), token, installCommand: installCommand(gatewayUrl, token) };
+}

@@ -1,0 +1,9 @@
+import type { Prisma } from "@/lib/db";
+import type { ServerSummary } from "../types/server";
+import { serverSummarySelect, summariseServer } from "./summarise-server";
+
+/** Every server of the organisation, by hostname. */
+export async function listServers(db: Prisma, orgId: string, now = new Date()): Promise<ServerSummary[]> {
+  const rows = await db.server.findMany({ where: { orgId }, orderBy: [{ hostname: "asc" }, { createdAt: "asc" }], select: serverSummarySelect });
+  return rows.map((row) => summariseServer(row, now));
+}

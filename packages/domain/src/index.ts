@@ -1,0 +1,2 @@
+export * from "./metrics/catalogue.js";
+export * from "./metrics/derive.js";
