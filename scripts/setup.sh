@@ -44,7 +44,10 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PRISMA_SKIP_POSTINSTALL_GENERATE=1
 stamp=node_modules/.spindle-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   log "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not `npm ci`: this registry mirror lacks some other platforms' optional binaries (turbo's
+  # macOS and Windows builds), so the lock file cannot list them and `npm ci` refuses it.
+  # `npm install` still installs exactly the locked versions.
+  npm install --no-audit --no-fund --loglevel=error
   touch "$stamp"
 fi
 
