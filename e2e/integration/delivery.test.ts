@@ -57,10 +57,16 @@ test("install.sh enrols the agent and keeps its credential private", () => {
   ).then(([counts]) => assert.deepEqual(counts, { agents: "1", servers: "1" }));
 });
 
-test("every sample arrives exactly once across a database outage and a gateway restart", async (t) => {
-  t.after(() => {
-    if (t.passed === false) console.error(`agent output:\n${agent.output}\ngateway output:\n${gateway.output}`);
-  });
+test("every sample arrives exactly once across a database outage and a gateway restart", async () => {
+  try {
+    await deliverAcrossOutages();
+  } catch (error) {
+    console.error(`agent output:\n${agent.output}\ngateway output:\n${gateway.output}`);
+    throw error;
+  }
+});
+
+async function deliverAcrossOutages(): Promise<void> {
   agent.setInterval(1);
   agent.start();
   await eventually("the first memory samples", async () =>
@@ -98,7 +104,7 @@ test("every sample arrives exactly once across a database outage and a gateway r
   assert.deepEqual(duplicates, []);
   const devices = await query<{ device: string }>("SELECT DISTINCT device FROM disk_io");
   assert.ok(devices.length > 0, "per-device disk rows were written");
-});
+}
 
 test("install.sh --uninstall removes the agent cleanly, twice", () => {
   agent.uninstall(gateway.url);
