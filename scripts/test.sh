@@ -16,7 +16,7 @@ trap 'bash scripts/test-db.sh stop' EXIT
 
 status=0
 log "workspace tests (TypeScript and Go)"
-npx turbo run test --concurrency=2 --log-order=grouped --output-logs=full || status=1
+npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full || status=1
 
 log "agent ↔ gateway integration test"
 node --import tsx --test --test-reporter=spec e2e/integration/*.test.ts || status=1

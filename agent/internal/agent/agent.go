@@ -39,6 +39,7 @@ type agent struct {
 	pipeline  *export.Pipeline
 	runner    *collector.Runner
 	reporters []collector.DiskRatesReporter
+	caps      []collector.Capability
 	forwarder *forward.Forwarder
 	started   time.Time
 
@@ -102,18 +103,26 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	if err != nil {
 		return nil, err
 	}
+	// Collectors first: the eBPF ones load their programs now, and what loaded goes into the
+	// resource of every batch as spindle.agent.capabilities.
+	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
+		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log, EBPF: collector.EBPFOptions{
+			Mode:           collector.EBPFMode(cfg.EBPF),
+			SampleEvery:    cfg.Collectors.BlockSamples.SampleEvery,
+			SampleCapacity: cfg.Collectors.BlockSamples.Capacity,
+		}})
+	if err != nil {
+		return nil, err
+	}
+	caps := collector.Capabilities(collectors, cfg.WhyOff)
 	pipeline, err := export.New(ctx, export.Settings{
-		Resource: export.BaseResource(host, opts.Version, cfg.AgentID),
+		Resource: export.WithCapabilities(export.BaseResource(host, opts.Version, cfg.AgentID), collector.AvailableCapabilities(caps)),
 		Spool:    sp,
 		Sequence: seq,
 		OnError:  func(err error) { log.Error("metric instrument problem", "error", err) },
 	})
 	if err != nil {
-		return nil, err
-	}
-	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
-		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
-	if err != nil {
+		collector.NewRunner(collectors, log).Close()
 		return nil, err
 	}
 	var reporters []collector.DiskRatesReporter
@@ -126,7 +135,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	fs.Gateway, fs.Credential, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, sp, log
 	fs.UserAgent = "spindle-agent/" + opts.Version
 	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
-		runner: collector.NewRunner(collectors, log), reporters: reporters,
+		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,
 		forwarder: forward.New(fs), started: time.Now()}, nil
 }
 
@@ -157,7 +166,7 @@ func (a *agent) writeStatus(results []collector.Result, stopped bool) {
 		AgentVersion: a.opts.Version, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now(),
 		IntervalSeconds: a.cfg.Interval.Seconds(), Gateway: a.cfg.Gateway, AgentID: a.cfg.AgentID,
 		ServerID: a.cfg.ServerID, LastBatchSeq: a.lastSeq, LastExportError: a.lastExportEr,
-		Delivery: a.forwarder.Status(), Spool: a.spool.Stats(), Stopped: stopped,
+		Delivery: a.forwarder.Status(), Spool: a.spool.Stats(), Stopped: stopped, Capabilities: a.caps,
 	}
 	if results != nil {
 		f.LastCollection = time.Now()

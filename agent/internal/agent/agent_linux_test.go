@@ -111,6 +111,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	if !st.Stopped || st.LastBatchSeq != last || st.Spool.Batches != 0 || st.Delivery.LastDeliveredSeq != last || len(st.Disks) == 0 {
 		t.Fatalf("final status: %+v", st)
 	}
+	// The eBPF capabilities are listed whether or not this host can load the programs.
+	if len(st.Capabilities) != 4 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones", st.Capabilities)
+	}
 
 	// A restart continues the numbering.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -85,7 +85,8 @@ var (
 // IntCounters, FloatCounters, IntGauges and FloatGauges list every metric by kind, so the
 // exporter can create each instrument once at start-up.
 var (
-	IntCounters   = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches}
+	IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches,
+		DiskSplitOperations, PageCacheAccesses, PageCacheMisses, BlockSamplesKept, BlockSamplesDropped}
 	FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime}
 	IntGauges     = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage,
 		MemoryDirty, PagingUsage, CollectorSuccess}

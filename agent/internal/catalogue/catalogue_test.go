@@ -26,6 +26,9 @@ func TestCatalogueMatchesContract(t *testing.T) {
 	for _, m := range FloatGauges {
 		all = append(all, m.Metric)
 	}
+	for _, m := range Histograms {
+		all = append(all, m.Metric)
+	}
 	seen := map[string]bool{}
 	for _, m := range all {
 		if seen[m.Name] {

@@ -32,6 +32,14 @@ type Sink interface {
 	AddFloat(m catalogue.FloatCounter, delta float64, attrs ...attribute.KeyValue)
 	SetInt(m catalogue.IntGauge, value int64, attrs ...attribute.KeyValue)
 	SetFloat(m catalogue.FloatGauge, value float64, attrs ...attribute.KeyValue)
+	// AddHistogram adds the interval's bucket counts (len(m.Bounds)+1 of them) and sum.
+	AddHistogram(m catalogue.Histogram, delta HistogramDelta, attrs ...attribute.KeyValue)
+}
+
+// HistogramDelta is what a histogram gained over one interval.
+type HistogramDelta struct {
+	BucketCounts []uint64 // one per bucket of the catalogue entry
+	Sum          float64  // sum of the values, in the metric's unit
 }
 
 // Collector samples one concern. Collect is called once per tick, never concurrently with
@@ -46,6 +54,7 @@ type Options struct {
 	ProcPath string // "/proc", or a fixture tree in tests
 	SysPath  string // "/sys", or a fixture tree in tests
 	Logger   *slog.Logger
+	EBPF     EBPFOptions // the eBPF collectors' settings
 }
 
 type factory func(Options) (Collector, error)

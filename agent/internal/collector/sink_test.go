@@ -18,13 +18,16 @@ import (
 
 // recordingSink keeps what collectors record, rendered one line per series for golden files.
 type recordingSink struct {
-	mu     sync.Mutex
-	series map[string]string
+	mu         sync.Mutex
+	series     map[string]string
+	histograms map[string]HistogramDelta // same keys as series
 }
 
 var _ Sink = (*recordingSink)(nil)
 
-func newRecordingSink() *recordingSink { return &recordingSink{series: map[string]string{}} }
+func newRecordingSink() *recordingSink {
+	return &recordingSink{series: map[string]string{}, histograms: map[string]HistogramDelta{}}
+}
 
 func seriesKey(kind string, m catalogue.Metric, attrs []attribute.KeyValue) string {
 	set := attribute.NewSet(attrs...)
@@ -55,6 +58,14 @@ func (s *recordingSink) SetInt(m catalogue.IntGauge, v int64, a ...attribute.Key
 }
 func (s *recordingSink) SetFloat(m catalogue.FloatGauge, v float64, a ...attribute.KeyValue) {
 	s.put(seriesKey("gauge", m.Metric, a), fmt.Sprint(v))
+}
+
+func (s *recordingSink) AddHistogram(m catalogue.Histogram, d HistogramDelta, a ...attribute.KeyValue) {
+	key := seriesKey("histogram", m.Metric, a)
+	s.put(key, fmt.Sprintf("%v sum=%g", d.BucketCounts, d.Sum))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.histograms[key] = d
 }
 
 func (s *recordingSink) render() string {

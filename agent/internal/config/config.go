@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,12 @@ const (
 	DefaultSpoolMaxBytes = 256 << 20
 	minSpoolMaxBytes     = 1 << 20
 	DefaultLogLevel      = "info"
+	DefaultEBPF          = "auto"
+	maxBlockSampleCap    = 1 << 18 // 12 MiB of samples: the agent's memory budget is 40 MiB
 )
+
+// ebpfCollectors are the collectors that load eBPF programs; `ebpf: off` switches them all off.
+var ebpfCollectors = []string{"block_latency", "block_samples", "block_split", "page_cache"}
 
 // Config is the whole agent.yaml.
 type Config struct {
@@ -46,6 +52,9 @@ type Config struct {
 	ProcPath string        `yaml:"proc_path"`
 	SysPath  string        `yaml:"sys_path"`
 	LogLevel string        `yaml:"log_level"`
+	// EBPF is auto (use the programs that load, report the others as missing capabilities),
+	// on (a program that does not load is an error in status) or off (load none).
+	EBPF string `yaml:"ebpf"`
 
 	Spool      SpoolConfig      `yaml:"spool"`
 	Collectors CollectorsConfig `yaml:"collectors"`
@@ -60,6 +69,18 @@ type SpoolConfig struct {
 type CollectorsConfig struct {
 	Diskstats CollectorConfig `yaml:"diskstats"`
 	Meminfo   CollectorConfig `yaml:"meminfo"`
+
+	BlockLatency CollectorConfig    `yaml:"block_latency"`
+	BlockSplit   CollectorConfig    `yaml:"block_split"`
+	PageCache    CollectorConfig    `yaml:"page_cache"`
+	BlockSamples BlockSamplesConfig `yaml:"block_samples"`
+}
+
+// BlockSamplesConfig switches and sizes the sampled block stream; zero means the default.
+type BlockSamplesConfig struct {
+	Enabled     *bool  `yaml:"enabled,omitempty"`
+	SampleEvery uint32 `yaml:"sample_every,omitempty"` // keep about 1 in N blocks (default 64)
+	Capacity    int    `yaml:"capacity,omitempty"`     // samples held in memory (default 16384)
 }
 
 // CollectorConfig switches one collector on or off.
@@ -75,6 +96,7 @@ func Default() Config {
 		ProcPath: DefaultProcPath,
 		SysPath:  DefaultSysPath,
 		LogLevel: DefaultLogLevel,
+		EBPF:     DefaultEBPF,
 		Spool:    SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
 	}
 }
@@ -142,6 +164,14 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log_level %q is not one of debug, info, warn, error", c.LogLevel))
 	}
+	switch c.EBPF {
+	case "auto", "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("ebpf %q is not one of auto, on, off", c.EBPF))
+	}
+	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
+		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
+	}
 	return errors.Join(errs...)
 }
 
@@ -179,7 +209,10 @@ func (c Config) RequireEnrolled(path string) error {
 // EnabledCollectors resolves the per-collector switches against each collector's default.
 func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []string {
 	var names []string
-	for name, cc := range map[string]CollectorConfig{"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo} {
+	for name, cc := range c.collectorSwitches() {
+		if c.EBPF == "off" && slices.Contains(ebpfCollectors, name) {
+			continue
+		}
 		on := enabledByDefault(name)
 		if cc.Enabled != nil {
 			on = *cc.Enabled
@@ -189,6 +222,22 @@ func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []str
 		}
 	}
 	return sortedCopy(names)
+}
+
+func (c Config) collectorSwitches() map[string]CollectorConfig {
+	return map[string]CollectorConfig{
+		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
+		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
+		"page_cache": c.Collectors.PageCache, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
+	}
+}
+
+// WhyOff says why a collector is not running, for the capability list.
+func (c Config) WhyOff(name string) string {
+	if c.EBPF == "off" && slices.Contains(ebpfCollectors, name) {
+		return "switched off in the config (ebpf: off)"
+	}
+	return fmt.Sprintf("switched off in the config (collectors.%s.enabled: false)", name)
 }
 
 // SpoolDir is where unacknowledged batches wait.

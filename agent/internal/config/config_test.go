@@ -19,7 +19,7 @@ func TestParseAppliesDefaults(t *testing.T) {
 		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "diskstats,meminfo" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,meminfo,page_cache" {
 		t.Fatalf("enabled collectors = %v", got)
 	}
 }
@@ -37,6 +37,7 @@ sys_path: /host/sys
 log_level: debug
 spool: {max_bytes: 2097152}
 collectors: {diskstats: {enabled: false}}
+ebpf: "off"
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ collectors: {diskstats: {enabled: false}}
 		t.Fatalf("fields not read: %+v", cfg)
 	}
 	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "meminfo" {
-		t.Fatalf("diskstats should be off, got %v", got)
+		t.Fatalf("diskstats and the eBPF collectors should be off, got %v", got)
 	}
 	if err := cfg.RequireEnrolled("x"); err != nil {
 		t.Fatal(err)
@@ -122,5 +123,33 @@ func TestLoadMissingFileSaysToEnrol(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "spindle-agent enroll") {
 		t.Fatalf("unexpected: %v", err)
+	}
+}
+
+func TestEBPFSettings(t *testing.T) {
+	cfg, err := Parse([]byte("collectors: {block_samples: {sample_every: 8, capacity: 4096}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.EBPF != "auto" || cfg.Collectors.BlockSamples.SampleEvery != 8 || cfg.Collectors.BlockSamples.Capacity != 4096 {
+		t.Fatalf("eBPF settings not read: %+v", cfg)
+	}
+	if why := cfg.WhyOff("page_cache"); !strings.Contains(why, "collectors.page_cache.enabled: false") {
+		t.Errorf("WhyOff = %q", why)
+	}
+	for yaml, want := range map[string]string{
+		"ebpf: maybe": `ebpf "maybe" is not one of auto, on, off`,
+		"collectors: {block_samples: {capacity: 9999999}}": "collectors.block_samples.capacity 9999999 must be between 1 and",
+	} {
+		if _, err := Parse([]byte(yaml)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", yaml, err, want)
+		}
+	}
+	off, err := Parse([]byte(`ebpf: "off"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := off.WhyOff("block_latency"); !strings.Contains(why, "ebpf: off") {
+		t.Errorf("WhyOff under ebpf: off = %q", why)
 	}
 }

@@ -22,6 +22,8 @@ func setInterval(rm *metricdata.ResourceMetrics, from, to time.Time) {
 				stamp(data.DataPoints, from, to)
 			case metricdata.Gauge[float64]:
 				stamp(data.DataPoints, from, to)
+			case metricdata.Histogram[float64]:
+				stampHistogram(data.DataPoints, from, to)
 			}
 		}
 	}
@@ -46,6 +48,8 @@ func pointCount(rm *metricdata.ResourceMetrics) int {
 			case metricdata.Gauge[int64]:
 				n += len(data.DataPoints)
 			case metricdata.Gauge[float64]:
+				n += len(data.DataPoints)
+			case metricdata.Histogram[float64]:
 				n += len(data.DataPoints)
 			}
 		}

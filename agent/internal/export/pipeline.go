@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -24,6 +25,9 @@ import (
 // spoolEndpoint is never dialled: the exporter's transport is the spool. It only has to be
 // a valid URL for the exporter to build its request.
 const spoolEndpoint = "http://spool.invalid/v1/metrics"
+
+// meterName is the instrumentation scope of every metric the agent sends.
+const meterName = "github.com/spindle-io/spindle/agent"
 
 // Settings configure a Pipeline.
 type Settings struct {
@@ -76,7 +80,7 @@ func New(ctx context.Context, s Settings) (*Pipeline, error) {
 		exporter:     exporter,
 		base:         s.Resource,
 		sequence:     s.Sequence,
-		sink:         newSink(provider.Meter("github.com/spindle-io/spindle/agent"), onError),
+		sink:         newSink(provider.Meter(meterName), onError),
 		now:          time.Now,
 		intervalFrom: time.Now(),
 	}, nil
@@ -96,6 +100,7 @@ func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
 	if err := p.reader.Collect(ctx, &rm); err != nil {
 		return 0, fmt.Errorf("collect metrics: %w", err)
 	}
+	appendHistograms(&rm, instrumentation.Scope{Name: meterName}, p.sink.histograms.take())
 	from := p.intervalFrom
 	p.intervalFrom = intervalTo
 	if pointCount(&rm) == 0 {

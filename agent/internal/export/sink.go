@@ -22,6 +22,7 @@ type sink struct {
 	floatCounters map[string]metric.Float64Counter
 	intGauges     map[string]metric.Int64Gauge
 	floatGauges   map[string]metric.Float64Gauge
+	histograms    histograms
 	errorHandler  func(error)
 }
 
@@ -80,4 +81,10 @@ func (s *sink) SetFloat(m catalogue.FloatGauge, value float64, attrs ...attribut
 		return s.meter.Float64Gauge(m.Name, metric.WithUnit(m.Unit), metric.WithDescription(m.Description))
 	})
 	g.Record(context.Background(), value, metric.WithAttributes(attrs...))
+}
+
+func (s *sink) AddHistogram(m catalogue.Histogram, d collector.HistogramDelta, attrs ...attribute.KeyValue) {
+	if err := s.histograms.add(m, d, attrs); err != nil {
+		s.errorHandler(err)
+	}
 }

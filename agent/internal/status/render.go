@@ -86,6 +86,13 @@ func Render(w io.Writer, f File, now time.Time) error {
 		collectors = append(collectors, fmt.Sprintf("%s %s", c.Name, c.State))
 	}
 	fmt.Fprintf(tw, "Collectors:\t%s\n", strings.Join(collectors, ", "))
+	for _, c := range f.Capabilities {
+		state := "available"
+		if !c.Available {
+			state = "missing: " + c.Reason
+		}
+		fmt.Fprintf(tw, "Capability %s:\t%s\n", c.Name, state)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -35,7 +35,10 @@ type File struct {
 	Spool      spool.Stats           `json:"spool"`
 	Collectors []Collector           `json:"collectors"`
 	Disks      []collector.DiskRates `json:"disks,omitempty"`
-	Stopped    bool                  `json:"stopped,omitempty"` // written on a clean shutdown
+	// Capabilities lists what this host lets the agent observe (the eBPF programs), each
+	// available or missing with the reason.
+	Capabilities []collector.Capability `json:"capabilities"`
+	Stopped      bool                   `json:"stopped,omitempty"` // written on a clean shutdown
 }
 
 // Collector is one collector's outcome in the last tick.

@@ -3,9 +3,9 @@
 // prose version of this file; a metric added here must be added there too (catalogue.test.ts
 // checks the two name the same metrics).
 
-export type MetricType = "sum" | "gauge";
+export type MetricType = "sum" | "gauge" | "histogram";
 
-export type MetricSource = "linux:/proc/diskstats" | "linux:/proc/meminfo";
+export type MetricSource = "linux:/proc/diskstats" | "linux:/proc/meminfo" | "linux:ebpf" | "agent";
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */
@@ -17,7 +17,8 @@ export interface MetricDefinition {
   source: MetricSource;
   /** OTLP data point attributes, besides the resource. */
   attributes: readonly string[];
-  table: "disk_io" | "memory";
+  /** Where the gateway stores it; null while the gateway accepts and ignores the metric. */
+  table: "disk_io" | "memory" | null;
   /** Table columns, in attribute order (e.g. read then write for `disk.io.direction`). */
   columns: readonly string[];
 }
@@ -144,6 +145,96 @@ export const metricCatalogue = [
     attributes: ["system.paging.state"],
     table: "memory",
     columns: ["swap_total_bytes", "swap_free_bytes"],
+  },
+  {
+    name: "spindle.agent.collector.duration",
+    type: "gauge",
+    unit: "s",
+    description: "How long each collector took in the last interval.",
+    source: "agent",
+    attributes: ["collector"],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.agent.collector.success",
+    type: "gauge",
+    unit: "1",
+    description: "1 when the collector succeeded in the last interval, 0 when it failed or is unsupported.",
+    source: "agent",
+    attributes: ["collector"],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.agent.spool.dropped_batches",
+    type: "sum",
+    unit: "{batch}",
+    description: "Batches dropped because the spool reached its size bound.",
+    source: "agent",
+    attributes: [],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.disk.io.latency",
+    type: "histogram",
+    unit: "s",
+    description: "Time from issue to the device to completion, per I/O, in log2 microsecond buckets.",
+    source: "linux:ebpf",
+    attributes: [...deviceAndDirection, "spindle.disk.operation"],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.disk.split_operations",
+    type: "sum",
+    unit: "{operation}",
+    description: "Bios the block layer split because they exceeded the device's limits.",
+    source: "linux:ebpf",
+    attributes: ["system.device"],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.page_cache.accesses",
+    type: "sum",
+    unit: "{page}",
+    description: "Pages read through the page cache plus faults on file mappings, system-wide.",
+    source: "linux:ebpf",
+    attributes: [],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.page_cache.misses",
+    type: "sum",
+    unit: "{page}",
+    description: "Pages added to the page cache for reads (added minus dirtied), at most the accesses.",
+    source: "linux:ebpf",
+    attributes: [],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.agent.block_samples.kept",
+    type: "sum",
+    unit: "{sample}",
+    description: "Sampled block I/Os kept in the agent's bounded ring.",
+    source: "linux:ebpf",
+    attributes: [],
+    table: null,
+    columns: [],
+  },
+  {
+    name: "spindle.agent.block_samples.dropped",
+    type: "sum",
+    unit: "{sample}",
+    description: "Sampled block I/Os lost, by reason.",
+    source: "linux:ebpf",
+    attributes: ["reason"],
+    table: null,
+    columns: [],
   },
 ] as const satisfies readonly MetricDefinition[];
 

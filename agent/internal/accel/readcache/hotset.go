@@ -1,0 +1,118 @@
+package readcache
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// fileHeat is what the cache learns about one managed file from its samples.
+type fileHeat struct {
+	sizeBytes int64
+	pinned    bool // a policy pin covers it
+	heat      float64
+	// streakBytes are the bytes paged in over consecutive samples that each paged something in:
+	// a sequential reader makes it grow by its read rate, sample after sample.
+	streakBytes int64
+	scanning    bool
+}
+
+// observation is one sample of one file.
+type observation struct {
+	residentPages  int64
+	retainedPages  int64 // resident now and at the previous sample
+	pagedInPages   int64 // resident now, not at the previous sample, not loaded by the cache
+	accessedPages  int64 // from the AccessSource, 0 without one
+	pageSize       int64
+	elapsedSeconds float64
+}
+
+// heatModel turns observations into heat: residency-weighted recency.
+type heatModel struct {
+	halfLife      time.Duration
+	refaultWeight float64
+}
+
+// update folds one observation into h and says whether the file is a sequential scanner now.
+// inHotSet files are never scanners: a backup reading the hot set keeps it resident.
+func (m heatModel) update(h *fileHeat, o observation, inHotSet bool, scanThresholdBytes int64) {
+	decay := math.Exp2(-o.elapsedSeconds / m.halfLife.Seconds())
+	if o.pagedInPages > 0 {
+		h.streakBytes += o.pagedInPages * o.pageSize
+	} else {
+		h.streakBytes = 0
+	}
+	h.scanning = !inHotSet && !h.pinned && h.streakBytes > scanThresholdBytes
+	if h.scanning {
+		// A scanner's pages are read once; its residency says nothing about reuse.
+		h.heat = 0
+		return
+	}
+	h.heat = h.heat*decay + float64(o.retainedPages)*o.elapsedSeconds +
+		m.refaultWeight*float64(o.pagedInPages) + float64(o.accessedPages)
+}
+
+// hotSetMember is one file chosen for the hot set.
+type hotSetMember struct {
+	path      string
+	sizeBytes int64
+	pinned    bool
+}
+
+// rankHotSet picks the hot set within budgetBytes: pinned files first in pinOrder, then the
+// rest by heat per byte (the most reuse for the memory), whole files only; a file that does not
+// fit is skipped and smaller ones may still fit. Files with no heat are never chosen.
+func rankHotSet(files map[string]*fileHeat, pinOrder []string, budgetBytes int64) []hotSetMember {
+	var chosen []hotSetMember
+	used := int64(0)
+	taken := map[string]bool{}
+	for _, path := range pinOrder {
+		h, ok := files[path]
+		if !ok || taken[path] || used+h.sizeBytes > budgetBytes {
+			continue
+		}
+		taken[path] = true
+		used += h.sizeBytes
+		chosen = append(chosen, hotSetMember{path: path, sizeBytes: h.sizeBytes, pinned: true})
+	}
+	type candidate struct {
+		path    string
+		density float64
+		size    int64
+	}
+	var candidates []candidate
+	for path, h := range files {
+		if taken[path] || h.scanning || h.heat <= 0 || h.sizeBytes <= 0 {
+			continue
+		}
+		candidates = append(candidates, candidate{path, h.heat / float64(h.sizeBytes), h.sizeBytes})
+	}
+	sort.Slice(candidates, func(i, j int) bool {
+		if candidates[i].density != candidates[j].density {
+			return candidates[i].density > candidates[j].density
+		}
+		return candidates[i].path < candidates[j].path
+	})
+	for _, c := range candidates {
+		if used+c.size > budgetBytes {
+			continue
+		}
+		used += c.size
+		chosen = append(chosen, hotSetMember{path: c.path, sizeBytes: c.size})
+	}
+	return chosen
+}
+
+// coldestFirst orders paths by ascending heat per byte: what a backoff gives back first.
+func coldestFirst(files map[string]*fileHeat, paths []string) []string {
+	ordered := append([]string(nil), paths...)
+	density := func(p string) float64 {
+		h := files[p]
+		if h == nil || h.sizeBytes <= 0 {
+			return 0
+		}
+		return h.heat / float64(h.sizeBytes)
+	}
+	sort.SliceStable(ordered, func(i, j int) bool { return density(ordered[i]) < density(ordered[j]) })
+	return ordered
+}

@@ -1,0 +1,140 @@
+// Package readcache is the managed read cache (Linux): it keeps the hot set of the files a
+// policy includes resident in the page cache, within a budget that follows available memory.
+//
+// Every SampleInterval the feature
+//
+//  1. reads memory (memlimit): MemAvailable narrowed by the agent's cgroup limit, and PSI;
+//     budget = policy.EffectiveReadCacheBudgetBytes of that (plus what the cache itself has
+//     locked, which the kernel no longer counts as available);
+//  2. measures each managed file's residency with mincore and updates its heat;
+//  3. drops pages behind large sequential readers: a file outside the hot set that has paged
+//     in more than scanResistanceThresholdBytes over consecutive samples gets
+//     POSIX_FADV_DONTNEED on everything more than DropBehindKeepBytes behind the reader's
+//     newest page, so one backup scan cannot push the hot set out;
+//  4. ranks the hot set: pinned files first (policy order), then the other managed files by
+//     heat per byte, whole files, until the budget is full;
+//  5. pins (mmap + mlock) the pinned files that fit and, with prefetch on, asks the kernel to
+//     read the missing pages of the other hot files (POSIX_FADV_WILLNEED);
+//  6. backs off at once when MemAvailable (or the cgroup) leaves less than the floor or PSI
+//     "some avg10" exceeds PressureThresholdPercent: it munlocks, DONTNEEDs the coldest files,
+//     and neither pins nor prefetches for BackoffHoldSamples samples.
+//
+// Heat without eBPF is residency-weighted recency: each sample adds the seconds a file's pages
+// stayed resident (under pressure the kernel's LRU keeps only what is used) and RefaultWeight
+// times the pages that came back after eviction (somebody read them again), and decays with a
+// half-life of HeatHalfLife. An AccessSource (the eBPF per-file counters, later) adds real
+// accesses and turns hit counting on.
+//
+// The agent owns the files' page cache only as far as the budget: it never evicts an
+// application's cached pages except behind a scanner, or to give memory back in a backoff.
+package readcache
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/memlimit"
+)
+
+// ErrUnsupported is returned by New on systems without mincore/fadvise/mlock (not Linux).
+var ErrUnsupported = accel.ErrUnsupported
+
+// Config tunes the feature; the policy says what to cache, Config how often and how eagerly.
+type Config struct {
+	SampleInterval time.Duration // how often residency is measured; default 1 s
+	// RescanInterval is how often the include patterns are walked again for new files; default 30 s.
+	RescanInterval time.Duration
+	// MaxFiles bounds the managed files (each costs a mincore per sample); default 100000.
+	MaxFiles int
+	// PressureThresholdPercent: PSI memory "some avg10" above this starts a backoff; default 10.
+	PressureThresholdPercent float64
+	// BackoffHoldSamples: after a backoff, no pinning or prefetching for this many samples; default 5.
+	BackoffHoldSamples int
+	// DropBehindKeepBytes stay resident just behind a scanner's newest page; default 4 MiB.
+	DropBehindKeepBytes int64
+	HeatHalfLife        time.Duration // default 60 s
+	RefaultWeight       float64       // heat per page re-read after eviction; default 8
+	ProcPath            string        // default "/proc"
+	Logger              *slog.Logger  // default slog.Default()
+}
+
+func (c Config) withDefaults() Config {
+	if c.SampleInterval <= 0 {
+		c.SampleInterval = time.Second
+	}
+	if c.RescanInterval <= 0 {
+		c.RescanInterval = 30 * time.Second
+	}
+	if c.MaxFiles <= 0 {
+		c.MaxFiles = 100_000
+	}
+	if c.PressureThresholdPercent <= 0 {
+		c.PressureThresholdPercent = 10
+	}
+	if c.BackoffHoldSamples <= 0 {
+		c.BackoffHoldSamples = 5
+	}
+	if c.DropBehindKeepBytes <= 0 {
+		c.DropBehindKeepBytes = 4 << 20
+	}
+	if c.HeatHalfLife <= 0 {
+		c.HeatHalfLife = time.Minute
+	}
+	if c.RefaultWeight <= 0 {
+		c.RefaultWeight = 8
+	}
+	if c.ProcPath == "" {
+		c.ProcPath = "/proc"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Deps are what the agent hands the feature. Both may be nil.
+type Deps struct {
+	// Memory reads available memory and pressure; nil detects this process's cgroup under ProcPath.
+	Memory *memlimit.Reader
+	// Access, when set, supplies per-file access counts (the eBPF hook).
+	Access AccessSource
+}
+
+// AccessSource reports, per managed file path, the page accesses and the page misses (pages
+// read from storage) since its previous call. Called once per sample, from one goroutine.
+type AccessSource interface {
+	FileAccesses(paths []string) map[string]FileAccess
+}
+
+// FileAccess is one file's page accesses and misses over one sample interval.
+type FileAccess struct{ AccessedPages, MissedPages int64 }
+
+// Stats are cumulative counters since New and the state at the last sample. Bytes throughout.
+type Stats struct {
+	Enabled       bool
+	BudgetBytes   int64 // at the last sample
+	HotSetBytes   int64 // size of the files in the hot set
+	ResidentBytes int64 // hot-set bytes resident in the page cache
+	PinnedBytes   int64 // bytes mlocked by the cache
+	// ManagedResidentBytes are all managed files' resident bytes, including what applications
+	// cached themselves beyond the hot set.
+	ManagedResidentBytes int64
+	ManagedFiles         int
+	// MissBytes: pages of managed files that became resident between two samples without the
+	// cache loading them, i.e. reads (or writes of new pages) that went to storage. A lower
+	// bound: a page read and evicted within one interval is not seen.
+	MissBytes int64
+	// HitBytes are page accesses served from the cache; only known with an AccessSource
+	// (HitsObserved), since mincore cannot see a read of a resident page.
+	HitBytes           int64
+	HitsObserved       bool
+	PrefetchedBytes    int64 // non-resident bytes asked for with POSIX_FADV_WILLNEED
+	DroppedBehindBytes int64 // resident bytes dropped behind sequential scanners
+	ReleasedBytes      int64 // resident bytes dropped or unlocked to give memory back
+	BackoffEvents      int64 // times a backoff started (floor crossed or PSI above threshold)
+	InBackoff          bool
+	PinErrors          int64  // pins that failed (mlock limit, file gone)
+	LastError          string // the last problem a person can act on, "" when none
+	Samples            int64
+}

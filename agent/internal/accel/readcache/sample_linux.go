@@ -1,0 +1,306 @@
+package readcache
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/memlimit"
+	"github.com/spindle-io/spindle/agent/internal/policy"
+)
+
+const (
+	fadviseDontNeed = unix.FADV_DONTNEED
+	fadviseWillNeed = unix.FADV_WILLNEED
+)
+
+// Sample runs one sampling step (Run calls it every SampleInterval; tests call it directly).
+func (f *Feature) Sample(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.policy.Enabled {
+		return
+	}
+	now := time.Now()
+	elapsed := f.cfg.SampleInterval.Seconds()
+	if !f.lastSample.IsZero() {
+		elapsed = now.Sub(f.lastSample).Seconds()
+	}
+	f.lastSample = now
+	f.stats.Samples++
+
+	snapshot, err := f.memory.Read()
+	if err != nil {
+		f.stats.LastError = "cannot measure available memory: " + err.Error()
+		return
+	}
+	if now.Sub(f.lastRescan) >= f.cfg.RescanInterval {
+		f.rescan(now)
+	}
+	pinnedBytes := f.pinnedBytes()
+	// Locked pages are not available to the kernel any more, but they are the cache's to give.
+	budget := policy.EffectiveReadCacheBudgetBytes(f.policy, snapshot.AvailableBytes()+pinnedBytes)
+	pressure := snapshot.PressureKnown() && snapshot.PressureSomeAvg10 > f.cfg.PressureThresholdPercent
+	belowFloor := snapshot.AvailableBytes() < f.policy.FreeMemoryFloorBytes
+
+	f.observe(ctx, elapsed)
+
+	held := f.hotResidentBytes()
+	target := budget
+	if pressure {
+		target = min(budget, held/2)
+	}
+	// Holding more than the budget allows means memory got scarcer: give it back at once.
+	shrinking := pressure || belowFloor || held > target
+	if shrinking {
+		if !f.stats.InBackoff {
+			f.stats.BackoffEvents++
+			f.cfg.Logger.Info("read cache backing off", "available_bytes", snapshot.AvailableBytes(),
+				"floor_bytes", f.policy.FreeMemoryFloorBytes, "pressure_some_avg10", snapshot.PressureSomeAvg10,
+				"budget_bytes", budget, "held_bytes", held)
+		}
+		f.holdSamples = f.cfg.BackoffHoldSamples
+	} else if f.holdSamples > 0 {
+		f.holdSamples--
+	}
+	f.stats.InBackoff = shrinking || f.holdSamples > 0
+
+	heats := make(map[string]*fileHeat, len(f.files))
+	for path, t := range f.files {
+		heats[path] = &t.fileHeat
+	}
+	previous := f.hotSet
+	hot := rankHotSet(heats, f.pinOrder, target)
+	f.hotSet = make(map[string]bool, len(hot))
+	for _, m := range hot {
+		f.hotSet[m.path] = true
+	}
+	for path, t := range f.files {
+		if t.pin != nil && !f.hotSet[path] {
+			f.unpin(path, t, true) // the budget no longer covers it
+		}
+	}
+	if shrinking {
+		f.giveBack(snapshot, previous, belowFloor, pressure)
+	}
+	f.hold(ctx, hot, target)
+	f.recordState(budget, hot)
+}
+
+// observe samples every managed file, updates heat and misses, and drops behind scanners.
+func (f *Feature) observe(ctx context.Context, elapsed float64) {
+	var accesses map[string]FileAccess
+	if f.access != nil {
+		paths := make([]string, 0, len(f.files))
+		for path := range f.files {
+			paths = append(paths, path)
+		}
+		accesses = f.access.FileAccesses(paths)
+		f.stats.HitsObserved = true
+	}
+	pageSize := f.sampler.pageSize
+	for path, t := range f.files {
+		if ctx.Err() != nil {
+			return
+		}
+		current, err := f.sampler.sample(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			t.pin.release()
+			delete(f.files, path)
+			continue
+		}
+		if err != nil {
+			f.stats.LastError = err.Error()
+			continue
+		}
+		t.sizeBytes = current.sizeBytes
+		if !t.sampled {
+			t.residency, t.sampled = current, true
+			continue // the first sample is the baseline
+		}
+		c := compare(t.residency, current)
+		byOthers := max(0, c.pagedInPages-t.loadedPages)
+		t.loadedPages = 0
+		f.stats.MissBytes += byOthers * pageSize
+		access := accesses[path]
+		if f.access != nil {
+			f.stats.HitBytes += max(0, access.AccessedPages-access.MissedPages) * pageSize
+		}
+		f.model.update(&t.fileHeat, observation{
+			residentPages: current.total(), retainedPages: c.retainedPages, pagedInPages: byOthers,
+			accessedPages: access.AccessedPages, pageSize: pageSize, elapsedSeconds: elapsed,
+		}, f.hotSet[path], f.policy.ScanResistanceThresholdBytes)
+		t.residency = current
+		if t.scanning && c.newestPage >= 0 {
+			f.dropBehind(path, t, c.newestPage)
+		}
+	}
+}
+
+// dropBehind evicts a scanner's pages that lie more than DropBehindKeepBytes behind its newest.
+func (f *Feature) dropBehind(path string, t *trackedFile, newestPage int64) {
+	pageSize := f.sampler.pageSize
+	endPage := newestPage + 1 - f.cfg.DropBehindKeepBytes/pageSize
+	if endPage <= 0 {
+		return
+	}
+	resident := t.residency.count(0, endPage)
+	if resident == 0 {
+		return
+	}
+	if err := advise(path, 0, endPage*pageSize, fadviseDontNeed); err != nil {
+		f.stats.LastError = err.Error()
+		return
+	}
+	t.residency.clear(0, endPage)
+	f.stats.DroppedBehindBytes += resident * pageSize
+}
+
+// giveBack frees memory in a backoff: the files that just left the hot set, then, below the
+// floor, the coldest other managed files until the floor is restored, and under pressure the
+// colder half of them.
+func (f *Feature) giveBack(snapshot memlimit.Snapshot, previousHot map[string]bool, belowFloor, pressure bool) {
+	pageSize := f.sampler.pageSize
+	var outside []string
+	outsideResident := int64(0)
+	for path, t := range f.files {
+		if f.hotSet[path] || t.residency.total() == 0 {
+			continue
+		}
+		if previousHot[path] {
+			f.drop(path, t)
+			continue
+		}
+		outside = append(outside, path)
+		outsideResident += t.residency.total() * pageSize
+	}
+	need := int64(0)
+	if belowFloor {
+		need = f.policy.FreeMemoryFloorBytes - snapshot.AvailableBytes()
+	}
+	if pressure {
+		need = max(need, outsideResident/2)
+	}
+	heats := make(map[string]*fileHeat, len(f.files))
+	for path, t := range f.files {
+		heats[path] = &t.fileHeat
+	}
+	for _, path := range coldestFirst(heats, outside) {
+		if need <= 0 {
+			return
+		}
+		need -= f.drop(path, f.files[path])
+	}
+}
+
+// drop evicts a file's cached pages and returns how many bytes were resident.
+func (f *Feature) drop(path string, t *trackedFile) int64 {
+	resident := t.residency.total() * f.sampler.pageSize
+	if err := advise(path, 0, 0, fadviseDontNeed); err != nil {
+		f.stats.LastError = err.Error()
+		return 0
+	}
+	t.residency.clear(0, int64(len(t.residency.bits))*64)
+	f.stats.ReleasedBytes += resident
+	return resident
+}
+
+// hold pins and prefetches the hot set, unless a backoff is holding growth back.
+func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64) {
+	if f.stats.InBackoff {
+		return
+	}
+	pageSize := f.sampler.pageSize
+	headroom := target - f.hotResidentBytes()
+	for _, m := range hot {
+		if ctx.Err() != nil {
+			return
+		}
+		t := f.files[m.path]
+		if m.pinned {
+			if t.pin == nil && !t.pinnedAttempted {
+				missing := t.sizeBytes - t.residency.total()*pageSize
+				p, err := pinFile(m.path)
+				t.pinnedAttempted = true
+				if err != nil {
+					f.stats.PinErrors++
+					f.stats.LastError = err.Error()
+					continue
+				}
+				t.pin = p
+				t.loadedPages += max(0, missing/pageSize)
+				headroom -= max(0, missing)
+			}
+			continue
+		}
+		if !f.policy.Prefetch || headroom <= 0 {
+			continue
+		}
+		for _, run := range missingRuns(t.residency, pageSize) {
+			length := min(run[1], headroom)
+			if length <= 0 {
+				break
+			}
+			if err := advise(m.path, run[0], length, fadviseWillNeed); err != nil {
+				f.stats.LastError = err.Error()
+				break
+			}
+			headroom -= length
+			f.stats.PrefetchedBytes += length
+			t.loadedPages += (length + pageSize - 1) / pageSize
+		}
+	}
+}
+
+func (f *Feature) rescan(now time.Time) {
+	paths, _ := accel.RegularFiles(f.policy.Include, f.policy.IsManaged, f.cfg.MaxFiles)
+	for _, path := range paths {
+		if f.files[path] == nil {
+			f.files[path] = &trackedFile{}
+		}
+	}
+	f.pinOrder = expandPins(f.policy.Pin, paths)
+	for _, path := range f.pinOrder {
+		f.files[path].pinned = true
+	}
+	f.lastRescan = now
+}
+
+func (f *Feature) pinnedBytes() int64 {
+	n := int64(0)
+	for _, t := range f.files {
+		if t.pin != nil {
+			n += t.pin.sizeBytes
+		}
+	}
+	return n
+}
+
+func (f *Feature) hotResidentBytes() int64 {
+	n := int64(0)
+	for path := range f.hotSet {
+		if t := f.files[path]; t != nil {
+			n += t.residency.total() * f.sampler.pageSize
+		}
+	}
+	return n
+}
+
+func (f *Feature) recordState(budget int64, hot []hotSetMember) {
+	f.stats.BudgetBytes = budget
+	f.stats.HotSetBytes = 0
+	for _, m := range hot {
+		f.stats.HotSetBytes += m.sizeBytes
+	}
+	f.stats.ResidentBytes = min(f.hotResidentBytes(), f.stats.HotSetBytes)
+	f.stats.PinnedBytes = f.pinnedBytes()
+	f.stats.ManagedFiles = len(f.files)
+	f.stats.ManagedResidentBytes = 0
+	for _, t := range f.files {
+		f.stats.ManagedResidentBytes += t.residency.total() * f.sampler.pageSize
+	}
+}

@@ -1,0 +1,150 @@
+package writeopt
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// EXT4_IOC_MOVE_EXT ABI (fs/ext4/ext4.h).
+const (
+	ext4IOCMoveExt = 0xC028660F // _IOWR('f', 15, struct move_extent)
+	ext4SuperMagic = 0xEF53
+)
+
+type moveExtent struct {
+	Reserved   uint32
+	DonorFd    uint32
+	OrigStart  uint64 // in file system blocks
+	DonorStart uint64
+	Len        uint64
+	MovedLen   uint64
+}
+
+// defragResult says what happened to one file.
+type defragResult struct {
+	ExtentsBefore, ExtentsAfter int
+	Improved                    bool
+}
+
+// checkDefragSupported fails with ErrUnsupported unless path lies on ext4 (the move-extent
+// ioctl exists only there; ext2/3 share the magic and fail later per file, reported the same).
+func checkDefragSupported(path string) error {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(path, &fs); err != nil {
+		return err
+	}
+	if fs.Type != ext4SuperMagic {
+		return fmt.Errorf("defragmentation of %s: %w: it needs ext4 (file system magic %#x)", path, ErrUnsupported, fs.Type)
+	}
+	return nil
+}
+
+// defragment rewrites path into fewer extents, or leaves it exactly as it was.
+func defragment(path string, moveChunkBytes int64) (defragResult, error) {
+	if err := checkDefragSupported(path); err != nil {
+		return defragResult{}, err
+	}
+	orig, err := os.OpenFile(path, os.O_RDWR, 0) // the ioctl needs the file open for reading and writing
+	if err != nil {
+		return defragResult{}, err
+	}
+	defer orig.Close()
+	info, err := orig.Stat()
+	if err != nil {
+		return defragResult{}, err
+	}
+	var result defragResult
+	if result.ExtentsBefore, err = countExtents(orig); err != nil || info.Size() == 0 {
+		return result, err
+	}
+	if err := orig.Sync(); err != nil { // move-extent works on allocated blocks
+		return result, err
+	}
+	donor, err := createDonor(filepath.Dir(path), info.Size())
+	if err != nil {
+		return result, err
+	}
+	defer donor.Close()
+	donorExtents, err := countExtents(donor)
+	if err != nil {
+		return result, err
+	}
+	if donorExtents >= result.ExtentsBefore {
+		result.ExtentsAfter = result.ExtentsBefore
+		return result, nil // the free space is no less fragmented than the file: nothing to gain
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(orig.Fd()), &fs); err != nil {
+		return result, err
+	}
+	blockSize := fs.Bsize
+	blocks := uint64((info.Size() + blockSize - 1) / blockSize)
+	chunk := uint64(max(1, moveChunkBytes/blockSize))
+	moved, err := swapBlocks(orig, donor, 0, blocks, chunk)
+	if err != nil {
+		_, undoErr := swapBlocks(orig, donor, 0, moved, chunk)
+		return result, errors.Join(fmt.Errorf("move extents of %s: %w", path, err), undoErr)
+	}
+	if result.ExtentsAfter, err = countExtents(orig); err != nil {
+		return result, err
+	}
+	if result.ExtentsAfter >= result.ExtentsBefore {
+		// Swapping again puts every original block back: the file is exactly as it was.
+		if _, err := swapBlocks(orig, donor, 0, blocks, chunk); err != nil {
+			return result, fmt.Errorf("restore the extents of %s: %w", path, err)
+		}
+		result.ExtentsAfter = result.ExtentsBefore
+		return result, nil
+	}
+	result.Improved = true
+	return result, nil
+}
+
+// createDonor makes an unlinked file in dir (same file system) with size bytes allocated.
+func createDonor(dir string, size int64) (*os.File, error) {
+	suffix := make([]byte, 8)
+	_, _ = rand.Read(suffix)
+	name := filepath.Join(dir, ".spindle-defrag-"+hex.EncodeToString(suffix))
+	donor, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create the donor file: %w", err)
+	}
+	_ = os.Remove(name) // the open descriptor keeps it until Close
+	if err := unix.Fallocate(int(donor.Fd()), 0, 0, size); err != nil {
+		donor.Close()
+		if errors.Is(err, unix.ENOSPC) {
+			return nil, fmt.Errorf("defragmentation needs %d bytes free in %s: %w", size, dir, err)
+		}
+		return nil, fmt.Errorf("fallocate the donor file: %w", err)
+	}
+	return donor, nil
+}
+
+// swapBlocks exchanges blocks [from, from+count) of orig and donor, chunk blocks per call,
+// and returns how many it exchanged.
+func swapBlocks(orig, donor *os.File, from, count, chunk uint64) (uint64, error) {
+	done := uint64(0)
+	for done < count {
+		me := moveExtent{DonorFd: uint32(donor.Fd()), OrigStart: from + done, DonorStart: from + done,
+			Len: min(chunk, count-done)}
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, orig.Fd(), ext4IOCMoveExt, uintptr(unsafe.Pointer(&me)))
+		done += me.MovedLen
+		if errno != 0 {
+			if errno == unix.EOPNOTSUPP || errno == unix.ENOTTY {
+				return done, fmt.Errorf("%w: EXT4_IOC_MOVE_EXT (%v)", ErrUnsupported, errno)
+			}
+			return done, errno
+		}
+		if me.MovedLen == 0 {
+			return done, fmt.Errorf("EXT4_IOC_MOVE_EXT moved nothing at block %d", from+done)
+		}
+	}
+	return done, nil
+}

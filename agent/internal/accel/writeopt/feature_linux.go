@@ -1,0 +1,269 @@
+package writeopt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/policy"
+)
+
+// Feature is write optimisation. Apply, DefragNow, Stats and Close may be called from any
+// goroutine while Run handles events; they serialise on one lock (DefragNow holds it only
+// between files).
+type Feature struct {
+	cfg   Config
+	sleep func(time.Duration)
+
+	mu      sync.Mutex
+	policy  policy.WriteOptimization
+	watcher *watcher
+	retired []*watcher // replaced by Apply; closed by Run or Close when nobody polls them
+	growth  map[string]*growth
+	stats   Stats
+}
+
+// New makes the feature; it does nothing until Apply enables it.
+func New(cfg Config) (*Feature, error) {
+	return &Feature{cfg: cfg.withDefaults(), sleep: time.Sleep, growth: map[string]*growth{},
+		stats: Stats{Extents: map[string]int{}}}, nil
+}
+
+// Apply validates wo against this machine and switches to it, or keeps the previous policy and
+// returns an error a person can act on (wrapping ErrUnsupported for a file system that cannot).
+func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error {
+	var w *watcher
+	if wo.Enabled && len(wo.Preallocation) > 0 {
+		var err error
+		if w, err = newWatcher(wo.Preallocation, f.cfg.MaxFiles); err != nil {
+			return fmt.Errorf("write optimisation: %w", err)
+		}
+	}
+	if wo.Enabled && wo.Defragmentation.Enabled {
+		for _, pattern := range wo.Defragmentation.Include {
+			root := filepath.FromSlash(accel.LiteralPrefix(pattern))
+			if _, err := os.Stat(root); err != nil {
+				continue // not there yet: checked per file when it is
+			}
+			if err := checkDefragSupported(root); err != nil {
+				if w != nil {
+					w.close()
+				}
+				return fmt.Errorf("write optimisation: %w; switch defragmentation off for these paths", err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		if w != nil {
+			w.close()
+		}
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watcher != nil {
+		f.retired = append(f.retired, f.watcher)
+	}
+	f.policy, f.watcher = wo, w
+	f.stats.LastError = ""
+	return nil
+}
+
+// Run handles preallocation events and runs a defragmentation pass every DefragInterval until
+// ctx ends.
+func (f *Feature) Run(ctx context.Context) error {
+	buffer := make([]byte, 64*1024)
+	nextDefrag := time.Now().Add(f.cfg.DefragInterval)
+	for ctx.Err() == nil {
+		f.mu.Lock()
+		for _, old := range f.retired {
+			old.close()
+		}
+		f.retired = nil
+		w := f.watcher
+		f.mu.Unlock()
+		if w == nil {
+			f.sleep(200 * time.Millisecond)
+		} else {
+			fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
+			if _, err := unix.Poll(fds, 200); err != nil && !errors.Is(err, unix.EINTR) {
+				return fmt.Errorf("write optimisation: poll inotify: %w", err)
+			}
+			f.handleEvents(w, buffer)
+		}
+		if time.Now().After(nextDefrag) {
+			f.DefragNow(ctx)
+			nextDefrag = time.Now().Add(f.cfg.DefragInterval)
+		}
+	}
+	return nil
+}
+
+func (f *Feature) handleEvents(w *watcher, buffer []byte) {
+	events, err := w.read(buffer)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.stats.LastError = "read inotify: " + err.Error()
+	}
+	if f.watcher != w {
+		return // replaced by Apply meanwhile
+	}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.isDir {
+			_ = w.addTree(e.path, f.cfg.MaxFiles)
+			continue
+		}
+		if seen[e.path] {
+			continue
+		}
+		seen[e.path] = true
+		chunk, ok := w.ruleFor(e.path)
+		if !ok {
+			continue
+		}
+		f.preallocateLocked(e.path, chunk)
+	}
+}
+
+func (f *Feature) preallocateLocked(path string, chunkBytes int64) {
+	g := f.growth[path]
+	if g == nil {
+		if len(f.growth) >= f.cfg.MaxFiles {
+			return
+		}
+		g = &growth{lastSize: -1}
+		f.growth[path] = g
+	}
+	if g.unsupported {
+		return
+	}
+	previousSize := g.lastSize
+	reserved, err := preallocate(path, g, chunkBytes)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			f.stats.LastError = err.Error()
+		}
+		return
+	}
+	if previousSize >= 0 && g.lastSize > previousSize && reserved == 0 {
+		f.stats.FragmentsPrevented++ // this growth landed in space reserved before it
+	}
+	f.stats.PreallocatedBytes += reserved
+}
+
+// DefragNow runs one defragmentation pass over the included files and returns the files it
+// made less fragmented. With idleOnly it first measures the disk of each file and skips busy ones.
+func (f *Feature) DefragNow(ctx context.Context) int {
+	f.mu.Lock()
+	wo := f.policy
+	f.mu.Unlock()
+	if !wo.Enabled || !wo.Defragmentation.Enabled {
+		return 0
+	}
+	defrag := wo.Defragmentation
+	files, _ := accel.RegularFiles(defrag.Include, func(path string) bool {
+		return accel.MatchAny(defrag.Include, path)
+	}, f.cfg.MaxFiles)
+	improved := 0
+	idleDisks := map[string]bool{}
+	for _, path := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		extents, err := CountExtents(path)
+		f.recordExtents(path, extents, err)
+		if err != nil || int64(extents) <= defrag.ExtentThreshold {
+			continue
+		}
+		if defrag.IdleOnly && !f.diskIdle(path, idleDisks) {
+			continue
+		}
+		result, err := defragment(path, f.cfg.MoveChunkBytes)
+		f.mu.Lock()
+		switch {
+		case err != nil:
+			f.stats.LastError = err.Error()
+		case result.Improved:
+			f.stats.FilesDefragmented++
+			f.stats.Extents[path] = result.ExtentsAfter
+			improved++
+		default:
+			f.stats.DefragNotImproved++
+		}
+		f.mu.Unlock()
+	}
+	return improved
+}
+
+// diskIdle measures the disk of path once per pass (a busy disk stays skipped for the pass).
+func (f *Feature) diskIdle(path string, measured map[string]bool) bool {
+	disk, err := diskOf(f.cfg.SysPath, path)
+	if err != nil {
+		f.setError(err)
+		return false
+	}
+	if idle, ok := measured[disk]; ok {
+		return idle
+	}
+	busy, err := diskUtilisationPercent(f.cfg.ProcPath, disk, f.cfg.DiskIdleWindow, f.sleep)
+	idle := err == nil && busy < f.cfg.IdleUtilisationPercent
+	measured[disk] = idle
+	if err != nil {
+		f.setError(err)
+	}
+	if !idle {
+		f.mu.Lock()
+		f.stats.DefragSkippedBusy++
+		f.mu.Unlock()
+	}
+	return idle
+}
+
+func (f *Feature) recordExtents(path string, extents int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.stats.LastError = err.Error()
+		return
+	}
+	f.stats.Extents[path] = extents
+}
+
+func (f *Feature) setError(err error) {
+	f.mu.Lock()
+	f.stats.LastError = err.Error()
+	f.mu.Unlock()
+}
+
+// Stats returns a copy of the counters.
+func (f *Feature) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.stats
+	s.Extents = maps.Clone(f.stats.Extents)
+	return s
+}
+
+// Close stops watching. Reserved space stays with the files (it is theirs to grow into).
+func (f *Feature) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, old := range f.retired {
+		old.close()
+	}
+	if f.watcher != nil {
+		f.watcher.close()
+	}
+	f.retired, f.watcher = nil, nil
+	return nil
+}

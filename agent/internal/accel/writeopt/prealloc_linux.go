@@ -1,0 +1,160 @@
+package writeopt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/policy"
+)
+
+const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_ONLYDIR
+
+// watcher is one inotify instance watching the directories of one set of rules.
+type watcher struct {
+	fd    int
+	dirs  map[int32]string // watch descriptor → directory
+	rules []policy.PreallocationRule
+}
+
+// newWatcher watches every directory at and beneath the literal prefix of each rule (directories
+// created later are added as they appear). A prefix that does not exist yet is skipped.
+func newWatcher(rules []policy.PreallocationRule, maxDirs int) (*watcher, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("preallocation needs inotify: %w", err)
+	}
+	w := &watcher{fd: fd, dirs: map[int32]string{}, rules: rules}
+	for _, rule := range rules {
+		root := filepath.FromSlash(accel.LiteralPrefix(rule.Pattern))
+		if info, err := os.Stat(root); err == nil && !info.IsDir() {
+			root = filepath.Dir(root) // the pattern names one file: watch its directory
+		}
+		if err := w.addTree(root, maxDirs); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *watcher) addTree(root string, maxDirs int) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if len(w.dirs) >= maxDirs {
+			return fmt.Errorf("preallocation would watch more than %d directories under %s: narrow the patterns", maxDirs, root)
+		}
+		wd, err := unix.InotifyAddWatch(w.fd, path, watchMask)
+		if errors.Is(err, unix.ENOSPC) {
+			return fmt.Errorf("inotify watch limit reached at %s: raise fs.inotify.max_user_watches or narrow the patterns", path)
+		}
+		if err != nil {
+			return nil // vanished or unreadable: nothing to preallocate there
+		}
+		w.dirs[int32(wd)] = path
+		return nil
+	})
+}
+
+func (w *watcher) close() { _ = unix.Close(w.fd) }
+
+// event is one inotify event with its full path.
+type event struct {
+	path  string
+	isDir bool
+}
+
+// read drains the pending events (the fd is non-blocking).
+func (w *watcher) read(buffer []byte) ([]event, error) {
+	var events []event
+	for {
+		n, err := unix.Read(w.fd, buffer)
+		if errors.Is(err, unix.EAGAIN) {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		for offset := 0; offset+unix.SizeofInotifyEvent <= n; {
+			raw := (*unix.InotifyEvent)(unsafe.Pointer(&buffer[offset]))
+			nameBytes := buffer[offset+unix.SizeofInotifyEvent : offset+unix.SizeofInotifyEvent+int(raw.Len)]
+			offset += unix.SizeofInotifyEvent + int(raw.Len)
+			dir, ok := w.dirs[raw.Wd]
+			if !ok || raw.Len == 0 {
+				continue
+			}
+			name := string(nameBytes[:clen(nameBytes)])
+			events = append(events, event{path: filepath.Join(dir, name), isDir: raw.Mask&unix.IN_ISDIR != 0})
+		}
+	}
+}
+
+func clen(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// ruleFor returns the chunk size of the first rule matching path.
+func (w *watcher) ruleFor(path string) (int64, bool) {
+	slashed := filepath.ToSlash(path)
+	for _, rule := range w.rules {
+		if policy.MatchesPattern(rule.Pattern, slashed) {
+			return rule.ChunkBytes, true
+		}
+	}
+	return 0, false
+}
+
+// growth is what the feature remembers of one preallocated file.
+type growth struct {
+	lastSize    int64
+	reservedEnd int64 // the end of the space reserved for the file (from FIEMAP at first sight)
+	unsupported bool
+}
+
+// preallocate reserves chunkBytes past the end of the file when its size comes within half a
+// chunk of what is reserved. It returns the blocks newly reserved, in bytes.
+func preallocate(path string, g *growth, chunkBytes int64) (reservedBytes int64, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0) // fallocate needs a writable descriptor; nothing is written
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var before unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &before); err != nil {
+		return 0, err
+	}
+	if before.Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0, nil
+	}
+	g.lastSize = before.Size
+	if before.Size+chunkBytes/2 <= g.reservedEnd {
+		return 0, nil
+	}
+	start := max(before.Size, g.reservedEnd)
+	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, start, chunkBytes); err != nil {
+		if errors.Is(err, unix.EOPNOTSUPP) {
+			g.unsupported = true
+			return 0, fmt.Errorf("preallocate %s: %w: the file system has no fallocate", path, ErrUnsupported)
+		}
+		return 0, fmt.Errorf("preallocate %s: %w", path, err)
+	}
+	g.reservedEnd = start + chunkBytes
+	var after unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &after); err != nil {
+		return 0, err
+	}
+	return max(0, (after.Blocks-before.Blocks)*512), nil
+}

@@ -1,0 +1,17 @@
+//go:build !linux
+
+package blocklatency
+
+import "github.com/spindle-io/spindle/agent/internal/bpf"
+
+// Probe is the loaded program; on this system it never loads.
+type Probe struct{}
+
+// Load reports that eBPF needs Linux.
+func Load() (*Probe, error) { return nil, bpf.Prepare() }
+
+// Read is never reached: Load fails.
+func (p *Probe) Read() (map[Key]Histogram, error) { return nil, bpf.ErrUnsupported }
+
+// Close does nothing.
+func (p *Probe) Close() error { return nil }

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package bpf
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Prepare reports that eBPF programs only run on Linux.
+func Prepare() error {
+	return fmt.Errorf("%w: eBPF programs need Linux, this is %s", ErrUnsupported, runtime.GOOS)
+}

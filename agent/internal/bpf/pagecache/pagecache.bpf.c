@@ -1,0 +1,126 @@
+//go:build ignore
+
+/* Page-cache accesses and misses, system-wide, from the filemap tracepoints (kernel 6.10 and
+ * newer), in pages:
+ *   read      pages requested through read() and friends (mm_filemap_get_pages), each page of a
+ *             call counted once and clamped to the file size;
+ *   faulted   page faults on file mappings (mm_filemap_fault), one page each;
+ *   added     pages that entered the cache (mm_filemap_add_to_page_cache);
+ *   dirtied   pages that became dirty (writeback_dirty_folio).
+ * The agent derives accesses = read + faulted and misses = added - dirtied (a page added to be
+ * written was not a read miss), the cachestat correction, so hit ratio = 1 - misses/accesses. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the agent before loading (os.Getpagesize): 12 on 4 KiB-page kernels. */
+volatile const __u32 page_shift = 12;
+/* When not zero, count only this process (tgid): what a test or a per-workload view needs on a
+ * busy host. The agent's system-wide counts leave it at zero. */
+volatile const __u32 only_tgid = 0;
+
+enum page_cache_event {
+	EVENT_READ = 0,
+	EVENT_FAULTED = 1,
+	EVENT_ADDED = 2,
+	EVENT_DIRTIED = 3,
+	EVENT_COUNT = 4,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EVENT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* filemap_read calls filemap_get_pages once per batch of up to 31 folios, each time with the
+ * range from the current position to the end of the request; remember per thread how far the
+ * current request was counted so a page is counted once. */
+struct read_progress {
+	__u64 mapping;
+	__u64 last_index;
+	__u64 counted_to;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct read_progress);
+} progress SEC(".maps");
+
+static __always_inline void add(__u32 event, __u64 pages)
+{
+	__u64 *n;
+
+	if (only_tgid && (bpf_get_current_pid_tgid() >> 32) != only_tgid)
+		return;
+	n = bpf_map_lookup_elem(&counts, &event);
+
+	if (n)
+		*n += pages;
+}
+
+/* folio_nr_pages(): 1 unless the folio is large (PG_head), then 2^order from _flags_1. */
+static __always_inline __u64 folio_pages(struct folio *folio)
+{
+	unsigned long flags = 0, flags1 = 0;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags), __builtin_preserve_access_index(&folio->flags));
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	bpf_probe_read_kernel(&flags1, sizeof(flags1), __builtin_preserve_access_index(&folio->_flags_1));
+	return 1ULL << (flags1 & 0xff);
+}
+
+SEC("tp_btf/mm_filemap_get_pages")
+int BPF_PROG(read_pages, struct address_space *mapping, unsigned long index, unsigned long last_index)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	__u64 size = BPF_CORE_READ(mapping, host, i_size);
+	__u64 last, from = index;
+	struct read_progress *p, next = {};
+	bool same;
+
+	if (size == 0)
+		return 0;
+	last = (size - 1) >> page_shift;
+	if (last > last_index)
+		last = last_index;
+	p = bpf_map_lookup_elem(&progress, &tid);
+	same = p && p->mapping == (__u64)mapping && p->last_index == last_index && index <= p->counted_to;
+	if (same)
+		from = p->counted_to + 1;
+	if (last >= from)
+		add(EVENT_READ, last - from + 1);
+	next.mapping = (__u64)mapping;
+	next.last_index = last_index;
+	next.counted_to = (same && p->counted_to > last) ? p->counted_to : last;
+	bpf_map_update_elem(&progress, &tid, &next, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(fault, struct address_space *mapping, unsigned long index)
+{
+	add(EVENT_FAULTED, 1);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(page_added, struct folio *folio)
+{
+	add(EVENT_ADDED, folio_pages(folio));
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(page_dirtied, struct folio *folio, struct address_space *mapping)
+{
+	add(EVENT_DIRTIED, folio_pages(folio));
+	return 0;
+}

@@ -1,0 +1,89 @@
+package pagecache
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/spindle-io/spindle/agent/internal/bpf"
+)
+
+// Event indexes in the counts map (enum page_cache_event in pagecache.bpf.c).
+const (
+	eventRead    = 0
+	eventFaulted = 1
+	eventAdded   = 2
+	eventDirtied = 3
+)
+
+// Probe is the loaded and attached program. Read may be called from one goroutine at a time.
+type Probe struct {
+	objs  pagecacheObjects
+	links []link.Link
+}
+
+// Load loads the programs, counting system-wide, and attaches them to the filemap and
+// writeback tracepoints. Failures caused by the system (including kernels before 6.10, which
+// lack mm_filemap_get_pages) wrap bpf.ErrUnsupported.
+func Load() (*Probe, error) { return LoadForProcess(0) }
+
+// LoadForProcess is Load counting only the process pid (0: every process).
+func LoadForProcess(pid int) (*Probe, error) {
+	if err := bpf.Prepare(); err != nil {
+		return nil, err
+	}
+	spec, err := loadPagecache()
+	if err != nil {
+		return nil, fmt.Errorf("parse the embedded page-cache program: %w", err)
+	}
+	if err := spec.Variables["page_shift"].Set(uint32(bits.TrailingZeros(uint(os.Getpagesize())))); err != nil {
+		return nil, fmt.Errorf("set the page size: %w", err)
+	}
+	if err := spec.Variables["only_tgid"].Set(uint32(pid)); err != nil {
+		return nil, fmt.Errorf("set the process filter: %w", err)
+	}
+	p := &Probe{}
+	if err := spec.LoadAndAssign(&p.objs, nil); err != nil {
+		return nil, bpf.Explain("load the page-cache program (needs the filemap tracepoints of kernel 6.10 or newer)", err)
+	}
+	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault, p.objs.PageAdded, p.objs.PageDirtied} {
+		l, err := link.AttachTracing(link.TracingOptions{Program: prog})
+		if err != nil {
+			p.Close()
+			return nil, bpf.Explain("attach the page-cache program "+prog.String(), err)
+		}
+		p.links = append(p.links, l)
+	}
+	return p, nil
+}
+
+// Read returns the counts, cumulative since Load.
+func (p *Probe) Read() (Counts, error) {
+	var c Counts
+	for event, field := range map[uint32]*uint64{eventRead: &c.Read, eventFaulted: &c.Faulted,
+		eventAdded: &c.Added, eventDirtied: &c.Dirtied} {
+		var perCPU []uint64
+		if err := p.objs.Counts.Lookup(event, &perCPU); err != nil {
+			return Counts{}, fmt.Errorf("read the page-cache counts: %w", err)
+		}
+		for _, n := range perCPU {
+			*field += n
+		}
+	}
+	return c, nil
+}
+
+// Close detaches the programs and frees the maps.
+func (p *Probe) Close() error {
+	var errs []error
+	for _, l := range p.links {
+		errs = append(errs, l.Close())
+	}
+	p.links = nil
+	errs = append(errs, p.objs.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package pagecache
+
+import "github.com/spindle-io/spindle/agent/internal/bpf"
+
+// Probe is the loaded program; on this system it never loads.
+type Probe struct{}
+
+// Load reports that eBPF needs Linux.
+func Load() (*Probe, error) { return nil, bpf.Prepare() }
+
+// LoadForProcess reports that eBPF needs Linux.
+func LoadForProcess(int) (*Probe, error) { return nil, bpf.Prepare() }
+
+// Read is never reached: Load fails.
+func (p *Probe) Read() (Counts, error) { return Counts{}, bpf.ErrUnsupported }
+
+// Close does nothing.
+func (p *Probe) Close() error { return nil }

@@ -1,0 +1,169 @@
+package collector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
+)
+
+var ebpfNames = []string{"block_latency", "block_samples", "block_split", "page_cache"}
+
+// TestEBPFCollectorsRecordRealIO builds the four eBPF collectors as the agent does, drives real
+// I/O on a loop device, and checks what one Collect records for that device.
+func TestEBPFCollectorsRecordRealIO(t *testing.T) {
+	bpftest.RequireRoot(t)
+	loop := bpftest.NewLoop(t, 64<<20)
+	loop.SetMaxSectorsKB(t, 128)
+	built, err := Build(ebpfNames, Options{ProcPath: "/proc", SysPath: "/sys", Logger: discardLogger(),
+		EBPF: EBPFOptions{Mode: EBPFOn, SampleEvery: 1, SampleCapacity: 1024}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := NewRunner(built, discardLogger())
+	defer runner.Close()
+	for _, c := range Capabilities(built, func(string) string { return "off" }) {
+		if !c.Available {
+			t.Fatalf("capability %s missing: %s", c.Name, c.Reason)
+		}
+	}
+	runner.Collect(context.Background(), newRecordingSink()) // baseline: whatever ran before
+
+	buf := bpftest.AlignedBuffer(t, 1<<20)
+	loop.WriteDirect(t, buf, 0, 4) // 4 x 1 MiB, 8 pieces each at 128 KiB: 28 splits
+	loop.ReadDirect(t, buf[:4096], 0, 100)
+	sink := newRecordingSink()
+	for _, r := range runner.Collect(context.Background(), sink) {
+		if r.State != StateOK {
+			t.Fatalf("collector %s: %s %v", r.Name, r.State, r.Err)
+		}
+	}
+
+	reads := sink.histograms["histogram spindle.disk.io.latency[s]{disk.io.direction=read,system.device="+loop.Name+"}"]
+	var n uint64
+	for _, c := range reads.BucketCounts {
+		n += c
+	}
+	if n < 100 || reads.Sum <= 0 || reads.Sum > 10 {
+		t.Errorf("read latency of %s: %d I/Os, sum %gs; want at least 100 with a plausible sum\n%s", loop.Name, n, reads.Sum, sink.render())
+	}
+	if got := sink.series["counter spindle.disk.split_operations[{operation}]{system.device="+loop.Name+"}"]; got != "28" {
+		t.Errorf("splits of %s = %q, want 28", loop.Name, got)
+	}
+	for _, key := range []string{
+		"counter spindle.page_cache.accesses[{page}]{}",
+		"counter spindle.page_cache.misses[{page}]{}",
+		"counter spindle.agent.block_samples.kept[{sample}]{}",
+		"counter spindle.agent.block_samples.dropped[{sample}]{reason=ring_overwritten}",
+	} {
+		if _, ok := sink.series[key]; !ok {
+			t.Errorf("%s not recorded", key)
+		}
+	}
+}
+
+// TestEBPFUnavailableWithoutPrivileges runs the collectors in a child process as nobody (no
+// CAP_BPF): in auto mode each becomes a missing capability with the reason and Collect says
+// unsupported; in on mode Collect fails. Nothing crashes.
+func TestEBPFUnavailableWithoutPrivileges(t *testing.T) {
+	if os.Getenv("SPINDLE_EBPF_CHILD") != "" {
+		ebpfChild(t)
+		return
+	}
+	bpftest.RequireRoot(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "spindle-ebpf-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	binary := filepath.Join(dir, "collector.test")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(binary, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []EBPFMode{EBPFAuto, EBPFOn} {
+		cmd := exec.Command(binary, "-test.run=^TestEBPFUnavailableWithoutPrivileges$", "-test.v")
+		cmd.Env = append(os.Environ(), "SPINDLE_EBPF_CHILD="+string(mode))
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s mode: the child failed: %v\n%s", mode, err, out)
+		}
+		var report childReport
+		line := strings.TrimSpace(between(string(out), "REPORT ", "\n"))
+		if err := json.Unmarshal([]byte(line), &report); err != nil {
+			t.Fatalf("%s mode: no report from the child: %v\n%s", mode, err, out)
+		}
+		if len(report.Capabilities) != 4 {
+			t.Fatalf("%s mode: capabilities %+v", mode, report.Capabilities)
+		}
+		for _, c := range report.Capabilities {
+			if c.Available || !strings.Contains(c.Reason, "permission denied") {
+				t.Errorf("%s mode: %+v, want missing because of permissions", mode, c)
+			}
+		}
+		for name, state := range report.States {
+			want := StateUnsupported
+			if mode == EBPFOn {
+				want = StateError
+			}
+			if state != want {
+				t.Errorf("%s mode: collector %s is %s, want %s", mode, name, state, want)
+			}
+		}
+	}
+}
+
+type childReport struct {
+	Capabilities []Capability
+	States       map[string]State
+}
+
+func ebpfChild(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Fatal("the child must not run as root")
+	}
+	built, err := Build(ebpfNames, Options{ProcPath: "/proc", SysPath: "/sys", Logger: discardLogger(),
+		EBPF: EBPFOptions{Mode: EBPFMode(os.Getenv("SPINDLE_EBPF_CHILD"))}})
+	if err != nil {
+		t.Fatalf("building must not fail when eBPF is unavailable: %v", err)
+	}
+	runner := NewRunner(built, discardLogger())
+	defer runner.Close()
+	report := childReport{Capabilities: Capabilities(built, func(string) string { return "off" }), States: map[string]State{}}
+	for _, r := range runner.Collect(context.Background(), newRecordingSink()) {
+		report.States[r.Name] = r.State
+		if r.State == StateUnsupported && !errors.Is(r.Err, ErrUnsupported) {
+			t.Errorf("%s: unsupported without ErrUnsupported: %v", r.Name, r.Err)
+		}
+	}
+	out, _ := json.Marshal(report)
+	os.Stdout.WriteString("REPORT " + string(out) + "\n")
+}
+
+func between(s, start, end string) string {
+	_, after, ok := strings.Cut(s, start)
+	if !ok {
+		return ""
+	}
+	before, _, _ := strings.Cut(after, end)
+	return before
+}
