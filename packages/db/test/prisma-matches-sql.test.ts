@@ -51,11 +51,21 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
         batchHwm: 9_007_199_254_740_993n, capabilities: { ebpf: false, collectors: ["diskstats"] } },
     });
     await prisma.auditLog.create({ data: { orgId: org.id, actorId: user.id, action: "server.enrolled", target: server.id, details: { via: "token" } } });
+    const policy = await prisma.policy.create({ data: { orgId: org.id, name: "postgres", description: "database servers", createdBy: user.id } });
+    await prisma.policyVersion.create({
+      data: { policyId: policy.id, orgId: org.id, version: 1, document: { schemaVersion: 1, readCache: { enabled: true } }, comment: "first", createdBy: user.id },
+    });
+    await prisma.policyAssignment.create({ data: { orgId: org.id, policyId: policy.id, scope: "server", serverId: server.id, createdBy: user.id } });
+    await prisma.serverPolicyStatus.create({
+      data: { orgId: org.id, serverId: server.id, desiredVersionHash: "a".repeat(64), appliedHash: "a".repeat(64), status: "applied",
+        reportedAt: new Date(), appliedAt: new Date() },
+    });
 
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },
-        enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true } }, agents: true, auditLog: true },
+        enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true, policyAssignments: true, policyStatus: true } }, agents: true, auditLog: true,
+        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true },
     });
     const member = read.members[0];
     assert.equal(member?.role, "owner");
@@ -70,6 +80,15 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.deepEqual(read.agents[0]?.capabilities, { ebpf: false, collectors: ["diskstats"] });
     assert.deepEqual(read.auditLog[0]?.details, { via: "token" });
     assert.equal(typeof read.auditLog[0]?.id, "bigint");
+    assert.deepEqual(read.policies[0]?.versions[0]?.document, { schemaVersion: 1, readCache: { enabled: true } });
+    assert.equal(read.policies[0]?.versions[0]?.version, 1);
+    assert.equal(read.policies[0]?.archivedAt, null);
+    assert.equal(read.policies[0]?.assignments[0]?.server?.hostname, "db-01");
+    assert.equal(read.servers[0]?.policyAssignments[0]?.scope, "server");
+    assert.equal(read.servers[0]?.policyStatus?.status, "applied");
+    assert.equal(read.serverPolicyStatuses[0]?.message, "");
+    assert.equal(read.policyVersions.length, 1);
+    assert.equal(read.policyAssignments[0]?.tag, null);
     const verification = await prisma.verification.findFirstOrThrow({ where: { identifier: "ada@example.com" } });
     assert.equal(verification.value, "123456");
     assert.match(server.id, /^[0-9a-f-]{36}$/);

@@ -5,7 +5,9 @@ import { cn } from "@/lib/utils";
 
 const links = [
   { href: "/servers", label: "Servers" },
+  { href: "/policies", label: "Policies" },
   { href: "/settings/members", label: "Members" },
+  { href: "/settings/audit", label: "Audit log" },
 ];
 
 export function NavLinks() {

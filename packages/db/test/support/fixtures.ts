@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,3 +41,12 @@ export function insertStatement(table: string, columns: string, rows: unknown[][
   const tuples = rows.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`);
   return { text: `INSERT INTO ${table} (${columns}) VALUES ${tuples.join(", ")}`, params: rows.flat() };
 }
+
+/**
+ * Every migration folder, in the order the runner applies them: read from the folder, so a new
+ * migration does not need editing here (the runner's own folder rules are tested elsewhere).
+ */
+export const allMigrations = readdirSync(defaultMigrationsDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && /^\d{14}_[a-z0-9_]+$/.test(entry.name))
+  .map((entry) => entry.name)
+  .sort();

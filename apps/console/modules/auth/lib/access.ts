@@ -7,6 +7,8 @@ import { defaultStatements } from "better-auth/plugins/organization/access";
 export const statements = {
   ...defaultStatements,
   enrollmentToken: ["create", "revoke"],
+  // Policies: create them, save versions (update), and assign them or tag servers (assign).
+  policy: ["create", "update", "assign"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -15,12 +17,13 @@ const manageOrganisation = {
   member: ["create", "update", "delete"],
   invitation: ["create", "cancel"],
   enrollmentToken: ["create", "revoke"],
+  policy: ["create", "update", "assign"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [] }),
 };
 
 export type RoleName = keyof typeof roles;

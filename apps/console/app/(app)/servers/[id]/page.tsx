@@ -7,6 +7,9 @@ import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { ServerDetail } from "@/modules/fleet/components/server-detail";
 import { getServer } from "@/modules/fleet/lib/get-server";
+import { can } from "@/modules/auth/lib/access";
+import { ServerPolicyPanel } from "@/modules/policies/components/server-policy-panel";
+import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
 
 export const metadata: Metadata = { title: "Server" };
 
@@ -17,12 +20,16 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
+  const serverPolicy = await getServerPolicy(prisma(), context.orgId, server.id);
   return (
     <>
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
         <ArrowLeft className="size-4" aria-hidden /> Servers
       </Link>
       <ServerDetail initialServer={server} />
+      <div className="mt-6">
+        <ServerPolicyPanel initial={serverPolicy} canEdit={can(context.role, { policy: ["assign"] })} />
+      </div>
     </>
   );
 }

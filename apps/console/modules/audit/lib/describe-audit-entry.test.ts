@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { auditEntryLink, describeAuditEntry } from "./describe-audit-entry";
+
+describe("audit entry sentences", () => {
+  it("says what happened in words, from the recorded details", () => {
+    assert.equal(describeAuditEntry({ action: "policy.version_saved", target: "p", details: { name: "Postgres", version: 3, comment: "bigger cache" } }),
+      "saved version 3 of “Postgres”: bigger cache");
+    assert.equal(describeAuditEntry({ action: "policy.assigned", target: "p", details: { name: "Web", target: "tag web", replaced: "Old" } }),
+      "assigned “Web” to tag web (replacing “Old”)");
+    assert.equal(describeAuditEntry({ action: "server.tags_changed", target: "s", details: { hostname: "db-7", before: [], after: ["alpha", "beta"] } }),
+      "changed the tags of db-7 from none to alpha, beta");
+    assert.equal(describeAuditEntry({ action: "member.removed", target: "u1", details: {} }), "member.removed (u1)");
+  });
+
+  it("links to the subject's page", () => {
+    assert.equal(auditEntryLink({ action: "policy.created", target: "abc" }), "/policies/abc");
+    assert.equal(auditEntryLink({ action: "server.tags_changed", target: "s1" }), "/servers/s1");
+    assert.equal(auditEntryLink({ action: "member.removed", target: "x" }), null);
+  });
+});

@@ -1,0 +1,44 @@
+import type { AuditEntry } from "../types/audit";
+
+const text = (value: unknown, fallback = "?") => (typeof value === "string" && value !== "" ? value : fallback);
+const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.join(", ") : "none");
+
+/**
+ * One audit entry as a sentence ("saved version 3 of “Postgres”"), from the action and the
+ * details the operation recorded. Unknown actions fall back to their raw name.
+ */
+export function describeAuditEntry({ action, details, target }: Pick<AuditEntry, "action" | "details" | "target">): string {
+  const name = `“${text(details.name)}”`;
+  switch (action) {
+    case "policy.created":
+      return `created policy ${name}`;
+    case "policy.version_saved":
+      return `saved version ${String(details.version ?? "?")} of ${name}${details.comment ? `: ${text(details.comment)}` : ""}`;
+    case "policy.updated":
+      return `changed the description of ${name}`;
+    case "policy.archived":
+      return `archived policy ${name}`;
+    case "policy.restored":
+      return `restored policy ${name}`;
+    case "policy.assigned":
+      return `assigned ${name} to ${text(details.target)}${details.replaced ? ` (replacing “${text(details.replaced)}”)` : ""}`;
+    case "policy.unassigned":
+      return `removed ${name} from ${text(details.target)}`;
+    case "server.tags_changed":
+      return `changed the tags of ${text(details.hostname)} from ${list(details.before)} to ${list(details.after)}`;
+    case "enrollment_token.created":
+      return `created an enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
+    case "enrollment_token.revoked":
+      return `revoked the enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
+    default:
+      return target ? `${action} (${target})` : action;
+  }
+}
+
+/** Where an entry's subject lives in the console, when it has a page. */
+export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "target">): string | null {
+  if (action.startsWith("policy.")) return `/policies/${target}`;
+  if (action.startsWith("server.")) return `/servers/${target}`;
+  if (action.startsWith("enrollment_token.")) return "/servers/add";
+  return null;
+}

@@ -1,0 +1,32 @@
+import type { Prisma } from "@/lib/db";
+import { findAuthors } from "@/modules/policies/lib/summarise-policy";
+import type { AuditEntry } from "../types/audit";
+
+export const AUDIT_PAGE_SIZE = 50;
+
+/** The organisation's audit log, newest first, a page at a time (`before` = the last id shown). */
+export async function listAuditLog(
+  db: Prisma,
+  orgId: string,
+  { before }: { before?: string } = {},
+): Promise<{ entries: AuditEntry[]; nextBefore: string | null }> {
+  const cursor = before && /^\d{1,19}$/.test(before) ? BigInt(before) : undefined;
+  const rows = await db.auditLog.findMany({
+    where: { orgId, ...(cursor !== undefined ? { id: { lt: cursor } } : {}) },
+    orderBy: { id: "desc" },
+    take: AUDIT_PAGE_SIZE + 1,
+  });
+  const page = rows.slice(0, AUDIT_PAGE_SIZE);
+  const authors = await findAuthors(db, page.map((row) => row.actorId));
+  return {
+    entries: page.map((row) => ({
+      id: row.id.toString(),
+      at: row.at.toISOString(),
+      actor: row.actorId ? (authors.get(row.actorId) ?? { id: row.actorId, name: "a removed user" }) : null,
+      action: row.action,
+      target: row.target,
+      details: (row.details ?? {}) as Record<string, unknown>,
+    })),
+    nextBefore: rows.length > AUDIT_PAGE_SIZE ? (page.at(-1)?.id.toString() ?? null) : null,
+  };
+}

@@ -1,0 +1,11 @@
+import type { Author } from "@/modules/policies/types/policy";
+
+/** One audit_log row for display: who did what, when, to what. */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: Author | null;
+  action: string;
+  target: string;
+  details: Record<string, unknown>;
+}

@@ -1,0 +1,118 @@
+"use client";
+import { X } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { FormError } from "@/components/ui/form-error";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { Select } from "@/components/ui/select";
+import type { AssignmentScope, AssignmentSummary } from "../types/policy";
+import { AssignmentLabel } from "./assignment-label";
+import { sendJson } from "./send-json";
+
+interface Props {
+  policyId: string;
+  archived: boolean;
+  assignments: AssignmentSummary[];
+  /** Every assignment of the organisation, to say what an assignment would replace. */
+  orgAssignments: AssignmentSummary[];
+  servers: { id: string; hostname: string }[];
+  knownTags: string[];
+  canEdit: boolean;
+}
+
+/** Where this policy applies, and assigning it to the organisation default, a tag or a server. */
+export function AssignmentPanel({ policyId, archived, assignments, orgAssignments, servers, knownTags, canEdit }: Props) {
+  const router = useRouter();
+  const [scope, setScope] = useState<AssignmentScope>("tag");
+  const [tag, setTag] = useState("");
+  const [serverId, setServerId] = useState(servers[0]?.id ?? "");
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  const normalisedTag = tag.trim().toLowerCase();
+  const current = orgAssignments.find((a) =>
+    a.scope === scope && (scope === "organization" || (scope === "tag" ? a.tag === normalisedTag : a.serverId === serverId)));
+  const replaces = current && current.policyId !== policyId ? current.policyName : null;
+
+  async function run(request: Promise<{ ok: boolean; message?: string }>) {
+    setPending(true);
+    setError(null);
+    const result = await request;
+    setPending(false);
+    if (!result.ok) return setError(result.message ?? "That did not work.");
+    setTag("");
+    router.refresh();
+  }
+
+  function assign(event: FormEvent) {
+    event.preventDefault();
+    const body = scope === "organization" ? { scope, policyId } : scope === "tag" ? { scope, policyId, tag: normalisedTag } : { scope, policyId, serverId };
+    void run(sendJson("/api/policies/assignments", "POST", body));
+  }
+
+  return (
+    <Card data-testid="assignment-panel">
+      <CardHeader>
+        <CardTitle>Assigned to</CardTitle>
+        <CardDescription>Servers merge the organisation default, then their tags&apos; policies in tag-name order, then their own.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        {assignments.length === 0 ? (
+          <p className="text-sm text-muted-foreground" data-testid="no-assignments">Not assigned yet: no server uses this policy.</p>
+        ) : (
+          <ul className="grid gap-1.5">
+            {assignments.map((assignment) => (
+              <li key={assignment.id} className="flex items-center justify-between gap-2 rounded-md border px-3 py-1.5 text-sm" data-testid="assignment-row" data-scope={assignment.scope}>
+                <AssignmentLabel {...assignment} />
+                {canEdit ? (
+                  <Button variant="ghost" size="icon" aria-label="Remove assignment" disabled={pending}
+                    onClick={() => void run(sendJson(`/api/policies/assignments/${assignment.id}`, "DELETE"))}>
+                    <X />
+                  </Button>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+        {canEdit && !archived ? (
+          <form onSubmit={assign} className="grid gap-3 border-t pt-4" data-testid="assign-form">
+            <div className="grid gap-1.5">
+              <Label htmlFor="assign-scope">Assign to</Label>
+              <Select id="assign-scope" value={scope} onChange={(event) => setScope(event.target.value as AssignmentScope)}>
+                <option value="organization">Organisation default</option>
+                <option value="tag">Servers with a tag</option>
+                <option value="server">One server</option>
+              </Select>
+            </div>
+            {scope === "tag" ? (
+              <div className="grid gap-1.5">
+                <Label htmlFor="assign-tag">Tag</Label>
+                <Input id="assign-tag" value={tag} onChange={(event) => setTag(event.target.value)} list="known-tags" placeholder="postgres" required />
+                <datalist id="known-tags">{knownTags.map((known) => <option key={known} value={known} />)}</datalist>
+              </div>
+            ) : null}
+            {scope === "server" ? (
+              servers.length === 0 ? (
+                <p className="text-sm text-muted-foreground">No servers yet: add one first.</p>
+              ) : (
+                <div className="grid gap-1.5">
+                  <Label htmlFor="assign-server">Server</Label>
+                  <Select id="assign-server" value={serverId} onChange={(event) => setServerId(event.target.value)}>
+                    {servers.map((server) => <option key={server.id} value={server.id}>{server.hostname}</option>)}
+                  </Select>
+                </div>
+              )
+            ) : null}
+            {replaces ? <p className="text-xs text-muted-foreground" data-testid="assign-replaces">Replaces “{replaces}” there.</p> : null}
+            <FormError message={error} />
+            <Button type="submit" disabled={pending || (scope === "server" && servers.length === 0)} data-testid="assign-submit">Assign</Button>
+          </form>
+        ) : null}
+        {archived ? <p className="text-sm text-muted-foreground">Archived policies cannot be assigned; restore it first.</p> : null}
+      </CardContent>
+    </Card>
+  );
+}
