@@ -45,15 +45,6 @@ function authSecret() {
 function build() {
   log("building (Turborepo caches what has not changed)");
   run("npx", ["turbo", "run", "build", "--output-logs=errors-only"], { env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" } });
-  log("building agent binaries for download");
-  const version = JSON.parse(readFileSync(join(root, "agent/package.json"), "utf8")).version;
-  for (const arch of ["amd64", "arm64"]) {
-    run("go", ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${version}`,
-      "-o", join(stateDir, "dist", `spindle-agent-linux-${arch}`), "./cmd/spindle-agent"], {
-      cwd: join(root, "agent"),
-      env: { ...process.env, GOOS: "linux", GOARCH: arch, CGO_ENABLED: "0" },
-    });
-  }
 }
 
 async function database() {
@@ -130,7 +121,7 @@ async function main() {
   const env = { ...process.env, DATABASE_URL: databaseUrl };
   service("gateway", join(root, "apps/gateway/bin/spindle-gateway"), [], {
     env: { ...env, SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: gatewayUrl,
-      SPINDLE_AGENT_DIST_DIR: join(stateDir, "dist") },
+      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin") },
   });
   service("worker", "node", ["dist/main.js"], { cwd: join(root, "apps/worker"), env });
   service("console", join(root, "node_modules/.bin/next"), ["start", "-p", String(consolePort)], {

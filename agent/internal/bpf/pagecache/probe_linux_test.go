@@ -44,7 +44,9 @@ func TestMissThenHit(t *testing.T) {
 }
 
 // TestSystemWideCountsOtherProcesses loads without a filter and sees this process's reads
-// among everyone's.
+// among everyone's. Other processes can only add reads and added pages; their writes dirty
+// pages, which the miss formula (added - dirtied) subtracts, so system-wide misses are checked
+// through the pages added, and the formula itself by TestMissThenHit's filtered counts.
 func TestSystemWideCountsOtherProcesses(t *testing.T) {
 	bpftest.RequireRoot(t)
 	path := filepath.Join(t.TempDir(), "data")
@@ -56,8 +58,8 @@ func TestSystemWideCountsOtherProcesses(t *testing.T) {
 	defer p.Close()
 	dropPages(t, path)
 	d := readDelta(t, p, path)
-	if accesses, misses := d.AccessesAndMisses(); accesses < 2048 || misses < 2000 {
-		t.Errorf("system-wide: %d accesses, %d misses during an 8 MiB cold read, want at least 2048 and 2000", accesses, misses)
+	if accesses, _ := d.AccessesAndMisses(); accesses < 2048 || d.Added < 2048 {
+		t.Errorf("system-wide: %d accesses, %d pages added during an 8 MiB cold read, want at least 2048 of each", accesses, d.Added)
 	}
 }
 
