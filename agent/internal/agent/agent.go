@@ -110,7 +110,11 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 			Mode:           collector.EBPFMode(cfg.EBPF),
 			SampleEvery:    cfg.Collectors.BlockSamples.SampleEvery,
 			SampleCapacity: cfg.Collectors.BlockSamples.Capacity,
-		}})
+		},
+			Fragmentation: collector.FragmentationOptions{Paths: cfg.Fragmentation.Paths, Period: cfg.Fragmentation.Period,
+				MaxFilesPerSecond: cfg.Fragmentation.MaxFilesPerSecond, WorstFiles: cfg.Fragmentation.WorstFiles},
+			PostgreSQL: collector.PostgreSQLOptions{DSN: cfg.Databases.PostgreSQL.DSN, Databases: cfg.Databases.PostgreSQL.Databases},
+		})
 	if err != nil {
 		return nil, err
 	}

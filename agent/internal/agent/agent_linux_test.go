@@ -111,9 +111,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	if !st.Stopped || st.LastBatchSeq != last || st.Spool.Batches != 0 || st.Delivery.LastDeliveredSeq != last || len(st.Disks) == 0 {
 		t.Fatalf("final status: %+v", st)
 	}
-	// The eBPF capabilities are listed whether or not this host can load the programs.
-	if len(st.Capabilities) != 4 {
-		t.Fatalf("status capabilities %+v, want the four eBPF ones", st.Capabilities)
+	// Every capability is listed whether or not this host has it: the four eBPF programs,
+	// fragmentation, PostgreSQL statistics and PSI.
+	if len(st.Capabilities) != 7 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql and psi", st.Capabilities)
 	}
 
 	// A restart continues the numbering.

@@ -86,9 +86,13 @@ var (
 // exporter can create each instrument once at start-up.
 var (
 	IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches,
-		DiskSplitOperations, PageCacheAccesses, PageCacheMisses, BlockSamplesKept, BlockSamplesDropped}
-	FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime}
-	IntGauges     = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage,
-		MemoryDirty, PagingUsage, CollectorSuccess}
-	FloatGauges = []FloatGauge{CollectorDuration}
+		DiskSplitOperations, PageCacheAccesses, PageCacheMisses, BlockSamplesKept, BlockSamplesDropped,
+		PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations}
+	FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime,
+		PostgreSQLBlockReadTime, PressureStallTime}
+	IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage,
+		MemoryDirty, PagingUsage, CollectorSuccess,
+		FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents,
+		FragmentationUnsupportedFiles, FragmentationFileExtents}
+	FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration}
 )

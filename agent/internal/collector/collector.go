@@ -55,6 +55,9 @@ type Options struct {
 	SysPath  string // "/sys", or a fixture tree in tests
 	Logger   *slog.Logger
 	EBPF     EBPFOptions // the eBPF collectors' settings
+
+	Fragmentation FragmentationOptions // the FIEMAP scanner's settings
+	PostgreSQL    PostgreSQLOptions    // pgstats' connection; fragmentation asks it for data_directory
 }
 
 type factory func(Options) (Collector, error)

@@ -58,6 +58,9 @@ type Config struct {
 
 	Spool      SpoolConfig      `yaml:"spool"`
 	Collectors CollectorsConfig `yaml:"collectors"`
+
+	Fragmentation FragmentationConfig `yaml:"fragmentation"`
+	Databases     DatabasesConfig     `yaml:"databases"`
 }
 
 // SpoolConfig bounds the on-disk spool of batches not yet acknowledged by the gateway.
@@ -74,6 +77,10 @@ type CollectorsConfig struct {
 	BlockSplit   CollectorConfig    `yaml:"block_split"`
 	PageCache    CollectorConfig    `yaml:"page_cache"`
 	BlockSamples BlockSamplesConfig `yaml:"block_samples"`
+
+	Fragmentation CollectorConfig `yaml:"fragmentation"`
+	Pgstats       CollectorConfig `yaml:"pgstats"` // default: on when databases.postgresql.dsn is set
+	Pressure      CollectorConfig `yaml:"pressure"`
 }
 
 // BlockSamplesConfig switches and sizes the sampled block stream; zero means the default.
@@ -98,6 +105,8 @@ func Default() Config {
 		LogLevel: DefaultLogLevel,
 		EBPF:     DefaultEBPF,
 		Spool:    SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
+
+		Fragmentation: defaultFragmentation(),
 	}
 }
 
@@ -172,6 +181,7 @@ func (c Config) Validate() error {
 	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
 		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
 	}
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats))
 	return errors.Join(errs...)
 }
 
@@ -214,6 +224,9 @@ func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []str
 			continue
 		}
 		on := enabledByDefault(name)
+		if name == "pgstats" { // has nothing to read until a connection is configured
+			on = c.Databases.PostgreSQL.DSN != ""
+		}
 		if cc.Enabled != nil {
 			on = *cc.Enabled
 		}
@@ -229,6 +242,7 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
 		"page_cache": c.Collectors.PageCache, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
+		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
 	}
 }
 
@@ -236,6 +250,9 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 func (c Config) WhyOff(name string) string {
 	if c.EBPF == "off" && slices.Contains(ebpfCollectors, name) {
 		return "switched off in the config (ebpf: off)"
+	}
+	if name == "pgstats" && c.Databases.PostgreSQL.DSN == "" {
+		return "not configured: set databases.postgresql.dsn in agent.yaml"
 	}
 	return fmt.Sprintf("switched off in the config (collectors.%s.enabled: false)", name)
 }

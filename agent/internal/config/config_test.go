@@ -19,7 +19,7 @@ func TestParseAppliesDefaults(t *testing.T) {
 		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,meminfo,page_cache" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,fragmentation,meminfo,page_cache,pressure" {
 		t.Fatalf("enabled collectors = %v", got)
 	}
 }
@@ -45,7 +45,7 @@ ebpf: "off"
 	if cfg.Interval != 2*time.Second || cfg.ProcPath != "/host/proc" || cfg.Spool.MaxBytes != 2<<20 {
 		t.Fatalf("fields not read: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "meminfo" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "fragmentation,meminfo,pressure" {
 		t.Fatalf("diskstats and the eBPF collectors should be off, got %v", got)
 	}
 	if err := cfg.RequireEnrolled("x"); err != nil {

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package fiemap
+
+import "fmt"
+
+// CountFD: FIEMAP is a Linux ioctl.
+func CountFD(_ int, name string) (int, error) {
+	return 0, fmt.Errorf("%s: %w", name, ErrUnsupported)
+}
