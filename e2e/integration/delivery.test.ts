@@ -43,7 +43,7 @@ before(async () => {
 
 after(async () => {
   await agent.destroy();
-  await gateway.destroy();
+  await gateway.stop();
   cluster.destroy();
 });
 

@@ -68,6 +68,7 @@ export class InstalledAgent {
 export interface AgentStatus {
   spool: { batches: number; bytes: number };
   lastBatchSeq: number;
+  intervalSeconds: number;
   delivery: { lastDeliveredSeq?: number; lastError?: string };
 }
 

@@ -1,20 +1,15 @@
-// Runs the real gateway binary built by `turbo run build`, serving the real agent binary.
+// Runs the real gateway binary built by `turbo run build`, serving the agent binaries that the
+// agent's build puts in agent/bin.
 import { ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const repoRoot = resolve(import.meta.dirname, "../..");
 
 export class GatewayProcess {
   private process?: ChildProcess;
-  private readonly distDir = mkdtempSync(join(tmpdir(), "spindle-dist-"));
   output = "";
 
-  constructor(readonly port: number, private readonly databaseUrl: string) {
-    const arch = process.arch === "arm64" ? "arm64" : "amd64";
-    copyFileSync(join(repoRoot, "agent/bin/spindle-agent"), join(this.distDir, `spindle-agent-linux-${arch}`));
-  }
+  constructor(readonly port: number, private readonly databaseUrl: string) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -23,7 +18,7 @@ export class GatewayProcess {
   async start(): Promise<void> {
     this.process = spawn(join(repoRoot, "apps/gateway/bin/spindle-gateway"), [], {
       env: { ...process.env, DATABASE_URL: this.databaseUrl, SPINDLE_GATEWAY_ADDR: `127.0.0.1:${this.port}`,
-        SPINDLE_PUBLIC_URL: this.url, SPINDLE_AGENT_DIST_DIR: this.distDir },
+        SPINDLE_PUBLIC_URL: this.url, SPINDLE_AGENT_DIST_DIR: join(repoRoot, "agent/bin") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.process.stdout!.on("data", (d) => (this.output += d));
@@ -45,10 +40,5 @@ export class GatewayProcess {
     const exited = new Promise((r) => child.on("exit", r));
     child.kill("SIGTERM");
     await exited;
-  }
-
-  async destroy(): Promise<void> {
-    await this.stop();
-    rmSync(this.distDir, { recursive: true, force: true });
   }
 }

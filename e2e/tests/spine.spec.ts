@@ -5,6 +5,7 @@ import { expect, test } from "@playwright/test";
 import { hostname } from "node:os";
 import { newAccount, signIn, signUp } from "../support/accounts";
 import { InstalledAgent } from "../support/agent";
+import { enrolThisMachine } from "../support/enrol";
 
 const owner = newAccount("Owner");
 const agent = new InstalledAgent();
@@ -21,14 +22,8 @@ test("sign up, enrol this machine with the one-liner, and see it live", async ({
 
   await page.getByTestId("add-server").first().click();
   await expect(page).toHaveURL(/\/servers\/add$/);
-  await page.getByTestId("create-token").click();
-  const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
-  expect(oneLiner).toMatch(/^curl -fsSL http:\/\/127\.0\.0\.1:4400\/install\.sh \| sudo sh -s -- --token spe_\S+$/);
+  await enrolThisMachine(page, agent);
   await expect(page.getByTestId("token-row")).toHaveCount(1);
-
-  agent.install(oneLiner);
-  agent.setInterval(2);
-  agent.start();
 
   await page.goto("/servers");
   const row = page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`);

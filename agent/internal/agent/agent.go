@@ -42,6 +42,8 @@ type agent struct {
 	caps      []collector.Capability
 	forwarder *forward.Forwarder
 	started   time.Time
+	host      hostinfo.Info
+	policy    policyWiring
 
 	droppedSeen  uint64
 	lastSeq      uint64
@@ -63,13 +65,18 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	}
 	defer a.runner.Close()
 
+	if err := a.startPolicy(ctx); err != nil {
+		return err
+	}
+	defer a.stopPolicy()
+
 	fwdCtx, stopForwarder := context.WithCancel(context.Background())
 	fwdDone := make(chan struct{})
 	go func() { a.forwarder.Run(fwdCtx); close(fwdDone) }()
 
-	a.log.Info("agent started", "version", opts.Version, "gateway", cfg.Gateway, "interval", cfg.Interval,
+	a.log.Info("agent started", "version", opts.Version, "gateway", cfg.Gateway, "interval", a.currentInterval(),
 		"server_id", cfg.ServerID, "spooled_batches", a.spool.Stats().Batches)
-	ticker := time.NewTicker(cfg.Interval)
+	ticker := time.NewTicker(a.currentInterval()) // the policy may change it: see policy.go
 	defer ticker.Stop()
 	a.tick(ctx) // sets the baseline at once rather than one interval late
 	for ctx.Err() == nil {
@@ -77,10 +84,13 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 		case <-ctx.Done():
 		case <-ticker.C:
 			a.tick(ctx)
+		case d := <-a.policy.interval:
+			ticker.Reset(d)
 		}
 	}
 
 	a.log.Info("stopping: spooling the current interval")
+	a.stopPolicy()
 	a.tick(context.Background())
 	a.drain()
 	stopForwarder()
@@ -140,12 +150,12 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	fs.UserAgent = "spindle-agent/" + opts.Version
 	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
 		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,
-		forwarder: forward.New(fs), started: time.Now()}, nil
+		forwarder: forward.New(fs), started: time.Now(), host: host}, nil
 }
 
 // tick runs the collectors and writes one batch covering the interval since the last tick.
 func (a *agent) tick(ctx context.Context) {
-	collectCtx, cancel := context.WithTimeout(ctx, a.cfg.Interval)
+	collectCtx, cancel := context.WithTimeout(ctx, a.currentInterval())
 	results := a.runner.Collect(collectCtx, a.pipeline.Sink())
 	cancel()
 
@@ -168,9 +178,10 @@ func (a *agent) tick(ctx context.Context) {
 func (a *agent) writeStatus(results []collector.Result, stopped bool) {
 	f := status.File{
 		AgentVersion: a.opts.Version, PID: os.Getpid(), StartedAt: a.started, UpdatedAt: time.Now(),
-		IntervalSeconds: a.cfg.Interval.Seconds(), Gateway: a.cfg.Gateway, AgentID: a.cfg.AgentID,
+		IntervalSeconds: a.currentInterval().Seconds(), Gateway: a.cfg.Gateway, AgentID: a.cfg.AgentID,
 		ServerID: a.cfg.ServerID, LastBatchSeq: a.lastSeq, LastExportError: a.lastExportEr,
 		Delivery: a.forwarder.Status(), Spool: a.spool.Stats(), Stopped: stopped, Capabilities: a.caps,
+		Policy: a.policyStatus(),
 	}
 	if results != nil {
 		f.LastCollection = time.Now()

@@ -33,6 +33,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	var mu sync.Mutex
 	var got []batch
 	gw := testutil.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/metrics" { // no OpAMP here: the agent must run without a policy
+			http.NotFound(w, r)
+			return
+		}
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
 			t.Errorf("gzip: %v", err)

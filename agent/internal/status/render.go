@@ -93,6 +93,7 @@ func Render(w io.Writer, f File, now time.Time) error {
 		}
 		fmt.Fprintf(tw, "Capability %s:\t%s\n", c.Name, state)
 	}
+	renderPolicy(tw, f.Policy, ago)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

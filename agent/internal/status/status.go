@@ -39,6 +39,8 @@ type File struct {
 	// available or missing with the reason.
 	Capabilities []collector.Capability `json:"capabilities"`
 	Stopped      bool                   `json:"stopped,omitempty"` // written on a clean shutdown
+	// Policy is the cache policy in force and how it is delivered (policy.go).
+	Policy *Policy `json:"policy,omitempty"`
 }
 
 // Collector is one collector's outcome in the last tick.

@@ -3,6 +3,7 @@
 import { createPool, explainConnectionFailure, readTimeseriesMode } from "@spindle/db";
 import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
+import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
 import { crontabFor, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
           console.error(`could not queue a rollup: ${error.message}`),
         )
       : () => {};
+  const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing running jobs, then stopping`);
     stopInterval();
+    await stopPolicyDelivery();
     await runner.stop(signal);
     await pool.end();
   };

@@ -1,5 +1,6 @@
 import type { TimeseriesMode } from "@spindle/db";
 import type { Runner, TaskSpec } from "graphile-worker";
+import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -9,12 +10,17 @@ import type { Runner, TaskSpec } from "graphile-worker";
 export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry-rollup", maxAttempts: 3 } satisfies TaskSpec;
 
 /**
- * The durable schedule, deduplicated across worker processes by graphile-worker: rollup every
- * minute, retention hourly. Nothing is scheduled in TimescaleDB mode.
+ * The durable schedule, deduplicated across worker processes by graphile-worker: every five
+ * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
+ * what is sent while no worker listens); in plain mode also rollup every minute and retention
+ * hourly.
  */
 export function crontabFor(mode: TimeseriesMode): string {
-  if (mode !== "plain") return "";
+  const all = effectivePoliciesJobSpec(null);
+  const lines = [`*/5 * * * * ${effectivePoliciesTask} ?jobKey=${all.jobKey}&max=${all.maxAttempts}`];
+  if (mode !== "plain") return lines.join("\n");
   return [
+    ...lines,
     `* * * * * rollup ?queue=${rollupJobSpec.queueName}&jobKey=${rollupJobSpec.jobKey}&max=${rollupJobSpec.maxAttempts}`,
     "17 * * * * retention ?queue=telemetry-retention&max=3",
   ].join("\n");

@@ -1,6 +1,7 @@
 import type { TimeseriesMode } from "@spindle/db";
 import type { Task, TaskList } from "graphile-worker";
 import type pg from "pg";
+import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
 
@@ -16,6 +17,7 @@ export interface TaskDependencies {
  */
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
+    [effectivePoliciesTask]: createEffectivePoliciesTask(deps.pool),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {

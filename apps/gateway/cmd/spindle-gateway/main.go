@@ -15,6 +15,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
+	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
@@ -37,8 +38,9 @@ func main() {
 }
 
 func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	// A few connections beyond the write slots keep /healthz answering under load.
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.MaxConcurrentWrites+2))
+	// A few connections beyond the write slots keep /healthz and OpAMP answering under load; one
+	// more is taken out of the pool for good by the OpAMP server's LISTEN.
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.MaxConcurrentWrites+4))
 	if err != nil {
 		return err
 	}
@@ -49,6 +51,15 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	cancel()
 
+	opampServer, err := opamp.New(opamp.Settings{Store: db, Logger: log})
+	if err != nil {
+		return err
+	}
+	opampCtx, stopOpAMP := context.WithCancel(context.WithoutCancel(ctx))
+	opampDone := make(chan struct{})
+	go func() { opampServer.Run(opampCtx); close(opampDone) }()
+	defer func() { stopOpAMP(); <-opampDone }()
+
 	handler, err := httpapi.New(httpapi.Options{
 		Store:               db,
 		Logger:              log,
@@ -57,6 +68,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		MaxBodyBytes:        cfg.MaxBodyBytes,
 		MaxConcurrentWrites: cfg.MaxConcurrentWrites,
 		MaxQueuedWrites:     cfg.MaxQueuedWrites,
+		OpAMP:               opampServer.Handler(),
 	})
 	if err != nil {
 		return err
@@ -68,6 +80,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext:       opampServer.ConnContext(), // plain-HTTP OpAMP finds its net.Conn here
 	}
 
 	serveErr := make(chan error, 1)

@@ -74,7 +74,7 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	log.Debug("export written", "batches", result.WrittenBatches, "duplicate_batches", result.DuplicateBatches,
-		"disk_io_rows", result.DiskIORows, "memory_rows", result.MemoryRows, "batch_hwm", result.BatchHWM,
+		"disk_io_rows", result.DiskIORows, "memory_rows", result.MemoryRows, "deep_rows", result.DeepRows, "batch_hwm", result.BatchHWM,
 		"ignored_points", request.IgnoredPoints)
 
 	response, err := ingest.EncodeSuccess(encoding)

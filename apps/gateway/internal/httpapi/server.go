@@ -22,6 +22,10 @@ type Options struct {
 	MaxConcurrentWrites int
 	MaxQueuedWrites     int
 	MaxQueueWait        time.Duration
+	// OpAMP, when set, serves /v1/opamp (internal/opamp). It bypasses the request logger, whose
+	// response wrapper would hide the http.Hijacker a WebSocket upgrade needs; the OpAMP server
+	// logs connections itself.
+	OpAMP http.Handler
 }
 
 // DefaultMaxQueueWait keeps a queued request's wait well below an agent's export timeout.
@@ -70,7 +74,14 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
 	})
-	return s, s.logRequests(s.recoverPanics(mux)), nil
+	handler := s.logRequests(s.recoverPanics(mux))
+	if opts.OpAMP != nil {
+		outer := http.NewServeMux()
+		outer.Handle("/v1/opamp", s.recoverPanics(opts.OpAMP))
+		outer.Handle("/", handler)
+		handler = outer
+	}
+	return s, handler, nil
 }
 
 // only answers other methods with a JSON 405 (the mux's own is plain text). GET covers HEAD.

@@ -2,7 +2,8 @@ import type pg from "pg";
 
 /**
  * How long each table keeps rows in plain mode, matching the TimescaleDB retention policies in
- * packages/db/migrations/20261121080100_telemetry/timescale.sql.
+ * packages/db/migrations/20261121080100_telemetry/timescale.sql and
+ * 20261121140000_deep_telemetry/timescale.sql.
  */
 export const retentionPeriods = [
   { table: "disk_io", timeColumn: "time", keep: "30 days" },
@@ -11,6 +12,12 @@ export const retentionPeriods = [
   { table: "memory_1m", timeColumn: "bucket", keep: "90 days" },
   { table: "disk_io_1h", timeColumn: "bucket", keep: "2 years" },
   { table: "memory_1h", timeColumn: "bucket", keep: "2 years" },
+  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure"] as const).flatMap((family) => [
+    { table: family, timeColumn: "time", keep: "30 days" } as const,
+    { table: `${family}_1m`, timeColumn: "bucket", keep: "90 days" } as const,
+    { table: `${family}_1h`, timeColumn: "bucket", keep: "2 years" } as const,
+  ]),
+  { table: "fragmentation_scans", timeColumn: "time", keep: "2 years" },
 ] as const;
 
 export type RetentionResult = Record<(typeof retentionPeriods)[number]["table"], number>;

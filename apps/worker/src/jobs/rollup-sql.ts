@@ -101,6 +101,48 @@ export const rollupStatements = {
   ],
 } as const;
 
+/**
+ * The deep-telemetry families (20261121140000_deep_telemetry): every column is a delta, so the
+ * minute is the sum of raw rows and the hour the sum of minutes. Summed latency bucket counts
+ * are what makes percentiles over any range exact to the bucket. A column NULL in every row of
+ * a bucket (pressure the kernel did not report) stays NULL, as sum() leaves it.
+ */
+const deepFamilies: { source: string; keys: string[]; sums: string[] }[] = [
+  {
+    source: "disk_latency",
+    keys: ["device", "operation"],
+    sums: ["operations", "sum_seconds", ...Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`)],
+  },
+  { source: "disk_split_io", keys: ["device"], sums: ["split_ops"] },
+  { source: "page_cache", keys: [], sums: ["accesses", "misses"] },
+  { source: "pg_database_stats", keys: ["database"], sums: ["commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"] },
+  { source: "pressure", keys: [], sums: ["memory_some_us", "memory_full_us", "io_some_us", "io_full_us"] },
+];
+
+/** sum() of a bigint is numeric: cast back so rollups hold the aggregates' types. */
+const sumOf = (column: string) => (column === "sum_seconds" ? `sum(s.${column})` : `sum(s.${column})::bigint`);
+
+function deepRollup(family: (typeof deepFamilies)[number]): string[] {
+  const sums = family.sums.map((c): [string, string] => [c, sumOf(c)]);
+  return [
+    upsert({
+      target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: family.keys,
+      aggregates: [["interval_seconds", "sum(s.interval_seconds)"], ...sums, ["samples", "count(*)"]],
+    }),
+    upsert({
+      target: `${family.source}_1h`, source: `${family.source}_1m`, sourceTime: "bucket", width: "1 hour", keys: family.keys,
+      aggregates: [["interval_seconds", "sum(s.interval_seconds)"], ...sums, ["samples", "sum(s.samples)::bigint"]],
+    }),
+  ];
+}
+
+export const deepRollupStatements: Record<string, string[]> = Object.fromEntries(
+  deepFamilies.map((family) => [family.source, deepRollup(family)]),
+);
+
+/** Every rollup source (rollup_pending.source) and the statements that recompute its buckets. */
+export const rollupStatementsBySource: Record<string, readonly string[]> = { ...rollupStatements, ...deepRollupStatements };
+
 /** Takes up to $1 pending ranges that no other worker holds, and removes them (on commit). */
 export const claimPendingSql = `
   DELETE FROM rollup_pending

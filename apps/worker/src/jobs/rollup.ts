@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { claimPendingSql, lockServersSql, rollupStatements } from "./rollup-sql.js";
+import { claimPendingSql, lockServersSql, rollupStatementsBySource } from "./rollup-sql.js";
 
 export interface RollupResult {
   /** Pending ranges consumed (one per insert statement and server). */
@@ -16,7 +16,8 @@ export interface RollupOptions {
 }
 
 interface PendingRange {
-  source: "disk_io" | "memory";
+  /** A raw table with rollups: disk_io, memory, or a deep-telemetry family. */
+  source: string;
   org_id: string;
   server_id: string;
   first_time: Date;
@@ -49,7 +50,7 @@ async function rollupOneBatch(pool: pg.Pool, batchSize: number): Promise<{ range
     if (rows.length > 0) {
       const servers = [...new Set(rows.map((row) => row.server_id))].sort();
       await client.query(lockServersSql, [servers]);
-      for (const source of ["disk_io", "memory"] as const) {
+      for (const [source, statements] of Object.entries(rollupStatementsBySource)) {
         const ranges = rows.filter((row) => row.source === source);
         if (ranges.length === 0) continue;
         const params = [
@@ -58,7 +59,7 @@ async function rollupOneBatch(pool: pg.Pool, batchSize: number): Promise<{ range
           ranges.map((row) => row.first_time),
           ranges.map((row) => row.last_time),
         ];
-        for (const statement of rollupStatements[source]) await client.query(statement, params);
+        for (const statement of statements) await client.query(statement, params);
       }
       await client.query("COMMIT");
       return { ranges: rows.length, servers: servers.length };

@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/collector"
+	"github.com/spindle-io/spindle/agent/internal/opamp"
+	"github.com/spindle-io/spindle/agent/internal/policystate"
+	"github.com/spindle-io/spindle/agent/internal/status"
+)
+
+// policyWiring is the policy's part of the run loop: the manager that applies what the gateway
+// pushes, the OpAMP client that receives it, and the sampling interval the policy controls.
+type policyWiring struct {
+	manager *policystate.Manager
+	client  *opamp.Client
+	// interval is read by the loop and written by the telemetry applier (OpAMP's goroutine).
+	interval        chan time.Duration // buffered 1: the newest interval for the loop to pick up
+	currentInterval atomicDuration
+}
+
+// startPolicy restores the last known good policy (before connecting, so it is in force even
+// when the gateway is unreachable) and starts the OpAMP client. The read cache and write
+// optimisation appliers are wired with their features once those are part of the agent; until
+// then a policy enabling them is refused with a message saying so.
+func (a *agent) startPolicy(ctx context.Context) error {
+	a.policy.interval = make(chan time.Duration, 1)
+	a.policy.currentInterval.Store(a.cfg.Interval)
+	a.policy.manager = policystate.NewManager(filepath.Join(a.cfg.StateDir, policystate.FileName),
+		&policystate.TelemetryApplier{SetInterval: a.setInterval, EBPF: func() policystate.EBPFState { return ebpfState(a.caps) }},
+		policystate.NewReadCacheApplier(nil),
+		policystate.NewWriteOptimizationApplier(nil),
+	)
+	restored, err := a.policy.manager.Restore(ctx)
+	if err != nil {
+		// The agent still runs (on agent.yaml's settings); the gateway sends the policy again.
+		a.log.Error("could not restore the last known good policy", "error", err)
+	} else if restored {
+		a.log.Info("restored the last known good policy", "hash", a.policy.manager.State().Hash,
+			"interval", a.currentInterval().String())
+	}
+	client, err := opamp.New(opamp.Settings{
+		Gateway: a.cfg.Gateway, Credential: a.cfg.Credential, AgentID: a.cfg.AgentID, Version: a.opts.Version,
+		Host: a.host, Capabilities: collector.AvailableCapabilities(a.caps), Policy: a.policy.manager, Logger: a.log,
+	})
+	if err != nil {
+		return fmt.Errorf("OpAMP client: %w", err)
+	}
+	a.policy.client = client
+	client.Start(context.WithoutCancel(ctx))
+	return nil
+}
+
+func (a *agent) stopPolicy() {
+	if a.policy.client != nil {
+		a.policy.client.Stop()
+	}
+}
+
+// setInterval is the telemetry applier's hook: the loop resets its ticker at its next turn.
+func (a *agent) setInterval(d time.Duration) {
+	if a.policy.currentInterval.Swap(d) == d {
+		return
+	}
+	select {
+	case <-a.policy.interval: // drop an interval the loop has not picked up yet
+	default:
+	}
+	a.policy.interval <- d
+	a.log.Info("sampling interval set by policy", "interval", d.String())
+}
+
+func (a *agent) currentInterval() time.Duration { return a.policy.currentInterval.Load() }
+
+// ebpfState summarises the eBPF capabilities found at start for the telemetry applier.
+func ebpfState(caps []collector.Capability) policystate.EBPFState {
+	var state policystate.EBPFState
+	var missing []string
+	for _, c := range caps {
+		if !strings.HasPrefix(c.Name, "ebpf.") {
+			continue
+		}
+		if c.Available {
+			state.Loaded = true
+		} else {
+			missing = append(missing, c.Name+": "+c.Reason)
+		}
+	}
+	if len(caps) == 0 {
+		missing = append(missing, "this agent has no eBPF collectors on "+runtime.GOOS)
+	}
+	state.Missing = strings.Join(missing, "; ")
+	return state
+}
+
+// policyStatus is the policy's part of status.json.
+func (a *agent) policyStatus() *status.Policy {
+	if a.policy.manager == nil {
+		return nil
+	}
+	p := &status.Policy{State: a.policy.manager.State()}
+	if a.policy.client != nil {
+		c := a.policy.client.Status()
+		p.OpAMPTransport, p.OpAMPConnected, p.OpAMPLastError = string(c.Transport), c.Connected, c.LastError
+	}
+	return p
+}

@@ -1,0 +1,222 @@
+package opamp
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/open-telemetry/opamp-go/client"
+	clienttypes "github.com/open-telemetry/opamp-go/client/types"
+	"github.com/open-telemetry/opamp-go/protobufs"
+)
+
+// Transport is how the client currently talks to the gateway.
+type Transport string
+
+const (
+	TransportWebSocket Transport = "websocket"
+	TransportHTTP      Transport = "http"
+)
+
+// Client keeps an OpAMP connection to the gateway until Stop.
+type Client struct {
+	settings Settings
+	wsURL    string
+	httpURL  string
+	uid      clienttypes.InstanceUid
+	started  time.Time
+
+	mu        sync.Mutex
+	transport Transport
+	connected bool
+	lastError string
+	status    *protobufs.RemoteConfigStatus // last reported, handed to the next client on a switch
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Status is the connection's part of status.json.
+type Status struct {
+	Transport Transport `json:"transport"`
+	Connected bool      `json:"connected"`
+	LastError string    `json:"lastError,omitempty"`
+}
+
+// New prepares a client; Start connects.
+func New(settings Settings) (*Client, error) {
+	if err := settings.validate(); err != nil {
+		return nil, err
+	}
+	wsURL, httpURL, err := endpoints(settings.Gateway)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{settings: settings, wsURL: wsURL, httpURL: httpURL, uid: InstanceUID(settings.AgentID),
+		started: time.Now(), transport: TransportWebSocket}
+	// A restarted agent tells the gateway at once which policy it runs, so an unchanged policy
+	// is not sent again.
+	if lkg, ok := settings.Policy.LastKnownGood(); ok {
+		if hash, err := hex.DecodeString(lkg.Hash); err == nil {
+			c.status = &protobufs.RemoteConfigStatus{LastRemoteConfigHash: hash, Status: protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED}
+		}
+	}
+	return c, nil
+}
+
+// Start connects in the background; it never blocks on the network.
+func (c *Client) Start(ctx context.Context) {
+	ctx, c.cancel = context.WithCancel(ctx)
+	c.done = make(chan struct{})
+	go func() { defer close(c.done); c.supervise(ctx) }()
+}
+
+// Stop closes the connection and waits for the client to finish.
+func (c *Client) Stop() {
+	if c.cancel == nil {
+		return
+	}
+	c.cancel()
+	<-c.done
+	c.setConnected(false, "")
+}
+
+// Status reports the connection for status.json.
+func (c *Client) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Status{Transport: c.transport, Connected: c.connected, LastError: c.lastError}
+}
+
+// supervise runs WebSocket, falls back to HTTP polling after repeated refused upgrades, and
+// returns to WebSocket after RetryWebSocketAfter.
+func (c *Client) supervise(ctx context.Context) {
+	for ctx.Err() == nil {
+		fallback := make(chan struct{})
+		ws := c.run(ctx, TransportWebSocket, fallback)
+		select {
+		case <-ctx.Done():
+		case <-fallback:
+			c.settings.Logger.Warn("the gateway refused the OpAMP WebSocket upgrade repeatedly; polling over HTTP instead",
+				"poll_interval", c.settings.PollInterval.String(), "retry_websocket_in", c.settings.RetryWebSocketAfter.String())
+		}
+		c.stopClient(ws)
+		if ctx.Err() != nil {
+			return
+		}
+		polling := c.run(ctx, TransportHTTP, nil)
+		select {
+		case <-ctx.Done():
+		case <-time.After(c.settings.RetryWebSocketAfter):
+		}
+		c.stopClient(polling)
+	}
+}
+
+func (c *Client) stopClient(oc client.OpAMPClient) {
+	if oc == nil {
+		return
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// Called once per client: opamp-go's Stop blocks forever on a second call.
+	if err := oc.Stop(stopCtx); err != nil {
+		c.settings.Logger.Debug("OpAMP client stop", "error", err)
+	}
+}
+
+// run starts one opamp-go client; it returns nil (and retries on the next loop) only if the
+// client could not start, which is a programming error logged loudly.
+func (c *Client) run(ctx context.Context, transport Transport, fallback chan struct{}) client.OpAMPClient {
+	c.mu.Lock()
+	c.transport, c.connected = transport, false
+	status := c.status
+	c.mu.Unlock()
+
+	var oc client.OpAMPClient
+	serverURL := c.wsURL
+	logger := &logAdapter{log: c.settings.Logger}
+	if transport == TransportHTTP {
+		oc, serverURL = client.NewHTTP(logger), c.httpURL
+	} else {
+		oc = client.NewWebSocket(logger)
+	}
+	refused := 0
+	var once sync.Once
+	callbacks := clienttypes.Callbacks{
+		OnConnect: func(context.Context) {
+			refused = 0
+			c.setConnected(true, "")
+			c.settings.Logger.Info("connected to the gateway over OpAMP", "transport", transport)
+		},
+		OnConnectFailed: func(_ context.Context, err error) {
+			c.setConnected(false, err.Error())
+			// opamp-go v0.23 calls OnConnectFailed twice for each refused attempt.
+			if errors.Is(err, websocket.ErrBadHandshake) && fallback != nil {
+				if refused++; refused >= 2*c.settings.FallbackAfter {
+					once.Do(func() { close(fallback) })
+				}
+			}
+		},
+		OnMessage: func(ctx context.Context, msg *clienttypes.MessageData) {
+			if msg.RemoteConfig != nil {
+				c.applyRemoteConfig(ctx, oc, msg.RemoteConfig)
+			}
+		},
+		GetEffectiveConfig: func(context.Context) (*protobufs.EffectiveConfig, error) { return c.effectiveConfig(), nil },
+	}
+	if err := c.prepare(oc); err != nil {
+		c.settings.Logger.Error("cannot start the OpAMP client", "error", err)
+		return nil
+	}
+	// For HTTP the heartbeat is the polling interval (opamp-go sets one from the other).
+	heartbeat := c.settings.HeartbeatInterval
+	if transport == TransportHTTP {
+		heartbeat = c.settings.PollInterval
+	}
+	err := oc.Start(ctx, clienttypes.StartSettings{
+		OpAMPServerURL:     serverURL,
+		Header:             map[string][]string{"Authorization": {"Bearer " + c.settings.Credential}, "User-Agent": {"spindle-agent/" + c.settings.Version}},
+		InstanceUid:        c.uid,
+		RemoteConfigStatus: status,
+		HeartbeatInterval:  &heartbeat,
+		Callbacks:          callbacks,
+	})
+	if err != nil {
+		c.settings.Logger.Error("cannot start the OpAMP client", "error", err)
+		return nil
+	}
+	return oc
+}
+
+// prepare sets what opamp-go requires before Start, in the order it requires: a health before
+// the ReportsHealth capability, a description, then the capabilities.
+func (c *Client) prepare(oc client.OpAMPClient) error {
+	if err := oc.SetHealth(&protobufs.ComponentHealth{Healthy: true, Status: "running",
+		StartTimeUnixNano: uint64(c.started.UnixNano()), StatusTimeUnixNano: uint64(time.Now().UnixNano())}); err != nil {
+		return fmt.Errorf("set health: %w", err)
+	}
+	if err := oc.SetAgentDescription(description(c.settings)); err != nil {
+		return fmt.Errorf("set agent description: %w", err)
+	}
+	caps := protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus |
+		protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig |
+		protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig |
+		protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
+		protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
+		protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
+	if err := oc.SetCapabilities(&caps); err != nil {
+		return fmt.Errorf("set capabilities: %w", err)
+	}
+	return nil
+}
+
+func (c *Client) setConnected(connected bool, lastError string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.connected, c.lastError = connected, lastError
+}

@@ -1,0 +1,125 @@
+package opamp
+
+import (
+	"encoding/hex"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/open-telemetry/opamp-go/protobufs"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+)
+
+// maxHostFieldRunes bounds what an attribute can put in a servers column (as for OTLP).
+const maxHostFieldRunes = 255
+
+// maxMessageRunes bounds a failure message stored for the console.
+const maxMessageRunes = 4000
+
+// CapabilitiesAttribute lists what works on the agent's host (ebpf.block_latency, …), the same
+// attribute the agent puts on its OTLP resource.
+const CapabilitiesAttribute = "spindle.agent.capabilities"
+
+// agentReport maps the parts of an AgentToServer message that describe the agent; what the
+// message leaves out (unchanged since the last one) stays nil.
+func agentReport(msg *protobufs.AgentToServer) store.AgentReport {
+	var report store.AgentReport
+	capabilities := map[string]any{}
+	if d := msg.GetAgentDescription(); d != nil {
+		attrs := map[string]*protobufs.AnyValue{}
+		for _, kv := range append(append([]*protobufs.KeyValue{}, d.GetIdentifyingAttributes()...), d.GetNonIdentifyingAttributes()...) {
+			attrs[kv.GetKey()] = kv.GetValue()
+		}
+		text := func(key string) string { return truncate(attrs[key].GetStringValue(), maxHostFieldRunes) }
+		report.Host = &telemetry.HostInfo{
+			Hostname: text("host.name"), OS: text("os.type"), OSVersion: text("os.description"),
+			Kernel: text("spindle.os.kernel"), Arch: text("host.arch"), AgentVersion: text("service.version"),
+		}
+		if v, ok := attrs[CapabilitiesAttribute]; ok {
+			available := []string{}
+			for _, item := range v.GetArrayValue().GetValues() {
+				available = append(available, truncate(item.GetStringValue(), maxHostFieldRunes))
+			}
+			sort.Strings(available)
+			capabilities["available"] = available
+		}
+	}
+	if bits := msg.GetCapabilities(); bits != 0 {
+		capabilities["opamp"] = capabilityNames(bits)
+	}
+	if len(capabilities) > 0 {
+		report.Capabilities = capabilities
+	}
+	if h := msg.GetHealth(); h != nil {
+		report.Health = map[string]any{
+			"healthy":    h.GetHealthy(),
+			"status":     truncate(h.GetStatus(), maxHostFieldRunes),
+			"lastError":  truncate(h.GetLastError(), maxMessageRunes),
+			"startedAt":  unixNanoTime(h.GetStartTimeUnixNano()),
+			"reportedAt": time.Now().UTC().Format(time.RFC3339Nano),
+		}
+	}
+	if ec := msg.GetEffectiveConfig(); ec != nil {
+		effective := map[string]any{"reportedAt": time.Now().UTC().Format(time.RFC3339Nano)}
+		if file := ec.GetConfigMap().GetConfigMap()[PolicyConfigName]; file != nil {
+			effective["document"] = effectiveConfigJSON(file.GetBody())
+		}
+		report.EffectiveConfig = effective
+	}
+	return report
+}
+
+// policyReport maps RemoteConfigStatus onto server_policy_status.
+func policyReport(status *protobufs.RemoteConfigStatus) store.PolicyReport {
+	report := store.PolicyReport{Hash: hex.EncodeToString(status.GetLastRemoteConfigHash()), State: store.PolicyPending}
+	switch status.GetStatus() {
+	case protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED:
+		report.State = store.PolicyApplied
+	case protobufs.RemoteConfigStatuses_RemoteConfigStatuses_FAILED:
+		report.State = store.PolicyFailed
+		report.Message = truncate(status.GetErrorMessage(), maxMessageRunes)
+		if report.Message == "" {
+			report.Message = "the agent refused the policy without saying why; see the agent's log"
+		}
+	}
+	return report
+}
+
+var capabilityBits = []struct {
+	bit  protobufs.AgentCapabilities
+	name string
+}{
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus, "ReportsStatus"},
+	{protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig, "AcceptsRemoteConfig"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig, "ReportsEffectiveConfig"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth, "ReportsHealth"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig, "ReportsRemoteConfig"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat, "ReportsHeartbeat"},
+}
+
+func capabilityNames(bits uint64) []string {
+	names := []string{}
+	for _, c := range capabilityBits {
+		if bits&uint64(c.bit) != 0 {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}
+
+func unixNanoTime(n uint64) any {
+	if n == 0 {
+		return nil
+	}
+	return time.Unix(0, int64(n)).UTC().Format(time.RFC3339Nano)
+}
+
+func truncate(s string, limit int) string {
+	s = strings.ToValidUTF8(s, "�")
+	if runes := []rune(s); len(runes) > limit {
+		return string(runes[:limit])
+	}
+	return s
+}

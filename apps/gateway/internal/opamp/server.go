@@ -1,0 +1,145 @@
+// Package opamp is the gateway's OpAMP server (open-telemetry/opamp-go, WebSocket and plain
+// HTTP transports) at /v1/opamp. Agents authenticate with their own credential, report their
+// description, capabilities, health, effective config and RemoteConfigStatus; the gateway sends
+// each agent its server's effective policy (server_effective_policies, materialised by the
+// worker) as RemoteConfig when the agent's last-received hash differs, and again whenever
+// spindle_effective_policy_changed names a server connected here. docs/agent-protocol.md, "OpAMP".
+//
+// Concurrency: opamp-go calls one connection's callbacks one at a time, different connections
+// concurrently. Pushes run on the listener goroutine; the connection's own lock orders them
+// with the callbacks, and opamp-go's WebSocket connection serialises the writes themselves.
+package opamp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	opampserver "github.com/open-telemetry/opamp-go/server"
+	servertypes "github.com/open-telemetry/opamp-go/server/types"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// Path is where agents reach the OpAMP server on the gateway's listener.
+const Path = "/v1/opamp"
+
+// Store is what the OpAMP server needs from the database. *store.Store implements it.
+type Store interface {
+	AuthenticateAgent(ctx context.Context, credentialHash []byte) (store.Agent, error)
+	EffectivePolicy(ctx context.Context, agent store.Agent) (store.EffectivePolicy, error)
+	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
+	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
+	RecordPolicyReport(ctx context.Context, agent store.Agent, report store.PolicyReport) error
+	RecordAgentReport(ctx context.Context, agent store.Agent, report store.AgentReport) error
+	Listen(ctx context.Context, channel string) (*pgx.Conn, error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Settings configure the server. Store and Logger are required.
+type Settings struct {
+	Store  Store
+	Logger *slog.Logger
+	// DatabaseTimeout bounds the database work of one message. Default 10 s.
+	DatabaseTimeout time.Duration
+	// ListenRetryMin and ListenRetryMax bound the backoff of the LISTEN connection. Defaults 1 s, 30 s.
+	ListenRetryMin, ListenRetryMax time.Duration
+	// Callbacks observe what the server does (tests, metrics). Every field is optional.
+	Callbacks Callbacks
+}
+
+// Callbacks are called after the event they name, from the goroutine that handled it; they must
+// not block.
+type Callbacks struct {
+	// OnPolicySent: a RemoteConfig with this hash went to the agent of serverID.
+	OnPolicySent func(serverID, hash string)
+	// OnListening: the LISTEN connection is (re)established.
+	OnListening func()
+}
+
+func (c *Callbacks) setDefaults() {
+	if c.OnPolicySent == nil {
+		c.OnPolicySent = func(string, string) {}
+	}
+	if c.OnListening == nil {
+		c.OnListening = func() {}
+	}
+}
+
+// Server is the gateway's OpAMP server.
+type Server struct {
+	settings    Settings
+	opamp       opampserver.OpAMPServer
+	handler     opampserver.HTTPHandlerFunc
+	connContext opampserver.ConnContext
+	registry    *registry
+}
+
+// New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
+func New(settings Settings) (*Server, error) {
+	if settings.Store == nil || settings.Logger == nil {
+		return nil, errors.New("opamp: Settings.Store and Settings.Logger are required")
+	}
+	if settings.DatabaseTimeout <= 0 {
+		settings.DatabaseTimeout = 10 * time.Second
+	}
+	if settings.ListenRetryMin <= 0 {
+		settings.ListenRetryMin = time.Second
+	}
+	if settings.ListenRetryMax < settings.ListenRetryMin {
+		settings.ListenRetryMax = max(30*time.Second, settings.ListenRetryMin)
+	}
+	settings.Callbacks.setDefaults()
+	s := &Server{settings: settings, registry: newRegistry()}
+	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
+	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
+		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("attach OpAMP server: %w", err)
+	}
+	s.handler, s.connContext = handler, connContext
+	return s, nil
+}
+
+// Handler serves OpAMP over WebSocket (GET with Upgrade) and plain HTTP (POST protobuf).
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.handler) }
+
+// ConnContext must be the http.Server's ConnContext: plain-HTTP OpAMP reads the net.Conn from it.
+func (s *Server) ConnContext() func(context.Context, net.Conn) context.Context { return s.connContext }
+
+// Run listens for effective-policy changes until ctx ends, then closes every WebSocket
+// connection (http.Server.Shutdown does not touch hijacked connections). Agents reconnect to
+// another gateway, or to this one when it is back.
+func (s *Server) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.listen(ctx) }()
+	<-ctx.Done()
+	wg.Wait()
+	s.registry.disconnectAll()
+}
+
+// ConnectedAgents is how many agents hold a WebSocket connection here (status and tests).
+func (s *Server) ConnectedAgents() int { return s.registry.size() }
+
+func (s *Server) dbContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.settings.DatabaseTimeout)
+}
+
+// effectiveConfigJSON keeps the document as JSON inside the stored report.
+func effectiveConfigJSON(body []byte) any {
+	var document any
+	if json.Unmarshal(body, &document) == nil {
+		return document
+	}
+	return string(body)
+}

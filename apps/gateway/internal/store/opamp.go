@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+)
+
+// EffectivePolicy is what the worker materialised for a server: the document the agent must
+// run and the hash (lowercase hex SHA-256 of its canonical JSON) sent as OpAMP config_hash.
+type EffectivePolicy struct {
+	Document json.RawMessage
+	Hash     string
+}
+
+// ErrNoEffectivePolicy: the worker has not computed this server's policy yet (or its first
+// merge was invalid); nothing is sent until it has.
+var ErrNoEffectivePolicy = errors.New("no effective policy for this server yet")
+
+// EffectivePolicy reads the server's effective policy, scoped to the agent's organisation.
+func (s *Store) EffectivePolicy(ctx context.Context, agent Agent) (EffectivePolicy, error) {
+	var p EffectivePolicy
+	var document []byte
+	err := s.pool.QueryRow(ctx, `
+		SELECT document::text, hash FROM server_effective_policies
+		WHERE server_id = $1 AND org_id = $2 AND hash IS NOT NULL`, agent.ServerID, agent.OrgID).Scan(&document, &p.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return EffectivePolicy{}, ErrNoEffectivePolicy
+	}
+	if err != nil {
+		return EffectivePolicy{}, fmt.Errorf("read effective policy: %w", err)
+	}
+	p.Document = document
+	return p, nil
+}
+
+// ReportedPolicyHash is the last_remote_config_hash the agent reported (to any gateway), "" if none.
+func (s *Store) ReportedPolicyHash(ctx context.Context, agent Agent) (string, error) {
+	var hash *string
+	err := s.pool.QueryRow(ctx, `SELECT reported_hash FROM server_policy_status WHERE server_id = $1 AND org_id = $2`,
+		agent.ServerID, agent.OrgID).Scan(&hash)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && hash == nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read reported policy hash: %w", err)
+	}
+	return *hash, nil
+}
+
+// RecordPolicySent notes that the gateway sent this policy: the server now waits for its agent.
+func (s *Store) RecordPolicySent(ctx context.Context, agent Agent, hash string) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, status, message)
+		VALUES ($1, $2, $3, 'pending', '')
+		ON CONFLICT (server_id) DO UPDATE SET desired_version_hash = EXCLUDED.desired_version_hash,
+			status = CASE WHEN server_policy_status.reported_hash = EXCLUDED.desired_version_hash
+			              THEN server_policy_status.status ELSE 'pending' END,
+			message = CASE WHEN server_policy_status.reported_hash = EXCLUDED.desired_version_hash
+			               THEN server_policy_status.message ELSE '' END
+		WHERE server_policy_status.org_id = EXCLUDED.org_id`,
+		agent.OrgID, agent.ServerID, hash)
+	if err != nil {
+		return fmt.Errorf("record policy sent: %w", err)
+	}
+	return nil
+}
+
+// PolicyState is the agent's RemoteConfigStatus in the words of server_policy_status.
+type PolicyState string
+
+const (
+	PolicyPending PolicyState = "pending" // APPLYING, or nothing reported yet
+	PolicyApplied PolicyState = "applied"
+	PolicyFailed  PolicyState = "failed"
+)
+
+// PolicyReport is one RemoteConfigStatus from the agent.
+type PolicyReport struct {
+	Hash    string // last_remote_config_hash, lowercase hex
+	State   PolicyState
+	Message string // error_message when failed
+}
+
+// RecordPolicyReport stores what the agent said about the policy it last received. applied_hash
+// and applied_at move only on APPLIED (applied_at only when the hash changes), so a later failure
+// still shows which policy is in force and since when.
+func (s *Store) RecordPolicyReport(ctx context.Context, agent Agent, report PolicyReport) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, applied_hash,
+			status, message, reported_at, applied_at)
+		VALUES ($1, $2, $3, $3, CASE WHEN $4 = 'applied' THEN $3 END, $4, $5, now(), CASE WHEN $4 = 'applied' THEN now() END)
+		ON CONFLICT (server_id) DO UPDATE SET
+			desired_version_hash = COALESCE(server_policy_status.desired_version_hash, EXCLUDED.desired_version_hash),
+			reported_hash = EXCLUDED.reported_hash,
+			status        = EXCLUDED.status,
+			message       = EXCLUDED.message,
+			reported_at   = now(),
+			applied_hash  = CASE WHEN EXCLUDED.status = 'applied' THEN EXCLUDED.reported_hash ELSE server_policy_status.applied_hash END,
+			applied_at    = CASE WHEN EXCLUDED.status = 'applied' AND server_policy_status.applied_hash IS DISTINCT FROM EXCLUDED.reported_hash
+			                     THEN now() ELSE server_policy_status.applied_at END
+		WHERE server_policy_status.org_id = EXCLUDED.org_id`,
+		agent.OrgID, agent.ServerID, report.Hash, string(report.State), report.Message)
+	if err != nil {
+		return fmt.Errorf("record policy status: %w", err)
+	}
+	return nil
+}
+
+// AgentReport is what one OpAMP message told about the agent; nil fields were not in the
+// message (OpAMP leaves out what did not change) and leave the stored value alone.
+type AgentReport struct {
+	Host            *telemetry.HostInfo
+	Capabilities    map[string]any // merged into agents.capabilities
+	Health          map[string]any
+	EffectiveConfig map[string]any
+}
+
+// RecordAgentReport marks the agent seen over OpAMP and stores what it reported.
+func (s *Store) RecordAgentReport(ctx context.Context, agent Agent, report AgentReport) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin agent report: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var capabilities, health, effective []byte
+	if report.Capabilities != nil {
+		capabilities, _ = json.Marshal(report.Capabilities)
+	}
+	if report.Health != nil {
+		health, _ = json.Marshal(report.Health)
+	}
+	if report.EffectiveConfig != nil {
+		effective, _ = json.Marshal(report.EffectiveConfig)
+	}
+	_, err = tx.Exec(ctx, `
+		UPDATE agents SET opamp_seen_at = now(),
+			capabilities     = CASE WHEN $3::jsonb IS NULL THEN capabilities ELSE capabilities || $3::jsonb END,
+			health           = COALESCE($4::jsonb, health),
+			effective_config = COALESCE($5::jsonb, effective_config)
+		WHERE id = $1 AND org_id = $2`, agent.ID, agent.OrgID, nullJSON(capabilities), nullJSON(health), nullJSON(effective))
+	if err != nil {
+		return fmt.Errorf("record agent report: %w", err)
+	}
+	host := telemetry.HostInfo{}
+	if report.Host != nil {
+		host = *report.Host
+	}
+	if err = touchServer(ctx, tx, agent, host); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+func nullJSON(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// Listen hands out a connection of its own (taken out of the pool for good) listening on
+// channel; the caller closes it. LISTEN needs one session for as long as it listens.
+func (s *Store) Listen(ctx context.Context, channel string) (*pgx.Conn, error) {
+	pooled, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to listen on %s: %w", channel, err)
+	}
+	conn := pooled.Hijack()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+		return nil, fmt.Errorf("listen on %s: %w", channel, err)
+	}
+	return conn, nil
+}
