@@ -29,7 +29,7 @@ async function openServerPolicy(page: Page): Promise<void> {
 test("a policy saved in the console reaches the agent, which applies it", async ({ page }, testInfo) => {
   await signUp(page, newAccount("Admin"));
   await enrolThisMachine(page, agent);
-  await expect.poll(() => agent.status().lastBatchSeq ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
+  await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
 
   await page.goto("/policies");
   await page.getByTestId("create-policy").click();
