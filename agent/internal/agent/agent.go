@@ -41,6 +41,8 @@ type agent struct {
 	reporters []collector.DiskRatesReporter
 	caps      []collector.Capability
 	forwarder *forward.Forwarder
+	accel     *accelFeatures
+	scanner   collector.FragmentationPolicy // the fragmentation collector; nil when it is off
 	started   time.Time
 	host      hostinfo.Info
 	policy    policyWiring
@@ -64,6 +66,8 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 		return err
 	}
 	defer a.runner.Close()
+	a.accel.start()
+	defer a.accel.close()
 
 	if err := a.startPolicy(ctx); err != nil {
 		return err
@@ -92,6 +96,9 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	a.log.Info("stopping: spooling the current interval")
 	a.stopPolicy()
 	a.tick(context.Background())
+	if err := a.accel.close(); err != nil { // after the last tick, which reports their final interval
+		a.log.Warn("could not release everything the acceleration features held", "error", err)
+	}
 	a.drain()
 	stopForwarder()
 	<-fwdDone
@@ -113,8 +120,9 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	if err != nil {
 		return nil, err
 	}
-	// Collectors first: the eBPF ones load their programs now, and what loaded goes into the
-	// resource of every batch as spindle.agent.capabilities.
+	// Collectors and features first: the eBPF collectors load their programs now, and what
+	// loaded or can run goes into the resource of every batch as spindle.agent.capabilities.
+	features := newAccelFeatures(cfg, log)
 	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
 		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log, EBPF: collector.EBPFOptions{
 			Mode:           collector.EBPFMode(cfg.EBPF),
@@ -126,9 +134,18 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 			PostgreSQL: collector.PostgreSQLOptions{DSN: cfg.Databases.PostgreSQL.DSN, Databases: cfg.Databases.PostgreSQL.Databases},
 		})
 	if err != nil {
+		features.close()
 		return nil, err
 	}
-	caps := collector.Capabilities(collectors, cfg.WhyOff)
+	var scanner collector.FragmentationPolicy
+	for _, c := range collectors {
+		if s, ok := c.Collector.(collector.FragmentationPolicy); ok {
+			scanner = s
+		}
+	}
+	caps := append(collector.Capabilities(collectors, cfg.WhyOff), features.capabilities()...)
+	collectors = append(collectors, collector.Named{Name: collector.AccelCollectorName,
+		Collector: collector.NewAccel(features.sources(), log)})
 	pipeline, err := export.New(ctx, export.Settings{
 		Resource: export.WithCapabilities(export.BaseResource(host, opts.Version, cfg.AgentID), collector.AvailableCapabilities(caps)),
 		Spool:    sp,
@@ -137,6 +154,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	})
 	if err != nil {
 		collector.NewRunner(collectors, log).Close()
+		features.close()
 		return nil, err
 	}
 	var reporters []collector.DiskRatesReporter
@@ -150,7 +168,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	fs.UserAgent = "spindle-agent/" + opts.Version
 	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
 		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,
-		forwarder: forward.New(fs), started: time.Now(), host: host}, nil
+		forwarder: forward.New(fs), accel: features, scanner: scanner, started: time.Now(), host: host}, nil
 }
 
 // tick runs the collectors and writes one batch covering the interval since the last tick.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/opamp"
+	"github.com/spindle-io/spindle/agent/internal/policy"
 	"github.com/spindle-io/spindle/agent/internal/policystate"
 	"github.com/spindle-io/spindle/agent/internal/status"
 )
@@ -25,17 +26,13 @@ type policyWiring struct {
 }
 
 // startPolicy restores the last known good policy (before connecting, so it is in force even
-// when the gateway is unreachable) and starts the OpAMP client. The read cache and write
-// optimisation appliers are wired with their features once those are part of the agent; until
-// then a policy enabling them is refused with a message saying so.
+// when the gateway is unreachable) and starts the OpAMP client. Appliers run in this order
+// (telemetry, read cache, write optimisation) and roll back in reverse when one fails.
 func (a *agent) startPolicy(ctx context.Context) error {
 	a.policy.interval = make(chan time.Duration, 1)
 	a.policy.currentInterval.Store(a.cfg.Interval)
-	a.policy.manager = policystate.NewManager(filepath.Join(a.cfg.StateDir, policystate.FileName),
-		&policystate.TelemetryApplier{SetInterval: a.setInterval, EBPF: func() policystate.EBPFState { return ebpfState(a.caps) }},
-		policystate.NewReadCacheApplier(nil),
-		policystate.NewWriteOptimizationApplier(nil),
-	)
+	appliers := append([]policystate.Applier{a.telemetryApplier()}, a.accel.appliers()...)
+	a.policy.manager = policystate.NewManager(filepath.Join(a.cfg.StateDir, policystate.FileName), appliers...)
 	restored, err := a.policy.manager.Restore(ctx)
 	if err != nil {
 		// The agent still runs (on agent.yaml's settings); the gateway sends the policy again.
@@ -54,6 +51,29 @@ func (a *agent) startPolicy(ctx context.Context) error {
 	a.policy.client = client
 	client.Start(context.WithoutCancel(ctx))
 	return nil
+}
+
+// telemetryApplier applies the interval to the loop and the fragmentation scan to the scanner.
+func (a *agent) telemetryApplier() *policystate.TelemetryApplier {
+	t := &policystate.TelemetryApplier{SetInterval: a.setInterval, EBPF: func() policystate.EBPFState { return ebpfState(a.caps) }}
+	if a.scanner == nil {
+		t.NoFragmentationScanner = capabilityReason(a.caps, "fiemap.fragmentation")
+		return t
+	}
+	t.FragmentationScan = func(_ context.Context, scan policy.FragmentationScan) error {
+		a.scanner.SetPolicyScan(scan.Paths, time.Duration(scan.PeriodSeconds)*time.Second)
+		return nil
+	}
+	return t
+}
+
+func capabilityReason(caps []collector.Capability, name string) string {
+	for _, c := range caps {
+		if c.Name == name {
+			return c.Reason
+		}
+	}
+	return ""
 }
 
 func (a *agent) stopPolicy() {
@@ -81,17 +101,19 @@ func (a *agent) currentInterval() time.Duration { return a.policy.currentInterva
 func ebpfState(caps []collector.Capability) policystate.EBPFState {
 	var state policystate.EBPFState
 	var missing []string
+	seen := false
 	for _, c := range caps {
 		if !strings.HasPrefix(c.Name, "ebpf.") {
 			continue
 		}
+		seen = true
 		if c.Available {
 			state.Loaded = true
 		} else {
 			missing = append(missing, c.Name+": "+c.Reason)
 		}
 	}
-	if len(caps) == 0 {
+	if !seen {
 		missing = append(missing, "this agent has no eBPF collectors on "+runtime.GOOS)
 	}
 	state.Missing = strings.Join(missing, "; ")

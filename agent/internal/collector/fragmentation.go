@@ -47,6 +47,11 @@ type fragmentationCollector struct {
 	scanErr error             // what went wrong in the last pass (a root that could not be scanned)
 	passes  int
 	nothing bool // the last pass found nothing to scan
+	// What the policy in force adds (fragmentation_policy.go), read by each pass.
+	policyPaths  []string
+	policyPeriod time.Duration // 0: the period of agent.yaml
+	rescanNow    bool          // the policy added a root: scan at once rather than at the period
+	wake         chan struct{} // buffered 1: the policy changed the roots or the period
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -55,7 +60,7 @@ type fragmentationCollector struct {
 var _ CapabilityReporter = (*fragmentationCollector)(nil)
 
 func newFragmentation(opts Options) *fragmentationCollector {
-	c := &fragmentationCollector{opts: opts.Fragmentation, logger: opts.Logger}
+	c := &fragmentationCollector{opts: opts.Fragmentation, logger: opts.Logger, wake: make(chan struct{}, 1)}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -83,12 +88,8 @@ func (c *fragmentationCollector) start() {
 		for {
 			began := time.Now()
 			c.pass(ctx)
-			wait := time.NewTimer(time.Until(began.Add(c.opts.Period)))
-			select {
-			case <-ctx.Done():
-				wait.Stop()
+			if !c.waitNextPass(ctx, began) {
 				return
-			case <-wait.C:
 			}
 		}
 	}()
@@ -129,13 +130,22 @@ func (c *fragmentationCollector) roots(ctx context.Context) ([]string, error) {
 			roots = append(roots, path)
 		}
 	}
-	for _, p := range c.opts.Paths {
-		resolved, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("fragmentation.paths: %w", err))
-			continue
+	c.mu.Lock()
+	policyPaths := c.policyPaths
+	c.rescanNow = false // this pass scans them
+	c.mu.Unlock()
+	for _, configured := range []struct {
+		setting string
+		paths   []string
+	}{{"fragmentation.paths", c.opts.Paths}, {"telemetry.fragmentationScan.paths of the policy", policyPaths}} {
+		for _, p := range configured.paths {
+			resolved, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", configured.setting, err))
+				continue
+			}
+			add(resolved)
 		}
-		add(resolved)
 	}
 	if !c.opts.NoDetection {
 		dirs, err := dbdetect.Find(ctx, dbdetect.Sources{Root: c.opts.SearchRoot, PostgreSQLDataDirectory: c.askPG})
@@ -156,7 +166,7 @@ func (c *fragmentationCollector) Collect(_ context.Context, sink Sink) error {
 		return fmt.Errorf("%w: the first fragmentation scan is still running", ErrNoData)
 	}
 	if c.nothing && c.scanErr == nil {
-		return fmt.Errorf("%w: nothing to scan (no fragmentation.paths configured and no PostgreSQL or MySQL directory found)", ErrNoData)
+		return fmt.Errorf("%w: nothing to scan (no fragmentation.paths in agent.yaml or telemetry.fragmentationScan.paths in the policy, and no PostgreSQL or MySQL directory found)", ErrNoData)
 	}
 	for _, r := range c.results {
 		root := attribute.String(catalogue.AttrScanRoot, r.Root)

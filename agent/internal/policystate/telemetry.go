@@ -24,9 +24,12 @@ type TelemetryApplier struct {
 	SetInterval func(time.Duration)
 	// EBPF reports what loaded. Required.
 	EBPF func() EBPFState
-	// FragmentationScan applies telemetry.fragmentationScan; nil means this build has no
-	// fragmentation scanner and a policy asking for one is refused.
+	// FragmentationScan applies telemetry.fragmentationScan; nil means this agent has no
+	// fragmentation scanner and a policy naming scan paths is refused.
 	FragmentationScan func(ctx context.Context, scan policy.FragmentationScan) error
+	// NoFragmentationScanner says why FragmentationScan is nil (the scanner is switched off in
+	// agent.yaml, or FIEMAP is Linux-only), for the refusal; "" means this agent version has none.
+	NoFragmentationScanner string
 }
 
 var _ Applier = (*TelemetryApplier)(nil)
@@ -47,7 +50,11 @@ func (t *TelemetryApplier) Check(p policy.Policy) error {
 		}
 	}
 	if len(p.Telemetry.FragmentationScan.Paths) > 0 && t.FragmentationScan == nil {
-		errs = append(errs, errors.New("telemetry.fragmentationScan.paths is set but this agent version has no fragmentation scanner; upgrade the agent or leave the paths empty"))
+		if t.NoFragmentationScanner != "" {
+			errs = append(errs, fmt.Errorf("telemetry.fragmentationScan.paths is set but this agent's fragmentation scanner is not running (%s); leave the paths empty for this server", t.NoFragmentationScanner))
+		} else {
+			errs = append(errs, errors.New("telemetry.fragmentationScan.paths is set but this agent version has no fragmentation scanner; upgrade the agent or leave the paths empty"))
+		}
 	}
 	return errors.Join(errs...)
 }

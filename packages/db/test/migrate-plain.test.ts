@@ -64,7 +64,7 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
       assert.deepEqual(shapes, aggregateShapes);
       const keys = await client.query(
         `SELECT c.relname AS table, pg_get_constraintdef(k.oid) AS key FROM pg_constraint k
-         JOIN pg_class c ON c.oid = k.conrelid WHERE k.contype = 'p' AND c.relname LIKE '%\\_1_' ORDER BY 1`,
+         JOIN pg_class c ON c.oid = k.conrelid WHERE k.contype = 'p' AND c.relname ~ '^(disk_io|memory)_1[mh]$' ORDER BY 1`,
       );
       assert.deepEqual(keys.rows, [
         { table: "disk_io_1h", key: "PRIMARY KEY (org_id, server_id, bucket, device)" },

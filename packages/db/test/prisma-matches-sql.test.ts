@@ -78,6 +78,8 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.deepEqual(read.servers[0]?.tags, ["prod", "db"]);
     assert.equal(read.servers[0]?.agent?.batchHwm, 9_007_199_254_740_993n);
     assert.deepEqual(read.agents[0]?.capabilities, { ebpf: false, collectors: ["diskstats"] });
+    assert.deepEqual(read.agents[0]?.telemetryCapabilities, [], "telemetry capabilities start empty");
+    assert.equal(read.agents[0]?.telemetryCapabilitiesAt, null, "and unreported");
     assert.deepEqual(read.auditLog[0]?.details, { via: "token" });
     assert.equal(typeof read.auditLog[0]?.id, "bigint");
     assert.deepEqual(read.policies[0]?.versions[0]?.document, { schemaVersion: 1, readCache: { enabled: true } });

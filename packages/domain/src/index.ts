@@ -1,2 +1,4 @@
 export * from "./metrics/catalogue.js";
 export * from "./metrics/derive.js";
+export * from "./metrics/latency.js";
+export * from "./metrics/ratios.js";

@@ -38,6 +38,7 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	}
 	disk := diskRows{}
 	memory := memoryRows{}
+	deep := newDeepRows()
 	scopes := rm.ScopeMetrics()
 	for s := 0; s < scopes.Len(); s++ {
 		metrics := scopes.At(s).Metrics()
@@ -47,6 +48,8 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 				err = disk.add(metric, spec)
 			} else if spec, ok := memoryMetrics[metric.Name()]; ok {
 				err = memory.add(metric, spec)
+			} else if known, deepErr := deep.add(metric); known {
+				err = deepErr
 			} else {
 				ignored[metric.Name()] += dataPointCount(metric)
 			}
@@ -63,7 +66,14 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	if err != nil {
 		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
 	}
-	return telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut}, nil
+	deepOut, err := deep.rows()
+	if err != nil {
+		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+	}
+	if deepOut.Capabilities, err = capabilities(rm.Resource()); err != nil {
+		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+	}
+	return telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut}, nil
 }
 
 func dataPointCount(m pmetric.Metric) int {

@@ -56,3 +56,18 @@ func roundedNonNegative(dp pmetric.NumberDataPoint, scale float64) (int64, error
 	}
 	return int64(scaled), nil
 }
+
+// microsFromSecondsValue reads a duration sent in seconds (OTLP unit "s") as whole microseconds.
+func microsFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
+	if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
+		v := dp.IntValue()
+		if v < 0 {
+			return 0, fmt.Errorf("value %d is negative", v)
+		}
+		if v > math.MaxInt64/1_000_000 {
+			return 0, fmt.Errorf("value %d s is too large", v)
+		}
+		return v * 1_000_000, nil
+	}
+	return roundedNonNegative(dp, 1_000_000)
+}

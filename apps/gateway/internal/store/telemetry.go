@@ -18,6 +18,7 @@ type WriteResult struct {
 	DuplicateBatches int // at or below the high-water mark: acknowledged, not written again
 	DiskIORows       int
 	MemoryRows       int
+	DeepRows         int // rows of the deep-telemetry tables (deep.go)
 	BatchHWM         int64
 }
 
@@ -59,6 +60,7 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 
 	ordered := slices.SortedStableFunc(slices.Values(batches), func(a, b telemetry.Batch) int { return cmp.Compare(a.Seq, b.Seq) })
 	var diskRows, memoryRows [][]any
+	var written []telemetry.Batch
 	for _, batch := range ordered {
 		if batch.Seq <= hwm {
 			result.DuplicateBatches++
@@ -66,6 +68,7 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 		}
 		hwm = batch.Seq
 		result.WrittenBatches++
+		written = append(written, batch)
 		for _, r := range batch.DiskIO {
 			diskRows = append(diskRows, []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.IntervalSeconds,
 				r.ReadOps, r.WriteOps, r.ReadBytes, r.WriteBytes, r.ReadMerged, r.WriteMerged,
@@ -84,6 +87,9 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 		return WriteResult{}, err
 	}
 	if err = copyRows(ctx, tx, "memory", memoryColumns, memoryRows); err != nil {
+		return WriteResult{}, err
+	}
+	if result.DeepRows, err = writeDeep(ctx, tx, agent, written); err != nil {
 		return WriteResult{}, err
 	}
 	if result.WrittenBatches > 0 {

@@ -54,4 +54,5 @@ type Batch struct {
 	Host   HostInfo
 	DiskIO []DiskIORow
 	Memory []MemoryRow
+	Deep   Deep
 }

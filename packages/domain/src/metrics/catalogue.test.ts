@@ -1,26 +1,45 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { findMetric, metricCatalogue } from "./catalogue.js";
+// @ts-expect-error: a plain .mjs script without type declarations
+import { renderAll, repoRoot } from "../../scripts/generate-catalogue.mjs";
+import { capabilityCatalogue, diskLatencyBoundsSeconds, findCapability, findMetric, metricCatalogue } from "./catalogue.js";
 
 const metricsDoc = readFileSync(new URL("../../../../docs/metrics.md", import.meta.url), "utf8");
 
+/** docs/metrics.md writes the 28 bucket columns as `bucket_00` … `bucket_27`. */
+function documentedColumns(columns: readonly string[]): string[] {
+  const buckets = columns.filter((c) => c.startsWith("bucket_"));
+  if (buckets.length === 0) return [...columns];
+  return [...columns.filter((c) => !c.startsWith("bucket_")), buckets[0]!, buckets.at(-1)!];
+}
+
 describe("metric catalogue", () => {
+  it("every generated copy (TypeScript, agent Go, gateway Go) is up to date with catalogue.json", () => {
+    const files = renderAll() as Record<string, string>;
+    for (const [path, expected] of Object.entries(files)) {
+      const actual = readFileSync(join(repoRoot as string, path), "utf8");
+      assert.ok(actual === expected, `${path} is stale or edited by hand: run node packages/domain/scripts/generate-catalogue.mjs`);
+    }
+  });
+
   it("names each metric once", () => {
     const names = metricCatalogue.map((metric) => metric.name);
     assert.equal(new Set(names).size, names.length);
   });
 
   it("lists exactly the metrics docs/metrics.md documents", () => {
-    const documented = [...metricsDoc.matchAll(/^\| `((?:system|spindle)\.[a-z_.]+)`/gm)].map((m) => m[1]);
+    const documented = [...metricsDoc.matchAll(/^\| `((?:system|spindle)\.[a-z0-9_.]+)`/gm)].map((m) => m[1]);
     assert.deepEqual([...documented].sort(), metricCatalogue.map((metric) => metric.name).sort());
   });
 
-  it("stores each metric in the columns docs/metrics.md gives", () => {
+  it("gives each metric the unit and the storage columns docs/metrics.md gives", () => {
     for (const metric of metricCatalogue) {
       const row = metricsDoc.split("\n").find((line) => line.startsWith(`| \`${metric.name}\``));
       assert.ok(row, `${metric.name} has a row in docs/metrics.md`);
-      for (const column of metric.columns) {
+      assert.ok(row.split("|")[2]!.includes(`\`${metric.unit}\``), `${metric.name}: unit ${metric.unit} in docs/metrics.md`);
+      for (const column of documentedColumns(metric.columns)) {
         assert.ok(row.includes(`\`${column}\``), `${metric.name}: column ${column} in docs/metrics.md`);
       }
     }
@@ -34,5 +53,17 @@ describe("metric catalogue", () => {
   it("finds a metric by its OTLP name", () => {
     assert.equal(findMetric("system.disk.io")?.columns[0], "read_bytes");
     assert.equal(findMetric("system.disk.nonexistent"), undefined);
+  });
+
+  it("has 28 latency buckets: 2^0 … 2^26 µs and one above", () => {
+    assert.equal(diskLatencyBoundsSeconds.length, 27);
+    diskLatencyBoundsSeconds.forEach((bound, i) => assert.equal(bound, 2 ** i / 1e6));
+    assert.equal(findMetric("spindle.disk.io.latency")?.columns.filter((c) => c.startsWith("bucket_")).length, 28);
+  });
+
+  it("names the capabilities the agent reports, each with the metrics it provides", () => {
+    assert.deepEqual(capabilityCatalogue.map((c) => c.name), ["ebpf.block_latency", "ebpf.block_split", "ebpf.page_cache", "ebpf.block_samples"]);
+    for (const capability of capabilityCatalogue) for (const name of capability.metrics) assert.ok(findMetric(name), name);
+    assert.equal(findCapability("ebpf.page_cache")?.metrics.length, 2);
   });
 });

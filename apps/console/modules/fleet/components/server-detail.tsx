@@ -4,6 +4,7 @@ import { useState } from "react";
 import { formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { REFRESH_INTERVAL_MS, usePolling } from "@/lib/use-polling";
+import { DeepTelemetryPanels } from "@/modules/deep-telemetry/components/deep-telemetry-panels";
 import { RangePicker } from "@/modules/metrics/components/range-picker";
 import { ServerCharts } from "@/modules/metrics/components/server-charts";
 import type { MetricsRange, ServerMetrics } from "@/modules/metrics/types/metrics";
@@ -51,6 +52,7 @@ export function ServerDetail({ initialServer }: { initialServer: ServerSummary }
         </span>
       </div>
       <ServerCharts metrics={shown} loading={metrics.loading} error={metrics.error} />
+      <DeepTelemetryPanels serverId={initialServer.id} range={range} />
     </div>
   );
 }

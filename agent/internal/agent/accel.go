@@ -1,0 +1,189 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
+	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
+	"github.com/spindle-io/spindle/agent/internal/collector"
+	"github.com/spindle-io/spindle/agent/internal/config"
+	"github.com/spindle-io/spindle/agent/internal/policy"
+	"github.com/spindle-io/spindle/agent/internal/policystate"
+)
+
+// Capability names of the acceleration features, beside the collectors' in status.json and in
+// every batch's spindle.agent.capabilities.
+const (
+	capabilityReadCache         = "accel.read_cache"
+	capabilityWriteOptimization = "accel.write_optimization"
+)
+
+// accelFeatures are the acceleration features the run loop owns: created at start, switched by
+// the policy through policystate's appliers (OpAMP's goroutine), each sampling in a goroutine of
+// its own, read by the accel collector every tick, and closed at stop.
+type accelFeatures struct {
+	log          *slog.Logger
+	readCache    *readcache.Feature // nil when it cannot run here; readCacheErr says why
+	readCacheErr error
+	writeOpt     *writeopt.Feature // nil when it cannot run here; writeOptErr says why
+	writeOptErr  error
+
+	mu sync.Mutex
+	// writeOptPolicy is the section in force: writeopt.Stats has no "enabled", and its Extents
+	// keep files a previous policy managed.
+	writeOptPolicy policy.WriteOptimization
+
+	stop      context.CancelFunc
+	running   sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// newAccelFeatures creates both features, idle until a policy enables them. One that cannot
+// run here (not Linux, memory not measurable) is reported as a missing capability, and a policy
+// enabling it is refused with the reason.
+func newAccelFeatures(cfg config.Config, log *slog.Logger) *accelFeatures {
+	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization}
+	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{})
+	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
+	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
+		if err != nil {
+			log.Info("acceleration feature unavailable; a policy enabling it will be refused", "feature", name, "reason", err)
+		}
+	}
+	return f
+}
+
+func (f *accelFeatures) capabilities() []collector.Capability {
+	return []collector.Capability{featureCapability(capabilityReadCache, f.readCacheErr),
+		featureCapability(capabilityWriteOptimization, f.writeOptErr)}
+}
+
+func featureCapability(name string, err error) collector.Capability {
+	if err != nil {
+		return collector.Capability{Name: name, Reason: err.Error()}
+	}
+	return collector.Capability{Name: name, Available: true}
+}
+
+// appliers hand the features to the policy manager, in the order they are applied.
+func (f *accelFeatures) appliers() []policystate.Applier {
+	return []policystate.Applier{
+		policystate.NewReadCacheApplier(readCacheFeature{f}),
+		policystate.NewWriteOptimizationApplier(writeOptFeature{f}),
+	}
+}
+
+// start runs each feature's sampling loop beside the run loop.
+func (f *accelFeatures) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	f.stop = cancel
+	runners := map[string]func(context.Context) error{}
+	if f.readCache != nil {
+		runners["read cache"] = f.readCache.Run
+	}
+	if f.writeOpt != nil {
+		runners["write optimisation"] = f.writeOpt.Run
+	}
+	for name, run := range runners {
+		f.running.Add(1)
+		go func() {
+			defer f.running.Done()
+			if err := run(ctx); err != nil {
+				f.log.Error("acceleration feature stopped; restart the agent", "feature", name, "error", err)
+			}
+		}()
+	}
+}
+
+// close stops the sampling loops, then releases what the features hold (pins, watches). Safe
+// to call more than once; call it after the OpAMP client stopped, so no policy arrives meanwhile.
+func (f *accelFeatures) close() error {
+	var err error
+	f.closeOnce.Do(func() {
+		if f.stop != nil {
+			f.stop()
+			f.running.Wait()
+		}
+		var errs []error
+		if f.readCache != nil {
+			errs = append(errs, f.readCache.Close())
+		}
+		if f.writeOpt != nil {
+			errs = append(errs, f.writeOpt.Close())
+		}
+		err = errors.Join(errs...)
+	})
+	return err
+}
+
+// sources are what the accel collector reads every tick.
+func (f *accelFeatures) sources() collector.AccelSources {
+	var s collector.AccelSources
+	if f.readCache != nil {
+		s.ReadCache = f.readCache.Stats
+	}
+	if f.writeOpt != nil {
+		s.WriteOptimization = f.writeOptStats
+	}
+	return s
+}
+
+// writeOptStats are write optimisation's stats with Extents narrowed to the files the policy in
+// force manages, and whether that policy enables the feature.
+func (f *accelFeatures) writeOptStats() (writeopt.Stats, bool) {
+	st := f.writeOpt.Stats()
+	f.mu.Lock()
+	wo := f.writeOptPolicy
+	f.mu.Unlock()
+	for path := range st.Extents {
+		if !managedByWriteOpt(wo, path) {
+			delete(st.Extents, path) // Stats returns a copy
+		}
+	}
+	return st, wo.Enabled
+}
+
+func managedByWriteOpt(wo policy.WriteOptimization, path string) bool {
+	if !wo.Enabled {
+		return false
+	}
+	for _, rule := range wo.Preallocation {
+		if policy.MatchesPattern(rule.Pattern, path) {
+			return true
+		}
+	}
+	return wo.Defragmentation.Enabled && accel.MatchAny(wo.Defragmentation.Include, path)
+}
+
+// readCacheFeature and writeOptFeature adapt the features to policystate.Feature.
+type readCacheFeature struct{ f *accelFeatures }
+
+func (r readCacheFeature) Supported() error { return r.f.readCacheErr }
+
+func (r readCacheFeature) Apply(ctx context.Context, p policy.Policy) error {
+	if r.f.readCache == nil {
+		return nil // nothing to switch off, and Check refused any policy switching it on
+	}
+	return r.f.readCache.Apply(ctx, p.ReadCache)
+}
+
+type writeOptFeature struct{ f *accelFeatures }
+
+func (w writeOptFeature) Supported() error { return w.f.writeOptErr }
+
+func (w writeOptFeature) Apply(ctx context.Context, p policy.Policy) error {
+	if w.f.writeOpt == nil {
+		return nil
+	}
+	if err := w.f.writeOpt.Apply(ctx, p.WriteOptimization); err != nil {
+		return err
+	}
+	w.f.mu.Lock()
+	w.f.writeOptPolicy = p.WriteOptimization
+	w.f.mu.Unlock()
+	return nil
+}

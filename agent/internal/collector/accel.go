@@ -1,0 +1,162 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
+	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
+	"github.com/spindle-io/spindle/agent/internal/catalogue"
+)
+
+// AccelCollectorName is the accel collector's name in status and in spindle.agent.collector.*.
+const AccelCollectorName = "accel"
+
+// MaxManagedFileExtents bounds spindle.write_opt.managed_file.extents: the most fragmented
+// managed files only, so a policy managing thousands of files cannot flood a batch.
+const MaxManagedFileExtents = 20
+
+// AccelSources give the accel collector the features the agent owns. A nil func is a feature
+// this agent does not have (another OS, or it could not be created).
+type AccelSources struct {
+	// ReadCache returns the read cache's stats; Stats.Enabled says whether a policy enables it.
+	ReadCache func() readcache.Stats
+	// WriteOptimization returns write optimisation's stats (Extents limited to the files the
+	// policy in force manages) and whether a policy enables it.
+	WriteOptimization func() (writeopt.Stats, bool)
+}
+
+// accelCollector exports the acceleration features' Stats every tick, as docs/metrics.md
+// ("Acceleration features") defines them: stocks as gauges at the end of the interval, flows
+// as the delta of the features' cumulative counters since the previous tick. A feature no
+// policy enables sends nothing. It is not in the registry: it reads features the run loop
+// owns and the policy switches, not something agent.yaml configures.
+type accelCollector struct {
+	sources AccelSources
+	logger  *slog.Logger
+
+	// The features' cumulative counters at the previous tick. Both features count from zero
+	// when created, which is before this collector's first tick, so zero is the right baseline.
+	readCache readCacheFlows
+	writeOpt  writeOptFlows
+	// lastProblem per feature, so a problem is logged once when it appears, not every tick.
+	lastProblem map[string]string
+}
+
+type readCacheFlows struct{ misses, hits, prefetched, droppedBehind, backoffs int64 }
+
+type writeOptFlows struct{ preallocated, fragmentsPrevented, filesDefragmented int64 }
+
+// NewAccel returns the collector of the acceleration features' statistics.
+func NewAccel(sources AccelSources, logger *slog.Logger) Collector {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &accelCollector{sources: sources, logger: logger, lastProblem: map[string]string{}}
+}
+
+func (c *accelCollector) Collect(_ context.Context, sink Sink) error {
+	sent := false
+	if c.sources.ReadCache != nil {
+		st := c.sources.ReadCache()
+		sent = c.collectReadCache(st, sink) || sent
+		c.noteProblem("read cache", st.Enabled, st.LastError)
+	}
+	if c.sources.WriteOptimization != nil {
+		st, enabled := c.sources.WriteOptimization()
+		sent = c.collectWriteOpt(st, enabled, sink) || sent
+		c.noteProblem("write optimisation", enabled, st.LastError)
+	}
+	if !sent {
+		return fmt.Errorf("%w: no policy enables the read cache or write optimisation", ErrNoData)
+	}
+	return nil
+}
+
+// collectReadCache records the read cache's metrics when it is enabled; the counters move on
+// either way, so a feature switched on again reports only what happened since.
+func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
+	misses := advance(&c.readCache.misses, st.MissBytes)
+	hits := advance(&c.readCache.hits, st.HitBytes)
+	prefetched := advance(&c.readCache.prefetched, st.PrefetchedBytes)
+	droppedBehind := advance(&c.readCache.droppedBehind, st.DroppedBehindBytes)
+	backoffs := advance(&c.readCache.backoffs, st.BackoffEvents)
+	if !st.Enabled {
+		return false
+	}
+	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
+	sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
+	sink.SetInt(catalogue.ReadCachePinned, st.PinnedBytes)
+	sink.SetInt(catalogue.ReadCacheManagedFiles, int64(st.ManagedFiles))
+	sink.AddInt(catalogue.ReadCacheMisses, misses)
+	if st.HitsObserved { // mincore cannot see a read of a resident page: no hits rather than zero hits
+		sink.AddInt(catalogue.ReadCacheHits, hits)
+	}
+	sink.AddInt(catalogue.ReadCachePrefetched, prefetched)
+	sink.AddInt(catalogue.ReadCacheDroppedBehind, droppedBehind)
+	sink.AddInt(catalogue.ReadCacheBackoffs, backoffs)
+	return true
+}
+
+func (c *accelCollector) collectWriteOpt(st writeopt.Stats, enabled bool, sink Sink) bool {
+	preallocated := advance(&c.writeOpt.preallocated, st.PreallocatedBytes)
+	prevented := advance(&c.writeOpt.fragmentsPrevented, st.FragmentsPrevented)
+	defragmented := advance(&c.writeOpt.filesDefragmented, st.FilesDefragmented)
+	if !enabled {
+		return false
+	}
+	sink.AddInt(catalogue.WriteOptPreallocated, preallocated)
+	sink.AddInt(catalogue.WriteOptFragmentsPrevented, prevented)
+	sink.AddInt(catalogue.WriteOptFilesDefragmented, defragmented)
+	for _, f := range mostFragmented(st.Extents, MaxManagedFileExtents) {
+		sink.SetInt(catalogue.WriteOptManagedFileExtents, int64(f.extents), attribute.String(catalogue.AttrFilePath, f.path))
+	}
+	return true
+}
+
+// advance moves a cumulative counter's baseline to now and returns the delta. A counter that
+// went back (it never should: the features only add) re-baselines instead of sending a negative.
+func advance(previous *int64, now int64) int64 {
+	delta := now - *previous
+	*previous = now
+	return max(delta, 0)
+}
+
+// noteProblem logs a feature's LastError once when it appears or changes. It is not a collector
+// error: the features keep it until the next policy, and the statistics are still right.
+func (c *accelCollector) noteProblem(feature string, enabled bool, problem string) {
+	if !enabled {
+		problem = ""
+	}
+	if problem != "" && problem != c.lastProblem[feature] {
+		c.logger.Warn("acceleration feature problem", "feature", feature, "problem", problem)
+	}
+	c.lastProblem[feature] = problem
+}
+
+type fileExtents struct {
+	path    string
+	extents int
+}
+
+// mostFragmented returns at most n files, most extents first (ties by path, so the series sent
+// do not flap between ticks).
+func mostFragmented(extents map[string]int, n int) []fileExtents {
+	files := make([]fileExtents, 0, len(extents))
+	for path, count := range extents {
+		files = append(files, fileExtents{path, count})
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if files[i].extents != files[j].extents {
+			return files[i].extents > files[j].extents
+		}
+		return files[i].path < files[j].path
+	})
+	return files[:min(n, len(files))]
+}
+
+func (c *accelCollector) Close() error { return nil }

@@ -1,0 +1,146 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
+	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
+)
+
+// fakeFeatures stand in for the features: the collector only reads their Stats.
+type fakeFeatures struct {
+	readCache        readcache.Stats
+	writeOpt         writeopt.Stats
+	writeOptEnabled  bool
+	readCacheCalls   int
+	writeOptimCalls  int
+	withoutReadCache bool
+}
+
+func (f *fakeFeatures) sources() AccelSources {
+	s := AccelSources{WriteOptimization: func() (writeopt.Stats, bool) {
+		f.writeOptimCalls++
+		return f.writeOpt, f.writeOptEnabled
+	}}
+	if !f.withoutReadCache {
+		s.ReadCache = func() readcache.Stats { f.readCacheCalls++; return f.readCache }
+	}
+	return s
+}
+
+func collectAccel(t *testing.T, c Collector) (map[string]string, error) {
+	t.Helper()
+	sink := newRecordingSink()
+	err := c.Collect(context.Background(), sink)
+	return sink.series, err
+}
+
+func TestAccelSendsGaugesAndDeltasOfTheFeaturesCounters(t *testing.T) {
+	f := &fakeFeatures{}
+	f.readCache = readcache.Stats{Enabled: true, BudgetBytes: 512 << 20, ResidentBytes: 96 << 20, PinnedBytes: 8 << 20,
+		ManagedFiles: 12, MissBytes: 4096, PrefetchedBytes: 1 << 20, DroppedBehindBytes: 65536, BackoffEvents: 1}
+	c := NewAccel(f.sources(), discardLogger())
+
+	got, err := collectAccel(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"gauge spindle.read_cache.budget[By]{}":            "536870912",
+		"gauge spindle.read_cache.resident[By]{}":          "100663296",
+		"gauge spindle.read_cache.pinned[By]{}":            "8388608",
+		"gauge spindle.read_cache.managed_files[{file}]{}": "12",
+		"counter spindle.read_cache.misses[By]{}":          "4096",
+		"counter spindle.read_cache.prefetched[By]{}":      "1048576",
+		"counter spindle.read_cache.dropped_behind[By]{}":  "65536",
+		"counter spindle.read_cache.backoffs[{event}]{}":   "1",
+	}
+	checkSeries(t, "first tick (the features count from zero)", got, want)
+
+	// Second tick: the counters grew; only the growth is sent. Hits now observed (eBPF).
+	f.readCache.MissBytes, f.readCache.PrefetchedBytes, f.readCache.HitBytes, f.readCache.HitsObserved = 12288, 1<<20, 40960, true
+	f.readCache.ResidentBytes = 100 << 20
+	got, _ = collectAccel(t, c)
+	want["counter spindle.read_cache.misses[By]{}"] = "8192"
+	want["counter spindle.read_cache.prefetched[By]{}"] = "0"
+	want["counter spindle.read_cache.dropped_behind[By]{}"] = "0"
+	want["counter spindle.read_cache.backoffs[{event}]{}"] = "0"
+	want["counter spindle.read_cache.hits[By]{}"] = "40960"
+	want["gauge spindle.read_cache.resident[By]{}"] = "104857600"
+	checkSeries(t, "second tick", got, want)
+}
+
+func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t *testing.T) {
+	f := &fakeFeatures{writeOpt: writeopt.Stats{PreallocatedBytes: 64 << 20, Extents: map[string]int{}}}
+	c := NewAccel(f.sources(), discardLogger())
+	got, err := collectAccel(t, c)
+	if !errors.Is(err, ErrNoData) || len(got) != 0 {
+		t.Fatalf("both features off: %v, series %v; want no data and nothing sent", err, got)
+	}
+	if f.readCacheCalls != 1 || f.writeOptimCalls != 1 {
+		t.Fatalf("the collector must follow the counters while a feature is off (calls %d, %d)", f.readCacheCalls, f.writeOptimCalls)
+	}
+	// Write optimisation switched on: what it did while off is not counted again.
+	f.writeOptEnabled = true
+	f.writeOpt.PreallocatedBytes += 128 << 20
+	f.writeOpt.FragmentsPrevented = 3
+	got, err = collectAccel(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeries(t, "write optimisation on", got, map[string]string{
+		"counter spindle.write_opt.preallocated[By]{}":              "134217728",
+		"counter spindle.write_opt.fragments_prevented[{extent}]{}": "3",
+		"counter spindle.write_opt.files_defragmented[{file}]{}":    "0",
+	})
+}
+
+func TestAccelSendsTheTwentyMostFragmentedManagedFiles(t *testing.T) {
+	f := &fakeFeatures{withoutReadCache: true, writeOptEnabled: true, writeOpt: writeopt.Stats{Extents: map[string]int{}}}
+	for i := range 30 {
+		f.writeOpt.Extents[fmt.Sprintf("/srv/db/file%02d", i)] = i % 25 // 0..24, then 0..4 again
+	}
+	got, err := collectAccel(t, NewAccel(f.sources(), discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for series, value := range got {
+		if path, ok := strings.CutPrefix(series, "gauge spindle.write_opt.managed_file.extents[{extent}]{file.path="); ok {
+			files = append(files, strings.TrimSuffix(path, "}")+"="+value)
+		}
+	}
+	if len(files) != MaxManagedFileExtents {
+		t.Fatalf("%d files sent, want %d: %v", len(files), MaxManagedFileExtents, files)
+	}
+	// 24 … 5 extents are the 20 worst (file05 … file24); ties at 4 and below are left out.
+	for i := 5; i <= 24; i++ {
+		key := fmt.Sprintf("gauge spindle.write_opt.managed_file.extents[{extent}]{file.path=/srv/db/file%02d}", i)
+		if got[key] != fmt.Sprint(i) {
+			t.Errorf("%s = %q, want %d", key, got[key], i)
+		}
+	}
+	// Ties go by path, so the same files are sent every tick.
+	worst := mostFragmented(map[string]int{"/b": 3, "/a": 3, "/c": 3}, 2)
+	if len(worst) != 2 || worst[0].path != "/a" || worst[1].path != "/b" {
+		t.Fatalf("ties: %v", worst)
+	}
+}
+
+func checkSeries(t *testing.T, when string, got, want map[string]string) {
+	t.Helper()
+	for series, value := range want {
+		if got[series] != value {
+			t.Errorf("%s: %s = %q, want %q", when, series, got[series], value)
+		}
+	}
+	for series := range got {
+		if _, ok := want[series]; !ok {
+			t.Errorf("%s: unexpected series %s = %s", when, series, got[series])
+		}
+	}
+}

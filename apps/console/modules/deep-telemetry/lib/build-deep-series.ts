@@ -1,0 +1,128 @@
+// Turns summed rows into the panels' columnar series. Percentiles come from each point's merged
+// buckets and, for the summary, from all buckets of the range merged; ratios are ratios of sums.
+// A null point is inserted where samples are missing, so charts show a gap, not a bridge.
+import {
+  bufferHitRatioPercent,
+  cacheHitRatioPercent,
+  describeLatencyPercentile,
+  latencyPercentile,
+  mergeLatencyBuckets,
+  percentileEdgeMs,
+} from "@spindle/domain";
+import { compact } from "@/modules/metrics/lib/columnar";
+import type { CacheHitSeries, DatabaseSeries, LatencySeries, SplitIoSeries } from "../types/deep-telemetry";
+import type { DatabaseRow, LatencyRow, PageCacheRow, SplitRow } from "./deep-sql";
+
+const GAP_FACTOR = 1.5;
+
+function medianSpacing(times: number[]): number {
+  const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)] ?? Infinity;
+}
+
+/** Appends rows as points of `series`, with a null point wherever a step is missing. */
+function fill<R extends { t: number }, S extends { time: number[] }>(
+  series: S,
+  rows: R[],
+  step: number | null,
+  columns: { [K in keyof S]?: (row: R) => number | null },
+) {
+  const width = step ?? medianSpacing(rows.map((row) => row.t));
+  const names = Object.keys(columns) as (keyof S)[];
+  for (const row of rows) {
+    const previous = series.time.at(-1);
+    if (previous !== undefined && row.t - previous > GAP_FACTOR * width) {
+      series.time.push(previous + width);
+      for (const name of names) (series[name] as (number | null)[]).push(null);
+    }
+    series.time.push(row.t);
+    for (const name of names) (series[name] as (number | null)[]).push(compact(columns[name]!(row)));
+  }
+}
+
+function groupBy<R>(rows: R[], key: (row: R) => string): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+/** Reads and writes first, then flush and discard; busiest device first within an operation. */
+const operationOrder = ["read", "write", "flush", "discard"];
+
+export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | null): LatencySeries[] {
+  const out: LatencySeries[] = [];
+  for (const group of groupBy(rows, (row) => `${row.device}\u0000${row.operation}`).values()) {
+    const { device, operation } = group[0]!;
+    const merged = mergeLatencyBuckets(group.map((row) => row.buckets));
+    const operations = group.reduce((sum, row) => sum + row.operations, 0);
+    if (operations === 0) continue;
+    const sumSeconds = group.reduce((sum, row) => sum + row.sum_seconds, 0);
+    const series: LatencySeries = {
+      device, operation, time: [], p50Ms: [], p95Ms: [], p99Ms: [],
+      summary: {
+        operations,
+        p50: describeLatencyPercentile(latencyPercentile(merged, 0.5)),
+        p95: describeLatencyPercentile(latencyPercentile(merged, 0.95)),
+        p99: describeLatencyPercentile(latencyPercentile(merged, 0.99)),
+        averageMs: compact((1000 * sumSeconds) / operations),
+      },
+    };
+    fill(series, group, bucketSeconds, {
+      p50Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.5)),
+      p95Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.95)),
+      p99Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.99)),
+    });
+    out.push(series);
+  }
+  return out.sort(
+    (a, b) => operationOrder.indexOf(a.operation) - operationOrder.indexOf(b.operation) ||
+      b.summary.operations - a.summary.operations || a.device.localeCompare(b.device),
+  );
+}
+
+export function buildSplitIoSeries(rows: SplitRow[], bucketSeconds: number | null): SplitIoSeries[] {
+  const out: SplitIoSeries[] = [];
+  for (const group of groupBy(rows, (row) => row.device).values()) {
+    const seconds = group.reduce((sum, row) => sum + row.interval_seconds, 0);
+    const splits = group.reduce((sum, row) => sum + row.split_ops, 0);
+    const series: SplitIoSeries = { device: group[0]!.device, time: [], splitIosPerSecond: [], averagePerSecond: seconds > 0 ? compact(splits / seconds) : null };
+    fill(series, group, bucketSeconds, { splitIosPerSecond: (row) => (row.interval_seconds > 0 ? row.split_ops / row.interval_seconds : null) });
+    out.push(series);
+  }
+  return out.sort((a, b) => (b.averagePerSecond ?? 0) - (a.averagePerSecond ?? 0) || a.device.localeCompare(b.device));
+}
+
+export function buildCacheHitSeries(rows: PageCacheRow[], bucketSeconds: number | null): CacheHitSeries {
+  const accesses = rows.reduce((sum, row) => sum + row.accesses, 0);
+  const misses = rows.reduce((sum, row) => sum + row.misses, 0);
+  const series: CacheHitSeries = { time: [], hitRatioPercent: [], overallPercent: compact(cacheHitRatioPercent(accesses, misses)) };
+  fill(series, rows, bucketSeconds, { hitRatioPercent: (row) => cacheHitRatioPercent(row.accesses, row.misses) });
+  return series;
+}
+
+export function buildDatabaseSeries(rows: DatabaseRow[], bucketSeconds: number | null): DatabaseSeries[] {
+  const out: DatabaseSeries[] = [];
+  for (const group of groupBy(rows, (row) => row.database).values()) {
+    const total = (pick: (row: DatabaseRow) => number) => group.reduce((sum, row) => sum + pick(row), 0);
+    const seconds = total((row) => row.interval_seconds);
+    const series: DatabaseSeries = {
+      database: group[0]!.database, time: [], transactionsPerSecond: [], bufferHitRatioPercent: [],
+      overall: {
+        transactionsPerSecond: seconds > 0 ? compact(total((row) => row.commits) / seconds) : null,
+        rollbacksPerSecond: seconds > 0 ? compact(total((row) => row.rollbacks) / seconds) : null,
+        bufferHitRatioPercent: compact(bufferHitRatioPercent(total((row) => row.blocks_hit), total((row) => row.blocks_read))),
+      },
+    };
+    fill(series, group, bucketSeconds, {
+      transactionsPerSecond: (row) => (row.interval_seconds > 0 ? row.commits / row.interval_seconds : null),
+      bufferHitRatioPercent: (row) => bufferHitRatioPercent(row.blocks_hit, row.blocks_read),
+    });
+    out.push(series);
+  }
+  return out.sort((a, b) => (b.overall.transactionsPerSecond ?? 0) - (a.overall.transactionsPerSecond ?? 0) || a.database.localeCompare(b.database));
+}

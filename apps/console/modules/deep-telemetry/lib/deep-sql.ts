@@ -1,0 +1,90 @@
+// SQL for the deep-telemetry panels. Table names come from a closed set (deepTable), never from
+// input. Rows are grouped once more by time (and key) and summed, so raw rows, continuous
+// aggregates and worker rollups all answer the same way; percentiles and ratios are computed
+// afterwards from these sums (build-deep-series.ts).
+import { rangeSources } from "@/modules/metrics/lib/range-source";
+import type { MetricsRange } from "@/modules/metrics/types/metrics";
+
+export type DeepFamily = "disk_latency" | "disk_split_io" | "page_cache" | "pg_database_stats";
+
+/** The table that answers a range: raw rows for 1 h, 1-minute buckets for 24 h, 1-hour for 7 d. */
+export function deepTable(family: DeepFamily, range: MetricsRange): { table: string; time: "time" | "bucket" } {
+  const bucketSeconds = rangeSources[range].bucketSeconds;
+  if (bucketSeconds === null) return { table: family, time: "time" };
+  return { table: `${family}_${bucketSeconds === 60 ? "1m" : "1h"}`, time: "bucket" };
+}
+
+const bucketColumns = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`);
+
+export type LatencyRow = { t: number; device: string; operation: string; operations: number; sum_seconds: number; buckets: number[] };
+
+export function latencySql(range: MetricsRange): string {
+  const { table, time } = deepTable("disk_latency", range);
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, device, operation,
+  sum(operations)::float8 AS operations, sum(sum_seconds)::float8 AS sum_seconds,
+  ARRAY[${bucketColumns.map((c) => `sum(${c})::float8`).join(", ")}] AS buckets
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}, device, operation
+ORDER BY device, operation, ${time}`;
+}
+
+export type SplitRow = { t: number; device: string; interval_seconds: number; split_ops: number };
+
+export function splitSql(range: MetricsRange): string {
+  const { table, time } = deepTable("disk_split_io", range);
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, device, sum(interval_seconds)::float8 AS interval_seconds, sum(split_ops)::float8 AS split_ops
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}, device
+ORDER BY device, ${time}`;
+}
+
+export type PageCacheRow = { t: number; accesses: number; misses: number };
+
+export function pageCacheSql(range: MetricsRange): string {
+  const { table, time } = deepTable("page_cache", range);
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, sum(accesses)::float8 AS accesses, sum(misses)::float8 AS misses
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}
+ORDER BY ${time}`;
+}
+
+export type DatabaseRow = {
+  t: number; database: string; interval_seconds: number; commits: number; rollbacks: number; blocks_hit: number; blocks_read: number;
+};
+
+export function databaseSql(range: MetricsRange): string {
+  const { table, time } = deepTable("pg_database_stats", range);
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, database, sum(interval_seconds)::float8 AS interval_seconds,
+  sum(commits)::float8 AS commits, sum(rollbacks)::float8 AS rollbacks, sum(blocks_hit)::float8 AS blocks_hit, sum(blocks_read)::float8 AS blocks_read
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}, database
+ORDER BY database, ${time}`;
+}
+
+export type FragmentationScanRow = {
+  root: string; scanned_at: Date; files: number; fragmented_files: number; extents: number; excess_extents: number;
+  unsupported_files: number | null; scan_duration_ms: number;
+};
+
+/** The newest scan result of every root (not range-bound: a scan runs once an hour or less often). */
+export const latestScansSql = `SELECT DISTINCT ON (root) root, time AS scanned_at, files::float8 AS files, fragmented_files::float8 AS fragmented_files,
+  extents::float8 AS extents, excess_extents::float8 AS excess_extents, unsupported_files::float8 AS unsupported_files,
+  scan_duration_ms::float8 AS scan_duration_ms
+FROM fragmentation_scans
+WHERE org_id = $1 AND server_id = $2
+ORDER BY root, time DESC`;
+
+export type WorstFileRow = { root: string; path: string; extents: number; size_bytes: number };
+
+export const worstFilesSql = `SELECT root, path, extents::float8 AS extents, size_bytes::float8 AS size_bytes
+FROM fragmentation_worst_files
+WHERE org_id = $1 AND server_id = $2
+ORDER BY root, extents DESC, path`;
+
+export type CapabilitiesRow = { telemetry_capabilities: string[]; telemetry_capabilities_at: Date | null };
+
+export const capabilitiesSql = `SELECT telemetry_capabilities, telemetry_capabilities_at FROM agents WHERE org_id = $1 AND server_id = $2`;

@@ -1,0 +1,77 @@
+import type { MetricsRange } from "@/modules/metrics/types/metrics";
+
+/** One capability of the server's agent, as the console shows it. */
+export interface CapabilityStatus {
+  name: string;
+  label: string;
+  available: boolean;
+  /** Why it is usually missing and what to do; empty when available. */
+  whenMissing: string;
+}
+
+export interface Capabilities {
+  /** When the agent last reported them; null: never (an older agent, or no batch yet). */
+  reportedAt: string | null;
+  items: CapabilityStatus[];
+}
+
+/** Latency percentiles of one device and operation, columnar; values are bucket upper edges in ms. */
+export interface LatencySeries {
+  device: string;
+  operation: string;
+  time: number[];
+  p50Ms: (number | null)[];
+  p95Ms: (number | null)[];
+  p99Ms: (number | null)[];
+  /** Over the whole range, from merged buckets. */
+  summary: { operations: number; p50: string; p95: string; p99: string; averageMs: number | null };
+}
+
+export interface SplitIoSeries {
+  device: string;
+  time: number[];
+  splitIosPerSecond: (number | null)[];
+  /** Split I/Os per second over the whole range. */
+  averagePerSecond: number | null;
+}
+
+export interface CacheHitSeries {
+  time: number[];
+  hitRatioPercent: (number | null)[];
+  /** Over the whole range: 1 − Σmisses / Σaccesses. */
+  overallPercent: number | null;
+}
+
+export interface FragmentationRoot {
+  root: string;
+  scannedAt: string;
+  files: number;
+  fragmentedFiles: number;
+  extents: number;
+  excessExtents: number;
+  unsupportedFiles: number | null;
+  scanDurationMs: number;
+  worstFiles: { path: string; extents: number; sizeBytes: number }[];
+}
+
+export interface DatabaseSeries {
+  database: string;
+  time: number[];
+  transactionsPerSecond: (number | null)[];
+  bufferHitRatioPercent: (number | null)[];
+  overall: { transactionsPerSecond: number | null; bufferHitRatioPercent: number | null; rollbacksPerSecond: number | null };
+}
+
+export interface DeepTelemetry {
+  range: MetricsRange;
+  /** Width of one point: null for raw samples (one per agent interval). */
+  bucketSeconds: number | null;
+  from: string;
+  to: string;
+  capabilities: Capabilities;
+  latency: LatencySeries[];
+  splitIo: SplitIoSeries[];
+  cacheHit: CacheHitSeries;
+  fragmentation: FragmentationRoot[];
+  databases: DatabaseSeries[];
+}

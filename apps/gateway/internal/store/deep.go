@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+)
+
+var (
+	diskLatencyColumns = append([]string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "operations", "sum_seconds"},
+		bucketColumns()...)
+	diskSplitColumns  = []string{"time", "org_id", "server_id", "device", "interval_seconds", "split_ops"}
+	pageCacheColumns  = []string{"time", "org_id", "server_id", "interval_seconds", "accesses", "misses"}
+	pgDatabaseColumns = []string{"time", "org_id", "server_id", "database", "interval_seconds",
+		"commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"}
+	pressureColumns = []string{"time", "org_id", "server_id", "interval_seconds",
+		"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}
+)
+
+func bucketColumns() []string {
+	columns := make([]string, telemetry.LatencyBuckets)
+	for i := range columns {
+		columns[i] = fmt.Sprintf("bucket_%02d", i)
+	}
+	return columns
+}
+
+// writeDeep writes the deep telemetry of the batches being written (in ascending sequence) in
+// the caller's transaction: COPY for the interval tables, statements for the fragmentation
+// state, and the capabilities of the newest batch that reported them. It returns the rows
+// copied into the interval tables.
+func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) (int, error) {
+	var latency, split, pageCache, pgDatabase, pressure [][]any
+	var capabilities []string
+	for _, batch := range batches {
+		d := batch.Deep
+		for _, r := range d.DiskLatency {
+			row := []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds}
+			for _, c := range r.Buckets {
+				row = append(row, c)
+			}
+			latency = append(latency, row)
+		}
+		for _, r := range d.DiskSplit {
+			split = append(split, []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.IntervalSeconds, r.SplitOps})
+		}
+		for _, r := range d.PageCache {
+			pageCache = append(pageCache, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.Accesses, r.Misses})
+		}
+		for _, r := range d.PgDatabase {
+			pgDatabase = append(pgDatabase, []any{r.Time, agent.OrgID, agent.ServerID, r.Database, r.IntervalSeconds,
+				r.Commits, r.Rollbacks, r.BlocksHit, r.BlocksRead, r.BlockReadTimeMicros})
+		}
+		for _, r := range d.Pressure {
+			pressure = append(pressure, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds,
+				r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
+		}
+		if d.Capabilities != nil {
+			capabilities = d.Capabilities
+		}
+	}
+	copies := []struct {
+		table   string
+		columns []string
+		rows    [][]any
+	}{
+		{"disk_latency", diskLatencyColumns, latency},
+		{"disk_split_io", diskSplitColumns, split},
+		{"page_cache", pageCacheColumns, pageCache},
+		{"pg_database_stats", pgDatabaseColumns, pgDatabase},
+		{"pressure", pressureColumns, pressure},
+	}
+	total := 0
+	for _, c := range copies {
+		if err := copyRows(ctx, tx, c.table, c.columns, c.rows); err != nil {
+			return 0, err
+		}
+		total += len(c.rows)
+	}
+	for _, batch := range batches {
+		for _, scan := range batch.Deep.Fragmentation {
+			if err := writeFragmentation(ctx, tx, agent, scan); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if capabilities != nil {
+		if _, err := tx.Exec(ctx, `
+			UPDATE agents SET telemetry_capabilities = $2, telemetry_capabilities_at = now()
+			WHERE id = $1`, agent.ID, capabilities); err != nil {
+			return 0, fmt.Errorf("record telemetry capabilities: %w", err)
+		}
+	}
+	return total, nil
+}
+
+// writeFragmentation appends the scan summary to the root's history only when it differs from
+// the newest stored result (the agent repeats it every interval), and replaces the root's worst
+// files only when the list changed, so an unchanged scan costs two reads and no writes.
+func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan telemetry.FragmentationScan) error {
+	if scan.Summary {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO fragmentation_scans (time, org_id, server_id, root, files, fragmented_files, extents, excess_extents,
+				unsupported_files, scan_duration_ms)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+			WHERE NOT EXISTS (
+				SELECT 1 FROM (
+					SELECT files, fragmented_files, extents, excess_extents, unsupported_files, scan_duration_ms FROM fragmentation_scans
+					WHERE org_id = $2 AND server_id = $3 AND root = $4 ORDER BY time DESC LIMIT 1
+				) newest
+				WHERE (newest.files, newest.fragmented_files, newest.extents, newest.excess_extents, newest.scan_duration_ms) = ($5, $6, $7, $8, $10)
+				  AND newest.unsupported_files IS NOT DISTINCT FROM $9::bigint)`,
+			scan.Time, agent.OrgID, agent.ServerID, scan.Root, scan.Files, scan.FragmentedFiles, scan.Extents, scan.ExcessExtents,
+			scan.UnsupportedFiles, scan.ScanDurationMs)
+		if err != nil {
+			return fmt.Errorf("record fragmentation scan of %s: %w", scan.Root, err)
+		}
+	}
+	if scan.WorstFiles == nil {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT path, extents, size_bytes FROM fragmentation_worst_files
+		WHERE org_id = $1 AND server_id = $2 AND root = $3`, agent.OrgID, agent.ServerID, scan.Root)
+	if err != nil {
+		return fmt.Errorf("read worst files of %s: %w", scan.Root, err)
+	}
+	stored, err := pgx.CollectRows(rows, pgx.RowToStructByPos[telemetry.FragmentedFile])
+	if err != nil {
+		return fmt.Errorf("read worst files of %s: %w", scan.Root, err)
+	}
+	if sameFiles(stored, scan.WorstFiles) {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM fragmentation_worst_files WHERE org_id = $1 AND server_id = $2 AND root = $3`,
+		agent.OrgID, agent.ServerID, scan.Root); err != nil {
+		return fmt.Errorf("replace worst files of %s: %w", scan.Root, err)
+	}
+	files := make([][]any, 0, len(scan.WorstFiles))
+	for _, f := range scan.WorstFiles {
+		files = append(files, []any{agent.OrgID, agent.ServerID, scan.Root, f.Path, f.Extents, f.SizeBytes, scan.Time})
+	}
+	return copyRows(ctx, tx, "fragmentation_worst_files",
+		[]string{"org_id", "server_id", "root", "path", "extents", "size_bytes", "seen_at"}, files)
+}
+
+func sameFiles(a, b []telemetry.FragmentedFile) bool {
+	key := func(f telemetry.FragmentedFile) string {
+		return fmt.Sprintf("%s\x00%d\x00%d", f.Path, f.Extents, f.SizeBytes)
+	}
+	as, bs := make([]string, len(a)), make([]string, len(b))
+	for i := range a {
+		as[i] = key(a[i])
+	}
+	for i := range b {
+		bs[i] = key(b[i])
+	}
+	slices.Sort(as)
+	slices.Sort(bs)
+	return slices.Equal(as, bs)
+}

@@ -1,0 +1,97 @@
+package telemetry
+
+import "time"
+
+// LatencyBuckets is the number of buckets of spindle.disk.io.latency (27 explicit bounds).
+const LatencyBuckets = 28
+
+// Deep holds one batch's deep Linux telemetry (docs/metrics.md): eBPF latency histograms, split
+// I/O, page-cache hits, fragmentation scans, PostgreSQL statistics, pressure stall time, and the
+// capabilities the agent reported. Empty slices mean the agent did not send that family.
+type Deep struct {
+	DiskLatency   []DiskLatencyRow
+	DiskSplit     []DiskSplitRow
+	PageCache     []PageCacheRow
+	PgDatabase    []PgDatabaseRow
+	Pressure      []PressureRow
+	Fragmentation []FragmentationScan
+	// Capabilities is spindle.agent.capabilities; nil when the resource did not carry it.
+	Capabilities []string
+}
+
+// Rows counts the time-series rows in d (fragmentation counts one per root).
+func (d Deep) Rows() int {
+	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation)
+}
+
+// DiskLatencyRow is one device's latency histogram for one operation over one interval.
+type DiskLatencyRow struct {
+	Time            time.Time
+	Device          string
+	Operation       string // read, write, flush or discard
+	IntervalSeconds float64
+	Operations      int64 // the histogram's count
+	SumSeconds      float64
+	Buckets         [LatencyBuckets]int64
+}
+
+// DiskSplitRow is one device's split bios over one interval.
+type DiskSplitRow struct {
+	Time            time.Time
+	Device          string
+	IntervalSeconds float64
+	SplitOps        int64
+}
+
+// PageCacheRow is the system-wide page-cache accesses and misses over one interval.
+type PageCacheRow struct {
+	Time            time.Time
+	IntervalSeconds float64
+	Accesses        int64
+	Misses          int64
+}
+
+// PgDatabaseRow is one database's pg_stat_database deltas over one interval.
+type PgDatabaseRow struct {
+	Time                time.Time
+	Database            string
+	IntervalSeconds     float64
+	Commits             int64
+	Rollbacks           int64
+	BlocksHit           int64
+	BlocksRead          int64
+	BlockReadTimeMicros int64
+}
+
+// PressureRow is the stall time over one interval; nil where the kernel reported nothing.
+type PressureRow struct {
+	Time             time.Time
+	IntervalSeconds  float64
+	MemorySomeMicros *int64
+	MemoryFullMicros *int64
+	IOSomeMicros     *int64
+	IOFullMicros     *int64
+}
+
+// FragmentationScan is the last complete scan of one root as the agent reported it. Summary is
+// false when only worst files arrived for the root.
+type FragmentationScan struct {
+	Time            time.Time
+	Root            string
+	Summary         bool
+	Files           int64
+	FragmentedFiles int64
+	Extents         int64
+	ExcessExtents   int64
+	// UnsupportedFiles were skipped (no FIEMAP on their file system); nil: not reported.
+	UnsupportedFiles *int64
+	ScanDurationMs   int64
+	WorstFiles       []FragmentedFile // nil: not reported in this batch
+}
+
+// FragmentedFile is one of the worst files of a scan.
+type FragmentedFile struct {
+	Path      string
+	Extents   int64
+	SizeBytes int64
+}
