@@ -7,6 +7,7 @@ import { REFRESH_INTERVAL_MS, usePolling } from "@/lib/use-polling";
 import { DeepTelemetryPanels } from "@/modules/deep-telemetry/components/deep-telemetry-panels";
 import { RangePicker } from "@/modules/metrics/components/range-picker";
 import { ServerCharts } from "@/modules/metrics/components/server-charts";
+import { ChartWindowContext } from "@/modules/metrics/components/uplot-chart";
 import type { MetricsRange, ServerMetrics } from "@/modules/metrics/types/metrics";
 import type { ServerSummary } from "../types/server";
 import { ServerStatusBadge } from "./server-status-badge";
@@ -26,6 +27,7 @@ export function ServerDetail({ initialServer }: { initialServer: ServerSummary }
   ];
   // Keep the previous range's charts visible (dimmed) only while they match the picked range.
   const shown = metrics.data?.range === range ? metrics.data : undefined;
+  const chartWindow: [number, number] | null = shown ? [Date.parse(shown.from) / 1000, Date.parse(shown.to) / 1000] : null;
 
   return (
     <div className="grid gap-6">
@@ -51,8 +53,10 @@ export function ServerDetail({ initialServer }: { initialServer: ServerSummary }
           {shown?.bucketSeconds ? ` · ${shown.bucketSeconds === 60 ? "1-minute" : "1-hour"} averages` : " · every sample"}
         </span>
       </div>
-      <ServerCharts metrics={shown} loading={metrics.loading} error={metrics.error} />
-      <DeepTelemetryPanels serverId={initialServer.id} range={range} />
+      <ChartWindowContext.Provider value={chartWindow}>
+        <ServerCharts metrics={shown} loading={metrics.loading} error={metrics.error} />
+        <DeepTelemetryPanels serverId={initialServer.id} range={range} />
+      </ChartWindowContext.Provider>
     </div>
   );
 }

@@ -2,8 +2,14 @@
 // One uPlot chart that follows its container's width. uPlot is loaded on the client only (it
 // measures the DOM) and updated in place with setData when new points arrive.
 import "uplot/dist/uPlot.min.css";
-import { useEffect, useRef } from "react";
+import { createContext, useContext, useEffect, useRef } from "react";
 import type uPlot from "uplot";
+
+/**
+ * The time window every chart on a page spans, in unix seconds: the picked range, not the span
+ * of the data, so that a server that reported twice does not draw two points across years.
+ */
+export const ChartWindowContext = createContext<[number, number] | null>(null);
 
 export interface ChartSeries {
   label: string;
@@ -34,6 +40,9 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
   const shape = series.map((s) => s.label).join("|");
   const latestData = useRef(data);
   latestData.current = data;
+  const chartWindow = useContext(ChartWindowContext);
+  const latestWindow = useRef(chartWindow);
+  latestWindow.current = chartWindow;
 
   // Build (or rebuild when the series change); follow the container's width.
   useEffect(() => {
@@ -47,10 +56,13 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
         height,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { y: { range: yRange ? () => yRange : (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        scales: {
+          x: { time: true, range: (_u, min, max) => latestWindow.current ?? [min, max] },
+          y: { range: yRange ? () => yRange : (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
         axes: [
           { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" } },
-          { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" }, size: 60, values: (_u, ticks) => ticks.map(format) },
+          { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" }, size: 72, values: (_u, ticks) => ticks.map(format) },
         ],
         series: [
           {},
