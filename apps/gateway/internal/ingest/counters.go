@@ -43,20 +43,7 @@ type counterDraft struct {
 type counterRows map[counterKey]*counterDraft
 
 func (rows counterRows) add(m pmetric.Metric, spec counterMetric) error {
-	dps, err := points(m, deltaCounter, spec.metric.Unit)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
-			continue
-		}
-		if err := rows.addPoint(dp, spec); err != nil {
-			return fmt.Errorf("metric %s point %d: %w", m.Name(), i, err)
-		}
-	}
-	return nil
+	return eachPoint(m, deltaCounter, spec.metric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
 }
 
 func (rows counterRows) addPoint(dp pmetric.NumberDataPoint, spec counterMetric) error {

@@ -68,20 +68,7 @@ type diskDraft struct {
 type diskRows map[diskKey]*diskDraft
 
 func (rows diskRows) add(m pmetric.Metric, spec diskMetric) error {
-	dps, err := points(m, spec.shape, spec.unit)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
-			continue
-		}
-		if err := rows.addPoint(dp, spec); err != nil {
-			return fmt.Errorf("metric %s point %d: %w", m.Name(), i, err)
-		}
-	}
-	return nil
+	return eachPoint(m, spec.shape, spec.unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
 }
 
 func (rows diskRows) addPoint(dp pmetric.NumberDataPoint, spec diskMetric) error {

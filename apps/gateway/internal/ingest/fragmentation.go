@@ -58,20 +58,7 @@ type fragmentationDraft struct {
 type fragmentationRows map[string]*fragmentationDraft
 
 func (rows fragmentationRows) add(m pmetric.Metric, spec fragmentationMetric) error {
-	dps, err := points(m, level, spec.metric.Unit)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
-			continue
-		}
-		if err := rows.addPoint(dp, spec); err != nil {
-			return fmt.Errorf("metric %s point %d: %w", m.Name(), i, err)
-		}
-	}
-	return nil
+	return eachPoint(m, level, spec.metric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
 }
 
 func (rows fragmentationRows) addPoint(dp pmetric.NumberDataPoint, spec fragmentationMetric) error {

@@ -54,20 +54,7 @@ type memoryDraft struct {
 type memoryRows map[pcommon.Timestamp]*memoryDraft
 
 func (rows memoryRows) add(m pmetric.Metric, spec memoryMetric) error {
-	dps, err := points(m, level, "By")
-	if err != nil {
-		return err
-	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
-			continue
-		}
-		if err := rows.addPoint(dp, spec); err != nil {
-			return fmt.Errorf("metric %s point %d: %w", m.Name(), i, err)
-		}
-	}
-	return nil
+	return eachPoint(m, level, "By", func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
 }
 
 func (rows memoryRows) addPoint(dp pmetric.NumberDataPoint, spec memoryMetric) error {

@@ -48,6 +48,25 @@ func points(m pmetric.Metric, want shape, unit string) (pmetric.NumberDataPointS
 	return pmetric.NumberDataPointSlice{}, fmt.Errorf("metric %s: unknown shape %d", m.Name(), want)
 }
 
+// eachPoint calls add for every recorded point of m after checking m's shape and unit, and
+// names the metric and point in any error add returns.
+func eachPoint(m pmetric.Metric, want shape, unit string, add func(pmetric.NumberDataPoint) error) error {
+	dps, err := points(m, want, unit)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < dps.Len(); i++ {
+		dp := dps.At(i)
+		if dp.Flags().NoRecordedValue() {
+			continue
+		}
+		if err := add(dp); err != nil {
+			return fmt.Errorf("metric %s point %d: %w", m.Name(), i, err)
+		}
+	}
+	return nil
+}
+
 func describe(m pmetric.Metric) string {
 	if m.Type() != pmetric.MetricTypeSum {
 		return m.Type().String()
