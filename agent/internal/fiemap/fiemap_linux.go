@@ -11,6 +11,7 @@ import (
 // FIEMAP ABI (linux/fiemap.h).
 const (
 	fsIOCFiemap      = 0xC020660B // _IOWR('f', 11, struct fiemap)
+	fiemapFlagSync   = 0x1
 	fiemapExtentLast = 0x1
 	batchExtents     = 128 // per ioctl: 7 KiB on the stack, few calls even for badly fragmented files
 )
@@ -37,12 +38,19 @@ type fiemapRequest struct {
 // database's dirty pages is exactly the interference a background scanner must not cause, so
 // data still in delayed allocation shows as the extents the kernel reports for it now.
 // A file system without FIEMAP gives an error wrapping ErrUnsupported.
-func CountFD(fd int, name string) (int, error) {
+func CountFD(fd int, name string) (int, error) { return count(fd, name, 0) }
+
+// CountFDSynced is CountFD after the kernel writes the file's dirty pages back, so that delayed
+// allocation is settled: for a caller that just rewrote the file itself (preallocation,
+// defragmentation) and must see where its data landed.
+func CountFDSynced(fd int, name string) (int, error) { return count(fd, name, fiemapFlagSync) }
+
+func count(fd int, name string, flags uint32) (int, error) {
 	var req fiemapRequest
 	var counter Counter
 	start := uint64(0)
 	for {
-		req.header = fiemapHeader{Start: start, Length: ^uint64(0) - start, ExtentCount: batchExtents}
+		req.header = fiemapHeader{Start: start, Length: ^uint64(0) - start, Flags: flags, ExtentCount: batchExtents}
 		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIOCFiemap, uintptr(unsafe.Pointer(&req)))
 		if errno != 0 {
 			if errors.Is(errno, unix.EOPNOTSUPP) || errors.Is(errno, unix.ENOTTY) {

@@ -8,3 +8,6 @@ import "fmt"
 func CountFD(_ int, name string) (int, error) {
 	return 0, fmt.Errorf("%s: %w", name, ErrUnsupported)
 }
+
+// CountFDSynced: FIEMAP is a Linux ioctl.
+func CountFDSynced(fd int, name string) (int, error) { return CountFD(fd, name) }
