@@ -1,6 +1,7 @@
 export * from "./schema.js";
 export * from "./parse.js";
 export * from "./merge.js";
+export * from "./layers.js";
 export * from "./budget.js";
 export * from "./json-schema.js";
 export {

@@ -1,6 +1,6 @@
 // Layers -> the one effective policy a server's agent receives, with the hash the gateway sends
 // as config_hash. The merge and validation are @spindle/policy's, the only implementation.
-import { describeProblems, mergePolicies, parsePolicy, type Policy, type PolicyDocument, type Problem } from "@spindle/policy";
+import { describeProblems, mergeLayers as mergeDocuments, type Policy, type PolicyDocument, type Problem } from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
 import type { Layer } from "./effective-policy-layers.js";
 
@@ -8,13 +8,9 @@ export type MergedPolicy =
   | { ok: true; document: Policy; hash: string }
   | { ok: false; problems: Problem[]; message: string };
 
-/** No layers at all: the schema's defaults (every feature off), still a policy with a hash. */
-const emptyDocument: PolicyDocument = { schemaVersion: 1 };
-
 export function mergeLayers(layers: readonly Layer[]): MergedPolicy {
-  const documents = layers.map((layer) => layer.document as PolicyDocument);
-  const merged = documents.length === 0 ? emptyDocument : mergePolicies(documents[0]!, ...documents.slice(1));
-  const parsed = parsePolicy(merged);
+  // No layers at all: the schema's defaults (every feature off), still a policy with a hash.
+  const { result: parsed } = mergeDocuments(layers.map((layer) => layer.document as PolicyDocument));
   if (!parsed.ok) {
     const from = layers.map((l) => `${l.source.policyName} v${l.source.version} (${l.source.scope}${l.source.tag ? ` ${l.source.tag}` : ""})`);
     return {

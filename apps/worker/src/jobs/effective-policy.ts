@@ -4,7 +4,7 @@
 // policy hash moved.
 import { isDeepStrictEqual } from "node:util";
 import type pg from "pg";
-import { layersForServer, type AssignedVersion, type LayerSource } from "./effective-policy-layers.js";
+import { layersOfServer, type AssignedVersion, type LayerSource } from "./effective-policy-layers.js";
 import { mergeLayers } from "./effective-policy-merge.js";
 
 export interface RecomputeResult {
@@ -55,7 +55,7 @@ async function recomputeOrganization(pool: pg.Pool, orgId: string): Promise<Reco
 
     const result: RecomputeResult = { organizations: 1, servers: servers.rows.length, changed: 0, invalid: 0 };
     for (const server of servers.rows) {
-      const layers = layersForServer(server, assignments);
+      const layers = layersOfServer(server, assignments);
       const sources = layers.map((layer) => layer.source);
       const merged = mergeLayers(layers);
       const previous = stored.get(server.id);

@@ -1,34 +1,20 @@
 // A server's effective policy: its layers merged with @spindle/policy's inheritance rules, the
 // defaults applied, where each value came from, and the hash the gateway sends with it.
-import { mergePolicies, parsePolicy, type PolicyDocument } from "@spindle/policy";
+import { layersForServer, mergeLayers, type AssignmentScope, type PolicyDocument } from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
 import type { Prisma } from "@/lib/db";
-import type { AssignmentScope, EffectiveLayer, EffectivePolicy } from "../types/policy";
+import type { EffectiveLayer, EffectivePolicy } from "../types/policy";
 import { fieldSources } from "./field-sources";
-
-const emptyPolicy: PolicyDocument = { schemaVersion: 1 };
 
 /**
  * Merges the layers in the order given (organisation default, tags in tag-name order, server)
  * and validates the result with every cross-field rule. No layers: the schema's defaults.
  */
 export function computeEffectivePolicy(layers: readonly EffectiveLayer[]): EffectivePolicy {
-  const documents = layers.map((layer) => layer.document as PolicyDocument);
-  const merged = documents.length === 0 ? emptyPolicy : mergePolicies(documents[0]!, ...documents.slice(1));
-  const parsed = parsePolicy(merged);
+  const { merged, result: parsed } = mergeLayers(layers.map((layer) => layer.document as PolicyDocument));
   const copied = layers.map((layer) => ({ ...layer }));
   if (!parsed.ok) return { ok: false, layers: copied, fields: fieldSources(merged, layers), problems: parsed.problems };
   return { ok: true, layers: copied, fields: fieldSources(parsed.policy, layers), policy: parsed.policy, hash: policyHash(parsed.policy) };
-}
-
-const scopeRank: Record<AssignmentScope, number> = { organization: 0, tag: 1, server: 2 };
-
-/** Layers apply lowest precedence first; tags compare by code point, the same in every language. */
-function byPrecedence(a: EffectiveLayer, b: EffectiveLayer): number {
-  const rank = scopeRank[a.source.scope] - scopeRank[b.source.scope];
-  if (rank !== 0) return rank;
-  const [tagA, tagB] = [a.source.tag ?? "", b.source.tag ?? ""];
-  return tagA < tagB ? -1 : tagA > tagB ? 1 : 0;
 }
 
 /** The layers that apply to a server of the organisation: each assigned policy's latest version. */
@@ -45,18 +31,20 @@ export async function loadPolicyLayers(
     select: {
       scope: true,
       tag: true,
+      serverId: true,
       policy: {
         select: { id: true, name: true, versions: { orderBy: { version: "desc" }, take: 1, select: { version: true, document: true } } },
       },
     },
   });
   const layers: EffectiveLayer[] = [];
-  for (const assignment of assignments) {
+  const targets = assignments.map((a) => ({ ...a, scope: a.scope as AssignmentScope }));
+  for (const assignment of layersForServer(server, targets)) {
     const latest = assignment.policy.versions[0];
     if (!latest) continue; // every policy is created with version 1; a policy without one has nothing to say
     layers.push({
       source: {
-        scope: assignment.scope as AssignmentScope,
+        scope: assignment.scope,
         tag: assignment.tag,
         policyId: assignment.policy.id,
         policyName: assignment.policy.name,
@@ -65,7 +53,7 @@ export async function loadPolicyLayers(
       document: latest.document as Record<string, unknown>,
     });
   }
-  return layers.sort(byPrecedence);
+  return layers;
 }
 
 export async function effectivePolicyOfServer(
