@@ -116,9 +116,9 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 		t.Fatalf("final status: %+v", st)
 	}
 	// Every capability is listed whether or not this host has it: the four eBPF programs,
-	// fragmentation, PostgreSQL statistics and PSI.
-	if len(st.Capabilities) != 7 {
-		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql and psi", st.Capabilities)
+	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features.
+	if len(st.Capabilities) != 9 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache and accel.write_optimization", st.Capabilities)
 	}
 
 	// A restart continues the numbering.

@@ -17,13 +17,13 @@ type fakeFeatures struct {
 	writeOpt         writeopt.Stats
 	writeOptEnabled  bool
 	readCacheCalls   int
-	writeOptimCalls  int
+	writeOptCalls    int
 	withoutReadCache bool
 }
 
 func (f *fakeFeatures) sources() AccelSources {
 	s := AccelSources{WriteOptimization: func() (writeopt.Stats, bool) {
-		f.writeOptimCalls++
+		f.writeOptCalls++
 		return f.writeOpt, f.writeOptEnabled
 	}}
 	if !f.withoutReadCache {
@@ -81,8 +81,8 @@ func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t
 	if !errors.Is(err, ErrNoData) || len(got) != 0 {
 		t.Fatalf("both features off: %v, series %v; want no data and nothing sent", err, got)
 	}
-	if f.readCacheCalls != 1 || f.writeOptimCalls != 1 {
-		t.Fatalf("the collector must follow the counters while a feature is off (calls %d, %d)", f.readCacheCalls, f.writeOptimCalls)
+	if f.readCacheCalls != 1 || f.writeOptCalls != 1 {
+		t.Fatalf("the collector must follow the counters while a feature is off (calls %d, %d)", f.readCacheCalls, f.writeOptCalls)
 	}
 	// Write optimisation switched on: what it did while off is not counted again.
 	f.writeOptEnabled = true

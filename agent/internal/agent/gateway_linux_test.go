@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opamp-go/protobufs"
+	opampserver "github.com/open-telemetry/opamp-go/server"
+	servertypes "github.com/open-telemetry/opamp-go/server/types"
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/spindle-io/spindle/agent/internal/opamp"
+	"github.com/spindle-io/spindle/agent/internal/testutil"
+)
+
+// point is one decoded data point of a batch.
+type point struct {
+	value int64
+	attrs map[string]string
+}
+
+// policyGateway is a loopback gateway for the run loop: /v1/metrics decodes each batch as the
+// real gateway does (gzip, OTLP protobuf) and keeps its points; /v1/opamp is opamp-go's own
+// server, offering the current policy and keeping the agent's RemoteConfigStatus reports.
+type policyGateway struct {
+	t   *testing.T
+	url string
+
+	mu       sync.Mutex
+	batches  []map[string][]point // metric name → points, one map per batch in arrival order
+	document []byte
+	hash     []byte
+	statuses []*protobufs.RemoteConfigStatus
+	conns    []servertypes.Connection
+}
+
+func newPolicyGateway(t *testing.T) *policyGateway {
+	g := &policyGateway{t: t}
+	srv := opampserver.New(nil)
+	handler, connContext, err := srv.Attach(opampserver.Settings{Callbacks: servertypes.Callbacks{OnConnecting: g.onConnecting}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(opamp.Path, handler)
+	mux.HandleFunc("/v1/metrics", g.metrics)
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Listener.Close()
+	ts.Listener = testutil.Listen(t)
+	ts.Config.ConnContext = connContext
+	ts.Start()
+	t.Cleanup(ts.Close)
+	g.url = ts.URL
+	return g
+}
+
+func (g *policyGateway) metrics(w http.ResponseWriter, r *http.Request) {
+	zr, err := gzip.NewReader(r.Body)
+	if err != nil {
+		g.t.Errorf("batch is not gzip: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	raw, _ := io.ReadAll(zr)
+	var req colmetricpb.ExportMetricsServiceRequest
+	if err := proto.Unmarshal(raw, &req); err != nil {
+		g.t.Errorf("batch is not OTLP: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	batch := map[string][]point{}
+	for _, rm := range req.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				batch[m.Name] = append(batch[m.Name], points(m)...)
+			}
+		}
+	}
+	g.mu.Lock()
+	g.batches = append(g.batches, batch)
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-protobuf")
+}
+
+func points(m *metricpb.Metric) []point {
+	var dps []*metricpb.NumberDataPoint
+	switch d := m.Data.(type) {
+	case *metricpb.Metric_Gauge:
+		dps = d.Gauge.DataPoints
+	case *metricpb.Metric_Sum:
+		dps = d.Sum.DataPoints
+	}
+	var out []point
+	for _, dp := range dps {
+		p := point{value: dp.GetAsInt(), attrs: map[string]string{}}
+		for _, kv := range dp.Attributes {
+			p.attrs[kv.Key] = kv.Value.GetStringValue()
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// setPolicy offers document from now on (nil: no policy) and pushes it over open WebSockets.
+func (g *policyGateway) setPolicy(document string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if document == "" {
+		g.document, g.hash = nil, nil
+		return ""
+	}
+	sum := sha256.Sum256([]byte(document))
+	g.document, g.hash = []byte(document), sum[:]
+	for _, conn := range g.conns {
+		_ = conn.Send(context.Background(), &protobufs.ServerToAgent{RemoteConfig: g.remoteConfig()})
+	}
+	return hex.EncodeToString(sum[:])
+}
+
+func (g *policyGateway) remoteConfig() *protobufs.AgentRemoteConfig {
+	return &protobufs.AgentRemoteConfig{ConfigHash: g.hash, Config: &protobufs.AgentConfigMap{ConfigMap: map[string]*protobufs.AgentConfigFile{
+		opamp.PolicyConfigName: {Body: g.document, ContentType: "application/json"}}}}
+}
+
+func (g *policyGateway) onConnecting(*http.Request) servertypes.ConnectionResponse {
+	return servertypes.ConnectionResponse{Accept: true, ConnectionCallbacks: servertypes.ConnectionCallbacks{
+		OnConnected: func(_ context.Context, conn servertypes.Connection) {
+			g.mu.Lock()
+			g.conns = append(g.conns, conn)
+			g.mu.Unlock()
+		},
+		OnMessage: func(_ context.Context, _ servertypes.Connection, msg *protobufs.AgentToServer) *protobufs.ServerToAgent {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if s := msg.GetRemoteConfigStatus(); s != nil {
+				g.statuses = append(g.statuses, s)
+			}
+			response := &protobufs.ServerToAgent{InstanceUid: msg.GetInstanceUid()}
+			if g.hash != nil && hex.EncodeToString(msg.GetRemoteConfigStatus().GetLastRemoteConfigHash()) != hex.EncodeToString(g.hash) {
+				response.RemoteConfig = g.remoteConfig()
+			}
+			return response
+		},
+	}}
+}
+
+// waitStatus waits for the agent's final answer (APPLIED or FAILED) about hash.
+func (g *policyGateway) waitStatus(hash string) *protobufs.RemoteConfigStatus {
+	g.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		g.mu.Lock()
+		for _, s := range g.statuses {
+			if hex.EncodeToString(s.GetLastRemoteConfigHash()) == hash && s.GetStatus() != protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLYING {
+				g.mu.Unlock()
+				return s
+			}
+		}
+		g.mu.Unlock()
+	}
+	g.t.Fatalf("the agent never answered policy %s", hash)
+	return nil
+}
+
+// waitBatch waits for a batch, arriving after the first `after` batches, that satisfies ok, and
+// returns the number of batches seen so far.
+func (g *policyGateway) waitBatch(what string, after int, ok func(map[string][]point) bool) int {
+	g.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		g.mu.Lock()
+		n := len(g.batches)
+		for i := after; i < n; i++ {
+			if ok(g.batches[i]) {
+				g.mu.Unlock()
+				return n
+			}
+		}
+		g.mu.Unlock()
+	}
+	g.t.Fatalf("no batch with %s arrived in 20 s", what)
+	return 0
+}
+
+func (g *policyGateway) batchCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.batches)
+}
+
+// value is the one point of name (with the given file.path or scan root, if any) in a batch.
+func value(batch map[string][]point, name string, attrs ...string) (int64, bool) {
+	for _, p := range batch[name] {
+		matches := true
+		for i := 0; i+1 < len(attrs); i += 2 {
+			matches = matches && p.attrs[attrs[i]] == attrs[i+1]
+		}
+		if matches {
+			return p.value, true
+		}
+	}
+	return 0, false
+}
