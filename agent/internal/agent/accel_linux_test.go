@@ -108,8 +108,14 @@ func TestPolicyRunsTheAccelerationFeaturesAndExportsTheirStats(t *testing.T) {
 	gw.setPolicy("")
 	restartedFrom := gw.batchCount()
 	startRun(t, cfg)
+	// Run returns at once and restores the policy in the background: append only once a batch
+	// shows the restored features at work, or the growth could pass before anything watches it.
+	restored := gw.waitBatch("the restored read cache", restartedFrom, func(b map[string][]point) bool {
+		resident, _ := value(b, "spindle.read_cache.resident")
+		return resident > 0
+	})
 	appendSlowly(t, wal, 3<<20) // past everything reserved before the restart
-	gw.waitBatch("both features after the restart", restartedFrom, func(b map[string][]point) bool {
+	gw.waitBatch("both features after the restart", restored, func(b map[string][]point) bool {
 		preallocated, _ := value(b, "spindle.write_opt.preallocated")
 		resident, _ := value(b, "spindle.read_cache.resident")
 		files, _ := value(b, "spindle.fragmentation.files", "spindle.scan.root", hot)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -186,8 +189,26 @@ func (g *policyGateway) waitBatch(what string, after int, ok func(map[string][]p
 		}
 		g.mu.Unlock()
 	}
-	g.t.Fatalf("no batch with %s arrived in 20 s", what)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var seen []string
+	for i := max(after, len(g.batches)-3); i < len(g.batches); i++ {
+		seen = append(seen, fmt.Sprintf("batch %d: %s", i, describeBatch(g.batches[i])))
+	}
+	g.t.Fatalf("no batch with %s arrived in 20 s; the last ones:\n%s", what, strings.Join(seen, "\n"))
 	return 0
+}
+
+// describeBatch lists a batch's acceleration and fragmentation points, for failure messages.
+func describeBatch(batch map[string][]point) string {
+	var parts []string
+	for name, points := range batch {
+		if strings.HasPrefix(name, "spindle.read_cache.") || strings.HasPrefix(name, "spindle.write_opt.") || strings.HasPrefix(name, "spindle.fragmentation.files") {
+			parts = append(parts, fmt.Sprintf("%s=%v", name, points))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
 }
 
 func (g *policyGateway) batchCount() int {

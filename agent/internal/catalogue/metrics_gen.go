@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "8237f1420e4ede64d587edbcf2de8e5ca6a257db7fb57f922f86e9987d8df292"
+const SourceSHA256 = "79fead12df125067c2d5f822739be6a23a1dc329ae42b6102eb4ea2ad9443d33"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "8237f1420e4ede64d587edbcf2de8e5ca6a257db7fb57f922f86e9987d8df292"
+const SourceSHA256 = "79fead12df125067c2d5f822739be6a23a1dc329ae42b6102eb4ea2ad9443d33"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -63,4 +63,9 @@ var Capabilities = []Capability{
 	{Name: "ebpf.block_split", Label: "Split I/O counts (eBPF)", Metrics: []string{"spindle.disk.split_operations"}},
 	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses"}},
 	{Name: "ebpf.block_samples", Label: "Sampled block accesses (eBPF)", Metrics: []string{"spindle.agent.block_samples.kept", "spindle.agent.block_samples.dropped"}},
+	{Name: "fiemap.fragmentation", Label: "File fragmentation scan (FIEMAP)", Metrics: []string{"spindle.fragmentation.files", "spindle.fragmentation.fragmented_files", "spindle.fragmentation.extents", "spindle.fragmentation.excess_extents", "spindle.fragmentation.scan_duration", "spindle.fragmentation.file.extents"}},
+	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},
+	{Name: "psi.pressure", Label: "Memory and I/O pressure (PSI)", Metrics: []string{"spindle.pressure.stall_time"}},
+	{Name: "accel.read_cache", Label: "Managed read cache", Metrics: []string{"spindle.read_cache.budget", "spindle.read_cache.resident"}},
+	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 }
