@@ -12,7 +12,7 @@ for_tests=false
 command -v node >/dev/null || die "Node.js 20.9 or newer is required: install it from your distribution or nodejs.org."
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=9)?0:1)' \
   || die "Node.js $(node --version) is too old: Spindle needs 20.9 or newer."
-command -v go >/dev/null || die "Go 1.25 or newer is required for the agent and gateway: install it from go.dev/dl."
+command -v go >/dev/null || die "Go 1.26 or newer is required for the agent and gateway: install it from go.dev/dl."
 
 debian_packages=()
 need_pkg() { dpkg -s "$1" >/dev/null 2>&1 || debian_packages+=("$1"); }
