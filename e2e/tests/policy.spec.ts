@@ -38,6 +38,12 @@ test("a policy saved in the console reaches the agent, which applies it", async 
   await expect(page.getByTestId("policy-name")).toHaveText("Sample every 5 s");
   await saveVersion(page, { schemaVersion: 1, telemetry: { intervalSeconds: 5 } }, "slower sampling for this fleet");
   await expect(page.getByTestId("version-row")).toHaveCount(1);
+  await page.getByTestId("view-yaml").click();
+  await expect(page.getByLabel("Policy YAML")).toHaveValue(/^schemaVersion: 1\ntelemetry:\n  intervalSeconds: 5\n/);
+  await page.getByLabel("Policy YAML").fill("schemaVersion: 1\ntelemetry:\n  intervalSeconds: 5\n  intervalSeconds: 6\n");
+  await expect(page.getByTestId("yaml-problems")).toContainText("is not valid YAML");
+  await expect(page.getByTestId("save-version")).toBeDisabled();
+  await page.getByLabel("Policy YAML").fill("schemaVersion: 1\ntelemetry:\n  intervalSeconds: 5\n");
 
   await page.getByTestId("assign-form").getByLabel("Assign to").selectOption("organization");
   await page.getByTestId("assign-submit").click();

@@ -85,6 +85,14 @@ FROM fragmentation_worst_files
 WHERE org_id = $1 AND server_id = $2
 ORDER BY root, extents DESC, path`;
 
+export type CacheTopFileRow = { path: string; accesses: number; misses: number; interval_seconds: number; seen_at: Date };
+
+/** The server's page-cache top files: the gateway keeps only the newest interval's list. */
+export const cacheTopFilesSql = `SELECT path, accesses::float8 AS accesses, misses::float8 AS misses, interval_seconds, seen_at
+FROM page_cache_top_files
+WHERE org_id = $1 AND server_id = $2
+ORDER BY accesses DESC, path`;
+
 export type CapabilitiesRow = { telemetry_capabilities: string[]; telemetry_capabilities_at: Date | null };
 
 export const capabilitiesSql = `SELECT telemetry_capabilities, telemetry_capabilities_at FROM agents WHERE org_id = $1 AND server_id = $2`;

@@ -70,6 +70,11 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
       [orgId, serverId, at("09:00:00")],
     );
     await db.pool.query(
+      `INSERT INTO page_cache_top_files VALUES ($1, $2, '/var/lib/postgresql/16/main/base/5/16384', 4000, 1000, 10, $3),
+         ($1, $2, 'inode:2049:131077', 200, 0, 10, $3), ($1, $2, '/var/log/app.log', 4000, 4000, 10, $3)`,
+      [orgId, serverId, at("09:59:50")],
+    );
+    await db.pool.query(
       `INSERT INTO agents (org_id, server_id, credential_hash, telemetry_capabilities, telemetry_capabilities_at)
        VALUES ($1, $2, $3, '{ebpf.block_latency,ebpf.block_split}', $4)`,
       [orgId, serverId, randomBytes(32), at("09:59:50")],
@@ -119,6 +124,31 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     }]);
   });
 
+  it("lists the newest page-cache top files, most accesses first, with their hit ratios", async () => {
+    const deep = await queryDeepTelemetry(db, orgId, serverId, "7d", now);
+    assert.deepEqual(deep.cacheTopFiles, {
+      seenAt: at("09:59:50").toISOString(),
+      intervalSeconds: 10,
+      files: [
+        { path: "/var/lib/postgresql/16/main/base/5/16384", accesses: 4000, misses: 1000, hitRatioPercent: 75 },
+        { path: "/var/log/app.log", accesses: 4000, misses: 4000, hitRatioPercent: 0 },
+        { path: "inode:2049:131077", accesses: 200, misses: 0, hitRatioPercent: 100 },
+      ],
+    });
+  });
+
+  it("never shows another organisation's top files for the same server id", async () => {
+    const { orgId: other } = await createOrganisation(db.prisma, "Intruder");
+    await db.pool.query(
+      `INSERT INTO page_cache_top_files VALUES ($1, $2, '/etc/shadow', 9999, 1, 10, $3)`,
+      [other, serverId, at("09:59:59")],
+    );
+    const deep = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
+    assert.deepEqual(deep.cacheTopFiles.files.map((f) => f.path),
+      ["/var/lib/postgresql/16/main/base/5/16384", "/var/log/app.log", "inode:2049:131077"]);
+    assert.equal(deep.cacheTopFiles.seenAt, at("09:59:50").toISOString());
+  });
+
   it("lists every capability, the missing ones with what to do", async () => {
     const { capabilities } = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
     assert.equal(capabilities.reportedAt, at("09:59:50").toISOString());
@@ -137,6 +167,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     const { id: fresh } = await createServer(db.prisma, orgId, "new01");
     const deep = await queryDeepTelemetry(db, orgId, fresh, "7d", now);
     assert.deepEqual([deep.latency, deep.splitIo, deep.fragmentation, deep.databases, deep.cacheHit.time], [[], [], [], [], []]);
+    assert.deepEqual(deep.cacheTopFiles, { seenAt: null, intervalSeconds: null, files: [] });
     assert.equal(deep.capabilities.reportedAt, null);
   });
 });

@@ -42,6 +42,24 @@ export interface CacheHitSeries {
   overallPercent: number | null;
 }
 
+/** One of the files with the most page-cache accesses in the newest reported interval. */
+export interface CacheTopFile {
+  /** The path an open descriptor gave, or inode:<dev>:<ino> when no process held the file open. */
+  path: string;
+  accesses: number;
+  misses: number;
+  /** 1 − misses / accesses. */
+  hitRatioPercent: number;
+}
+
+export interface CacheTopFiles {
+  /** End of the interval the list covers; null: the agent never reported top files. */
+  seenAt: string | null;
+  intervalSeconds: number | null;
+  /** Most accesses first. */
+  files: CacheTopFile[];
+}
+
 export interface FragmentationRoot {
   root: string;
   scannedAt: string;
@@ -72,6 +90,8 @@ export interface DeepTelemetry {
   latency: LatencySeries[];
   splitIo: SplitIoSeries[];
   cacheHit: CacheHitSeries;
+  /** The newest list, not range-bound (the gateway keeps only the latest per server). */
+  cacheTopFiles: CacheTopFiles;
   fragmentation: FragmentationRoot[];
   databases: DatabaseSeries[];
 }

@@ -1,6 +1,6 @@
 "use client";
 import { validatePolicyLayer, type Problem } from "@spindle/policy";
-import { Braces, ListChecks, Save } from "lucide-react";
+import { Braces, FileCode, ListChecks, Save } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
@@ -8,32 +8,26 @@ import { FormError } from "@/components/ui/form-error";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
-import { formatPolicyJson } from "../lib/display-order";
 import { setAt, type PolicyDraft } from "../lib/form-model";
 import { diffPolicyDocuments } from "../lib/policy-diff";
+import { formatRaw, parseRaw, rawFormatLabel, type RawFormat, type RawProblem } from "../lib/raw-format";
 import type { PolicyVersionSummary } from "../types/policy";
 import { DiffTable } from "./diff-table";
 import { PolicyForm } from "./policy-form";
-import { PolicyJsonEditor } from "./policy-json-editor";
+import { PolicyRawEditor } from "./policy-raw-editor";
 import { sendJson } from "./send-json";
 
-type View = "form" | "json";
+type View = "form" | RawFormat;
+
+const views = [["form", "Form", ListChecks], ["json", "JSON", Braces], ["yaml", "YAML", FileCode]] as const;
 
 function isPlainObject(value: unknown): value is PolicyDraft {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: Problem } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, problem: { path: "", code: "invalid_json", message: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}` } };
-  }
-}
-
 /**
- * Edits the next version of a policy in a form or as raw JSON. Both views edit one draft and
- * validate it with @spindle/policy's validatePolicyLayer, as the server does on save.
+ * Edits the next version of a policy in a form or as raw JSON or YAML. Every view edits one draft
+ * and validates it with @spindle/policy's validatePolicyLayer, as the server does on save.
  */
 export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly }: {
   policyId: string;
@@ -44,24 +38,26 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
 }) {
   const router = useRouter();
   const [view, setView] = useState<View>("form");
-  const [jsonText, setJsonText] = useState(() => formatPolicyJson(draft));
-  const [jsonProblem, setJsonProblem] = useState<Problem | null>(null);
+  const [rawText, setRawText] = useState("");
+  const [rawProblem, setRawProblem] = useState<RawProblem | null>(null);
   const [serverProblems, setServerProblems] = useState<Problem[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [comment, setComment] = useState("");
   const [saving, setSaving] = useState(false);
 
   const validation = useMemo(() => validatePolicyLayer(draft), [draft]);
-  const problems: Problem[] = jsonProblem ? [jsonProblem] : !validation.ok ? validation.problems : serverProblems;
+  const problems: Problem[] = !validation.ok ? validation.problems : serverProblems;
+  // A raw view's syntax error hides the rest: the text does not parse into a document yet.
+  const shownProblems: readonly RawProblem[] = rawProblem ? [rawProblem] : problems;
   const changes = useMemo(() => (isPlainObject(draft) ? diffPolicyDocuments(latest.document, draft) : []), [latest.document, draft]);
 
-  // A version restored from the history replaces the draft: show it in the JSON view too.
+  // A version restored from the history replaces the draft: show it in the raw view too.
   useEffect(() => {
-    if (view !== "json") return;
-    const parsed = parseJsonText(jsonText);
+    if (view === "form") return;
+    const parsed = parseRaw(rawText, view);
     if (parsed.ok && JSON.stringify(parsed.value) === JSON.stringify(draft)) return;
-    setJsonText(formatPolicyJson(draft));
-    setJsonProblem(null);
+    setRawText(formatRaw(draft, view));
+    setRawProblem(null);
   }, [draft]); // only a draft changed from outside this view resets the text
 
   function changeDraft(next: unknown) {
@@ -72,19 +68,23 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
 
   function switchTo(next: View) {
     if (next === view) return;
-    if (next === "json") setJsonText(formatPolicyJson(draft));
-    if (next === "form" && (jsonProblem || !isPlainObject(draft))) {
-      setError(jsonProblem ? "Fix the JSON before switching to the form." : "The policy must be a JSON object to edit it in the form.");
+    if (rawProblem && view !== "form") {
+      setError(`Fix the ${rawFormatLabel[view]} before switching views.`);
       return;
     }
+    if (next === "form" && !isPlainObject(draft)) {
+      setError("The policy must be an object (a mapping) to edit it in the form.");
+      return;
+    }
+    if (next !== "form") setRawText(formatRaw(draft, next));
     setError(null);
     setView(next);
   }
 
-  function editJson(text: string) {
-    setJsonText(text);
-    const parsed = parseJsonText(text);
-    setJsonProblem(parsed.ok ? null : parsed.problem);
+  function editRaw(format: RawFormat, text: string) {
+    setRawText(text);
+    const parsed = parseRaw(text, format);
+    setRawProblem(parsed.ok ? null : parsed.problem);
     if (parsed.ok) changeDraft(parsed.value);
   }
 
@@ -117,7 +117,7 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
     <div className="grid gap-4" data-testid="policy-editor">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div className="inline-flex rounded-lg border bg-card p-0.5" role="tablist" aria-label="Editor view">
-          {([["form", "Form", ListChecks], ["json", "JSON", Braces]] as const).map(([key, label, Icon]) => (
+          {views.map(([key, label, Icon]) => (
             <button key={key} type="button" role="tab" aria-selected={view === key} data-testid={`view-${key}`} onClick={() => switchTo(key)}
               className={cn("inline-flex items-center gap-1.5 rounded-md px-3 py-1 text-sm font-medium", view === key ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground")}>
               <Icon className="size-4" aria-hidden /> {label}
@@ -125,12 +125,16 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
           ))}
         </div>
         <p className="text-sm text-muted-foreground" data-testid="problem-count">
-          {problems.length === 0 ? "No problems" : `${problems.length} problem${problems.length === 1 ? "" : "s"}`}
+          {shownProblems.length === 0 ? "No problems" : `${shownProblems.length} problem${shownProblems.length === 1 ? "" : "s"}`}
           {" · "}editing on top of version {latest.version}
         </p>
       </div>
 
-      {view === "form" ? <PolicyForm editing={editing} /> : <PolicyJsonEditor text={jsonText} onChange={editJson} problems={problems} readOnly={readOnly} />}
+      {view === "form" ? (
+        <PolicyForm editing={editing} />
+      ) : (
+        <PolicyRawEditor format={view} text={rawText} onChange={(text) => editRaw(view, text)} problems={shownProblems} readOnly={readOnly} />
+      )}
 
       {readOnly ? null : (
         <div className="sticky bottom-0 grid gap-3 rounded-xl border bg-card/95 p-4 shadow-sm backdrop-blur" data-testid="save-bar">
@@ -148,7 +152,7 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
               <Label htmlFor="version-comment">What changed and why</Label>
               <Input id="version-comment" value={comment} maxLength={500} onChange={(event) => setComment(event.target.value)} placeholder="e.g. raise the cache budget for the nightly batch" />
             </div>
-            <Button onClick={save} disabled={saving || changes.length === 0 || problems.length > 0} data-testid="save-version">
+            <Button onClick={save} disabled={saving || changes.length === 0 || shownProblems.length > 0} data-testid="save-version">
               <Save /> {saving ? "Saving…" : `Save as version ${latest.version + 1}`}
             </Button>
           </div>

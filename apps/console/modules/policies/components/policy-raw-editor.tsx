@@ -1,13 +1,19 @@
 "use client";
-import type { Problem } from "@spindle/policy";
 import { cn } from "@/lib/utils";
+import { rawFormatLabel, type RawFormat, type RawProblem } from "../lib/raw-format";
 
-/** The raw layer as JSON, for power users and for fields the form does not show. */
-export function PolicyJsonEditor({ text, onChange, problems, readOnly }: { text: string; onChange: (text: string) => void; problems: readonly Problem[]; readOnly: boolean }) {
+/** The raw layer as JSON or YAML, for power users and for fields the form does not show. */
+export function PolicyRawEditor({ format, text, onChange, problems, readOnly }: {
+  format: RawFormat;
+  text: string;
+  onChange: (text: string) => void;
+  problems: readonly RawProblem[];
+  readOnly: boolean;
+}) {
   return (
-    <div className="grid gap-2" data-testid="policy-json">
+    <div className="grid gap-2" data-testid={`policy-${format}`}>
       <textarea
-        aria-label="Policy JSON"
+        aria-label={`Policy ${rawFormatLabel[format]}`}
         value={text}
         readOnly={readOnly}
         spellCheck={false}
@@ -19,7 +25,7 @@ export function PolicyJsonEditor({ text, onChange, problems, readOnly }: { text:
         )}
       />
       {problems.length > 0 ? (
-        <ul className="grid gap-0.5 rounded-md border border-destructive/40 bg-destructive/5 p-3" data-testid="json-problems">
+        <ul className="grid gap-0.5 rounded-md border border-destructive/40 bg-destructive/5 p-3" data-testid={`${format}-problems`}>
           {problems.map((problem) => (
             <li key={`${problem.path} ${problem.code}`} className="text-xs text-destructive" role="alert" data-code={problem.code}>
               <code className="font-semibold">{problem.path || "policy"}</code>: {problem.message}
