@@ -211,6 +211,18 @@ func describeBatch(batch map[string][]point) string {
 	return strings.Join(parts, " ")
 }
 
+// anyBatch says whether a batch since after satisfies ok, without waiting.
+func (g *policyGateway) anyBatch(after int, ok func(map[string][]point) bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := after; i < len(g.batches); i++ {
+		if ok(g.batches[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *policyGateway) batchCount() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
