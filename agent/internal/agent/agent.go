@@ -128,6 +128,8 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 			Mode:           collector.EBPFMode(cfg.EBPF),
 			SampleEvery:    cfg.Collectors.BlockSamples.SampleEvery,
 			SampleCapacity: cfg.Collectors.BlockSamples.Capacity,
+
+			PageCacheTopFiles: cfg.Collectors.PageCache.TopFiles,
 		},
 			Fragmentation: collector.FragmentationOptions{Paths: cfg.Fragmentation.Paths, Period: cfg.Fragmentation.Period,
 				MaxFilesPerSecond: cfg.Fragmentation.MaxFilesPerSecond, WorstFiles: cfg.Fragmentation.WorstFiles},

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "79fead12df125067c2d5f822739be6a23a1dc329ae42b6102eb4ea2ad9443d33"
+const SourceSHA256 = "6ac92df6180ba26fe2d60acf31bda7df4e3f66106c83efcb96bfaed540d08113"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -61,6 +61,12 @@ var PageCacheAccesses = IntCounter{Metric{"spindle.page_cache.accesses", "{page}
 
 // PageCacheMisses is spindle.page_cache.misses (linux:ebpf).
 var PageCacheMisses = IntCounter{Metric{"spindle.page_cache.misses", "{page}", "Pages that had to be added to the page cache to be read (added minus dirtied), system-wide."}}
+
+// PageCacheFileAccesses is spindle.page_cache.file.accesses (linux:ebpf).
+var PageCacheFileAccesses = IntCounter{Metric{"spindle.page_cache.file.accesses", "{page}", "Pages of one file read through the page cache plus page faults on its mappings, for the files with the most accesses in the interval (collectors.page_cache.top_files, 10 by default)."}}
+
+// PageCacheFileMisses is spindle.page_cache.file.misses (linux:ebpf).
+var PageCacheFileMisses = IntCounter{Metric{"spindle.page_cache.file.misses", "{page}", "Pages of one file that had to be added to the page cache to be read (added minus dirtied), for the same top files."}}
 
 // BlockSamplesKept is spindle.agent.block_samples.kept (linux:ebpf).
 var BlockSamplesKept = IntCounter{Metric{"spindle.agent.block_samples.kept", "{sample}", "Sampled block I/Os stored in the agent's bounded ring."}}
@@ -150,7 +156,7 @@ var WriteOptFilesDefragmented = IntCounter{Metric{"spindle.write_opt.files_defra
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}

@@ -22,6 +22,8 @@ type EBPFOptions struct {
 	Mode           EBPFMode
 	SampleEvery    uint32 // block_samples: keep about 1 in SampleEvery I/Os
 	SampleCapacity int    // block_samples: samples the agent's ring holds
+	// page_cache: files reported per interval, the most accessed (0: DefaultPageCacheTopFiles)
+	PageCacheTopFiles int
 }
 
 // ebpfLoad remembers whether a collector's program loaded, and answers for it in Collect and

@@ -3,6 +3,8 @@ package collector
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/spindle-io/spindle/agent/internal/bpf/pagecache"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 )
@@ -12,18 +14,21 @@ func init() {
 	registerCapability("page_cache", "ebpf.page_cache")
 }
 
-// pageCacheCollector reports system-wide page-cache accesses and misses.
+// pageCacheCollector reports page-cache accesses and misses system-wide and for the files
+// with the most accesses in the interval.
 type pageCacheCollector struct {
 	ebpfLoad
 	probe *pagecache.Probe
 	prev  pagecache.Counts
+	files *topFiles
 }
 
 var _ CapabilityReporter = (*pageCacheCollector)(nil)
 
 func newPageCacheCollector(opts Options) (Collector, error) {
 	probe, err := pagecache.Load()
-	return &pageCacheCollector{ebpfLoad: newEBPFLoad("ebpf.page_cache", opts, err), probe: probe}, nil
+	return &pageCacheCollector{ebpfLoad: newEBPFLoad("ebpf.page_cache", opts, err), probe: probe,
+		files: newTopFiles(opts.EBPF.PageCacheTopFiles, opts.ProcPath)}, nil
 }
 
 func (c *pageCacheCollector) Collect(_ context.Context, sink Sink) error {
@@ -39,6 +44,17 @@ func (c *pageCacheCollector) Collect(_ context.Context, sink Sink) error {
 	// Both every interval, zeros included, so a ratio never divides a number by a gap.
 	sink.AddInt(catalogue.PageCacheAccesses, int64(accesses))
 	sink.AddInt(catalogue.PageCacheMisses, int64(misses))
+
+	perFile, err := c.probe.ReadFiles()
+	if err != nil {
+		return err
+	}
+	// Only files read in the interval: a file leaving the top list is no zero, just unranked.
+	for _, f := range c.files.next(perFile) {
+		path := attribute.String(catalogue.AttrFilePath, f.path)
+		sink.AddInt(catalogue.PageCacheFileAccesses, int64(f.accesses), path)
+		sink.AddInt(catalogue.PageCacheFileMisses, int64(f.misses), path)
+	}
 	return nil
 }
 

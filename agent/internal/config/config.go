@@ -75,7 +75,7 @@ type CollectorsConfig struct {
 
 	BlockLatency CollectorConfig    `yaml:"block_latency"`
 	BlockSplit   CollectorConfig    `yaml:"block_split"`
-	PageCache    CollectorConfig    `yaml:"page_cache"`
+	PageCache    PageCacheConfig    `yaml:"page_cache"`
 	BlockSamples BlockSamplesConfig `yaml:"block_samples"`
 
 	Fragmentation CollectorConfig `yaml:"fragmentation"`
@@ -89,6 +89,15 @@ type BlockSamplesConfig struct {
 	SampleEvery uint32 `yaml:"sample_every,omitempty"` // keep about 1 in N blocks (default 64)
 	Capacity    int    `yaml:"capacity,omitempty"`     // samples held in memory (default 16384)
 }
+
+// PageCacheConfig switches page-cache counting and sizes its list of top files.
+type PageCacheConfig struct {
+	Enabled  *bool `yaml:"enabled,omitempty"`
+	TopFiles int   `yaml:"top_files,omitempty"` // files reported per interval, most accessed (default 10)
+}
+
+// maxPageCacheTopFiles matches what the gateway stores per server.
+const maxPageCacheTopFiles = 50
 
 // CollectorConfig switches one collector on or off.
 type CollectorConfig struct {
@@ -181,6 +190,9 @@ func (c Config) Validate() error {
 	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
 		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
 	}
+	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
+		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
+	}
 	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats))
 	return errors.Join(errs...)
 }
@@ -241,7 +253,7 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 	return map[string]CollectorConfig{
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
-		"page_cache": c.Collectors.PageCache, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
+		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
 		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
 	}
 }

@@ -127,11 +127,12 @@ func TestLoadMissingFileSaysToEnrol(t *testing.T) {
 }
 
 func TestEBPFSettings(t *testing.T) {
-	cfg, err := Parse([]byte("collectors: {block_samples: {sample_every: 8, capacity: 4096}}"))
+	cfg, err := Parse([]byte("collectors: {block_samples: {sample_every: 8, capacity: 4096}, page_cache: {top_files: 25}}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.EBPF != "auto" || cfg.Collectors.BlockSamples.SampleEvery != 8 || cfg.Collectors.BlockSamples.Capacity != 4096 {
+	if cfg.EBPF != "auto" || cfg.Collectors.BlockSamples.SampleEvery != 8 || cfg.Collectors.BlockSamples.Capacity != 4096 ||
+		cfg.Collectors.PageCache.TopFiles != 25 {
 		t.Fatalf("eBPF settings not read: %+v", cfg)
 	}
 	if why := cfg.WhyOff("page_cache"); !strings.Contains(why, "collectors.page_cache.enabled: false") {
@@ -140,6 +141,7 @@ func TestEBPFSettings(t *testing.T) {
 	for yaml, want := range map[string]string{
 		"ebpf: maybe": `ebpf "maybe" is not one of auto, on, off`,
 		"collectors: {block_samples: {capacity: 9999999}}": "collectors.block_samples.capacity 9999999 must be between 1 and",
+		"collectors: {page_cache: {top_files: 51}}":        "collectors.page_cache.top_files 51 must be between 1 and 50",
 	} {
 		if _, err := Parse([]byte(yaml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", yaml, err, want)

@@ -8,7 +8,9 @@
  *   added     pages that entered the cache (mm_filemap_add_to_page_cache);
  *   dirtied   pages that became dirty (writeback_dirty_folio).
  * The agent derives accesses = read + faulted and misses = added - dirtied (a page added to be
- * written was not a read miss), the cachestat correction, so hit ratio = 1 - misses/accesses. */
+ * written was not a read miss), the cachestat correction, so hit ratio = 1 - misses/accesses.
+ * The same four counts are kept per file (device and inode of the mapping's host) in a bounded
+ * LRU hash, so the agent can name the files that use the cache most with the same formula. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -37,6 +39,27 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
+/* Per-file counts: the least recently updated file is evicted when the map is full, which drops
+ * files that are not being read, never the busy ones the agent reports. */
+#define MAX_FILES 10240
+
+struct file_key {
+	__u32 dev; /* the superblock's s_dev, kernel encoding (major << 20 | minor) */
+	__u32 pad;
+	__u64 ino;
+};
+
+struct file_counts {
+	__u64 n[EVENT_COUNT];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_FILES);
+	__type(key, struct file_key);
+	__type(value, struct file_counts);
+} files SEC(".maps");
+
 /* filemap_read calls filemap_get_pages once per batch of up to 31 folios, each time with the
  * range from the current position to the end of the request; remember per thread how far the
  * current request was counted so a page is counted once. */
@@ -53,7 +76,32 @@ struct {
 	__type(value, struct read_progress);
 } progress SEC(".maps");
 
-static __always_inline void add(__u32 event, __u64 pages)
+static __always_inline void add_file(__u32 event, struct address_space *mapping, __u64 pages)
+{
+	struct file_key key = {};
+	struct file_counts *c, zero = {};
+	struct inode *host;
+
+	if (!mapping)
+		return;
+	host = BPF_CORE_READ(mapping, host);
+	if (!host)
+		return;
+	key.ino = BPF_CORE_READ(host, i_ino);
+	key.dev = BPF_CORE_READ(host, i_sb, s_dev);
+	c = bpf_map_lookup_elem(&files, &key);
+	if (!c) {
+		bpf_map_update_elem(&files, &key, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&files, &key);
+		if (!c)
+			return;
+	}
+	if (event < EVENT_COUNT)
+		__sync_fetch_and_add(&c->n[event], pages);
+}
+
+/* add counts pages system-wide and for the file behind mapping. */
+static __always_inline void add(__u32 event, struct address_space *mapping, __u64 pages)
 {
 	__u64 *n;
 
@@ -63,6 +111,7 @@ static __always_inline void add(__u32 event, __u64 pages)
 
 	if (n)
 		*n += pages;
+	add_file(event, mapping, pages);
 }
 
 /* folio_nr_pages(): 1 unless the folio is large (PG_head), then 2^order from _flags_1. */
@@ -96,7 +145,7 @@ int BPF_PROG(read_pages, struct address_space *mapping, unsigned long index, uns
 	if (same)
 		from = p->counted_to + 1;
 	if (last >= from)
-		add(EVENT_READ, last - from + 1);
+		add(EVENT_READ, mapping, last - from + 1);
 	next.mapping = (__u64)mapping;
 	next.last_index = last_index;
 	next.counted_to = (same && p->counted_to > last) ? p->counted_to : last;
@@ -107,20 +156,20 @@ int BPF_PROG(read_pages, struct address_space *mapping, unsigned long index, uns
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(fault, struct address_space *mapping, unsigned long index)
 {
-	add(EVENT_FAULTED, 1);
+	add(EVENT_FAULTED, mapping, 1);
 	return 0;
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(page_added, struct folio *folio)
 {
-	add(EVENT_ADDED, folio_pages(folio));
+	add(EVENT_ADDED, BPF_CORE_READ(folio, mapping), folio_pages(folio));
 	return 0;
 }
 
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(page_dirtied, struct folio *folio, struct address_space *mapping)
 {
-	add(EVENT_DIRTIED, folio_pages(folio));
+	add(EVENT_DIRTIED, mapping, folio_pages(folio));
 	return 0;
 }

@@ -1,6 +1,7 @@
-// Package pagecache loads the page-cache program: system-wide counts, in pages, of reads
-// served through the page cache, faults on file mappings, pages added to the cache and pages
-// dirtied, from the filemap and writeback tracepoints; accesses and misses follow.
+// Package pagecache loads the page-cache program: counts, in pages, of reads served through
+// the page cache, faults on file mappings, pages added to the cache and pages dirtied, from the
+// filemap and writeback tracepoints, system-wide and per file (device and inode, in a bounded
+// LRU map); accesses and misses follow.
 package pagecache
 
 // Counts are cumulative since Load and summed over CPUs, in pages.

@@ -13,6 +13,18 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type pagecacheFileCounts struct {
+	_ structs.HostLayout
+	N [4]uint64
+}
+
+type pagecacheFileKey struct {
+	_   structs.HostLayout
+	Dev uint32
+	Pad uint32
+	Ino uint64
+}
+
 type pagecacheReadProgress struct {
 	_         structs.HostLayout
 	Mapping   uint64
@@ -25,6 +37,7 @@ type pagecacheReadProgress struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	pagecacheMapCounts       = "counts"
+	pagecacheMapFiles        = "files"
 	pagecacheMapProgress     = "progress"
 	pagecacheProgFault       = "fault"
 	pagecacheProgPageAdded   = "page_added"
@@ -87,6 +100,7 @@ type pagecacheProgramSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type pagecacheMapSpecs struct {
 	Counts   *ebpf.MapSpec `ebpf:"counts"`
+	Files    *ebpf.MapSpec `ebpf:"files"`
 	Progress *ebpf.MapSpec `ebpf:"progress"`
 }
 
@@ -119,12 +133,14 @@ func (o *pagecacheObjects) Close() error {
 // It can be passed to loadPagecacheObjects or ebpf.CollectionSpec.LoadAndAssign.
 type pagecacheMaps struct {
 	Counts   *ebpf.Map `ebpf:"counts"`
+	Files    *ebpf.Map `ebpf:"files"`
 	Progress *ebpf.Map `ebpf:"progress"`
 }
 
 func (m *pagecacheMaps) Close() error {
 	return _PagecacheClose(
 		m.Counts,
+		m.Files,
 		m.Progress,
 	)
 }

@@ -16,5 +16,8 @@ func LoadForProcess(int) (*Probe, error) { return nil, bpf.Prepare() }
 // Read is never reached: Load fails.
 func (p *Probe) Read() (Counts, error) { return Counts{}, bpf.ErrUnsupported }
 
+// ReadFiles is never reached: Load fails.
+func (p *Probe) ReadFiles() (map[FileID]Counts, error) { return nil, bpf.ErrUnsupported }
+
 // Close does nothing.
 func (p *Probe) Close() error { return nil }

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "79fead12df125067c2d5f822739be6a23a1dc329ae42b6102eb4ea2ad9443d33"
+const SourceSHA256 = "6ac92df6180ba26fe2d60acf31bda7df4e3f66106c83efcb96bfaed540d08113"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -26,6 +26,8 @@ var Metrics = []Metric{
 	{Name: "spindle.disk.split_operations", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"system.device"}, Table: "disk_split_io", Columns: []string{"split_ops"}},
 	{Name: "spindle.page_cache.accesses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{}, Table: "page_cache", Columns: []string{"accesses"}},
 	{Name: "spindle.page_cache.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{}, Table: "page_cache", Columns: []string{"misses"}},
+	{Name: "spindle.page_cache.file.accesses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{"file.path"}, Table: "page_cache_top_files", Columns: []string{"accesses"}},
+	{Name: "spindle.page_cache.file.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{"file.path"}, Table: "page_cache_top_files", Columns: []string{"misses"}},
 	{Name: "spindle.agent.block_samples.kept", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{}, Table: "", Columns: []string{}},
 	{Name: "spindle.agent.block_samples.dropped", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{"reason"}, Table: "", Columns: []string{}},
 	{Name: "spindle.fragmentation.files", Type: "gauge", ValueType: "int", Unit: "{file}", Attributes: []string{"spindle.scan.root"}, Table: "fragmentation_scans", Columns: []string{"files"}},
@@ -61,7 +63,7 @@ var Metrics = []Metric{
 var Capabilities = []Capability{
 	{Name: "ebpf.block_latency", Label: "Block I/O latency histograms (eBPF)", Metrics: []string{"spindle.disk.io.latency"}},
 	{Name: "ebpf.block_split", Label: "Split I/O counts (eBPF)", Metrics: []string{"spindle.disk.split_operations"}},
-	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses"}},
+	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses", "spindle.page_cache.file.accesses", "spindle.page_cache.file.misses"}},
 	{Name: "ebpf.block_samples", Label: "Sampled block accesses (eBPF)", Metrics: []string{"spindle.agent.block_samples.kept", "spindle.agent.block_samples.dropped"}},
 	{Name: "fiemap.fragmentation", Label: "File fragmentation scan (FIEMAP)", Metrics: []string{"spindle.fragmentation.files", "spindle.fragmentation.fragmented_files", "spindle.fragmentation.extents", "spindle.fragmentation.excess_extents", "spindle.fragmentation.scan_duration", "spindle.fragmentation.file.extents"}},
 	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},

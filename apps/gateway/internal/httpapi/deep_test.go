@@ -11,7 +11,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
 )
 
-var deepTables = []string{"disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "fragmentation_scans", "fragmentation_worst_files"}
+var deepTables = []string{"disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "fragmentation_scans", "fragmentation_worst_files", "page_cache_top_files"}
 
 func deepTelemetry(worstExtents int64) otlpfixture.Deep {
 	return otlpfixture.Deep{
@@ -21,6 +21,7 @@ func deepTelemetry(worstExtents int64) otlpfixture.Deep {
 		},
 		Splits:    map[string]int64{"sda": 17},
 		PageCache: &[2]int64{1000, 40},
+		TopFiles:  map[string][2]int64{"/srv/data/big.db": {600, 30}},
 		Databases: []otlpfixture.Database{{Name: "shop", Commits: 500, Rollbacks: 2, BlocksHit: 9000, BlocksRead: 100, ReadSeconds: 0.0125}},
 		Pressure:  map[string]float64{"memory/some": 0.0015, "io/some": 0.25},
 		Scans: []otlpfixture.Scan{{Root: "/srv/data", Files: 10, Fragmented: 2, Extents: 40, Excess: 30, DurationSeconds: 0.2,
@@ -74,6 +75,7 @@ func TestDeepTelemetryIsWrittenWithTheBatchExactlyOnce(t *testing.T) {
 		// the scan was repeated unchanged in the second batch: one history row, not two
 		`SELECT count(*) FROM fragmentation_scans WHERE root = '/srv/data' AND extents = 40 AND scan_duration_ms = 200`:                               1,
 		`SELECT sum(extents) FROM fragmentation_worst_files WHERE root = '/srv/data'`:                                                                 30,
+		`SELECT sum(accesses) - sum(misses) FROM page_cache_top_files WHERE path = '/srv/data/big.db'`:                                                570,
 		`SELECT count(*) FROM agents WHERE telemetry_capabilities = '{ebpf.block_latency,ebpf.page_cache}' AND telemetry_capabilities_at IS NOT NULL`: 1,
 	}
 	for sql, want := range checks {

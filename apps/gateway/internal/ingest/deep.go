@@ -16,9 +16,11 @@ import (
 // The delta-counter families of the deep telemetry (docs/metrics.md). Column order is the
 // order of the telemetry row fields.
 var (
-	splitFamily     = &counterFamily{table: "disk_split_io", keyAttr: "system.device", columns: []string{"split_ops"}, required: []bool{true}}
-	pageCacheFamily = &counterFamily{table: "page_cache", columns: []string{"accesses", "misses"}, required: []bool{true, true}}
-	pgFamily        = &counterFamily{table: "pg_database_stats", keyAttr: "db.namespace",
+	splitFamily         = &counterFamily{table: "disk_split_io", keyAttr: "system.device", columns: []string{"split_ops"}, required: []bool{true}}
+	pageCacheFamily     = &counterFamily{table: "page_cache", columns: []string{"accesses", "misses"}, required: []bool{true, true}}
+	pageCacheFileFamily = &counterFamily{table: "page_cache_top_files", keyAttr: "file.path",
+		columns: []string{"accesses", "misses"}, required: []bool{true, true}}
+	pgFamily = &counterFamily{table: "pg_database_stats", keyAttr: "db.namespace",
 		columns:  []string{"commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"},
 		required: []bool{true, true, true, true, false}}
 	pressureFamily = &counterFamily{table: "pressure",
@@ -35,6 +37,8 @@ var counterMetrics = func() map[string]counterMetric {
 		"spindle.disk.split_operations":         fixed(splitFamily, "spindle.disk.split_operations", 0, false),
 		"spindle.page_cache.accesses":           fixed(pageCacheFamily, "spindle.page_cache.accesses", 0, false),
 		"spindle.page_cache.misses":             fixed(pageCacheFamily, "spindle.page_cache.misses", 1, false),
+		"spindle.page_cache.file.accesses":      fixed(pageCacheFileFamily, "spindle.page_cache.file.accesses", 0, false),
+		"spindle.page_cache.file.misses":        fixed(pageCacheFileFamily, "spindle.page_cache.file.misses", 1, false),
 		"spindle.db.postgresql.commits":         fixed(pgFamily, "spindle.db.postgresql.commits", 0, false),
 		"spindle.db.postgresql.rollbacks":       fixed(pgFamily, "spindle.db.postgresql.rollbacks", 1, false),
 		"spindle.db.postgresql.blocks_hit":      fixed(pgFamily, "spindle.db.postgresql.blocks_hit", 2, false),
@@ -120,6 +124,9 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 			out.Pressure = append(out.Pressure, telemetry.PressureRow{Time: at(k.time), IntervalSeconds: seconds(k, c),
 				MemorySomeMicros: stall(0), MemoryFullMicros: stall(1), IOSomeMicros: stall(2), IOFullMicros: stall(3)})
 		})
+	}
+	if err == nil {
+		out.PageCacheTopFiles, err = newestTopFiles(d.counters)
 	}
 	if err != nil {
 		return telemetry.Deep{}, err

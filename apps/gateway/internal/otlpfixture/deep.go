@@ -42,6 +42,8 @@ type Deep struct {
 	Splits  map[string]int64 // per device
 	// PageCache is accesses, misses; nil leaves the family out.
 	PageCache *[2]int64
+	// TopFiles maps a file.path to its accesses, misses (spindle.page_cache.file.*).
+	TopFiles  map[string][2]int64
 	Databases []Database
 	// Pressure maps "memory/some" style keys to stall seconds.
 	Pressure     map[string]float64
@@ -82,6 +84,14 @@ func AddDeep(md pmetric.Metrics, index int, s Sample, d Deep) {
 	if d.PageCache != nil {
 		b.point(b.delta("spindle.page_cache.accesses", "{page}"), true, nil).SetIntValue(d.PageCache[0])
 		b.point(b.delta("spindle.page_cache.misses", "{page}"), true, nil).SetIntValue(d.PageCache[1])
+	}
+	if len(d.TopFiles) > 0 {
+		accesses := b.delta("spindle.page_cache.file.accesses", "{page}")
+		misses := b.delta("spindle.page_cache.file.misses", "{page}")
+		for path, counts := range d.TopFiles {
+			b.point(accesses, true, map[string]string{"file.path": path}).SetIntValue(counts[0])
+			b.point(misses, true, map[string]string{"file.path": path}).SetIntValue(counts[1])
+		}
 	}
 	if len(d.Databases) > 0 {
 		b.databases(d.Databases)

@@ -13,9 +13,10 @@ import (
 var (
 	diskLatencyColumns = append([]string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "operations", "sum_seconds"},
 		bucketColumns()...)
-	diskSplitColumns  = []string{"time", "org_id", "server_id", "device", "interval_seconds", "split_ops"}
-	pageCacheColumns  = []string{"time", "org_id", "server_id", "interval_seconds", "accesses", "misses"}
-	pgDatabaseColumns = []string{"time", "org_id", "server_id", "database", "interval_seconds",
+	diskSplitColumns         = []string{"time", "org_id", "server_id", "device", "interval_seconds", "split_ops"}
+	pageCacheColumns         = []string{"time", "org_id", "server_id", "interval_seconds", "accesses", "misses"}
+	pageCacheTopFilesColumns = []string{"org_id", "server_id", "path", "accesses", "misses", "interval_seconds", "seen_at"}
+	pgDatabaseColumns        = []string{"time", "org_id", "server_id", "database", "interval_seconds",
 		"commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"}
 	pressureColumns = []string{"time", "org_id", "server_id", "interval_seconds",
 		"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}
@@ -36,6 +37,7 @@ func bucketColumns() []string {
 func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) (int, error) {
 	var latency, split, pageCache, pgDatabase, pressure [][]any
 	var capabilities []string
+	var topFiles *telemetry.PageCacheTopFiles
 	for _, batch := range batches {
 		d := batch.Deep
 		for _, r := range d.DiskLatency {
@@ -62,6 +64,9 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 		if d.Capabilities != nil {
 			capabilities = d.Capabilities
 		}
+		if d.PageCacheTopFiles != nil && (topFiles == nil || !d.PageCacheTopFiles.Time.Before(topFiles.Time)) {
+			topFiles = d.PageCacheTopFiles
+		}
 	}
 	copies := []struct {
 		table   string
@@ -86,6 +91,11 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 			if err := writeFragmentation(ctx, tx, agent, scan); err != nil {
 				return 0, err
 			}
+		}
+	}
+	if topFiles != nil {
+		if err := replaceTopFiles(ctx, tx, agent, *topFiles); err != nil {
+			return 0, err
 		}
 	}
 	if capabilities != nil {
@@ -146,6 +156,27 @@ func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan teleme
 	}
 	return copyRows(ctx, tx, "fragmentation_worst_files",
 		[]string{"org_id", "server_id", "root", "path", "extents", "size_bytes", "seen_at"}, files)
+}
+
+// replaceTopFiles makes list the server's page-cache top files, unless the stored list is newer
+// (a batch replayed late must not bring back an older list).
+func replaceTopFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry.PageCacheTopFiles) error {
+	var newer bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM page_cache_top_files WHERE org_id = $1 AND server_id = $2 AND seen_at > $3)`,
+		agent.OrgID, agent.ServerID, list.Time).Scan(&newer); err != nil {
+		return fmt.Errorf("read page-cache top files: %w", err)
+	}
+	if newer {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM page_cache_top_files WHERE org_id = $1 AND server_id = $2`, agent.OrgID, agent.ServerID); err != nil {
+		return fmt.Errorf("replace page-cache top files: %w", err)
+	}
+	rows := make([][]any, 0, len(list.Files))
+	for _, f := range list.Files {
+		rows = append(rows, []any{agent.OrgID, agent.ServerID, f.Path, f.Accesses, f.Misses, list.IntervalSeconds, list.Time})
+	}
+	return copyRows(ctx, tx, "page_cache_top_files", pageCacheTopFilesColumns, rows)
 }
 
 func sameFiles(a, b []telemetry.FragmentedFile) bool {

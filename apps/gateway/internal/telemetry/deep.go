@@ -15,6 +15,8 @@ type Deep struct {
 	PgDatabase    []PgDatabaseRow
 	Pressure      []PressureRow
 	Fragmentation []FragmentationScan
+	// PageCacheTopFiles is the newest interval's top files; nil when the batch carried none.
+	PageCacheTopFiles *PageCacheTopFiles
 	// Capabilities is spindle.agent.capabilities; nil when the resource did not carry it.
 	Capabilities []string
 }
@@ -87,6 +89,21 @@ type FragmentationScan struct {
 	UnsupportedFiles *int64
 	ScanDurationMs   int64
 	WorstFiles       []FragmentedFile // nil: not reported in this batch
+}
+
+// PageCacheTopFiles are the files with the most page-cache accesses over one interval, most
+// accesses first.
+type PageCacheTopFiles struct {
+	Time            time.Time // the end of the interval
+	IntervalSeconds float64
+	Files           []PageCacheFile
+}
+
+// PageCacheFile is one file's page-cache use over the interval; Misses <= Accesses.
+type PageCacheFile struct {
+	Path     string
+	Accesses int64
+	Misses   int64
 }
 
 // FragmentedFile is one of the worst files of a scan.

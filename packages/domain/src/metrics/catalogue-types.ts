@@ -20,6 +20,7 @@ export type MetricTable =
   | "disk_latency"
   | "disk_split_io"
   | "page_cache"
+  | "page_cache_top_files"
   | "fragmentation_scans"
   | "fragmentation_worst_files"
   | "pg_database_stats"

@@ -152,10 +152,14 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
   it("lists every capability, the missing ones with what to do", async () => {
     const { capabilities } = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
     assert.equal(capabilities.reportedAt, at("09:59:50").toISOString());
+    // Every capability of the catalogue, in its order; only the two reported ones are available.
     assert.deepEqual(capabilities.items.map((c) => [c.name, c.available]), [
       ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.block_samples", false],
+      ["fiemap.fragmentation", false], ["postgresql.statistics", false], ["psi.pressure", false], ["accel.read_cache", false],
+      ["accel.write_optimization", false],
     ]);
     assert.match(capabilities.items[2]!.whenMissing, /root.*6\.10/);
+    assert.equal(capabilities.items[0]!.whenMissing, "");
   });
 
   it("answers 404 for another organisation's server and reads none of its rows", async () => {
