@@ -1,10 +1,6 @@
 package pagecache
 
-import (
-	"fmt"
-
-	"golang.org/x/sys/unix"
-)
+import "fmt"
 
 // MaxFiles is how many files the program keeps counts for (MAX_FILES in pagecache.bpf.c); the
 // least recently updated file is evicted first, so idle files go and busy ones stay.
@@ -24,5 +20,12 @@ func (id FileID) String() string { return fmt.Sprintf("inode:%d:%d", id.Dev, id.
 // fileIDFromKernel converts the kernel's s_dev (major << 20 | minor) to the userspace encoding
 // that stat(2) reports, so a file found in /proc/*/fd can be matched.
 func fileIDFromKernel(sDev uint32, ino uint64) FileID {
-	return FileID{Dev: unix.Mkdev(sDev>>20, sDev&(1<<20-1)), Ino: ino}
+	return FileID{Dev: userspaceDev(sDev>>20, sDev&(1<<20-1)), Ino: ino}
+}
+
+// userspaceDev is Linux's makedev(3) (what unix.Mkdev computes there), written out so that this
+// file builds on every OS the agent compiles for.
+func userspaceDev(major, minor uint32) uint64 {
+	return uint64(major&0x00000fff)<<8 | uint64(major&0xfffff000)<<32 |
+		uint64(minor&0x000000ff) | uint64(minor&0xffffff00)<<12
 }

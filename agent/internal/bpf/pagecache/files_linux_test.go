@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 )
 
@@ -66,4 +68,13 @@ func statID(t *testing.T, path string) FileID {
 
 func addCounts(a, b Counts) Counts {
 	return Counts{Read: a.Read + b.Read, Faulted: a.Faulted + b.Faulted, Added: a.Added + b.Added, Dirtied: a.Dirtied + b.Dirtied}
+}
+
+// userspaceDev must agree with the C library's makedev, as x/sys/unix implements it on Linux.
+func TestUserspaceDevIsMakedev(t *testing.T) {
+	for _, d := range [][2]uint32{{0, 0}, {8, 1}, {259, 3}, {4095, 255}, {4096, 256}, {1 << 19, 1<<20 - 1}} {
+		if got, want := userspaceDev(d[0], d[1]), unix.Mkdev(d[0], d[1]); got != want {
+			t.Errorf("userspaceDev(%d, %d) = %d, want %d", d[0], d[1], got, want)
+		}
+	}
 }
