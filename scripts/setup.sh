@@ -21,11 +21,6 @@ if $for_tests; then
   need_pkg chromium          # Playwright journeys run in Debian's Chromium
   need_pkg curl              # install.sh is exercised end to end
   need_pkg e2fsprogs         # filefrag, to check extent counts
-  need_pkg clang             # go generate of the agent's eBPF programs (bpf2go)
-  need_pkg llvm              # llvm-strip for bpf2go
-  need_pkg libbpf-dev        # bpf_helpers.h, bpf_core_read.h
-  need_pkg bpftool           # regenerates agent/internal/bpf/include/vmlinux.h
-  need_pkg fio               # the agent's eBPF benchmark load (docs/benchmarks.md)
 fi
 if [ ${#debian_packages[@]} -gt 0 ]; then
   if is_root && command -v apt-get >/dev/null; then
