@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/fiemap/fiemaptest"
 	"github.com/spindle-io/spindle/agent/internal/policy"
 )
 
@@ -25,49 +26,12 @@ const (
 	proofChunkBytes  = policy.DefaultChunkBytes
 )
 
-// needTool fails under CI=true and skips otherwise when a tool the proof needs is missing.
-func needTool(t *testing.T, name, hint string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		message := fmt.Sprintf("%s is missing: %s", name, hint)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(message)
-		}
-		t.Skip(message)
-	}
-}
-
-// mountExt4 makes a fresh ext4 file system in an image on tmpfs (fsync is cheap there, and the
-// allocator is ext4's own) loop-mounted on a temporary directory, removed at the end.
+// mountExt4 makes a fresh ext4 file system (fiemaptest's loop-mounted image on tmpfs: fsync is
+// cheap there, and the allocator is ext4's own) with its free space aged.
 func mountExt4(t *testing.T, sizeBytes int64) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		message := "the write optimisation proof mounts an ext4 image and needs root"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(message)
-		}
-		t.Skip(message)
-	}
-	needTool(t, "mkfs.ext4", "apt-get install e2fsprogs")
-	needTool(t, "mount", "apt-get install mount")
-	image, err := os.CreateTemp("/dev/shm", "spindle-writeopt-*.img")
-	if err != nil {
-		t.Fatal(err)
-	}
-	image.Close()
-	t.Cleanup(func() { os.Remove(image.Name()) })
-	if err := os.Truncate(image.Name(), sizeBytes); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", image.Name())
-	dir := t.TempDir()
-	run(t, "mount", "-o", "loop", image.Name(), dir)
+	dir := fiemaptest.MountExt4(t, sizeBytes)
 	ageFreeSpace(t, dir, sizeBytes/4)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
 	return dir
 }
 
@@ -86,22 +50,13 @@ func ageFreeSpace(t *testing.T, dir string, usedBytes int64) {
 			t.Fatal(err)
 		}
 	}
-	run(t, "sync")
+	unix.Sync()
 	for i := 0; i < count; i += 2 {
 		if err := os.Remove(filepath.Join(aging, strconv.Itoa(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run(t, "sync")
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return string(out)
+	unix.Sync()
 }
 
 // growConcurrently appends proofAppendBytes at a time, fsyncing each, to proofWriters files at
@@ -175,19 +130,6 @@ func fileSHA256(t *testing.T, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-var filefragExtents = regexp.MustCompile(`: (\d+) extents? found`)
-
-// filefrag counts a file's extents with e2fsprogs' filefrag, to check CountExtents against.
-func filefrag(t *testing.T, path string) int {
-	t.Helper()
-	m := filefragExtents.FindStringSubmatch(run(t, "filefrag", path))
-	if m == nil {
-		t.Fatalf("cannot parse filefrag output for %s", path)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
-
 // extents counts with both tools, insists they agree, and returns the total.
 func extents(t *testing.T, paths []string) (total int, each []int) {
 	t.Helper()
@@ -196,7 +138,7 @@ func extents(t *testing.T, paths []string) (total int, each []int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if theirs := filefrag(t, path); ours != theirs {
+		if theirs := fiemaptest.Filefrag(t, path); ours != theirs {
 			t.Errorf("%s: FIEMAP count %d, filefrag %d", path, ours, theirs)
 		}
 		total += ours
@@ -206,7 +148,7 @@ func extents(t *testing.T, paths []string) (total int, each []int) {
 }
 
 func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing.T) {
-	needTool(t, "filefrag", "apt-get install e2fsprogs")
+	fiemaptest.NeedTool(t, "filefrag")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
