@@ -1,15 +1,16 @@
 // Installs and runs the real agent the way a user does: the one-liner from the console, piped
 // to sh, but into a private root (SPINDLE_PREFIX) so tests never touch this machine's /etc.
-import { ChildProcess, execSync, spawn, spawnSync } from "node:child_process";
+import { execSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Child } from "./child";
 
 export class InstalledAgent {
   readonly prefix = mkdtempSync(join(tmpdir(), "spindle-agent-root-"));
   readonly binary = join(this.prefix, "usr/local/bin/spindle-agent");
   readonly config = join(this.prefix, "etc/spindle/agent.yaml");
-  private process?: ChildProcess;
+  private child?: Child;
   output = "";
 
   /** Runs the console's one-liner (`curl … | sudo sh -s -- --token …`) without sudo, into the prefix. */
@@ -38,17 +39,11 @@ export class InstalledAgent {
   }
 
   start(): void {
-    this.process = spawn(this.binary, ["run", "--config", this.config], { stdio: ["ignore", "pipe", "pipe"] });
-    this.process.stdout!.on("data", (d) => (this.output += d));
-    this.process.stderr!.on("data", (d) => (this.output += d));
+    this.child = new Child(this.binary, ["run", "--config", this.config], {}, (chunk) => (this.output += chunk));
   }
 
   async stop(): Promise<void> {
-    const child = this.process;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
+    await this.child?.stop();
   }
 
   /** `status --json` exits 1 for a stopped or unhealthy agent but still prints the status. */

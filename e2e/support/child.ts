@@ -1,0 +1,21 @@
+// A process a test runs for a while: its output handed to the owner (kept for failure
+// messages, across restarts), and a stop that sends SIGTERM and waits for it to exit (the
+// services under test shut down gracefully).
+import { ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+
+export class Child {
+  private readonly process: ChildProcess;
+
+  constructor(command: string, args: readonly string[], options: SpawnOptions, onOutput: (chunk: string) => void) {
+    this.process = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    this.process.stdout!.on("data", (d) => onOutput(String(d)));
+    this.process.stderr!.on("data", (d) => onOutput(String(d)));
+  }
+
+  async stop(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    const exited = new Promise((r) => this.process.on("exit", r));
+    this.process.kill("SIGTERM");
+    await exited;
+  }
+}
