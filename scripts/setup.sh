@@ -21,6 +21,7 @@ if $for_tests; then
   need_pkg chromium          # Playwright journeys run in Debian's Chromium
   need_pkg curl              # install.sh is exercised end to end
   need_pkg e2fsprogs         # filefrag, to check extent counts
+  need_pkg fio               # the bench generator is checked against fio (agent/internal/bench)
 fi
 if [ ${#debian_packages[@]} -gt 0 ]; then
   if is_root && command -v apt-get >/dev/null; then

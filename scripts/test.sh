@@ -18,6 +18,10 @@ status=0
 log "workspace tests (TypeScript and Go)"
 npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full || status=1
 
+# Speed comparisons need the machine to themselves, so they run alone, after the parallel phase.
+log "bench generator agrees with fio (alone on the machine)"
+(cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio$' -v ./internal/bench/) || status=1
+
 log "agent ↔ gateway integration test"
 node --import tsx --test --test-reporter=spec e2e/integration/*.test.ts || status=1
 

@@ -8,6 +8,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/open-telemetry/opamp-go v0.23.0
 	go.opentelemetry.io/collector/pdata v1.68.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -30,5 +31,4 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

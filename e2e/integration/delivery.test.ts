@@ -48,7 +48,7 @@ after(async () => {
 });
 
 test("install.sh enrols the agent and keeps its credential private", () => {
-  const oneLiner = `curl -fsSL ${gateway.url}/install.sh | sudo sh -s -- --token ${token}`;
+  const oneLiner = InstalledAgent.oneLiner(gateway.url, token);
   agent.install(oneLiner);
   assert.equal(agent.configMode(), 0o600, "the config holds a credential: only root may read it");
   agent.install(oneLiner); // a second run is harmless: same agent, same server

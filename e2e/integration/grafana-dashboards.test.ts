@@ -16,11 +16,30 @@ const to = "2026-01-01T01:00:00Z";
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let db: pg.Client;
 
-function expandMacros(sql: string): string {
+// Grafana's ${name:sqlstring} format: the value quoted as an SQL string literal, quotes doubled.
+const sqlstring = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+function expandMacros(sql: string, server = serverId): string {
   return sql
     .replace(/\$__timeFilter\((\w+)\)/g, `$1 BETWEEN '${from}' AND '${to}'`)
     .replace(/\$__timeGroupAlias\((\w+),\s*'1m'\)/g, `to_timestamp(floor(extract(epoch FROM $1) / 60) * 60) AS "time"`)
-    .replace(/\$server/g, serverId);
+    .replace(/\$\{server:sqlstring\}/g, () => sqlstring(server));
+}
+
+/**
+ * Runs a panel's SQL the way the provisioned datasource does: as the read-only role
+ * spindle_grafana with the organisation of the Grafana login set (see infra/grafana/README.md).
+ */
+async function asGrafana(sql: string, orgId = "org"): Promise<Record<string, unknown>[]> {
+  await db.query("BEGIN");
+  try {
+    await db.query("SET LOCAL ROLE spindle_grafana");
+    await db.query("SET LOCAL search_path = spindle_tenant, public");
+    await db.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
+    return (await db.query(sql)).rows;
+  } finally {
+    await db.query("ROLLBACK");
+  }
 }
 
 before(async () => {
@@ -66,7 +85,7 @@ const panels = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json")).fla
 for (const panel of panels) {
   test(`${panel.file}: "${panel.title}" draws from the migrated schema`, async () => {
     for (const target of panel.targets) {
-      const { rows } = await db.query(expandMacros(target.rawSql));
+      const rows = await asGrafana(expandMacros(target.rawSql));
       assert.ok(rows.length > 0, "the panel's query returns the sample data");
     }
   });
@@ -74,7 +93,7 @@ for (const panel of panels) {
 
 test("the IOPS panel shows the rates the samples imply", async () => {
   const iops = panels.find((p) => p.title === "IOPS")!;
-  const { rows } = await db.query(expandMacros(iops.targets[0].rawSql));
+  const rows = await asGrafana(expandMacros(iops.targets[0].rawSql));
   const byMetric = Object.fromEntries(rows.map((r) => [r.metric, Number(r.value)]));
   assert.deepEqual(byMetric, { "vda read": 100, "vda write": 50 });
 });
@@ -84,4 +103,38 @@ test("the latency panel is I/O-weighted", async () => {
   const { rows } = await db.query(expandMacros(latency.targets[0].rawSql));
   const byMetric = Object.fromEntries(rows.map((r) => [r.metric, Number(r.value)]));
   assert.deepEqual(byMetric, { "vda read": 2, "vda write": 4 });
+});
+
+test("the read-only role sees nothing of another organisation and cannot write", async () => {
+  for (const panel of panels) {
+    for (const target of panel.targets) {
+      assert.deepEqual(await asGrafana(expandMacros(target.rawSql), "another-org"), [], `${panel.title} leaks across organisations`);
+    }
+  }
+  await assert.rejects(asGrafana("DELETE FROM servers"), /permission denied/);
+  await assert.rejects(asGrafana("SELECT * FROM agents"), /permission denied/);
+});
+
+test("no dashboard variable can change the shape of a panel's SQL", async () => {
+  const dashboards = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json"))
+    .map((file) => ({ file, text: readFileSync(join(dashboardsDir, file), "utf8") }));
+  for (const { file, text } of dashboards) {
+    const names = (JSON.parse(text).templating?.list ?? []).map((v: { name: string }) => v.name);
+    for (const panel of panels.filter((p) => p.file === file)) {
+      for (const target of panel.targets) {
+        // Every variable is interpolated only as ${name:sqlstring}: a quoted, escaped literal.
+        const uses = target.rawSql.match(/\$\{?(\w+)(:\w+)?\}?/g)?.filter((u: string) => !u.startsWith("$__")) ?? [];
+        for (const use of uses) {
+          assert.ok(names.some((n: string) => use === `\${${n}:sqlstring}`), `${file} "${panel.title}": ${use} is not \${name:sqlstring}`);
+        }
+        // A hostile value stays one string literal: same plan shape, no rows, no error.
+        for (const hostile of ["x' OR '1'='1", "'; DELETE FROM servers; --", "\\' OR true --"]) {
+          const expanded = expandMacros(target.rawSql, hostile);
+          const plain = expandMacros(target.rawSql, "00000000-0000-0000-0000-000000000000");
+          assert.equal(expanded.replace(sqlstring(hostile), "?"), plain.replace(sqlstring("00000000-0000-0000-0000-000000000000"), "?"));
+          await assert.rejects(asGrafana(expanded), /invalid input syntax for type uuid/, `${panel.title} ran a hostile value as SQL`);
+        }
+      }
+    }
+  }
 });

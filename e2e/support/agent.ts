@@ -13,7 +13,15 @@ export class InstalledAgent {
   private child?: Child;
   output = "";
 
-  /** Runs the console's one-liner (`curl … | sudo sh -s -- --token …`) without sudo, into the prefix. */
+  /** The console's one-liner (apps/console/modules/enrollment/lib/install-command.ts) for a token. */
+  static oneLiner(gatewayUrl: string, token: string): string {
+    return `script=$(curl -fsSL ${gatewayUrl}/install.sh) && printf '%s\\n' '${token}' | sudo sh -c "$script" spindle-install --token-stdin`;
+  }
+
+  /**
+   * Runs the console's one-liner (`script=$(curl …) && printf … | sudo sh -c "$script" … --token-stdin`)
+   * without sudo, into the prefix: the token still reaches install.sh on standard input.
+   */
   install(oneLiner: string): string {
     const command = oneLiner.replace(/\|\s*sudo\s+sh/, `| SPINDLE_PREFIX=${this.prefix} sh`);
     if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
@@ -36,6 +44,12 @@ export class InstalledAgent {
       ? yaml.replace(/^interval:.*$/m, `interval: ${seconds}s`)
       : `${yaml.trimEnd()}\ninterval: ${seconds}s\n`;
     writeFileSync(this.config, updated, { mode: 0o600 });
+  }
+
+  /** Lets the console's proof runs write in these directories (agent.yaml bench.paths); restart to apply. */
+  allowBenchPaths(paths: string[]): void {
+    const yaml = readFileSync(this.config, "utf8").replace(/^bench:.*\n(?:[ ].*\n)*/m, "");
+    writeFileSync(this.config, `${yaml.trimEnd()}\nbench:\n  paths:\n${paths.map((p) => `    - ${JSON.stringify(p)}\n`).join("")}`, { mode: 0o600 });
   }
 
   start(): void {

@@ -2,12 +2,18 @@
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
 import { InstalledAgent } from "./agent";
+import { e2eStack } from "./stack";
+
+// The gateway port of support/stack.ts (overridable per checkout), read here without its side effects.
+const gatewayUrl = `http://127.0.0.1:${Number(process.env.SPINDLE_E2E_GATEWAY_PORT ?? 4400)}`;
 
 export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2): Promise<string> {
   await page.goto("/servers/add");
   await page.getByTestId("create-token").click();
   const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
-  expect(oneLiner).toMatch(/^curl -fsSL http:\/\/127\.0\.0\.1:4400\/install\.sh \| sudo sh -s -- --token spe_\S+$/);
+  expect(oneLiner).toMatch(
+    /^script=\$\(curl -fsSL http:\/\/127\.0\.0\.1:\d+\/install\.sh\) && printf '%s\\n' 'spe_\S+' \| sudo sh -c "\$script" spindle-install --token-stdin$/,
+  );
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   agent.start();

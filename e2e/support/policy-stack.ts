@@ -44,7 +44,7 @@ export class PolicyStack {
     this.orgId = orgId;
     await this.gateway.start();
     this.worker.start();
-    this.agent.install(`curl -fsSL ${this.gateway.url}/install.sh | sudo sh -s -- --token ${token}`);
+    this.agent.install(InstalledAgent.oneLiner(this.gateway.url, token));
     // eBPF off in agent.yaml: a policy demanding eBPF is then refused whatever the host allows.
     const yaml = readFileSync(this.agent.config, "utf8");
     writeFileSync(this.agent.config, /^ebpf:.*$/m.test(yaml) ? yaml.replace(/^ebpf:.*$/m, "ebpf: off") : `${yaml.trimEnd()}\nebpf: off\n`,

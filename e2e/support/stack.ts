@@ -3,8 +3,9 @@
 // database is created once and its name handed down through the environment.
 import { execFileSync } from "node:child_process";
 
-const consolePort = 3100;
-const gatewayPort = 4400;
+// Overridable so that several checkouts can run their journeys on one machine at once.
+const consolePort = Number(process.env.SPINDLE_E2E_CONSOLE_PORT ?? 3100);
+const gatewayPort = Number(process.env.SPINDLE_E2E_GATEWAY_PORT ?? 4400);
 
 function e2eDatabaseUrl(): string {
   if (process.env.SPINDLE_E2E_DATABASE_URL) return process.env.SPINDLE_E2E_DATABASE_URL;

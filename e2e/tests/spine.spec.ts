@@ -108,8 +108,20 @@ test("a teammate invited as viewer sees the fleet but cannot create enrolment to
   await expect(page.getByTestId("org-name")).toHaveText(owner.organisation);
   await expect(page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`)).toBeVisible();
 
-  const denied = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" } });
+  // From the console's origin the viewer's role refuses; from anywhere else the Origin check does.
+  const consoleOrigin = new URL(page.url()).origin;
+  const denied = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" }, headers: { origin: consoleOrigin } });
   expect(denied.status()).toBe(403);
+  expect((await denied.json()).title).toBe("Forbidden");
+  const crossSite = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" }, headers: { origin: "https://evil.example" } });
+  expect(crossSite.status()).toBe(403);
+  expect(crossSite.headers()["content-type"]).toBe("application/problem+json");
+  expect((await crossSite.json()).title).toBe("Cross-origin request refused");
+  const headers = (await page.request.get("/servers")).headers();
+  expect(headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+  expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-/);
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
   await ownerContext.close();
   await viewerContext.close();
 });

@@ -76,7 +76,10 @@ func TestBinaryEnrolRunStatus(t *testing.T) {
 	if out, err := exec.Command(bin, "enroll", "--token", "spe_wrong", "--gateway", gw.URL, "--config", cfgPath).CombinedOutput(); err == nil || !strings.Contains(string(out), "create a new one") {
 		t.Fatalf("enrol with a bad token: %v\n%s", err, out)
 	}
-	if out, err := exec.Command(bin, "enroll", "--token", "spe_ok", "--gateway", gw.URL, "--config", cfgPath).CombinedOutput(); err != nil {
+	// The token on standard input, as the installer passes it: never on a command line.
+	enrol := exec.Command(bin, "enroll", "--token-file", "-", "--gateway", gw.URL, "--config", cfgPath)
+	enrol.Stdin = strings.NewReader("spe_ok\n")
+	if out, err := enrol.CombinedOutput(); err != nil {
 		t.Fatalf("enroll: %v\n%s", err, out)
 	}
 

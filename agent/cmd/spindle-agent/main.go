@@ -16,9 +16,11 @@ var version = "0.1.0-dev"
 const usage = `spindle-agent: storage I/O telemetry for Spindle
 
 Usage:
-  spindle-agent enroll --token <spe_…> --gateway <url> [--config PATH]
+  spindle-agent enroll --token-file <file or -> --gateway <url> [--config PATH]
   spindle-agent run    [--config PATH]
   spindle-agent status [--config PATH] [--json]
+  spindle-agent bench  --profile sqlio|fileserver|oltp|pgbench --path DIR [--path LOGDIR]
+                       [--size 1GiB] [--duration 5m] [--step 5s] [--ab] [--direct] [--json]
   spindle-agent version
 
 The config defaults to /etc/spindle/agent.yaml; state lives in /var/lib/spindle.
@@ -41,9 +43,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		err = runCommand(args[1:], stderr)
 	case "enroll":
-		err = enrollCommand(args[1:], stdout)
+		err = enrollCommand(args[1:], os.Stdin, stdout)
 	case "status":
 		err = statusCommand(args[1:], stdout)
+	case "bench":
+		err = benchCommand(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "spindle-agent %s\n", version)
 	case "help", "--help", "-h":

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/accel/memlatency"
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
 	"github.com/spindle-io/spindle/agent/internal/collector"
@@ -31,6 +32,9 @@ type accelFeatures struct {
 	readCacheErr error
 	writeOpt     *writeopt.Feature // nil when it cannot run here; writeOptErr says why
 	writeOptErr  error
+	// memLatency measures what a page-cache read costs here, at start and every
+	// read_cache.memory_latency_period, whatever the policy.
+	memLatency *memlatency.Calibrator
 
 	mu sync.Mutex
 	// writeOptPolicy is the section in force: writeopt.Stats has no "enabled", and its Extents
@@ -45,9 +49,11 @@ type accelFeatures struct {
 // newAccelFeatures creates both features, idle until a policy enables them. One that cannot
 // run here (not Linux, memory not measurable) is reported as a missing capability, and a policy
 // enabling it is refused with the reason.
-func newAccelFeatures(cfg config.Config, log *slog.Logger) *accelFeatures {
-	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization}
-	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{})
+// access is nil without the page-cache eBPF program: the read cache then does not measure hits.
+func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.AccessSource) *accelFeatures {
+	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization,
+		memLatency: &memlatency.Calibrator{Dir: cfg.StateDir, Period: cfg.ReadCache.MemoryLatencyPeriod, Logger: log}}
+	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{Access: access})
 	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
 	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
 		if err != nil {
@@ -77,11 +83,12 @@ func (f *accelFeatures) appliers() []policystate.Applier {
 	}
 }
 
-// start runs each feature's sampling loop beside the run loop.
+// start runs each feature's sampling loop, and the memory-read latency calibration, beside the
+// run loop.
 func (f *accelFeatures) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.stop = cancel
-	runners := map[string]func(context.Context) error{}
+	runners := map[string]func(context.Context) error{"memory-read latency calibration": f.memLatency.Run}
 	if f.readCache != nil {
 		runners["read cache"] = f.readCache.Run
 	}
@@ -122,7 +129,7 @@ func (f *accelFeatures) close() error {
 
 // sources are what the accel collector reads every tick.
 func (f *accelFeatures) sources() collector.AccelSources {
-	var s collector.AccelSources
+	s := collector.AccelSources{MemoryReadLatency: f.memLatency.Latest}
 	if f.readCache != nil {
 		s.ReadCache = f.readCache.Stats
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/open-telemetry/opamp-go/protobufs"
 	"golang.org/x/sys/unix"
 
+	"github.com/spindle-io/spindle/agent/internal/accel/memlatency"
 	"github.com/spindle-io/spindle/agent/internal/config"
 	"github.com/spindle-io/spindle/agent/internal/forward"
 	"github.com/spindle-io/spindle/agent/internal/status"
@@ -62,6 +63,12 @@ func TestPolicyRunsTheAccelerationFeaturesAndExportsTheirStats(t *testing.T) {
 		_, misses := value(b, "spindle.read_cache.misses")
 		_, hits := value(b, "spindle.read_cache.hits")
 		return resident >= 4<<20 && budget > 0 && pinned == 1<<20 && files == 4 && misses && !hits // no eBPF access source: no hits
+	})
+	// The memory-read latency calibrated at start, in the state directory, sent every tick.
+	gw.waitBatch("the memory-read latency", 0, func(b map[string][]point) bool {
+		latency := b["spindle.read_cache.memory_read_latency"]
+		samples, _ := value(b, "spindle.read_cache.memory_read_latency.samples")
+		return len(latency) == 1 && latency[0].double > 0 && latency[0].double < 1e-3 && samples == memlatency.Reads-2*204
 	})
 	gw.waitBatch("the policy's fragmentation scan path", 0, func(b map[string][]point) bool {
 		files, _ := value(b, "spindle.fragmentation.files", "spindle.scan.root", hot)

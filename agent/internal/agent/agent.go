@@ -9,9 +9,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
+	"github.com/spindle-io/spindle/agent/internal/benchrun"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/config"
+	"github.com/spindle-io/spindle/agent/internal/credential"
 	"github.com/spindle-io/spindle/agent/internal/export"
 	"github.com/spindle-io/spindle/agent/internal/forward"
 	"github.com/spindle-io/spindle/agent/internal/hostinfo"
@@ -29,6 +32,8 @@ type Options struct {
 	// Forward overrides delivery tuning (tests); Gateway, Credential, Spool, Logger and
 	// UserAgent are always set from the config.
 	Forward forward.Settings
+	// Renew tunes background credential renewal (docs/agent-protocol.md, "Credential renewal").
+	Renew RenewSettings
 }
 
 type agent struct {
@@ -41,12 +46,14 @@ type agent struct {
 	reporters []collector.DiskRatesReporter
 	caps      []collector.Capability
 	forwarder *forward.Forwarder
+	cred      *credential.Holder // read per request by the forwarder, OpAMP and proof runs
 	accel     *accelFeatures
 	scanner   collector.FragmentationPolicy // the fragmentation collector; nil when it is off
 	started   time.Time
 	host      hostinfo.Info
 	policy    policyWiring
 
+	configPath   string // agent.yaml, named in messages that ask for a local change
 	droppedSeen  uint64
 	lastSeq      uint64
 	lastExportEr string
@@ -65,6 +72,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	if err != nil {
 		return err
 	}
+	a.configPath = configPath
 	defer a.runner.Close()
 	a.accel.start()
 	defer a.accel.close()
@@ -73,6 +81,27 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 		return err
 	}
 	defer a.stopPolicy()
+
+	// Proof runs requested from the console (docs/agent-protocol.md, "Proof runs"), one at a
+	// time in the background; on shutdown a run in progress stops and removes its files.
+	benchRunner, err := benchrun.New(benchrun.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.Bench.Paths,
+		UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "benchrun")})
+	if err != nil {
+		return err
+	}
+	benchCtx, stopBench := context.WithCancel(context.Background())
+	benchDone := make(chan struct{})
+	go func() { benchRunner.Run(benchCtx); close(benchDone) }()
+	defer func() { stopBench(); <-benchDone }()
+
+	// Credential renewal: at once if due, then hourly; stops with the agent.
+	renewCtx, stopRenew := context.WithCancel(ctx)
+	renewDone := make(chan struct{})
+	go func() {
+		newRenewer(a.cred, configPath, a.log.With("component", "renew"), opts.Renew).Run(renewCtx)
+		close(renewDone)
+	}()
+	defer func() { stopRenew(); <-renewDone }()
 
 	fwdCtx, stopForwarder := context.WithCancel(context.Background())
 	fwdDone := make(chan struct{})
@@ -122,7 +151,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	}
 	// Collectors and features first: the eBPF collectors load their programs now, and what
 	// loaded or can run goes into the resource of every batch as spindle.agent.capabilities.
-	features := newAccelFeatures(cfg, log)
+	// Collectors come first so the read cache can count its hits with the page-cache program.
 	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
 		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log, EBPF: collector.EBPFOptions{
 			Mode:           collector.EBPFMode(cfg.EBPF),
@@ -136,15 +165,19 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 			PostgreSQL: collector.PostgreSQLOptions{DSN: cfg.Databases.PostgreSQL.DSN, Databases: cfg.Databases.PostgreSQL.Databases},
 		})
 	if err != nil {
-		features.close()
 		return nil, err
 	}
 	var scanner collector.FragmentationPolicy
+	var access readcache.AccessSource
 	for _, c := range collectors {
 		if s, ok := c.Collector.(collector.FragmentationPolicy); ok {
 			scanner = s
 		}
+		if s, ok := c.Collector.(collector.FileAccessSource); ok && s.Measuring() {
+			access = s
+		}
 	}
+	features := newAccelFeatures(cfg, log, access)
 	caps := append(collector.Capabilities(collectors, cfg.WhyOff), features.capabilities()...)
 	collectors = append(collectors, collector.Named{Name: collector.AccelCollectorName,
 		Collector: collector.NewAccel(features.sources(), log)})
@@ -166,11 +199,22 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 		}
 	}
 	fs := opts.Forward
-	fs.Gateway, fs.Credential, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, sp, log
+	fs.OnMark = func(mark uint64) {
+		// A mark above our own numbers: our state went back (wiped state directory, restored
+		// snapshot, cloned image) and the gateway drops what we number at or below it.
+		if raised, err := seq.Raise(mark); err != nil {
+			log.Error("cannot raise the batch sequence above the gateway's mark", "mark", mark, "error", err)
+		} else if raised {
+			log.Warn("batch sequence was behind the gateway's high-water mark (state reset, snapshot or clone); continuing above it",
+				"mark", mark)
+		}
+	}
+	cred := credential.NewHolder(cfg.Credential, cfg.CredentialIssuedAt, cfg.CredentialExpiresAt)
+	fs.Gateway, fs.Credential, fs.CredentialFunc, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, cred.Secret, sp, log
 	fs.UserAgent = "spindle-agent/" + opts.Version
 	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
 		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,
-		forwarder: forward.New(fs), accel: features, scanner: scanner, started: time.Now(), host: host}, nil
+		forwarder: forward.New(fs), cred: cred, accel: features, scanner: scanner, started: time.Now(), host: host}, nil
 }
 
 // tick runs the collectors and writes one batch covering the interval since the last tick.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -32,6 +33,10 @@ type batch struct {
 func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	var mu sync.Mutex
 	var got []batch
+	// received is signalled after every batch, so the test waits for batches, not for time:
+	// on a loaded machine ticks slip, but every tick's batch still arrives.
+	received := make(chan struct{}, 1)
+	receivedCount := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
 	gw := testutil.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/metrics" { // no OpAMP here: the agent must run without a policy
 			http.NotFound(w, r)
@@ -64,6 +69,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 		mu.Lock()
 		got = append(got, b)
 		mu.Unlock()
+		select {
+		case received <- struct{}{}:
+		default:
+		}
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 
@@ -81,19 +90,37 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	// stopAfter cancels ctx once the gateway holds `want` batches; the deadline only bounds a
+	// broken agent, it never decides the outcome of a working one.
+	stopAfter := func(ctx context.Context, cancel context.CancelFunc, want int) {
+		for receivedCount() < want {
+			select {
+			case <-received:
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel()
+	}
+	options := Options{Version: "9.9.9", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DrainTimeout: time.Minute,
+		Forward: forward.Settings{IdleCheck: 50 * time.Millisecond, MinBackoff: 50 * time.Millisecond}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := Run(ctx, cfg, "agent.yaml", Options{Version: "9.9.9", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Forward: forward.Settings{IdleCheck: 50 * time.Millisecond, MinBackoff: 50 * time.Millisecond}})
+	go stopAfter(ctx, cancel, 3)
+	err := Run(ctx, cfg, "agent.yaml", options)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		t.Fatalf("the gateway received %d batches in two minutes, want 3", receivedCount())
 	}
 
 	mu.Lock()
 	defer mu.Unlock()
-	// Ticks at 0 s, 1 s, 2 s and the shutdown flush at 2.5 s (a slow machine may miss the 2 s tick).
-	if len(got) < 3 || len(got) > 4 {
-		t.Fatalf("gateway received %d batches, want 4 (or 3 on a slow machine)", len(got))
+	// Three ticks (the first at once, then one per interval), then the shutdown flush; a tick
+	// that slipped past the cancel on a loaded machine only adds a batch.
+	if len(got) < 4 {
+		t.Fatalf("gateway received %d batches, want at least 4 (three ticks and the shutdown flush)", len(got))
 	}
 	last := uint64(len(got))
 	for i, b := range got {
@@ -121,11 +148,12 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache and accel.write_optimization", st.Capabilities)
 	}
 
-	// A restart continues the numbering.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// A restart continues the numbering: stop it after its first batch.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel2()
 	mu.Unlock()
-	err = Run(ctx2, cfg, "agent.yaml", Options{Version: "9.9.9", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	go stopAfter(ctx2, cancel2, int(last)+1)
+	err = Run(ctx2, cfg, "agent.yaml", options)
 	mu.Lock()
 	if err != nil {
 		t.Fatal(err)

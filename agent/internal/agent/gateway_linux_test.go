@@ -28,8 +28,9 @@ import (
 
 // point is one decoded data point of a batch.
 type point struct {
-	value int64
-	attrs map[string]string
+	value  int64
+	double float64 // the value of a double point (value is then 0)
+	attrs  map[string]string
 }
 
 // policyGateway is a loopback gateway for the run loop: /v1/metrics decodes each batch as the
@@ -105,7 +106,7 @@ func points(m *metricpb.Metric) []point {
 	}
 	var out []point
 	for _, dp := range dps {
-		p := point{value: dp.GetAsInt(), attrs: map[string]string{}}
+		p := point{value: dp.GetAsInt(), double: dp.GetAsDouble(), attrs: map[string]string{}}
 		for _, kv := range dp.Attributes {
 			p.attrs[kv.Key] = kv.Value.GetStringValue()
 		}

@@ -27,11 +27,13 @@ type policyWiring struct {
 
 // startPolicy restores the last known good policy (before connecting, so it is in force even
 // when the gateway is unreachable) and starts the OpAMP client. Appliers run in this order
-// (telemetry, read cache, write optimisation) and roll back in reverse when one fails.
+// (policy roots, telemetry, read cache, write optimisation) and roll back in reverse when one fails.
 func (a *agent) startPolicy(ctx context.Context) error {
 	a.policy.interval = make(chan time.Duration, 1)
 	a.policy.currentInterval.Store(a.cfg.Interval)
-	appliers := append([]policystate.Applier{a.telemetryApplier()}, a.accel.appliers()...)
+	// The host's policy_roots first: a policy naming a path outside them is refused whole.
+	appliers := append([]policystate.Applier{policystate.NewRootsApplier(a.cfg.PolicyRoots, a.configPath), a.telemetryApplier()},
+		a.accel.appliers()...)
 	a.policy.manager = policystate.NewManager(filepath.Join(a.cfg.StateDir, policystate.FileName), appliers...)
 	restored, err := a.policy.manager.Restore(ctx)
 	if err != nil {
@@ -42,7 +44,7 @@ func (a *agent) startPolicy(ctx context.Context) error {
 			"interval", a.currentInterval().String())
 	}
 	client, err := opamp.New(opamp.Settings{
-		Gateway: a.cfg.Gateway, Credential: a.cfg.Credential, AgentID: a.cfg.AgentID, Version: a.opts.Version,
+		Gateway: a.cfg.Gateway, Credential: a.cfg.Credential, CredentialFunc: a.cred.Secret, AgentID: a.cfg.AgentID, Version: a.opts.Version,
 		Host: a.host, Capabilities: collector.AvailableCapabilities(a.caps), Policy: a.policy.manager, Logger: a.log,
 	})
 	if err != nil {

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "6ac92df6180ba26fe2d60acf31bda7df4e3f66106c83efcb96bfaed540d08113"
+const SourceSHA256 = "e0858a622792b43713573a6886a10862f7c022249073044126251651085f8275"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -132,7 +132,7 @@ var ReadCacheManagedFiles = IntGauge{Metric{"spindle.read_cache.managed_files", 
 var ReadCacheMisses = IntCounter{Metric{"spindle.read_cache.misses", "By", "Managed-file pages that became resident without the cache loading them: reads that went to storage (a lower bound)."}}
 
 // ReadCacheHits is spindle.read_cache.hits (agent:accel).
-var ReadCacheHits = IntCounter{Metric{"spindle.read_cache.hits", "By", "Managed-file page reads served from memory; sent only when per-file access counts are available (eBPF)."}}
+var ReadCacheHits = IntCounter{Metric{"spindle.read_cache.hits", "By", "Managed-file page reads served from memory; sent whenever the eBPF page-cache counters run."}}
 
 // ReadCachePrefetched is spindle.read_cache.prefetched (agent:accel).
 var ReadCachePrefetched = IntCounter{Metric{"spindle.read_cache.prefetched", "By", "Bytes the cache asked the kernel to read ahead."}}
@@ -143,6 +143,12 @@ var ReadCacheDroppedBehind = IntCounter{Metric{"spindle.read_cache.dropped_behin
 // ReadCacheBackoffs is spindle.read_cache.backoffs (agent:accel).
 var ReadCacheBackoffs = IntCounter{Metric{"spindle.read_cache.backoffs", "{event}", "Times the cache gave memory back because available memory fell below the floor or memory pressure rose."}}
 
+// ReadCacheMemoryReadLatency is spindle.read_cache.memory_read_latency (agent:accel).
+var ReadCacheMemoryReadLatency = FloatGauge{Metric{"spindle.read_cache.memory_read_latency", "s", "Mean time of one 4 KiB read served from the page cache on this host, from the agent's calibrated timing of reads of a resident page (at start and every few minutes)."}}
+
+// ReadCacheMemoryReadLatencySamples is spindle.read_cache.memory_read_latency.samples (agent:accel).
+var ReadCacheMemoryReadLatencySamples = IntGauge{Metric{"spindle.read_cache.memory_read_latency.samples", "{read}", "Timed reads the latest memory-read latency measurement rests on."}}
+
 // WriteOptPreallocated is spindle.write_opt.preallocated (agent:accel).
 var WriteOptPreallocated = IntCounter{Metric{"spindle.write_opt.preallocated", "By", "Space reserved ahead of growing files (fallocate, keep size)."}}
 
@@ -152,20 +158,32 @@ var WriteOptFragmentsPrevented = IntCounter{Metric{"spindle.write_opt.fragments_
 // WriteOptFilesDefragmented is spindle.write_opt.files_defragmented (agent:accel).
 var WriteOptFilesDefragmented = IntCounter{Metric{"spindle.write_opt.files_defragmented", "{file}", "Files rewritten into fewer extents while the disk was idle."}}
 
+// WriteOptManagedGrown is spindle.write_opt.managed.grown (agent:accel).
+var WriteOptManagedGrown = IntCounter{Metric{"spindle.write_opt.managed.grown", "By", "Bytes grown by files a write-optimisation rule manages."}}
+
+// WriteOptManagedExtentsAdded is spindle.write_opt.managed.extents_added (agent:accel).
+var WriteOptManagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.managed.extents_added", "{extent}", "Extents added by files a write-optimisation rule manages."}}
+
+// WriteOptUnmanagedGrown is spindle.write_opt.unmanaged.grown (agent:accel).
+var WriteOptUnmanagedGrown = IntCounter{Metric{"spindle.write_opt.unmanaged.grown", "By", "Bytes grown by growing files in the same watched directories that no rule matches (the comparison group)."}}
+
+// WriteOptUnmanagedExtentsAdded is spindle.write_opt.unmanaged.extents_added (agent:accel).
+var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanaged.extents_added", "{extent}", "Extents added by growing files in the same watched directories that no rule matches (the comparison group)."}}
+
 // WriteOptManagedFileExtents is spindle.write_opt.managed_file.extents (agent:accel).
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}
 
 // IntGauges lists every integer gauge, so the exporter can create each instrument once at start-up.
-var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, WriteOptManagedFileExtents}
+var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
 
 // FloatGauges lists every float gauge, so the exporter can create each instrument once at start-up.
-var FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration}
+var FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration, ReadCacheMemoryReadLatency}
 
 // Histograms lists every histogram, so the exporter can create each instrument once at start-up.
 var Histograms = []Histogram{DiskIOLatency}

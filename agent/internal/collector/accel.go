@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/spindle-io/spindle/agent/internal/accel/memlatency"
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
@@ -28,13 +29,18 @@ type AccelSources struct {
 	// WriteOptimization returns write optimisation's stats (Extents limited to the files the
 	// policy in force manages) and whether a policy enables it.
 	WriteOptimization func() (writeopt.Stats, bool)
+	// MemoryReadLatency returns the latest calibration of a page-cache read, false until one
+	// succeeded.
+	MemoryReadLatency func() (memlatency.Measurement, bool)
 }
 
 // accelCollector exports the acceleration features' Stats every tick, as docs/metrics.md
 // ("Acceleration features") defines them: stocks as gauges at the end of the interval, flows
 // as the delta of the features' cumulative counters since the previous tick. A feature no
 // policy enables sends nothing. It is not in the registry: it reads features the run loop
-// owns and the policy switches, not something agent.yaml configures.
+// owns and the policy switches, not something agent.yaml configures. The memory-read latency
+// is sent every tick once measured, whatever the policy: it is what a hit costs on this host,
+// and the console weighs it against storage latency before a read cache is switched on too.
 type accelCollector struct {
 	sources AccelSources
 	logger  *slog.Logger
@@ -49,7 +55,10 @@ type accelCollector struct {
 
 type readCacheFlows struct{ misses, hits, prefetched, droppedBehind, backoffs int64 }
 
-type writeOptFlows struct{ preallocated, fragmentsPrevented, filesDefragmented int64 }
+type writeOptFlows struct {
+	preallocated, fragmentsPrevented, filesDefragmented                      int64
+	managedGrown, managedExtentsAdded, unmanagedGrown, unmanagedExtentsAdded int64
+}
 
 // NewAccel returns the collector of the acceleration features' statistics.
 func NewAccel(sources AccelSources, logger *slog.Logger) Collector {
@@ -71,8 +80,15 @@ func (c *accelCollector) Collect(_ context.Context, sink Sink) error {
 		sent = c.collectWriteOpt(st, enabled, sink) || sent
 		c.noteProblem("write optimisation", enabled, st.LastError)
 	}
+	if c.sources.MemoryReadLatency != nil {
+		if m, ok := c.sources.MemoryReadLatency(); ok { // not measured yet: nothing, never a zero
+			sink.SetFloat(catalogue.ReadCacheMemoryReadLatency, m.Mean.Seconds())
+			sink.SetInt(catalogue.ReadCacheMemoryReadLatencySamples, int64(m.Samples))
+			sent = true
+		}
+	}
 	if !sent {
-		return fmt.Errorf("%w: no policy enables the read cache or write optimisation", ErrNoData)
+		return fmt.Errorf("%w: no policy enables the read cache or write optimisation, and memory-read latency is not measured yet", ErrNoData)
 	}
 	return nil
 }
@@ -106,12 +122,24 @@ func (c *accelCollector) collectWriteOpt(st writeopt.Stats, enabled bool, sink S
 	preallocated := advance(&c.writeOpt.preallocated, st.PreallocatedBytes)
 	prevented := advance(&c.writeOpt.fragmentsPrevented, st.FragmentsPrevented)
 	defragmented := advance(&c.writeOpt.filesDefragmented, st.FilesDefragmented)
+	managedGrown := advance(&c.writeOpt.managedGrown, st.ManagedGrownBytes)
+	managedAdded := advance(&c.writeOpt.managedExtentsAdded, st.ManagedExtentsAdded)
+	unmanagedGrown := advance(&c.writeOpt.unmanagedGrown, st.UnmanagedGrownBytes)
+	unmanagedAdded := advance(&c.writeOpt.unmanagedExtentsAdded, st.UnmanagedExtentsAdded)
 	if !enabled {
 		return false
 	}
 	sink.AddInt(catalogue.WriteOptPreallocated, preallocated)
 	sink.AddInt(catalogue.WriteOptFragmentsPrevented, prevented)
 	sink.AddInt(catalogue.WriteOptFilesDefragmented, defragmented)
+	// The comparison group is measured only while directories are watched: otherwise nothing is
+	// sent (not measured), never a 0.
+	if st.GrowthWatched {
+		sink.AddInt(catalogue.WriteOptManagedGrown, managedGrown)
+		sink.AddInt(catalogue.WriteOptManagedExtentsAdded, managedAdded)
+		sink.AddInt(catalogue.WriteOptUnmanagedGrown, unmanagedGrown)
+		sink.AddInt(catalogue.WriteOptUnmanagedExtentsAdded, unmanagedAdded)
+	}
 	for _, f := range mostFragmented(st.Extents, MaxManagedFileExtents) {
 		sink.SetInt(catalogue.WriteOptManagedFileExtents, int64(f.extents), attribute.String(catalogue.AttrFilePath, f.path))
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spindle-io/spindle/agent/internal/accel/memlatency"
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/accel/writeopt"
 )
@@ -131,6 +133,31 @@ func TestAccelSendsTheTwentyMostFragmentedManagedFiles(t *testing.T) {
 	}
 }
 
+func TestAccelSendsTheMemoryReadLatencyOnlyOnceMeasuredWhateverThePolicy(t *testing.T) {
+	f := &fakeFeatures{withoutReadCache: true, writeOpt: writeopt.Stats{Extents: map[string]int{}}}
+	var latest memlatency.Measurement
+	measured := false
+	sources := f.sources()
+	sources.MemoryReadLatency = func() (memlatency.Measurement, bool) { return latest, measured }
+	c := NewAccel(sources, discardLogger())
+
+	got, err := collectAccel(t, c)
+	if !errors.Is(err, ErrNoData) || len(got) != 0 {
+		t.Fatalf("not measured yet: %v, series %v; want no data (never a zero latency)", err, got)
+	}
+	latest, measured = memlatency.Measurement{Mean: 850 * time.Nanosecond, Samples: 3688, At: time.Now()}, true
+	for tick := range 2 { // the latest measurement is sent every tick, not once
+		got, err = collectAccel(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSeries(t, fmt.Sprint("measured, no feature enabled, tick ", tick), got, map[string]string{
+			"gauge spindle.read_cache.memory_read_latency[s]{}":              "8.5e-07",
+			"gauge spindle.read_cache.memory_read_latency.samples[{read}]{}": "3688",
+		})
+	}
+}
+
 func checkSeries(t *testing.T, when string, got, want map[string]string) {
 	t.Helper()
 	for series, value := range want {
@@ -142,5 +169,48 @@ func checkSeries(t *testing.T, when string, got, want map[string]string) {
 		if _, ok := want[series]; !ok {
 			t.Errorf("%s: unexpected series %s = %s", when, series, got[series])
 		}
+	}
+}
+
+func TestAccelSendsTheComparisonGroupOnlyWhileDirectoriesAreWatched(t *testing.T) {
+	f := &fakeFeatures{withoutReadCache: true, writeOptEnabled: true, writeOpt: writeopt.Stats{Extents: map[string]int{},
+		ManagedGrownBytes: 1 << 20, ManagedExtentsAdded: 2, UnmanagedGrownBytes: 3 << 20, UnmanagedExtentsAdded: 40}}
+	c := NewAccel(f.sources(), discardLogger())
+	got, err := collectAccel(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for series := range got {
+		if strings.Contains(series, "managed.") {
+			t.Fatalf("no directory watched: the comparison group is not measured, yet %s was sent", series)
+		}
+	}
+	// Watching now: only what grew since is sent.
+	f.writeOpt.GrowthWatched = true
+	f.writeOpt.ManagedGrownBytes += 8192
+	f.writeOpt.ManagedExtentsAdded++
+	f.writeOpt.UnmanagedGrownBytes += 16384
+	f.writeOpt.UnmanagedExtentsAdded += 4
+	got, _ = collectAccel(t, c)
+	want := map[string]string{
+		"counter spindle.write_opt.preallocated[By]{}":                  "0",
+		"counter spindle.write_opt.fragments_prevented[{extent}]{}":     "0",
+		"counter spindle.write_opt.files_defragmented[{file}]{}":        "0",
+		"counter spindle.write_opt.managed.grown[By]{}":                 "8192",
+		"counter spindle.write_opt.managed.extents_added[{extent}]{}":   "1",
+		"counter spindle.write_opt.unmanaged.grown[By]{}":               "16384",
+		"counter spindle.write_opt.unmanaged.extents_added[{extent}]{}": "4",
+	}
+	checkSeries(t, "watching", got, want)
+	// Watched and nothing grew: a measured 0.
+	got, _ = collectAccel(t, c)
+	for k := range want {
+		want[k] = "0"
+	}
+	checkSeries(t, "watched, nothing grew", got, want)
+	// Feature off: nothing at all.
+	f.writeOptEnabled = false
+	if got, err = collectAccel(t, c); !errors.Is(err, ErrNoData) || len(got) != 0 {
+		t.Fatalf("feature off: %v, %v", err, got)
 	}
 }

@@ -18,9 +18,10 @@ func init() {
 // with the most accesses in the interval.
 type pageCacheCollector struct {
 	ebpfLoad
-	probe *pagecache.Probe
-	prev  pagecache.Counts
-	files *topFiles
+	probe  *pagecache.Probe
+	prev   pagecache.Counts
+	files  *topFiles
+	access fileAccesses // the read cache's view of the same program (pagecache_access.go)
 }
 
 var _ CapabilityReporter = (*pageCacheCollector)(nil)

@@ -44,8 +44,12 @@ type Config struct {
 	Gateway string `yaml:"gateway"`
 	// Credential is the agent's own bearer token (spa_…), obtained by enrolment.
 	Credential string `yaml:"credential"`
-	AgentID    string `yaml:"agent_id"`
-	ServerID   string `yaml:"server_id"`
+	// CredentialIssuedAt and CredentialExpiresAt are written by renewal (POST /v1/renew); the
+	// running agent renews once a third of the lifetime is left, and at start when they are unset.
+	CredentialIssuedAt  time.Time `yaml:"credential_issued_at,omitempty"`
+	CredentialExpiresAt time.Time `yaml:"credential_expires_at,omitempty"`
+	AgentID             string    `yaml:"agent_id"`
+	ServerID            string    `yaml:"server_id"`
 
 	Interval time.Duration `yaml:"interval"`
 	StateDir string        `yaml:"state_dir"`
@@ -61,6 +65,14 @@ type Config struct {
 
 	Fragmentation FragmentationConfig `yaml:"fragmentation"`
 	Databases     DatabasesConfig     `yaml:"databases"`
+	Bench         BenchConfig         `yaml:"bench,omitempty"`
+	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
+
+	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
+	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
+	// [/var/lib/postgresql, /srv/pg]. A policy cannot widen it: one naming a path outside is
+	// refused whole. Empty (the default) allows any path.
+	PolicyRoots []string `yaml:"policy_roots"`
 }
 
 // SpoolConfig bounds the on-disk spool of batches not yet acknowledged by the gateway.
@@ -116,6 +128,7 @@ func Default() Config {
 		Spool:    SpoolConfig{MaxBytes: DefaultSpoolMaxBytes},
 
 		Fragmentation: defaultFragmentation(),
+		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
 	}
 }
 
@@ -155,6 +168,11 @@ func Parse(data []byte) (Config, error) {
 // RequireEnrolled).
 func (c Config) Validate() error {
 	var errs []error
+	for _, root := range c.PolicyRoots {
+		if !strings.HasPrefix(root, "/") || filepath.Clean(root) != root {
+			errs = append(errs, fmt.Errorf("policy_roots: %q must be a clean absolute directory such as /var/lib/postgresql", root))
+		}
+	}
 	if c.Gateway != "" {
 		if err := ValidateGatewayURL(c.Gateway); err != nil {
 			errs = append(errs, err)
@@ -193,7 +211,7 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats))
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate())
 	return errors.Join(errs...)
 }
 

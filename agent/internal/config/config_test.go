@@ -16,7 +16,8 @@ func TestParseAppliesDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Interval != 10*time.Second || cfg.StateDir != "/var/lib/spindle" || cfg.ProcPath != "/proc" ||
-		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" {
+		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" ||
+		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,fragmentation,meminfo,page_cache,pressure" {
@@ -38,11 +39,13 @@ log_level: debug
 spool: {max_bytes: 2097152}
 collectors: {diskstats: {enabled: false}}
 ebpf: "off"
+read_cache: {memory_latency_period: 30m}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Interval != 2*time.Second || cfg.ProcPath != "/host/proc" || cfg.Spool.MaxBytes != 2<<20 {
+	if cfg.Interval != 2*time.Second || cfg.ProcPath != "/host/proc" || cfg.Spool.MaxBytes != 2<<20 ||
+		cfg.ReadCache.MemoryLatencyPeriod != 30*time.Minute {
 		t.Fatalf("fields not read: %+v", cfg)
 	}
 	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "fragmentation,meminfo,pressure" {
@@ -64,6 +67,7 @@ func TestValidationErrorsSayWhatIsWrong(t *testing.T) {
 		"log_level: loud":                          "log_level",
 		"intervall: 10s":                           "field intervall not found",
 		"collectors: {diskstatz: {enabled: true}}": "field diskstatz not found",
+		"read_cache: {memory_latency_period: 10s}": "read_cache.memory_latency_period 10s is below the minimum 1m0s",
 	}
 	for yamlText, want := range cases {
 		_, err := Parse([]byte(yamlText))

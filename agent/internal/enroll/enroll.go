@@ -1,4 +1,4 @@
-// Package enroll exchanges a one-time enrolment token (spe_…) for the agent's own
+// Package enroll exchanges an enrolment token (spe_…, multi-use until it expires or is revoked) for the agent's own
 // credential at POST <gateway>/v1/enroll (docs/agent-protocol.md) and records the result in
 // the config and the state directory.
 package enroll
@@ -30,6 +30,10 @@ type Request struct {
 	Kernel       string `json:"kernel"`
 	Arch         string `json:"arch"`
 	AgentVersion string `json:"agentVersion"`
+	// CurrentCredential, when this machine is already enrolled, proves to the gateway that the
+	// re-enrolment comes from the machine itself (sent as Authorization, never in the body):
+	// a token alone cannot take over an enrolled machine's identity.
+	CurrentCredential string `json:"-"`
 }
 
 // Response is the gateway's answer.
@@ -39,6 +43,9 @@ type Response struct {
 	OrgID      string `json:"orgId"`
 	Credential string `json:"credential"`
 	BatchHwm   uint64 `json:"batchHwm"`
+	// ExpiresAt is when the credential stops working unless renewed; zero from a gateway that
+	// does not say (the running agent then renews at its first start to learn it).
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // Exchange posts the request and validates the answer.
@@ -54,6 +61,9 @@ func Exchange(ctx context.Context, client *http.Client, gateway string, req Requ
 	}
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("User-Agent", "spindle-agent/"+req.AgentVersion)
+	if req.CurrentCredential != "" {
+		httpReq.Header.Set("Authorization", "Bearer "+req.CurrentCredential)
+	}
 	resp, err := client.Do(httpReq)
 	if err != nil {
 		return Response{}, fmt.Errorf("cannot reach the gateway at %s (check --gateway and the network): %w", gateway, err)
@@ -68,6 +78,8 @@ func Exchange(ctx context.Context, client *http.Client, gateway string, req Requ
 	case resp.StatusCode == http.StatusOK:
 	case resp.StatusCode == http.StatusUnauthorized:
 		return Response{}, fmt.Errorf("the enrolment token was refused (%s): it is unknown, expired or revoked; create a new one in the console under Add server", gatewayError(data, resp.Status))
+	case resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusConflict:
+		return Response{}, fmt.Errorf("the gateway refused to re-enrol this machine (%s)", gatewayError(data, resp.Status))
 	case resp.StatusCode == http.StatusBadRequest:
 		return Response{}, fmt.Errorf("the gateway rejected the enrolment request (%s)", gatewayError(data, resp.Status))
 	default:
@@ -148,15 +160,24 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	asked := time.Now()
 	resp, err := Exchange(ctx, client, o.Gateway, Request{
 		Token: o.Token, MachineID: host.MachineID, Hostname: host.Hostname, OS: host.OS,
 		OSVersion: host.OSVersion, Kernel: host.Kernel, Arch: host.Arch, AgentVersion: o.AgentVersion,
+		CurrentCredential: cfg.Credential,
 	})
 	if err != nil {
 		return Result{}, err
 	}
 
 	cfg.Gateway, cfg.Credential, cfg.AgentID, cfg.ServerID = o.Gateway, resp.Credential, resp.AgentID, resp.ServerID
+	// The issue time is the agent's own clock when it asked, as for a renewal, so the renewal
+	// rule (a third of the lifetime left) never depends on the two clocks agreeing. A zero expiry
+	// (an older gateway) makes the running agent renew at its first start to learn it.
+	cfg.CredentialIssuedAt, cfg.CredentialExpiresAt = time.Time{}, resp.ExpiresAt
+	if !resp.ExpiresAt.IsZero() {
+		cfg.CredentialIssuedAt = asked
+	}
 	if err := spool.RaiseSequence(cfg.SequencePath(), resp.BatchHwm); err != nil {
 		return Result{}, err
 	}

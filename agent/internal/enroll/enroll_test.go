@@ -34,7 +34,7 @@ func TestEnrolWritesConfigAndRaisesSequence(t *testing.T) {
 		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
 			t.Error(err)
 		}
-		w.Write([]byte(`{"agentId":"a-1","serverId":"s-1","orgId":"o-1","credential":"spa_secret","batchHwm":500}`))
+		w.Write([]byte(`{"agentId":"a-1","serverId":"s-1","orgId":"o-1","credential":"spa_secret","batchHwm":500,"expiresAt":"2027-02-21T08:00:00Z"}`))
 	}))
 
 	dir := t.TempDir()
@@ -65,6 +65,10 @@ func TestEnrolWritesConfigAndRaisesSequence(t *testing.T) {
 	if cfg.Credential != "spa_secret" || cfg.AgentID != "a-1" || cfg.ServerID != "s-1" || cfg.Gateway != gw.URL ||
 		cfg.Interval != 30*time.Second || cfg.StateDir != state {
 		t.Fatalf("config after enrolment: %+v", cfg)
+	}
+	// The expiry from the answer is kept, so the running agent has no reason to renew at once.
+	if !cfg.CredentialExpiresAt.Equal(time.Date(2027, 2, 21, 8, 0, 0, 0, time.UTC)) || cfg.CredentialIssuedAt.IsZero() {
+		t.Fatalf("credential dates after enrolment: issued %v, expires %v", cfg.CredentialIssuedAt, cfg.CredentialExpiresAt)
 	}
 	if err := cfg.RequireEnrolled(cfgPath); err != nil {
 		t.Fatal(err)

@@ -124,3 +124,42 @@ func statfsType(t *testing.T, dir string) int64 {
 	}
 	return st.Type
 }
+
+// Space reserved past EOF (fallocate, keep size) away from the data is a fragment to filefrag
+// but not to CountFDSyncedTo(size): the write-optimisation comparison counts written data only.
+func TestCountUpToEOFLeavesOutSpaceReservedPastIt(t *testing.T) {
+	dir := fiemaptest.MountExt4(t, 256<<20)
+	path, other := filepath.Join(dir, "data"), filepath.Join(dir, "neighbour")
+	if err := os.WriteFile(path, make([]byte, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unix.Sync()
+	// The neighbour takes the blocks right after the data, so the reservation lands elsewhere.
+	if err := os.WriteFile(other, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unix.Sync()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4<<20); err != nil {
+		t.Fatal(err)
+	}
+	all, err := CountFDSynced(int(f.Fd()), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upToEOF, err := CountFDSyncedTo(int(f.Fd()), path, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("extents with the reservation: %d, up to EOF: %d", all, upToEOF)
+	if upToEOF != 1 || all < 2 {
+		t.Errorf("up to EOF %d (want 1), all %d (want the reservation as a second fragment)", upToEOF, all)
+	}
+	if n, err := CountFDSyncedTo(int(f.Fd()), path, 0); n != 0 || err != nil {
+		t.Errorf("an empty range: %d, %v; want 0", n, err)
+	}
+}

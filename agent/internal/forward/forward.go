@@ -33,16 +33,26 @@ import (
 type Settings struct {
 	Gateway    string // base URL; batches go to <Gateway>/v1/metrics
 	Credential string
-	UserAgent  string
-	Spool      *spool.Spool
-	Logger     *slog.Logger
-	Client     *http.Client // default: 30 s timeout
+	// CredentialFunc, when set, is read for every request instead of Credential, so a renewed
+	// credential is used from the next request on (credential.Holder.Secret).
+	CredentialFunc func() string
+	UserAgent      string
+	Spool          *spool.Spool
+	Logger         *slog.Logger
+	Client         *http.Client // default: 30 s timeout
 
 	MinBackoff           time.Duration // first retry after a 5xx or network error; default 1 s
 	MaxBackoff           time.Duration // cap; default 30 s
 	UnauthenticatedRetry time.Duration // retry period while the credential is refused; default 60 s
 	IdleCheck            time.Duration // re-read the spool when idle even without a signal; default 5 s
+
+	// OnMark, when set, gets the gateway's batch high-water mark from every 2xx answer
+	// (X-Spindle-Batch-Hwm, docs/agent-protocol.md): the agent raises its sequence above it.
+	OnMark func(mark uint64)
 }
+
+// BatchHWMHeader is the gateway's answer header carrying the agent's high-water mark.
+const BatchHWMHeader = "X-Spindle-Batch-Hwm"
 
 // Status is what `spindle-agent status` shows about delivery.
 type Status struct {
@@ -74,6 +84,13 @@ func New(s Settings) *Forwarder {
 	s.UnauthenticatedRetry = orDefault(s.UnauthenticatedRetry, time.Minute)
 	s.IdleCheck = orDefault(s.IdleCheck, 5*time.Second)
 	return &Forwarder{s: s, url: strings.TrimRight(s.Gateway, "/") + "/v1/metrics"}
+}
+
+func (f *Forwarder) credential() string {
+	if f.s.CredentialFunc != nil {
+		return f.s.CredentialFunc()
+	}
+	return f.s.Credential
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -136,7 +153,8 @@ func (f *Forwarder) wait(ctx context.Context, d time.Duration) {
 // deliver sends one batch, acts on the answer and returns how long to wait before the next
 // attempt (0: go on at once).
 func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
-	resp, err := f.post(ctx, b)
+	used := f.credential()
+	resp, err := f.post(ctx, b, used)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0 // shutting down: the batch stays spooled
@@ -146,6 +164,9 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 	code, reason := resp.code, resp.reason
 	switch {
 	case code >= 200 && code < 300:
+		if resp.mark > 0 && f.s.OnMark != nil {
+			f.s.OnMark(resp.mark)
+		}
 		if err := f.s.Spool.Remove(b.Seq); err != nil {
 			return f.failed(err)
 		}
@@ -161,6 +182,12 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 		if err := f.s.Spool.Reject(b.Seq); err != nil {
 			return f.failed(err)
 		}
+		return 0
+
+	case (code == http.StatusUnauthorized || code == http.StatusForbidden) && f.credential() != used:
+		// The credential was renewed while this request was under way, and the gateway refuses
+		// the replaced one at once: send again with the new one rather than wait as if refused.
+		f.s.Logger.Info("batch sent with the credential just replaced by a renewal; sending it again", "seq", b.Seq)
 		return 0
 
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
@@ -187,14 +214,15 @@ type response struct {
 	code       int
 	reason     string
 	retryAfter string
+	mark       uint64 // X-Spindle-Batch-Hwm; 0 when absent or unreadable
 }
 
-func (f *Forwarder) post(ctx context.Context, b spool.Batch) (response, error) {
+func (f *Forwarder) post(ctx context.Context, b spool.Batch, credential string) (response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(b.Body))
 	if err != nil {
 		return response{}, err
 	}
-	req.Header.Set("Authorization", "Bearer "+f.s.Credential)
+	req.Header.Set("Authorization", "Bearer "+credential)
 	req.Header.Set("Content-Type", "application/x-protobuf")
 	if b.ContentEncoding != "" {
 		req.Header.Set("Content-Encoding", b.ContentEncoding)
@@ -209,7 +237,8 @@ func (f *Forwarder) post(ctx context.Context, b spool.Batch) (response, error) {
 	defer resp.Body.Close()
 	// Read (bounded) so the connection is reused, and keep the error reason for the status.
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return response{code: resp.StatusCode, reason: errorReason(resp, body), retryAfter: resp.Header.Get("Retry-After")}, nil
+	mark, _ := strconv.ParseUint(strings.TrimSpace(resp.Header.Get(BatchHWMHeader)), 10, 64)
+	return response{code: resp.StatusCode, reason: errorReason(resp, body), retryAfter: resp.Header.Get("Retry-After"), mark: mark}, nil
 }
 
 // errorReason extracts the gateway's {"error","reason"} JSON, falling back to the status text.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -179,8 +180,14 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 		heartbeat = c.settings.PollInterval
 	}
 	err := oc.Start(ctx, clienttypes.StartSettings{
-		OpAMPServerURL:     serverURL,
-		Header:             map[string][]string{"Authorization": {"Bearer " + c.settings.Credential}, "User-Agent": {"spindle-agent/" + c.settings.Version}},
+		OpAMPServerURL: serverURL,
+		Header:         map[string][]string{"User-Agent": {"spindle-agent/" + c.settings.Version}},
+		// Read per upgrade and per poll: a renewed credential replaces the old one, which the
+		// gateway refuses from then on, without restarting the client.
+		HeaderFunc: func(h http.Header) http.Header {
+			h.Set("Authorization", "Bearer "+c.settings.CredentialFunc())
+			return h
+		},
 		InstanceUid:        c.uid,
 		RemoteConfigStatus: status,
 		HeartbeatInterval:  &heartbeat,

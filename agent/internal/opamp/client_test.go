@@ -20,6 +20,7 @@ import (
 	opampserver "github.com/open-telemetry/opamp-go/server"
 	servertypes "github.com/open-telemetry/opamp-go/server/types"
 
+	"github.com/spindle-io/spindle/agent/internal/credential"
 	"github.com/spindle-io/spindle/agent/internal/hostinfo"
 	"github.com/spindle-io/spindle/agent/internal/policystate"
 )
@@ -33,6 +34,9 @@ type gateway struct {
 	t        *testing.T
 	url      string
 	refuseWS atomic.Bool
+	accepted atomic.Pointer[string] // the credential accepted now; nil: secret
+	// credential, when set, is what the agent under test reads its credential from.
+	credential func() string
 
 	mu       sync.Mutex
 	document []byte
@@ -82,7 +86,11 @@ func (g *gateway) remoteConfig() *protobufs.AgentRemoteConfig {
 }
 
 func (g *gateway) onConnecting(r *http.Request) servertypes.ConnectionResponse {
-	if r.Header.Get("Authorization") != "Bearer "+secret {
+	want := secret
+	if p := g.accepted.Load(); p != nil {
+		want = *p
+	}
+	if r.Header.Get("Authorization") != "Bearer "+want {
 		return servertypes.ConnectionResponse{Accept: false, HTTPStatusCode: http.StatusUnauthorized}
 	}
 	return servertypes.ConnectionResponse{Accept: true, ConnectionCallbacks: servertypes.ConnectionCallbacks{
@@ -165,7 +173,7 @@ func startAgent(t *testing.T, g *gateway, stateDir string, ebpfLoaded bool) *age
 		t.Fatal(err)
 	}
 	client, err := New(Settings{
-		Gateway: g.url, Credential: secret, AgentID: "0195f3c2-7a8b-7c3d-9e4f-0123456789ab", Version: "1.2.3",
+		Gateway: g.url, Credential: secret, CredentialFunc: g.credential, AgentID: "0195f3c2-7a8b-7c3d-9e4f-0123456789ab", Version: "1.2.3",
 		Host:         hostinfo.Info{Hostname: "db-7", OS: "linux", Arch: "amd64"},
 		Capabilities: []string{"ebpf.block_latency"}, Policy: a.manager,
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -255,6 +263,27 @@ func TestFallsBackToHTTPPollingWhenWebSocketIsRefused(t *testing.T) {
 	}
 	if got := time.Duration(a.interval.Load()); got != 13*time.Second {
 		t.Fatalf("interval %s, want 13 s", got)
+	}
+}
+
+// After a renewal the gateway refuses the old credential at once: the next poll must carry the
+// new one from the shared holder, without restarting the client.
+func TestPollsCarryTheRenewedCredential(t *testing.T) {
+	g := newGateway(t)
+	g.refuseWS.Store(true)
+	holder := credential.NewHolder(secret, time.Time{}, time.Time{})
+	g.credential = holder.Secret
+	hash := g.setPolicy(`{"schemaVersion":1,"telemetry":{"intervalSeconds":12}}`)
+	startAgent(t, g, t.TempDir(), true)
+	if s := g.waitStatus(hash); s.GetStatus() != protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED {
+		t.Fatalf("status over HTTP: %v %s", s.GetStatus(), s.GetErrorMessage())
+	}
+	renewed := "spa_renewed-credential"
+	holder.Set(renewed, time.Now(), time.Now().Add(time.Hour))
+	g.accepted.Store(&renewed) // the old one is refused from now on
+	next := g.setPolicy(`{"schemaVersion":1,"telemetry":{"intervalSeconds":13}}`)
+	if s := g.waitStatus(next); s.GetStatus() != protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED {
+		t.Fatalf("policy after renewal: %v %s", s.GetStatus(), s.GetErrorMessage())
 	}
 }
 

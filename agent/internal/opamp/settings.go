@@ -28,9 +28,12 @@ const CapabilitiesAttribute = "spindle.agent.capabilities"
 type Settings struct {
 	Gateway    string // base URL, http(s)://host:port
 	Credential string // spa_…, sent as a bearer token on the upgrade and on every poll
-	AgentID    string // from enrolment; the OpAMP instance uid is derived from it
-	Version    string
-	Host       hostinfo.Info
+	// CredentialFunc, when set, is read for every upgrade and poll instead of Credential, so a
+	// renewed credential is used from the next connection or poll on (credential.Holder.Secret).
+	CredentialFunc func() string
+	AgentID        string // from enrolment; the OpAMP instance uid is derived from it
+	Version        string
+	Host           hostinfo.Info
 	// Capabilities names what works on this host; reported in the agent description.
 	Capabilities []string
 	Policy       *policystate.Manager
@@ -47,8 +50,12 @@ type Settings struct {
 }
 
 func (s *Settings) validate() error {
-	if s.Gateway == "" || s.Credential == "" || s.AgentID == "" || s.Policy == nil || s.Logger == nil {
-		return errors.New("opamp: Gateway, Credential, AgentID, Policy and Logger are required")
+	if s.CredentialFunc == nil {
+		fixed := s.Credential
+		s.CredentialFunc = func() string { return fixed }
+	}
+	if s.Gateway == "" || s.CredentialFunc() == "" || s.AgentID == "" || s.Policy == nil || s.Logger == nil {
+		return errors.New("opamp: Gateway, Credential (or CredentialFunc), AgentID, Policy and Logger are required")
 	}
 	if s.HeartbeatInterval <= 0 {
 		s.HeartbeatInterval = 30 * time.Second

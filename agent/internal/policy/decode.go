@@ -211,6 +211,8 @@ var pathMessages = map[Code]string{
 	CodePathNotClean:    `must be a clean path: no empty, "." or ".." segments, no trailing "/", no control characters`,
 	CodeInvalidGlob: `is not a valid pattern: "**" must be a whole segment, and each "[" needs a closing "]" ` +
 		`around at least one character or range such as a-z`,
+	CodeGlobTooComplex: `has too many wildcards: at most 8 "**" segments and 32 "*", "?" or "[…]" in one pattern; ` +
+		`split it into several patterns`,
 	CodeGlobNotAllowed: `must be a plain path, not a pattern: remove "*", "?" and "["`,
 }
 

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Path and glob rules, mirroring packages/policy/src/paths.ts. Paths in a policy use forward
 // slashes on every OS: "/var/lib/postgresql/**" on Linux, "D:/SQLData/*.mdf" on Windows.
@@ -76,6 +79,9 @@ func pathProblem(path string, kind PathKind) Code {
 			return CodeInvalidGlob
 		}
 	}
+	if globTooComplex(split.segments) {
+		return CodeGlobTooComplex
+	}
 	return ""
 }
 
@@ -135,77 +141,166 @@ func parseClass(chars []rune, start int) (characterClass, bool) {
 	return class, true
 }
 
+// Complexity bounds for one glob pattern, as in TypeScript. Matching is linear in pattern ×
+// path length whatever the pattern, so these are defence in depth.
+const (
+	MaxGlobstarSegments = 8
+	MaxSegmentWildcards = 32
+)
+
+func globTooComplex(segments []string) bool {
+	globstars, wildcards := 0, 0
+	for _, segment := range segments {
+		if segment == "**" {
+			globstars++
+			continue
+		}
+		for _, token := range tokenize(segment) {
+			if token.kind != tokenLiteral {
+				wildcards++
+			}
+		}
+	}
+	return globstars > MaxGlobstarSegments || wildcards > MaxSegmentWildcards
+}
+
+type tokenKind int
+
+const (
+	tokenLiteral tokenKind = iota
+	tokenStar
+	tokenAny
+	tokenClass
+)
+
+// token is one element of a pattern segment: "*", "?", a character class or a literal rune.
+type token struct {
+	kind  tokenKind
+	char  rune
+	class characterClass
+}
+
+// tokenize splits a valid (non-"**") pattern segment into tokens, parsing each class once.
+func tokenize(segment string) []token {
+	chars := []rune(segment)
+	tokens := make([]token, 0, len(chars))
+	for i := 0; i < len(chars); i++ {
+		switch chars[i] {
+		case '*':
+			tokens = append(tokens, token{kind: tokenStar})
+		case '?':
+			tokens = append(tokens, token{kind: tokenAny})
+		case '[':
+			class, _ := parseClass(chars, i)
+			tokens = append(tokens, token{kind: tokenClass, class: class})
+			i = class.end
+		default:
+			tokens = append(tokens, token{kind: tokenLiteral, char: chars[i]})
+		}
+	}
+	return tokens
+}
+
+func (t token) matches(r rune) bool {
+	switch t.kind {
+	case tokenAny:
+		return true
+	case tokenLiteral:
+		return t.char == r
+	case tokenClass:
+		in := false
+		for _, rg := range t.class.ranges {
+			if r >= rg[0] && r <= rg[1] {
+				in = true
+				break
+			}
+		}
+		return in != t.class.negated
+	}
+	return false
+}
+
+// segmentMatcher is "**" (globstar) or the tokens of one pattern segment.
+type segmentMatcher struct {
+	globstar bool
+	tokens   []token
+}
+
 // MatchesPattern reports whether pattern matches path or a directory above it, so
 // "/srv/pg/pg_wal" covers every file beneath it. "*" and "?" stay within one segment (and match
 // dot files), "**" spans any number of segments, "[a-z]" and "[!a-z]" match one character.
 // Matching is case-sensitive except for a Windows drive letter. Both must pass validation.
+//
+// Time is O(pattern length × path length) for every pattern: both levels use the greedy
+// wildcard algorithm that only backtracks to the latest star, which is exact because a later
+// star can absorb whatever an earlier one would have. The old recursive matcher tried every
+// split and took tens of seconds on eight "**" segments ending in a name no segment has.
 func MatchesPattern(pattern, path string) bool {
+	matched, _ := matchCounting(pattern, path)
+	return matched
+}
+
+// matchCounting is MatchesPattern that also returns the number of inner steps it took, so tests
+// can prove the work is bounded without timing anything.
+func matchCounting(pattern, path string) (bool, int) {
 	p, okPattern := splitAbsolute(pattern)
 	s, okPath := splitAbsolute(path)
 	if !okPattern || !okPath || p.root != s.root {
-		return false
+		return false, 0
 	}
-	return matchSegments(p.segments, s.segments)
+	matchers := make([]segmentMatcher, 0, len(p.segments)+1)
+	for _, segment := range p.segments {
+		if segment == "**" {
+			matchers = append(matchers, segmentMatcher{globstar: true})
+		} else {
+			matchers = append(matchers, segmentMatcher{tokens: tokenize(segment)})
+		}
+	}
+	// "Matches a directory above the path" is the same as a trailing "**".
+	matchers = append(matchers, segmentMatcher{globstar: true})
+	names := make([][]rune, len(s.segments))
+	for i, segment := range s.segments {
+		names[i] = []rune(segment)
+	}
+	steps := 0
+	matched := greedyMatch(matchers, names,
+		func(m segmentMatcher) bool { return m.globstar },
+		func(m segmentMatcher, name []rune) bool {
+			return !m.globstar && greedyMatch(m.tokens, name,
+				func(t token) bool { return t.kind == tokenStar },
+				func(t token, r rune) bool { return t.matches(r) },
+				&steps)
+		},
+		&steps)
+	return matched, steps
 }
 
-func matchSegments(pattern, path []string) bool {
-	if len(pattern) == 0 {
-		return true // the rest of the path lies beneath a matched directory
-	}
-	if pattern[0] == "**" {
-		for k := 0; k <= len(path); k++ {
-			if matchSegments(pattern[1:], path[k:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(path) == 0 {
-		return false
-	}
-	return matchSegment([]rune(pattern[0]), []rune(path[0])) && matchSegments(pattern[1:], path[1:])
-}
-
-func matchSegment(pattern, name []rune) bool {
-	pi, ni := 0, 0
-	for pi < len(pattern) {
-		token := pattern[pi]
-		if token == '*' {
-			for k := ni; k <= len(name); k++ {
-				if matchSegment(pattern[pi+1:], name[k:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if ni == len(name) {
-			return false
-		}
-		switch token {
-		case '?':
-			pi++
-		case '[':
-			class, _ := parseClass(pattern, pi)
-			inClass := false
-			for _, r := range class.ranges {
-				if name[ni] >= r[0] && name[ni] <= r[1] {
-					inClass = true
-					break
-				}
-			}
-			if inClass == class.negated {
-				return false
-			}
-			pi = class.end + 1
+// greedyMatch is a full match of elements against items, where a star element matches any run
+// of items and every other element exactly one item. On a mismatch it resumes after the latest
+// star with that star absorbing one more item; earlier stars are never revisited.
+func greedyMatch[E, I any](elements []E, items []I, isStar func(E) bool, matchesOne func(E, I) bool, steps *int) bool {
+	ei, ii := 0, 0
+	starAt, starItems := -1, 0
+	for ii < len(items) {
+		*steps++
+		switch {
+		case ei < len(elements) && isStar(elements[ei]):
+			starAt, starItems = ei, ii
+			ei++
+		case ei < len(elements) && matchesOne(elements[ei], items[ii]):
+			ei++
+			ii++
+		case starAt >= 0:
+			starItems++
+			ei, ii = starAt+1, starItems
 		default:
-			if token != name[ni] {
-				return false
-			}
-			pi++
+			return false
 		}
-		ni++
 	}
-	return ni == len(name)
+	for ei < len(elements) && isStar(elements[ei]) {
+		ei++
+	}
+	return ei == len(elements)
 }
 
 // IsManaged reports whether the read cache manages path: an include pattern matches it and no
@@ -239,4 +334,29 @@ func literalPrefix(pattern string) string {
 		literal = append(literal, segment)
 	}
 	return split.root + strings.Join(literal, "/")
+}
+
+// LiteralPrefix is the directory every path a pattern (or plain path) can reach lies at or
+// beneath, e.g. "/srv/pg/base" for "/srv/pg/base/*.dat": what the agent's local policy_roots
+// are checked against.
+func LiteralPrefix(pattern string) string { return literalPrefix(pattern) }
+
+// PathFields lists every path and pattern of a policy with its field name, for checks that
+// apply to all of them alike.
+func (p Policy) PathFields() [][2]string {
+	var out [][2]string
+	add := func(field string, paths []string) {
+		for i, path := range paths {
+			out = append(out, [2]string{fmt.Sprintf("%s[%d]", field, i), path})
+		}
+	}
+	add("readCache.include", p.ReadCache.Include)
+	add("readCache.exclude", p.ReadCache.Exclude)
+	add("readCache.pin", p.ReadCache.Pin)
+	for i, rule := range p.WriteOptimization.Preallocation {
+		out = append(out, [2]string{fmt.Sprintf("writeOptimization.preallocation[%d].pattern", i), rule.Pattern})
+	}
+	add("writeOptimization.defragmentation.include", p.WriteOptimization.Defragmentation.Include)
+	add("telemetry.fragmentationScan.paths", p.Telemetry.FragmentationScan.Paths)
+	return out
 }

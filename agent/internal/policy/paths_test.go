@@ -21,9 +21,14 @@ type pathMatchingVectors struct {
 	} `json:"managed"`
 }
 
-func TestPathMatchingVectors(t *testing.T) {
+func loadPathMatchingVectors(t *testing.T) pathMatchingVectors {
 	var vectors pathMatchingVectors
 	readJSON(t, filepath.Join(vectorsDir, "path-matching.json"), &vectors)
+	return vectors
+}
+
+func TestPathMatchingVectors(t *testing.T) {
+	vectors := loadPathMatchingVectors(t)
 	if len(vectors.Patterns) == 0 || len(vectors.Managed) == 0 {
 		t.Fatal("path-matching.json has no cases")
 	}

@@ -28,6 +28,7 @@ const (
 	CodeNotAbsolutePath          Code = "not_absolute_path"
 	CodePathNotClean             Code = "path_not_clean"
 	CodeInvalidGlob              Code = "invalid_glob"
+	CodeGlobTooComplex           Code = "glob_too_complex"
 	CodeGlobNotAllowed           Code = "glob_not_allowed"
 )
 
@@ -51,7 +52,7 @@ const (
 var Codes = []Code{
 	CodeInvalidJSON, CodeInvalidType, CodeRequired, CodeUnknownField, CodeNotInteger, CodeTooSmall,
 	CodeTooBig, CodeInvalidValue, CodeUnsupportedSchemaVersion, CodePathTooLong, CodeBackslashInPath,
-	CodeNotAbsolutePath, CodePathNotClean, CodeInvalidGlob, CodeGlobNotAllowed,
+	CodeNotAbsolutePath, CodePathNotClean, CodeInvalidGlob, CodeGlobTooComplex, CodeGlobNotAllowed,
 	CodeDuplicateEntry, CodeDuplicatePreallocationPattern, CodeIncludeRequired,
 	CodeIncludeShadowedByExclude, CodePinRequiresReadCache, CodePinNotIncluded, CodePinExcluded,
 	CodeScanThresholdExceedsBudget, CodePreallocationRequiresWriteOptimization,

@@ -43,6 +43,23 @@ func (s *Sequence) Next() (uint64, error) {
 	return next, nil
 }
 
+// Raise makes the next number at least atLeast+1 (persisted), and reports whether it moved.
+// The forwarder calls it with the gateway's high-water mark (X-Spindle-Batch-Hwm), so an agent
+// whose state went back (wiped state directory, restored snapshot, cloned image) continues
+// above the numbers the gateway would take for replays.
+func (s *Sequence) Raise(atLeast uint64) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last >= atLeast {
+		return false, nil
+	}
+	if err := writeSequence(s.path, atLeast); err != nil {
+		return false, err
+	}
+	s.last = atLeast
+	return true, nil
+}
+
 // Last returns the last number handed out (0 if none).
 func (s *Sequence) Last() uint64 {
 	s.mu.Lock()

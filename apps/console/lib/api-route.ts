@@ -60,6 +60,8 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       const query = parse(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query string");
       const body = parse(spec.body, spec.body ? await readJson(request) : undefined, "request body");
       const result = await run({ context, params, query, body });
+      // An operation that answers something other than JSON (a CSV export) builds its own Response.
+      if (result instanceof Response) return result;
       return Response.json(result, { status: spec.status ?? 200, headers: { "cache-control": "no-store" } });
     } catch (error) {
       return problemResponse(error);

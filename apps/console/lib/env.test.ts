@@ -28,3 +28,15 @@ describe("parseEnv", () => {
     );
   });
 });
+
+describe("SPINDLE_TRUSTED_PROXIES", () => {
+  it("is empty by default and parses a comma-separated list of addresses and ranges", () => {
+    assert.deepEqual(parseEnv(valid).SPINDLE_TRUSTED_PROXIES, []);
+    assert.deepEqual(parseEnv({ ...valid, SPINDLE_TRUSTED_PROXIES: "10.0.0.5, 10.1.0.0/16,fd00::/8" }).SPINDLE_TRUSTED_PROXIES,
+      ["10.0.0.5", "10.1.0.0/16", "fd00::/8"]);
+  });
+
+  it("refuses anything that is not an address or range", () => {
+    assert.throws(() => parseEnv({ ...valid, SPINDLE_TRUSTED_PROXIES: "proxy.example.com" }), /SPINDLE_TRUSTED_PROXIES must be a comma-separated list/);
+  });
+});

@@ -9,6 +9,15 @@ const httpUrl = z
   .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
   .transform((value) => value.replace(/\/+$/, ""));
 
+// One IPv4/IPv6 address or CIDR range, e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8.
+const ipOrCidr = /^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]+:[0-9a-fA-F:.]*(\/\d{1,3})?)$/;
+
+const trustedProxies = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
+  .refine((list) => list.every((entry) => ipOrCidr.test(entry)), "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16");
+
 const envSchema = z.object({
   DATABASE_URL: z
     .string({ error: "is not set: point it at the Spindle PostgreSQL, e.g. postgres://user:pass@host:5432/spindle" })
@@ -18,6 +27,11 @@ const envSchema = z.object({
     .min(32, "must be at least 32 characters: generate one with `openssl rand -base64 32`"),
   SPINDLE_CONSOLE_URL: httpUrl.default("http://localhost:3000"),
   SPINDLE_GATEWAY_URL: httpUrl.default("http://localhost:4318"),
+  // Reverse proxies in front of the console. X-Forwarded-For is believed only for hops through
+  // these (walked right to left); the first untrusted address is the client that sign-in rate
+  // limiting is keyed on. Empty: the console is reached directly and X-Forwarded-For chains are
+  // not believed.
+  SPINDLE_TRUSTED_PROXIES: trustedProxies,
 });
 
 export type Env = z.infer<typeof envSchema>;

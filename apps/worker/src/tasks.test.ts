@@ -2,9 +2,11 @@
 // TimescaleDB mode the maintenance jobs do nothing (and say why, once).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { run, type JobHelpers, type Runner } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import { parseCrontab, run, runMigrations, type JobHelpers, type Runner, type WorkerEvents } from "graphile-worker";
 import type pg from "pg";
-import { rollupJobSpec } from "./schedule.js";
+import { effectivePoliciesTask } from "./jobs/effective-policy-task.js";
+import { crontabFor, rollupJobSpec } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 import { diskSeries, insertDiskSamples, openPlainDatabase, skipReason, type PlainDatabase } from "./test-support/telemetry.js";
 
@@ -43,6 +45,41 @@ describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
       { bucket: new Date("2026-11-20T08:00:00Z"), samples: "6" },
       { bucket: new Date("2026-11-20T08:01:00Z"), samples: "6" },
     ]);
+  });
+});
+
+describe("the worker's own crontab", { skip: skipReason }, () => {
+  // Jobs the crontab queues carry graphile-worker's `_cron` metadata in their payload; a task
+  // whose payload check refuses it fails every scheduled run while the hand-queued ones pass.
+  it("queues an effective_policies sweep that its task accepts", async () => {
+    const plain = await openPlainDatabase("worker_crontab");
+    let runner: Runner | undefined;
+    try {
+      // Backfill makes graphile-worker queue a due run at start instead of at the next minute
+      // boundary: the item is the real one from crontabFor, known to the schedule for an hour.
+      const items = parseCrontab(crontabFor("plain")).filter((item) => item.task === effectivePoliciesTask);
+      assert.equal(items.length, 1);
+      items[0]!.options.backfillPeriod = 10 * 60 * 1000;
+      await runMigrations({ pgPool: plain.pool });
+      await plain.pool.query(
+        "INSERT INTO graphile_worker._private_known_crontabs (identifier, known_since) VALUES ($1, now() - interval '1 hour')",
+        [items[0]!.identifier],
+      );
+      // Listeners go in before start: the backfilled job may run before run() resolves.
+      const events: WorkerEvents = new EventEmitter();
+      const outcome = new Promise<{ payload: unknown; error?: unknown }>((resolve) => {
+        events.on("job:success", ({ job }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload }));
+        events.on("job:error", ({ job, error }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload, error }));
+      });
+      runner = await run({ pgPool: plain.pool, concurrency: 1, pollInterval: 200, noHandleSignals: true, events,
+        taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain" }), parsedCronItems: items });
+      const { payload, error } = await outcome;
+      assert.ok(payload && typeof payload === "object" && "_cron" in payload, `expected a crontab job, got ${JSON.stringify(payload)}`);
+      assert.equal(error, undefined, `the scheduled sweep failed: ${String(error)}`);
+    } finally {
+      await runner?.stop();
+      await plain.close();
+    }
   });
 });
 

@@ -50,3 +50,12 @@ export type {
   User,
   Verification,
 } from "./generated/prisma/client.js";
+export {
+  serviceRoles,
+  withOrgPrisma,
+  withOrgTransaction,
+  withSystemTransaction,
+  type PrismaTransaction,
+  type ServiceRole,
+  type TenantQueryable,
+} from "./tenant.js";

@@ -7,6 +7,7 @@ import { readTimeseriesMode, runMigrations } from "../src/index.js";
 import { aggregateColumnsQuery, aggregateShapes, groupColumns } from "./support/aggregate-shapes.js";
 import { allMigrations, diskIoColumns, diskIoRows, insertStatement } from "./support/fixtures.js";
 import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
+import { unprotectedHint, unprotectedTenantRelationsQuery } from "./support/tenant-protection.js";
 
 const serverA = "00000000-0000-4000-8000-0000000000a1";
 const serverB = "00000000-0000-4000-8000-0000000000b2";
@@ -22,6 +23,14 @@ describe("migrations on TimescaleDB", () => {
   });
   after(async () => {
     await db?.close();
+  });
+
+  it("protects every tenant relation: RLS where allowed, filtered views for aggregates and compressed hypertables", async () => {
+    const { rows } = await db.query<{ relname: string }>(unprotectedTenantRelationsQuery);
+    assert.deepEqual(rows.map((r) => r.relname), [], unprotectedHint);
+    const views = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_views WHERE schemaname = 'spindle_tenant' AND viewname IN ('disk_io', 'disk_io_1m', 'memory_1h')");
+    assert.equal(views.rows[0].n, 3);
   });
 
   it("records the timescale variant and the mode", async () => {

@@ -60,13 +60,23 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, serverId: server.id, desiredVersionHash: "a".repeat(64), appliedHash: "a".repeat(64), status: "applied",
         reportedAt: new Date(), appliedAt: new Date() },
     });
+    const run = await prisma.benchmarkRun.create({
+      data: { orgId: org.id, serverId: server.id, requestedBy: user.id, profile: "sqlio", parameters: { paths: ["/srv/bench"], sizeBytes: 1048576 } },
+    });
+    const finished = await prisma.benchmarkRun.update({
+      where: { id: run.id },
+      data: { status: "succeeded", progress: 1, phase: "done", report: { steps: [] }, startedAt: new Date(), finishedAt: new Date() },
+    });
+    assert.equal(finished.status, "succeeded");
 
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },
         enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true, policyAssignments: true, policyStatus: true } }, agents: true, auditLog: true,
-        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true },
+        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, benchmarkRuns: { include: { server: true } } },
     });
+    assert.equal(read.benchmarkRuns[0]?.server.hostname, "db-01");
+    assert.deepEqual(read.benchmarkRuns[0]?.report, { steps: [] });
     const member = read.members[0];
     assert.equal(member?.role, "owner");
     assert.equal(member?.user.sessions[0]?.activeOrganizationId, "org-1");

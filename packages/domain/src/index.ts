@@ -2,3 +2,4 @@ export * from "./metrics/catalogue.js";
 export * from "./metrics/derive.js";
 export * from "./metrics/latency.js";
 export * from "./metrics/ratios.js";
+export * from "./gains/index.js";

@@ -44,3 +44,25 @@ describe("pathProblem", () => {
     assert.equal(pathProblem(`/${"é".repeat(2048)}`, "plain"), "path_too_long");
   });
 });
+
+describe("matchesPattern work bound", () => {
+  // Every shared vector, including the adversarial ones the old backtracking matcher took tens
+  // of seconds on (billions of steps), must finish within (pattern + 2) × (path + 2) steps.
+  for (const { pattern, path } of vectors.patterns) {
+    it(`is linear for ${pattern.slice(0, 40)} against ${path.slice(0, 40)}`, () => {
+      const counter = { steps: 0 };
+      matchesPattern(pattern, path, counter);
+      const bound = (Array.from(pattern).length + 2) * (Array.from(path).length + 2);
+      assert.ok(counter.steps <= bound, `${counter.steps} steps, bound ${bound}`);
+    });
+  }
+});
+
+describe("pattern complexity bounds", () => {
+  it("accepts 8 globstars and 32 wildcards, refuses one more of either", () => {
+    assert.equal(pathProblem(`/${Array(8).fill("**").join("/")}`, "glob"), null);
+    assert.equal(pathProblem(`/${Array(9).fill("**").join("/")}`, "glob"), "glob_too_complex");
+    assert.equal(pathProblem(`/srv/${"?".repeat(16)}/${"[a-z]*".repeat(8)}`, "glob"), null);
+    assert.equal(pathProblem(`/srv/${"?".repeat(17)}/${"[a-z]*".repeat(8)}`, "glob"), "glob_too_complex");
+  });
+});

@@ -13,7 +13,16 @@ export type PathProblemCode =
   | "not_absolute_path"
   | "path_not_clean"
   | "invalid_glob"
+  | "glob_too_complex"
   | "glob_not_allowed";
+
+/**
+ * Complexity bounds for one glob pattern. Matching is linear in pattern × path length whatever
+ * the pattern, so these are defence in depth: they keep a single match cheap and a policy
+ * readable. "**" segments and the one-segment wildcards ("*", "?", "[…]") are counted apart.
+ */
+export const maxGlobstarSegments = 8;
+export const maxSegmentWildcards = 32;
 
 /** Shown in the JSON Schema; the full rules are in pathProblem. */
 export const absolutePathPattern = "^(/|[A-Za-z]:/)";
@@ -54,7 +63,21 @@ export function pathProblem(path: string, kind: PathKind): PathProblemCode | nul
     return "path_not_clean";
   }
   if (kind === "plain") return globMetacharacters.test(path) ? "glob_not_allowed" : null;
-  return split.segments.every(isValidGlobSegment) ? null : "invalid_glob";
+  if (!split.segments.every(isValidGlobSegment)) return "invalid_glob";
+  return globTooComplex(split.segments) ? "glob_too_complex" : null;
+}
+
+function globTooComplex(segments: readonly string[]): boolean {
+  let globstars = 0;
+  let wildcards = 0;
+  for (const segment of segments) {
+    if (segment === "**") {
+      globstars++;
+      continue;
+    }
+    wildcards += tokenize(segment).filter((token) => token.kind !== "literal").length;
+  }
+  return globstars > maxGlobstarSegments || wildcards > maxSegmentWildcards;
 }
 
 function isValidGlobSegment(segment: string): boolean {
@@ -99,57 +122,131 @@ function parseClass(chars: string[], start: number): CharacterClass | null {
   return { negated, ranges, end: i };
 }
 
+/** One element of a pattern segment: "*", "?", a character class or a literal character. */
+type Token =
+  | { kind: "star" }
+  | { kind: "any" }
+  | { kind: "class"; negated: boolean; ranges: Array<[number, number]> }
+  | { kind: "literal"; char: string };
+
+/** Splits a valid (non-"**") pattern segment into tokens, parsing each class once. */
+function tokenize(segment: string): Token[] {
+  const chars = Array.from(segment);
+  const tokens: Token[] = [];
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!;
+    if (char === "*") tokens.push({ kind: "star" });
+    else if (char === "?") tokens.push({ kind: "any" });
+    else if (char === "[") {
+      const parsed = parseClass(chars, i)!;
+      tokens.push({ kind: "class", negated: parsed.negated, ranges: parsed.ranges });
+      i = parsed.end;
+    } else tokens.push({ kind: "literal", char });
+  }
+  return tokens;
+}
+
+function tokenMatches(token: Token, char: string): boolean {
+  switch (token.kind) {
+    case "any":
+      return true;
+    case "literal":
+      return token.char === char;
+    case "class": {
+      const code = char.codePointAt(0)!;
+      return token.ranges.some(([low, high]) => code >= low && code <= high) !== token.negated;
+    }
+    case "star":
+      return false;
+  }
+}
+
+/** A pattern segment: "**" (any number of path segments) or the tokens of one segment. */
+type SegmentMatcher = "**" | Token[];
+
+/** Counts the matcher's inner steps, so tests can prove the work is bounded. */
+export interface MatchCounter {
+  steps: number;
+}
+
 /**
  * Whether a pattern matches a path or a directory above it, so "/srv/pg/pg_wal" covers every
  * file beneath it. "*" and "?" stay within one segment (and match dot files), "**" spans any
  * number of segments, "[a-z]" / "[!a-z]" match one character. Matching is case-sensitive except
  * for a Windows drive letter. Both arguments must already pass pathProblem.
+ *
+ * Time is O(pattern length × path length) for every pattern: both levels use the greedy
+ * wildcard algorithm that only ever backtracks to the latest "*" (or "**"), which is exact
+ * because a later star can absorb whatever an earlier one would have. The old recursive matcher
+ * tried every split and took tens of seconds on a pattern of eight "**" segments ending in a
+ * name no path segment has.
  */
-export function matchesPattern(pattern: string, path: string): boolean {
+export function matchesPattern(pattern: string, path: string, counter?: MatchCounter): boolean {
   const p = splitAbsolute(pattern);
   const s = splitAbsolute(path);
   if (p === null || s === null || p.root !== s.root) return false;
-  return matchSegments(p.segments, 0, s.segments, 0);
+  const matchers: SegmentMatcher[] = p.segments.map((segment) =>
+    segment === "**" ? "**" : tokenize(segment),
+  );
+  // "Matches a directory above the path" is the same as a trailing "**".
+  matchers.push("**");
+  const names = s.segments.map((segment) => Array.from(segment));
+  const count = counter ?? { steps: 0 };
+  return greedyMatch(
+    matchers,
+    names,
+    (matcher) => matcher === "**",
+    (matcher, name) => matcher !== "**" && matchSegment(matcher, name, count),
+    count,
+  );
 }
 
-function matchSegments(pattern: string[], pi: number, path: string[], si: number): boolean {
-  if (pi === pattern.length) return true; // the rest of the path lies beneath a matched directory
-  if (pattern[pi] === "**") {
-    for (let k = si; k <= path.length; k++) {
-      if (matchSegments(pattern, pi + 1, path, k)) return true;
-    }
-    return false;
-  }
-  if (si === path.length) return false;
-  return matchSegment(Array.from(pattern[pi]!), 0, Array.from(path[si]!), 0) &&
-    matchSegments(pattern, pi + 1, path, si + 1);
+function matchSegment(tokens: readonly Token[], name: readonly string[], counter: MatchCounter): boolean {
+  return greedyMatch(
+    tokens,
+    name,
+    (token) => token.kind === "star",
+    (token, char) => tokenMatches(token, char),
+    counter,
+  );
 }
 
-function matchSegment(pattern: string[], pi: number, name: string[], ni: number): boolean {
-  while (pi < pattern.length) {
-    const token = pattern[pi]!;
-    if (token === "*") {
-      for (let k = ni; k <= name.length; k++) {
-        if (matchSegment(pattern, pi + 1, name, k)) return true;
-      }
+/**
+ * Full match of a sequence of elements, where a star element matches any run of items and
+ * every other element exactly one item. On a mismatch it resumes after the latest star with
+ * that star absorbing one more item; earlier stars are never revisited.
+ */
+function greedyMatch<E, I>(
+  elements: readonly E[],
+  items: readonly I[],
+  isStar: (element: E) => boolean,
+  matchesOne: (element: E, item: I) => boolean,
+  counter: MatchCounter,
+): boolean {
+  let ei = 0;
+  let ii = 0;
+  let starAt = -1;
+  let starItems = 0;
+  while (ii < items.length) {
+    counter.steps++;
+    const element = elements[ei];
+    if (element !== undefined && isStar(element)) {
+      starAt = ei;
+      starItems = ii;
+      ei++;
+    } else if (element !== undefined && matchesOne(element, items[ii]!)) {
+      ei++;
+      ii++;
+    } else if (starAt >= 0) {
+      starItems++;
+      ei = starAt + 1;
+      ii = starItems;
+    } else {
       return false;
     }
-    if (ni === name.length) return false;
-    if (token === "?") {
-      pi++;
-    } else if (token === "[") {
-      const parsed = parseClass(pattern, pi)!;
-      const code = name[ni]!.codePointAt(0)!;
-      const inClass = parsed.ranges.some(([low, high]) => code >= low && code <= high);
-      if (inClass === parsed.negated) return false;
-      pi = parsed.end + 1;
-    } else {
-      if (token !== name[ni]) return false;
-      pi++;
-    }
-    ni++;
   }
-  return ni === name.length;
+  while (ei < elements.length && isStar(elements[ei]!)) ei++;
+  return ei === elements.length;
 }
 
 /**

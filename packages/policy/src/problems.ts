@@ -18,6 +18,7 @@ export const structuralProblemCodes = [
   "not_absolute_path",
   "path_not_clean",
   "invalid_glob",
+  "glob_too_complex",
   "glob_not_allowed",
 ] as const;
 

@@ -37,6 +37,8 @@ const pathMessages: Record<PathProblemCode, string> = {
     'must be a clean path: no empty, "." or ".." segments, no trailing "/", no control characters',
   invalid_glob:
     'is not a valid pattern: "**" must be a whole segment, and each "[" needs a closing "]" around at least one character or range such as a-z',
+  glob_too_complex:
+    'has too many wildcards: at most 8 "**" segments and 32 "*", "?" or "[…]" in one pattern; split it into several patterns',
   glob_not_allowed: 'must be a plain path, not a pattern: remove "*", "?" and "["',
 };
 

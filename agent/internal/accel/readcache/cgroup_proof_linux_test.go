@@ -20,18 +20,29 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/policy"
 )
 
-// The proof: a workload in a 256 MiB memory cgroup re-reads a 128 MiB hot set every 3 s while
-// it also scans a 768 MiB file over and over. Without the cache the scan pushes the hot set out
-// (the kernel keeps at most about half of a cgroup's file pages on its active list); with the
-// cache, running inside the same cgroup as an agent would, the scan is dropped behind and the
-// hot set stays. Then a memory hog in the cgroup makes the cache shrink at once.
+// The proof: a workload in a 256 MiB memory cgroup reads a hot set of 5/8 of the limit (more
+// than the kernel's active list keeps, less than the cache's budget), then in each round scans
+// twice the limit of a file three times the limit, measures how much of the hot set is still
+// resident and re-reads it. The scan reads each chunk twice, as a report or a backup that
+// re-reads what it just read does: the kernel then takes the scan for reuse and pushes the hot
+// set out of its active list (a scan touched once is sometimes kept out by the kernel itself,
+// and then the control proves nothing). With the cache, running inside the same cgroup as an
+// agent would, the scan is dropped behind and the hot set stays. Then a memory hog in the
+// cgroup makes the cache shrink at once.
+//
+// Rounds are counted in bytes scanned, not seconds: on a loaded machine a timed scan read too
+// little between samples and the control run kept 68 % of the hot set, proving nothing.
 const (
 	proofLimitBytes   = 256 << 20
 	proofHotFiles     = 16
-	proofHotFileBytes = 8 << 20
-	proofScanBytes    = 768 << 20
-	proofScanDuration = 12 * time.Second
-	proofHotPeriod    = 3 * time.Second
+	proofHotFileBytes = proofLimitBytes * 5 / 8 / proofHotFiles
+	proofScanBytes    = 3 * proofLimitBytes
+	proofScanPerRound = 2 * proofLimitBytes
+	proofRounds       = 4
+	proofScanChunk    = 16 << 20
+	// The first round after reading the hot set twice only moves it from the kernel's active
+	// list to the inactive one (it stayed 100 % resident); both runs skip it alike.
+	proofWarmupRounds = 1
 	proofHogBytes     = 150 << 20
 	helperEnv         = "SPINDLE_READCACHE_PROOF_HELPER"
 )
@@ -155,23 +166,44 @@ func runProofHelper(mode, dir, cgroupDir string) error {
 	}
 
 	var result proofResult
-	deadline := time.Now().Add(proofScanDuration)
+	scan, err := os.Open(filepath.Join(dir, "scan"))
+	if err != nil {
+		return err
+	}
+	defer scan.Close()
 	scanBuffer := make([]byte, 1<<20)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for time.Now().Before(deadline) {
-			f, err := os.Open(filepath.Join(dir, "scan"))
-			if err != nil {
-				return
-			}
-			_, _ = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, scanBuffer)
-			f.Close()
-		}
-	}()
+	var scanOffset int64
 	s := newSampler()
-	for time.Now().Add(proofHotPeriod).Before(deadline.Add(time.Second)) {
-		time.Sleep(proofHotPeriod)
+	readChunkTwice := func() error {
+		for range 2 {
+			for offset := scanOffset; offset < scanOffset+proofScanChunk; {
+				n, err := scan.ReadAt(scanBuffer, offset)
+				if err != nil && err != io.EOF {
+					return err
+				}
+				offset += int64(n)
+			}
+		}
+		scanOffset = (scanOffset + proofScanChunk) % proofScanBytes
+		return nil
+	}
+	for round := range proofWarmupRounds + proofRounds {
+		for scanned := int64(0); scanned < proofScanPerRound; scanned += proofScanChunk {
+			if err := readChunkTwice(); err != nil {
+				return err
+			}
+			if feature != nil {
+				// A sampling cache can only drop behind what it has seen, so the scan is paced at
+				// one chunk per sample, the way a throttled backup or report would read. Waiting
+				// for the sample, not a timer, keeps that pace on a busy machine too.
+				for seen := feature.Stats().Samples; feature.Stats().Samples < seen+1; {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		}
+		if round < proofWarmupRounds {
+			continue // the hot set is still wholly active: nothing to measure yet
+		}
 		resident, total := int64(0), int64(0)
 		for _, path := range hot {
 			r, err := s.sample(path)

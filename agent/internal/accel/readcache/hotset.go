@@ -11,11 +11,17 @@ type fileHeat struct {
 	sizeBytes int64
 	pinned    bool // a policy pin covers it
 	heat      float64
-	// streakBytes are the bytes paged in over consecutive samples that each paged something in:
-	// a sequential reader makes it grow by its read rate, sample after sample.
-	streakBytes int64
-	scanning    bool
+	// streakBytes are the bytes paged in over a run of samples that paged something in, with
+	// gaps of fewer than scanQuietSamples quiet samples: a sequential reader makes it grow by
+	// its read rate, and a throttled one (a backup, a paced report) pausing between chunks
+	// stays a scanner.
+	streakBytes  int64
+	quietSamples int
+	scanning     bool
 }
+
+// scanQuietSamples is how many samples in a row must page nothing in to end a streak.
+const scanQuietSamples = 3
 
 // observation is one sample of one file.
 type observation struct {
@@ -39,7 +45,8 @@ func (m heatModel) update(h *fileHeat, o observation, inHotSet bool, scanThresho
 	decay := math.Exp2(-o.elapsedSeconds / m.halfLife.Seconds())
 	if o.pagedInPages > 0 {
 		h.streakBytes += o.pagedInPages * o.pageSize
-	} else {
+		h.quietSamples = 0
+	} else if h.quietSamples++; h.quietSamples >= scanQuietSamples {
 		h.streakBytes = 0
 	}
 	h.scanning = !inHotSet && !h.pinned && h.streakBytes > scanThresholdBytes

@@ -15,9 +15,15 @@ func TestSequentialReaderBecomesScannerButHotFilesDoNot(t *testing.T) {
 	if !scan.scanning || scan.heat != 0 {
 		t.Fatalf("a reader paging in 48 MiB in a row is a scanner with no heat: %+v", scan)
 	}
+	for range scanQuietSamples - 1 {
+		m.update(scan, observation{pageSize: page, elapsedSeconds: 1}, false, threshold)
+	}
+	if !scan.scanning {
+		t.Fatalf("a scanner pausing for %d samples is still a scanner: %+v", scanQuietSamples-1, scan)
+	}
 	m.update(scan, observation{pageSize: page, elapsedSeconds: 1}, false, threshold)
 	if scan.scanning || scan.streakBytes != 0 {
-		t.Fatalf("a sample with nothing paged in ends the streak: %+v", scan)
+		t.Fatalf("%d samples in a row with nothing paged in end the streak: %+v", scanQuietSamples, scan)
 	}
 	inHotSet := &fileHeat{sizeBytes: 1 << 30}
 	for range 3 {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
 // pinning is a file mapped and locked into memory: its pages cannot be evicted until released.
@@ -20,19 +22,15 @@ type pinning struct {
 
 // pinFile maps the whole file read-only and mlocks it, which reads every page in.
 func pinFile(path string) (*pinning, error) {
-	f, err := os.Open(path)
+	f, st, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close() // the mapping keeps the file
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() == 0 {
+	if st.Size == 0 {
 		return &pinning{}, nil
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
@@ -40,11 +38,11 @@ func pinFile(path string) (*pinning, error) {
 		_ = unix.Munmap(data)
 		if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EAGAIN) {
 			return nil, fmt.Errorf("mlock %s (%d bytes): %w: the locked-memory limit (RLIMIT_MEMLOCK) is too low; "+
-				"set LimitMEMLOCK=infinity in the agent's systemd unit or pin less", path, info.Size(), err)
+				"set LimitMEMLOCK=infinity in the agent's systemd unit or pin less", path, st.Size, err)
 		}
 		return nil, fmt.Errorf("mlock %s: %w", path, err)
 	}
-	return &pinning{data: data, sizeBytes: info.Size()}, nil
+	return &pinning{data: data, sizeBytes: st.Size}, nil
 }
 
 // release unlocks and unmaps; the pages stay cached until the kernel or a DONTNEED drops them.

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
 // residencyWindowBytes is how much of a file is mapped for one mincore call: the vector costs
@@ -61,16 +63,12 @@ func newSampler() *sampler {
 }
 
 func (s *sampler) sample(path string) (residency, error) {
-	f, err := os.Open(path)
+	f, st, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return residency{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return residency{}, err
-	}
-	size := info.Size()
+	size := st.Size
 	pages := (size + s.pageSize - 1) / s.pageSize
 	r := residency{sizeBytes: size, bits: make([]uint64, (pages+63)/64)}
 	for offset := int64(0); offset < size; offset += residencyWindowBytes {
@@ -149,7 +147,7 @@ func missingRuns(r residency, pageSize int64) [][2]int64 {
 
 // advise applies posix_fadvise to a byte range of a file by path.
 func advise(path string, offset, length int64, advice int) error {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
 // EXT4_IOC_MOVE_EXT ABI (fs/ext4/ext4.h).
@@ -51,7 +53,9 @@ func defragment(path string, moveChunkBytes int64) (defragResult, error) {
 	if err := checkDefragSupported(path); err != nil {
 		return defragResult{}, err
 	}
-	orig, err := os.OpenFile(path, os.O_RDWR, 0) // the ioctl needs the file open for reading and writing
+	// The ioctl needs the file open for reading and writing. The path comes from a walk of a
+	// directory others may write: refuse symlinks, special files and hard-linked files.
+	orig, _, err := safeopen.Open(path, safeopen.ReadWrite, safeopen.Options{})
 	if err != nil {
 		return defragResult{}, err
 	}

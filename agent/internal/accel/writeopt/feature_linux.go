@@ -14,6 +14,7 @@ import (
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/policy"
+	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
 // Feature is write optimisation. Apply, DefragNow, Stats and Close may be called from any
@@ -28,13 +29,15 @@ type Feature struct {
 	watcher *watcher
 	retired []*watcher // replaced by Apply; closed by Run or Close when nobody polls them
 	growth  map[string]*growth
+	compare *comparison // growing files of the watched directories, managed or not
 	stats   Stats
 }
 
 // New makes the feature; it does nothing until Apply enables it.
 func New(cfg Config) (*Feature, error) {
-	return &Feature{cfg: cfg.withDefaults(), sleep: time.Sleep, growth: map[string]*growth{},
-		stats: Stats{Extents: map[string]int{}}}, nil
+	cfg = cfg.withDefaults()
+	return &Feature{cfg: cfg, sleep: time.Sleep, growth: map[string]*growth{},
+		compare: newComparison(cfg.ComparisonFiles), stats: Stats{Extents: map[string]int{}}}, nil
 }
 
 // Apply validates wo against this machine and switches to it, or keeps the previous policy and
@@ -73,6 +76,11 @@ func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error 
 		f.retired = append(f.retired, f.watcher)
 	}
 	f.policy, f.watcher = wo, w
+	if w == nil {
+		// Nothing watched: forget the tracked files (not the totals), so growth while unwatched
+		// is never counted.
+		f.compare.forget()
+	}
 	f.stats.LastError = ""
 	return nil
 }
@@ -82,6 +90,7 @@ func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error 
 func (f *Feature) Run(ctx context.Context) error {
 	buffer := make([]byte, 64*1024)
 	nextDefrag := time.Now().Add(f.cfg.DefragInterval)
+	nextGrowth := time.Now().Add(f.cfg.GrowthInterval)
 	for ctx.Err() == nil {
 		f.mu.Lock()
 		for _, old := range f.retired {
@@ -98,6 +107,10 @@ func (f *Feature) Run(ctx context.Context) error {
 				return fmt.Errorf("write optimisation: poll inotify: %w", err)
 			}
 			f.handleEvents(w, buffer)
+		}
+		if time.Now().After(nextGrowth) {
+			f.MeasureGrowth()
+			nextGrowth = time.Now().Add(f.cfg.GrowthInterval)
 		}
 		if time.Now().After(nextDefrag) {
 			f.DefragNow(ctx)
@@ -123,15 +136,45 @@ func (f *Feature) handleEvents(w *watcher, buffer []byte) {
 			_ = w.addTree(e.path, f.cfg.MaxFiles)
 			continue
 		}
+		chunk, managed := w.ruleFor(e.path)
+		f.compare.saw(e.path, managed, e.created)
 		if seen[e.path] {
 			continue
 		}
 		seen[e.path] = true
-		chunk, ok := w.ruleFor(e.path)
-		if !ok {
-			continue
+		if managed {
+			f.preallocateLocked(e.path, chunk)
 		}
-		f.preallocateLocked(e.path, chunk)
+	}
+}
+
+// MeasureGrowth counts the files that changed since they were last measured (at most
+// ComparisonChecks of them, longest waiting first) and adds their growth to the comparison
+// group's counters. Run calls it every GrowthInterval; the lock is not held during FIEMAP.
+func (f *Feature) MeasureGrowth() {
+	f.mu.Lock()
+	compare := f.compare
+	paths := compare.due(f.cfg.ComparisonChecks)
+	f.mu.Unlock()
+	for _, path := range paths {
+		size, extents, err := sizeAndExtents(path)
+		f.mu.Lock()
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			compare.gone(path)
+		case err != nil:
+			// Not a growing file to compare (a symlink, FIFO, hard-linked or unmappable file) or
+			// one that cannot be read: dropped; only the unexpected is worth a problem report.
+			compare.gone(path)
+			if !errors.Is(err, ErrUnsupported) && !errors.Is(err, safeopen.ErrSymlink) &&
+				!errors.Is(err, safeopen.ErrNotRegular) && !errors.Is(err, safeopen.ErrHardLinked) &&
+				!errors.Is(err, safeopen.ErrOtherDevice) {
+				f.stats.LastError = "measure growth: " + err.Error()
+			}
+		default:
+			compare.measured(path, size, int64(extents))
+		}
+		f.mu.Unlock()
 	}
 }
 
@@ -251,6 +294,9 @@ func (f *Feature) Stats() Stats {
 	defer f.mu.Unlock()
 	s := f.stats
 	s.Extents = maps.Clone(f.stats.Extents)
+	s.ManagedGrownBytes, s.ManagedExtentsAdded = f.compare.managed.grownBytes, f.compare.managed.extentsAdded
+	s.UnmanagedGrownBytes, s.UnmanagedExtentsAdded = f.compare.unmanaged.grownBytes, f.compare.unmanaged.extentsAdded
+	s.GrowthWatched = f.watcher != nil && len(f.watcher.dirs) > 0
 	return s
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/policy"
+	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
 const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_ONLYDIR
@@ -68,8 +69,9 @@ func (w *watcher) close() { _ = unix.Close(w.fd) }
 
 // event is one inotify event with its full path.
 type event struct {
-	path  string
-	isDir bool
+	path    string
+	isDir   bool
+	created bool // IN_CREATE: the file starts empty here
 }
 
 // read drains the pending events (the fd is non-blocking).
@@ -92,7 +94,8 @@ func (w *watcher) read(buffer []byte) ([]event, error) {
 				continue
 			}
 			name := string(nameBytes[:clen(nameBytes)])
-			events = append(events, event{path: filepath.Join(dir, name), isDir: raw.Mask&unix.IN_ISDIR != 0})
+			events = append(events, event{path: filepath.Join(dir, name), isDir: raw.Mask&unix.IN_ISDIR != 0,
+				created: raw.Mask&unix.IN_CREATE != 0})
 		}
 	}
 }
@@ -127,7 +130,9 @@ type growth struct {
 // preallocate reserves chunkBytes past the end of the file when its size comes within half a
 // chunk of what is reserved. It returns the blocks newly reserved, in bytes.
 func preallocate(path string, g *growth, chunkBytes int64) (reservedBytes int64, err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0) // fallocate needs a writable descriptor; nothing is written
+	// fallocate needs a writable descriptor; nothing is written. The path comes from inotify in
+	// a directory others may write: never a symlink, FIFO, device node or hard-linked file.
+	f, _, err := safeopen.Open(path, safeopen.Write, safeopen.Options{})
 	if err != nil {
 		return 0, err
 	}

@@ -20,6 +20,11 @@
 //
 // Extents are counted with FIEMAP and merged as filefrag merges them: a run of extents that is
 // contiguous both logically and physically is one fragment.
+//
+// Comparison group: every file growing in the watched directories is measured now and then
+// (size, and fragments up to EOF), and its bytes grown and extents added are summed for the
+// files a rule manages and for those none matches, so the console can set the managed files'
+// fragments per byte against what files left alone got in the same directories.
 package writeopt
 
 import (
@@ -41,10 +46,17 @@ type Config struct {
 	DiskIdleWindow         time.Duration // how long disk activity is measured; default 1 s
 	// MoveChunkBytes is how much one EXT4_IOC_MOVE_EXT call moves; default 64 MiB.
 	MoveChunkBytes int64
-	MaxFiles       int    // files tracked for preallocation and defragmentation; default 100000
-	ProcPath       string // default "/proc"
-	SysPath        string // default "/sys"
-	Logger         *slog.Logger
+	MaxFiles       int // files tracked for preallocation and defragmentation; default 100000
+	// GrowthInterval is how often growing files are measured for the comparison group
+	// (bytes grown, extents added); default 10 s.
+	GrowthInterval time.Duration
+	// ComparisonFiles bounds the growing files tracked (the most recently grown kept; default
+	// 1000); ComparisonChecks bounds the files counted with FIEMAP per pass (default 200).
+	ComparisonFiles  int
+	ComparisonChecks int
+	ProcPath         string // default "/proc"
+	SysPath          string // default "/sys"
+	Logger           *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -59,6 +71,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MoveChunkBytes <= 0 {
 		c.MoveChunkBytes = 64 << 20
+	}
+	if c.GrowthInterval <= 0 {
+		c.GrowthInterval = 10 * time.Second
+	}
+	if c.ComparisonFiles <= 0 {
+		c.ComparisonFiles = defaultComparisonFiles
+	}
+	if c.ComparisonChecks <= 0 {
+		c.ComparisonChecks = defaultComparisonChecks
 	}
 	if c.MaxFiles <= 0 {
 		c.MaxFiles = 100_000
@@ -90,6 +111,14 @@ type Stats struct {
 	// not less fragmented.
 	DefragNotImproved int64
 	DefragSkippedBusy int64 // passes skipped because the disk was not idle
+	// The comparison group (cumulative): bytes grown and extents added (FIEMAP up to EOF, so
+	// space reserved past EOF is not fragmentation) by growing files in the watched directories,
+	// those a preallocation rule matches (managed) and those none matches (unmanaged).
+	ManagedGrownBytes, ManagedExtentsAdded     int64
+	UnmanagedGrownBytes, UnmanagedExtentsAdded int64
+	// GrowthWatched: directories are watched, so the four counters above are measured (a 0
+	// then means nothing grew); false means they are not measured at all.
+	GrowthWatched bool
 	// Extents maps each managed file to its fragments at the last count (preallocation events
 	// and defragmentation passes update it).
 	Extents   map[string]int

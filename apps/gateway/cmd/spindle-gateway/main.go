@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/benchwake"
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -38,20 +40,42 @@ func main() {
 }
 
 func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	// A few connections beyond the write slots keep /healthz and OpAMP answering under load; one
-	// more is taken out of the pool for good by the OpAMP server's LISTEN.
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.MaxConcurrentWrites+4))
+	limits := cfg.Limits
+	// Ingest (exports, enrolment, /healthz) and OpAMP have pools of their own, so a reconnect
+	// storm or a fleet-wide policy push cannot take the connections exports and health checks
+	// need. Ingest: a connection per write slot and enrolment slot, one for /healthz.
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.MaxConcurrentWrites+limits.MaxConcurrentEnrolls+1))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// OpAMP: its connections, plus the one its LISTEN keeps for good.
+	opampDB, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.OpAMPDBConnections+1))
+	if err != nil {
+		return err
+	}
+	defer opampDB.Close()
+	// Agent credential lifetime (default 90 days; agents renew when a third is left).
+	if raw := os.Getenv("SPINDLE_AGENT_CREDENTIAL_LIFETIME"); raw != "" {
+		lifetime, err := time.ParseDuration(raw)
+		if err != nil {
+			return fmt.Errorf("SPINDLE_AGENT_CREDENTIAL_LIFETIME=%q is not a duration such as 2160h: %w", raw, err)
+		}
+		if err := db.SetCredentialLifetime(lifetime); err != nil {
+			return err
+		}
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	if err := db.Ping(pingCtx); err != nil {
 		log.Warn("database unreachable at start-up; serving anyway, exports get 503 until it answers", "error", err)
 	}
 	cancel()
 
-	opampServer, err := opamp.New(opamp.Settings{Store: db, Logger: log})
+	// One credential check (store.Credentials) for both paths, each over its own pool.
+	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log,
+		Credentials:            store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		MaxConnectionsPerAgent: limits.OpAMPMaxConnectionsPerAgent,
+	})
 	if err != nil {
 		return err
 	}
@@ -60,15 +84,35 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	go func() { opampServer.Run(opampCtx); close(opampDone) }()
 	defer func() { stopOpAMP(); <-opampDone }()
 
+	waker, err := benchwake.New(benchwake.Settings{Store: db, Logger: log})
+	if err != nil {
+		return err
+	}
+	wakerCtx, stopWaker := context.WithCancel(context.Background())
+	wakerDone := make(chan struct{})
+	go func() { waker.Run(wakerCtx); close(wakerDone) }()
+	defer func() { stopWaker(); <-wakerDone }()
+
 	handler, err := httpapi.New(httpapi.Options{
-		Store:               db,
-		Logger:              log,
-		PublicURL:           cfg.PublicURL,
-		AgentDistDir:        cfg.AgentDistDir,
-		MaxBodyBytes:        cfg.MaxBodyBytes,
-		MaxConcurrentWrites: cfg.MaxConcurrentWrites,
-		MaxQueuedWrites:     cfg.MaxQueuedWrites,
-		OpAMP:               opampServer.Handler(),
+		Store:                db,
+		Logger:               log,
+		PublicURL:            cfg.PublicURL,
+		AgentDistDir:         cfg.AgentDistDir,
+		MaxBodyBytes:         cfg.MaxBodyBytes,
+		MaxConcurrentWrites:  cfg.MaxConcurrentWrites,
+		MaxQueuedWrites:      cfg.MaxQueuedWrites,
+		OpAMP:                opampServer.Handler(),
+		Credentials:          store.NewCredentials(db.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		MaxConcurrentEnrolls: limits.MaxConcurrentEnrolls,
+		BodyReadTimeout:      limits.BodyReadTimeout,
+		RatePerAddress:       httpapi.RateLimit{PerSecond: limits.RatePerAddress, Burst: limits.BurstPerAddress},
+		RatePerCredential:    httpapi.RateLimit{PerSecond: limits.RatePerCredential, Burst: limits.BurstPerCredential},
+		TrustedProxies:       limits.TrustedProxies,
+		Bounds: ingest.Bounds{MaxAge: limits.TimestampMaxAge, MaxAhead: limits.TimestampMaxAhead,
+			MaxTimestamps: ingest.DefaultMaxTimestamps, MaxDevices: ingest.DefaultMaxDevices},
+		OpAMPLimits: httpapi.OpAMPLimits{MaxMessageBytes: limits.OpAMPMaxMessageBytes, MaxConcurrent: limits.OpAMPMaxConcurrent,
+			MaxQueued: 4 * limits.OpAMPMaxConcurrent},
+		BenchWaker: waker,
 	})
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "6ac92df6180ba26fe2d60acf31bda7df4e3f66106c83efcb96bfaed540d08113"
+const SourceSHA256 = "e0858a622792b43713573a6886a10862f7c022249073044126251651085f8275"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -44,19 +44,25 @@ var Metrics = []Metric{
 	{Name: "spindle.db.postgresql.block_read_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"db.namespace"}, Table: "pg_database_stats", Columns: []string{"block_read_time_us"}},
 	{Name: "spindle.db.postgresql.io.operations", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"spindle.db.backend_type", "spindle.db.io_object", "spindle.db.io_context", "spindle.db.io_operation"}, Table: "", Columns: []string{}},
 	{Name: "spindle.pressure.stall_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"spindle.pressure.resource", "spindle.pressure.scope"}, Table: "pressure", Columns: []string{"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}},
-	{Name: "spindle.read_cache.budget", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.resident", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.pinned", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.managed_files", Type: "gauge", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.misses", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.hits", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.prefetched", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.dropped_behind", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.read_cache.backoffs", Type: "sum", ValueType: "int", Unit: "{event}", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.write_opt.files_defragmented", Type: "sum", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.write_opt.managed_file.extents", Type: "gauge", ValueType: "int", Unit: "{extent}", Attributes: []string{"file.path"}, Table: "", Columns: []string{}},
+	{Name: "spindle.read_cache.budget", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"budget_bytes"}},
+	{Name: "spindle.read_cache.resident", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"resident_bytes"}},
+	{Name: "spindle.read_cache.pinned", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"pinned_bytes"}},
+	{Name: "spindle.read_cache.managed_files", Type: "gauge", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "read_cache", Columns: []string{"managed_files"}},
+	{Name: "spindle.read_cache.misses", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"misses_bytes"}},
+	{Name: "spindle.read_cache.hits", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"hits_bytes"}},
+	{Name: "spindle.read_cache.prefetched", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"prefetched_bytes"}},
+	{Name: "spindle.read_cache.dropped_behind", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"dropped_behind_bytes"}},
+	{Name: "spindle.read_cache.backoffs", Type: "sum", ValueType: "int", Unit: "{event}", Attributes: []string{}, Table: "read_cache", Columns: []string{"backoffs"}},
+	{Name: "spindle.read_cache.memory_read_latency", Type: "gauge", ValueType: "double", Unit: "s", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_seconds"}},
+	{Name: "spindle.read_cache.memory_read_latency.samples", Type: "gauge", ValueType: "int", Unit: "{read}", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_samples"}},
+	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"preallocated_bytes"}},
+	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"fragments_prevented"}},
+	{Name: "spindle.write_opt.files_defragmented", Type: "sum", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "write_opt", Columns: []string{"files_defragmented"}},
+	{Name: "spindle.write_opt.managed.grown", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"managed_grown_bytes"}},
+	{Name: "spindle.write_opt.managed.extents_added", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"managed_extents_added"}},
+	{Name: "spindle.write_opt.unmanaged.grown", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"unmanaged_grown_bytes"}},
+	{Name: "spindle.write_opt.unmanaged.extents_added", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"unmanaged_extents_added"}},
+	{Name: "spindle.write_opt.managed_file.extents", Type: "gauge", ValueType: "int", Unit: "{extent}", Attributes: []string{"file.path"}, Table: "write_opt_files", Columns: []string{"extents"}},
 }
 
 // Capabilities is every capability an agent may report in spindle.agent.capabilities.

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -37,6 +39,48 @@ type Config struct {
 	MaxQueuedWrites     int
 	// LogLevel is debug, info, warn or error (SPINDLE_LOG_LEVEL).
 	LogLevel slog.Level
+	// Limits are the abuse bounds (docs/configure.md, "Limits").
+	Limits Limits
+}
+
+// Limits bound what any one client, credential or request can cost the gateway.
+type Limits struct {
+	// BodyReadTimeout bounds how long a body may take to arrive (SPINDLE_BODY_READ_TIMEOUT).
+	BodyReadTimeout time.Duration
+	// MaxConcurrentEnrolls: enrolment's own admission pool (SPINDLE_MAX_CONCURRENT_ENROLLS).
+	MaxConcurrentEnrolls int
+	// Requests per second and burst per client address and per agent credential; 0 turns a
+	// limit off (SPINDLE_RATE_PER_ADDRESS, SPINDLE_BURST_PER_ADDRESS, SPINDLE_RATE_PER_CREDENTIAL,
+	// SPINDLE_BURST_PER_CREDENTIAL).
+	RatePerAddress, RatePerCredential   float64
+	BurstPerAddress, BurstPerCredential int
+	// TrustedProxies are the peers whose X-Forwarded-For names the client (SPINDLE_TRUSTED_PROXIES,
+	// comma-separated addresses or CIDR prefixes).
+	TrustedProxies []netip.Prefix
+	// The accepted point window: now − TimestampMaxAge to now + TimestampMaxAhead
+	// (SPINDLE_TIMESTAMP_MAX_AGE, SPINDLE_TIMESTAMP_MAX_AHEAD).
+	TimestampMaxAge, TimestampMaxAhead time.Duration
+	// OpAMP: message size (SPINDLE_OPAMP_MAX_MESSAGE_BYTES), WebSockets per credential
+	// (SPINDLE_OPAMP_MAX_CONNECTIONS_PER_AGENT), concurrent requests (SPINDLE_OPAMP_MAX_CONCURRENT)
+	// and database connections of its own pool (SPINDLE_OPAMP_DB_CONNECTIONS).
+	OpAMPMaxMessageBytes        int64
+	OpAMPMaxConnectionsPerAgent int
+	OpAMPMaxConcurrent          int
+	OpAMPDBConnections          int
+	// CredentialCacheTTL: how long a checked credential is trusted; a revoked one stops working
+	// within it (SPINDLE_CREDENTIAL_CACHE_TTL; 0 checks every request).
+	CredentialCacheTTL time.Duration
+}
+
+// DefaultLimits are the limits unless configured otherwise.
+func DefaultLimits() Limits {
+	return Limits{
+		BodyReadTimeout: 10 * time.Second, MaxConcurrentEnrolls: 2,
+		RatePerAddress: 50, BurstPerAddress: 200, RatePerCredential: 20, BurstPerCredential: 100,
+		TimestampMaxAge: 7 * 24 * time.Hour, TimestampMaxAhead: 10 * time.Minute,
+		OpAMPMaxMessageBytes: 1 << 20, OpAMPMaxConnectionsPerAgent: 4, OpAMPMaxConcurrent: 16, OpAMPDBConnections: 4,
+		CredentialCacheTTL: 10 * time.Second,
+	}
 }
 
 const (
@@ -91,6 +135,8 @@ func Load(getenv func(string) string) (Config, error) {
 	cfg.MaxConcurrentWrites = positiveInt(value, "SPINDLE_MAX_CONCURRENT_WRITES", DefaultMaxConcurrentWrites, 1, problem)
 	cfg.MaxQueuedWrites = positiveInt(value, "SPINDLE_MAX_QUEUED_WRITES", DefaultMaxQueuedWrites, 0, problem)
 
+	cfg.Limits = loadLimits(value, problem)
+
 	if err := cfg.LogLevel.UnmarshalText([]byte(value("SPINDLE_LOG_LEVEL", "info"))); err != nil {
 		problem("SPINDLE_LOG_LEVEL=%q is not a level: use debug, info, warn or error", getenv("SPINDLE_LOG_LEVEL"))
 	}
@@ -124,4 +170,59 @@ func positiveInt(value func(key, fallback string) string, key string, fallback, 
 		return fallback
 	}
 	return n
+}
+
+func loadLimits(value func(key, fallback string) string, problem func(string, ...any)) Limits {
+	d := DefaultLimits()
+	l := Limits{
+		BodyReadTimeout:             duration(value, "SPINDLE_BODY_READ_TIMEOUT", d.BodyReadTimeout, time.Second, problem),
+		MaxConcurrentEnrolls:        positiveInt(value, "SPINDLE_MAX_CONCURRENT_ENROLLS", d.MaxConcurrentEnrolls, 1, problem),
+		RatePerAddress:              rate(value, "SPINDLE_RATE_PER_ADDRESS", d.RatePerAddress, problem),
+		BurstPerAddress:             positiveInt(value, "SPINDLE_BURST_PER_ADDRESS", d.BurstPerAddress, 1, problem),
+		RatePerCredential:           rate(value, "SPINDLE_RATE_PER_CREDENTIAL", d.RatePerCredential, problem),
+		BurstPerCredential:          positiveInt(value, "SPINDLE_BURST_PER_CREDENTIAL", d.BurstPerCredential, 1, problem),
+		TimestampMaxAge:             duration(value, "SPINDLE_TIMESTAMP_MAX_AGE", d.TimestampMaxAge, time.Minute, problem),
+		TimestampMaxAhead:           duration(value, "SPINDLE_TIMESTAMP_MAX_AHEAD", d.TimestampMaxAhead, 0, problem),
+		OpAMPMaxMessageBytes:        int64(positiveInt(value, "SPINDLE_OPAMP_MAX_MESSAGE_BYTES", int(d.OpAMPMaxMessageBytes), 1024, problem)),
+		OpAMPMaxConnectionsPerAgent: positiveInt(value, "SPINDLE_OPAMP_MAX_CONNECTIONS_PER_AGENT", d.OpAMPMaxConnectionsPerAgent, 1, problem),
+		OpAMPMaxConcurrent:          positiveInt(value, "SPINDLE_OPAMP_MAX_CONCURRENT", d.OpAMPMaxConcurrent, 1, problem),
+		OpAMPDBConnections:          positiveInt(value, "SPINDLE_OPAMP_DB_CONNECTIONS", d.OpAMPDBConnections, 1, problem),
+		CredentialCacheTTL:          duration(value, "SPINDLE_CREDENTIAL_CACHE_TTL", d.CredentialCacheTTL, 0, problem),
+	}
+	for _, raw := range strings.Split(value("SPINDLE_TRUSTED_PROXIES", ""), ",") {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(raw)
+		if err != nil {
+			addr, addrErr := netip.ParseAddr(raw)
+			if addrErr != nil {
+				problem("SPINDLE_TRUSTED_PROXIES entry %q is neither an address nor a CIDR prefix: list your proxies like 10.0.0.5,10.1.0.0/16", raw)
+				continue
+			}
+			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+		}
+		l.TrustedProxies = append(l.TrustedProxies, prefix.Masked())
+	}
+	return l
+}
+
+func duration(value func(key, fallback string) string, key string, fallback, minimum time.Duration, problem func(string, ...any)) time.Duration {
+	raw := value(key, fallback.String())
+	d, err := time.ParseDuration(raw)
+	if err != nil || d < minimum {
+		problem("%s=%q must be a duration >= %s like 30s, 10m or 168h (default %s)", key, raw, minimum, fallback)
+		return fallback
+	}
+	return d
+}
+
+func rate(value func(key, fallback string) string, key string, fallback float64, problem func(string, ...any)) float64 {
+	raw := value(key, strconv.FormatFloat(fallback, 'f', -1, 64))
+	r, err := strconv.ParseFloat(raw, 64)
+	if err != nil || r < 0 {
+		problem("%s=%q must be requests per second >= 0, 0 for no limit (default %v)", key, raw, fallback)
+		return fallback
+	}
+	return r
 }

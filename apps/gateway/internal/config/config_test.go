@@ -2,8 +2,10 @@ package config
 
 import (
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(values map[string]string) func(string) string {
@@ -18,8 +20,9 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	want := Config{
 		DatabaseURL: "postgres://spindle@localhost:5432/spindle", ListenAddr: ":4318", PublicURL: "http://localhost:4318",
 		MaxBodyBytes: 8 << 20, MaxConcurrentWrites: 8, MaxQueuedWrites: 32, LogLevel: slog.LevelInfo,
+		Limits: DefaultLimits(),
 	}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("cfg = %+v\nwant  %+v", cfg, want)
 	}
 }
@@ -77,5 +80,33 @@ func TestLoadRejectsAnUnparsableDatabaseURL(t *testing.T) {
 	_, err := Load(env(map[string]string{"DATABASE_URL": "postgres://localhost:notaport/x"}))
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is not a valid") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLoadReadsLimits(t *testing.T) {
+	cfg, err := Load(env(map[string]string{
+		"DATABASE_URL":                "postgres://localhost/x",
+		"SPINDLE_TRUSTED_PROXIES":     "10.0.0.5, 192.168.0.0/16",
+		"SPINDLE_RATE_PER_ADDRESS":    "0",
+		"SPINDLE_TIMESTAMP_MAX_AGE":   "72h",
+		"SPINDLE_TIMESTAMP_MAX_AHEAD": "1m",
+		"SPINDLE_BODY_READ_TIMEOUT":   "3s",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Limits
+	if len(l.TrustedProxies) != 2 || l.TrustedProxies[0].String() != "10.0.0.5/32" || l.TrustedProxies[1].String() != "192.168.0.0/16" {
+		t.Fatalf("trusted proxies %v", l.TrustedProxies)
+	}
+	if l.RatePerAddress != 0 || l.TimestampMaxAge != 72*time.Hour || l.TimestampMaxAhead != time.Minute || l.BodyReadTimeout != 3*time.Second {
+		t.Fatalf("limits %+v", l)
+	}
+	_, err = Load(env(map[string]string{"DATABASE_URL": "postgres://localhost/x", "SPINDLE_TRUSTED_PROXIES": "proxy.local",
+		"SPINDLE_TIMESTAMP_MAX_AGE": "forever", "SPINDLE_RATE_PER_CREDENTIAL": "-1"}))
+	for _, want := range []string{"SPINDLE_TRUSTED_PROXIES", "SPINDLE_TIMESTAMP_MAX_AGE", "SPINDLE_RATE_PER_CREDENTIAL"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s: %v", want, err)
+		}
 	}
 }

@@ -14,16 +14,18 @@ type bodyError struct {
 	status  int
 	reason  string
 	message string
+	cause   error // what the read failed with, if anything (a deadline, …)
 }
 
 func (e *bodyError) Error() string { return e.message }
+func (e *bodyError) Unwrap() error { return e.cause }
 
 // readBody reads the request body, gunzipping it when Content-Encoding says gzip. The limit
 // holds for the bytes on the wire and again for the gunzipped bytes, so a small gzip bomb is
 // refused as too large instead of filling memory.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	tooLarge := &bodyError{http.StatusRequestEntityTooLarge, reasonTooLarge,
-		fmt.Sprintf("the request body is larger than %d bytes; send smaller batches", limit)}
+	tooLarge := &bodyError{status: http.StatusRequestEntityTooLarge, reason: reasonTooLarge,
+		message: fmt.Sprintf("the request body is larger than %d bytes; send smaller batches", limit)}
 	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
@@ -36,21 +38,21 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 			if isMaxBytes(err) {
 				return nil, tooLarge
 			}
-			return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the body is not valid gzip: " + err.Error()}
+			return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the body is not valid gzip: " + err.Error(), err}
 		}
 		defer gz.Close()
 		tooLarge.message = fmt.Sprintf("the gunzipped request body is larger than %d bytes; send smaller batches", limit)
 		reader = io.LimitReader(gz, limit+1)
 	default:
-		return nil, &bodyError{http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
-			fmt.Sprintf("Content-Encoding %q is not supported; send gzip or no encoding", encoding)}
+		return nil, &bodyError{status: http.StatusUnsupportedMediaType, reason: reasonUnsupportedMediaType,
+			message: fmt.Sprintf("Content-Encoding %q is not supported; send gzip or no encoding", encoding)}
 	}
 	body, err := io.ReadAll(reader)
 	switch {
 	case isMaxBytes(err):
 		return nil, tooLarge
 	case err != nil:
-		return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the request body could not be read: " + err.Error()}
+		return nil, &bodyError{http.StatusBadRequest, reasonMalformed, "the request body could not be read: " + err.Error(), err}
 	case int64(len(body)) > limit:
 		return nil, tooLarge
 	}

@@ -1,7 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,9 +18,17 @@ import (
 // request from naming any other file (no slashes, no dots but .exe).
 var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux|windows)-(amd64|arm64)(\.exe)?$`)
 
-// handleDownload is GET /download/spindle-agent-<os>-<arch>.
+// checksumsName is the file of SHA-256 sums of every binary served, in sha256sum's format
+// ("<hex>  <name>"), which install.sh checks a download against before running it.
+const checksumsName = "SHA256SUMS"
+
+// handleDownload is GET /download/spindle-agent-<os>-<arch> and GET /download/SHA256SUMS.
 func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
+	if name == checksumsName {
+		s.serveChecksums(w)
+		return
+	}
 	if !agentBinaryName.MatchString(name) {
 		writeError(w, http.StatusNotFound, reasonNotFound,
 			fmt.Sprintf("there is no download named %q; agent binaries are named spindle-agent-<os>-<arch>, e.g. spindle-agent-linux-amd64", name))
@@ -41,6 +53,50 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	http.ServeContent(w, r, name, info.ModTime(), file)
+}
+
+// serveChecksums hashes the binaries as they are now, so a binary the operator replaces is
+// never served with a stale sum (a few MB each: hashing per request costs milliseconds).
+func (s *server) serveChecksums(w http.ResponseWriter) {
+	if s.agentDistDir == "" {
+		writeError(w, http.StatusNotFound, reasonNotFound,
+			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
+		return
+	}
+	sums, err := checksums(s.agentDistDir)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, reasonInternal, "could not hash the agent binaries: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(sums)
+}
+
+// checksums is SHA256SUMS for the regular files in dir named like agent binaries, sorted.
+func checksums(dir string) ([]byte, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for _, entry := range entries { // ReadDir sorts by name
+		if !entry.Type().IsRegular() || !agentBinaryName.MatchString(entry.Name()) {
+			continue
+		}
+		file, err := os.Open(filepath.Join(dir, entry.Name()))
+		if err != nil {
+			return nil, err
+		}
+		hash := sha256.New()
+		_, err = io.Copy(hash, file)
+		file.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", entry.Name(), err)
+		}
+		fmt.Fprintf(&out, "%s  %s\n", hex.EncodeToString(hash.Sum(nil)), entry.Name())
+	}
+	return out.Bytes(), nil
 }
 
 func (s *server) availableBinaries() string {

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -105,4 +107,42 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		t.Fatalf("Allow = %q", resp.Header.Get("Allow"))
 	}
 	expectError(t, g.post(t, "/healthz", nil, nil), http.StatusMethodNotAllowed, reasonMethodNotAllowed)
+}
+
+func TestChecksumsListEveryBinaryAsServedNow(t *testing.T) {
+	dist := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("spindle-agent-linux-amd64", "amd64 agent")
+	write("spindle-agent-linux-arm64", "arm64 agent")
+	write("notes.txt", "not a binary")
+	g := newFileGateway(t, dist)
+	sums := func() string {
+		resp := g.get(t, "/download/SHA256SUMS")
+		body := readAll(t, resp)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("SHA256SUMS: %d %s", resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	got := sums()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "  spindle-agent-linux-amd64") || !strings.HasSuffix(lines[1], "  spindle-agent-linux-arm64") {
+		t.Fatalf("SHA256SUMS = %q", got)
+	}
+	if lines[0][:64] != sha256Hex("amd64 agent") || lines[1][:64] != sha256Hex("arm64 agent") {
+		t.Fatalf("SHA256SUMS = %q", got)
+	}
+	write("spindle-agent-linux-amd64", "replaced agent")
+	if after := sums(); !strings.HasPrefix(after, sha256Hex("replaced agent")+"  spindle-agent-linux-amd64\n") {
+		t.Fatalf("after replacing the binary, SHA256SUMS = %q", after)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

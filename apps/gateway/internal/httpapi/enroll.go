@@ -35,11 +35,12 @@ type enrollRequest struct {
 }
 
 type enrollResponse struct {
-	AgentID    string `json:"agentId"`
-	ServerID   string `json:"serverId"`
-	OrgID      string `json:"orgId"`
-	Credential string `json:"credential"`
-	BatchHWM   int64  `json:"batchHwm"`
+	AgentID    string    `json:"agentId"`
+	ServerID   string    `json:"serverId"`
+	OrgID      string    `json:"orgId"`
+	Credential string    `json:"credential"`
+	BatchHWM   int64     `json:"batchHwm"`
+	ExpiresAt  time.Time `json:"expiresAt"` // when the credential stops working unless renewed
 }
 
 // validate reports the first problem in words an operator can act on.
@@ -67,18 +68,14 @@ func (e enrollRequest) validate() error {
 
 // handleEnroll is POST /v1/enroll: an enrolment token buys an agent credential.
 func (s *server) handleEnroll(w http.ResponseWriter, r *http.Request) {
-	release, ok := s.writes.acquire(r.Context())
-	if !ok {
-		writeError(w, http.StatusTooManyRequests, reasonOverloaded, "the gateway is busy; retry after the Retry-After seconds")
+	if !s.allowAddr(w, r) {
 		return
 	}
-	defer release()
-
 	if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType, "Content-Type must be application/json")
 		return
 	}
-	body, err := readBody(w, r, enrollBodyBytes)
+	body, err := s.readBodyFirst(w, r, enrollBodyBytes)
 	if err != nil {
 		writeBodyError(w, err)
 		return
@@ -98,11 +95,24 @@ func (s *server) handleEnroll(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// Enrolment has its own admission pool: a burst of installs cannot take the slots exports need.
+	release, ok := s.enrolls.acquire(r.Context())
+	if !ok {
+		writeOverloaded(w)
+		return
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), enrollTimeout)
 	defer cancel()
+	// A re-enrolling agent proves it is the machine by its current credential (Authorization).
+	var current []byte
+	if secret := bearerCredential(r); secret != "" {
+		current = credential.Hash(secret)
+	}
 	enrolled, err := s.store.Enroll(ctx, store.Enrollment{
 		TokenHash: credential.Hash(req.Token), MachineID: req.MachineID, Hostname: req.Hostname, OS: req.OS,
 		OSVersion: req.OSVersion, Kernel: req.Kernel, Arch: req.Arch, AgentVersion: req.AgentVersion,
+		CurrentCredentialHash: current,
 	})
 	if err != nil {
 		s.writeEnrollError(w, err)
@@ -112,7 +122,7 @@ func (s *server) handleEnroll(w http.ResponseWriter, r *http.Request) {
 		"hostname", req.Hostname, "reenrolled", enrolled.Reenrolled)
 	writeJSON(w, http.StatusOK, enrollResponse{
 		AgentID: enrolled.AgentID, ServerID: enrolled.ServerID, OrgID: enrolled.OrgID,
-		Credential: enrolled.Credential, BatchHWM: enrolled.BatchHWM,
+		Credential: enrolled.Credential, BatchHWM: enrolled.BatchHWM, ExpiresAt: enrolled.ExpiresAt,
 	})
 }
 
@@ -125,6 +135,14 @@ func (s *server) writeEnrollError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusUnauthorized, reasonInvalidToken, "the enrolment token has expired"+again)
 	case errors.Is(err, store.ErrTokenRevoked):
 		writeError(w, http.StatusUnauthorized, reasonInvalidToken, "the enrolment token was revoked"+again)
+	case errors.Is(err, store.ErrServerRevoked):
+		writeError(w, http.StatusForbidden, reasonServerRevoked,
+			"this machine's server was revoked in the console and stays revoked; an admin can remove the server or "+
+				"choose \"Allow re-enrolment\" on its page, then run the install command again")
+	case errors.Is(err, store.ErrIdentityTaken):
+		writeError(w, http.StatusConflict, reasonIdentityTaken,
+			"this machine is already enrolled; a token alone cannot take over its identity. Re-enrol from the machine "+
+				"with its current credential, or have an admin choose \"Allow re-enrolment\" on the server's page in the console")
 	case store.IsUnavailable(err):
 		s.log.Warn("database unavailable", "path", "/v1/enroll", "error", err)
 		writeDatabaseUnavailable(w)

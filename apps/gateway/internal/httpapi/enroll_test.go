@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
@@ -100,11 +101,18 @@ func TestEnrollRejectsMalformedRequests(t *testing.T) {
 func TestReenrollingRotatesTheCredentialAndKeepsTheServer(t *testing.T) {
 	g := newGateway(t)
 	first := g.enroll(t, "org-a", "machine-a")
+	// The answer says when the credential expires, so the agent renews in time, not at once.
+	if left := time.Until(first.ExpiresAt); left < 89*24*time.Hour || left > 91*24*time.Hour {
+		t.Fatalf("enrolment answer expires in %v, want the 90-day default", left)
+	}
 	if resp := g.export(t, first.Credential, otlpfixture.Proto(otlpfixture.Build(sample(1), sample(2)))); resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 
-	second := g.enroll(t, "org-a", "machine-a")
+	// A token alone cannot take over the enrolled machine's identity; with its credential it can.
+	token, _ := testdb.EnrollmentToken(t, g.db, "org-a", testdb.TokenValid)
+	expectError(t, g.postJSON(t, "/v1/enroll", enrollBody(token, "machine-a")), http.StatusConflict, reasonIdentityTaken)
+	second := g.reenroll(t, "org-a", "machine-a", first.Credential)
 	if second.ServerID != first.ServerID || second.AgentID != first.AgentID || second.Credential == first.Credential {
 		t.Fatalf("re-enrolment: first %+v, second %+v", first, second)
 	}

@@ -15,12 +15,16 @@ const (
 	reasonUnauthenticated      = "unauthenticated"
 	reasonInvalidToken         = "invalid_token"
 	reasonTooLarge             = "too_large"
+	reasonOutOfBounds          = "out_of_bounds" // timestamps outside the window, too many timestamps or devices
 	reasonUnsupportedMediaType = "unsupported_media_type"
 	reasonOverloaded           = "overloaded"
 	reasonDatabaseUnavailable  = "database_unavailable"
 	reasonNotFound             = "not_found"
 	reasonMethodNotAllowed     = "method_not_allowed"
 	reasonInternal             = "internal"
+	reasonServerRevoked        = "server_revoked"
+	reasonIdentityTaken        = "identity_taken"
+	reasonCredentialExpired    = "credential_expired"
 )
 
 // retryAfterSeconds is what 429 and 503 ask agents to wait (they add jitter).

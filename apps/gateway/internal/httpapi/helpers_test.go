@@ -19,7 +19,9 @@ import (
 )
 
 var (
-	sampleStart = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	// An hour ago, to the minute: inside the gateway's accepted timestamp window whenever the
+	// tests run.
+	sampleStart = time.Now().UTC().Truncate(time.Minute).Add(-time.Hour)
 	sampleEnd   = sampleStart.Add(10 * time.Second)
 )
 
@@ -72,11 +74,12 @@ func serve(t *testing.T, s *store.Store, options ...option) (string, *server) {
 }
 
 type enrolledAgent struct {
-	AgentID    string `json:"agentId"`
-	ServerID   string `json:"serverId"`
-	OrgID      string `json:"orgId"`
-	Credential string `json:"credential"`
-	BatchHWM   int64  `json:"batchHwm"`
+	AgentID    string    `json:"agentId"`
+	ServerID   string    `json:"serverId"`
+	OrgID      string    `json:"orgId"`
+	Credential string    `json:"credential"`
+	BatchHWM   int64     `json:"batchHwm"`
+	ExpiresAt  time.Time `json:"expiresAt"`
 }
 
 func enrollBody(token, machineID string) map[string]string {
@@ -91,6 +94,25 @@ func (g *gateway) enroll(t *testing.T, orgID, machineID string) enrolledAgent {
 	resp := g.postJSON(t, "/v1/enroll", enrollBody(token, machineID))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("enrol: %d %s", resp.StatusCode, readAll(t, resp))
+	}
+	var agent enrolledAgent
+	if err := json.Unmarshal(readAll(t, resp), &agent); err != nil {
+		t.Fatal(err)
+	}
+	return agent
+}
+
+// reenroll enrols an already enrolled machine, proving it by its current credential.
+func (g *gateway) reenroll(t *testing.T, orgID, machineID, current string) enrolledAgent {
+	t.Helper()
+	token, _ := testdb.EnrollmentToken(t, g.db, orgID, testdb.TokenValid)
+	body, err := json.Marshal(enrollBody(token, machineID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := g.post(t, "/v1/enroll", map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + current}, body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("re-enrol: %d %s", resp.StatusCode, readAll(t, resp))
 	}
 	var agent enrolledAgent
 	if err := json.Unmarshal(readAll(t, resp), &agent); err != nil {

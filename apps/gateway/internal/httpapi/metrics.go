@@ -17,17 +17,16 @@ const writeTimeout = 15 * time.Second
 // handleMetrics is POST /v1/metrics: authenticate, decode, validate the whole request, then
 // write it in one transaction.
 func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	release, ok := s.writes.acquire(r.Context())
-	if !ok {
-		writeError(w, http.StatusTooManyRequests, reasonOverloaded, "the gateway is busy; retry after the Retry-After seconds")
+	if !s.allowAddr(w, r) {
 		return
 	}
-	defer release()
-
 	secret := bearerCredential(r)
 	if secret == "" {
 		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
 			"send the agent credential as 'Authorization: Bearer spa_…'; enrol the agent with 'spindle-agent enroll' to get one")
+		return
+	}
+	if !s.allowCredential(w, secret) {
 		return
 	}
 	encoding, ok := ingest.EncodingForContentType(r.Header.Get("Content-Type"))
@@ -36,26 +35,40 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)")
 		return
 	}
+	// The body first, under its own deadline: only a request that has fully arrived waits for a
+	// write slot.
+	body, err := s.readBodyFirst(w, r, s.maxBodyBytes)
+	if err != nil {
+		s.log.Info("export refused", "remote", r.RemoteAddr, "error", err)
+		writeBodyError(w, err)
+		return
+	}
+
+	release, ok := s.writes.acquire(r.Context())
+	if !ok {
+		writeOverloaded(w)
+		return
+	}
+	defer release()
 
 	ctx, cancel := context.WithTimeout(r.Context(), writeTimeout)
 	defer cancel()
-	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
+	agent, err := s.credentials.Check(ctx, credential.Hash(secret))
 	if err != nil {
 		s.writeAuthError(w, r, err)
 		return
 	}
 	log := s.log.With("org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID)
 
-	body, err := readBody(w, r, s.maxBodyBytes)
-	if err != nil {
-		log.Warn("export refused", "error", err)
-		writeBodyError(w, err)
-		return
-	}
 	metrics, err := ingest.Decode(body, encoding)
 	if err != nil {
 		log.Warn("export refused", "error", err)
 		writeError(w, http.StatusBadRequest, reasonMalformed, err.Error())
+		return
+	}
+	if err := ingest.CheckBounds(metrics, s.bounds, time.Now()); err != nil {
+		log.Warn("export refused", "error", err)
+		writeError(w, http.StatusBadRequest, reasonOutOfBounds, "the batch was rejected and nothing was written: "+err.Error())
 		return
 	}
 	request, err := ingest.Map(metrics)
@@ -66,18 +79,23 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var result store.WriteResult
+	message := ""
 	if len(request.Batches) > 0 {
 		result, err = s.store.WriteBatches(ctx, agent, request.Batches)
 		if err != nil {
 			s.writeAuthError(w, r, err)
 			return
 		}
+		message = s.noteSequence(w, agent, request.Batches, result)
 	}
 	log.Debug("export written", "batches", result.WrittenBatches, "duplicate_batches", result.DuplicateBatches,
 		"disk_io_rows", result.DiskIORows, "memory_rows", result.MemoryRows, "deep_rows", result.DeepRows, "batch_hwm", result.BatchHWM,
 		"ignored_points", request.IgnoredPoints)
 
 	response, err := ingest.EncodeSuccess(encoding)
+	if message != "" {
+		response, err = ingest.EncodePartialSuccess(encoding, message)
+	}
 	if err != nil {
 		log.Error("encode export response", "error", err)
 		writeInternal(w)
@@ -94,9 +112,12 @@ func (s *server) writeAuthError(w http.ResponseWriter, r *http.Request, err erro
 	case errors.Is(err, store.ErrUnknownCredential):
 		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
 			"the agent credential is unknown (never issued, or replaced by a later enrolment); re-enrol the agent with a new enrolment token")
+	case errors.Is(err, store.ErrExpiredCredential):
+		writeError(w, http.StatusUnauthorized, reasonCredentialExpired,
+			"the agent credential expired without being renewed; an admin must choose \"Allow re-enrolment\" on the server's page, then re-enrol the agent")
 	case errors.Is(err, store.ErrRevokedCredential):
 		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
-			"the agent credential was revoked in the console; re-enrol the agent with a new enrolment token")
+			"the agent credential was revoked in the console and stays revoked; an admin can remove the server or allow re-enrolment on its page")
 	case store.IsUnavailable(err):
 		s.log.Warn("database unavailable", "path", r.URL.Path, "error", err)
 		writeDatabaseUnavailable(w)

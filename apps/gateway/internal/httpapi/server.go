@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -22,14 +24,39 @@ type Options struct {
 	MaxConcurrentWrites int
 	MaxQueuedWrites     int
 	MaxQueueWait        time.Duration
+	// MaxConcurrentEnrolls enrolments run at once (their own pool, so installs never take the
+	// slots exports need); as many again may wait. Default 2.
+	MaxConcurrentEnrolls int
+	// BodyReadTimeout bounds how long a body may take to arrive; it is read before admission.
+	BodyReadTimeout time.Duration
+	// RatePerAddress and RatePerCredential limit requests (429 + Retry-After); zero PerSecond
+	// turns a limit off. TrustedProxies are the peers whose X-Forwarded-For names the client.
+	RatePerAddress    RateLimit
+	RatePerCredential RateLimit
+	TrustedProxies    []netip.Prefix
+	// Bounds limit the timestamps and devices of one export (ingest.DefaultBounds when zero).
+	Bounds ingest.Bounds
+	// Credentials checks agent credentials; pass the instance the OpAMP server uses, so both
+	// paths share one check and one cache. Default: a cache over Store.AuthenticateAgent.
+	Credentials *store.Credentials
+	// OpAMPLimits bound the OpAMP endpoint (defaults when zero).
+	OpAMPLimits OpAMPLimits
 	// OpAMP, when set, serves /v1/opamp (internal/opamp). It bypasses the request logger, whose
 	// response wrapper would hide the http.Hijacker a WebSocket upgrade needs; the OpAMP server
 	// logs connections itself.
 	OpAMP http.Handler
+	// BenchWaker wakes agents long-polling for proof runs (benchwake.Waker); without it they
+	// are answered by polling the database every second.
+	BenchWaker BenchWaker
+	// MaxBenchReportBytes bounds a proof run's final report. Default DefaultMaxBenchReportBytes.
+	MaxBenchReportBytes int64
 }
 
 // DefaultMaxQueueWait keeps a queued request's wait well below an agent's export timeout.
 const DefaultMaxQueueWait = 2 * time.Second
+
+// DefaultMaxConcurrentEnrolls: enrolment is rare (once per install).
+const DefaultMaxConcurrentEnrolls = 2
 
 type server struct {
 	store         *store.Store
@@ -37,7 +64,20 @@ type server struct {
 	agentDistDir  string
 	maxBodyBytes  int64
 	writes        *admission
+	enrolls       *admission
 	installScript []byte
+
+	bodyReadTimeout     time.Duration
+	perAddr             *rateLimiter
+	perCredential       *rateLimiter
+	trustedProxies      []netip.Prefix
+	bounds              ingest.Bounds
+	opampLimits         OpAMPLimits
+	opampAdmission      *admission
+	credentials         *store.Credentials
+	recent              *recentBatches
+	benchWaker          BenchWaker
+	maxBenchReportBytes int64
 }
 
 // New returns the gateway's HTTP handler.
@@ -57,17 +97,51 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	if opts.MaxQueueWait <= 0 {
 		opts.MaxQueueWait = DefaultMaxQueueWait
 	}
+	if opts.MaxConcurrentEnrolls < 1 {
+		opts.MaxConcurrentEnrolls = DefaultMaxConcurrentEnrolls
+	}
+	if opts.BodyReadTimeout <= 0 {
+		opts.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if opts.Bounds == (ingest.Bounds{}) {
+		opts.Bounds = ingest.DefaultBounds()
+	}
+	opts.OpAMPLimits.setDefaults()
+	if opts.Credentials == nil && opts.Store != nil {
+		opts.Credentials = store.NewCredentials(opts.Store.AuthenticateAgent, store.DefaultCredentialTTL, store.DefaultCredentialCacheLimit)
+	}
+	if opts.MaxBenchReportBytes <= 0 {
+		opts.MaxBenchReportBytes = DefaultMaxBenchReportBytes
+	}
 	s := &server{
-		store:         opts.Store,
-		log:           opts.Logger,
-		agentDistDir:  opts.AgentDistDir,
-		maxBodyBytes:  opts.MaxBodyBytes,
-		writes:        newAdmission(opts.MaxConcurrentWrites, opts.MaxQueuedWrites, opts.MaxQueueWait),
-		installScript: script,
+		benchWaker:          opts.BenchWaker,
+		maxBenchReportBytes: opts.MaxBenchReportBytes,
+		store:               opts.Store,
+		log:                 opts.Logger,
+		agentDistDir:        opts.AgentDistDir,
+		maxBodyBytes:        opts.MaxBodyBytes,
+		writes:              newAdmission(opts.MaxConcurrentWrites, opts.MaxQueuedWrites, opts.MaxQueueWait),
+		enrolls:             newAdmission(opts.MaxConcurrentEnrolls, opts.MaxConcurrentEnrolls, opts.MaxQueueWait),
+		installScript:       script,
+
+		bodyReadTimeout: opts.BodyReadTimeout,
+		perAddr:         newRateLimiter(opts.RatePerAddress, time.Now),
+		perCredential:   newRateLimiter(opts.RatePerCredential, time.Now),
+		trustedProxies:  opts.TrustedProxies,
+		bounds:          opts.Bounds,
+		opampLimits:     opts.OpAMPLimits,
+		credentials:     opts.Credentials,
+		recent:          newRecentBatches(),
+		opampAdmission:  newAdmission(opts.OpAMPLimits.MaxConcurrent, opts.OpAMPLimits.MaxQueued, opts.MaxQueueWait),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/v1/metrics", only(http.MethodPost, s.handleMetrics))
 	mux.Handle("/v1/enroll", only(http.MethodPost, s.handleEnroll))
+	mux.Handle("/v1/bench/profiles", only(http.MethodPost, s.handleBenchProfiles))
+	mux.Handle("/v1/bench/next", only(http.MethodGet, s.handleBenchNext))
+	mux.Handle("/v1/bench/runs/{id}/progress", only(http.MethodPost, s.handleBenchProgress))
+	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, s.handleBenchFinish))
+	mux.Handle("/v1/renew", only(http.MethodPost, s.handleRenew))
 	mux.Handle("/healthz", only(http.MethodGet, s.handleHealth))
 	mux.Handle("/install.sh", only(http.MethodGet, s.handleInstallScript))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.handleDownload))
@@ -77,7 +151,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	handler := s.logRequests(s.recoverPanics(mux))
 	if opts.OpAMP != nil {
 		outer := http.NewServeMux()
-		outer.Handle("/v1/opamp", s.recoverPanics(opts.OpAMP))
+		outer.Handle("/v1/opamp", s.recoverPanics(s.guardOpAMP(opts.OpAMP)))
 		outer.Handle("/", handler)
 		handler = outer
 	}

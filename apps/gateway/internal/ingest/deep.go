@@ -71,10 +71,13 @@ type deepRows struct {
 	counters      counterRows
 	latency       latencyRows
 	fragmentation fragmentationRows
+	accel         accelRows
+	writeOptFiles writeOptFileRows
 }
 
 func newDeepRows() deepRows {
-	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{}}
+	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
+		accel: accelRows{}, writeOptFiles: writeOptFileRows{}}
 }
 
 // add maps m if it is a deep metric; ok is false for any other name.
@@ -88,6 +91,12 @@ func (d deepRows) add(m pmetric.Metric) (ok bool, err error) {
 	}
 	if spec, found := fragmentationMetrics[name]; found {
 		return true, d.fragmentation.add(m, spec)
+	}
+	if spec, found := accelMetrics[name]; found {
+		return true, d.accel.add(m, spec)
+	}
+	if name == writeOptFileMetric.Name {
+		return true, d.writeOptFiles.add(m)
 	}
 	return false, nil
 }
@@ -146,6 +155,15 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	slices.SortFunc(out.Pressure, func(a, b telemetry.PressureRow) int { return a.Time.Compare(b.Time) })
 	out.DiskLatency = d.latency.rows()
 	if out.Fragmentation, err = d.fragmentation.rows(); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.ReadCache, err = d.accel.rows(&telemetry.ReadCacheFamily); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.WriteOpt, err = d.accel.rows(&telemetry.WriteOptFamily); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.WriteOptFiles, err = d.writeOptFiles.newest(); err != nil {
 		return telemetry.Deep{}, err
 	}
 	return out, nil

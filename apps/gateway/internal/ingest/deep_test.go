@@ -200,6 +200,10 @@ func TestEveryStoredCatalogueMetricIsMapped(t *testing.T) {
 		mapped[name] = "fragmentation_scans"
 	}
 	mapped["spindle.fragmentation.file.extents"] = "fragmentation_worst_files"
+	for name, spec := range accelMetrics {
+		mapped[name] = spec.family.Table
+	}
+	mapped[writeOptFileMetric.Name] = "write_opt_files"
 	for _, m := range catalogue.Metrics {
 		if got := mapped[m.Name]; got != m.Table {
 			t.Errorf("%s: the catalogue stores it in %q, the gateway maps it to %q", m.Name, m.Table, got)

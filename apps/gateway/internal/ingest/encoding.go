@@ -68,3 +68,14 @@ func EncodeSuccess(enc Encoding) ([]byte, error) {
 	}
 	return response.MarshalProto()
 }
+
+// EncodePartialSuccess is a success answer whose partial_success carries a message for the
+// agent (nothing rejected: the gateway acknowledges the data, see docs/agent-protocol.md).
+func EncodePartialSuccess(enc Encoding, message string) ([]byte, error) {
+	response := pmetricotlp.NewExportResponse()
+	response.PartialSuccess().SetErrorMessage(message)
+	if enc == JSON {
+		return response.MarshalJSON()
+	}
+	return response.MarshalProto()
+}

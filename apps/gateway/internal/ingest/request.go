@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -73,9 +75,22 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	if deepOut.Capabilities, err = capabilities(rm.Resource()); err != nil {
 		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
 	}
-	return telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut}, nil
+	batch := telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut}
+	batch.Digest = digest(batch)
+	return batch, nil
 }
 
+// digest hashes what the batch would store (its rows, host and capabilities) in a canonical
+// form: encoders may order attributes, metrics and points any way, so the bytes received are not
+// a stable identity, the rows are. JSON sorts map keys; the families emit rows in a fixed order.
+func digest(batch telemetry.Batch) [32]byte {
+	batch.Digest = [32]byte{}
+	encoded, err := json.Marshal(batch)
+	if err != nil {
+		return [32]byte{} // rows are plain values; a zero digest matches nothing recorded
+	}
+	return sha256.Sum256(encoded)
+}
 func dataPointCount(m pmetric.Metric) int {
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:

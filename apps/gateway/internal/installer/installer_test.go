@@ -1,6 +1,9 @@
 package installer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +27,7 @@ enroll)
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--token) token=$2 ;;
+		--token-file) token=$(cat "$2") ;;
 		--gateway) gateway=$2 ;;
 		--config) config=$2 ;;
 		--state-dir) state_dir=$2 ;;
@@ -31,7 +35,7 @@ enroll)
 		shift 2
 	done
 	# Like the real agent, keep what the config already holds and add the enrolment.
-	printf 'state_dir: %s\ngateway: %s\ncredential: spa_fakecredential\n' "$state_dir" "$gateway" >>"$config"
+	printf 'state_dir: %s\ngateway: %s\ncredential: spa_fakecredential\ntoken_seen: %s\n' "$state_dir" "$gateway" "$token" >>"$config"
 	;;
 *) exit 64 ;;
 esac
@@ -44,6 +48,11 @@ type scriptRun struct {
 
 // runScript runs the rendered installer with sh (dash on Debian) below prefix.
 func runScript(t *testing.T, script, prefix string, env []string, args ...string) scriptRun {
+	return runScriptStdin(t, script, prefix, env, "", args...)
+}
+
+// runScriptStdin is runScript with stdin, as the one-liner pipes the token in.
+func runScriptStdin(t *testing.T, script, prefix string, env []string, stdin string, args ...string) scriptRun {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "install.sh")
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
@@ -51,6 +60,7 @@ func runScript(t *testing.T, script, prefix string, env []string, args ...string
 	}
 	cmd := exec.Command("sh", append([]string{path}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	if prefix != "" {
 		cmd.Env = append(cmd.Env, "SPINDLE_PREFIX="+prefix)
 	}
@@ -97,21 +107,29 @@ func TestHelpAndArgumentErrors(t *testing.T) {
 	prefix := t.TempDir()
 
 	help := runScript(t, script, prefix, nil, "--help")
-	if help.err != nil || !strings.Contains(help.output, "curl -fsSL https://spindle.example.com/install.sh | sudo sh -s -- --token") ||
+	if help.err != nil || !strings.Contains(help.output, `script=$(curl -fsSL https://spindle.example.com/install.sh) &&`) ||
+		!strings.Contains(help.output, `printf '%s\n' spe_... | sudo sh -c "$script" spindle-install --token-stdin`) ||
 		!strings.Contains(help.output, prefix+"/etc/spindle/agent.yaml") {
 		t.Fatalf("--help: %v\n%s", help.err, help.output)
 	}
 	for _, tt := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		stdin string
 	}{
-		{nil, "--token is required"},
-		{[]string{"--token"}, "--token needs a value"},
-		{[]string{"--bogus"}, "unknown option '--bogus'"},
-		{[]string{"--token", "hunter2"}, "not an enrolment token"},
-		{[]string{"--token", "spe_x", "--gateway", "ftp://x"}, "must be an http:// or https:// URL"},
+		{nil, "an enrolment token is required", ""},
+		{[]string{"--token", "spe_abc"}, "not accepted on the command line", ""},
+		{[]string{"--token=spe_abc"}, "not accepted on the command line", ""},
+		{[]string{"--token-file"}, "--token-file needs a file name", ""},
+		{[]string{"--token-file", "/nonexistent"}, "cannot read '/nonexistent'", ""},
+		{[]string{"--token-stdin"}, "nothing on standard input", ""},
+		{[]string{"--bogus"}, "unknown option '--bogus'", ""},
+		{[]string{"--token-stdin"}, "not an enrolment token", "hunter2\n"},
+		{[]string{"--token-stdin", "--gateway", "ftp://x"}, "must be an https:// URL", "spe_x\n"},
+		{[]string{"--token-stdin", "--gateway", "http://spindle.example.com"}, "refusing the plain-http gateway", "spe_x\n"},
+		{[]string{"--token-stdin", "--gateway", "http://10.0.0.1:4318"}, "--allow-http", "spe_x\n"},
 	} {
-		run := runScript(t, script, prefix, nil, tt.args...)
+		run := runScriptStdin(t, script, prefix, nil, tt.stdin, tt.args...)
 		if run.err == nil || !strings.Contains(run.output, tt.want) {
 			t.Errorf("%v: err %v, output %q; want a failure saying %q", tt.args, run.err, run.output, tt.want)
 		}
@@ -123,7 +141,7 @@ func TestHelpAndArgumentErrors(t *testing.T) {
 
 func TestRefusesToRunWithoutRoot(t *testing.T) {
 	// Piped into sh, as the one-liner does.
-	cmd := exec.Command("sh", "-s", "--", "--token", "spe_abcdefghijklmnopqrstuvwxyz")
+	cmd := exec.Command("sh", "-s", "--", "--token-file", "/dev/null")
 	cmd.Stdin = strings.NewReader(render(t, "https://spindle.example.com"))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	cmd.Dir = "/"
@@ -136,8 +154,14 @@ func TestRefusesToRunWithoutRoot(t *testing.T) {
 	}
 }
 
-// fakeGateway serves the fake agent for every download and records the paths asked for.
+// fakeGateway serves the fake agent for every download, with its sum in SHA256SUMS, and records
+// the paths asked for.
 func fakeGateway(t *testing.T) (url string, downloads func() []string) {
+	return fakeGatewayServing(t, fakeAgent, fakeAgent)
+}
+
+// fakeGatewayServing serves `served` as the binary and lists the sum of `listed`.
+func fakeGatewayServing(t *testing.T, served, listed string) (url string, downloads func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var paths []string
@@ -145,11 +169,15 @@ func fakeGateway(t *testing.T) (url string, downloads func() []string) {
 		mu.Lock()
 		paths = append(paths, r.URL.Path)
 		mu.Unlock()
-		if !strings.HasPrefix(r.URL.Path, "/download/spindle-agent-linux-") {
+		switch {
+		case r.URL.Path == "/download/SHA256SUMS":
+			sum := sha256.Sum256([]byte(listed))
+			fmt.Fprintf(w, "%s  spindle-agent-linux-%s\n", hex.EncodeToString(sum[:]), goArch())
+		case strings.HasPrefix(r.URL.Path, "/download/spindle-agent-linux-"):
+			_, _ = w.Write([]byte(served))
+		default:
 			http.NotFound(w, r)
-			return
 		}
-		_, _ = w.Write([]byte(fakeAgent))
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, func() []string {
@@ -176,7 +204,7 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 	env := []string{"FAKE_AGENT_LOG=" + agentLog}
 	const token = "spe_abcdefghijklmnopqrstuvwxyz"
 
-	first := runScript(t, script, prefix, env, "--token", token)
+	first := runScriptStdin(t, script, prefix, env, token+"\n", "--token-stdin")
 	if first.err != nil {
 		t.Fatalf("install: %v\n%s", first.err, first.output)
 	}
@@ -186,17 +214,18 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 		mode(t, filepath.Join(prefix, "var/lib/spindle")) != 0o700 {
 		t.Fatalf("modes: binary %v, config dir %v, config %v", mode(t, binary), mode(t, filepath.Dir(config)), mode(t, config))
 	}
-	if got := downloads(); len(got) != 1 || got[0] != "/download/spindle-agent-linux-"+goArch() {
+	if got := downloads(); len(got) != 2 || got[0] != "/download/spindle-agent-linux-"+goArch() || got[1] != "/download/SHA256SUMS" {
 		t.Fatalf("downloads = %v", got)
 	}
 	calls, _ := os.ReadFile(agentLog)
-	wantCall := "enroll --token " + token + " --gateway " + gatewayURL + " --config " + config + " --state-dir " + filepath.Join(prefix, "var/lib/spindle") + "\n"
+	wantCall := "enroll --token-file - --gateway " + gatewayURL + " --config " + config + " --state-dir " + filepath.Join(prefix, "var/lib/spindle") + "\n"
 	if string(calls) != wantCall {
 		t.Fatalf("agent calls = %q, want %q", calls, wantCall)
 	}
 	written, _ := os.ReadFile(config)
 	if !strings.Contains(string(written), "state_dir: "+filepath.Join(prefix, "var/lib/spindle")+"\n") ||
-		!strings.Contains(string(written), "credential: spa_fakecredential") {
+		!strings.Contains(string(written), "credential: spa_fakecredential") ||
+		!strings.Contains(string(written), "token_seen: "+token+"\n") {
 		t.Fatalf("the config does not point the agent at the prefix's state directory:\n%s", written)
 	}
 	if !strings.Contains(first.output, binary+" run --config "+config) {
@@ -206,7 +235,11 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 		t.Fatal("a systemd unit was written below SPINDLE_PREFIX")
 	}
 
-	second := runScript(t, script, prefix, env, "--token", token)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second := runScript(t, script, prefix, env, "--token-file", tokenFile)
 	if second.err != nil || !strings.Contains(second.output, "already enrolled") {
 		t.Fatalf("second install: %v\n%s", second.err, second.output)
 	}
@@ -231,7 +264,7 @@ func TestFailedDownloadLeavesNothingBehind(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
 	prefix := t.TempDir()
-	run := runScript(t, render(t, srv.URL), prefix, nil, "--token", "spe_abcdefghijklmnopqrstuvwxyz")
+	run := runScriptStdin(t, render(t, srv.URL), prefix, nil, "spe_abcdefghijklmnopqrstuvwxyz\n", "--token-stdin")
 	if run.err == nil || !strings.Contains(run.output, "could not download") {
 		t.Fatalf("err %v\n%s", run.err, run.output)
 	}
@@ -247,4 +280,24 @@ func goArch() string {
 		return "arm64"
 	}
 	return "amd64"
+}
+
+// A binary whose sum does not match SHA256SUMS (tampered with in transit or on the gateway's
+// disk) is never run, not even for "version", and nothing is installed.
+func TestTamperedDownloadIsNeverRun(t *testing.T) {
+	tampered := strings.Replace(fakeAgent, "set -eu", "set -eu\necho executed >>\"$FAKE_AGENT_LOG.ran\"", 1)
+	gatewayURL, _ := fakeGatewayServing(t, tampered, fakeAgent)
+	prefix := t.TempDir()
+	agentLog := filepath.Join(t.TempDir(), "agent.log")
+	run := runScriptStdin(t, render(t, gatewayURL), prefix, []string{"FAKE_AGENT_LOG=" + agentLog},
+		"spe_abcdefghijklmnopqrstuvwxyz\n", "--token-stdin")
+	if run.err == nil || !strings.Contains(run.output, "but the gateway lists") {
+		t.Fatalf("err %v\n%s", run.err, run.output)
+	}
+	if _, err := os.Stat(agentLog + ".ran"); !os.IsNotExist(err) {
+		t.Fatal("the tampered binary was executed")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(prefix, "usr/local/bin")); len(entries) != 0 {
+		t.Fatalf("a tampered download left %v", entries)
+	}
 }

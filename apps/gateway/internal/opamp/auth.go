@@ -26,7 +26,7 @@ func (s *Server) onConnecting(r *http.Request) servertypes.ConnectionResponse {
 	}
 	ctx, cancel := s.dbContext()
 	defer cancel()
-	agent, err := s.settings.Store.AuthenticateAgent(ctx, credential.Hash(secret))
+	agent, err := s.settings.Credentials.Check(ctx, credential.Hash(secret))
 	switch {
 	case errors.Is(err, store.ErrUnknownCredential), errors.Is(err, store.ErrRevokedCredential):
 		s.settings.Logger.Info("OpAMP connection refused", "remote", r.RemoteAddr, "error", err)
@@ -40,6 +40,11 @@ func (s *Server) onConnecting(r *http.Request) servertypes.ConnectionResponse {
 	}
 	// opamp-go treats a protobuf body as plain HTTP and anything else as a WebSocket upgrade.
 	webSocket := r.Header.Get("Content-Type") != "application/x-protobuf"
+	if webSocket && s.registry.countAgent(agent.ID) >= s.settings.MaxConnectionsPerAgent {
+		s.settings.Logger.Warn("OpAMP connection refused: too many connections for one credential",
+			"agent_id", agent.ID, "remote", r.RemoteAddr, "limit", s.settings.MaxConnectionsPerAgent)
+		return refuse(http.StatusTooManyRequests)
+	}
 	c := newAgentConnection(s, agent, webSocket)
 	return servertypes.ConnectionResponse{Accept: true, ConnectionCallbacks: servertypes.ConnectionCallbacks{
 		OnConnected:        c.onConnected,
@@ -55,7 +60,7 @@ func refuse(status int) servertypes.ConnectionResponse {
 	case http.StatusUnauthorized:
 		// The body cannot carry our JSON error through opamp-go; the header says what to do.
 		header["WWW-Authenticate"] = `Bearer realm="spindle", error="invalid_token", error_description="send the agent credential (spa_…); re-enrol the agent if it was revoked or replaced"`
-	case http.StatusServiceUnavailable:
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
 		header["Retry-After"] = strconv.Itoa(retryAfterSeconds)
 	}
 	return servertypes.ConnectionResponse{Accept: false, HTTPStatusCode: status, HTTPResponseHeader: header}

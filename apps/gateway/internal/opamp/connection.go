@@ -48,7 +48,13 @@ func (c *agentConnection) onConnected(_ context.Context, conn servertypes.Connec
 	c.conn = conn
 	c.mu.Unlock()
 	if c.webSocket {
-		c.server.registry.add(c.agent.ServerID, c)
+		// Checked again here, atomically with the add: several upgrades of one credential can
+		// pass onConnecting's check at once.
+		if n := c.server.registry.add(c.agent.ServerID, c); n > c.server.settings.MaxConnectionsPerAgent {
+			c.log.Warn("OpAMP connection closed: too many connections for one credential", "limit", c.server.settings.MaxConnectionsPerAgent)
+			_ = conn.Disconnect()
+			return
+		}
 		c.log.Info("OpAMP agent connected")
 	}
 }
@@ -76,7 +82,7 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 
 	// A WebSocket lives for hours: a credential rotated or revoked meanwhile ends it.
 	if c.webSocket {
-		if _, err := c.server.settings.Store.AuthenticateAgent(ctx, c.agent.CredentialHash); err != nil {
+		if _, err := c.server.settings.Credentials.Check(ctx, c.agent.CredentialHash); err != nil {
 			if errors.Is(err, store.ErrUnknownCredential) || errors.Is(err, store.ErrRevokedCredential) {
 				c.log.Info("OpAMP connection closed: credential no longer valid", "error", err)
 				_ = conn.Disconnect()

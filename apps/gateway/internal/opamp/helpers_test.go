@@ -40,6 +40,9 @@ type harness struct {
 	secret   string
 }
 
+// testCredentialTTL is how long a checked credential is trusted in these tests.
+const testCredentialTTL = 200 * time.Millisecond
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dbURL := testdb.New(t)
@@ -57,6 +60,8 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, store: st, db: db, sent: make(chan string, 64), listens: make(chan struct{}, 8), orgID: "org-opamp"}
 	h.server, err = New(Settings{
 		Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Credentials:    store.NewCredentials(st.AuthenticateAgent, testCredentialTTL, 100),
+		PushJitter:     -1, // pushes at once: the tests wait for them
 		ListenRetryMin: 20 * time.Millisecond, ListenRetryMax: 100 * time.Millisecond,
 		Callbacks: Callbacks{
 			OnPolicySent: func(_, hash string) { h.sent <- hash },

@@ -37,7 +37,7 @@ func (s *Server) listen(ctx context.Context) {
 		s.settings.Logger.Info("listening for policy changes", "channel", PolicyChangedChannel)
 		s.settings.Callbacks.OnListening()
 		for _, c := range s.registry.of("") {
-			go c.push()
+			go s.pushJittered(ctx, c)
 		}
 		for {
 			notification, err := conn.WaitForNotification(ctx)
@@ -53,7 +53,7 @@ func (s *Server) listen(ctx context.Context) {
 				continue
 			}
 			for _, c := range s.registry.of(change.ServerID) {
-				go c.push()
+				go s.pushJittered(ctx, c)
 			}
 		}
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -81,4 +81,16 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// pushJittered waits a random part of PushJitter before pushing, so a fleet-wide change (or a
+// listener reconnect, which checks every agent) reaches the database as a spread, not a spike.
+func (s *Server) pushJittered(ctx context.Context, c *agentConnection) {
+	if j := s.settings.PushJitter; j > 0 {
+		sleep(ctx, rand.N(j))
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	c.push()
 }

@@ -7,25 +7,43 @@ import "sync"
 type registry struct {
 	mu       sync.Mutex
 	byServer map[string]map[*agentConnection]struct{}
+	byAgent  map[string]int // connections per agent (per credential)
 }
 
 func newRegistry() *registry {
-	return &registry{byServer: map[string]map[*agentConnection]struct{}{}}
+	return &registry{byServer: map[string]map[*agentConnection]struct{}{}, byAgent: map[string]int{}}
 }
 
-func (r *registry) add(serverID string, c *agentConnection) {
+// add registers c and returns how many connections c's agent now holds, c included.
+func (r *registry) add(serverID string, c *agentConnection) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byServer[serverID] == nil {
 		r.byServer[serverID] = map[*agentConnection]struct{}{}
 	}
-	r.byServer[serverID][c] = struct{}{}
+	if _, present := r.byServer[serverID][c]; !present {
+		r.byServer[serverID][c] = struct{}{}
+		r.byAgent[c.agent.ID]++
+	}
+	return r.byAgent[c.agent.ID]
+}
+
+// countAgent is how many connections the agent holds.
+func (r *registry) countAgent(agentID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byAgent[agentID]
 }
 
 func (r *registry) remove(serverID string, c *agentConnection) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.byServer[serverID], c)
+	if _, present := r.byServer[serverID][c]; present {
+		delete(r.byServer[serverID], c)
+		if r.byAgent[c.agent.ID]--; r.byAgent[c.agent.ID] <= 0 {
+			delete(r.byAgent, c.agent.ID)
+		}
+	}
 	if len(r.byServer[serverID]) == 0 {
 		delete(r.byServer, serverID)
 	}

@@ -2,6 +2,7 @@ package opamp
 
 import (
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,14 @@ const maxHostFieldRunes = 255
 
 // maxMessageRunes bounds a failure message stored for the console.
 const maxMessageRunes = 4000
+
+// maxCapabilities bounds the capability list stored for a server: the agent has about a dozen;
+// an agent that reports more is cut to this many, and the report says so.
+const maxCapabilities = 64
+
+// MaxEffectiveConfigBytes bounds the effective policy document stored for the console; a policy
+// the console can author is far smaller. A larger one is not stored: the report says it was refused.
+const MaxEffectiveConfigBytes = 256 << 10
 
 // CapabilitiesAttribute lists what works on the agent's host (ebpf.block_latency, …), the same
 // attribute the agent puts on its OTLP resource.
@@ -39,7 +48,12 @@ func agentReport(msg *protobufs.AgentToServer) store.AgentReport {
 		}
 		if v, ok := attrs[CapabilitiesAttribute]; ok {
 			available := []string{}
-			for _, item := range v.GetArrayValue().GetValues() {
+			items := v.GetArrayValue().GetValues()
+			if len(items) > maxCapabilities {
+				capabilities["truncated"] = len(items)
+				items = items[:maxCapabilities]
+			}
+			for _, item := range items {
 				available = append(available, truncate(item.GetStringValue(), maxHostFieldRunes))
 			}
 			sort.Strings(available)
@@ -64,7 +78,11 @@ func agentReport(msg *protobufs.AgentToServer) store.AgentReport {
 	if ec := msg.GetEffectiveConfig(); ec != nil {
 		effective := map[string]any{"reportedAt": time.Now().UTC().Format(time.RFC3339Nano)}
 		if file := ec.GetConfigMap().GetConfigMap()[PolicyConfigName]; file != nil {
-			effective["document"] = effectiveConfigJSON(file.GetBody())
+			if body := file.GetBody(); len(body) > MaxEffectiveConfigBytes {
+				effective["refused"] = fmt.Sprintf("the reported document is %d bytes; the gateway stores at most %d", len(body), MaxEffectiveConfigBytes)
+			} else {
+				effective["document"] = effectiveConfigJSON(body)
+			}
 		}
 		report.EffectiveConfig = effective
 	}

@@ -52,6 +52,16 @@ type Settings struct {
 	DatabaseTimeout time.Duration
 	// ListenRetryMin and ListenRetryMax bound the backoff of the LISTEN connection. Defaults 1 s, 30 s.
 	ListenRetryMin, ListenRetryMax time.Duration
+	// Credentials checks every credential (the WebSocket upgrade, each plain-HTTP poll and each
+	// WebSocket message); share the gateway's one instance so ingest and OpAMP agree. Default: a
+	// cache over Store.AuthenticateAgent with store.DefaultCredentialTTL.
+	Credentials *store.Credentials
+	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
+	// two while it reconnects). Default 4.
+	MaxConnectionsPerAgent int
+	// PushJitter spreads a policy change's pushes over up to this long, so a fleet-wide change
+	// does not hit the database with every agent at once. Default 2 s.
+	PushJitter time.Duration
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
 }
@@ -73,6 +83,12 @@ func (c *Callbacks) setDefaults() {
 		c.OnListening = func() {}
 	}
 }
+
+// Defaults of Settings.
+const (
+	DefaultMaxConnectionsPerAgent = 4
+	DefaultPushJitter             = 2 * time.Second
+)
 
 // Server is the gateway's OpAMP server.
 type Server struct {
@@ -96,6 +112,17 @@ func New(settings Settings) (*Server, error) {
 	}
 	if settings.ListenRetryMax < settings.ListenRetryMin {
 		settings.ListenRetryMax = max(30*time.Second, settings.ListenRetryMin)
+	}
+	if settings.Credentials == nil {
+		settings.Credentials = store.NewCredentials(settings.Store.AuthenticateAgent, store.DefaultCredentialTTL, store.DefaultCredentialCacheLimit)
+	}
+	if settings.MaxConnectionsPerAgent <= 0 {
+		settings.MaxConnectionsPerAgent = DefaultMaxConnectionsPerAgent
+	}
+	if settings.PushJitter < 0 {
+		settings.PushJitter = 0
+	} else if settings.PushJitter == 0 {
+		settings.PushJitter = DefaultPushJitter
 	}
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}

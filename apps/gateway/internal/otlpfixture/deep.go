@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
 )
 
 // Latency is one device's latency histogram for one operation (read, write, flush, discard).
@@ -49,6 +51,11 @@ type Deep struct {
 	Pressure     map[string]float64
 	Scans        []Scan
 	Capabilities []string // nil leaves the resource attribute out
+	// Accel maps a spindle.read_cache.* or spindle.write_opt.* metric to its value, sent with
+	// the catalogue's type (delta Sum or Gauge) and value type.
+	Accel map[string]float64
+	// ManagedFiles maps a file.path to spindle.write_opt.managed_file.extents.
+	ManagedFiles map[string]int64
 }
 
 // LatencyBounds are the catalogue's explicit bounds: 2^0 … 2^26 µs in seconds.
@@ -105,6 +112,27 @@ func AddDeep(md pmetric.Metrics, index int, s Sample, d Deep) {
 	}
 	if len(d.Scans) > 0 {
 		b.scans(d.Scans)
+	}
+	for name, value := range d.Accel {
+		m := catalogue.MustLookup(name)
+		var dps pmetric.NumberDataPointSlice
+		if m.Type == "sum" {
+			dps = b.delta(name, m.Unit)
+		} else {
+			dps = b.gauge(name, m.Unit)
+		}
+		dp := b.point(dps, m.Type == "sum", nil)
+		if m.ValueType == "double" {
+			dp.SetDoubleValue(value)
+		} else {
+			dp.SetIntValue(int64(value))
+		}
+	}
+	if len(d.ManagedFiles) > 0 {
+		dps := b.gauge("spindle.write_opt.managed_file.extents", "{extent}")
+		for path, extents := range d.ManagedFiles {
+			b.point(dps, false, map[string]string{"file.path": path}).SetIntValue(extents)
+		}
 	}
 }
 

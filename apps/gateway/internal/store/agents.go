@@ -19,15 +19,15 @@ type Agent struct {
 // AuthenticateAgent finds the agent holding the credential with this SHA-256.
 func (s *Store) AuthenticateAgent(ctx context.Context, credentialHash []byte) (Agent, error) {
 	agent := Agent{CredentialHash: credentialHash}
-	var revoked bool
-	// The join on org_id is the second wall: an agent row pointing at another org's server
-	// authenticates nobody.
+	var revoked, expired bool
+	// The function's join on org_id is the second wall: an agent row pointing at another org's
+	// server authenticates nobody.
+	// spindle_agent_by_credential (SECURITY DEFINER) is the one lookup that crosses
+	// organisations: row-level security hides agents until the organisation is known.
 	err := s.pool.QueryRow(ctx, `
-		SELECT a.id::text, a.org_id, a.server_id::text, a.revoked_at IS NOT NULL
-		FROM agents a
-		JOIN servers s ON s.id = a.server_id AND s.org_id = a.org_id
-		WHERE a.credential_hash = $1`, credentialHash).
-		Scan(&agent.ID, &agent.OrgID, &agent.ServerID, &revoked)
+		SELECT agent_id::text, org_id, server_id::text, revoked, expired
+		FROM spindle_agent_by_credential($1)`, credentialHash).
+		Scan(&agent.ID, &agent.OrgID, &agent.ServerID, &revoked, &expired)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Agent{}, ErrUnknownCredential
 	}
@@ -36,6 +36,9 @@ func (s *Store) AuthenticateAgent(ctx context.Context, credentialHash []byte) (A
 	}
 	if revoked {
 		return Agent{}, ErrRevokedCredential
+	}
+	if expired {
+		return Agent{}, ErrExpiredCredential
 	}
 	return agent, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,6 +21,7 @@ var (
 		"commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"}
 	pressureColumns = []string{"time", "org_id", "server_id", "interval_seconds",
 		"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}
+	writeOptFilesColumns = []string{"org_id", "server_id", "path", "extents", "seen_at"}
 )
 
 func bucketColumns() []string {
@@ -38,6 +40,8 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 	var latency, split, pageCache, pgDatabase, pressure [][]any
 	var capabilities []string
 	var topFiles *telemetry.PageCacheTopFiles
+	var writeOptFiles *telemetry.WriteOptFiles
+	accel := map[*telemetry.AccelFamily][][]any{}
 	for _, batch := range batches {
 		d := batch.Deep
 		for _, r := range d.DiskLatency {
@@ -67,6 +71,16 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 		if d.PageCacheTopFiles != nil && (topFiles == nil || !d.PageCacheTopFiles.Time.Before(topFiles.Time)) {
 			topFiles = d.PageCacheTopFiles
 		}
+		for family, rows := range map[*telemetry.AccelFamily][]telemetry.AccelRow{
+			&telemetry.ReadCacheFamily: d.ReadCache, &telemetry.WriteOptFamily: d.WriteOpt,
+		} {
+			for _, r := range rows {
+				accel[family] = append(accel[family], append([]any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds}, r.Values...))
+			}
+		}
+		if d.WriteOptFiles != nil && (writeOptFiles == nil || !d.WriteOptFiles.Time.Before(writeOptFiles.Time)) {
+			writeOptFiles = d.WriteOptFiles
+		}
 	}
 	copies := []struct {
 		table   string
@@ -78,6 +92,13 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 		{"page_cache", pageCacheColumns, pageCache},
 		{"pg_database_stats", pgDatabaseColumns, pgDatabase},
 		{"pressure", pressureColumns, pressure},
+	}
+	for _, family := range telemetry.AccelFamilies {
+		copies = append(copies, struct {
+			table   string
+			columns []string
+			rows    [][]any
+		}{family.Table, family.CopyColumns(), accel[family]})
 	}
 	total := 0
 	for _, c := range copies {
@@ -95,6 +116,11 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 	}
 	if topFiles != nil {
 		if err := replaceTopFiles(ctx, tx, agent, *topFiles); err != nil {
+			return 0, err
+		}
+	}
+	if writeOptFiles != nil {
+		if err := replaceWriteOptFiles(ctx, tx, agent, *writeOptFiles); err != nil {
 			return 0, err
 		}
 	}
@@ -158,25 +184,40 @@ func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan teleme
 		[]string{"org_id", "server_id", "root", "path", "extents", "size_bytes", "seen_at"}, files)
 }
 
-// replaceTopFiles makes list the server's page-cache top files, unless the stored list is newer
-// (a batch replayed late must not bring back an older list).
+// replaceTopFiles makes list the server's page-cache top files.
 func replaceTopFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry.PageCacheTopFiles) error {
-	var newer bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM page_cache_top_files WHERE org_id = $1 AND server_id = $2 AND seen_at > $3)`,
-		agent.OrgID, agent.ServerID, list.Time).Scan(&newer); err != nil {
-		return fmt.Errorf("read page-cache top files: %w", err)
-	}
-	if newer {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM page_cache_top_files WHERE org_id = $1 AND server_id = $2`, agent.OrgID, agent.ServerID); err != nil {
-		return fmt.Errorf("replace page-cache top files: %w", err)
-	}
 	rows := make([][]any, 0, len(list.Files))
 	for _, f := range list.Files {
 		rows = append(rows, []any{agent.OrgID, agent.ServerID, f.Path, f.Accesses, f.Misses, list.IntervalSeconds, list.Time})
 	}
-	return copyRows(ctx, tx, "page_cache_top_files", pageCacheTopFilesColumns, rows)
+	return replaceNewestList(ctx, tx, agent, "page_cache_top_files", pageCacheTopFilesColumns, list.Time, rows)
+}
+
+// replaceWriteOptFiles makes list the server's managed-file extents.
+func replaceWriteOptFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry.WriteOptFiles) error {
+	rows := make([][]any, 0, len(list.Files))
+	for _, f := range list.Files {
+		rows = append(rows, []any{agent.OrgID, agent.ServerID, f.Path, f.Extents, list.Time})
+	}
+	return replaceNewestList(ctx, tx, agent, "write_opt_files", writeOptFilesColumns, list.Time, rows)
+}
+
+// replaceNewestList makes rows the server's list in table (a per-server list with a seen_at
+// column, never history), unless the stored list is newer: a batch replayed late must not bring
+// back an older list. table and columns are constants of this package, never input.
+func replaceNewestList(ctx context.Context, tx pgx.Tx, agent Agent, table string, columns []string, seenAt time.Time, rows [][]any) error {
+	var newer bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE org_id = $1 AND server_id = $2 AND seen_at > $3)`,
+		agent.OrgID, agent.ServerID, seenAt).Scan(&newer); err != nil {
+		return fmt.Errorf("read %s: %w", table, err)
+	}
+	if newer {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE org_id = $1 AND server_id = $2`, agent.OrgID, agent.ServerID); err != nil {
+		return fmt.Errorf("replace %s: %w", table, err)
+	}
+	return copyRows(ctx, tx, table, columns, rows)
 }
 
 func sameFiles(a, b []telemetry.FragmentedFile) bool {

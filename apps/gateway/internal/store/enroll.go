@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,6 +22,9 @@ type Enrollment struct {
 	Kernel       string
 	Arch         string
 	AgentVersion string
+	// CurrentCredentialHash is the SHA-256 of the credential the machine already holds, when it
+	// re-enrols (Authorization: Bearer spa_…); nil for a first enrolment.
+	CurrentCredentialHash []byte
 }
 
 // Enrolled is what the agent needs to start sending.
@@ -30,6 +35,8 @@ type Enrolled struct {
 	Credential string
 	BatchHWM   int64
 	Reenrolled bool
+	// ExpiresAt is when the credential stops working unless the agent renews it.
+	ExpiresAt time.Time
 }
 
 // Enroll exchanges an enrolment token for a fresh agent credential. The server is keyed by
@@ -69,26 +76,43 @@ func (s *Store) Enroll(ctx context.Context, e Enrollment) (enrolled Enrolled, er
 	}
 
 	// The server row is locked by the upsert above, so concurrent enrolments of one machine
-	// take turns here.
+	// take turns here. An existing agent is an identity: a token alone cannot take it over.
+	var existingID string
+	var currentHash []byte
+	var revoked, allowed bool
 	err = tx.QueryRow(ctx, `
-		UPDATE agents SET credential_hash = $2, enrollment_token_id = $3, revoked_at = NULL, enrolled_at = now()
-		WHERE server_id = $1
-		RETURNING id::text, batch_hwm`, enrolled.ServerID, secretHash, tokenID).
-		Scan(&enrolled.AgentID, &enrolled.BatchHWM)
+		SELECT id::text, credential_hash, revoked_at IS NOT NULL,
+		       COALESCE(reenrollment_allowed_until > now(), false)
+		FROM agents WHERE server_id = $1 FOR UPDATE`, enrolled.ServerID).
+		Scan(&existingID, &currentHash, &revoked, &allowed)
 	switch {
-	case err == nil:
-		enrolled.Reenrolled = true
 	case errors.Is(err, pgx.ErrNoRows):
 		err = tx.QueryRow(ctx, `
-			INSERT INTO agents (org_id, server_id, credential_hash, enrollment_token_id)
-			VALUES ($1, $2, $3, $4)
-			RETURNING id::text, batch_hwm`, enrolled.OrgID, enrolled.ServerID, secretHash, tokenID).
-			Scan(&enrolled.AgentID, &enrolled.BatchHWM)
+			INSERT INTO agents (org_id, server_id, credential_hash, enrollment_token_id, credential_expires_at)
+			VALUES ($1, $2, $3, $4, now() + $5::interval)
+			RETURNING id::text, batch_hwm, credential_expires_at`, enrolled.OrgID, enrolled.ServerID, secretHash, tokenID, s.credentialLifetime()).
+			Scan(&enrolled.AgentID, &enrolled.BatchHWM, &enrolled.ExpiresAt)
 		if err != nil {
 			return Enrolled{}, fmt.Errorf("create agent: %w", err)
 		}
+	case err != nil:
+		return Enrolled{}, fmt.Errorf("look up the machine's agent: %w", err)
+	case revoked && !allowed:
+		return Enrolled{}, ErrServerRevoked
+	case !allowed && (len(e.CurrentCredentialHash) == 0 || subtle.ConstantTimeCompare(e.CurrentCredentialHash, currentHash) != 1):
+		return Enrolled{}, ErrIdentityTaken
 	default:
-		return Enrolled{}, fmt.Errorf("rotate agent credential: %w", err)
+		// The admin's permission is spent by this enrolment, and the revocation it lifted ends.
+		err = tx.QueryRow(ctx, `
+			UPDATE agents SET credential_hash = $2, enrollment_token_id = $3, revoked_at = NULL, enrolled_at = now(),
+			       credential_expires_at = now() + $4::interval, reenrollment_allowed_until = NULL
+			WHERE id = $1
+			RETURNING id::text, batch_hwm, credential_expires_at`, existingID, secretHash, tokenID, s.credentialLifetime()).
+			Scan(&enrolled.AgentID, &enrolled.BatchHWM, &enrolled.ExpiresAt)
+		if err != nil {
+			return Enrolled{}, fmt.Errorf("rotate agent credential: %w", err)
+		}
+		enrolled.Reenrolled = true
 	}
 
 	_, err = tx.Exec(ctx, `
@@ -110,10 +134,11 @@ func (s *Store) Enroll(ctx context.Context, e Enrollment) (enrolled Enrolled, er
 // useToken checks the token and counts its use; the row lock keeps the count exact.
 func useToken(ctx context.Context, tx pgx.Tx, tokenHash []byte) (id, hint, orgID string, err error) {
 	var expired, revoked bool
+	// By hash across organisations (SECURITY DEFINER); then the transaction is scoped to the
+	// token's organisation and the row locked there, which keeps the use count exact.
 	err = tx.QueryRow(ctx, `
-		SELECT id::text, token_hint, org_id, expires_at <= now(), revoked_at IS NOT NULL
-		FROM enrollment_tokens WHERE token_hash = $1
-		FOR UPDATE`, tokenHash).Scan(&id, &hint, &orgID, &expired, &revoked)
+		SELECT token_id::text, token_hint, org_id, expired, revoked
+		FROM spindle_enrollment_token_by_hash($1)`, tokenHash).Scan(&id, &hint, &orgID, &expired, &revoked)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", "", "", ErrTokenUnknown
@@ -123,6 +148,16 @@ func useToken(ctx context.Context, tx pgx.Tx, tokenHash []byte) (id, hint, orgID
 		return "", "", "", ErrTokenRevoked
 	case expired:
 		return "", "", "", ErrTokenExpired
+	}
+	if err = scopeToOrg(ctx, tx, orgID); err != nil {
+		return "", "", "", err
+	}
+	if err = tx.QueryRow(ctx, `SELECT revoked_at IS NOT NULL OR expires_at <= now() FROM enrollment_tokens WHERE id = $1 FOR UPDATE`, id).
+		Scan(&revoked); err != nil || revoked {
+		if err == nil {
+			err = ErrTokenRevoked
+		}
+		return "", "", "", err
 	}
 	if _, err = tx.Exec(ctx, `UPDATE enrollment_tokens SET uses = uses + 1, last_used_at = now() WHERE id = $1`, id); err != nil {
 		return "", "", "", fmt.Errorf("count enrolment token use: %w", err)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -15,6 +16,15 @@ var (
 	ErrUnknownCredential = errors.New("unknown agent credential")
 	// ErrRevokedCredential: the agent was revoked in the console.
 	ErrRevokedCredential = errors.New("revoked agent credential")
+	// ErrExpiredCredential: the credential passed its expiry without being renewed. It wraps
+	// ErrRevokedCredential so every place that ends a revoked agent's session ends this one too.
+	ErrExpiredCredential = fmt.Errorf("expired agent credential: %w", ErrRevokedCredential)
+	// ErrServerRevoked: enrolment of a machine whose server was revoked; revoked stays revoked
+	// until an admin allows re-enrolment in the console.
+	ErrServerRevoked = errors.New("the server's agent was revoked")
+	// ErrIdentityTaken: an enrolment token may not take over an existing server's identity
+	// without that server's current credential or an admin allowing re-enrolment.
+	ErrIdentityTaken = errors.New("the machine is already enrolled")
 	// ErrTokenUnknown, ErrTokenExpired, ErrTokenRevoked: an enrolment token that buys nothing.
 	ErrTokenUnknown = errors.New("unknown enrolment token")
 	ErrTokenExpired = errors.New("expired enrolment token")

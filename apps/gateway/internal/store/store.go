@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -14,6 +15,8 @@ import (
 // Store wraps a pgx connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	// lifetime of an agent credential (credential.go); zero means DefaultCredentialLifetime.
+	lifetime time.Duration
 }
 
 // Open creates the pool without connecting: the gateway starts while the database is down and

@@ -28,17 +28,28 @@ func openTestStore(t *testing.T) *Store {
 	return s
 }
 
-func enrol(t *testing.T, s *Store, orgID, machineID string) Enrolled {
+// enrol enrols a machine; a re-enrolment passes the machine's current credential.
+func enrol(t *testing.T, s *Store, orgID, machineID string, current ...string) Enrolled {
 	t.Helper()
-	token, _ := testdb.EnrollmentToken(t, s.pool, orgID, testdb.TokenValid)
-	enrolled, err := s.Enroll(context.Background(), Enrollment{
-		TokenHash: credential.Hash(token), MachineID: machineID, Hostname: "db01", OS: "linux",
-		OSVersion: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0-18-amd64", Arch: "amd64", AgentVersion: "0.1.0",
-	})
+	enrolled, err := tryEnrol(t, s, orgID, machineID, current...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return enrolled
+}
+
+func tryEnrol(t *testing.T, s *Store, orgID, machineID string, current ...string) (Enrolled, error) {
+	t.Helper()
+	token, _ := testdb.EnrollmentToken(t, s.pool, orgID, testdb.TokenValid)
+	var currentHash []byte
+	if len(current) > 0 {
+		currentHash = credential.Hash(current[0])
+	}
+	return s.Enroll(context.Background(), Enrollment{
+		CurrentCredentialHash: currentHash,
+		TokenHash:             credential.Hash(token), MachineID: machineID, Hostname: "db01", OS: "linux",
+		OSVersion: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0-18-amd64", Arch: "amd64", AgentVersion: "0.1.0",
+	})
 }
 
 func authenticate(t *testing.T, s *Store, secret string) Agent {
@@ -147,8 +158,8 @@ func TestAuthenticateAgentRefusesUnknownAndRevokedCredentials(t *testing.T) {
 	if _, err := s.AuthenticateAgent(ctx, credential.Hash(enrolled.Credential)); !errors.Is(err, ErrRevokedCredential) {
 		t.Fatalf("revoked credential: err = %v", err)
 	}
-	// Revoked between authentication and the write: nothing is written.
-	if _, err := s.WriteBatches(ctx, agent, []telemetry.Batch{diskBatch(1, t0, 1)}); !errors.Is(err, ErrUnknownCredential) {
+	// Revoked between authentication and the write: nothing is written, and the refusal says why.
+	if _, err := s.WriteBatches(ctx, agent, []telemetry.Batch{diskBatch(1, t0, 1)}); !errors.Is(err, ErrRevokedCredential) {
 		t.Fatalf("write after revocation: err = %v", err)
 	}
 	if n := count(t, s, `SELECT count(*) FROM disk_io`); n != 0 {
@@ -188,7 +199,7 @@ func TestReenrollingAMachineRotatesTheCredentialAndKeepsTheServer(t *testing.T) 
 		t.Fatal(err)
 	}
 
-	second := enrol(t, s, "org-a", "machine-1")
+	second := enrol(t, s, "org-a", "machine-1", first.Credential)
 	if second.ServerID != first.ServerID || second.AgentID != first.AgentID || second.Credential == first.Credential ||
 		second.BatchHWM != 41 || !second.Reenrolled {
 		t.Fatalf("re-enrolment = %+v, first = %+v", second, first)

@@ -15,7 +15,8 @@ import (
 // WriteResult says what a request changed.
 type WriteResult struct {
 	WrittenBatches   int
-	DuplicateBatches int // at or below the high-water mark: acknowledged, not written again
+	DuplicateBatches int   // at or below the high-water mark: acknowledged, not written again
+	PreviousHWM      int64 // the mark before this request: batches at or below it were the duplicates
 	DiskIORows       int
 	MemoryRows       int
 	DeepRows         int // rows of the deep-telemetry tables (deep.go)
@@ -45,19 +46,29 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 		}
 	}()
 
-	// Re-checked under the lock: a credential rotated or revoked since authentication writes nothing.
-	var hwm int64
-	err = tx.QueryRow(ctx, `
-		SELECT batch_hwm FROM agents
-		WHERE id = $1 AND credential_hash = $2 AND revoked_at IS NULL
-		FOR UPDATE`, agent.ID, agent.CredentialHash).Scan(&hwm)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return WriteResult{}, ErrUnknownCredential
+	if err = scopeToOrg(ctx, tx, agent.OrgID); err != nil {
+		return WriteResult{}, err
 	}
-	if err != nil {
+	// Re-checked under the lock: a credential rotated, revoked or expired since authentication
+	// (or since a gateway cached it, see Credentials) writes nothing.
+	var hwm int64
+	var revoked, expired bool
+	err = tx.QueryRow(ctx, `
+		SELECT batch_hwm, revoked_at IS NOT NULL, credential_expires_at <= now() FROM agents
+		WHERE id = $1 AND credential_hash = $2
+		FOR UPDATE`, agent.ID, agent.CredentialHash).Scan(&hwm, &revoked, &expired)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return WriteResult{}, ErrUnknownCredential
+	case err != nil:
 		return WriteResult{}, fmt.Errorf("lock agent: %w", err)
+	case revoked:
+		return WriteResult{}, ErrRevokedCredential
+	case expired:
+		return WriteResult{}, ErrExpiredCredential
 	}
 
+	result.PreviousHWM = hwm
 	ordered := slices.SortedStableFunc(slices.Values(batches), func(a, b telemetry.Batch) int { return cmp.Compare(a.Seq, b.Seq) })
 	var diskRows, memoryRows [][]any
 	var written []telemetry.Batch

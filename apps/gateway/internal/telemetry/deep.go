@@ -19,11 +19,17 @@ type Deep struct {
 	PageCacheTopFiles *PageCacheTopFiles
 	// Capabilities is spindle.agent.capabilities; nil when the resource did not carry it.
 	Capabilities []string
+	// ReadCache and WriteOpt are the acceleration features' rows (one per interval).
+	ReadCache []AccelRow
+	WriteOpt  []AccelRow
+	// WriteOptFiles is the newest managed-file extent list; nil when the batch carried none.
+	WriteOptFiles *WriteOptFiles
 }
 
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
-	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation)
+	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
+		len(d.ReadCache) + len(d.WriteOpt)
 }
 
 // DiskLatencyRow is one device's latency histogram for one operation over one interval.

@@ -50,7 +50,11 @@ type HostInfo struct {
 // Batch is one ResourceMetrics: the unit of exactly-once delivery, identified by the agent's
 // strictly increasing spindle.batch.seq.
 type Batch struct {
-	Seq    int64
+	Seq int64
+	// Digest is the SHA-256 of what the batch stores (ingest computes it from the rows): a batch
+	// resent after a lost acknowledgement has the same one, a different batch that reuses the
+	// number (a wiped or cloned agent) almost surely not.
+	Digest [32]byte
 	Host   HostInfo
 	DiskIO []DiskIORow
 	Memory []MemoryRow

@@ -7,7 +7,10 @@ import { recomputeEffectivePolicies } from "./effective-policy.js";
 
 export const effectivePoliciesTask = "effective_policies";
 
-const payloadSchema = z.object({ orgId: z.string().min(1).optional() }).strict();
+// graphile-worker adds `_cron` ({ts, backfilled}) to the payload of every job its crontab queues,
+// so the five-minute sweep arrives as {"_cron": …}; without it here every sweep was refused.
+const cronMetadataSchema = z.object({ ts: z.string(), backfilled: z.boolean() });
+const payloadSchema = z.object({ orgId: z.string().min(1).optional(), _cron: cronMetadataSchema.optional() }).strict();
 
 /**
  * One job key per organisation folds a burst of saves into one recompute (a job not yet started
@@ -21,7 +24,7 @@ export function effectivePoliciesJobSpec(orgId: string | null): TaskSpec {
 export function createEffectivePoliciesTask(pool: pg.Pool): Task {
   return async (payload, helpers) => {
     const parsed = payloadSchema.safeParse(payload ?? {});
-    if (!parsed.success) throw new Error(`${effectivePoliciesTask} takes {"orgId"?: string}, got ${JSON.stringify(payload)}`);
+    if (!parsed.success) throw new Error(`${effectivePoliciesTask} takes {"orgId"?: string} (plus graphile-worker's "_cron"), got ${JSON.stringify(payload)}`);
     const result = await recomputeEffectivePolicies(pool, parsed.data.orgId ?? null);
     const scope = parsed.data.orgId ? `organisation ${parsed.data.orgId}` : `${result.organizations} organisation(s)`;
     if (result.changed > 0 || result.invalid > 0) {

@@ -26,8 +26,7 @@ const emptyResult = (): RecomputeResult => ({ organizations: 0, servers: 0, chan
 
 /** Recompute one organisation (orgId) or every organisation with servers (null). */
 export async function recomputeEffectivePolicies(pool: pg.Pool, orgId: string | null): Promise<RecomputeResult> {
-  const orgIds =
-    orgId !== null ? [orgId] : (await pool.query<{ org_id: string }>("SELECT DISTINCT org_id FROM servers ORDER BY org_id")).rows.map((r) => r.org_id);
+  const orgIds = orgId !== null ? [orgId] : await organisationsWithServers(pool);
   const total = emptyResult();
   for (const id of orgIds) {
     const result = await recomputeOrganization(pool, id);
@@ -40,6 +39,27 @@ export async function recomputeEffectivePolicies(pool: pg.Pool, orgId: string | 
 }
 
 /**
+ * Which organisations have servers: the one cross-tenant read of this job, so it runs as
+ * spindle_system (row-level security hides every row from spindle_worker without an
+ * organisation set); each organisation is then recomputed as spindle_worker inside its own.
+ */
+async function organisationsWithServers(pool: pg.Pool): Promise<string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SET LOCAL ROLE spindle_system");
+    const { rows } = await client.query<{ org_id: string }>("SELECT DISTINCT org_id FROM servers ORDER BY org_id");
+    await client.query("COMMIT");
+    return rows.map((r) => r.org_id);
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
  * One transaction per organisation under an advisory lock: two recomputes of one organisation
  * (two worker processes, or a NOTIFY racing the periodic sweep) run one after the other, and the
  * second reads everything the first saw, so an older snapshot can never overwrite a newer one.
@@ -48,6 +68,9 @@ async function recomputeOrganization(pool: pg.Pool, orgId: string): Promise<Reco
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
+    // Row-level security: this transaction sees and writes only this organisation's rows.
+    await client.query("SET LOCAL ROLE spindle_worker");
+    await client.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
     await client.query("SELECT pg_advisory_xact_lock(hashtext('spindle.effective_policy'), hashtext($1))", [orgId]);
     const servers = await client.query<{ id: string; tags: string[] }>("SELECT id::text, tags FROM servers WHERE org_id = $1 ORDER BY id", [orgId]);
     const assignments = await loadAssignedVersions(client, orgId);

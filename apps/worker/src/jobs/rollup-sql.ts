@@ -1,8 +1,10 @@
-// The SQL that maintains the plain-mode rollup tables (disk_io_1m/1h, memory_1m/1h). Each
-// statement takes the claimed pending ranges as four parallel arrays (org_id, server_id,
+// The SQL that maintains the plain-mode rollup tables (disk_io_1m/1h, memory_1m/1h, the deep and
+// gains families). Each statement takes the claimed pending ranges as four parallel arrays (org_id, server_id,
 // first_time, last_time), widens them to whole buckets, merges overlaps per server, recomputes
 // those buckets and upserts them. Bucketing matches TimescaleDB's time_bucket (same origin),
 // so both storage modes put a sample in the same bucket.
+
+import { fromMinutes, gainsFamilies } from "./gains-families.js";
 
 const origin = "TIMESTAMPTZ '2000-01-03 00:00:00+00'";
 
@@ -140,8 +142,35 @@ export const deepRollupStatements: Record<string, string[]> = Object.fromEntries
   deepFamilies.map((family) => [family.source, deepRollup(family)]),
 );
 
+/** The acceleration-gains families (gains-families.ts): minutes from raw rows, hours from minutes. */
+export const gainsRollupStatements: Record<string, string[]> = Object.fromEntries(
+  gainsFamilies.map((family) => [
+    family.source,
+    [
+      upsert({
+        target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: [],
+        aggregates: [
+          ["interval_seconds", "sum(s.interval_seconds)"],
+          ...family.columns.map((c): [string, string] => [c.column, c.fromRaw]),
+          ["samples", "count(*)"],
+        ],
+      }),
+      upsert({
+        target: `${family.source}_1h`, source: `${family.source}_1m`, sourceTime: "bucket", width: "1 hour", keys: [],
+        aggregates: [
+          ["interval_seconds", "sum(s.interval_seconds)"],
+          ...family.columns.map((c): [string, string] => [c.column, fromMinutes(c)]),
+          ["samples", "sum(s.samples)::bigint"],
+        ],
+      }),
+    ],
+  ]),
+);
+
 /** Every rollup source (rollup_pending.source) and the statements that recompute its buckets. */
-export const rollupStatementsBySource: Record<string, readonly string[]> = { ...rollupStatements, ...deepRollupStatements };
+export const rollupStatementsBySource: Record<string, readonly string[]> = {
+  ...rollupStatements, ...deepRollupStatements, ...gainsRollupStatements,
+};
 
 /** Takes up to $1 pending ranges that no other worker holds, and removes them (on commit). */
 export const claimPendingSql = `

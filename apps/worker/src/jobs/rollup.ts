@@ -46,6 +46,9 @@ async function rollupOneBatch(pool: pg.Pool, batchSize: number): Promise<{ range
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
+    // Rollups sum every organisation's pending ranges in one pass, so they run as spindle_system,
+    // the one role whose row-level-security policy is not limited to one organisation.
+    await client.query("SET LOCAL ROLE spindle_system");
     const { rows } = await client.query<PendingRange>(claimPendingSql, [batchSize]);
     if (rows.length > 0) {
       const servers = [...new Set(rows.map((row) => row.server_id))].sort();

@@ -24,7 +24,10 @@ export type MetricTable =
   | "fragmentation_scans"
   | "fragmentation_worst_files"
   | "pg_database_stats"
-  | "pressure";
+  | "pressure"
+  | "read_cache"
+  | "write_opt"
+  | "write_opt_files";
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */

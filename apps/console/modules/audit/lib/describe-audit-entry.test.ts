@@ -10,7 +10,13 @@ describe("audit entry sentences", () => {
       "assigned “Web” to tag web (replacing “Old”)");
     assert.equal(describeAuditEntry({ action: "server.tags_changed", target: "s", details: { hostname: "db-7", before: [], after: ["alpha", "beta"] } }),
       "changed the tags of db-7 from none to alpha, beta");
-    assert.equal(describeAuditEntry({ action: "member.removed", target: "u1", details: {} }), "member.removed (u1)");
+    assert.equal(describeAuditEntry({ action: "member.archived", target: "u1", details: {} }), "member.archived (u1)");
+    assert.equal(describeAuditEntry({ action: "member.removed", target: "m1", details: { email: "a@example.com", role: "admin" } }),
+      "removed a@example.com (admin)");
+    assert.equal(
+      describeAuditEntry({ action: "member.role_changed", target: "m1", details: { email: "a@example.com", from: "viewer", role: "admin" } }),
+      "changed the role of a@example.com from viewer to admin");
+    assert.equal(describeAuditEntry({ action: "server.revoked", target: "s1", details: { hostname: "db01" } }), "revoked the agent credential of db01");
   });
 
   it("links to the subject's page", () => {

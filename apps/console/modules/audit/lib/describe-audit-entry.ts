@@ -30,6 +30,28 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `created an enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
     case "enrollment_token.revoked":
       return `revoked the enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
+    case "bench_run.requested":
+      return `requested a ${text(details.profile)} proof run on ${text(details.hostname)}`;
+    case "bench_run.cancelled":
+      return `cancelled the proof run on ${text(details.hostname)} (it was ${text(details.was)})`;
+    case "server.revoked":
+      return `revoked the agent credential of ${text(details.hostname)}`;
+    case "server.reenrolment_allowed":
+      return `allowed ${text(details.hostname)} to be enrolled again until ${text(details.until)}`;
+    case "server.removed":
+      return `removed server ${text(details.hostname)}`;
+    case "member.added":
+      return `added ${text(details.email)} as ${text(details.role)}`;
+    case "member.role_changed":
+      return `changed the role of ${text(details.email)} from ${text(details.from)} to ${text(details.role)}`;
+    case "member.removed":
+      return `removed ${text(details.email)} (${text(details.role)})`;
+    case "invitation.created":
+      return `invited ${text(details.email)} as ${text(details.role)}`;
+    case "invitation.cancelled":
+      return `cancelled the invitation of ${text(details.email)}`;
+    case "invitation.accepted":
+      return `${text(details.email)} accepted the invitation as ${text(details.role)}`;
     default:
       return target ? `${action} (${target})` : action;
   }
@@ -40,5 +62,6 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action.startsWith("policy.")) return `/policies/${target}`;
   if (action.startsWith("server.")) return `/servers/${target}`;
   if (action.startsWith("enrollment_token.")) return "/servers/add";
+  if (action.startsWith("bench_run.")) return `/proof-runs/${target}`;
   return null;
 }

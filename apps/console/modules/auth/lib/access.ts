@@ -9,6 +9,10 @@ export const statements = {
   enrollmentToken: ["create", "revoke"],
   // Policies: create them, save versions (update), and assign them or tag servers (assign).
   policy: ["create", "update", "assign"],
+  // Proof runs: start an A/B benchmark on a server, cancel one.
+  benchRun: ["start", "cancel"],
+  // Servers: revoke the agent's credential, allow a re-enrolment, remove the server.
+  server: ["revoke", "delete"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -18,12 +22,14 @@ const manageOrganisation = {
   invitation: ["create", "cancel"],
   enrollmentToken: ["create", "revoke"],
   policy: ["create", "update", "assign"],
+  benchRun: ["start", "cancel"],
+  server: ["revoke", "delete"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [] }),
 };
 
 export type RoleName = keyof typeof roles;

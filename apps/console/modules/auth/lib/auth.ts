@@ -7,13 +7,14 @@ import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
 import { prisma, type Prisma } from "@/lib/db";
 import { consoleIsHttps, env } from "@/lib/env";
+import { memberAuditHooks } from "@/modules/members/lib/member-audit-hooks";
 import { accessControl, roles } from "./access";
 import { hashPassword, verifyPassword } from "./password";
 
 const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
 
 export function createAuth(db: Prisma) {
-  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL } = env();
+  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL, SPINDLE_TRUSTED_PROXIES } = env();
   return betterAuth({
     appName: "Spindle",
     baseURL: SPINDLE_CONSOLE_URL,
@@ -25,7 +26,17 @@ export function createAuth(db: Prisma) {
       minPasswordLength: 8,
       password: { hash: hashPassword, verify: verifyPassword },
     },
-    advanced: { useSecureCookies: consoleIsHttps() },
+    advanced: {
+      useSecureCookies: consoleIsHttps(),
+      // The client address for rate limiting: X-Forwarded-For walked right to left through the
+      // configured proxies only, so a client cannot pick its own rate-limit bucket.
+      ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: SPINDLE_TRUSTED_PROXIES },
+    },
+    rateLimit: {
+      // Password guessing: 10 sign-in attempts a minute per client address (better-auth's
+      // in-memory limiter, on in production builds).
+      customRules: { "/sign-in/email": { window: 60, max: 10 } },
+    },
     telemetry: { enabled: false },
     databaseHooks: {
       session: {
@@ -50,6 +61,7 @@ export function createAuth(db: Prisma) {
         creatorRole: "owner",
         invitationExpiresIn: INVITATION_LIFETIME_SECONDS,
         cancelPendingInvitationsOnReInvite: true,
+        organizationHooks: memberAuditHooks(db),
         // Invitations are delivered as a link the inviter copies; email arrives with alerting.
       }),
       nextCookies(), // must stay last: it forwards Set-Cookie from server-side auth calls

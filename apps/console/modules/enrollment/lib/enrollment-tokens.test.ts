@@ -39,7 +39,11 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
 
   it("puts the token in the install one-liner for the gateway", async () => {
     const created = await createEnrollmentToken(db.prisma, owner, {}, { gatewayUrl, now });
-    assert.equal(created.installCommand, `curl -fsSL ${gatewayUrl}/install.sh | sudo sh -s -- --token ${created.token}`);
+    assert.equal(
+      created.installCommand,
+      `script=$(curl -fsSL ${gatewayUrl}/install.sh) && printf '%s\\n' '${created.token}' | sudo sh -c "$script" spindle-install --token-stdin`,
+    );
+    assert.ok(!created.installCommand.includes("--token "), "the token must not be an argument");
   });
 
   it("expires after the chosen lifetime, 24 h by default", async () => {

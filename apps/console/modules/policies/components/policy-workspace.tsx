@@ -11,7 +11,7 @@ export function PolicyWorkspace({ policyId, versions, canEdit }: { policyId: str
   return (
     <div className="grid gap-6">
       <PolicyEditor key={policyId} policyId={policyId} latest={latest} draft={draft} onDraftChange={setDraft} readOnly={!canEdit} />
-      <VersionHistory key={latest.version} versions={versions} canEdit={canEdit} onRestore={(version) => {
+      <VersionHistory key={latest.version} policyId={policyId} versions={versions} canEdit={canEdit} onRestore={(version) => {
         setDraft(structuredClone(version.document));
         window.scrollTo({ top: 0, behavior: "smooth" });
       }} />

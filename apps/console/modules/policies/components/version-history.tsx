@@ -6,6 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { formatDateTime } from "@/lib/format";
+import { PolicyVersionVerdictsView } from "@/modules/gains/components/policy-version-verdicts";
 import { diffPolicyDocuments } from "../lib/policy-diff";
 import type { PolicyVersionSummary } from "../types/policy";
 import { DiffTable } from "./diff-table";
@@ -14,7 +15,12 @@ import { DiffTable } from "./diff-table";
  * Every version, newest first, and the changes between any two. "Load into editor" starts a new
  * version from an old one: rolling back is saving it again, so history is never rewritten.
  */
-export function VersionHistory({ versions, onRestore, canEdit }: { versions: PolicyVersionSummary[]; onRestore: (version: PolicyVersionSummary) => void; canEdit: boolean }) {
+export function VersionHistory({ policyId, versions, onRestore, canEdit }: {
+  policyId: string;
+  versions: PolicyVersionSummary[];
+  onRestore: (version: PolicyVersionSummary) => void;
+  canEdit: boolean;
+}) {
   const newest = versions[0]?.version ?? 1;
   const [from, setFrom] = useState(Math.max(1, newest - 1));
   const [to, setTo] = useState(newest);
@@ -40,6 +46,7 @@ export function VersionHistory({ versions, onRestore, canEdit }: { versions: Pol
                   <RotateCcw /> Load into editor
                 </Button>
               ) : null}
+              <PolicyVersionVerdictsView policyId={policyId} version={version.version} />
             </li>
           ))}
         </ol>

@@ -6,10 +6,16 @@ import { prisma } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { ServerDetail } from "@/modules/fleet/components/server-detail";
+import { ServerAccessPanel } from "@/modules/fleet/components/server-access-panel";
 import { getServer } from "@/modules/fleet/lib/get-server";
+import { getAgentState } from "@/modules/fleet/lib/server-lifecycle";
 import { can } from "@/modules/auth/lib/access";
+import { ServerGainsSection } from "@/modules/gains/components/server-gains-section";
 import { ServerPolicyPanel } from "@/modules/policies/components/server-policy-panel";
 import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
+import { ProofRunsPanel } from "@/modules/bench/components/proof-runs-panel";
+import { getServerOffer } from "@/modules/bench/lib/profiles";
+import { listRuns } from "@/modules/bench/lib/runs";
 
 export const metadata: Metadata = { title: "Server" };
 
@@ -20,7 +26,13 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const serverPolicy = await getServerPolicy(prisma(), context.orgId, server.id);
+  const [serverPolicy, runs, offer] = await Promise.all([
+    getServerPolicy(prisma(), context.orgId, server.id),
+    listRuns(prisma(), context.orgId, server.id),
+    getServerOffer(prisma(), context.orgId, server.id),
+  ]);
+  const canManage = can(context.role, { server: ["revoke", "delete"] });
+  const agentState = canManage ? await getAgentState(prisma(), context, server.id) : null;
   return (
     <>
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
@@ -30,6 +42,15 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
       <div className="mt-6">
         <ServerPolicyPanel initial={serverPolicy} canEdit={can(context.role, { policy: ["assign"] })} />
       </div>
+      <div className="mt-6">
+        <ServerGainsSection serverId={server.id} />
+        <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { benchRun: ["start"] })} />
+      </div>
+      {agentState ? (
+        <div className="mt-6">
+          <ServerAccessPanel serverId={server.id} hostname={server.hostname} initial={agentState} />
+        </div>
+      ) : null}
     </>
   );
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/bench"
+)
+
+// pathList is a repeatable --path flag.
+type pathList []string
+
+func (p *pathList) String() string     { return strings.Join(*p, ",") }
+func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
+
+// benchCommand runs one benchmark in the foreground: progress on stderr, the report on stdout.
+func benchCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", stderr)
+	var paths pathList
+	fs.Var(&paths, "path", "directory the benchmark may write in (repeat once for a separate log directory)")
+	profile := fs.String("profile", "", "profile: "+strings.Join(bench.ProfileNames(), ", "))
+	size := fs.String("size", "1GiB", "size limit of the benchmark's files, e.g. 1GiB")
+	duration := fs.Duration("duration", 5*time.Minute, "time limit of the whole run")
+	step := fs.Duration("step", bench.DefaultStepSeconds*time.Second, "how long each load step is measured per pass")
+	latency := fs.Duration("latency-limit", 100*time.Millisecond, "mean response time that marks the saturation point")
+	floor := fs.String("floor", "", "free space to leave on the file system (default: max(1GiB, 5 %))")
+	budget := fs.String("budget", "", "read cache budget in the A/B run's on passes (default: the data size)")
+	loads := fs.String("loads", "", "load steps: 1x1,2x4 (threads x outstanding) or 1,4,8 (pgbench clients)")
+	direct := fs.Bool("direct", false, "direct I/O (O_DIRECT), not with --ab")
+	ab := fs.Bool("ab", false, "A/B: passes off, on, on, off with the acceleration features")
+	pg := fs.String("pg", "", "pgbench profile: PostgreSQL connection string")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	req := bench.Request{Profile: *profile, Paths: paths, TimeLimitSeconds: duration.Seconds(),
+		StepSeconds: step.Seconds(), LatencyLimitSeconds: latency.Seconds(), DirectIO: *direct, AB: *ab}
+	var err error
+	if req.SizeLimitBytes, err = bench.ParseSize(*size); err != nil {
+		return fmt.Errorf("%w: --size: %v", errUsage, err)
+	}
+	if *floor != "" {
+		if req.FreeSpaceFloorBytes, err = bench.ParseSize(*floor); err != nil {
+			return fmt.Errorf("%w: --floor: %v", errUsage, err)
+		}
+	}
+	if *budget != "" {
+		if req.ReadCacheBudgetBytes, err = bench.ParseSize(*budget); err != nil {
+			return fmt.Errorf("%w: --budget: %v", errUsage, err)
+		}
+	}
+	if *loads != "" {
+		if req.Loads, err = bench.ParseLoads(*loads); err != nil {
+			return fmt.Errorf("%w: --loads: %v", errUsage, err)
+		}
+	}
+	if *pg != "" {
+		req.Postgres = &bench.PostgresTarget{ConnString: *pg}
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	var accel bench.Accelerator
+	if req.AB {
+		if accel, err = bench.NewAccelerator(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
+			return fmt.Errorf("start the acceleration features for the A/B run: %w", err)
+		}
+		defer accel.Close()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	report, runErr := bench.Run(ctx, req, accel, func(p bench.Progress) { printProgress(stderr, p) })
+	if report != nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(report); err != nil {
+				return err
+			}
+		} else {
+			printReport(stdout, report)
+		}
+	}
+	return runErr
+}
+
+func printProgress(w io.Writer, p bench.Progress) {
+	switch p.Phase {
+	case bench.PhaseRunning:
+		fmt.Fprintf(w, "[%3.0f%%] pass %d/%d (%s) step %d/%d: %s\n", 100*p.Fraction, p.Pass, p.Passes, p.Side, p.Step, p.Steps, p.StepLabel)
+	default:
+		fmt.Fprintf(w, "[%3.0f%%] %s: %s\n", 100*p.Fraction, p.Phase, p.Message)
+	}
+}
+
+// printReport writes the seed reports' table: per step, throughput and latency off and on.
+func printReport(w io.Writer, r *bench.Report) {
+	fmt.Fprintf(w, "%s: %s\n%s on %s (%s, %s)\n\n", r.Profile, r.Description, r.StartedAt.Format(time.RFC3339),
+		r.Device.Path, r.Device.Name, r.Device.FileSystem)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "step\t%s off\t%s on\tchange\tmean ms off\tmean ms on\tp99 ms off\tp99 ms on\n", r.Throughput, r.Throughput)
+	for _, s := range r.Steps {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Label, throughputOf(s.Off), throughputOf(s.On), change(s.Improvement),
+			ms(s.Off, func(x *bench.Result) float64 { return x.LatencyMeanSeconds }), ms(s.On, func(x *bench.Result) float64 { return x.LatencyMeanSeconds }),
+			ms(s.Off, func(x *bench.Result) float64 { return x.LatencyP99Seconds }), ms(s.On, func(x *bench.Result) float64 { return x.LatencyP99Seconds }))
+	}
+	_ = tw.Flush()
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "\nstopped: %s\n", r.Stopped)
+	}
+}
+
+func throughputOf(r *bench.Result) string {
+	switch {
+	case r == nil:
+		return "-"
+	case r.TPS != nil:
+		return fmt.Sprintf("%.1f", *r.TPS)
+	}
+	return fmt.Sprintf("%.0f", r.IOPS)
+}
+
+func change(i *bench.Improvement) string {
+	if i == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.0f %%", i.ThroughputPercent)
+}
+
+func ms(r *bench.Result, f func(*bench.Result) float64) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", 1000*f(r))
+}

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Runs each native Go fuzz target for a bounded time (FUZZTIME, 10s by default; longer on
+# demand, e.g. FUZZTIME=10m sh fuzz.sh). Seed corpora live in each package's testdata/fuzz and
+# run as plain tests in `go test ./...` too; a crash the fuzzer finds is written there.
+set -eu
+cd "$(dirname "$0")"
+fuzztime="${FUZZTIME:-10s}"
+for target in \
+	"FuzzParse ./internal/policy" \
+	"FuzzMatchesPattern ./internal/policy" \
+	"FuzzConsumeBatch ./internal/fiemap" \
+	"FuzzParseDiskstats ./internal/collector"; do
+	set -- $target
+	echo "fuzz: $1 ($2) for $fuzztime"
+	go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" -parallel 1 "$2"
+done

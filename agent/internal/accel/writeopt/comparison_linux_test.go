@@ -1,0 +1,119 @@
+package writeopt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/policy"
+)
+
+const (
+	compareFileBytes   = 16 << 20
+	compareAppendBytes = 8 << 10
+)
+
+// The comparison group on a real (aged) ext4: one file a preallocation rule manages and one no
+// rule matches grow side by side in the watched directory in small fsync'd appends; the managed
+// one must add fewer extents, and both groups must count exactly the bytes written.
+func TestComparisonGroupMeasuresManagedAndUnmanagedGrowth(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := mountExt4(t, 1<<30)
+	f, err := New(Config{GrowthInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wo := policy.Default().WriteOptimization
+	wo.Enabled = true
+	wo.Preallocation = []policy.PreallocationRule{{Pattern: filepath.ToSlash(dir) + "/*.log", ChunkBytes: proofChunkBytes}}
+	if err := f.Apply(ctx, wo); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Stats(); !st.GrowthWatched || st.ManagedGrownBytes != 0 || st.UnmanagedGrownBytes != 0 {
+		t.Fatalf("before any growth: %+v", st)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+
+	managed, unmanaged := filepath.Join(dir, "managed.log"), filepath.Join(dir, "unmanaged.dat")
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, path := range []string{managed, unmanaged} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = appendSynced(path, compareFileBytes, compareAppendBytes) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+
+	// Wait for the last events to be read and measured (Run measures every 50 ms).
+	var st Stats
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		st = f.Stats()
+		if st.ManagedGrownBytes >= compareFileBytes && st.UnmanagedGrownBytes >= compareFileBytes {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("growth never fully measured: %+v", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	managedNow, _ := CountExtents(managed)
+	unmanagedNow, _ := CountExtents(unmanaged)
+	t.Logf("2 files × 16 MiB in 8 KiB fsync'd appends: managed grew %d B, +%d extents; unmanaged grew %d B, +%d extents "+
+		"(FIEMAP incl. space past EOF now: managed %d, unmanaged %d); preallocated %d B",
+		st.ManagedGrownBytes, st.ManagedExtentsAdded, st.UnmanagedGrownBytes, st.UnmanagedExtentsAdded,
+		managedNow, unmanagedNow, st.PreallocatedBytes)
+	if st.ManagedGrownBytes != compareFileBytes || st.UnmanagedGrownBytes != compareFileBytes {
+		t.Errorf("bytes grown %d managed, %d unmanaged; the test wrote %d to each",
+			st.ManagedGrownBytes, st.UnmanagedGrownBytes, compareFileBytes)
+	}
+	if st.ManagedExtentsAdded < 1 || st.ManagedExtentsAdded >= st.UnmanagedExtentsAdded {
+		t.Errorf("managed file added %d extents, unmanaged %d: want at least 1 and fewer than unmanaged",
+			st.ManagedExtentsAdded, st.UnmanagedExtentsAdded)
+	}
+
+	// Truncated and deleted files add nothing: the counters stay where they are.
+	if err := os.Truncate(unmanaged, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(managed); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // let Run read the events (a later growth would be counted)
+	f.MeasureGrowth()
+	if after := f.Stats(); after.ManagedGrownBytes != st.ManagedGrownBytes || after.UnmanagedGrownBytes != st.UnmanagedGrownBytes ||
+		after.ManagedExtentsAdded != st.ManagedExtentsAdded || after.UnmanagedExtentsAdded != st.UnmanagedExtentsAdded {
+		t.Errorf("truncate/delete moved the counters: %+v → %+v", st, after)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendSynced(path string, total, step int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	block := make([]byte, step)
+	for offset := 0; offset < total; offset += step {
+		fillBlock(block, len(path), offset)
+		if _, err := f.Write(block); err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// testPostgres is the test database server (scripts/test-db.sh) and its data directory.
+func testPostgres(t *testing.T) (url, dataDir string) {
+	t.Helper()
+	url = os.Getenv("SPINDLE_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("SPINDLE_TEST_DATABASE_URL not set: start the test database (scripts/test-db.sh)")
+	}
+	if _, err := exec.LookPath("pgbench"); err != nil {
+		t.Skip("pgbench not installed (bash scripts/setup.sh --for-tests installs PostgreSQL)")
+	}
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.QueryRow(context.Background(), "SHOW data_directory").Scan(&dataDir); err != nil {
+		t.Fatal(err)
+	}
+	return url, dataDir
+}
+
+func scratchDatabases(t *testing.T, url string) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_database WHERE datname LIKE 'spindle_bench_%'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestPgbenchProfileMeasuresTPSAndDropsItsDatabase(t *testing.T) {
+	url, dataDir := testPostgres(t)
+	before := scratchDatabases(t, url)
+	req := Request{Profile: "pgbench", Paths: []string{filepath.Dir(dataDir)}, SizeLimitBytes: 16 << 20,
+		TimeLimitSeconds: 120, StepSeconds: 1, Loads: []Load{{Clients: 2}}, Postgres: &PostgresTarget{ConnString: url}}
+	rep, err := Run(context.Background(), req, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := rep.Steps[0].Off
+	if rep.Throughput != "tps" || off == nil || off.TPS == nil || *off.TPS <= 0 || off.Operations == 0 ||
+		off.LatencyMeanSeconds <= 0 || off.LatencyP99Seconds < off.LatencyMeanSeconds/10 {
+		t.Fatalf("pgbench step %+v", off)
+	}
+	if rep.Reads.Off == nil || rep.Reads.Off.Measured || !strings.Contains(rep.Reads.Off.Basis, "not measured") {
+		t.Fatalf("reads %+v: pgbench's reads cannot be classified and must say so", rep.Reads.Off)
+	}
+	if after := scratchDatabases(t, url); after != before {
+		t.Fatalf("%d scratch databases before, %d after: the run left one behind", before, after)
+	}
+}
+
+func TestPgbenchProfileRefusesADataDirectoryOutsideTheAllowedPaths(t *testing.T) {
+	url, _ := testPostgres(t)
+	before := scratchDatabases(t, url)
+	req := Request{Profile: "pgbench", Paths: []string{t.TempDir()}, SizeLimitBytes: 16 << 20,
+		TimeLimitSeconds: 120, StepSeconds: 1, Loads: []Load{{Clients: 1}}, Postgres: &PostgresTarget{ConnString: url}}
+	_, err := Run(context.Background(), req, nil, nil)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "outside the allowed paths") {
+		t.Fatalf("Run = %v, want a refusal naming the allowed paths", err)
+	}
+	if after := scratchDatabases(t, url); after != before {
+		t.Fatal("a refused run created a database")
+	}
+}
+
+func TestPgbenchProfileIsSkippedWithAReasonWithoutPgbench(t *testing.T) {
+	req := Request{Profile: "pgbench", Paths: []string{t.TempDir()}, SizeLimitBytes: 16 << 20, TimeLimitSeconds: 120,
+		Postgres: &PostgresTarget{ConnString: "host=/nonexistent", PgbenchPath: "/nonexistent/pgbench"}}
+	_, err := Run(context.Background(), req, nil, nil)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("Run = %v, want ErrUnavailable saying pgbench was not found", err)
+	}
+}

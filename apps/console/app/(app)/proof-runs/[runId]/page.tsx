@@ -1,0 +1,46 @@
+import { ArrowLeft } from "lucide-react";
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { prisma } from "@/lib/db";
+import { ProblemError } from "@/lib/problem";
+import { pageContext } from "@/modules/auth/lib/page-context";
+import { BenchReportView } from "@/modules/bench/components/bench-report";
+import { getRun } from "@/modules/bench/lib/runs";
+import { benchReport } from "@/modules/bench/types/bench";
+
+export const metadata: Metadata = { title: "Proof run" };
+
+/** A proof run's report: a link members of the organisation can share; anyone else gets 404. */
+export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[runId]">) {
+  const { runId } = await params;
+  const context = await pageContext();
+  const run = await getRun(prisma(), context.orgId, runId).catch((error: unknown) => {
+    if (error instanceof ProblemError && error.status === 404) notFound();
+    throw error;
+  });
+  const requestHeaders = await headers();
+  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host") ?? "localhost"}`;
+  const report = benchReport.safeParse(run.report);
+  return (
+    <>
+      <Link href={`/servers/${run.serverId}`} className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground print:hidden">
+        <ArrowLeft className="size-4" aria-hidden /> {run.hostname}
+      </Link>
+      {report.success ? (
+        <BenchReportView runId={run.id} hostname={run.hostname} report={report.data} shareUrl={`${origin}/proof-runs/${run.id}`} />
+      ) : (
+        <Alert data-testid="no-report">
+          <AlertTitle>No report</AlertTitle>
+          <AlertDescription>
+            {run.status === "succeeded"
+              ? `The agent's report could not be read: ${report.error.issues[0]?.message ?? "unknown shape"}. Update the console and the agent to matching versions.`
+              : `This run has ${run.status}${run.error ? `: ${run.error}` : ""}. Only a succeeded run has a report.`}
+          </AlertDescription>
+        </Alert>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,104 @@
+// Proof runs against a real database: request, one active run per server, cancel, roles,
+// tenant isolation, the audit trail, and the notification the gateways listen for.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { createOrganisation, createServer } from "@/test-support/fixtures";
+import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
+import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
+import { startRunInput } from "../types/bench";
+import { getServerOffer } from "./profiles";
+import { cancelRun, getRun, listRuns, startRun, type RunActor } from "./runs";
+
+const request = startRunInput.parse({ profile: "fileserver", dataPath: "/srv/bench", sizeLimitMiB: 8, timeLimitSeconds: 60, stepSeconds: 1 });
+const offered = { bench: { profiles: [{ name: "fileserver", description: "IOmeter file-server mix", kind: "generator", source: "SEED-FACTS.md", steps: 4 }],
+  paths: ["/srv/bench"] } };
+
+describe("proof runs", { skip: skipWithoutDatabase }, () => {
+  let db: TestDatabase;
+  let owner: RunActor;
+  let viewer: RunActor;
+  let rival: RunActor;
+  let serverId: string;
+
+  async function enrolledServer(orgId: string, hostname: string, capabilities: object = offered) {
+    const server = await createServer(db.prisma, orgId, hostname);
+    await db.prisma.agent.create({ data: { orgId, serverId: server.id, credentialHash: Buffer.from(randomUUID()), capabilities } });
+    return server.id;
+  }
+
+  before(async () => {
+    db = await createTestDatabase();
+    owner = { ...(await createOrganisation(db.prisma, "Acme")), role: "owner" };
+    const suffix = randomUUID().slice(0, 8);
+    const user = await db.prisma.user.create({ data: { id: `viewer-${suffix}`, name: "Vic", email: `vic-${suffix}@example.com` } });
+    await db.prisma.member.create({ data: { id: `member-${suffix}`, organizationId: owner.orgId, userId: user.id, role: "viewer" } });
+    viewer = { orgId: owner.orgId, userId: user.id, role: "viewer" };
+    rival = { ...(await createOrganisation(db.prisma, "Rival")), role: "owner" };
+    serverId = await enrolledServer(owner.orgId, "db-01");
+  });
+  after(async () => db?.drop());
+
+  it("lists the profiles and directories the agent offered", async () => {
+    const offer = await getServerOffer(db.prisma, owner.orgId, serverId);
+    assert.deepEqual(offer.profiles.map((p) => p.name), ["fileserver"]);
+    assert.deepEqual(offer.paths, ["/srv/bench"]);
+    assert.deepEqual(await getServerOffer(db.prisma, rival.orgId, serverId), { profiles: [], paths: [] }, "another organisation sees none");
+  });
+
+  it("queues a run, announces it to gateways and audits it; a second waits for the first", async () => {
+    const listener = await db.pool.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => heard.push(message.payload ?? ""));
+    await listener.query("LISTEN spindle_bench_run_changed");
+    const run = await startRun(db.prisma, owner, serverId, request);
+    assert.equal(run.status, "queued");
+    assert.deepEqual(run.parameters?.paths, ["/srv/bench"]);
+    await listener.query("SELECT 1");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    listener.release();
+    assert.deepEqual(heard.map((payload) => JSON.parse(payload)), [{ serverId, runId: run.id, status: "queued" }]);
+
+    await assert.rejects(startRun(db.prisma, owner, serverId, request), /already has a proof run/);
+    const audit = await listAuditLog(db.prisma, owner.orgId, {});
+    assert.ok(audit.entries.some((entry) => entry.action === "bench_run.requested" && entry.target === run.id));
+
+    const cancelled = await cancelRun(db.prisma, owner, run.id);
+    assert.equal(cancelled.status, "cancelled", "a queued run is cancelled at once");
+    await assert.rejects(cancelRun(db.prisma, owner, run.id), /nothing to cancel/);
+  });
+
+  it("asks the agent to stop a running run", async () => {
+    const run = await startRun(db.prisma, owner, serverId, request);
+    await db.prisma.benchmarkRun.update({ where: { id: run.id }, data: { status: "running", startedAt: new Date(), heartbeatAt: new Date() } });
+    const cancelling = await cancelRun(db.prisma, owner, run.id);
+    assert.equal(cancelling.status, "cancelling");
+    const audit = await listAuditLog(db.prisma, owner.orgId, {});
+    assert.ok(audit.entries.some((entry) => entry.action === "bench_run.cancelled" && entry.target === run.id));
+    await db.prisma.benchmarkRun.update({ where: { id: run.id }, data: { status: "cancelled", finishedAt: new Date() } });
+  });
+
+  it("lets viewers look but not start or cancel", async () => {
+    await assert.rejects(startRun(db.prisma, viewer, serverId, request), /can view proof runs but not start/);
+    const runs = await listRuns(db.prisma, viewer.orgId, serverId);
+    assert.ok(runs.length >= 2);
+    await assert.rejects(cancelRun(db.prisma, viewer, runs[0]!.id), /not cancel/);
+  });
+
+  it("keeps runs inside their organisation", async () => {
+    const [run] = await listRuns(db.prisma, owner.orgId, serverId);
+    await assert.rejects(getRun(db.prisma, rival.orgId, run!.id), /does not exist in your organisation/);
+    await assert.rejects(cancelRun(db.prisma, rival, run!.id), /does not exist in your organisation/);
+    await assert.rejects(listRuns(db.prisma, rival.orgId, serverId), /does not exist/);
+    await assert.rejects(startRun(db.prisma, rival, serverId, request), /does not exist/);
+    assert.equal((await getRun(db.prisma, owner.orgId, run!.id)).hostname, "db-01");
+  });
+
+  it("refuses a profile the agent did not offer, and a server without profiles says why", async () => {
+    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, profile: "pgbench" }), /offers fileserver/);
+    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, dataPath: "/etc" }), /allows proof runs in \/srv\/bench only/);
+    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, logPath: "/var/log" }), /allows proof runs in \/srv\/bench only/);
+    const silent = await enrolledServer(owner.orgId, "db-02", {});
+    await assert.rejects(startRun(db.prisma, owner, silent, request), /has not offered any benchmark profiles/);
+  });
+});

@@ -1,0 +1,138 @@
+// Proof runs (A/B benchmark runs) as the console stores, requests and draws them. The request
+// becomes the agent's bench.Request (agent/internal/bench/request.go); the report is its
+// bench.Report (agent/internal/bench/report.go). docs/agent-protocol.md, "Proof runs".
+import { z } from "zod";
+
+export const runStatuses = ["queued", "running", "cancelling", "cancelled", "succeeded", "failed"] as const;
+export type RunStatus = (typeof runStatuses)[number];
+export const activeStatuses: readonly RunStatus[] = ["queued", "running", "cancelling"];
+
+const absolutePath = z
+  .string()
+  .trim()
+  .min(1)
+  .max(1024)
+  .refine((p) => p.startsWith("/") || /^[A-Za-z]:\\/.test(p), "give an absolute directory (e.g. /srv/bench)")
+  .refine((p) => !p.split(/[\\/]/).includes(".."), "name the directory itself, without “..”");
+
+const load = z.object({ threads: z.number().int().min(1).max(256), outstanding: z.number().int().min(1).max(256) });
+
+/** What the request form sends. Sizes in MiB and times in seconds / milliseconds, as people think. */
+export const startRunInput = z.object({
+  profile: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "pick a profile the agent offers"),
+  dataPath: absolutePath,
+  logPath: absolutePath.optional(),
+  sizeLimitMiB: z.number().int().min(1).max(1_048_576),
+  timeLimitSeconds: z.number().int().min(10).max(86_400),
+  stepSeconds: z.number().min(1).max(3600).default(5),
+  latencyLimitMs: z.number().positive().max(60_000).default(100),
+  /** Load steps (threads × outstanding I/Os); empty uses the profile's own. */
+  loads: z.array(load).max(32).default([]),
+});
+export type StartRunInput = z.infer<typeof startRunInput>;
+
+/** The parameters stored and sent to the agent (bench.Request without its profile). */
+export const agentParameters = z
+  .object({
+    paths: z.array(z.string()).min(1).max(2),
+    sizeLimitBytes: z.number().int().positive(),
+    timeLimitSeconds: z.number().positive(),
+    stepSeconds: z.number().positive(),
+    latencyLimitSeconds: z.number().positive(),
+    ab: z.literal(true),
+    directIO: z.literal(false),
+    loads: z.array(load).optional(),
+  })
+  .strict();
+export type AgentParameters = z.infer<typeof agentParameters>;
+
+/** A profile as the agent offers it (agents.capabilities.bench.profiles). */
+export const offeredProfile = z.object({
+  name: z.string(),
+  description: z.string(),
+  kind: z.string(),
+  source: z.string().default(""),
+  steps: z.number().int().nonnegative().default(0),
+});
+export type OfferedProfile = z.infer<typeof offeredProfile>;
+
+const nullableNumber = z.number().nullable();
+
+const result = z.object({
+  iops: z.number(),
+  mbps: z.number(),
+  tps: nullableNumber.optional().default(null),
+  latencyMeanSeconds: z.number(),
+  latencyP95Seconds: z.number(),
+  latencyP99Seconds: z.number(),
+  operations: z.number(),
+  bytes: z.number(),
+  passes: z.number(),
+});
+export type StepResult = z.infer<typeof result>;
+
+const readPlacement = z.object({
+  measured: z.boolean(),
+  basis: z.string(),
+  storageReads: nullableNumber,
+  memoryReads: nullableNumber,
+  storageReadPercent: nullableNumber,
+  storageLatencySeconds: nullableNumber,
+  memoryLatencySeconds: nullableNumber,
+  latencySource: z.string(),
+});
+export type ReadPlacement = z.infer<typeof readPlacement>;
+
+/** The agent's report; fields the console does not draw pass through unchecked. */
+export const benchReport = z.object({
+  profile: z.string(),
+  description: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  complete: z.boolean(),
+  stopped: z.string().optional(),
+  ab: z.boolean(),
+  passOrder: z.array(z.string()),
+  throughput: z.enum(["iops", "tps"]),
+  latencyLimitSeconds: z.number(),
+  stepSeconds: z.number(),
+  device: z.object({ path: z.string(), name: z.string(), fileSystem: z.string() }).passthrough(),
+  steps: z.array(
+    z.object({
+      index: z.number(),
+      workload: z.string(),
+      label: z.string(),
+      off: result.nullable(),
+      on: result.nullable(),
+    }),
+  ),
+  reads: z.object({ off: readPlacement.nullable(), on: readPlacement.nullable() }),
+  writePath: z
+    .object({
+      extentsOff: z.array(z.number()).nullable(),
+      extentsOn: z.array(z.number()).nullable(),
+      fragmentsPreventedPercent: nullableNumber,
+      basis: z.string(),
+    })
+    .nullable()
+    .optional()
+    .default(null),
+  notes: z.array(z.string()).optional().default([]),
+});
+export type BenchReport = z.infer<typeof benchReport>;
+
+/** One run as the console lists it. */
+export interface RunSummary {
+  id: string;
+  serverId: string;
+  profile: string;
+  status: RunStatus;
+  progress: number | null;
+  phase: string | null;
+  error: string | null;
+  parameters: AgentParameters | null;
+  requestedBy: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}

@@ -1,0 +1,85 @@
+// Turns the summed rows of one server into its gains: the domain maths on measured inputs, each
+// figure with its basis or "not measured". Pure, so the rules are tested without a database.
+import {
+  fragmentsPrevented,
+  meanStorageReadBytes,
+  meanStorageReadLatencySeconds,
+  memoryReadLatencySeconds,
+  readsServed,
+  serverLedger,
+  storageTimeSaved,
+  type MemoryReadLatency,
+  type ServerGainsSums,
+  type StorageReadSums,
+} from "@spindle/domain";
+import type { DeviceReads, ServerGainsSummary } from "../types/gains";
+import type { ReadCacheSumsRow, StorageReadsRow, WriteOptSumsRow } from "./gains-sql";
+
+/** Adds nullable sums: null only when every value is null (never sent), otherwise the sum of those sent. */
+function addNullable(values: (number | null)[]): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length === 0 ? null : present.reduce((sum, value) => sum + value, 0);
+}
+
+/** Devices that read anything in the range; idle ones (loop devices, spare disks) add nothing to the maths. */
+export function devicesWithReads(rows: readonly StorageReadsRow[]): StorageReadsRow[] {
+  return rows.filter((row) => (row.read_ops ?? 0) > 0 || (row.latency_operations ?? 0) > 0);
+}
+
+export function storageSums(rows: readonly StorageReadsRow[]): StorageReadSums {
+  return {
+    devices: devicesWithReads(rows).map((row) => row.device),
+    readOps: addNullable(rows.map((row) => row.read_ops)),
+    readBytes: addNullable(rows.map((row) => row.read_bytes)),
+    latencyOperations: addNullable(rows.map((row) => row.latency_operations)),
+    latencySumSeconds: addNullable(rows.map((row) => row.latency_sum_seconds)),
+  };
+}
+
+export function memoryLatency(row: ReadCacheSumsRow | undefined): MemoryReadLatency {
+  if (!row || row.memory_latency_weighted === null || !row.memory_latency_samples) return { meanSeconds: null, timedReads: null };
+  return { meanSeconds: row.memory_latency_weighted / row.memory_latency_samples, timedReads: row.memory_latency_samples };
+}
+
+export function gainsSums(cache: ReadCacheSumsRow | undefined, writeOpt: WriteOptSumsRow | undefined, storage: readonly StorageReadsRow[]): ServerGainsSums {
+  return {
+    readCache: { hitsBytes: cache?.hits_bytes ?? null, missesBytes: cache?.misses_bytes ?? null, samples: cache?.rows ?? 0 },
+    storage: storageSums(storage),
+    memoryLatency: memoryLatency(cache),
+    writeOpt: {
+      managedGrownBytes: writeOpt?.managed_grown_bytes ?? null,
+      managedExtentsAdded: writeOpt?.managed_extents_added ?? null,
+      unmanagedGrownBytes: writeOpt?.unmanaged_grown_bytes ?? null,
+      unmanagedExtentsAdded: writeOpt?.unmanaged_extents_added ?? null,
+      filesDefragmented: writeOpt?.files_defragmented ?? null,
+      preallocatedBytes: writeOpt?.preallocated_bytes ?? null,
+      samples: writeOpt?.rows ?? 0,
+    },
+  };
+}
+
+export function buildSummary(server: { id: string; hostname: string }, sums: ServerGainsSums): ServerGainsSummary {
+  return {
+    serverId: server.id,
+    hostname: server.hostname,
+    reads: readsServed(sums.readCache, sums.storage),
+    storageReadLatencySeconds: meanStorageReadLatencySeconds(sums.storage),
+    memoryReadLatencySeconds: memoryReadLatencySeconds(sums.memoryLatency),
+    timeSaved: storageTimeSaved(sums.readCache, sums.storage, sums.memoryLatency),
+    fragments: fragmentsPrevented(sums.writeOpt),
+    ledger: serverLedger(sums),
+  };
+}
+
+export function deviceReads(rows: readonly StorageReadsRow[]): DeviceReads[] {
+  return devicesWithReads(rows).map((row) => {
+    const sums = storageSums([row]);
+    return {
+      device: row.device,
+      readOps: row.read_ops,
+      readBytes: row.read_bytes,
+      meanReadBytes: meanStorageReadBytes(sums),
+      meanReadLatencySeconds: meanStorageReadLatencySeconds(sums),
+    };
+  });
+}

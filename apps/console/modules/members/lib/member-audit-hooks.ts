@@ -1,0 +1,31 @@
+// Member, invitation and role changes go to the audit log (issue 11, defect 10). better-auth's
+// organisation plugin performs them; these are its after-hooks. The acting user is recorded
+// where the plugin tells us who it was (inviter, canceller, the accepting user); for added,
+// removed and re-roled members it does not, so actorId stays null and the entry still says
+// what changed for whom.
+import type { Prisma } from "@/lib/db";
+
+interface Named { id: string; email?: string | null }
+interface MemberLike { id: string; role: string; userId: string; organizationId: string }
+interface InvitationLike { id: string; email: string; role?: string | null; organizationId: string }
+
+async function record(db: Prisma, orgId: string, actorId: string | null, action: string, target: string, details: Record<string, string>) {
+  await db.auditLog.create({ data: { orgId, actorId, action, target, details } });
+}
+
+export function memberAuditHooks(db: Prisma) {
+  return {
+    afterAddMember: async ({ member, user }: { member: MemberLike; user: Named }) =>
+      record(db, member.organizationId, null, "member.added", member.id, { email: user.email ?? "", role: member.role }),
+    afterRemoveMember: async ({ member, user }: { member: MemberLike; user: Named }) =>
+      record(db, member.organizationId, null, "member.removed", member.id, { email: user.email ?? "", role: member.role }),
+    afterUpdateMemberRole: async ({ member, user, previousRole }: { member: MemberLike; user: Named; previousRole: string }) =>
+      record(db, member.organizationId, null, "member.role_changed", member.id, { email: user.email ?? "", from: previousRole, role: member.role }),
+    afterCreateInvitation: async ({ invitation, inviter }: { invitation: InvitationLike; inviter: Named }) =>
+      record(db, invitation.organizationId, inviter.id, "invitation.created", invitation.id, { email: invitation.email, role: invitation.role ?? "" }),
+    afterCancelInvitation: async ({ invitation, cancelledBy }: { invitation: InvitationLike; cancelledBy: Named }) =>
+      record(db, invitation.organizationId, cancelledBy.id, "invitation.cancelled", invitation.id, { email: invitation.email }),
+    afterAcceptInvitation: async ({ invitation, member, user }: { invitation: InvitationLike; member: MemberLike; user: Named }) =>
+      record(db, invitation.organizationId, user.id, "invitation.accepted", invitation.id, { email: invitation.email, role: member.role }),
+  };
+}

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+)
+
+const testOpAMPLimit = 4096
+
+// opampGateway serves the real OpAMP server behind the gateway's guard.
+func opampGateway(t *testing.T) (*gateway, string) {
+	t.Helper()
+	dbURL := testdb.New(t)
+	st, err := store.Open(context.Background(), dbURL, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	server, err := opamp.New(opamp.Settings{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, handler, err := newServer(Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
+		MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 2, OpAMP: server.Handler(), OpAMPLimits: OpAMPLimits{MaxMessageBytes: testOpAMPLimit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(handler)
+	ts.Config.ConnContext = server.ConnContext()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	g := &gateway{url: ts.URL, db: pool, dbURL: dbURL}
+	testdb.Org(t, g.db, "org-a")
+	agent := g.enroll(t, "org-a", "machine-opamp")
+	return g, agent.Credential
+}
+
+func TestOpAMPPlainHTTPBodiesAreBoundedBeforeDecoding(t *testing.T) {
+	g, secret := opampGateway(t)
+	headers := map[string]string{"Content-Type": "application/x-protobuf", "Authorization": "Bearer " + secret}
+	expectError(t, g.post(t, "/v1/opamp", headers, bytes.Repeat([]byte{0}, 2*testOpAMPLimit)), http.StatusRequestEntityTooLarge, reasonTooLarge)
+
+	// A small gzip that inflates past the limit is refused too, by its gunzipped size.
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	_, _ = zw.Write(make([]byte, 1<<20))
+	_ = zw.Close()
+	if bomb.Len() >= testOpAMPLimit {
+		t.Fatalf("the bomb is %d bytes compressed; it must pass the wire limit to test the gunzipped one", bomb.Len())
+	}
+	headers["Content-Encoding"] = "gzip"
+	message := expectError(t, g.post(t, "/v1/opamp", headers, bomb.Bytes()), http.StatusRequestEntityTooLarge, reasonTooLarge)
+	if !strings.Contains(message, "gunzipped") {
+		t.Fatalf("message %q does not say the gunzipped body is too large", message)
+	}
+}
+
+func TestOpAMPWebSocketMessagesAreBounded(t *testing.T) {
+	g, secret := opampGateway(t)
+	url := "ws" + strings.TrimPrefix(g.url, "http") + "/v1/opamp"
+	conn, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteMessage(websocket.BinaryMessage, make([]byte, 2*testOpAMPLimit)); err != nil {
+		t.Fatal(err)
+	}
+	// The gateway closes the connection; the deadline only keeps a broken build from hanging.
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, _, err := conn.ReadMessage(); err == nil {
+		t.Fatal("the gateway answered an oversized message instead of closing the connection")
+	} else if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+		t.Fatal("the connection stayed open after an oversized message")
+	}
+}
+
+func TestFrameLimiterCountsFragmentsAndIgnoresControlFrames(t *testing.T) {
+	frame := func(fin bool, opcode byte, n int) []byte {
+		b := []byte{opcode, 0x80} // masked, as clients send
+		if fin {
+			b[0] |= 0x80
+		}
+		switch {
+		case n < 126:
+			b[1] |= byte(n)
+		case n < 1<<16:
+			b[1] |= 126
+			b = append(b, byte(n>>8), byte(n))
+		default:
+			b[1] |= 127
+			for i := 7; i >= 0; i-- {
+				b = append(b, byte(n>>(8*i)))
+			}
+		}
+		b = append(b, 1, 2, 3, 4) // mask
+		return append(b, make([]byte, n)...)
+	}
+	scanAll := func(f *frameLimiter, stream []byte) error {
+		for len(stream) > 0 { // a byte at a time: headers split across reads
+			if err := f.scan(stream[:1]); err != nil {
+				return err
+			}
+			stream = stream[1:]
+		}
+		return nil
+	}
+	ok := bytes.Join([][]byte{frame(false, 2, 60), frame(false, 9, 100), frame(true, 0, 40), frame(true, 2, 100)}, nil)
+	if err := scanAll(&frameLimiter{limit: 100}, ok); err != nil {
+		t.Fatalf("messages within the limit refused: %v", err)
+	}
+	tooBig := bytes.Join([][]byte{frame(false, 2, 60), frame(true, 0, 41)}, nil)
+	if err := scanAll(&frameLimiter{limit: 100}, tooBig); err == nil {
+		t.Fatal("a fragmented message over the limit passed")
+	}
+	if err := (&frameLimiter{limit: 100}).scan(frame(true, 2, 70_000)[:14]); err == nil {
+		t.Fatal("a 64-bit length over the limit passed")
+	}
+}

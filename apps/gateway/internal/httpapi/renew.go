@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
+)
+
+// renewResponse is the body of a successful POST /v1/renew.
+type renewResponse struct {
+	Credential string    `json:"credential"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+}
+
+// handleRenew is POST /v1/renew: the holder of a valid agent credential exchanges it for a fresh
+// one of full lifetime (docs/agent-protocol.md). The old credential stops working at once.
+func (s *server) handleRenew(w http.ResponseWriter, r *http.Request) {
+	secret := bearerCredential(r)
+	if secret == "" {
+		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
+			"send the agent credential to renew as 'Authorization: Bearer spa_…'")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), enrollTimeout)
+	defer cancel()
+	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
+	if err != nil {
+		s.writeAuthError(w, r, err)
+		return
+	}
+	renewed, err := s.store.RenewCredential(ctx, agent)
+	if err != nil {
+		s.writeAuthError(w, r, err)
+		return
+	}
+	s.credentials.Forget(credential.Hash(secret))
+	s.log.Info("agent credential renewed", "org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID,
+		"expires_at", renewed.ExpiresAt)
+	writeJSON(w, http.StatusOK, renewResponse{Credential: renewed.Credential, ExpiresAt: renewed.ExpiresAt})
+}

@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrBenchRunNotFound: no run with this id is in progress for the calling agent (another
+// agent's run, another organisation's, a finished one, or none at all). The agent stops it.
+var ErrBenchRunNotFound = errors.New("no such benchmark run in progress for this agent")
+
+// BenchCommand is what the gateway tells an agent asking for proof-run work: start a run, cancel
+// the one it runs, or nothing (both empty).
+type BenchCommand struct {
+	Start  *BenchStart `json:"start,omitempty"`
+	Cancel string      `json:"cancel,omitempty"` // id of the run to cancel
+}
+
+// BenchStart is a run handed to the agent: the console's request as stored.
+type BenchStart struct {
+	RunID      string          `json:"runId"`
+	Profile    string          `json:"profile"`
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// BenchOutcome ends a run.
+type BenchOutcome struct {
+	Status string          // succeeded | failed | cancelled
+	Report json.RawMessage // required for succeeded, ignored otherwise
+	Error  string          // why it failed; ignored for succeeded
+}
+
+// lostRunMessage is stored on a run whose agent no longer runs it.
+const lostRunMessage = "the agent restarted or lost the run before it finished; request a new run"
+
+// NextBenchCommand settles what the agent should do. runningID is the run the agent says it is
+// running ("" for none). Any other run marked running for this server is one the agent lost
+// (it restarted): it is failed with a reason. A cancel of the running run wins; otherwise an idle
+// agent takes the oldest queued run, which becomes running.
+func (s *Store) NextBenchCommand(ctx context.Context, agent Agent, runningID string) (BenchCommand, error) {
+	var command BenchCommand
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `
+			UPDATE benchmark_runs SET status = 'failed', error = $4, finished_at = now()
+			WHERE org_id = $1 AND server_id = $2 AND status IN ('running', 'cancelling')
+			  AND id::text IS DISTINCT FROM $3`, agent.OrgID, agent.ServerID, nullIfEmpty(runningID), lostRunMessage); err != nil {
+			return fmt.Errorf("fail lost benchmark runs: %w", err)
+		}
+		if runningID != "" {
+			var status string
+			err := tx.QueryRow(ctx, `
+				UPDATE benchmark_runs SET heartbeat_at = now()
+				WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')
+				RETURNING status`, agent.OrgID, agent.ServerID, agent.ID, runningID).Scan(&status)
+			if errors.Is(err, pgx.ErrNoRows) {
+				// Finished, cancelled while queued, or never this agent's: the agent stops it.
+				command.Cancel = runningID
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read the running benchmark run: %w", err)
+			}
+			if status == "cancelling" {
+				command.Cancel = runningID
+			}
+			return nil
+		}
+		start := BenchStart{}
+		err := tx.QueryRow(ctx, `
+			UPDATE benchmark_runs SET status = 'running', agent_id = $3, started_at = now(), heartbeat_at = now()
+			WHERE id = (SELECT id FROM benchmark_runs
+			            WHERE org_id = $1 AND server_id = $2 AND status = 'queued'
+			            ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+			RETURNING id::text, profile, parameters`, agent.OrgID, agent.ServerID, agent.ID).
+			Scan(&start.RunID, &start.Profile, &start.Parameters)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("take a queued benchmark run: %w", err)
+		}
+		command.Start = &start
+		return nil
+	})
+	return command, err
+}
+
+// RecordBenchProgress stores the agent's progress on its run and says whether the user asked to
+// cancel it.
+func (s *Store) RecordBenchProgress(ctx context.Context, agent Agent, runID string, fraction float64, phase string) (cancel bool, err error) {
+	var status string
+	err = s.pool.QueryRow(ctx, `
+		UPDATE benchmark_runs SET progress = $5, phase = $6, heartbeat_at = now()
+		WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')
+		RETURNING status`, agent.OrgID, agent.ServerID, agent.ID, runID, fraction, phase).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, ErrBenchRunNotFound
+	}
+	if err != nil {
+		return false, fmt.Errorf("record benchmark progress: %w", err)
+	}
+	return status == "cancelling", nil
+}
+
+// FinishBenchRun stores the run's outcome: its report when it succeeded, the reason otherwise.
+func (s *Store) FinishBenchRun(ctx context.Context, agent Agent, runID string, outcome BenchOutcome) error {
+	var report []byte
+	message := outcome.Error
+	switch outcome.Status {
+	case "succeeded":
+		report, message = outcome.Report, ""
+	case "failed", "cancelled":
+	default:
+		return fmt.Errorf("benchmark outcome %q is not succeeded, failed or cancelled", outcome.Status)
+	}
+	progress := any(nil)
+	if outcome.Status == "succeeded" {
+		progress = 1.0
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE benchmark_runs
+		SET status = $5, report = $6, error = NULLIF($7, ''), finished_at = now(), heartbeat_at = now(),
+		    progress = COALESCE($8, progress)
+		WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')`,
+		agent.OrgID, agent.ServerID, agent.ID, runID, outcome.Status, report, truncate(message, 2000), progress)
+	if err != nil {
+		return fmt.Errorf("record benchmark outcome: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrBenchRunNotFound
+	}
+	return nil
+}
+
+// FailSilentBenchRuns fails every run whose agent has said nothing about it for longer than
+// silence (it disconnected, or its host stopped), so no run stays "running" forever. It spans
+// organisations on purpose: it is the gateway's housekeeping, touching no tenant's data but
+// the status of runs nobody can finish any more.
+func (s *Store) FailSilentBenchRuns(ctx context.Context, silence time.Duration) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE benchmark_runs
+		SET status = 'failed', finished_at = now(),
+		    error = format('the agent stopped reporting on this run for more than %s seconds (disconnected, or its host stopped); request a new run', $1::bigint)
+		WHERE status IN ('running', 'cancelling') AND heartbeat_at < now() - make_interval(secs => $1::bigint)`,
+		int64(silence.Seconds()))
+	if err != nil {
+		return 0, fmt.Errorf("fail silent benchmark runs: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// RecordBenchProfiles stores the benchmark profiles the agent offers (name, description, …) and
+// the directories it allows remote runs in, in agents.capabilities under "bench", for the
+// console's request form.
+func (s *Store) RecordBenchProfiles(ctx context.Context, agent Agent, profiles, paths json.RawMessage) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE agents
+		SET capabilities = capabilities || jsonb_build_object('bench',
+		      jsonb_build_object('profiles', $3::jsonb, 'paths', $4::jsonb, 'reportedAt', now()))
+		WHERE id = $1 AND org_id = $2`, agent.ID, agent.OrgID, []byte(profiles), []byte(paths))
+	if err != nil {
+		return fmt.Errorf("record benchmark profiles: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs each gateway fuzz target for a bounded time on top of its committed seed corpus
+# (internal/*/testdata/fuzz). `npm test` runs them for FUZZTIME (default 6s each, under a minute with compilation in
+# all); run longer on demand, e.g. FUZZTIME=10m bash scripts/fuzz.sh. A failure leaves the
+# crashing input under testdata/fuzz/<Target>/: commit it with the fix as a regression seed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime="${FUZZTIME:-6s}"
+targets=(
+  "FuzzDecodeAndMap ./internal/ingest"
+  "FuzzAgentMessage ./internal/opamp"
+  "FuzzEnrollBody ./internal/httpapi"
+  "FuzzFrameLimiter ./internal/httpapi"
+)
+for entry in "${targets[@]}"; do
+  read -r target pkg <<<"$entry"
+  echo "fuzz: $target ($pkg) for $fuzztime"
+  # -parallel 1: the machine is shared; the seed corpus and fuzztime bound the work, not the cores.
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg"
+done

@@ -1,0 +1,53 @@
+// The acceleration-gains families (packages/db/migrations/20261123100000_acceleration_gains,
+// docs/metrics.md "Acceleration features"), declared once: each aggregate column with the
+// expression that builds it from raw rows. Every column is a sum or a count, so an hour is the
+// sum of its minutes and any coarser window merges exactly; the rollup SQL and the tests'
+// expected values both derive from this list.
+
+export interface GainsColumn {
+  /** The aggregate column (read_cache_1m, …). */
+  column: string;
+  /** Its value over raw rows `s` of one bucket. */
+  fromRaw: string;
+  type: "bigint" | "double precision";
+}
+
+export interface GainsFamily {
+  source: "read_cache" | "write_opt";
+  columns: GainsColumn[];
+}
+
+const sum = (column: string): GainsColumn => ({ column, fromRaw: `sum(s.${column})::bigint`, type: "bigint" });
+
+/** A gauge's mean over any window is `<g>_sum / <g>_samples`; rows that did not carry it do not count. */
+const gauge = (g: string): GainsColumn[] => [
+  { column: `${g}_sum`, fromRaw: `sum(s.${g})::bigint`, type: "bigint" },
+  { column: `${g}_samples`, fromRaw: `count(s.${g})`, type: "bigint" },
+];
+
+export const gainsFamilies: GainsFamily[] = [
+  {
+    source: "read_cache",
+    columns: [
+      ...["budget_bytes", "resident_bytes", "pinned_bytes", "managed_files"].flatMap(gauge),
+      ...["hits_bytes", "misses_bytes", "prefetched_bytes", "dropped_behind_bytes", "backoffs"].map(sum),
+      // The memory-hit latency's mean over any window: weighted seconds / samples.
+      {
+        column: "memory_read_latency_weighted_seconds",
+        fromRaw: "sum(s.memory_read_latency_seconds * s.memory_read_latency_samples)",
+        type: "double precision",
+      },
+      sum("memory_read_latency_samples"),
+    ],
+  },
+  {
+    source: "write_opt",
+    columns: ["preallocated_bytes", "fragments_prevented", "files_defragmented", "managed_grown_bytes", "managed_extents_added",
+      "unmanaged_grown_bytes", "unmanaged_extents_added"].map(sum),
+  },
+];
+
+/** The hour's expression from minute rows `s`: the sum of the minutes, in the column's type. */
+export function fromMinutes(c: GainsColumn): string {
+  return c.type === "bigint" ? `sum(s.${c.column})::bigint` : `sum(s.${c.column})`;
+}

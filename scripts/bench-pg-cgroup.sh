@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 7, section 4 item 2: a PostgreSQL database whose working set exceeds the memory it may
+# use (a memory cgroup around the server: v2 memory.max when the unified hierarchy is mounted,
+# else v1 memory.limit_in_bytes), pgbench at stepped client counts while a backup-like
+# sequential scan (tar of the data directory, in the same cgroup) runs throughout, with the read
+# cache off and on: `spindle-agent bench --profile pgbench --ab` (passes off, on, on, off).
+#
+# Needs root (cgroups, running PostgreSQL as the postgres user) and Debian's PostgreSQL
+# (postgresql-15: initdb, pg_ctl, pgbench). Everything it makes is under $WORK and removed at
+# the end. Usage (defaults shown):
+#   MEM_LIMIT=256M SIZE=1536MiB LOADS=1,4,8,16 STEP=20s bash scripts/bench-pg-cgroup.sh [report.json]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+WORK=${WORK:-/var/tmp/spindle-pgcg}
+MEM_LIMIT=${MEM_LIMIT:-256M}
+SIZE=${SIZE:-1536MiB}
+LOADS=${LOADS:-1,4,8,16}
+STEP=${STEP:-20s}
+PORT=${PORT:-55499}
+OUT=${1:-$WORK-report.json}
+CGROUP=spindle-pgcg
+
+[ "$(id -u)" = 0 ] || { echo "run as root (memory cgroup, PostgreSQL as user postgres)" >&2; exit 1; }
+[ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/pgbench" ] || { echo "PostgreSQL binaries not found in $PGBIN: apt-get install postgresql" >&2; exit 1; }
+
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+  CGDIR=/sys/fs/cgroup/$CGROUP; mkdir -p "$CGDIR"; echo "$MEM_LIMIT" >"$CGDIR/memory.max"
+  [ -f "$CGDIR/memory.swap.max" ] && echo 0 >"$CGDIR/memory.swap.max"
+else
+  CGDIR=/sys/fs/cgroup/memory/$CGROUP; mkdir -p "$CGDIR"; echo "$MEM_LIMIT" >"$CGDIR/memory.limit_in_bytes"
+fi
+
+scan_pid=
+cleanup() {
+  [ -n "$scan_pid" ] && kill "$scan_pid" 2>/dev/null && wait "$scan_pid" 2>/dev/null || true
+  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+  rmdir "$CGDIR" 2>/dev/null || true
+}
+trap cleanup EXIT
+rm -rf "$WORK"; mkdir -p "$WORK"; chown postgres: "$WORK"
+
+runuser -u postgres -- "$PGBIN/initdb" -D "$WORK/data" -U postgres --auth=trust >/dev/null
+# The server and everything it forks live in the cgroup: its shared buffers and the page cache
+# its reads fill are charged there, so the database cannot keep more than MEM_LIMIT in memory.
+sh -c "echo \$\$ >'$CGDIR/cgroup.procs'; exec runuser -u postgres -- '$PGBIN/pg_ctl' -D '$WORK/data' -w \
+  -l '$WORK/postgres.log' -o \"-p $PORT -k $WORK -c listen_addresses='' -c shared_buffers=64MB\" start" >/dev/null
+
+# The backup-like scan: a file-level backup reading the whole data directory, over and over.
+sh -c "echo \$\$ >'$CGDIR/cgroup.procs'; while :; do tar cf - -C '$WORK/data' base 2>/dev/null | cat >/dev/null; sleep 1; done" &
+scan_pid=$!
+
+(cd agent && go build -trimpath -o "$WORK/spindle-agent" ./cmd/spindle-agent)
+"$WORK/spindle-agent" bench --profile pgbench --pg "host=$WORK port=$PORT user=postgres dbname=postgres" \
+  --path "$WORK" --size "$SIZE" --loads "$LOADS" --step "$STEP" --duration 60m --ab --json >"$OUT"
+
+echo "memory limit $MEM_LIMIT ($CGDIR), database $SIZE, report in $OUT"
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("| clients | TPS off | TPS on | change | mean ms off | mean ms on | change |")
+print("|---|---|---|---|---|---|---|")
+for s in r["steps"]:
+    off, on, i = s["off"], s["on"], s["improvement"]
+    print(f'| {s["load"]["clients"]} | {off["tps"]:.1f} | {on["tps"]:.1f} | {i["throughputPercent"]:+.0f} % '
+          f'| {1000*off["latencyMeanSeconds"]:.1f} | {1000*on["latencyMeanSeconds"]:.1f} | {i["latencyMeanPercent"]:+.0f} % |')
+print("accelerator:", json.dumps(r["accelerator"]))
+PY
