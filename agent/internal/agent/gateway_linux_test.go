@@ -46,10 +46,14 @@ type policyGateway struct {
 	hash     []byte
 	statuses []*protobufs.RemoteConfigStatus
 	conns    []servertypes.Connection
+	// offered is, per connection, the hash last sent or reported on it: like the real gateway,
+	// the policy is offered again only when the agent's answer or the policy changes, not on every
+	// message (opamp-go leaves an unchanged status out of later messages).
+	offered map[servertypes.Connection]string
 }
 
 func newPolicyGateway(t *testing.T) *policyGateway {
-	g := &policyGateway{t: t}
+	g := &policyGateway{t: t, offered: map[servertypes.Connection]string{}}
 	srv := opampserver.New(nil)
 	handler, connContext, err := srv.Attach(opampserver.Settings{Callbacks: servertypes.Callbacks{OnConnecting: g.onConnecting}})
 	if err != nil {
@@ -126,6 +130,7 @@ func (g *policyGateway) setPolicy(document string) string {
 	sum := sha256.Sum256([]byte(document))
 	g.document, g.hash = []byte(document), sum[:]
 	for _, conn := range g.conns {
+		g.offered[conn] = hex.EncodeToString(g.hash)
 		_ = conn.Send(context.Background(), &protobufs.ServerToAgent{RemoteConfig: g.remoteConfig()})
 	}
 	return hex.EncodeToString(sum[:])
@@ -143,14 +148,16 @@ func (g *policyGateway) onConnecting(*http.Request) servertypes.ConnectionRespon
 			g.conns = append(g.conns, conn)
 			g.mu.Unlock()
 		},
-		OnMessage: func(_ context.Context, _ servertypes.Connection, msg *protobufs.AgentToServer) *protobufs.ServerToAgent {
+		OnMessage: func(_ context.Context, conn servertypes.Connection, msg *protobufs.AgentToServer) *protobufs.ServerToAgent {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			if s := msg.GetRemoteConfigStatus(); s != nil {
 				g.statuses = append(g.statuses, s)
+				g.offered[conn] = hex.EncodeToString(s.GetLastRemoteConfigHash())
 			}
 			response := &protobufs.ServerToAgent{InstanceUid: msg.GetInstanceUid()}
-			if g.hash != nil && hex.EncodeToString(msg.GetRemoteConfigStatus().GetLastRemoteConfigHash()) != hex.EncodeToString(g.hash) {
+			if want := hex.EncodeToString(g.hash); g.hash != nil && g.offered[conn] != want {
+				g.offered[conn] = want
 				response.RemoteConfig = g.remoteConfig()
 			}
 			return response
@@ -158,10 +165,14 @@ func (g *policyGateway) onConnecting(*http.Request) servertypes.ConnectionRespon
 	}}
 }
 
+// waitLimit only bounds how long a broken agent keeps the test waiting: a loaded machine running
+// the race detector (load 20 on 2 cores in CI) takes many seconds for what takes milliseconds idle.
+const waitLimit = 90 * time.Second
+
 // waitStatus waits for the agent's final answer (APPLIED or FAILED) about hash.
 func (g *policyGateway) waitStatus(hash string) *protobufs.RemoteConfigStatus {
 	g.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		g.mu.Lock()
 		for _, s := range g.statuses {
 			if hex.EncodeToString(s.GetLastRemoteConfigHash()) == hash && s.GetStatus() != protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLYING {
@@ -179,7 +190,7 @@ func (g *policyGateway) waitStatus(hash string) *protobufs.RemoteConfigStatus {
 // returns the number of batches seen so far.
 func (g *policyGateway) waitBatch(what string, after int, ok func(map[string][]point) bool) int {
 	g.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		g.mu.Lock()
 		n := len(g.batches)
 		for i := after; i < n; i++ {
@@ -196,7 +207,7 @@ func (g *policyGateway) waitBatch(what string, after int, ok func(map[string][]p
 	for i := max(after, len(g.batches)-3); i < len(g.batches); i++ {
 		seen = append(seen, fmt.Sprintf("batch %d: %s", i, describeBatch(g.batches[i])))
 	}
-	g.t.Fatalf("no batch with %s arrived in 20 s; the last ones:\n%s", what, strings.Join(seen, "\n"))
+	g.t.Fatalf("no batch with %s arrived in %s; the last ones:\n%s", what, waitLimit, strings.Join(seen, "\n"))
 	return 0
 }
 

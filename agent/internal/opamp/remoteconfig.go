@@ -15,6 +15,18 @@ import (
 // opamp-go one message at a time.
 func (c *Client) applyRemoteConfig(ctx context.Context, oc client.OpAMPClient, rc *protobufs.AgentRemoteConfig) {
 	hash := hex.EncodeToString(rc.GetConfigHash())
+	c.mu.Lock()
+	current := c.status
+	c.mu.Unlock()
+	if current.GetStatus() == protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED &&
+		hex.EncodeToString(current.GetLastRemoteConfigHash()) == hash {
+		// The same policy again (a gateway re-offering it after a reconnect or a lost answer):
+		// applying it again would restart the features for nothing; answer with the status.
+		if err := oc.SetRemoteConfigStatus(current); err != nil {
+			c.settings.Logger.Warn("could not report the policy status", "error", err)
+		}
+		return
+	}
 	status := &protobufs.RemoteConfigStatus{LastRemoteConfigHash: rc.GetConfigHash(), Status: protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED}
 	document, err := policyDocument(rc)
 	if err == nil {
