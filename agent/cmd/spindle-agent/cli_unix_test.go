@@ -89,7 +89,7 @@ func TestBinaryEnrolRunStatus(t *testing.T) {
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for metricsPosts.Load() < 2 {
 		if time.Now().After(deadline) {
 			agent.Process.Kill()

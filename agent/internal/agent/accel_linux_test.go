@@ -151,7 +151,7 @@ func mustBeApplied(t *testing.T, s *protobufs.RemoteConfigStatus) {
 // checkStatus reads status.json: the policy in force, the refusal, and both features available.
 func checkStatus(t *testing.T, cfg config.Config, inForce, refused string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st, err := status.Read(cfg.StatusPath())
 		ok := err == nil && st.Policy != nil && st.Policy.Hash == inForce &&

@@ -43,12 +43,12 @@ func TestFragmentationScansThePolicysPathsBesidesAgentYAMLs(t *testing.T) {
 	// The period takes effect for the pass being waited for.
 	passes := c.passCount()
 	c.SetPolicyScan([]string{fromPolicy}, 100*time.Millisecond)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for c.passCount() < passes+2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if c.passCount() < passes+2 {
-		t.Fatalf("passes %d → %d in 10 s with a 100 ms policy period", passes, c.passCount())
+		t.Fatalf("passes %d → %d in 60 s with a 100 ms policy period", passes, c.passCount())
 	}
 
 	// Without policy paths agent.yaml's period applies again.
@@ -59,7 +59,7 @@ func TestFragmentationScansThePolicysPathsBesidesAgentYAMLs(t *testing.T) {
 
 	// A policy path that is missing on this server is the collector's error, naming the setting.
 	c.SetPolicyScan([]string{filepath.Join(fromPolicy, "gone")}, time.Hour)
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		err := c.Collect(context.Background(), newRecordingSink())
 		if err != nil && !errors.Is(err, ErrNoData) {
@@ -75,7 +75,7 @@ func TestFragmentationScansThePolicysPathsBesidesAgentYAMLs(t *testing.T) {
 
 func waitForSeries(t *testing.T, c Collector, series string) *recordingSink {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		sink := newRecordingSink()
 		_ = c.Collect(context.Background(), sink)
 		if _, ok := sink.series[series]; ok {

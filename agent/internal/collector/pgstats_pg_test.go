@@ -137,7 +137,7 @@ func measureWorkload(t *testing.T, admin, name, dsn string, commits, rollbacks i
 	runWorkload(t, dsn, commits, rollbacks)
 	sum := map[string]float64{}
 	quiet := 0
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && quiet < 2; {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && quiet < 2; {
 		time.Sleep(300 * time.Millisecond)
 		sink := newRecordingSink()
 		if err := c.Collect(ctx, sink); err != nil {

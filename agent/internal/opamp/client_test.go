@@ -135,7 +135,7 @@ func (g *gateway) push() {
 // waitStatus waits for a RemoteConfigStatus about hash and returns it.
 func (g *gateway) waitStatus(hash string) *protobufs.RemoteConfigStatus {
 	g.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		g.mu.Lock()
 		for _, s := range g.statuses {
@@ -309,7 +309,7 @@ func TestEndpoints(t *testing.T) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

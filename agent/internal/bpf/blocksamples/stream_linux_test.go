@@ -12,7 +12,7 @@ import (
 func waitForSamples(t *testing.T, st *Stream, dev bpf.Dev, want int) []Sample {
 	t.Helper()
 	var mine []Sample
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && len(mine) < want; {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && len(mine) < want; {
 		time.Sleep(pollInterval / 2)
 		for _, s := range st.Ring().Drain() {
 			if s.Dev == dev {

@@ -59,7 +59,7 @@ func TestWakesOnRunChangesAndFailsSilentRuns(t *testing.T) {
 	}
 	select {
 	case <-wokenA:
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("the waiter of the run's server was not woken")
 	}
 	select {
@@ -72,7 +72,7 @@ func TestWakesOnRunChangesAndFailsSilentRuns(t *testing.T) {
 		heartbeat_at = now() - interval '1 minute' WHERE id = $1`, runID); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var status string
 		var message *string

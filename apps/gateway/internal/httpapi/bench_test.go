@@ -158,7 +158,7 @@ func TestBenchCancelReachesTheAgent(t *testing.T) {
 		if c.Cancel != id {
 			t.Fatalf("long poll answered %+v, want cancel of %s", c, id)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("the long poll did not hear the cancel")
 	}
 	var answer struct{ Cancel bool }

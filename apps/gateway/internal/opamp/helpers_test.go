@@ -99,7 +99,7 @@ func (h *harness) waitListening() {
 	h.t.Helper()
 	select {
 	case <-h.listens:
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		h.t.Fatal("the OpAMP server never listened for policy changes")
 	}
 }
@@ -128,7 +128,7 @@ func (h *harness) expectSent(hash string) {
 		if got != hash {
 			h.t.Fatalf("sent policy %s, want %s", got, hash)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		h.t.Fatalf("policy %s was never sent", hash)
 	}
 }
@@ -145,7 +145,7 @@ func (h *harness) expectNothingSent(within time.Duration) {
 // policyStatus polls server_policy_status until check accepts it.
 func (h *harness) policyStatus(check func(status, applied, reported, message string) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	var status, message string
 	var applied, reported *string
 	for time.Now().Before(deadline) {
@@ -272,7 +272,7 @@ func (a *fakeAgent) expectConfig(t *testing.T, document, hash string) {
 		if !jsonEqual(got, want) {
 			t.Fatalf("received document %s, want %s", file.GetBody(), document)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatalf("the agent never received policy %s", hash)
 	}
 }

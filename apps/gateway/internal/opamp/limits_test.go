@@ -23,7 +23,7 @@ func TestConnectionsPerCredentialAreBounded(t *testing.T) {
 		}
 		t.Cleanup(func() { conn.Close() })
 	}
-	for deadline := time.Now().Add(5 * time.Second); h.server.ConnectedAgents() != DefaultMaxConnectionsPerAgent; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); h.server.ConnectedAgents() != DefaultMaxConnectionsPerAgent; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d connections registered, want %d", h.server.ConnectedAgents(), DefaultMaxConnectionsPerAgent)
 		}

@@ -55,7 +55,7 @@ func TestDeliversPolicyAndRecordsStatus(t *testing.T) {
 			if strings.Join(opampCaps, ",") != "ReportsStatus,AcceptsRemoteConfig,ReportsEffectiveConfig,ReportsHealth,ReportsRemoteConfig" {
 				t.Fatalf("OpAMP capabilities recorded as %v", opampCaps)
 			}
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(60 * time.Second)
 			for effective != "30" && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 				_ = h.db.QueryRow(context.Background(), `SELECT COALESCE(effective_config->'document'->'telemetry'->>'intervalSeconds', '') FROM agents WHERE server_id = $1`, h.serverID).Scan(&effective)
@@ -134,7 +134,7 @@ func TestRefusesConnectionsWithoutAValidCredential(t *testing.T) {
 	// Revoked in the console: the next message closes a WebSocket that was accepted before.
 	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
 	_ = agent
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for h.server.ConnectedAgents() != 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
