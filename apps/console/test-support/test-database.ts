@@ -1,12 +1,14 @@
 // A fresh database per test file, copied from the migrated template (team convention), with the
-// same Prisma client and pg pool the console uses.
+// same Prisma client and pg pool the console uses. The TestDatabase is itself a Db, so tests call
+// the operations exactly as the routes do (under spindle_console and row-level security); the raw
+// `prisma` / `pool` (the superuser, which RLS does not apply to) are for fixtures and checks only.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createPool, createPrisma } from "@spindle/db";
 import { testDatabaseEnv } from "@/lib/env";
-import type { Pool, Prisma } from "@/lib/db";
+import { databaseOf, type Db, type Pool, type Prisma } from "@/lib/db";
 
-export interface TestDatabase {
+export interface TestDatabase extends Db {
   prisma: Prisma;
   pool: Pool;
   drop(): Promise<void>;
@@ -36,7 +38,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const prisma = createPrisma(url.toString());
   const pool = createPool(url.toString());
-  return {
+  const handle: Omit<TestDatabase, keyof Db> = {
     prisma,
     pool,
     async drop() {
@@ -45,4 +47,5 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+  return databaseOf(prisma, pool, handle);
 }
