@@ -34,7 +34,10 @@ export interface Db {
   readonly [opaque]: true;
 }
 
-const connections = new WeakMap<object, { prisma: Prisma; pool: Pool }>();
+// On globalThis, like the clients below: a production build may carry this module in several
+// chunks, and a handle made by one must open in the others.
+const shared = globalThis as unknown as { spindleDbConnections?: WeakMap<object, { prisma: Prisma; pool: Pool }> };
+const connections = (shared.spindleDbConnections ??= new WeakMap());
 
 /** Wraps a Prisma client and a pool as a Db; for this file and the tests' per-file databases. */
 export function databaseOf<T extends object = object>(prisma: Prisma, pool: Pool, target?: T): T & Db {
