@@ -21,6 +21,8 @@ export async function readServer(tx: OrgTransaction, orgId: string, serverId: st
   return summariseServer(row, now);
 }
 
+type ServerRow = Parameters<typeof summariseServer>[0];
+
 /** The columns of serverSummarySelect in SQL, for units of work that read telemetry in SQL. */
 const serverSummaryColumns = `id::text AS id, hostname, os, os_version AS "osVersion", kernel, arch,
   agent_version AS "agentVersion", created_at AS "createdAt", last_seen_at AS "lastSeenAt"`;
@@ -28,7 +30,7 @@ const serverSummaryColumns = `id::text AS id, hostname, os, os_version AS "osVer
 /** readServer for a unit of work in SQL (metrics, deep telemetry, gains): one transaction throughout. */
 export async function readServerSql(sql: OrgSql, orgId: string, serverId: string, now = new Date()): Promise<ServerSummary> {
   const { rows } = isUuid(serverId)
-    ? await sql.query(`SELECT ${serverSummaryColumns} FROM servers WHERE id = $1 AND org_id = $2`, [serverId, orgId])
+    ? await sql.query<ServerRow>(`SELECT ${serverSummaryColumns} FROM servers WHERE id = $1 AND org_id = $2`, [serverId, orgId])
     : { rows: [] };
   if (!rows[0]) throw notFound("This server");
   return summariseServer(rows[0], now);
@@ -36,6 +38,6 @@ export async function readServerSql(sql: OrgSql, orgId: string, serverId: string
 
 /** Every server of the organisation in SQL, by hostname. */
 export async function listServersSql(sql: OrgSql, orgId: string, now = new Date()): Promise<ServerSummary[]> {
-  const { rows } = await sql.query(`SELECT ${serverSummaryColumns} FROM servers WHERE org_id = $1 ORDER BY hostname, created_at`, [orgId]);
+  const { rows } = await sql.query<ServerRow>(`SELECT ${serverSummaryColumns} FROM servers WHERE org_id = $1 ORDER BY hostname, created_at`, [orgId]);
   return rows.map((row) => summariseServer(row, now));
 }
