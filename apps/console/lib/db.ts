@@ -1,34 +1,96 @@
-// One Prisma client (relational data) and one pg pool (time series) per server process. Kept on
-// globalThis because `next dev` re-evaluates modules on every edit and would leak connections.
+// The console's database access. Organisation data is reachable only through inOrg (Prisma) and
+// inOrgSql (hand-written SQL on the pg pool): each runs one transaction as the role
+// spindle_console with spindle.org_id set, so row-level security and the spindle_tenant views
+// (migration 20261123130000_tenant_security) refuse any row of another organisation even when a
+// query forgets its org_id filter. The raw clients never leave this file, except the identity
+// tables better-auth owns (users, sessions, members, invitations, organizations: not tenant
+// tables), which identityTables / authPrisma hand out typed to those tables only.
+// One Prisma client and one pg pool per server process, kept on globalThis because `next dev`
+// re-evaluates modules on every edit and would leak connections.
 import type * as SpindleDb from "@spindle/db";
+import type { PoolClient } from "pg";
 import { env } from "@/lib/env";
 
 // @spindle/db is loaded by Node at run time instead of being bundled: it is a workspace package
 // (Turbopack bundles those even when listed in serverExternalPackages) and it carries the
 // migration runner and embedded PostgreSQL, whose file-system lookups a bundle cannot resolve.
-const { createPool, createPrisma, withOrgPrisma } = (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@spindle/db")) as typeof SpindleDb;
+const { createPool, createPrisma, withOrgPrisma, withOrgTransaction } = (await import(
+  /* turbopackIgnore: true */ /* webpackIgnore: true */ "@spindle/db"
+)) as typeof SpindleDb;
 
 export type Prisma = ReturnType<typeof SpindleDb.createPrisma>;
 export type Pool = ReturnType<typeof SpindleDb.createPool>;
+/** A Prisma transaction scoped to one organisation under spindle_console. */
 export type OrgTransaction = SpindleDb.PrismaTransaction;
+/** A pg connection inside a transaction scoped to one organisation, telemetry read through spindle_tenant. */
+export type OrgSql = Pick<PoolClient, "query">;
 
-/**
- * Runs `work` in one transaction as the database role spindle_console with spindle.org_id set to
- * `orgId`, so row-level security (migration 20261123130000_tenant_security) refuses any row of
- * another organisation even if a query forgets its org_id filter.
- */
-export function inOrg<T>(db: Prisma, orgId: string, work: (tx: OrgTransaction) => Promise<T>): Promise<T> {
-  return withOrgPrisma(db, orgId, "spindle_console", work);
+/** The tables better-auth owns; they have no org_id and no row-level security. */
+export type IdentityTables = Pick<Prisma, "user" | "session" | "account" | "member" | "invitation" | "organization">;
+
+declare const opaque: unique symbol;
+/** The process's (or a test's) connections, opaque: open it with inOrg / inOrgSql. */
+export interface Db {
+  readonly [opaque]: true;
 }
 
-const holder = globalThis as unknown as { spindlePrisma?: Prisma; spindlePool?: Pool };
+// On globalThis, like the clients below: a production build may carry this module in several
+// chunks, and a handle made by one must open in the others.
+const shared = globalThis as unknown as { spindleDbConnections?: WeakMap<object, { prisma: Prisma; pool: Pool }> };
+const connections = (shared.spindleDbConnections ??= new WeakMap());
 
-export function prisma(): Prisma {
+/** Wraps a Prisma client and a pool as a Db; for this file and the tests' per-file databases. */
+export function databaseOf<T extends object = object>(prisma: Prisma, pool: Pool, target?: T): T & Db {
+  const db = (target ?? {}) as T & Db;
+  connections.set(db, { prisma, pool });
+  return db;
+}
+
+function open(db: Db): { prisma: Prisma; pool: Pool } {
+  const found = connections.get(db);
+  if (!found) throw new Error("not a Spindle database handle: use database() or databaseOf()");
+  return found;
+}
+
+/** One unit of work on the organisation's relational rows, in one transaction. */
+export function inOrg<T>(db: Db, orgId: string, work: (tx: OrgTransaction) => Promise<T>): Promise<T> {
+  return withOrgPrisma(open(db).prisma, orgId, "spindle_console", work);
+}
+
+/**
+ * One unit of work in hand-written SQL (telemetry, aggregates), in one transaction on one pooled
+ * connection. The shared helper sets search_path = spindle_tenant, public for spindle_console, so
+ * `disk_io`, `disk_io_1m`… name the organisation-filtered views wherever RLS cannot apply, in both
+ * time-series modes.
+ */
+export async function inOrgSql<T>(db: Db, orgId: string, work: (sql: OrgSql) => Promise<T>): Promise<T> {
+  const client = await open(db).pool.connect();
+  try {
+    return await withOrgTransaction(client, orgId, "spindle_console", () => work(client));
+  } finally {
+    client.release();
+  }
+}
+
+/** better-auth's tables, for reading memberships and invitations outside any organisation. */
+export function identityTables(db: Db): IdentityTables {
+  return open(db).prisma;
+}
+
+const holder = globalThis as unknown as { spindleDb?: Db; spindlePrisma?: Prisma };
+
+function processPrisma(): Prisma {
   holder.spindlePrisma ??= createPrisma(env().DATABASE_URL);
   return holder.spindlePrisma;
 }
 
-export function pool(): Pool {
-  holder.spindlePool ??= createPool(env().DATABASE_URL, { applicationName: "spindle-console" });
-  return holder.spindlePool;
+/** The server process's database. */
+export function database(): Db {
+  holder.spindleDb ??= databaseOf(processPrisma(), createPool(env().DATABASE_URL, { applicationName: "spindle-console" }));
+  return holder.spindleDb;
+}
+
+/** The whole client, for better-auth's adapter only (it touches nothing but its own tables). */
+export function authPrisma(): Prisma {
+  return processPrisma();
 }

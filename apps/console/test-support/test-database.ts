@@ -1,12 +1,16 @@
 // A fresh database per test file, copied from the migrated template (team convention), with the
-// same Prisma client and pg pool the console uses.
+// same Prisma client and pg pool the console uses. The TestDatabase is itself a Db connected the
+// way production connects: as a login role granted spindle_console and nothing else, so every
+// operation a test calls meets row-level security and the view wall exactly as in production.
+// The raw `prisma` / `pool` connect as the superuser (RLS does not apply to it) and are for
+// fixtures and checks only.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createPool, createPrisma } from "@spindle/db";
 import { testDatabaseEnv } from "@/lib/env";
-import type { Pool, Prisma } from "@/lib/db";
+import { databaseOf, type Db, type Pool, type Prisma } from "@/lib/db";
 
-export interface TestDatabase {
+export interface TestDatabase extends Db {
   prisma: Prisma;
   pool: Pool;
   drop(): Promise<void>;
@@ -28,21 +32,39 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** The login the console's Db uses in tests; like a production login, it holds only spindle_console. */
+export const consoleTestLogin = "spindle_console_test_login";
+
+async function ensureConsoleLogin(client: pg.Client): Promise<void> {
+  // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
+  await client.query(`DO $$ BEGIN CREATE ROLE ${consoleTestLogin} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+  await client.query(`GRANT spindle_console TO ${consoleTestLogin}`);
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   if ("skip" in settings) throw new Error(settings.skip);
   const name = `console_test_${randomBytes(6).toString("hex")}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${pg.escapeIdentifier(settings.template)}`));
+  await admin(async (client) => {
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${pg.escapeIdentifier(settings.template)}`);
+    await ensureConsoleLogin(client);
+  });
   const url = new URL(settings.adminUrl);
   url.pathname = `/${name}`;
   const prisma = createPrisma(url.toString());
   const pool = createPool(url.toString());
-  return {
+  const login = new URL(url);
+  login.username = consoleTestLogin;
+  login.password = "";
+  const consolePrisma = createPrisma(login.toString());
+  const consolePool = createPool(login.toString());
+  const handle: Omit<TestDatabase, keyof Db> = {
     prisma,
     pool,
     async drop() {
-      await prisma.$disconnect();
-      await pool.end();
+      await Promise.all([prisma.$disconnect(), consolePrisma.$disconnect()]);
+      await Promise.all([pool.end(), consolePool.end()]);
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+  return databaseOf(consolePrisma, consolePool, handle);
 }

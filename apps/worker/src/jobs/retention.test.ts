@@ -39,8 +39,9 @@ describe("deleteExpiredTelemetry", { skip: skipReason }, () => {
       }
     }
 
-    // A slice of one row proves the slicing loop reaches every expired row.
-    const deleted = await deleteExpiredTelemetry(pool, { now, sliceRows: 1 });
+    // A slice of one row proves the slicing loop reaches every expired row. The job runs as the
+    // worker's production login does, holding only spindle_worker.
+    const deleted = await deleteExpiredTelemetry(plain.workerPool, { now, sliceRows: 1 });
     assert.deepEqual(deleted, onlyDeleted({ disk_io: 2, memory: 1, disk_io_1m: 1, memory_1m: 1, disk_io_1h: 1, memory_1h: 1 }));
 
     const oldest = async (table: string, column: string) =>
@@ -52,6 +53,6 @@ describe("deleteExpiredTelemetry", { skip: skipReason }, () => {
     assert.deepEqual(await oldest("disk_io_1h", "bucket"), { oldest: new Date(daysAgo(729)), n: 1 });
     assert.deepEqual(await oldest("memory_1h", "bucket"), { oldest: new Date(daysAgo(729)), n: 1 });
 
-    assert.deepEqual(await deleteExpiredTelemetry(pool, { now }), onlyDeleted({}));
+    assert.deepEqual(await deleteExpiredTelemetry(plain.workerPool, { now }), onlyDeleted({}));
   });
 });

@@ -1,3 +1,4 @@
+import { withSystemTransaction } from "@spindle/db";
 import type pg from "pg";
 
 /**
@@ -25,6 +26,8 @@ export type RetentionResult = Record<(typeof retentionPeriods)[number]["table"],
 /**
  * Plain mode only: deletes rows past their retention period. Deletes go in slices so a backlog
  * (a worker that was down for days) never holds locks or builds WAL in one huge transaction.
+ * Retention spans every organisation, so each slice runs as spindle_system: the worker's own
+ * role may not delete raw telemetry, and row-level security would hide every rollup row from it.
  */
 export async function deleteExpiredTelemetry(
   pool: pg.Pool,
@@ -36,14 +39,20 @@ export async function deleteExpiredTelemetry(
   for (const { table, timeColumn, keep } of retentionPeriods) {
     deleted[table] = 0;
     for (;;) {
-      const result = await pool.query(
-        `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
-           SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`,
-        [now, sliceRows],
-      );
+      const result = await deleteSlice(pool, `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`, [now, sliceRows]);
       deleted[table] += result.rowCount ?? 0;
       if ((result.rowCount ?? 0) < sliceRows) break;
     }
   }
   return deleted;
+}
+
+async function deleteSlice(pool: pg.Pool, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  try {
+    return await withSystemTransaction(client, () => client.query(sql, params));
+  } finally {
+    client.release();
+  }
 }

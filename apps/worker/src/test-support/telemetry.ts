@@ -8,13 +8,25 @@ export const skipReason = testDatabaseSkipReason();
 
 export interface PlainDatabase {
   db: TestDatabase;
+  /** The superuser, which row-level security does not apply to: for fixtures and checks. */
   pool: pg.Pool;
+  /** Connected as production connects the worker: a login holding only spindle_worker. */
+  workerPool: pg.Pool;
   close(): Promise<void>;
 }
+
+const workerTestLogin = "spindle_worker_test_login";
 
 export async function openPlainDatabase(label: string): Promise<PlainDatabase> {
   const db = await createTestDatabase({ label });
   const pool = createPool(db.url, { max: 6 });
+  // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
+  await pool.query(`DO $$ BEGIN CREATE ROLE ${workerTestLogin} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+  await pool.query(`GRANT spindle_worker TO ${workerTestLogin}`);
+  const login = new URL(db.url);
+  login.username = workerTestLogin;
+  login.password = "";
+  const workerPool = createPool(login.toString(), { max: 2 });
   const mode = await readTimeseriesMode(pool);
   if (mode !== "plain") {
     throw new Error(`the test template is in ${mode} mode; the worker's rollup tests need a plain PostgreSQL template`);
@@ -22,8 +34,9 @@ export async function openPlainDatabase(label: string): Promise<PlainDatabase> {
   return {
     db,
     pool,
+    workerPool,
     close: async () => {
-      await pool.end();
+      await Promise.all([pool.end(), workerPool.end()]);
       await db.drop();
     },
   };

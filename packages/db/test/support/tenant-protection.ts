@@ -19,3 +19,11 @@ export const unprotectedTenantRelationsQuery = `
 export const unprotectedHint =
   "tables with org_id but no tenant protection: call SELECT spindle_protect_tenant_relation('<table>') " +
   "in the migration that creates them (after creating hypertables and aggregates)";
+
+/** Every tenant relation (an org_id column, schema public), by name. */
+export const tenantRelationsQuery = `
+  SELECT DISTINCT c.relname FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped
+  WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'm', 'v')
+  ORDER BY 1`;

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonVariants } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { PolicyList } from "@/modules/policies/components/policy-list";
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: "Policies" };
 export default async function PoliciesPage({ searchParams }: PageProps<"/policies">) {
   const context = await pageContext();
   const showArchived = (await searchParams).archived === "1";
-  const policies = await listPolicies(prisma(), context.orgId, { includeArchived: showArchived });
+  const policies = await listPolicies(database(), context.orgId, { includeArchived: showArchived });
   const canCreate = can(context.role, { policy: ["create"] });
   return (
     <>

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonVariants } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { FleetTable } from "@/modules/fleet/components/fleet-table";
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: "Servers" };
 
 export default async function ServersPage() {
   const context = await pageContext();
-  const servers = await listServers(prisma(), context.orgId);
+  const servers = await listServers(database(), context.orgId);
   const canAdd = can(context.role, { enrollmentToken: ["create"] });
   return (
     <>

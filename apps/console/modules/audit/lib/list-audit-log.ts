@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { findAuthors } from "@/modules/policies/lib/summarise-policy";
 import type { AuditEntry } from "../types/audit";
 
@@ -6,18 +6,20 @@ export const AUDIT_PAGE_SIZE = 50;
 
 /** The organisation's audit log, newest first, a page at a time (`before` = the last id shown). */
 export async function listAuditLog(
-  db: Prisma,
+  db: Db,
   orgId: string,
   { before }: { before?: string } = {},
 ): Promise<{ entries: AuditEntry[]; nextBefore: string | null }> {
   const cursor = before && /^\d{1,19}$/.test(before) ? BigInt(before) : undefined;
-  const rows = await db.auditLog.findMany({
-    where: { orgId, ...(cursor !== undefined ? { id: { lt: cursor } } : {}) },
-    orderBy: { id: "desc" },
-    take: AUDIT_PAGE_SIZE + 1,
+  const [rows, authors] = await inOrg(db, orgId, async (tx) => {
+    const found = await tx.auditLog.findMany({
+      where: { orgId, ...(cursor !== undefined ? { id: { lt: cursor } } : {}) },
+      orderBy: { id: "desc" },
+      take: AUDIT_PAGE_SIZE + 1,
+    });
+    return [found, await findAuthors(tx, found.slice(0, AUDIT_PAGE_SIZE).map((row) => row.actorId))] as const;
   });
   const page = rows.slice(0, AUDIT_PAGE_SIZE);
-  const authors = await findAuthors(db, page.map((row) => row.actorId));
   return {
     entries: page.map((row) => ({
       id: row.id.toString(),

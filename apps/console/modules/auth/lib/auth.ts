@@ -5,7 +5,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
-import { prisma, type Prisma } from "@/lib/db";
+import { authPrisma, database, type Db, type Prisma } from "@/lib/db";
 import { consoleIsHttps, env } from "@/lib/env";
 import { memberAuditHooks } from "@/modules/members/lib/member-audit-hooks";
 import { accessControl, roles } from "./access";
@@ -13,14 +13,20 @@ import { hashPassword, verifyPassword } from "./password";
 
 const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
 
-export function createAuth(db: Prisma) {
+/**
+ * `identity` is the whole Prisma client because better-auth's adapter wants one; it reads and
+ * writes only its own tables (users, sessions, accounts, verifications, organizations, members,
+ * invitations), which carry no org_id. The audit entries its hooks write go through `db` under
+ * row-level security like every other organisation write.
+ */
+export function createAuth(identity: Prisma, db: Db) {
   const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL, SPINDLE_TRUSTED_PROXIES } = env();
   return betterAuth({
     appName: "Spindle",
     baseURL: SPINDLE_CONSOLE_URL,
     secret: BETTER_AUTH_SECRET,
     trustedOrigins: [SPINDLE_CONSOLE_URL],
-    database: prismaAdapter(db, { provider: "postgresql" }),
+    database: prismaAdapter(identity, { provider: "postgresql" }),
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,
@@ -44,7 +50,7 @@ export function createAuth(db: Prisma) {
           // Land every new session in the user's oldest organisation, so signing in goes
           // straight to the fleet instead of an organisation picker.
           before: async (session) => {
-            const membership = await db.member.findFirst({
+            const membership = await identity.member.findFirst({
               where: { userId: session.userId },
               orderBy: { createdAt: "asc" },
               select: { organizationId: true },
@@ -74,6 +80,6 @@ export type Auth = ReturnType<typeof createAuth>;
 const holder = globalThis as unknown as { spindleAuth?: Auth };
 
 export function auth(): Auth {
-  holder.spindleAuth ??= createAuth(prisma());
+  holder.spindleAuth ??= createAuth(authPrisma(), database());
   return holder.spindleAuth;
 }

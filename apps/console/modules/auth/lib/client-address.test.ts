@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { getIP } from "@better-auth/core/utils/ip";
-import type { Prisma } from "@/lib/db";
+import type { Db, Prisma } from "@/lib/db";
 import { parseEnv } from "@/lib/env";
 
 async function optionsWith(trusted: string) {
@@ -12,7 +12,7 @@ async function optionsWith(trusted: string) {
   parseEnv(base); // fail here, with the message, if the fixture is wrong
   Object.assign(process.env, base, { NODE_ENV: "production" });
   const { createAuth } = await import("./auth");
-  return createAuth({} as Prisma).options;
+  return createAuth({} as Prisma, {} as Db).options;
 }
 
 function request(forwardedFor: string) {

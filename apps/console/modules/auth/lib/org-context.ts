@@ -1,6 +1,6 @@
 // Resolves the signed-in user and their organisation for a request. API routes get a problem
 // (401 / 403); pages get a redirect (see page-context.ts).
-import { prisma } from "@/lib/db";
+import { database, identityTables } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import type { OrgContext } from "../types/context";
 import { isRoleName } from "./access";
@@ -17,10 +17,11 @@ export type OrgContextResult =
  */
 async function findMembership(userId: string, activeOrgId: string | null | undefined) {
   const include = { organization: { select: { name: true } } } as const;
+  const members = identityTables(database()).member;
   const active = activeOrgId
-    ? await prisma().member.findFirst({ where: { userId, organizationId: activeOrgId }, include })
+    ? await members.findFirst({ where: { userId, organizationId: activeOrgId }, include })
     : null;
-  return active ?? (await prisma().member.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, include }));
+  return active ?? (await members.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, include }));
 }
 
 export async function resolveOrgContext(headers: Headers): Promise<OrgContextResult> {

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { z } from "zod";
 import { offeredProfile, type OfferedProfile } from "../types/bench";
 
@@ -21,7 +21,7 @@ export function offeredProfiles(agentCapabilities: unknown): OfferedProfile[] {
 }
 
 /** What the agent of the organisation's server offers. */
-export async function getServerOffer(db: Prisma, orgId: string, serverId: string): Promise<BenchOffer> {
-  const agent = await db.agent.findFirst({ where: { serverId, orgId, revokedAt: null }, select: { capabilities: true } });
+export async function getServerOffer(db: Db, orgId: string, serverId: string): Promise<BenchOffer> {
+  const agent = await inOrg(db, orgId, (tx) => tx.agent.findFirst({ where: { serverId, orgId, revokedAt: null }, select: { capabilities: true } }));
   return agent ? benchOffer(agent.capabilities) : { profiles: [], paths: [] };
 }

@@ -40,10 +40,10 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
   after(async () => db?.drop());
 
   it("lists the profiles and directories the agent offered", async () => {
-    const offer = await getServerOffer(db.prisma, owner.orgId, serverId);
+    const offer = await getServerOffer(db, owner.orgId, serverId);
     assert.deepEqual(offer.profiles.map((p) => p.name), ["fileserver"]);
     assert.deepEqual(offer.paths, ["/srv/bench"]);
-    assert.deepEqual(await getServerOffer(db.prisma, rival.orgId, serverId), { profiles: [], paths: [] }, "another organisation sees none");
+    assert.deepEqual(await getServerOffer(db, rival.orgId, serverId), { profiles: [], paths: [] }, "another organisation sees none");
   });
 
   it("queues a run, announces it to gateways and audits it; a second waits for the first", async () => {
@@ -51,7 +51,7 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
     const heard: string[] = [];
     listener.on("notification", (message) => heard.push(message.payload ?? ""));
     await listener.query("LISTEN spindle_bench_run_changed");
-    const run = await startRun(db.prisma, owner, serverId, request);
+    const run = await startRun(db, owner, serverId, request);
     assert.equal(run.status, "queued");
     assert.deepEqual(run.parameters?.paths, ["/srv/bench"]);
     await listener.query("SELECT 1");
@@ -59,46 +59,46 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
     listener.release();
     assert.deepEqual(heard.map((payload) => JSON.parse(payload)), [{ serverId, runId: run.id, status: "queued" }]);
 
-    await assert.rejects(startRun(db.prisma, owner, serverId, request), /already has a proof run/);
-    const audit = await listAuditLog(db.prisma, owner.orgId, {});
+    await assert.rejects(startRun(db, owner, serverId, request), /already has a proof run/);
+    const audit = await listAuditLog(db, owner.orgId, {});
     assert.ok(audit.entries.some((entry) => entry.action === "bench_run.requested" && entry.target === run.id));
 
-    const cancelled = await cancelRun(db.prisma, owner, run.id);
+    const cancelled = await cancelRun(db, owner, run.id);
     assert.equal(cancelled.status, "cancelled", "a queued run is cancelled at once");
-    await assert.rejects(cancelRun(db.prisma, owner, run.id), /nothing to cancel/);
+    await assert.rejects(cancelRun(db, owner, run.id), /nothing to cancel/);
   });
 
   it("asks the agent to stop a running run", async () => {
-    const run = await startRun(db.prisma, owner, serverId, request);
+    const run = await startRun(db, owner, serverId, request);
     await db.prisma.benchmarkRun.update({ where: { id: run.id }, data: { status: "running", startedAt: new Date(), heartbeatAt: new Date() } });
-    const cancelling = await cancelRun(db.prisma, owner, run.id);
+    const cancelling = await cancelRun(db, owner, run.id);
     assert.equal(cancelling.status, "cancelling");
-    const audit = await listAuditLog(db.prisma, owner.orgId, {});
+    const audit = await listAuditLog(db, owner.orgId, {});
     assert.ok(audit.entries.some((entry) => entry.action === "bench_run.cancelled" && entry.target === run.id));
     await db.prisma.benchmarkRun.update({ where: { id: run.id }, data: { status: "cancelled", finishedAt: new Date() } });
   });
 
   it("lets viewers look but not start or cancel", async () => {
-    await assert.rejects(startRun(db.prisma, viewer, serverId, request), /can view proof runs but not start/);
-    const runs = await listRuns(db.prisma, viewer.orgId, serverId);
+    await assert.rejects(startRun(db, viewer, serverId, request), /can view proof runs but not start/);
+    const runs = await listRuns(db, viewer.orgId, serverId);
     assert.ok(runs.length >= 2);
-    await assert.rejects(cancelRun(db.prisma, viewer, runs[0]!.id), /not cancel/);
+    await assert.rejects(cancelRun(db, viewer, runs[0]!.id), /not cancel/);
   });
 
   it("keeps runs inside their organisation", async () => {
-    const [run] = await listRuns(db.prisma, owner.orgId, serverId);
-    await assert.rejects(getRun(db.prisma, rival.orgId, run!.id), /does not exist in your organisation/);
-    await assert.rejects(cancelRun(db.prisma, rival, run!.id), /does not exist in your organisation/);
-    await assert.rejects(listRuns(db.prisma, rival.orgId, serverId), /does not exist/);
-    await assert.rejects(startRun(db.prisma, rival, serverId, request), /does not exist/);
-    assert.equal((await getRun(db.prisma, owner.orgId, run!.id)).hostname, "db-01");
+    const [run] = await listRuns(db, owner.orgId, serverId);
+    await assert.rejects(getRun(db, rival.orgId, run!.id), /does not exist in your organisation/);
+    await assert.rejects(cancelRun(db, rival, run!.id), /does not exist in your organisation/);
+    await assert.rejects(listRuns(db, rival.orgId, serverId), /does not exist/);
+    await assert.rejects(startRun(db, rival, serverId, request), /does not exist/);
+    assert.equal((await getRun(db, owner.orgId, run!.id)).hostname, "db-01");
   });
 
   it("refuses a profile the agent did not offer, and a server without profiles says why", async () => {
-    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, profile: "pgbench" }), /offers fileserver/);
-    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, dataPath: "/etc" }), /allows proof runs in \/srv\/bench only/);
-    await assert.rejects(startRun(db.prisma, owner, serverId, { ...request, logPath: "/var/log" }), /allows proof runs in \/srv\/bench only/);
+    await assert.rejects(startRun(db, owner, serverId, { ...request, profile: "pgbench" }), /offers fileserver/);
+    await assert.rejects(startRun(db, owner, serverId, { ...request, dataPath: "/etc" }), /allows proof runs in \/srv\/bench only/);
+    await assert.rejects(startRun(db, owner, serverId, { ...request, logPath: "/var/log" }), /allows proof runs in \/srv\/bench only/);
     const silent = await enrolledServer(owner.orgId, "db-02", {});
-    await assert.rejects(startRun(db.prisma, owner, silent, request), /has not offered any benchmark profiles/);
+    await assert.rejects(startRun(db, owner, silent, request), /has not offered any benchmark profiles/);
   });
 });

@@ -1,6 +1,6 @@
 // Proof runs in the database: request, cancel, list, read. Every query is scoped by the
 // caller's organisation; a run or server of another organisation is "not found".
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { forbidden, notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { can } from "@/modules/auth/lib/access";
@@ -37,12 +37,39 @@ function requirePermission(actor: RunActor, action: "start" | "cancel") {
 }
 
 /** Queues a run for the server's agent; one active run per server (the agent runs one at a time). */
-export async function startRun(db: Prisma, actor: RunActor, serverId: string, input: StartRunInput): Promise<RunSummary> {
+export async function startRun(db: Db, actor: RunActor, serverId: string, input: StartRunInput): Promise<RunSummary> {
   requirePermission(actor, "start");
-  const server = isUuid(serverId)
-    ? await db.server.findFirst({ where: { id: serverId, orgId: actor.orgId }, select: { id: true, hostname: true, agent: { select: { capabilities: true, revokedAt: true } } } })
-    : null;
-  if (!server) throw notFound("This server");
+  if (!isUuid(serverId)) throw notFound("This server");
+  let hostname = "";
+  try {
+    return await inOrg(db, actor.orgId, async (tx) => {
+      const server = await tx.server.findFirst({
+        where: { id: serverId, orgId: actor.orgId },
+        select: { id: true, hostname: true, agent: { select: { capabilities: true, revokedAt: true } } },
+      });
+      if (!server) throw notFound("This server");
+      hostname = server.hostname;
+      const parameters = checkRequest(server, input);
+      const row = await tx.benchmarkRun.create({
+        data: { orgId: actor.orgId, serverId: server.id, requestedBy: actor.userId, profile: input.profile, parameters },
+        select: summarySelect,
+      });
+      await tx.auditLog.create({
+        data: { orgId: actor.orgId, actorId: actor.userId, action: "bench_run.requested", target: row.id,
+          details: { hostname: server.hostname, serverId: server.id, profile: input.profile, parameters } },
+      });
+      return summariseRun(row);
+    });
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "P2002") {
+      throw new ProblemError(409, "A run is in progress", `${hostname} already has a proof run queued or running; wait for it or cancel it first.`);
+    }
+    throw error;
+  }
+}
+
+/** The agent's parameters for a request its server's agent can honour; a clear 400 / 409 otherwise. */
+function checkRequest(server: { hostname: string; agent: { capabilities: unknown; revokedAt: Date | null } | null }, input: StartRunInput) {
   if (!server.agent || server.agent.revokedAt) {
     throw new ProblemError(409, "No agent", `${server.hostname} has no enrolled agent to run the benchmark; enrol one first.`);
   }
@@ -60,31 +87,13 @@ export async function startRun(db: Prisma, actor: RunActor, serverId: string, in
         : `The agent on ${server.hostname} allows proof runs in ${paths.join(", ")} only.`);
     }
   }
-  const parameters = toAgentParameters(input);
-  try {
-    return await db.$transaction(async (tx) => {
-      const row = await tx.benchmarkRun.create({
-        data: { orgId: actor.orgId, serverId: server.id, requestedBy: actor.userId, profile: input.profile, parameters },
-        select: summarySelect,
-      });
-      await tx.auditLog.create({
-        data: { orgId: actor.orgId, actorId: actor.userId, action: "bench_run.requested", target: row.id,
-          details: { hostname: server.hostname, serverId: server.id, profile: input.profile, parameters } },
-      });
-      return summariseRun(row);
-    });
-  } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "P2002") {
-      throw new ProblemError(409, "A run is in progress", `${server.hostname} already has a proof run queued or running; wait for it or cancel it first.`);
-    }
-    throw error;
-  }
+  return toAgentParameters(input);
 }
 
 /** Asks the agent to stop a run; a run still queued is cancelled at once. */
-export async function cancelRun(db: Prisma, actor: RunActor, runId: string): Promise<RunSummary> {
+export async function cancelRun(db: Db, actor: RunActor, runId: string): Promise<RunSummary> {
   requirePermission(actor, "cancel");
-  return db.$transaction(async (tx) => {
+  return inOrg(db, actor.orgId, async (tx) => {
     const run = isUuid(runId)
       ? await tx.benchmarkRun.findFirst({ where: { id: runId, orgId: actor.orgId }, select: { id: true, status: true, server: { select: { hostname: true } } } })
       : null;
@@ -110,11 +119,13 @@ export async function cancelRun(db: Prisma, actor: RunActor, runId: string): Pro
   });
 }
 
-export async function listRuns(db: Prisma, orgId: string, serverId: string, limit = 20): Promise<RunSummary[]> {
+export async function listRuns(db: Db, orgId: string, serverId: string, limit = 20): Promise<RunSummary[]> {
   if (!isUuid(serverId)) throw notFound("This server");
-  const server = await db.server.findFirst({ where: { id: serverId, orgId }, select: { id: true } });
-  if (!server) throw notFound("This server");
-  const rows = await db.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+  const rows = await inOrg(db, orgId, async (tx) => {
+    const server = await tx.server.findFirst({ where: { id: serverId, orgId }, select: { id: true } });
+    if (!server) throw notFound("This server");
+    return tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+  });
   return rows.map(summariseRun);
 }
 
@@ -123,9 +134,9 @@ export interface RunDetail extends RunSummary {
   report: unknown;
 }
 
-export async function getRun(db: Prisma, orgId: string, runId: string): Promise<RunDetail> {
+export async function getRun(db: Db, orgId: string, runId: string): Promise<RunDetail> {
   const row = isUuid(runId)
-    ? await db.benchmarkRun.findFirst({ where: { id: runId, orgId }, select: { ...summarySelect, report: true, server: { select: { hostname: true } } } })
+    ? await inOrg(db, orgId, (tx) => tx.benchmarkRun.findFirst({ where: { id: runId, orgId }, select: { ...summarySelect, report: true, server: { select: { hostname: true } } } }))
     : null;
   if (!row) throw notFound("This proof run");
   return { ...summariseRun(row), hostname: row.server.hostname, report: row.report };

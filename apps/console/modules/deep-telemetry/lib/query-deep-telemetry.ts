@@ -1,5 +1,5 @@
-import type { Pool, Prisma } from "@/lib/db";
-import { getServer } from "@/modules/fleet/lib/get-server";
+import { inOrgSql, type Db } from "@/lib/db";
+import { readServerSql } from "@/modules/fleet/lib/get-server";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { CacheTopFiles, DeepTelemetry, FragmentationRoot } from "../types/deep-telemetry";
@@ -27,30 +27,33 @@ import {
 /**
  * The deep-telemetry panels of one server over a range. The server is looked up in the caller's
  * organisation first (another tenant's server is a 404 and its telemetry is never read); every
- * SQL statement filters on org_id as well.
+ * SQL statement filters on org_id as well, in one transaction under row-level security (inOrgSql).
  */
 export async function queryDeepTelemetry(
-  db: { prisma: Prisma; pool: Pool },
+  db: Db,
   orgId: string,
   serverId: string,
   range: MetricsRange,
   now = new Date(),
 ): Promise<DeepTelemetry> {
-  await getServer(db.prisma, orgId, serverId, now);
   const { seconds, bucketSeconds } = rangeSources[range];
   const from = new Date(now.getTime() - seconds * 1000);
   const inRange = [orgId, serverId, from, now];
   const latest = [orgId, serverId];
-  const [latency, split, pageCache, databases, scans, worstFiles, topFiles, capabilities] = await Promise.all([
-    db.pool.query<LatencyRow>(latencySql(range), inRange),
-    db.pool.query<SplitRow>(splitSql(range), inRange),
-    db.pool.query<PageCacheRow>(pageCacheSql(range), inRange),
-    db.pool.query<DatabaseRow>(databaseSql(range), inRange),
-    db.pool.query<FragmentationScanRow>(latestScansSql, latest),
-    db.pool.query<WorstFileRow>(worstFilesSql, latest),
-    db.pool.query<CacheTopFileRow>(cacheTopFilesSql, latest),
-    db.pool.query<CapabilitiesRow>(capabilitiesSql, latest),
-  ]);
+  const [latency, split, pageCache, databases, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
+    await readServerSql(sql, orgId, serverId, now);
+    // One connection answers in order; Promise.all only queues them on it.
+    return Promise.all([
+      sql.query<LatencyRow>(latencySql(range), inRange),
+      sql.query<SplitRow>(splitSql(range), inRange),
+      sql.query<PageCacheRow>(pageCacheSql(range), inRange),
+      sql.query<DatabaseRow>(databaseSql(range), inRange),
+      sql.query<FragmentationScanRow>(latestScansSql, latest),
+      sql.query<WorstFileRow>(worstFilesSql, latest),
+      sql.query<CacheTopFileRow>(cacheTopFilesSql, latest),
+      sql.query<CapabilitiesRow>(capabilitiesSql, latest),
+    ]);
+  });
   const agent = capabilities.rows[0];
   return {
     range,

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import type { OrgContext } from "@/modules/auth/types/context";
 import {
   createEnrollmentTokenInput,
@@ -20,7 +20,7 @@ interface Options {
  * The secret is returned here and nowhere else: only its hash is stored.
  */
 export async function createEnrollmentToken(
-  db: Prisma,
+  db: Db,
   context: Pick<OrgContext, "orgId" | "userId">,
   rawInput: CreateEnrollmentTokenInput,
   { gatewayUrl, now = new Date() }: Options,
@@ -29,7 +29,7 @@ export async function createEnrollmentToken(
   const token = generateTokenSecret();
   const expiresAt = new Date(now.getTime() + tokenLifetimes[input.expiresIn] * 1000);
 
-  const row = await db.$transaction(async (tx) => {
+  const row = await inOrg(db, context.orgId, async (tx) => {
     const created = await tx.enrollmentToken.create({
       data: {
         orgId: context.orgId,

@@ -22,7 +22,7 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
   after(() => db?.drop());
 
   it("returns the secret once and stores only its SHA-256 and a hint", async () => {
-    const created = await createEnrollmentToken(db.prisma, owner, { label: "db01", expiresIn: "1h" }, { gatewayUrl, now });
+    const created = await createEnrollmentToken(db, owner, { label: "db01", expiresIn: "1h" }, { gatewayUrl, now });
     assert.match(created.token, /^spe_[A-Za-z0-9_-]{43}$/);
     assert.equal(created.hint, created.token.slice(-4));
 
@@ -31,14 +31,14 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
     const stored = (await db.pool.query("SELECT row_to_json(t)::text AS json FROM enrollment_tokens t WHERE id = $1", [created.id])).rows[0].json;
     assert.ok(!stored.includes(created.token.slice(4)), "the secret itself is not stored anywhere in the row");
 
-    const listed = await listEnrollmentTokens(db.prisma, owner.orgId, now);
+    const listed = await listEnrollmentTokens(db, owner.orgId, now);
     const summary = listed.find((token) => token.id === created.id);
     assert.ok(summary);
     assert.ok(!("token" in summary), "lists never carry the secret");
   });
 
   it("puts the token in the install one-liner for the gateway", async () => {
-    const created = await createEnrollmentToken(db.prisma, owner, {}, { gatewayUrl, now });
+    const created = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
     assert.equal(
       created.installCommand,
       `script=$(curl -fsSL ${gatewayUrl}/install.sh) && printf '%s\\n' '${created.token}' | sudo sh -c "$script" spindle-install --token-stdin`,
@@ -49,25 +49,25 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
   it("expires after the chosen lifetime, 24 h by default", async () => {
     const cases = [["1h", 1], ["24h", 24], ["7d", 168]] as const;
     for (const [expiresIn, lifetimeHours] of cases) {
-      const created = await createEnrollmentToken(db.prisma, owner, { expiresIn }, { gatewayUrl, now });
+      const created = await createEnrollmentToken(db, owner, { expiresIn }, { gatewayUrl, now });
       assert.equal(created.expiresAt, hours(lifetimeHours).toISOString(), expiresIn);
     }
-    const byDefault = await createEnrollmentToken(db.prisma, owner, {}, { gatewayUrl, now });
+    const byDefault = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
     assert.equal(byDefault.expiresAt, hours(24).toISOString());
-    const later = await listEnrollmentTokens(db.prisma, owner.orgId, hours(25));
+    const later = await listEnrollmentTokens(db, owner.orgId, hours(25));
     assert.equal(later.find((token) => token.id === byDefault.id)?.status, "expired");
   });
 
   it("rejects an unknown lifetime", async () => {
-    await assert.rejects(createEnrollmentToken(db.prisma, owner, { expiresIn: "30d" as "7d" }, { gatewayUrl, now }));
+    await assert.rejects(createEnrollmentToken(db, owner, { expiresIn: "30d" as "7d" }, { gatewayUrl, now }));
   });
 
   it("revokes once, keeps the token listed, and records create and revoke in the audit log", async () => {
-    const created = await createEnrollmentToken(db.prisma, owner, { label: "web" }, { gatewayUrl, now });
-    const revoked = await revokeEnrollmentToken(db.prisma, owner, created.id, hours(1));
+    const created = await createEnrollmentToken(db, owner, { label: "web" }, { gatewayUrl, now });
+    const revoked = await revokeEnrollmentToken(db, owner, created.id, hours(1));
     assert.equal(revoked.status, "revoked");
     assert.equal(revoked.revokedAt, hours(1).toISOString());
-    const again = await revokeEnrollmentToken(db.prisma, owner, created.id, hours(2));
+    const again = await revokeEnrollmentToken(db, owner, created.id, hours(2));
     assert.equal(again.revokedAt, hours(1).toISOString(), "a second revoke changes nothing");
 
     const audit = await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId, target: created.id }, orderBy: { id: "asc" } });
@@ -78,6 +78,6 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
   });
 
   it("answers not found for a token id that does not exist", async () => {
-    await assert.rejects(revokeEnrollmentToken(db.prisma, owner, "00000000-0000-4000-8000-000000000000"), { status: 404 });
+    await assert.rejects(revokeEnrollmentToken(db, owner, "00000000-0000-4000-8000-000000000000"), { status: 404 });
   });
 });

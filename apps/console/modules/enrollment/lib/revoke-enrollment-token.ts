@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { OrgContext } from "@/modules/auth/types/context";
@@ -10,13 +10,13 @@ import { summariseToken, tokenSummarySelect } from "./summarise-token";
  * credentials. Revoking twice is harmless. Another organisation's token is "not found".
  */
 export async function revokeEnrollmentToken(
-  db: Prisma,
+  db: Db,
   context: Pick<OrgContext, "orgId" | "userId">,
   tokenId: string,
   now = new Date(),
 ): Promise<EnrollmentTokenSummary> {
   if (!isUuid(tokenId)) throw notFound("This enrolment token");
-  return db.$transaction(async (tx) => {
+  return inOrg(db, context.orgId, async (tx) => {
     const revoked = await tx.enrollmentToken.updateMany({
       where: { id: tokenId, orgId: context.orgId, revokedAt: null },
       data: { revokedAt: now },

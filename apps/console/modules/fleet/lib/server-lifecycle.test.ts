@@ -34,12 +34,12 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
 
   it("revokes once, audits it, and clears an allowed re-enrolment", async () => {
     const server = await serverWithAgent(orgA.orgId, "alpha-revoke");
-    const allowed = await allowReenrolment(db.prisma, orgA, server.id);
+    const allowed = await allowReenrolment(db, orgA, server.id);
     assert.ok(allowed.reenrollmentAllowedUntil);
-    const revoked = await revokeServer(db.prisma, orgA, server.id);
+    const revoked = await revokeServer(db, orgA, server.id);
     assert.ok(revoked.revokedAt);
     assert.equal(revoked.reenrollmentAllowedUntil, null);
-    await revokeServer(db.prisma, orgA, server.id);
+    await revokeServer(db, orgA, server.id);
     const audit = await db.prisma.auditLog.findMany({ where: { orgId: orgA.orgId, target: server.id }, orderBy: { id: "asc" } });
     assert.deepEqual(audit.map((a) => [a.action, a.actorId]), [
       ["server.reenrolment_allowed", orgA.userId],
@@ -49,9 +49,9 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
 
   it("answers 404 for another organisation's server and changes nothing", async () => {
     const server = await serverWithAgent(orgA.orgId, "alpha-foreign");
-    await assert.rejects(revokeServer(db.prisma, orgB, server.id), { status: 404 });
-    await assert.rejects(allowReenrolment(db.prisma, orgB, server.id), { status: 404 });
-    await assert.rejects(removeServer(db.prisma, orgB, server.id), { status: 404 });
+    await assert.rejects(revokeServer(db, orgB, server.id), { status: 404 });
+    await assert.rejects(allowReenrolment(db, orgB, server.id), { status: 404 });
+    await assert.rejects(removeServer(db, orgB, server.id), { status: 404 });
     const agent = await db.prisma.agent.findUniqueOrThrow({ where: { serverId: server.id } });
     assert.equal(agent.revokedAt, null);
     assert.equal(agent.reenrollmentAllowedUntil, null);
@@ -59,7 +59,7 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
 
   it("removes the server and its agent, keeping the audit entry", async () => {
     const server = await serverWithAgent(orgA.orgId, "alpha-remove");
-    assert.deepEqual(await removeServer(db.prisma, orgA, server.id), { removed: server.id });
+    assert.deepEqual(await removeServer(db, orgA, server.id), { removed: server.id });
     assert.equal(await db.prisma.server.count({ where: { id: server.id } }), 0);
     assert.equal(await db.prisma.agent.count({ where: { serverId: server.id } }), 0);
     assert.equal(await db.prisma.auditLog.count({ where: { action: "server.removed", target: server.id } }), 1);

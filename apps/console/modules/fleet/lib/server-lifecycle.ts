@@ -3,7 +3,7 @@
 // (the only way to let a token take over an enrolled machine's identity, e.g. after a reinstall),
 // and remove the server with its history. Every change is audited and runs under row-level
 // security for the caller's organisation.
-import { inOrg, type Prisma } from "@/lib/db";
+import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { OrgContext } from "@/modules/auth/types/context";
@@ -20,7 +20,7 @@ export interface AgentState {
   credentialExpiresAt: string | null;
 }
 
-async function findServer(tx: Parameters<Parameters<typeof inOrg>[2]>[0], actor: Actor, serverId: string) {
+async function findServer(tx: OrgTransaction, actor: Actor, serverId: string) {
   if (!isUuid(serverId)) throw notFound("This server");
   const server = await tx.server.findFirst({
     where: { id: serverId, orgId: actor.orgId },
@@ -40,7 +40,7 @@ function state(serverId: string, agent: { revokedAt: Date | null; reenrollmentAl
 }
 
 /** Revokes the server's agent credential; the gateway answers 401 to it from the next request. */
-export async function revokeServer(db: Prisma, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
+export async function revokeServer(db: Db, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
     if (!server.agent) return state(server.id, null);
@@ -58,7 +58,7 @@ export async function revokeServer(db: Prisma, actor: Actor, serverId: string, n
 }
 
 /** Lets one enrolment with a token take over this server's identity within the window. */
-export async function allowReenrolment(db: Prisma, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
+export async function allowReenrolment(db: Db, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
     if (!server.agent) return state(server.id, null);
@@ -83,7 +83,7 @@ export async function allowReenrolment(db: Prisma, actor: Actor, serverId: strin
  * status rows (foreign keys cascade). Raw telemetry has no foreign key (hypertables) and ages out
  * with retention; the audit entry stays.
  */
-export async function removeServer(db: Prisma, actor: Actor, serverId: string): Promise<{ removed: string }> {
+export async function removeServer(db: Db, actor: Actor, serverId: string): Promise<{ removed: string }> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
     await tx.server.delete({ where: { id: server.id } });
@@ -95,7 +95,7 @@ export async function removeServer(db: Prisma, actor: Actor, serverId: string): 
 }
 
 /** The agent's access state for the server page. */
-export async function getAgentState(db: Prisma, actor: Pick<OrgContext, "orgId">, serverId: string): Promise<AgentState> {
+export async function getAgentState(db: Db, actor: Pick<OrgContext, "orgId">, serverId: string): Promise<AgentState> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, { orgId: actor.orgId, userId: "" }, serverId);
     return state(server.id, server.agent);

@@ -27,19 +27,19 @@ describe("tenant scoping", { skip: skipWithoutDatabase }, () => {
       `INSERT INTO disk_io VALUES (now() - interval '1 minute', $1, $2, 'sda', 10, 100, 0, 4096, 0, 0, 0, 5, 0, 10, 10, 0)`,
       [orgA.orgId, serverOfA.id],
     );
-    tokenOfA = await createEnrollmentToken(db.prisma, orgA, { label: "alpha" }, { gatewayUrl: "http://gw" });
+    tokenOfA = await createEnrollmentToken(db, orgA, { label: "alpha" }, { gatewayUrl: "http://gw" });
   });
   after(() => db?.drop());
 
   it("lets the owning organisation read its server and metrics", async () => {
-    assert.equal((await getServer(db.prisma, orgA.orgId, serverOfA.id)).hostname, "alpha-db01");
+    assert.equal((await getServer(db, orgA.orgId, serverOfA.id)).hostname, "alpha-db01");
     const metrics = await queryServerMetrics(db, orgA.orgId, serverOfA.id, "1h");
     assert.equal(metrics.devices[0]?.readIops[0], 10);
   });
 
   it("hides another organisation's server from lists and answers 404 by id", async () => {
-    assert.deepEqual(await listServers(db.prisma, orgB.orgId), []);
-    await assert.rejects(getServer(db.prisma, orgB.orgId, serverOfA.id), { status: 404 });
+    assert.deepEqual(await listServers(db, orgB.orgId), []);
+    await assert.rejects(getServer(db, orgB.orgId, serverOfA.id), { status: 404 });
   });
 
   it("answers 404 for another organisation's metrics, for every range", async () => {
@@ -49,13 +49,13 @@ describe("tenant scoping", { skip: skipWithoutDatabase }, () => {
   });
 
   it("keeps tokens to their organisation: not listed, not revocable", async () => {
-    assert.deepEqual(await listEnrollmentTokens(db.prisma, orgB.orgId), []);
-    await assert.rejects(revokeEnrollmentToken(db.prisma, orgB, tokenOfA.id), { status: 404 });
+    assert.deepEqual(await listEnrollmentTokens(db, orgB.orgId), []);
+    await assert.rejects(revokeEnrollmentToken(db, orgB, tokenOfA.id), { status: 404 });
     const row = await db.prisma.enrollmentToken.findUniqueOrThrow({ where: { id: tokenOfA.id } });
     assert.equal(row.revokedAt, null, "the failed revoke changed nothing");
   });
 
   it("treats a malformed id as not found rather than a server error", async () => {
-    await assert.rejects(getServer(db.prisma, orgA.orgId, "../etc/passwd"), { status: 404 });
+    await assert.rejects(getServer(db, orgA.orgId, "../etc/passwd"), { status: 404 });
   });
 });

@@ -1,9 +1,10 @@
 // The gains of one server, or of every server of the organisation, over a range. Servers are
 // looked up in the caller's organisation first (another tenant's server is a 404 and its telemetry
-// is never read); every statement filters on org_id as well.
+// is never read); every statement filters on org_id as well, and each answer is one transaction
+// under row-level security (inOrgSql).
 import { fleetLedger } from "@spindle/domain";
-import type { Pool, Prisma } from "@/lib/db";
-import { getServer } from "@/modules/fleet/lib/get-server";
+import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
+import { listServersSql, readServerSql } from "@/modules/fleet/lib/get-server";
 import type { FleetGains, GainsRangeView, ReadSeries, ServerGains } from "../types/gains";
 import type { GainsRangeQuery } from "../types/range";
 import { buildSummary, deviceReads, gainsSums } from "./build-gains";
@@ -19,18 +20,16 @@ import {
   type WriteOptSumsRow,
 } from "./gains-sql";
 
-type Db = { prisma: Prisma; pool: Pool };
-
 function rangeView(range: ResolvedRange): GainsRangeView {
   return { range: range.range, from: range.from.toISOString(), to: range.to.toISOString(), resolution: range.resolution, bucketSeconds: range.bucketSeconds };
 }
 
-async function sumsOf(db: Db, orgId: string, serverIds: string[], range: ResolvedRange) {
+async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: ResolvedRange) {
   const params = [orgId, serverIds, range.from, range.to];
   const [cache, writeOpt, storage] = await Promise.all([
-    db.pool.query<ReadCacheSumsRow>(readCacheSumsSql(range.resolution), params),
-    db.pool.query<WriteOptSumsRow>(writeOptSumsSql(range.resolution), params),
-    db.pool.query<StorageReadsRow>(storageReadsSql(range.resolution), params),
+    sql.query<ReadCacheSumsRow>(readCacheSumsSql(range.resolution), params),
+    sql.query<WriteOptSumsRow>(writeOptSumsSql(range.resolution), params),
+    sql.query<StorageReadsRow>(storageReadsSql(range.resolution), params),
   ]);
   return (serverId: string) => {
     const storageRows = storage.rows.filter((row) => row.server_id === serverId);
@@ -65,12 +64,15 @@ function buildReadSeries(rows: readonly ReadSeriesRow[], bucketSeconds: number |
 }
 
 export async function queryServerGains(db: Db, orgId: string, serverId: string, query: GainsRangeQuery, now = new Date()): Promise<ServerGains> {
-  const server = await getServer(db.prisma, orgId, serverId, now);
   const range = resolveRange(query, now);
-  const [of, series] = await Promise.all([
-    sumsOf(db, orgId, [server.id], range),
-    db.pool.query<ReadSeriesRow>(readSeriesSql(range.resolution), [orgId, server.id, range.from, range.to]),
-  ]);
+  const [server, of, series] = await inOrgSql(db, orgId, async (sql) => {
+    const found = await readServerSql(sql, orgId, serverId, now);
+    return [
+      found,
+      await sumsOf(sql, orgId, [found.id], range),
+      await sql.query<ReadSeriesRow>(readSeriesSql(range.resolution), [orgId, found.id, range.from, range.to]),
+    ] as const;
+  });
   const { sums, storageRows } = of(server.id);
   return {
     ...buildSummary(server, sums),
@@ -82,8 +84,10 @@ export async function queryServerGains(db: Db, orgId: string, serverId: string, 
 
 export async function queryFleetGains(db: Db, orgId: string, query: GainsRangeQuery, now = new Date()): Promise<FleetGains> {
   const range = resolveRange(query, now);
-  const servers = await db.prisma.server.findMany({ where: { orgId }, select: { id: true, hostname: true }, orderBy: { hostname: "asc" } });
-  const of = await sumsOf(db, orgId, servers.map((server) => server.id), range);
+  const [servers, of] = await inOrgSql(db, orgId, async (sql) => {
+    const found = await listServersSql(sql, orgId, now);
+    return [found, await sumsOf(sql, orgId, found.map((server) => server.id), range)] as const;
+  });
   const summaries = servers.map((server) => buildSummary(server, of(server.id).sums));
   return {
     range: rangeView(range),

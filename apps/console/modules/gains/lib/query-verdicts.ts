@@ -4,14 +4,12 @@
 // judged on the servers where it is the newest layer of the policy in force; elsewhere the page
 // says why there is no verdict instead of guessing a moment.
 import { compareWindows, matchWindows, verdictMetrics, type RatioUnit } from "@spindle/domain";
-import type { Pool, Prisma } from "@/lib/db";
+import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
-import { getServer } from "@/modules/fleet/lib/get-server";
+import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { ChangeMoment, PolicyVersionVerdicts, ServerVerdict } from "../types/verdict";
-import { appliedChangesSql, historyStartSql, verdictUnitsSql, type AppliedChangeRow, type VerdictUnitRow } from "./verdict-sql";
-
-type Db = { prisma: Prisma; pool: Pool };
+import { appliedChangesSql, historyStartSql, policyVersionSql, verdictUnitsSql, type AppliedChangeRow, type PolicyVersionRow, type VerdictUnitRow } from "./verdict-sql";
 
 function isApplied(row: AppliedChangeRow): row is AppliedChangeRow & { applied_at: Date } {
   return row.status === "applied" && row.applied_at !== null && row.applied_hash !== null && row.applied_hash === row.effective_hash;
@@ -50,14 +48,14 @@ function unitsByMetric(rows: readonly VerdictUnitRow[]): Map<string, RatioUnit[]
   return units;
 }
 
-async function compareAround(db: Db, orgId: string, server: { id: string; hostname: string }, change: ChangeMoment, now: Date): Promise<ServerVerdict> {
+async function compareAround(sql: OrgSql, orgId: string, server: { id: string; hostname: string }, change: ChangeMoment, now: Date): Promise<ServerVerdict> {
   const base = { serverId: server.id, hostname: server.hostname, change };
   if (change.status === "unknown") return { ...base, windows: null, metrics: [] };
-  const history = await db.pool.query<{ start: Date | null }>(historyStartSql, [orgId, server.id]);
+  const history = await sql.query<{ start: Date | null }>(historyStartSql, [orgId, server.id]);
   const windows = matchWindows(new Date(change.appliedAt), now, history.rows[0]?.start ?? null);
   if (windows.status === "not-enough-data") return { ...base, windows, metrics: [] };
   const [before, after] = await Promise.all(
-    [windows.before, windows.after].map((window) => db.pool.query<VerdictUnitRow>(verdictUnitsSql, [orgId, server.id, window.from, window.to])),
+    [windows.before, windows.after].map((window) => sql.query<VerdictUnitRow>(verdictUnitsSql, [orgId, server.id, window.from, window.to])),
   );
   const beforeUnits = unitsByMetric(before!.rows);
   const afterUnits = unitsByMetric(after!.rows);
@@ -74,21 +72,24 @@ async function compareAround(db: Db, orgId: string, server: { id: string; hostna
 }
 
 export async function queryServerVerdict(db: Db, orgId: string, serverId: string, now = new Date()): Promise<ServerVerdict> {
-  const server = await getServer(db.prisma, orgId, serverId, now);
-  const { rows } = await db.pool.query<AppliedChangeRow>(appliedChangesSql, [orgId, [server.id]]);
-  return compareAround(db, orgId, server, latestChange(rows[0]!), now);
+  return inOrgSql(db, orgId, async (sql) => {
+    const server = await readServerSql(sql, orgId, serverId, now);
+    const { rows } = await sql.query<AppliedChangeRow>(appliedChangesSql, [orgId, [server.id]]);
+    return compareAround(sql, orgId, server, latestChange(rows[0]!), now);
+  });
 }
 
 export async function queryPolicyVersionVerdicts(db: Db, orgId: string, policyId: string, version: number, now = new Date()): Promise<PolicyVersionVerdicts> {
-  const found = isUuid(policyId)
-    ? await db.prisma.policyVersion.findFirst({ where: { orgId, policyId, version }, select: { id: true, createdAt: true, policy: { select: { name: true } } } })
-    : null;
-  if (!found) throw notFound(`Version ${version} of this policy`);
-  const label = `${found.policy.name} v${version}`;
-  const { rows } = await db.pool.query<AppliedChangeRow>(appliedChangesSql, [orgId, null]);
-  const inForce = rows.filter((row) => row.layers?.some((layer) => layer.versionId === found.id));
-  const servers = await Promise.all(
-    inForce.map((row) => compareAround(db, orgId, { id: row.server_id, hostname: row.hostname }, versionChange(row, { id: found.id, createdAt: found.createdAt, label }), now)),
-  );
-  return { policyId, version, servers };
+  if (!isUuid(policyId)) throw notFound(`Version ${version} of this policy`);
+  return inOrgSql(db, orgId, async (sql) => {
+    const found = (await sql.query<PolicyVersionRow>(policyVersionSql, [orgId, policyId, version])).rows[0];
+    if (!found) throw notFound(`Version ${version} of this policy`);
+    const label = `${found.policy_name} v${version}`;
+    const { rows } = await sql.query<AppliedChangeRow>(appliedChangesSql, [orgId, null]);
+    const inForce = rows.filter((row) => row.layers?.some((layer) => layer.versionId === found.id));
+    const servers = await Promise.all(
+      inForce.map((row) => compareAround(sql, orgId, { id: row.server_id, hostname: row.hostname }, versionChange(row, { id: found.id, createdAt: found.created_at, label }), now)),
+    );
+    return { policyId, version, servers };
+  });
 }

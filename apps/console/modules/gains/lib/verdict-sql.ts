@@ -60,3 +60,10 @@ LEFT JOIN server_policy_status st ON st.org_id = s.org_id AND st.server_id = s.i
 LEFT JOIN server_effective_policies ep ON ep.org_id = s.org_id AND ep.server_id = s.id
 WHERE s.org_id = $1 AND ($2::uuid[] IS NULL OR s.id = ANY($2::uuid[]))
 ORDER BY s.hostname`;
+
+export type PolicyVersionRow = { id: string; created_at: Date; policy_name: string };
+
+/** One version of a policy of the organisation. $1 org, $2 policy, $3 version number. */
+export const policyVersionSql = `SELECT v.id::text AS id, v.created_at, p.name AS policy_name
+FROM policy_versions v JOIN policies p ON p.org_id = v.org_id AND p.id = v.policy_id
+WHERE v.org_id = $1 AND v.policy_id = $2 AND v.version = $3`;

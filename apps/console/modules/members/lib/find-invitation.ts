@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import type { IdentityTables } from "@/lib/db";
 
 export type InvitationView =
   | { state: "open"; id: string; email: string; role: string; organizationName: string; inviterName: string }
@@ -8,7 +8,7 @@ export type InvitationView =
  * What the invitation page shows. The invitation id is the secret of the link, so anyone holding
  * it may see which organisation invites which address.
  */
-export async function findInvitation(db: Prisma, id: string, now = new Date()): Promise<InvitationView> {
+export async function findInvitation(db: Pick<IdentityTables, "invitation">, id: string, now = new Date()): Promise<InvitationView> {
   const invitation = await db.invitation.findUnique({
     where: { id },
     include: { organization: { select: { name: true } }, inviter: { select: { name: true } } },

@@ -1,8 +1,12 @@
-import type { Prisma } from "@/lib/db";
+import type { IdentityTables } from "@/lib/db";
 import type { MemberView, PendingInvitationView } from "../types/members";
 
-/** The organisation's members (owners first) and its invitations still waiting for an answer. */
-export async function listMembers(db: Prisma, orgId: string, now = new Date()) {
+/**
+ * Members and invitations are better-auth's identity tables (no org_id, no row-level security):
+ * the organisation filter here is the only wall, so it is on every query.
+ *
+ * The organisation's members (owners first) and its invitations still waiting for an answer. */
+export async function listMembers(db: Pick<IdentityTables, "member" | "invitation">, orgId: string, now = new Date()) {
   const [members, invitations] = await Promise.all([
     db.member.findMany({ where: { organizationId: orgId }, include: { user: { select: { name: true, email: true } } }, orderBy: { createdAt: "asc" } }),
     db.invitation.findMany({ where: { organizationId: orgId, status: "pending", expiresAt: { gt: now } }, orderBy: { createdAt: "desc" } }),

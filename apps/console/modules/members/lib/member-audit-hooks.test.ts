@@ -16,7 +16,7 @@ describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
   after(() => db?.drop());
 
   it("records added, re-roled and removed members and invitations", async () => {
-    const hooks = memberAuditHooks(db.prisma);
+    const hooks = memberAuditHooks(db);
     const member = { id: "m-1", role: "viewer", userId: "u-2", organizationId: org.orgId };
     const user = { id: "u-2", email: "new@example.com" };
     const invitation = { id: "i-1", email: "new@example.com", role: "viewer", organizationId: org.orgId };

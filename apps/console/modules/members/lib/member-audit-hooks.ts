@@ -3,17 +3,17 @@
 // where the plugin tells us who it was (inviter, canceller, the accepting user); for added,
 // removed and re-roled members it does not, so actorId stays null and the entry still says
 // what changed for whom.
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 
 interface Named { id: string; email?: string | null }
 interface MemberLike { id: string; role: string; userId: string; organizationId: string }
 interface InvitationLike { id: string; email: string; role?: string | null; organizationId: string }
 
-async function record(db: Prisma, orgId: string, actorId: string | null, action: string, target: string, details: Record<string, string>) {
-  await db.auditLog.create({ data: { orgId, actorId, action, target, details } });
+async function record(db: Db, orgId: string, actorId: string | null, action: string, target: string, details: Record<string, string>) {
+  await inOrg(db, orgId, (tx) => tx.auditLog.create({ data: { orgId, actorId, action, target, details } }));
 }
 
-export function memberAuditHooks(db: Prisma) {
+export function memberAuditHooks(db: Db) {
   return {
     afterAddMember: async ({ member, user }: { member: MemberLike; user: Named }) =>
       record(db, member.organizationId, null, "member.added", member.id, { email: user.email ?? "", role: member.role }),

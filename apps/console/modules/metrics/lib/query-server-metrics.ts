@@ -1,5 +1,5 @@
-import type { Pool, Prisma } from "@/lib/db";
-import { getServer } from "@/modules/fleet/lib/get-server";
+import { inOrgSql, type Db } from "@/lib/db";
+import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { MetricsRange, ServerMetrics } from "../types/metrics";
 import { buildDeviceSeries, buildMemorySeries } from "./columnar";
 import { rangeSources } from "./range-source";
@@ -8,23 +8,23 @@ import { diskSeriesSql, memorySeriesSql, type DiskBucketRow, type MemoryBucketRo
 /**
  * The chart series of one server over a range, from the table that suits the range. The server
  * is looked up in the caller's organisation first, so another tenant's server is a 404 and its
- * telemetry is never read; the SQL filters on org_id as well, as a second wall.
+ * telemetry is never read; the SQL filters on org_id as well, and the transaction runs under
+ * row-level security (inOrgSql) as the wall behind both.
  */
 export async function queryServerMetrics(
-  db: { prisma: Prisma; pool: Pool },
+  db: Db,
   orgId: string,
   serverId: string,
   range: MetricsRange,
   now = new Date(),
 ): Promise<ServerMetrics> {
-  await getServer(db.prisma, orgId, serverId, now);
   const source = rangeSources[range];
   const from = new Date(now.getTime() - source.seconds * 1000);
   const params = [orgId, serverId, from, now];
-  const [disk, memory] = await Promise.all([
-    db.pool.query<DiskBucketRow>(diskSeriesSql(source), params),
-    db.pool.query<MemoryBucketRow>(memorySeriesSql(source), params),
-  ]);
+  const [disk, memory] = await inOrgSql(db, orgId, async (sql) => {
+    await readServerSql(sql, orgId, serverId, now);
+    return [await sql.query<DiskBucketRow>(diskSeriesSql(source), params), await sql.query<MemoryBucketRow>(memorySeriesSql(source), params)];
+  });
   return {
     range,
     source: { disk: source.diskTable, memory: source.memoryTable },

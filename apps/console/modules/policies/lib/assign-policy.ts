@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { createAssignmentInput, type AssignmentSummary, type CreateAssignmentInput } from "../types/policy";
@@ -12,13 +12,13 @@ import { assignmentSelect, summariseAssignment } from "./summarise-policy";
  * target has at most one policy: assigning another replaces it. The policy and the server must
  * belong to the caller's organisation (the database's composite keys refuse it too).
  */
-export async function assignPolicy(db: Prisma, actor: PolicyActor, rawInput: CreateAssignmentInput): Promise<AssignmentSummary> {
+export async function assignPolicy(db: Db, actor: PolicyActor, rawInput: CreateAssignmentInput): Promise<AssignmentSummary> {
   requirePolicyPermission(actor, "assign");
   const input = createAssignmentInput.parse(rawInput);
   if (!isUuid(input.policyId)) throw notFound("This policy");
   if (input.scope === "server" && !isUuid(input.serverId)) throw notFound("This server");
 
-  return db.$transaction(async (tx) => {
+  return inOrg(db, actor.orgId, async (tx) => {
     const policy = await lockPolicy(tx, actor.orgId, input.policyId);
     if (!policy) throw notFound("This policy");
     if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before assigning it.`);

@@ -1,24 +1,24 @@
 import { validatePolicyLayer } from "@spindle/policy";
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { createPolicyInput, type CreatePolicyInput, type PolicyDetail } from "../types/policy";
 import { recordAudit } from "./audit";
 import { requirePolicyPermission, type PolicyActor } from "./authorise";
-import { getPolicy } from "./get-policy";
+import { readPolicy } from "./get-policy";
 import { invalidPolicy, isUniqueViolation } from "./problems";
 
 const nameTaken = (name: string) =>
   new ProblemError(409, "Name taken", `A policy named "${name}" already exists in your organisation (archived ones count too); pick another name.`);
 
 /** Creates a policy with its first version (an empty layer unless a document is given). */
-export async function createPolicy(db: Prisma, actor: PolicyActor, rawInput: CreatePolicyInput): Promise<PolicyDetail> {
+export async function createPolicy(db: Db, actor: PolicyActor, rawInput: CreatePolicyInput): Promise<PolicyDetail> {
   requirePolicyPermission(actor, "create");
   const input = createPolicyInput.parse(rawInput);
   const layer = validatePolicyLayer(input.document);
   if (!layer.ok) throw invalidPolicy(layer.problems);
 
   try {
-    const policyId = await db.$transaction(async (tx) => {
+    return await inOrg(db, actor.orgId, async (tx) => {
       const taken = await tx.policy.findFirst({ where: { orgId: actor.orgId, name: { equals: input.name, mode: "insensitive" } }, select: { id: true } });
       if (taken) throw nameTaken(input.name);
       const policy = await tx.policy.create({
@@ -28,9 +28,8 @@ export async function createPolicy(db: Prisma, actor: PolicyActor, rawInput: Cre
         data: { policyId: policy.id, orgId: actor.orgId, version: 1, document: layer.layer as object, comment: input.comment, createdBy: actor.userId },
       });
       await recordAudit(tx, actor, "policy.created", policy.id, { name: input.name, version: 1 });
-      return policy.id;
+      return readPolicy(tx, actor.orgId, policy.id);
     });
-    return await getPolicy(db, actor.orgId, policyId);
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name); // a concurrent create with the same name
     throw error;

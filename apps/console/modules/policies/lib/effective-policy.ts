@@ -2,7 +2,7 @@
 // defaults applied, where each value came from, and the hash the gateway sends with it.
 import { layersForServer, mergeLayers, type AssignmentScope, type PolicyDocument } from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
-import type { Prisma } from "@/lib/db";
+import type { OrgTransaction } from "@/lib/db";
 import type { EffectiveLayer, EffectivePolicy } from "../types/policy";
 import { fieldSources } from "./field-sources";
 
@@ -19,11 +19,11 @@ export function computeEffectivePolicy(layers: readonly EffectiveLayer[]): Effec
 
 /** The layers that apply to a server of the organisation: each assigned policy's latest version. */
 export async function loadPolicyLayers(
-  db: Prisma,
+  tx: OrgTransaction,
   orgId: string,
   server: { id: string; tags: readonly string[] },
 ): Promise<EffectiveLayer[]> {
-  const assignments = await db.policyAssignment.findMany({
+  const assignments = await tx.policyAssignment.findMany({
     where: {
       orgId,
       OR: [{ scope: "organization" }, { scope: "tag", tag: { in: [...server.tags] } }, { scope: "server", serverId: server.id }],
@@ -57,9 +57,9 @@ export async function loadPolicyLayers(
 }
 
 export async function effectivePolicyOfServer(
-  db: Prisma,
+  tx: OrgTransaction,
   orgId: string,
   server: { id: string; tags: readonly string[] },
 ): Promise<EffectivePolicy> {
-  return computeEffectivePolicy(await loadPolicyLayers(db, orgId, server));
+  return computeEffectivePolicy(await loadPolicyLayers(tx, orgId, server));
 }

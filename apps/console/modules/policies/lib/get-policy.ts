@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { PolicyDetail } from "../types/policy";
@@ -8,9 +8,14 @@ import { assignmentSelect, compareAssignments, findAuthors, summariseAssignment,
  * One policy of the organisation with every version, newest first. Another organisation's
  * policy is "not found", exactly like one that does not exist.
  */
-export async function getPolicy(db: Prisma, orgId: string, policyId: string): Promise<PolicyDetail> {
+export async function getPolicy(db: Db, orgId: string, policyId: string): Promise<PolicyDetail> {
+  return inOrg(db, orgId, (tx) => readPolicy(tx, orgId, policyId));
+}
+
+/** getPolicy inside a unit of work that is already open (after a change, in its transaction). */
+export async function readPolicy(tx: OrgTransaction, orgId: string, policyId: string): Promise<PolicyDetail> {
   const row = isUuid(policyId)
-    ? await db.policy.findFirst({
+    ? await tx.policy.findFirst({
         where: { id: policyId, orgId },
         select: {
           id: true,
@@ -24,7 +29,7 @@ export async function getPolicy(db: Prisma, orgId: string, policyId: string): Pr
       })
     : null;
   if (!row) throw notFound("This policy");
-  const authors = await findAuthors(db, row.versions.map((version) => version.createdBy));
+  const authors = await findAuthors(tx, row.versions.map((version) => version.createdBy));
   return {
     id: row.id,
     name: row.name,

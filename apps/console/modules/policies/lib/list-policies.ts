@@ -1,10 +1,14 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import type { PolicySummary } from "../types/policy";
 import { assignmentSelect, compareAssignments, findAuthors, summariseAssignment, summariseVersion } from "./summarise-policy";
 
 /** The organisation's policies by name, each with its latest version and where it is assigned. */
-export async function listPolicies(db: Prisma, orgId: string, { includeArchived = false } = {}): Promise<PolicySummary[]> {
-  const rows = await db.policy.findMany({
+export async function listPolicies(db: Db, orgId: string, options: { includeArchived?: boolean } = {}): Promise<PolicySummary[]> {
+  return inOrg(db, orgId, (tx) => readPolicies(tx, orgId, options));
+}
+
+async function readPolicies(tx: OrgTransaction, orgId: string, { includeArchived = false }: { includeArchived?: boolean }): Promise<PolicySummary[]> {
+  const rows = await tx.policy.findMany({
     where: { orgId, ...(includeArchived ? {} : { archivedAt: null }) },
     orderBy: { name: "asc" },
     select: {
@@ -17,7 +21,7 @@ export async function listPolicies(db: Prisma, orgId: string, { includeArchived 
       assignments: { select: assignmentSelect },
     },
   });
-  const authors = await findAuthors(db, rows.map((row) => row.versions[0]?.createdBy ?? null));
+  const authors = await findAuthors(tx, rows.map((row) => row.versions[0]?.createdBy ?? null));
   return rows.flatMap((row) => {
     const latest = row.versions[0];
     if (!latest) return [];

@@ -1,5 +1,5 @@
 import { validatePolicyLayer } from "@spindle/policy";
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { saveVersionInput, type PolicyVersionSummary, type SaveVersionInput } from "../types/policy";
@@ -17,7 +17,7 @@ import { findAuthors, summariseVersion } from "./summarise-policy";
  * colleague's change unseen. The database announces the version to the gateways at commit.
  */
 export async function savePolicyVersion(
-  db: Prisma,
+  db: Db,
   actor: PolicyActor,
   policyId: string,
   rawInput: SaveVersionInput,
@@ -28,7 +28,7 @@ export async function savePolicyVersion(
   const layer = validatePolicyLayer(input.document);
   if (!layer.ok) throw invalidPolicy(layer.problems);
 
-  const row = await db.$transaction(async (tx) => {
+  return inOrg(db, actor.orgId, async (tx) => {
     const policy = await lockPolicy(tx, actor.orgId, policyId);
     if (!policy) throw notFound("This policy");
     if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before saving a new version.`);
@@ -45,7 +45,6 @@ export async function savePolicyVersion(
       data: { policyId, orgId: actor.orgId, version: latestVersion + 1, document: layer.layer as object, comment: input.comment, createdBy: actor.userId },
     });
     await recordAudit(tx, actor, "policy.version_saved", policyId, { name: policy.name, version: created.version, comment: input.comment });
-    return created;
+    return summariseVersion(created, await findAuthors(tx, [created.createdBy]));
   });
-  return summariseVersion(row, await findAuthors(db, [row.createdBy]));
 }

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/db";
+import { inOrg, type Db } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { serverTagsInput, type ServerTagsInput } from "../types/policy";
@@ -9,11 +9,11 @@ import { requirePolicyPermission, type PolicyActor } from "./authorise";
  * Replaces a server's tags (normalised: lowercase, unique, sorted). Tags decide which tag
  * policies apply, so the database announces the change to the gateways at commit.
  */
-export async function setServerTags(db: Prisma, actor: PolicyActor, serverId: string, rawInput: ServerTagsInput): Promise<string[]> {
+export async function setServerTags(db: Db, actor: PolicyActor, serverId: string, rawInput: ServerTagsInput): Promise<string[]> {
   requirePolicyPermission(actor, "assign");
   const { tags } = serverTagsInput.parse(rawInput);
   if (!isUuid(serverId)) throw notFound("This server");
-  return db.$transaction(async (tx) => {
+  return inOrg(db, actor.orgId, async (tx) => {
     const locked = await tx.$queryRaw<{ hostname: string; tags: string[] }[]>`
       SELECT hostname, tags FROM servers WHERE id = ${serverId}::uuid AND org_id = ${actor.orgId} FOR UPDATE`;
     const server = locked[0];

@@ -1,5 +1,5 @@
 // Prisma rows → the API's policy shapes. Authors are looked up in one query per answer.
-import type { Prisma } from "@/lib/db";
+import type { IdentityTables } from "@/lib/db";
 import type { AssignmentScope, AssignmentSummary, Author, PolicyVersionSummary } from "../types/policy";
 import { orderLikeSchema } from "./display-order";
 
@@ -45,7 +45,8 @@ export function compareAssignments(a: AssignmentSummary, b: AssignmentSummary): 
   return rank[a.scope] - rank[b.scope] || (label(a) < label(b) ? -1 : label(a) > label(b) ? 1 : 0);
 }
 
-export async function findAuthors(db: Prisma, ids: Iterable<string | null>): Promise<Map<string, Author>> {
+/** Names of users (an identity table: readable in any unit of work, organisation-scoped or not). */
+export async function findAuthors(db: Pick<IdentityTables, "user">, ids: Iterable<string | null>): Promise<Map<string, Author>> {
   const wanted = [...new Set([...ids].filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
   const users = await db.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } });

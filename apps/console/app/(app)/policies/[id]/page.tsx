@@ -4,7 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
@@ -19,11 +19,11 @@ export const metadata: Metadata = { title: "Policy" };
 export default async function PolicyPage({ params }: PageProps<"/policies/[id]">) {
   const { id } = await params;
   const context = await pageContext();
-  const policy = await getPolicy(prisma(), context.orgId, id).catch((error: unknown) => {
+  const policy = await getPolicy(database(), context.orgId, id).catch((error: unknown) => {
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const targets = await listAssignmentTargets(prisma(), context.orgId);
+  const targets = await listAssignmentTargets(database(), context.orgId);
   const canEdit = can(context.role, { policy: ["update"] });
   const canAssign = can(context.role, { policy: ["assign"] });
   const archived = policy.archivedAt !== null;

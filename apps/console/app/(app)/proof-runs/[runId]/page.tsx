@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { BenchReportView } from "@/modules/bench/components/bench-report";
@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: "Proof run" };
 export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[runId]">) {
   const { runId } = await params;
   const context = await pageContext();
-  const run = await getRun(prisma(), context.orgId, runId).catch((error: unknown) => {
+  const run = await getRun(database(), context.orgId, runId).catch((error: unknown) => {
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });

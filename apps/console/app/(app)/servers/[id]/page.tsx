@@ -2,7 +2,7 @@ import { ArrowLeft } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { ServerDetail } from "@/modules/fleet/components/server-detail";
@@ -22,17 +22,17 @@ export const metadata: Metadata = { title: "Server" };
 export default async function ServerPage({ params }: PageProps<"/servers/[id]">) {
   const { id } = await params;
   const context = await pageContext();
-  const server = await getServer(prisma(), context.orgId, id).catch((error: unknown) => {
+  const server = await getServer(database(), context.orgId, id).catch((error: unknown) => {
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
   const [serverPolicy, runs, offer] = await Promise.all([
-    getServerPolicy(prisma(), context.orgId, server.id),
-    listRuns(prisma(), context.orgId, server.id),
-    getServerOffer(prisma(), context.orgId, server.id),
+    getServerPolicy(database(), context.orgId, server.id),
+    listRuns(database(), context.orgId, server.id),
+    getServerOffer(database(), context.orgId, server.id),
   ]);
   const canManage = can(context.role, { server: ["revoke", "delete"] });
-  const agentState = canManage ? await getAgentState(prisma(), context, server.id) : null;
+  const agentState = canManage ? await getAgentState(database(), context, server.id) : null;
   return (
     <>
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">

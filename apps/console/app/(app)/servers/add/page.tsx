@@ -2,7 +2,7 @@ import { ArrowLeft } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { EnrollmentPanel } from "@/modules/enrollment/components/enrollment-panel";
@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Add server" };
 
 export default async function AddServerPage() {
   const context = await pageContext();
-  const tokens = await listEnrollmentTokens(prisma(), context.orgId);
+  const tokens = await listEnrollmentTokens(database(), context.orgId);
   return (
     <>
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonVariants } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { AuditLogTable } from "@/modules/audit/components/audit-log-table";
 import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
 import { pageContext } from "@/modules/auth/lib/page-context";
@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Audit log" };
 export default async function AuditLogPage({ searchParams }: PageProps<"/settings/audit">) {
   const context = await pageContext();
   const before = (await searchParams).before;
-  const { entries, nextBefore } = await listAuditLog(prisma(), context.orgId, { before: typeof before === "string" ? before : undefined });
+  const { entries, nextBefore } = await listAuditLog(database(), context.orgId, { before: typeof before === "string" ? before : undefined });
   return (
     <>
       <PageHeader title="Audit log" description={`Who changed what in ${context.orgName}, newest first.`}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
-import { prisma } from "@/lib/db";
+import { database, identityTables } from "@/lib/db";
 import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { InviteForm } from "@/modules/members/components/invite-form";
@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Members" };
 
 export default async function MembersPage() {
   const context = await pageContext();
-  const { members, invitations } = await listMembers(prisma(), context.orgId);
+  const { members, invitations } = await listMembers(identityTables(database()), context.orgId);
   const canManage = can(context.role, { member: ["update"] });
   return (
     <>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { prisma } from "@/lib/db";
+import { database, identityTables } from "@/lib/db";
 import { AcceptInvitationButton } from "@/modules/auth/components/accept-invitation-button";
 import { SignInForm } from "@/modules/auth/components/sign-in-form";
 import { SignUpForm } from "@/modules/auth/components/sign-up-form";
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: "Invitation" };
 export default async function InvitePage({ params, searchParams }: PageProps<"/invite/[id]">) {
   const { id } = await params;
   const { mode } = await searchParams;
-  const invitation = await findInvitation(prisma(), id);
+  const invitation = await findInvitation(identityTables(database()), id);
   if (invitation.state === "closed") {
     return (
       <Card>

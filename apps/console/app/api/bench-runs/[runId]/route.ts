@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { getRun } from "@/modules/bench/lib/runs";
 
 /** One proof run with its report; another organisation's run is 404. */
 export const GET = orgRoute({ params: z.object({ runId: z.string() }) }, async ({ context, params }) => ({
-  run: await getRun(prisma(), context.orgId, params.runId),
+  run: await getRun(database(), context.orgId, params.runId),
 }));

@@ -1,11 +1,11 @@
-import { pool, prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { exportGainsCsv } from "@/modules/gains/lib/export-gains";
 import { gainsExportQuerySchema } from "@/modules/gains/types/range";
 
 /** CSV of the ledger (fleet or one server) or of one server's read series. */
 export const GET = orgRoute({ query: gainsExportQuerySchema }, async ({ context, query }) => {
-  const file = await exportGainsCsv({ prisma: prisma(), pool: pool() }, context.orgId, query);
+  const file = await exportGainsCsv(database(), context.orgId, query);
   return new Response(file.body, {
     headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${file.name}"`, "cache-control": "no-store" },
   });

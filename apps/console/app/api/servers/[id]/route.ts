@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { getServer } from "@/modules/fleet/lib/get-server";
 import { removeServer } from "@/modules/fleet/lib/server-lifecycle";
 
 export const GET = orgRoute({ params: z.object({ id: z.string() }) }, async ({ context, params }) => ({
-  server: await getServer(prisma(), context.orgId, params.id),
+  server: await getServer(database(), context.orgId, params.id),
 }));
 
 /** Removes the server and its agent (owner/admin). */
 export const DELETE = orgRoute(
   { params: z.object({ id: z.string() }), permission: { server: ["delete"] } },
-  async ({ context, params }) => removeServer(prisma(), context, params.id),
+  async ({ context, params }) => removeServer(database(), context, params.id),
 );

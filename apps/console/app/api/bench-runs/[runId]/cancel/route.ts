@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { cancelRun } from "@/modules/bench/lib/runs";
 
 /** Cancels a queued run at once, or asks the agent to stop a running one. */
 export const POST = orgRoute(
   { params: z.object({ runId: z.string() }), permission: { benchRun: ["cancel"] } },
-  async ({ context, params }) => ({ run: await cancelRun(prisma(), context, params.runId) }),
+  async ({ context, params }) => ({ run: await cancelRun(database(), context, params.runId) }),
 );

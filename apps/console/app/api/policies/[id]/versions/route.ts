@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { savePolicyVersion } from "@/modules/policies/lib/save-policy-version";
 import { saveVersionInput } from "@/modules/policies/types/policy";
@@ -7,5 +7,5 @@ import { saveVersionInput } from "@/modules/policies/types/policy";
 /** Saves the next immutable version; 422 lists the document's problems by path. */
 export const POST = orgRoute(
   { params: z.object({ id: z.string() }), body: saveVersionInput, permission: { policy: ["update"] }, status: 201 },
-  async ({ context, params, body }) => ({ version: await savePolicyVersion(prisma(), context, params.id, body) }),
+  async ({ context, params, body }) => ({ version: await savePolicyVersion(database(), context, params.id, body) }),
 );

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { removeAssignment } from "@/modules/policies/lib/remove-assignment";
 
 export const DELETE = orgRoute({ params: z.object({ id: z.string() }), permission: { policy: ["assign"] } }, async ({ context, params }) => {
-  await removeAssignment(prisma(), context, params.id);
+  await removeAssignment(database(), context, params.id);
   return { removed: params.id };
 });

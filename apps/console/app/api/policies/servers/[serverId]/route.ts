@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
 
 /** A server's tags, effective policy (layers, where each value came from, hash) and status. */
 export const GET = orgRoute({ params: z.object({ serverId: z.string() }) }, async ({ context, params }) => ({
-  serverPolicy: await getServerPolicy(prisma(), context.orgId, params.serverId),
+  serverPolicy: await getServerPolicy(database(), context.orgId, params.serverId),
 }));

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { allowReenrolment } from "@/modules/fleet/lib/server-lifecycle";
 
 /** Lets one enrolment token take over this server's identity for the next hour (owner/admin). */
 export const POST = orgRoute(
   { params: z.object({ id: z.string() }), permission: { server: ["revoke"] } },
-  async ({ context, params }) => ({ agent: await allowReenrolment(prisma(), context, params.id) }),
+  async ({ context, params }) => ({ agent: await allowReenrolment(database(), context, params.id) }),
 );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { listRuns, startRun } from "@/modules/bench/lib/runs";
 import { startRunInput } from "@/modules/bench/types/bench";
@@ -7,10 +7,10 @@ import { startRunInput } from "@/modules/bench/types/bench";
 const params = z.object({ id: z.string() });
 
 /** The server's proof runs, newest first (the panel polls this for live progress). */
-export const GET = orgRoute({ params }, async ({ context, params }) => ({ runs: await listRuns(prisma(), context.orgId, params.id) }));
+export const GET = orgRoute({ params }, async ({ context, params }) => ({ runs: await listRuns(database(), context.orgId, params.id) }));
 
 /** Requests an A/B proof run on the server; its agent takes it at its next poll. */
 export const POST = orgRoute(
   { params, body: startRunInput, permission: { benchRun: ["start"] }, status: 201 },
-  async ({ context, params, body }) => ({ run: await startRun(prisma(), context, params.id, body) }),
+  async ({ context, params, body }) => ({ run: await startRun(database(), context, params.id, body) }),
 );

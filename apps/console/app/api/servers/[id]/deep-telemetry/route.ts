@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { pool, prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-telemetry";
 import { metricsRangeSchema } from "@/modules/metrics/types/metrics";
 
 export const GET = orgRoute(
   { params: z.object({ id: z.string() }), query: z.object({ range: metricsRangeSchema.default("1h") }) },
-  async ({ context, params, query }) => queryDeepTelemetry({ prisma: prisma(), pool: pool() }, context.orgId, params.id, query.range),
+  async ({ context, params, query }) => queryDeepTelemetry(database(), context.orgId, params.id, query.range),
 );

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { pool, prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { metricsRangeSchema } from "@/modules/metrics/types/metrics";
 
 export const GET = orgRoute(
   { params: z.object({ id: z.string() }), query: z.object({ range: metricsRangeSchema.default("1h") }) },
-  async ({ context, params, query }) => queryServerMetrics({ prisma: prisma(), pool: pool() }, context.orgId, params.id, query.range),
+  async ({ context, params, query }) => queryServerMetrics(database(), context.orgId, params.id, query.range),
 );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { setServerTags } from "@/modules/policies/lib/set-server-tags";
 import { serverTagsInput } from "@/modules/policies/types/policy";
@@ -7,5 +7,5 @@ import { serverTagsInput } from "@/modules/policies/types/policy";
 /** Replaces the server's tags; they decide which tag policies apply to it. */
 export const PUT = orgRoute(
   { params: z.object({ serverId: z.string() }), body: serverTagsInput, permission: { policy: ["assign"] } },
-  async ({ context, params, body }) => ({ tags: await setServerTags(prisma(), context, params.serverId, body) }),
+  async ({ context, params, body }) => ({ tags: await setServerTags(database(), context, params.serverId, body) }),
 );

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { pool, prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryServerVerdict } from "@/modules/gains/lib/query-verdicts";
 
 /** Before/after verdict around the latest policy change the server applied. */
 export const GET = orgRoute({ params: z.object({ id: z.string() }) }, async ({ context, params }) =>
-  queryServerVerdict({ prisma: prisma(), pool: pool() }, context.orgId, params.id),
+  queryServerVerdict(database(), context.orgId, params.id),
 );

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { pool, prisma } from "@/lib/db";
+import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryPolicyVersionVerdicts } from "@/modules/gains/lib/query-verdicts";
 
 /** Before/after verdicts of one policy version on the servers where it is the latest applied change. */
 export const GET = orgRoute(
   { params: z.object({ id: z.string(), version: z.coerce.number().int().min(1) }) },
-  async ({ context, params }) => queryPolicyVersionVerdicts({ prisma: prisma(), pool: pool() }, context.orgId, params.id, params.version),
+  async ({ context, params }) => queryPolicyVersionVerdicts(database(), context.orgId, params.id, params.version),
 );

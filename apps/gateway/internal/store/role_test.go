@@ -1,0 +1,193 @@
+package store
+
+// The gateway as production runs it: its login role is granted spindle_gateway and nothing else
+// (docs/configure.md), so row-level security applies to every statement. Each Store method must
+// work under it (enrolment, COPY into the view-walled telemetry tables, OpAMP status, proof runs,
+// renewal, the silent-run sweep), and a statement that forgets its organisation filter still sees
+// only the organisation its transaction is scoped to. The other tests connect as the superuser,
+// which row-level security does not apply to, so they cannot tell.
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+)
+
+const gatewayLogin = "spindle_gateway_test_login"
+
+// openStoreAsGatewayLogin returns a Store connected as a login role holding only spindle_gateway,
+// and a superuser pool for fixtures and checks.
+func openStoreAsGatewayLogin(t *testing.T) (*Store, *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	adminURL := testdb.New(t)
+	admin, err := pgxpool.New(ctx, adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	// Roles are cluster-wide and the test cluster trusts local logins, as a password would here.
+	if _, err := admin.Exec(ctx, `DO $$ BEGIN CREATE ROLE `+gatewayLogin+` LOGIN;
+		EXCEPTION WHEN duplicate_object THEN NULL; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, `GRANT spindle_gateway TO `+gatewayLogin); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(gatewayLogin)
+	s, err := Open(ctx, u.String(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, admin
+}
+
+func adminCount(t *testing.T, admin *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := admin.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func enrolAs(t *testing.T, s *Store, admin *pgxpool.Pool, orgID, machineID string) Agent {
+	t.Helper()
+	token, _ := testdb.EnrollmentToken(t, admin, orgID, testdb.TokenValid)
+	enrolled, err := s.Enroll(context.Background(), Enrollment{
+		TokenHash: credential.Hash(token), MachineID: machineID, Hostname: machineID, OS: "linux", Arch: "amd64", AgentVersion: "0.1.0",
+	})
+	if err != nil {
+		t.Fatalf("enrol %s as spindle_gateway: %v", machineID, err)
+	}
+	agent, err := s.AuthenticateAgent(context.Background(), credential.Hash(enrolled.Credential))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
+}
+
+func TestEveryStoreMethodWorksUnderTheGatewayRole(t *testing.T) {
+	ctx := context.Background()
+	s, admin := openStoreAsGatewayLogin(t)
+	testdb.Org(t, admin, "org-a")
+	testdb.Org(t, admin, "org-b")
+	a := enrolAs(t, s, admin, "org-a", "machine-a")
+	b := enrolAs(t, s, admin, "org-b", "machine-b")
+
+	// COPY into raw telemetry, which has no RLS (COPY refuses it) and is walled by views instead.
+	if _, err := s.WriteBatches(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	written, err := s.WriteBatches(ctx, a, []telemetry.Batch{diskBatch(1, time.Now().Add(-time.Minute), 10)})
+	if err != nil {
+		t.Fatalf("write telemetry as spindle_gateway: %v", err)
+	}
+	if written.DiskIORows != 1 || adminCount(t, admin, `SELECT count(*) FROM disk_io WHERE org_id = 'org-a'`) != 1 {
+		t.Fatalf("disk_io rows not written: %+v", written)
+	}
+
+	if _, err := admin.Exec(ctx, `INSERT INTO server_effective_policies (org_id, server_id, document, hash)
+		VALUES ('org-a', $1, '{"schemaVersion": 1}', repeat('a', 64)), ('org-b', $2, '{"schemaVersion": 1}', repeat('b', 64))`,
+		a.ServerID, b.ServerID); err != nil {
+		t.Fatal(err)
+	}
+	policy, err := s.EffectivePolicy(ctx, a)
+	if err != nil || policy.Hash != strings.Repeat("a", 64) {
+		t.Fatalf("effective policy under the role: %+v, %v", policy, err)
+	}
+	if err := s.RecordPolicySent(ctx, a, policy.Hash); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordPolicyReport(ctx, a, PolicyReport{Hash: policy.Hash, State: PolicyApplied}); err != nil {
+		t.Fatal(err)
+	}
+	if reported, err := s.ReportedPolicyHash(ctx, a); err != nil || reported != policy.Hash {
+		t.Fatalf("reported hash under the role: %q, %v", reported, err)
+	}
+	if err := s.RecordAgentReport(ctx, a, AgentReport{Capabilities: map[string]any{"ebpf": true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordBenchProfiles(ctx, a, json.RawMessage(`[]`), json.RawMessage(`[]`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := adminCount(t, admin, `SELECT count(*) FROM agents WHERE id = $1 AND opamp_seen_at IS NOT NULL
+		AND capabilities ? 'bench' AND capabilities ? 'ebpf'`, a.ID); n != 1 {
+		t.Fatal("the agent report and bench profiles were not stored")
+	}
+	if n := adminCount(t, admin, `SELECT count(*) FROM server_policy_status WHERE server_id = $1 AND status = 'applied'`, a.ServerID); n != 1 {
+		t.Fatal("the policy report was not stored")
+	}
+
+	// Proof runs: take, report progress, finish; then the sweep across both organisations.
+	if _, err := admin.Exec(ctx, `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters) VALUES ('org-a', $1, 'sqlio', '{}')`, a.ServerID); err != nil {
+		t.Fatal(err)
+	}
+	command, err := s.NextBenchCommand(ctx, a, "")
+	if err != nil || command.Start == nil {
+		t.Fatalf("take the queued run under the role: %+v, %v", command, err)
+	}
+	if _, err := s.RecordBenchProgress(ctx, a, command.Start.RunID, 0.5, "step 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishBenchRun(ctx, a, command.Start.RunID, BenchOutcome{Status: "failed", Error: "stopped by the test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters, status, heartbeat_at)
+		VALUES ('org-a', $1, 'sqlio', '{}', 'running', now() - interval '1 hour'),
+		       ('org-b', $2, 'sqlio', '{}', 'running', now() - interval '1 hour')`, a.ServerID, b.ServerID); err != nil {
+		t.Fatal(err)
+	}
+	if failed, err := s.FailSilentBenchRuns(ctx, time.Minute); err != nil || failed != 2 {
+		t.Fatalf("the sweep failed %d silent runs (%v), want both organisations' 2", failed, err)
+	}
+
+	renewed, err := s.RenewCredential(ctx, a)
+	if err != nil || renewed.Credential == "" {
+		t.Fatalf("renew under the role: %v", err)
+	}
+}
+
+func TestAStatementWithoutItsOrgFilterSeesOnlyTheScopedOrganisation(t *testing.T) {
+	ctx := context.Background()
+	s, admin := openStoreAsGatewayLogin(t)
+	testdb.Org(t, admin, "org-a")
+	testdb.Org(t, admin, "org-b")
+	enrolAs(t, s, admin, "org-a", "machine-a")
+	enrolAs(t, s, admin, "org-b", "machine-b")
+
+	for _, table := range []string{"servers", "agents", "enrollment_tokens", "audit_log"} {
+		var orgs []string
+		err := s.inOrg(ctx, "org-b", func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `SELECT DISTINCT org_id FROM `+table)
+			if err != nil {
+				return err
+			}
+			orgs, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		if err != nil || len(orgs) != 1 || orgs[0] != "org-b" {
+			t.Errorf("%s scoped to org-b shows %v (%v), want only org-b", table, orgs, err)
+		}
+	}
+	// Outside a scoped transaction the login sees no tenant row at all.
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM agents`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("an unscoped statement saw %d agents (%v), want 0", n, err)
+	}
+}
