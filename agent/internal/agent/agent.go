@@ -131,6 +131,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	a.drain()
 	stopForwarder()
 	<-fwdDone
+	a.spool.Close()
 	a.writeStatus(nil, true)
 	return a.pipeline.Shutdown(context.Background())
 }
@@ -223,17 +224,19 @@ func (a *agent) tick(ctx context.Context) {
 	results := a.runner.Collect(collectCtx, a.pipeline.Sink())
 	cancel()
 
-	if dropped := a.spool.Stats().DroppedBatches; dropped > a.droppedSeen {
+	dropped := a.spool.Stats().DroppedBatches
+	if dropped > a.droppedSeen {
 		a.pipeline.Sink().AddInt(catalogue.SpoolDroppedBatches, int64(dropped-a.droppedSeen))
-		a.droppedSeen = dropped
 	}
 	seq, err := a.pipeline.Flush(context.Background()) // never cut short: the data is already read
 	a.lastExportEr = ""
-	if err != nil {
+	switch {
+	case err != nil: // the dropped count is added again to the next batch
 		a.lastExportEr = err.Error()
 		a.log.Error("could not write the batch to the spool; this interval is lost", "error", err,
-			"hint", "check free space and permissions of "+a.cfg.SpoolDir())
-	} else if seq > 0 {
+			"hint", "check free space and permissions of "+a.cfg.StateDir)
+	case seq > 0:
+		a.droppedSeen = dropped
 		a.lastSeq = seq
 	}
 	a.writeStatus(results, false)
