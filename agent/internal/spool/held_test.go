@@ -79,3 +79,37 @@ func TestMemoryHeldWhileTheDiskRefusesIsBoundedAndDropsAreCounted(t *testing.T) 
 		t.Fatalf("every batch is held or counted as dropped: %+v", st)
 	}
 }
+
+func TestNumbersGoOnWhenTheSequenceFileCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "batch.seq")
+	seq, err := OpenSequence(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := seq.Next(); n != 1 || err != nil || seq.PersistError() != nil {
+		t.Fatalf("Next = %d, %v (persist %v)", n, err, seq.PersistError())
+	}
+	blocker := path + tmpSuffix // the disk refuses the file's temp copy, as a full one does
+	if err := os.Mkdir(blocker, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for want := uint64(2); want <= 3; want++ {
+		if n, err := seq.Next(); n != want || err != nil {
+			t.Fatalf("Next = %d, %v; want %d handed out though the file lags", n, err, want)
+		}
+	}
+	if seq.PersistError() == nil {
+		t.Fatal("PersistError must say the file lags")
+	}
+	if last, _ := readSequence(path); last != 1 {
+		t.Fatalf("file holds %d, want 1 while the disk refuses", last)
+	}
+	os.Remove(blocker)
+	if n, _ := seq.Next(); n != 4 || seq.PersistError() != nil {
+		t.Fatalf("Next = %d, persist %v", n, seq.PersistError())
+	}
+	if last, _ := readSequence(path); last != 4 {
+		t.Fatalf("file holds %d, want 4 once the disk takes it", last)
+	}
+}

@@ -31,14 +31,14 @@ import (
 
 // Summary is the JSON line spoolfill prints.
 type Summary struct {
-	Batches     int       `json:"batches"`
-	FirstSeq    uint64    `json:"firstSeq"`
-	LastSeq     uint64    `json:"lastSeq"`
-	From        time.Time `json:"from"`
-	To          time.Time `json:"to"`
-	SpoolBytes  int64     `json:"spoolBytes"`
-	SpoolMax    int64     `json:"spoolMaxBytes"`
-	DroppedByBound uint64 `json:"droppedByBound"`
+	Batches        int       `json:"batches"`
+	FirstSeq       uint64    `json:"firstSeq"`
+	LastSeq        uint64    `json:"lastSeq"`
+	From           time.Time `json:"from"`
+	To             time.Time `json:"to"`
+	SpoolBytes     int64     `json:"spoolBytes"`
+	SpoolMax       int64     `json:"spoolMaxBytes"`
+	DroppedByBound uint64    `json:"droppedByBound"`
 }
 
 func main() {
