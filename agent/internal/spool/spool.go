@@ -321,18 +321,25 @@ func (s *Spool) read(e entry) (Batch, error) {
 	return b, nil
 }
 
-// Remove deletes a batch the gateway acknowledged. A batch already dropped is fine.
+// Remove deletes a batch the gateway acknowledged. A batch already dropped is fine. Under
+// the lock, so a held batch cannot reach the disk after its removal and linger there.
 func (s *Spool) Remove(seq uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := os.Remove(s.path(seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove acknowledged batch %d: %w", seq, err)
 	}
-	s.forget(seq)
+	s.forgetLocked(seq)
 	return nil
 }
 
 func (s *Spool) forget(seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetLocked(seq)
+}
+
+func (s *Spool) forgetLocked(seq uint64) {
 	for i, e := range s.entries {
 		if e.seq == seq {
 			s.entries = append(s.entries[:i], s.entries[i+1:]...)
