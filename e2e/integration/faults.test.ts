@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
-import { fillSpool, isRoot, ledger, SmallFilesystem, type Ledger } from "../support/faults";
+import { fillSpool, isRoot, ledger, removeSpoolfill, SmallFilesystem, type Ledger } from "../support/faults";
 import { GatewayProcess, repoRoot } from "../support/gateway";
 import { PostgresCluster } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
@@ -42,6 +42,7 @@ before(async () => {
 
 after(async () => {
   for (const agent of agents) await agent.destroy();
+  removeSpoolfill();
   await gateway.stop();
   cluster.destroy();
 });

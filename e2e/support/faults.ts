@@ -3,8 +3,9 @@
 // ledger that says whether every batch reached the database exactly once, and a small
 // size-limited filesystem for the spool.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { repoRoot } from "./gateway";
 
@@ -21,10 +22,17 @@ export interface SpoolFill {
 
 let spoolfillBinary: string | undefined;
 
+/** Removes the spoolfill binary fillSpool built, if any. */
+export function removeSpoolfill(): void {
+  if (spoolfillBinary) rmSync(dirname(spoolfillBinary), { recursive: true, force: true });
+  spoolfillBinary = undefined;
+}
+
 /** Spools `batches` intervals of `stepSeconds` ending now into the stopped agent's spool. */
 export function fillSpool(config: string, batches: number, stepSeconds = 10): SpoolFill {
   if (!spoolfillBinary) {
-    spoolfillBinary = join(repoRoot, "agent/bin/spoolfill");
+    // Not in agent/bin: the gateway serves that directory as its agent downloads.
+    spoolfillBinary = join(mkdtempSync(join(tmpdir(), "spindle-spoolfill-")), "spoolfill");
     execFileSync("go", ["build", "-o", spoolfillBinary, "./internal/export/spoolfill"], { cwd: join(repoRoot, "agent"), stdio: "pipe" });
   }
   const out = execFileSync(spoolfillBinary, ["--config", config, "--batches", String(batches), "--step", `${stepSeconds}s`],
