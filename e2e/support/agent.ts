@@ -7,11 +7,20 @@ import { join } from "node:path";
 import { Child } from "./child";
 
 export class InstalledAgent {
-  readonly prefix = mkdtempSync(join(tmpdir(), "spindle-agent-root-"));
-  readonly binary = join(this.prefix, "usr/local/bin/spindle-agent");
-  readonly config = join(this.prefix, "etc/spindle/agent.yaml");
+  readonly prefix: string;
+  readonly binary: string;
+  readonly config: string;
+  readonly stateDir: string;
   private child?: Child;
   output = "";
+
+  /** `base` is where the private root goes (a memory filesystem when a test spools thousands of batches). */
+  constructor(base = tmpdir()) {
+    this.prefix = mkdtempSync(join(base, "spindle-agent-root-"));
+    this.binary = join(this.prefix, "usr/local/bin/spindle-agent");
+    this.config = join(this.prefix, "etc/spindle/agent.yaml");
+    this.stateDir = join(this.prefix, "var/lib/spindle");
+  }
 
   /** The console's one-liner (apps/console/modules/enrollment/lib/install-command.ts) for a token. */
   static oneLiner(gatewayUrl: string, token: string): string {
@@ -75,7 +84,7 @@ export class InstalledAgent {
 
 /** The subset of `spindle-agent status --json` the tests read. */
 export interface AgentStatus {
-  spool: { batches: number; bytes: number };
+  spool: { batches: number; bytes: number; droppedBatches: number; heldBatches?: number; writeError?: string };
   lastBatchSeq: number;
   intervalSeconds: number;
   delivery: { lastDeliveredSeq?: number; lastError?: string };

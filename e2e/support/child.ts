@@ -1,6 +1,6 @@
 // A process a test runs for a while: its output handed to the owner (kept for failure
 // messages, across restarts), and a stop that sends SIGTERM and waits for it to exit (the
-// services under test shut down gracefully).
+// services under test shut down gracefully); kill() is for fault tests that must not let them.
 import { ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 
 export class Child {
@@ -10,6 +10,14 @@ export class Child {
     this.process = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
     this.process.stdout!.on("data", (d) => onOutput(String(d)));
     this.process.stderr!.on("data", (d) => onOutput(String(d)));
+  }
+
+  /** Sends `signal` (SIGKILL: no shutdown code runs) and waits for the process to be gone. */
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    const exited = new Promise((r) => this.process.on("exit", r));
+    this.process.kill(signal);
+    await exited;
   }
 
   async stop(): Promise<void> {

@@ -31,6 +31,11 @@ export class GatewayProcess {
     throw new Error(`gateway did not start:\n${this.output}`);
   }
 
+  /** SIGKILL: the gateway dies wherever it is, mid-transaction included. */
+  async kill(): Promise<void> {
+    await this.child?.kill("SIGKILL");
+  }
+
   async stop(): Promise<void> {
     await this.child?.stop();
   }

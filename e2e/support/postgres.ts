@@ -36,6 +36,11 @@ export class PostgresCluster {
       `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`);
   }
 
+  /** A crash and recovery: `-m immediate` aborts every backend mid-transaction, then it starts again. */
+  restartImmediately(): void {
+    asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -m immediate -l ${this.dir}/log restart >/dev/null`);
+  }
+
   stop(): void {
     asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -m fast stop >/dev/null`);
   }

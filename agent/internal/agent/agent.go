@@ -41,6 +41,7 @@ type agent struct {
 	opts      Options
 	log       *slog.Logger
 	spool     *spool.Spool
+	sequence  *spool.Sequence
 	pipeline  *export.Pipeline
 	runner    *collector.Runner
 	reporters []collector.DiskRatesReporter
@@ -55,6 +56,7 @@ type agent struct {
 
 	configPath   string // agent.yaml, named in messages that ask for a local change
 	droppedSeen  uint64
+	seqLagging   bool // batch.seq could not be written: warned once per episode
 	lastSeq      uint64
 	lastExportEr string
 }
@@ -131,6 +133,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	a.drain()
 	stopForwarder()
 	<-fwdDone
+	a.spool.Close()
 	a.writeStatus(nil, true)
 	return a.pipeline.Shutdown(context.Background())
 }
@@ -203,7 +206,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 		// A mark above our own numbers: our state went back (wiped state directory, restored
 		// snapshot, cloned image) and the gateway drops what we number at or below it.
 		if raised, err := seq.Raise(mark); err != nil {
-			log.Error("cannot raise the batch sequence above the gateway's mark", "mark", mark, "error", err)
+			log.Error("raised the batch sequence above the gateway's mark but cannot save it", "mark", mark, "error", err)
 		} else if raised {
 			log.Warn("batch sequence was behind the gateway's high-water mark (state reset, snapshot or clone); continuing above it",
 				"mark", mark)
@@ -212,7 +215,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	cred := credential.NewHolder(cfg.Credential, cfg.CredentialIssuedAt, cfg.CredentialExpiresAt)
 	fs.Gateway, fs.Credential, fs.CredentialFunc, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, cred.Secret, sp, log
 	fs.UserAgent = "spindle-agent/" + opts.Version
-	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, pipeline: pipeline,
+	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, sequence: seq, pipeline: pipeline,
 		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,
 		forwarder: forward.New(fs), cred: cred, accel: features, scanner: scanner, started: time.Now(), host: host}, nil
 }
@@ -223,18 +226,29 @@ func (a *agent) tick(ctx context.Context) {
 	results := a.runner.Collect(collectCtx, a.pipeline.Sink())
 	cancel()
 
-	if dropped := a.spool.Stats().DroppedBatches; dropped > a.droppedSeen {
+	dropped := a.spool.Stats().DroppedBatches
+	if dropped > a.droppedSeen {
 		a.pipeline.Sink().AddInt(catalogue.SpoolDroppedBatches, int64(dropped-a.droppedSeen))
-		a.droppedSeen = dropped
 	}
 	seq, err := a.pipeline.Flush(context.Background()) // never cut short: the data is already read
 	a.lastExportEr = ""
-	if err != nil {
+	switch {
+	case err != nil: // the dropped count is added again to the next batch
 		a.lastExportEr = err.Error()
 		a.log.Error("could not write the batch to the spool; this interval is lost", "error", err,
-			"hint", "check free space and permissions of "+a.cfg.SpoolDir())
-	} else if seq > 0 {
+			"hint", "check free space and permissions of "+a.cfg.StateDir)
+	case seq > 0:
+		a.droppedSeen = dropped
 		a.lastSeq = seq
+	}
+	if err := a.sequence.PersistError(); (err != nil) != a.seqLagging {
+		a.seqLagging = err != nil
+		if a.seqLagging {
+			a.log.Warn("cannot save the batch sequence; numbering continues in memory, and a crash before it is saved costs one interval",
+				"error", err, "hint", "free space on the filesystem of "+a.cfg.StateDir)
+		} else {
+			a.log.Info("the batch sequence is saved again")
+		}
 	}
 	a.writeStatus(results, false)
 }

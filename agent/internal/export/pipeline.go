@@ -35,6 +35,9 @@ type Settings struct {
 	Spool    *spool.Spool
 	Sequence *spool.Sequence
 	OnError  func(error) // instrument creation problems; defaults to ignoring them
+	// Now is the clock that bounds each batch's interval; default time.Now. The fault tests'
+	// spool filler (spoolfill) sets a fake one to produce a day of batches in seconds.
+	Now func() time.Time
 }
 
 // Pipeline owns the meter provider, reader and exporter. Flush must not be called
@@ -74,6 +77,10 @@ func New(ctx context.Context, s Settings) (*Pipeline, error) {
 	if onError == nil {
 		onError = func(error) {}
 	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Pipeline{
 		provider:     provider,
 		reader:       reader,
@@ -81,8 +88,8 @@ func New(ctx context.Context, s Settings) (*Pipeline, error) {
 		base:         s.Resource,
 		sequence:     s.Sequence,
 		sink:         newSink(provider.Meter(meterName), onError),
-		now:          time.Now,
-		intervalFrom: time.Now(),
+		now:          now,
+		intervalFrom: now(),
 	}, nil
 }
 

@@ -1,4 +1,8 @@
-// Package forward delivers spooled batches to the gateway, one at a time, oldest first.
+// Package forward delivers spooled batches to the gateway, oldest first: one request at a
+// time, carrying the oldest batch and, when a backlog waits, the following ones up to
+// MaxBatchesPerRequest (an OTLP request holds any number of ResourceMetrics, and concatenated
+// protobuf messages and gzip members are one valid request), so a long outage replays at
+// many batches per request rather than at the gateway's request rate.
 //
 // Exactly-once delivery rests on two rules kept here: a batch is deleted only after a 2xx,
 // and no batch is sent before every older one is acknowledged or rejected for good. The
@@ -6,7 +10,8 @@
 // writing it again. Responses follow docs/agent-protocol.md:
 //
 //	2xx          delivered: delete, send the next
-//	400 413 415  can never succeed: move to spool/rejected/, send the next
+//	400 413 415  can never succeed: move to spool/rejected/, send the next (a request of
+//	             several batches is first resent one batch at a time, to find the bad one)
 //	401 403      credential refused: keep everything, retry slowly, status says re-enrol
 //	429          wait Retry-After (+ jitter), resend
 //	5xx, network backoff exponentially with jitter (capped), resend
@@ -46,6 +51,11 @@ type Settings struct {
 	UnauthenticatedRetry time.Duration // retry period while the credential is refused; default 60 s
 	IdleCheck            time.Duration // re-read the spool when idle even without a signal; default 5 s
 
+	// MaxBatchesPerRequest and MaxRequestBytes bound one request of a backlog's replay;
+	// defaults 64 batches and 512 KiB of (compressed) body, well inside the gateway's limits.
+	MaxBatchesPerRequest int
+	MaxRequestBytes      int64
+
 	// OnMark, when set, gets the gateway's batch high-water mark from every 2xx answer
 	// (X-Spindle-Batch-Hwm, docs/agent-protocol.md): the agent raises its sequence above it.
 	OnMark func(mark uint64)
@@ -70,6 +80,10 @@ type Forwarder struct {
 	s   Settings
 	url string
 
+	// singlyUpTo: batches up to this sequence go one per request, after a request of several
+	// was refused for good and the batch at fault must be found.
+	singlyUpTo uint64
+
 	mu     sync.Mutex
 	status Status
 }
@@ -83,6 +97,12 @@ func New(s Settings) *Forwarder {
 	s.MaxBackoff = orDefault(s.MaxBackoff, 30*time.Second)
 	s.UnauthenticatedRetry = orDefault(s.UnauthenticatedRetry, time.Minute)
 	s.IdleCheck = orDefault(s.IdleCheck, 5*time.Second)
+	if s.MaxBatchesPerRequest < 1 {
+		s.MaxBatchesPerRequest = 64
+	}
+	if s.MaxRequestBytes < 1 {
+		s.MaxRequestBytes = 512 << 10
+	}
 	return &Forwarder{s: s, url: strings.TrimRight(s.Gateway, "/") + "/v1/metrics"}
 }
 
@@ -111,16 +131,23 @@ func (f *Forwarder) Status() Status {
 // resent at the next start (the gateway deduplicates it).
 func (f *Forwarder) Run(ctx context.Context) {
 	for ctx.Err() == nil {
-		batch, ok, err := f.s.Spool.Oldest()
+		limit := f.s.MaxBatchesPerRequest
+		if f.singlyUpTo > 0 {
+			limit = 1
+		}
+		batches, err := f.s.Spool.OldestBatches(limit, f.s.MaxRequestBytes)
 		if err != nil {
 			f.wait(ctx, f.failed(err))
 			continue
 		}
-		if !ok {
+		if len(batches) == 0 {
 			f.idle(ctx)
 			continue
 		}
-		f.wait(ctx, f.deliver(ctx, batch))
+		if batches[0].Seq >= f.singlyUpTo {
+			f.singlyUpTo = 0
+		}
+		f.wait(ctx, f.deliver(ctx, batches))
 	}
 }
 
@@ -150,16 +177,21 @@ func (f *Forwarder) wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-// deliver sends one batch, acts on the answer and returns how long to wait before the next
-// attempt (0: go on at once).
-func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
+// deliver sends one request of batches (oldest first), acts on the answer and returns how
+// long to wait before the next attempt (0: go on at once).
+func (f *Forwarder) deliver(ctx context.Context, batches []spool.Batch) time.Duration {
+	first, last := batches[0].Seq, batches[len(batches)-1].Seq
+	what := fmt.Sprintf("batch %d", first)
+	if len(batches) > 1 {
+		what = fmt.Sprintf("batches %d-%d", first, last)
+	}
 	used := f.credential()
-	resp, err := f.post(ctx, b, used)
+	resp, err := f.post(ctx, batches, used)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0 // shutting down: the batch stays spooled
+			return 0 // shutting down: the batches stay spooled
 		}
-		return f.failed(fmt.Errorf("send batch %d: %w", b.Seq, err))
+		return f.failed(fmt.Errorf("send %s: %w", what, err))
 	}
 	code, reason := resp.code, resp.reason
 	switch {
@@ -167,19 +199,29 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 		if resp.mark > 0 && f.s.OnMark != nil {
 			f.s.OnMark(resp.mark)
 		}
-		if err := f.s.Spool.Remove(b.Seq); err != nil {
-			return f.failed(err)
+		for _, b := range batches {
+			if err := f.s.Spool.Remove(b.Seq); err != nil {
+				return f.failed(err)
+			}
 		}
 		f.mu.Lock()
-		f.status = Status{LastDelivery: time.Now(), LastDeliveredSeq: b.Seq,
+		f.status = Status{LastDelivery: time.Now(), LastDeliveredSeq: last,
 			LastError: f.status.LastError, LastErrorAt: f.status.LastErrorAt}
 		f.mu.Unlock()
 		return 0
 
+	case (code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code == http.StatusUnsupportedMediaType) && len(batches) > 1:
+		// One of them is at fault, or together they are too large: find out one at a time,
+		// so the good ones are delivered and only the bad one is set aside.
+		f.s.Logger.Warn("gateway refused a request of several batches; sending them one at a time", "first_seq", first,
+			"last_seq", last, "status", code, "reason", reason)
+		f.singlyUpTo = last
+		return 0
+
 	case code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code == http.StatusUnsupportedMediaType:
-		f.s.Logger.Error("gateway rejected a batch for good; moved to spool/rejected", "seq", b.Seq, "status", code, "reason", reason)
-		f.record(fmt.Errorf("batch %d rejected by the gateway (%d %s); kept in spool/rejected", b.Seq, code, reason), false)
-		if err := f.s.Spool.Reject(b.Seq); err != nil {
+		f.s.Logger.Error("gateway rejected a batch for good; moved to spool/rejected", "seq", first, "status", code, "reason", reason)
+		f.record(fmt.Errorf("batch %d rejected by the gateway (%d %s); kept in spool/rejected", first, code, reason), false)
+		if err := f.s.Spool.Reject(first); err != nil {
 			return f.failed(err)
 		}
 		return 0
@@ -187,7 +229,7 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 	case (code == http.StatusUnauthorized || code == http.StatusForbidden) && f.credential() != used:
 		// The credential was renewed while this request was under way, and the gateway refuses
 		// the replaced one at once: send again with the new one rather than wait as if refused.
-		f.s.Logger.Info("batch sent with the credential just replaced by a renewal; sending it again", "seq", b.Seq)
+		f.s.Logger.Info("batches sent with the credential just replaced by a renewal; sending them again", "first_seq", first)
 		return 0
 
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
@@ -198,7 +240,7 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 
 	case code == http.StatusTooManyRequests:
 		if after, ok := retryAfter(resp.retryAfter, time.Now()); ok && after > 0 {
-			err := fmt.Errorf("gateway overloaded (429 %s): retrying batch %d after %s", reason, b.Seq, after)
+			err := fmt.Errorf("gateway overloaded (429 %s): retrying %s after %s", reason, what, after)
 			f.record(err, false)
 			f.bumpFailures()
 			return withJitter(after, after/5)
@@ -206,7 +248,7 @@ func (f *Forwarder) deliver(ctx context.Context, b spool.Batch) time.Duration {
 		return f.failed(fmt.Errorf("gateway overloaded (429 %s) without a usable Retry-After", reason))
 
 	default: // 5xx, 408, and anything unexpected (e.g. 404 from a wrong gateway URL): keep and retry
-		return f.failed(fmt.Errorf("gateway answered %d %s for batch %d", code, reason, b.Seq))
+		return f.failed(fmt.Errorf("gateway answered %d %s for %s", code, reason, what))
 	}
 }
 
@@ -217,15 +259,22 @@ type response struct {
 	mark       uint64 // X-Spindle-Batch-Hwm; 0 when absent or unreadable
 }
 
-func (f *Forwarder) post(ctx context.Context, b spool.Batch, credential string) (response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(b.Body))
+// post sends the batches as one request: their bodies one after the other, which is one
+// ExportMetricsServiceRequest holding every batch's ResourceMetrics (and, gzipped, one gzip
+// stream of several members).
+func (f *Forwarder) post(ctx context.Context, batches []spool.Batch, credential string) (response, error) {
+	bodies := make([][]byte, len(batches))
+	for i, b := range batches {
+		bodies[i] = b.Body
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(bytes.Join(bodies, nil)))
 	if err != nil {
 		return response{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+credential)
 	req.Header.Set("Content-Type", "application/x-protobuf")
-	if b.ContentEncoding != "" {
-		req.Header.Set("Content-Encoding", b.ContentEncoding)
+	if encoding := batches[0].ContentEncoding; encoding != "" { // the same for all: OldestBatches
+		req.Header.Set("Content-Encoding", encoding)
 	}
 	if f.s.UserAgent != "" {
 		req.Header.Set("User-Agent", f.s.UserAgent)

@@ -35,6 +35,7 @@ type gateway struct {
 
 	mu       sync.Mutex
 	received []received
+	requests [][]int // the batches of each request
 }
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -52,21 +53,33 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.t.Errorf("body is not gzip: %v", err)
 		return
 	}
-	raw, _ := io.ReadAll(zr)
-	seq, err := strconv.Atoi(strings.TrimPrefix(string(raw), "batch-"))
-	if err != nil {
-		g.t.Errorf("body %q", raw)
+	raw, _ := io.ReadAll(zr) // several gzip members when the request carries several batches
+	var seqs []int
+	for _, part := range strings.Split(string(raw), "batch-")[1:] {
+		seq, err := strconv.Atoi(part)
+		if err != nil {
+			g.t.Errorf("body %q", raw)
+		}
+		seqs = append(seqs, seq)
 	}
-	// Delete only after ack: while the gateway holds the request, the batch is still on disk.
-	if _, err := os.Stat(filepath.Join(g.spoolDir, fmt.Sprintf("%020d.batch", seq))); err != nil {
-		g.t.Errorf("batch %d left the spool before the gateway answered: %v", seq, err)
+	code, header := http.StatusOK, http.Header(nil)
+	for _, seq := range seqs {
+		// Delete only after ack: while the gateway holds the request, the batch is still on disk.
+		if _, err := os.Stat(filepath.Join(g.spoolDir, fmt.Sprintf("%020d.batch", seq))); err != nil {
+			g.t.Errorf("batch %d left the spool before the gateway answered: %v", seq, err)
+		}
+		g.mu.Lock()
+		attempt := len(g.received)
+		g.received = append(g.received, received{seq: seq, at: time.Now()})
+		g.mu.Unlock()
+		if c, h := g.respond(attempt, seq); code < 300 { // the first refusal answers for the request
+			code, header = c, h
+		}
 	}
 	g.mu.Lock()
-	attempt := len(g.received)
-	g.received = append(g.received, received{seq: seq, at: time.Now()})
+	g.requests = append(g.requests, seqs)
 	g.mu.Unlock()
 
-	code, header := g.respond(attempt, seq)
 	for k, v := range header {
 		w.Header()[k] = v
 	}
@@ -102,10 +115,11 @@ func gz(s string) []byte {
 }
 
 type fixture struct {
-	spool   *spool.Spool
-	dir     string
-	gateway *gateway
-	fwd     *Forwarder
+	spool      *spool.Spool
+	dir        string
+	gateway    *gateway
+	fwd        *Forwarder
+	perRequest int // batches per request; the retry rules are tested one batch at a time
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -135,7 +149,7 @@ func appendBatch(t *testing.T, sp *spool.Spool, seq int) {
 func (f *fixture) start(t *testing.T, url string) {
 	f.fwd = New(Settings{Gateway: url, Credential: "spa_test", Spool: f.spool, Logger: quiet(),
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
-		UnauthenticatedRetry: 150 * time.Millisecond, IdleCheck: 50 * time.Millisecond})
+		UnauthenticatedRetry: 150 * time.Millisecond, IdleCheck: 50 * time.Millisecond, MaxBatchesPerRequest: max(1, f.perRequest)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.fwd.Run(ctx); close(done) }()

@@ -16,11 +16,12 @@ import (
 func (s *Spool) Reject(seq uint64) error {
 	src := s.path(seq)
 	dst := filepath.Join(s.dir, rejectedDir, filepath.Base(src))
+	s.mu.Lock()
 	if err := os.Rename(src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.mu.Unlock()
 		return fmt.Errorf("move batch %d to rejected: %w", seq, err)
 	}
-	s.forget(seq)
-	s.mu.Lock()
+	s.forgetLocked(seq) // a batch held in memory leaves no copy: the gateway's reason is logged
 	s.rejected++
 	s.mu.Unlock()
 	return s.pruneRejected()

@@ -16,9 +16,10 @@ import (
 // acknowledges a sequence at or below its high-water mark without writing it again, which
 // is what makes replays harmless.
 type Sequence struct {
-	path string
-	mu   sync.Mutex
-	last uint64
+	path       string
+	mu         sync.Mutex
+	last       uint64
+	persistErr error // the last write of the file that failed; nil once one succeeds
 }
 
 // OpenSequence loads the last used number from path; floor (for example the newest batch
@@ -31,16 +32,26 @@ func OpenSequence(path string, floor uint64) (*Sequence, error) {
 	return &Sequence{path: path, last: max(last, floor)}, nil
 }
 
-// Next persists and returns the next number.
+// Next persists and returns the next number. When the disk refuses the file (full,
+// read-only) the number is still handed out, so a full disk does not cost the interval, and
+// the file catches up at the next write that succeeds (PersistError says it is behind). Only a
+// crash in between can reuse numbers, and then the gateway's mark (X-Spindle-Batch-Hwm) lifts
+// the sequence past them at the first delivery: one interval lost instead of every one the
+// disk stayed full.
 func (s *Sequence) Next() (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := s.last + 1
-	if err := writeSequence(s.path, next); err != nil {
-		return 0, err
-	}
+	s.persistErr = writeSequence(s.path, next)
 	s.last = next
 	return next, nil
+}
+
+// PersistError is the reason the sequence file lags behind the numbers handed out, or nil.
+func (s *Sequence) PersistError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persistErr
 }
 
 // Raise makes the next number at least atLeast+1 (persisted), and reports whether it moved.
@@ -53,11 +64,9 @@ func (s *Sequence) Raise(atLeast uint64) (bool, error) {
 	if s.last >= atLeast {
 		return false, nil
 	}
-	if err := writeSequence(s.path, atLeast); err != nil {
-		return false, err
-	}
+	s.persistErr = writeSequence(s.path, atLeast)
 	s.last = atLeast
-	return true, nil
+	return true, s.persistErr
 }
 
 // Last returns the last number handed out (0 if none).

@@ -10,6 +10,12 @@
 // A batch file is a one-line header (format version and content encoding) followed by the
 // exact HTTP request body the OTLP exporter produced. Files are written to a temp name,
 // fsynced and renamed, so a reader never sees half a batch.
+//
+// When the disk refuses a batch (full, over quota, read-only) the batch is held in memory,
+// within MaxHeldBytes, and delivered from there; each later Append first tries to write the
+// held batches to disk. A full disk therefore loses nothing while it lasts less than that
+// bound; beyond it the oldest held batches are dropped, counted and logged by sequence
+// number, as the byte bound drops spooled ones. Held batches do not survive a restart.
 package spool
 
 import (
@@ -31,6 +37,9 @@ const (
 	rejectedDir = "rejected"
 	// DefaultMaxRejected bounds spool/rejected: enough to diagnose, never a disk filler.
 	DefaultMaxRejected = 50
+	// MaxHeldBytes bounds the batches held in memory while the disk refuses them (never more
+	// than the spool's own bound): hours of 10 s batches, a small part of the agent's memory.
+	MaxHeldBytes = 8 << 20
 )
 
 // Batch is one export request.
@@ -49,11 +58,16 @@ type Stats struct {
 	RejectedBatches uint64 `json:"rejectedBatches"`
 	OldestSeq       uint64 `json:"oldestSeq,omitempty"`
 	NewestSeq       uint64 `json:"newestSeq,omitempty"`
+	// HeldBatches and HeldBytes wait in memory because the disk refused them (WriteError).
+	HeldBatches int    `json:"heldBatches"`
+	HeldBytes   int64  `json:"heldBytes"`
+	WriteError  string `json:"writeError,omitempty"`
 }
 
 type entry struct {
 	seq  uint64
 	size int64
+	held []byte // the encoded file while the disk refuses it; nil once it is on disk
 }
 
 // Spool is safe for concurrent use by one writer (the exporter) and one reader (the
@@ -65,11 +79,13 @@ type Spool struct {
 	logger      *slog.Logger
 	notify      chan struct{}
 
-	mu       sync.Mutex
-	entries  []entry // ascending seq
-	bytes    int64
-	dropped  uint64
-	rejected uint64
+	mu        sync.Mutex
+	entries   []entry // ascending seq
+	bytes     int64
+	heldBytes int64
+	writeErr  error // the disk's last refusal; nil once everything held is on disk
+	dropped   uint64
+	rejected  uint64
 }
 
 // Open scans dir (creating it), removes temp files a crash left behind, and enforces the
@@ -121,7 +137,8 @@ func (s *Spool) path(seq uint64) string {
 
 // Append stores a batch durably, then drops the oldest batches while the spool is over its
 // byte bound. Sequence numbers must increase: a batch at or below the newest is refused,
-// because replay order is file order.
+// because replay order is file order. A batch the disk refuses is held in memory (see the
+// package comment), so Append fails only for a batch out of order or one it cannot encode.
 func (s *Spool) Append(b Batch) error {
 	data, err := encode(b)
 	if err != nil {
@@ -132,13 +149,20 @@ func (s *Spool) Append(b Batch) error {
 	if n := len(s.entries); n > 0 && b.Seq <= s.entries[n-1].seq {
 		return fmt.Errorf("batch %d is not above the newest spooled batch %d", b.Seq, s.entries[n-1].seq)
 	}
-	final := s.path(b.Seq)
-	tmp := filepath.Join(s.dir, fmt.Sprintf(".%020d%s", b.Seq, tmpSuffix))
-	if err := writeDurably(tmp, final, data); err != nil {
-		return fmt.Errorf("spool batch %d: %w", b.Seq, err)
+	s.writeHeldLocked()
+	e := entry{seq: b.Seq, size: int64(len(data))}
+	if err := s.writeLocked(b.Seq, data); err != nil {
+		if s.writeErr == nil {
+			s.logger.Warn("the spool's disk refuses batches: holding them in memory and delivering from there",
+				"seq", b.Seq, "error", err, "max_held_bytes", s.maxHeldBytes(),
+				"hint", "free space on the filesystem of "+s.dir)
+		}
+		s.writeErr = err
+		e.held = data
+		s.heldBytes += e.size
 	}
-	s.entries = append(s.entries, entry{seq: b.Seq, size: int64(len(data))})
-	s.bytes += int64(len(data))
+	s.entries = append(s.entries, e)
+	s.bytes += e.size
 	err = s.enforceBoundLocked()
 	select {
 	case s.notify <- struct{}{}:
@@ -147,24 +171,67 @@ func (s *Spool) Append(b Batch) error {
 	return err
 }
 
-// enforceBoundLocked drops oldest batches until the spool fits. The newest batch is always
-// kept: a bound smaller than one batch must not make the agent send nothing.
+func (s *Spool) writeLocked(seq uint64, data []byte) error {
+	tmp := filepath.Join(s.dir, fmt.Sprintf(".%020d%s", seq, tmpSuffix))
+	if err := writeDurably(tmp, s.path(seq), data); err != nil {
+		return fmt.Errorf("spool batch %d: %w", seq, err)
+	}
+	return nil
+}
+
+// writeHeldLocked moves held batches to disk, oldest first, until the disk refuses one.
+func (s *Spool) writeHeldLocked() {
+	if s.heldBytes == 0 {
+		return
+	}
+	for i := range s.entries {
+		e := &s.entries[i]
+		if e.held == nil {
+			continue
+		}
+		if err := s.writeLocked(e.seq, e.held); err != nil {
+			s.writeErr = err
+			return
+		}
+		s.heldBytes -= e.size
+		e.held = nil
+	}
+	s.writeErr = nil
+	s.logger.Info("the spool's disk takes batches again; every batch held in memory is on disk")
+}
+
+func (s *Spool) maxHeldBytes() int64 { return min(s.maxBytes, MaxHeldBytes) }
+
+// enforceBoundLocked drops oldest batches until the spool fits its byte bound and what it
+// holds in memory fits MaxHeldBytes. The newest batch is always kept: a bound smaller than
+// one batch must not make the agent send nothing.
 func (s *Spool) enforceBoundLocked() error {
 	var dropped []uint64
-	for s.bytes > s.maxBytes && len(s.entries) > 1 {
-		oldest := s.entries[0]
-		if err := os.Remove(s.path(oldest.seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("drop batch %d: %w", oldest.seq, err)
+	for len(s.entries) > 1 && (s.bytes > s.maxBytes || s.heldBytes > s.maxHeldBytes()) {
+		i := 0
+		if s.bytes <= s.maxBytes { // only memory is over: drop the oldest held batch
+			for s.entries[i].held == nil {
+				i++
+			}
 		}
-		s.entries = s.entries[1:]
-		s.bytes -= oldest.size
+		e := s.entries[i]
+		if e.held == nil {
+			if err := os.Remove(s.path(e.seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("drop batch %d: %w", e.seq, err)
+			}
+		} else {
+			s.heldBytes -= e.size
+		}
+		s.entries = append(s.entries[:i], s.entries[i+1:]...)
+		s.bytes -= e.size
 		s.dropped++
-		dropped = append(dropped, oldest.seq)
+		dropped = append(dropped, e.seq)
 	}
 	if len(dropped) > 0 {
 		s.logger.Warn("spool is full: dropped the oldest batches; they will not reach the gateway",
 			"dropped", len(dropped), "first_seq", dropped[0], "last_seq", dropped[len(dropped)-1],
-			"max_bytes", s.maxBytes, "hint", "raise spool.max_bytes or fix delivery (see spindle-agent status)")
+			"max_bytes", s.maxBytes, "held_in_memory_bytes", s.heldBytes, "max_held_bytes", s.maxHeldBytes(),
+			"hint", "raise spool.max_bytes, free space on the spool's disk, or fix delivery (see spindle-agent status)")
 	}
 	return nil
 }
@@ -178,45 +245,111 @@ func (s *Spool) Oldest() (b Batch, ok bool, err error) {
 			s.mu.Unlock()
 			return Batch{}, false, nil
 		}
-		seq := s.entries[0].seq
+		e := s.entries[0]
 		s.mu.Unlock()
 
-		data, err := os.ReadFile(s.path(seq))
+		b, err := s.read(e)
 		if errors.Is(err, fs.ErrNotExist) {
-			s.forget(seq) // dropped by the bound between our lock and the read
+			s.forget(e.seq) // dropped by the bound between our lock and the read
 			continue
 		}
-		if err != nil {
-			return Batch{}, false, fmt.Errorf("read batch %d: %w", seq, err)
-		}
-		b, err := decode(seq, data)
-		if err != nil {
-			s.logger.Error("unreadable spool file moved to rejected", "seq", seq, "error", err)
-			if rerr := s.Reject(seq); rerr != nil {
+		var unreadable *unreadableError
+		if errors.As(err, &unreadable) {
+			s.logger.Error("unreadable spool file moved to rejected", "seq", e.seq, "error", err)
+			if rerr := s.Reject(e.seq); rerr != nil {
 				return Batch{}, false, rerr
 			}
 			continue
+		}
+		if err != nil {
+			return Batch{}, false, err
 		}
 		return b, true, nil
 	}
 }
 
-// Remove deletes a batch the gateway acknowledged. A batch already dropped is fine.
+// OldestBatches returns the oldest batch and as many of the following ones, oldest first,
+// as fit in maxBatches and maxBodyBytes of body and share its content encoding: a backlog is
+// replayed several batches per request (the gateway writes each one once, all in one
+// transaction). The first batch is returned whatever its size; nil when the spool is empty.
+func (s *Spool) OldestBatches(maxBatches int, maxBodyBytes int64) ([]Batch, error) {
+	first, ok, err := s.Oldest()
+	if err != nil || !ok {
+		return nil, err
+	}
+	out, size := []Batch{first}, int64(len(first.Body))
+	s.mu.Lock()
+	var following []entry
+	for _, e := range s.entries {
+		if len(following)+1 >= maxBatches {
+			break
+		}
+		if e.seq > first.Seq {
+			following = append(following, e)
+		}
+	}
+	s.mu.Unlock()
+	for _, e := range following {
+		b, err := s.read(e)
+		if err != nil || b.ContentEncoding != first.ContentEncoding || size+int64(len(b.Body)) > maxBodyBytes {
+			break // Oldest deals with a missing or unreadable batch when it comes first
+		}
+		out, size = append(out, b), size+int64(len(b.Body))
+	}
+	return out, nil
+}
+
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string { return e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
+
+// read returns a batch from memory or disk: fs.ErrNotExist when it is gone, an
+// *unreadableError when its file cannot be decoded.
+func (s *Spool) read(e entry) (Batch, error) {
+	data := e.held
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(s.path(e.seq)); err != nil {
+			return Batch{}, fmt.Errorf("read batch %d: %w", e.seq, err)
+		}
+	}
+	b, err := decode(e.seq, data)
+	if err != nil {
+		return Batch{}, &unreadableError{err}
+	}
+	return b, nil
+}
+
+// Remove deletes a batch the gateway acknowledged. A batch already dropped is fine. Under
+// the lock, so a held batch cannot reach the disk after its removal and linger there.
 func (s *Spool) Remove(seq uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := os.Remove(s.path(seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove acknowledged batch %d: %w", seq, err)
 	}
-	s.forget(seq)
+	s.forgetLocked(seq)
 	return nil
 }
 
 func (s *Spool) forget(seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetLocked(seq)
+}
+
+func (s *Spool) forgetLocked(seq uint64) {
 	for i, e := range s.entries {
 		if e.seq == seq {
 			s.entries = append(s.entries[:i], s.entries[i+1:]...)
 			s.bytes -= e.size
+			if e.held != nil {
+				s.heldBytes -= e.size
+				if s.heldBytes == 0 {
+					s.writeErr = nil // delivered from memory: nothing waits for the disk any more
+				}
+			}
 			return
 		}
 	}
@@ -234,5 +367,32 @@ func (s *Spool) Stats() Stats {
 	if n := len(s.entries); n > 0 {
 		st.OldestSeq, st.NewestSeq = s.entries[0].seq, s.entries[n-1].seq
 	}
+	for _, e := range s.entries {
+		if e.held != nil {
+			st.HeldBatches++
+		}
+	}
+	st.HeldBytes = s.heldBytes
+	if s.writeErr != nil {
+		st.WriteError = s.writeErr.Error()
+	}
 	return st
+}
+
+// Close tries once more to write what is held in memory, and says which batches a stop loses
+// because the disk still refuses them.
+func (s *Spool) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeHeldLocked()
+	var lost []uint64
+	for _, e := range s.entries {
+		if e.held != nil {
+			lost = append(lost, e.seq)
+		}
+	}
+	if len(lost) > 0 {
+		s.logger.Error("batches held in memory are lost at this stop: the spool's disk still refuses them",
+			"batches", len(lost), "first_seq", lost[0], "last_seq", lost[len(lost)-1], "error", s.writeErr)
+	}
 }
