@@ -1,0 +1,103 @@
+// The SQL behind each alert source (@spindle/domain alertSignals says what the numbers mean).
+// Bucket sources read the 1-minute aggregates, which have the same names and columns in both
+// time-series modes; snapshot sources read relational rows as of the evaluation. Every query
+// names the organisation: with row-level security as the second wall, never the only one.
+import { latencyBucketColumns, type AlertSource, type SourceRow } from "@spindle/domain";
+import type { TenantQueryable } from "@spindle/db";
+
+/** A subject's rows from one source, with its identity. */
+export interface SubjectRows {
+  serverId: string;
+  component: string;
+  rows: SourceRow[];
+}
+
+export interface SourceQuery {
+  orgId: string;
+  /** Bucket sources: buckets starting in [from, to). Snapshot sources: evidence since `from`. */
+  from: Date;
+  /** The evaluation time. */
+  to: Date;
+}
+
+const epochMs = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8 AS start`;
+const latencyColumns = latencyBucketColumns.map((c) => `${c}::float8 AS ${c}`).join(", ");
+
+// Each statement takes $1 = org, $2 = from, $3 = to and returns server_id, component, start
+// and the signal columns as float8 (so node-postgres returns numbers, not strings).
+const statements: Record<AlertSource, string> = {
+  disk_io: `SELECT server_id::text, device AS component, ${epochMs("bucket")}, interval_seconds::float8 AS interval_seconds,
+      read_ops::float8 AS read_ops, write_ops::float8 AS write_ops, read_time_ms::float8 AS read_time_ms,
+      write_time_ms::float8 AS write_time_ms, io_time_ms::float8 AS io_time_ms, weighted_io_time_ms::float8 AS weighted_io_time_ms
+    FROM disk_io_1m WHERE org_id = $1 AND bucket >= $2 AND bucket < $3`,
+  disk_latency_read: `SELECT server_id::text, device AS component, ${epochMs("bucket")}, operations::float8 AS operations,
+      sum_seconds::float8 AS sum_seconds, ${latencyColumns}
+    FROM disk_latency_1m WHERE org_id = $1 AND operation = 'read' AND bucket >= $2 AND bucket < $3`,
+  disk_latency_write: `SELECT server_id::text, device AS component, ${epochMs("bucket")}, operations::float8 AS operations,
+      sum_seconds::float8 AS sum_seconds, ${latencyColumns}
+    FROM disk_latency_1m WHERE org_id = $1 AND operation = 'write' AND bucket >= $2 AND bucket < $3`,
+  // The split share divides by the same device's completed I/Os in the same minute.
+  disk_split_io: `SELECT s.server_id::text, s.device AS component, ${epochMs("s.bucket")}, s.interval_seconds::float8 AS interval_seconds,
+      s.split_ops::float8 AS split_ops, coalesce(d.read_ops + d.write_ops, 0)::float8 AS operations
+    FROM disk_split_io_1m s
+    LEFT JOIN disk_io_1m d ON d.org_id = s.org_id AND d.server_id = s.server_id AND d.device = s.device AND d.bucket = s.bucket
+    WHERE s.org_id = $1 AND s.bucket >= $2 AND s.bucket < $3`,
+  page_cache: `SELECT server_id::text, '' AS component, ${epochMs("bucket")}, interval_seconds::float8 AS interval_seconds,
+      accesses::float8 AS accesses, misses::float8 AS misses
+    FROM page_cache_1m WHERE org_id = $1 AND bucket >= $2 AND bucket < $3`,
+  // backoffs is NULL in a bucket where the agent did not send it (read cache off): not measured.
+  read_cache: `SELECT server_id::text, '' AS component, ${epochMs("bucket")}, coalesce(backoffs, 0)::float8 AS backoffs,
+      (backoffs IS NOT NULL)::int::float8 AS backoffs_reported
+    FROM read_cache_1m WHERE org_id = $1 AND bucket >= $2 AND bucket < $3`,
+  // Servers whose credential was revoked are gone on purpose, not offline.
+  agent_liveness: `SELECT s.id::text AS server_id, '' AS component, ${epochMs("$3::timestamptz")},
+      greatest(0, extract(epoch FROM $3::timestamptz - coalesce(s.last_seen_at, s.created_at)))::float8 AS seconds_since_data
+    FROM servers s
+    WHERE s.org_id = $1 AND $2::timestamptz IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.org_id = s.org_id AND a.server_id = s.id AND a.revoked_at IS NOT NULL)`,
+  policy_status: `SELECT server_id::text, '' AS component, ${epochMs("$3::timestamptz")}, (status = 'failed')::int::float8 AS failed
+    FROM server_policy_status WHERE org_id = $1 AND $2::timestamptz IS NOT NULL`,
+  // A capability is lost when the newest batch no longer lists it but its data arrived since $2.
+  ebpf_capabilities: `SELECT a.server_id::text, '' AS component, ${epochMs("$3::timestamptz")}, (
+        (NOT ('ebpf.block_latency' = ANY (a.telemetry_capabilities)) AND EXISTS (SELECT 1 FROM disk_latency_1h x
+          WHERE x.org_id = $1 AND x.server_id = a.server_id AND x.bucket >= date_trunc('hour', $2::timestamptz) AND x.bucket < $3))::int
+      + (NOT ('ebpf.block_split' = ANY (a.telemetry_capabilities)) AND EXISTS (SELECT 1 FROM disk_split_io_1h x
+          WHERE x.org_id = $1 AND x.server_id = a.server_id AND x.bucket >= date_trunc('hour', $2::timestamptz) AND x.bucket < $3))::int
+      + (NOT ('ebpf.page_cache' = ANY (a.telemetry_capabilities)) AND EXISTS (SELECT 1 FROM page_cache_1h x
+          WHERE x.org_id = $1 AND x.server_id = a.server_id AND x.bucket >= date_trunc('hour', $2::timestamptz) AND x.bucket < $3))::int
+      )::float8 AS lost
+    FROM agents a WHERE a.org_id = $1 AND a.revoked_at IS NULL AND a.telemetry_capabilities_at IS NOT NULL`,
+  // The newest scan of each root, and its newest scan at least one window older.
+  fragmentation_growth: `WITH newest AS (
+        SELECT DISTINCT ON (server_id, root) server_id, root, excess_extents FROM fragmentation_scans
+        WHERE org_id = $1 AND time <= $3 ORDER BY server_id, root, time DESC),
+      before AS (
+        SELECT DISTINCT ON (server_id, root) server_id, root, excess_extents FROM fragmentation_scans
+        WHERE org_id = $1 AND time <= $2 ORDER BY server_id, root, time DESC)
+    SELECT n.server_id::text, n.root AS component, ${epochMs("$3::timestamptz")}, n.excess_extents::float8 AS excess_now,
+      coalesce(b.excess_extents, 0)::float8 AS excess_before, (b.root IS NOT NULL)::int::float8 AS has_before
+    FROM newest n LEFT JOIN before b USING (server_id, root)`,
+};
+
+/** The rows of one source for one organisation, grouped by subject. */
+export async function fetchSourceRows(tx: TenantQueryable, source: AlertSource, query: SourceQuery): Promise<Map<string, SubjectRows>> {
+  const { rows } = await tx.query(statements[source], [query.orgId, query.from, query.to]);
+  const subjects = new Map<string, SubjectRows>();
+  for (const row of rows as Record<string, unknown>[]) {
+    const serverId = row.server_id as string;
+    const component = row.component as string;
+    const key = subjectKey(serverId, component);
+    let subject = subjects.get(key);
+    if (!subject) subjects.set(key, (subject = { serverId, component, rows: [] }));
+    const sums: Record<string, number> = {};
+    for (const [name, value] of Object.entries(row)) {
+      if (name !== "server_id" && name !== "component" && name !== "start") sums[name] = value as number;
+    }
+    subject.rows.push({ start: row.start as number, sums });
+  }
+  return subjects;
+}
+
+export function subjectKey(serverId: string, component: string): string {
+  return `${serverId}\u0000${component}`;
+}
