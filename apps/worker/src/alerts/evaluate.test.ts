@@ -4,11 +4,12 @@
 // transition hook inside the transaction, tenant isolation, and the 7-day preview.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { defaultAlertRules, latencyBucketColumns, type AlertTransitionGroup } from "@spindle/domain";
+import { addColumnSums, defaultAlertRules, latencyBucketColumns, type AlertTransitionGroup } from "@spindle/domain";
 import { rollupPending } from "../jobs/rollup.js";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { evaluateOrganization } from "./evaluate.js";
 import { previewRule } from "./preview.js";
+import { fetchSourceRows, fetchWindowSums } from "./sources.js";
 import { evaluateAllOrganizations } from "./task.js";
 
 const T = (hhmmss: string) => new Date(`2026-11-20T${hhmmss}Z`);
@@ -122,6 +123,27 @@ describe("alert evaluation", { skip: skipReason }, () => {
     assert.equal(mine[0]!.note, "check the array");
     assert.match(mine[1]!.transitions[0]!.silencedBy ?? "", /^[0-9a-f-]{36}$/);
     assert.equal(mine[2]!.transitions[0]!.silencedBy, null);
+  });
+
+  it("sums a window in the database exactly as the minutes add up", async () => {
+    const client = await db.pool.connect();
+    try {
+      const query = { orgId: "org-a", from: T("07:59:00"), to: T("08:06:00"), serverIds: [server["org-a"]!, server["org-b"]!] };
+      for (const source of ["disk_latency_read", "disk_io"] as const) {
+        const minutes = await fetchSourceRows(client, source, query);
+        const windows = await fetchWindowSums(client, source, query, T("08:02:00"));
+        assert.deepEqual([...windows.keys()], [...minutes.keys()]);
+        for (const [key, subject] of minutes) {
+          const inWindow = subject.rows.filter((row) => row.start >= T("08:02:00").getTime());
+          assert.deepEqual(windows.get(key)!.rows, [{ start: Math.max(...inWindow.map((r) => r.start)), sums: addColumnSums(inWindow) }]);
+        }
+      }
+      // No bucket in the window: an empty row at the newest bucket, for the no-data decision.
+      const empty = await fetchWindowSums(client, "disk_latency_read", { ...query, to: T("08:20:00") }, T("08:15:00"));
+      assert.deepEqual([...empty.values()].map((s) => s.rows), [[{ start: T("08:12:00").getTime(), sums: {} }]]);
+    } finally {
+      client.release();
+    }
   });
 
   it("writes one transition when two workers evaluate the same tick", async () => {

@@ -13,7 +13,7 @@ import {
   scopeCovers,
   transitionKind,
   type AlertRule,
-  type AlertSource,
+  type BucketSource,
   type AlertState,
   type AlertSubjectState,
   type AlertTransition,
@@ -21,7 +21,7 @@ import {
 } from "@spindle/domain";
 import { withOrgTransaction, type TenantQueryable } from "@spindle/db";
 import type pg from "pg";
-import { fetchSourceRows, subjectKey, type SubjectRows } from "./sources.js";
+import { fetchSourceRows, fetchWindowSums, subjectKey, type SubjectRows } from "./sources.js";
 import { loadEnabledRules, loadSilences, seedDefaultRules } from "./rules.js";
 import { writeHistory, writeStates, type HistoryRow, type StateRow } from "./writes.js";
 
@@ -82,7 +82,12 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
       ? rule.windowSeconds * 1000
       : Math.max(rule.windowSeconds, rule.noDataSeconds) * 1000 + stepMillis;
     const from = new Date(Math.floor((at.getTime() - lookbackMillis) / stepMillis) * stepMillis);
-    const data = await rowsFor(tx, fetched, signal.source, orgId, from, at);
+    const query = { orgId, from, to: at, serverIds: [...tags.keys()] };
+    const perMinute = isSnapshotSource(signal.source) || rule.aggregation === "max" || rule.aggregation === "min";
+    const data = perMinute
+      ? await cached(fetched, `${signal.source}@${from.getTime()}`, () => fetchSourceRows(tx, signal.source, query))
+      : await cached(fetched, `${signal.source}@${from.getTime()}/${windowStart(at, rule.windowSeconds).getTime()}`, () =>
+          fetchWindowSums(tx, signal.source as BucketSource, query, windowStart(at, rule.windowSeconds)));
     const ruleStates = states.get(rule.id) ?? new Map<string, AlertSubjectState & { serverId: string; component: string }>();
     const keys = new Set([...data.keys(), ...ruleStates.keys()]);
     const history: HistoryRow[] = [];
@@ -149,12 +154,16 @@ function groupOf(orgId: string, rule: AlertRule, at: Date, written: (HistoryRow 
   };
 }
 
-/** One query per source and range, shared by the rules that read it. */
-async function rowsFor(tx: TenantQueryable, cache: Map<string, Map<string, SubjectRows>>, source: AlertSource, orgId: string, from: Date, to: Date) {
-  const key = `${source}@${from.getTime()}`;
+/** One query per source, range and mode, shared by the rules that read it. */
+async function cached(cache: Map<string, Map<string, SubjectRows>>, key: string, fetch: () => Promise<Map<string, SubjectRows>>) {
   let rows = cache.get(key);
-  if (!rows) cache.set(key, (rows = await fetchSourceRows(tx, source, { orgId, from, to })));
+  if (!rows) cache.set(key, (rows = await fetch()));
   return rows;
+}
+
+/** The first bucket start in a rule's window (observeRule's [at − window, at)). */
+function windowStart(at: Date, windowSeconds: number): Date {
+  return new Date(at.getTime() - windowSeconds * 1000);
 }
 
 async function loadServerTags(tx: TenantQueryable, orgId: string): Promise<Map<string, string[]>> {

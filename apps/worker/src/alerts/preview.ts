@@ -23,10 +23,12 @@ export async function previewRule(client: TenantQueryable, orgId: string, rule: 
   const from = new Date(to.getTime() - previewDays * 86_400_000);
   return withOrgTransaction(client, orgId, options.role ?? "spindle_worker", async (tx) => {
     const fetchFrom = new Date(from.getTime() - Math.max(input.windowSeconds, input.noDataSeconds) * 1000 - 60_000);
-    // Snapshot signals have no stored past; previewAlertRule says so.
-    const subjects = isSnapshotSource(signal.source) ? [] : [...(await fetchSourceRows(tx, signal.source, { orgId, from: fetchFrom, to })).values()];
     const tags = new Map((await tx.query("SELECT id::text, tags FROM servers WHERE org_id = $1", [orgId])).rows.map((r) => [r.id as string, r.tags as string[]]));
-    const inScope = subjects.filter((s) => tags.has(s.serverId) && scopeCovers(input.scope, { ...s, tags: tags.get(s.serverId)! }));
+    // Only the servers the scope can cover are read; snapshot signals have no stored past
+    // (previewAlertRule says so).
+    const serverIds = [...tags].filter(([id, serverTags]) => scopeCovers(input.scope, { serverId: id, component: input.scope.scope === "device" ? input.scope.device : "", tags: serverTags })).map(([id]) => id);
+    const subjects = isSnapshotSource(signal.source) ? [] : [...(await fetchSourceRows(tx, signal.source, { orgId, from: fetchFrom, to, serverIds })).values()];
+    const inScope = subjects.filter((s) => scopeCovers(input.scope, { ...s, tags: tags.get(s.serverId)! }));
     return previewAlertRule(signal, input, inScope, from, to);
   });
 }
