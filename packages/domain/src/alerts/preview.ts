@@ -19,6 +19,9 @@ export interface PreviewSubjectResult {
   firings: number;
   firingSeconds: number;
   noDataEntries: number;
+  /** Pendings that cleared before firing (noise the for-duration absorbed). */
+  pendingsCleared: number;
+  evaluations: number;
 }
 
 export type AlertPreview =
@@ -44,46 +47,54 @@ export type AlertPreview =
 
 /** Replays `condition` on each subject's history from `from` to `to`. */
 export function previewAlertRule(signal: AlertSignal, condition: AlertCondition, subjects: readonly PreviewSubject[], from: Date, to: Date): AlertPreview {
-  if (isSnapshotSource(signal.source)) {
-    return { previewable: false, reason: `${signal.label} is the current state of the fleet, not a stored time series, so its past cannot be replayed` };
-  }
-  const start = Math.ceil(from.getTime() / bucketMillis) * bucketMillis;
+  if (isSnapshotSource(signal.source)) return notPreviewable(signal);
+  return summarisePreview(signal, subjects.map((subject) => replaySubject(signal, condition, subject, from, to)), from, to);
+}
+
+export function notPreviewable(signal: AlertSignal): AlertPreview {
+  return { previewable: false, reason: `${signal.label} is the current state of the fleet, not a stored time series, so its past cannot be replayed` };
+}
+
+/** One subject replayed; callers holding many subjects replay them in batches and summarise once. */
+export function replaySubject(signal: AlertSignal, condition: AlertCondition, subject: PreviewSubject, from: Date, to: Date): PreviewSubjectResult {
+  const start = firstEvaluation(from);
   const end = to.getTime();
   const lookbackMillis = Math.max(condition.windowSeconds, condition.noDataSeconds) * 1000 + bucketMillis;
-  const bySubject: PreviewSubjectResult[] = [];
-  let evaluations = 0;
-  let pendingsCleared = 0;
-  for (const subject of subjects) {
-    const rows = [...subject.rows].sort((a, b) => a.start - b.start);
-    const result: PreviewSubjectResult = { serverId: subject.serverId, component: subject.component, firings: 0, firingSeconds: 0, noDataEntries: 0 };
-    let state: AlertSubjectState | null = null;
-    let lo = 0;
-    let hi = 0;
-    for (let at = start; at <= end; at += bucketMillis) {
-      // The rows the worker would have fetched at `at`: a sliding range, so each tick is cheap.
-      while (hi < rows.length && rows[hi]!.start < at) hi++;
-      while (lo < hi && rows[lo]!.start < at - lookbackMillis) lo++;
-      const { observation } = observeRule(signal, condition, rows.slice(lo, hi), at);
-      const step = advanceAlertState(state, observation, at, condition);
-      evaluations++;
-      if (state?.state === "firing") result.firingSeconds += bucketMillis / 1000;
-      if (step === null) continue;
-      if (step.transition?.to === "firing") result.firings++;
-      if (step.transition?.to === "no_data") result.noDataEntries++;
-      if (step.transition?.from === "pending" && step.transition.to === "ok") pendingsCleared++;
-      state = step.next;
-    }
-    bySubject.push(result);
+  const rows = [...subject.rows].sort((a, b) => a.start - b.start);
+  const result: PreviewSubjectResult = { serverId: subject.serverId, component: subject.component, firings: 0, firingSeconds: 0, noDataEntries: 0, pendingsCleared: 0, evaluations: 0 };
+  let state: AlertSubjectState | null = null;
+  let lo = 0;
+  let hi = 0;
+  for (let at = start; at <= end; at += bucketMillis) {
+    // The rows the worker would have fetched at `at`: a sliding range, so each tick is cheap.
+    while (hi < rows.length && rows[hi]!.start < at) hi++;
+    while (lo < hi && rows[lo]!.start < at - lookbackMillis) lo++;
+    const { observation } = observeRule(signal, condition, rows.slice(lo, hi), at);
+    const step = advanceAlertState(state, observation, at, condition);
+    result.evaluations++;
+    if (state?.state === "firing") result.firingSeconds += bucketMillis / 1000;
+    if (step === null) continue;
+    if (step.transition?.to === "firing") result.firings++;
+    if (step.transition?.to === "no_data") result.noDataEntries++;
+    if (step.transition?.from === "pending" && step.transition.to === "ok") result.pendingsCleared++;
+    state = step.next;
   }
-  bySubject.sort((a, b) => b.firings - a.firings || b.noDataEntries - a.noDataEntries || a.serverId.localeCompare(b.serverId) || a.component.localeCompare(b.component));
+  return result;
+}
+
+const firstEvaluation = (from: Date) => Math.ceil(from.getTime() / bucketMillis) * bucketMillis;
+
+export function summarisePreview(signal: AlertSignal, results: readonly PreviewSubjectResult[], from: Date, to: Date): AlertPreview {
+  const bySubject = [...results].sort((a, b) =>
+    b.firings - a.firings || b.noDataEntries - a.noDataEntries || a.serverId.localeCompare(b.serverId) || a.component.localeCompare(b.component));
   const sum = (pick: (r: PreviewSubjectResult) => number) => bySubject.reduce((total, r) => total + pick(r), 0);
   return {
     previewable: true,
-    from: new Date(start),
+    from: new Date(firstEvaluation(from)),
     to,
-    evaluations,
+    evaluations: sum((r) => r.evaluations),
     firings: sum((r) => r.firings),
-    pendingsCleared,
+    pendingsCleared: sum((r) => r.pendingsCleared),
     noDataEntries: sum((r) => r.noDataEntries),
     subjects: bySubject.length,
     subjectsFired: bySubject.filter((r) => r.firings > 0).length,
