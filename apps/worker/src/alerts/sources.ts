@@ -94,23 +94,44 @@ const bucketColumns: Record<BucketSource, readonly string[]> = {
   read_cache: ["backoffs", "backoffs_reported"],
 };
 
+/** Which buckets a source has for a subject: its table, component and filter (keys only, so the primary key answers). */
+const bucketPresence: Record<BucketSource, { table: string; component: string; filter: string }> = {
+  disk_io: { table: "disk_io_1m", component: "device", filter: "" },
+  disk_latency_read: { table: "disk_latency_1m", component: "device", filter: "AND operation = 'read'" },
+  disk_latency_write: { table: "disk_latency_1m", component: "device", filter: "AND operation = 'write'" },
+  disk_split_io: { table: "disk_split_io_1m", component: "device", filter: "" },
+  page_cache: { table: "page_cache_1m", component: "''", filter: "" },
+  read_cache: { table: "read_cache_1m", component: "''", filter: "" },
+};
+
 /**
  * A bucket source summed over the window in the database: per subject one row holding the
  * window's column sums (start = its newest bucket in the window), or, when the subject has no
- * bucket in the window, an empty row at its newest bucket since `from` (for the no-data
+ * bucket in the window but one since `from`, an empty row at its newest bucket (for the no-data
  * decision). Rules evaluated on window sums (every aggregation but max and min) give the same
- * answer as on the minutes, and the worker reads one row per subject instead of one per minute.
+ * answer as on the minutes; the worker reads one row per subject, and the wide columns only for
+ * the window.
  */
 export async function fetchWindowSums(tx: TenantQueryable, source: BucketSource, query: SourceQuery, windowStart: Date): Promise<Map<string, SubjectRows>> {
   const columns = bucketColumns[source];
-  const { rows } = await tx.query(
-    `SELECT server_id, component, count(*) FILTER (WHERE start >= $5) AS window_buckets,
-            coalesce(max(start) FILTER (WHERE start >= $5), max(start))::float8 AS start,
-            ${columns.map((c) => `coalesce(sum(${c}) FILTER (WHERE start >= $5), 0)::float8 AS ${c}`).join(", ")}
+  const sums = await tx.query(
+    `SELECT server_id, component, max(start) AS start, ${columns.map((c) => `sum(${c})::float8 AS ${c}`).join(", ")}
        FROM (${statements[source]}) minutes GROUP BY server_id, component`,
-    [query.orgId, query.from, query.to, query.serverIds, windowStart.getTime()],
+    [query.orgId, windowStart, query.to, query.serverIds],
   );
-  return groupBySubject(rows.map((row: Record<string, unknown>) => (Number(row.window_buckets) > 0 ? row : { server_id: row.server_id, component: row.component, start: row.start })));
+  const presence = bucketPresence[source];
+  const earlier = await tx.query(
+    `SELECT server_id::text, ${presence.component} AS component, ${epochMs("max(bucket)")}
+       FROM ${presence.table} WHERE org_id = $1 AND server_id = ANY ($4::uuid[]) AND bucket >= $2 AND bucket < $3 ${presence.filter}
+      GROUP BY 1, 2`,
+    [query.orgId, query.from, windowStart, query.serverIds],
+  );
+  const subjects = groupBySubject(sums.rows);
+  for (const row of earlier.rows) {
+    const key = subjectKey(row.server_id, row.component);
+    if (!subjects.has(key)) subjects.set(key, { serverId: row.server_id, component: row.component, rows: [{ start: row.start, sums: {} }] });
+  }
+  return subjects;
 }
 
 /** The rows of one source for one organisation, grouped by subject. */
@@ -129,7 +150,7 @@ function groupBySubject(rows: readonly Record<string, unknown>[]): Map<string, S
     if (!subject) subjects.set(key, (subject = { serverId, component, rows: [] }));
     const sums: Record<string, number> = {};
     for (const [name, value] of Object.entries(row)) {
-      if (name !== "server_id" && name !== "component" && name !== "start" && name !== "window_buckets") sums[name] = value as number;
+      if (name !== "server_id" && name !== "component" && name !== "start") sums[name] = value as number;
     }
     subject.rows.push({ start: row.start as number, sums });
   }
