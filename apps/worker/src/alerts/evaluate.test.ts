@@ -168,6 +168,19 @@ describe("alert evaluation", { skip: skipReason }, () => {
     assert.deepEqual((await db.pool.query("SELECT to_state FROM alert_history WHERE component = 'sdc'")).rows, [{ to_state: "firing" }]);
   });
 
+  it("resolves the open alerts of a rule that is turned off", async () => {
+    const open = (await db.pool.query("SELECT component, state FROM alert_states WHERE rule_id = $1 AND state <> 'ok' ORDER BY component", [ruleA])).rows;
+    assert.ok(open.length > 0, "the rule has open alerts before it is turned off");
+    await db.pool.query("UPDATE alert_rules SET enabled = false WHERE id = $1", [ruleA]);
+    const groups: AlertTransitionGroup[] = [];
+    await evaluateOrganization(db.pool, "org-a", T("08:40:00"), async (_tx, group) => void groups.push(group));
+    const resolved = (await db.pool.query(
+      "SELECT component, from_state FROM alert_history WHERE rule_id = $1 AND at = '2026-11-20T08:40:00Z' AND to_state = 'ok' ORDER BY component", [ruleA])).rows;
+    assert.deepEqual(resolved, open.map((o) => ({ component: o.component, from_state: o.state })));
+    assert.equal((await db.pool.query("SELECT count(*)::int AS n FROM alert_states WHERE rule_id = $1", [ruleA])).rows[0].n, 0);
+    assert.equal(groups.find((g) => g.ruleId === ruleA)?.transitions.length, open.length);
+  });
+
   it("fires the snapshot rules: agent offline, policy failed, eBPF lost", async () => {
     const org = "org-b";
     const id = server[org]!;

@@ -22,7 +22,7 @@ import {
 import { withOrgTransaction, type TenantQueryable } from "@spindle/db";
 import type pg from "pg";
 import { fetchSourceRows, fetchWindowSums, subjectKey, type SubjectRows } from "./sources.js";
-import { loadEnabledRules, loadSilences, seedDefaultRules } from "./rules.js";
+import { loadRules, loadSilences, seedDefaultRules } from "./rules.js";
 import { writeHistory, writeStates, type HistoryRow, type StateRow } from "./writes.js";
 
 /**
@@ -61,7 +61,7 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
   result.evaluated = true;
   result.defaultRulesAdded = await seedDefaultRules(tx, orgId, progress?.defaults_version ?? 0);
 
-  const rules = await loadEnabledRules(tx, orgId);
+  const rules = await loadRules(tx, orgId);
   const tags = await loadServerTags(tx, orgId);
   const silences = await loadSilences(tx, orgId, at);
   const states = await loadStates(tx, orgId);
@@ -71,6 +71,18 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
   const stateDeletes: { ruleId: string; serverId: string; component: string }[] = [];
   const pending: { rule: AlertRule; rows: HistoryRow[] }[] = [];
   for (const rule of rules) {
+    if (!rule.enabled) {
+      // Turned off: its subjects leave it, open alerts resolved, so nothing stays firing unseen.
+      for (const stored of states.get(rule.id)?.values() ?? []) {
+        stateDeletes.push({ ruleId: rule.id, serverId: stored.serverId, component: stored.component });
+        const serverTags = tags.get(stored.serverId);
+        if (stored.state !== "ok" && serverTags) {
+          const subject = { serverId: stored.serverId, component: stored.component, tags: serverTags };
+          history(pending, rule).push(historyRow(rule, subject, stored.state, "ok", null, silences, at));
+        }
+      }
+      continue;
+    }
     const signal = findAlertSignal(rule.signal);
     if (!signal) {
       result.skippedRules.push(`${rule.name} (${rule.id}): unknown signal ${rule.signal}`);
@@ -90,7 +102,7 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
           fetchWindowSums(tx, signal.source as BucketSource, query, windowStart(at, rule.windowSeconds)));
     const ruleStates = states.get(rule.id) ?? new Map<string, AlertSubjectState & { serverId: string; component: string }>();
     const keys = new Set([...data.keys(), ...ruleStates.keys()]);
-    const history: HistoryRow[] = [];
+    const changes: HistoryRow[] = [];
     for (const key of keys) {
       const stored = ruleStates.get(key);
       const rows = data.get(key);
@@ -103,7 +115,7 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
         // The rule was narrowed: the subject leaves it, resolved if it was not ok.
         if (stored) {
           stateDeletes.push({ ruleId: rule.id, serverId, component });
-          if (stored.state !== "ok") history.push(historyRow(rule, subject, stored.state, "ok", null, silences, at));
+          if (stored.state !== "ok") changes.push(historyRow(rule, subject, stored.state, "ok", null, silences, at));
         }
         continue;
       }
@@ -112,9 +124,9 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
       const step = advanceAlertState(stored ?? null, observed.observation, at.getTime(), rule);
       if (step === null || !step.changed) continue;
       stateWrites.push({ ruleId: rule.id, serverId, component, ...step.next, value: observed.value });
-      if (step.transition) history.push(historyRow(rule, subject, step.transition.from, step.transition.to, observed.value, silences, at));
+      if (step.transition) changes.push(historyRow(rule, subject, step.transition.from, step.transition.to, observed.value, silences, at));
     }
-    if (history.length > 0) pending.push({ rule, rows: history });
+    if (changes.length > 0) pending.push({ rule, rows: changes });
   }
 
   await writeStates(tx, orgId, at, stateWrites, stateDeletes);
@@ -129,6 +141,13 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
     [orgId, at],
   );
   return result;
+}
+
+/** The rule's list of changes in this evaluation, created on first use. */
+function history(pending: { rule: AlertRule; rows: HistoryRow[] }[], rule: AlertRule): HistoryRow[] {
+  let entry = pending.find((p) => p.rule.id === rule.id);
+  if (!entry) pending.push((entry = { rule, rows: [] }));
+  return entry.rows;
 }
 
 function historyRow(

@@ -28,12 +28,12 @@ function scopeOf(row: ScopeColumns): AlertScope {
   );
 }
 
-/** The organisation's enabled rules. */
-export async function loadEnabledRules(tx: TenantQueryable, orgId: string): Promise<AlertRule[]> {
+/** The organisation's rules, enabled and not. */
+export async function loadRules(tx: TenantQueryable, orgId: string): Promise<AlertRule[]> {
   const { rows } = await tx.query(
     `SELECT id::text, default_key, name, enabled, signal, aggregation, comparison, threshold, window_seconds, for_seconds,
             resolve_seconds, no_data_seconds, scope, tag, server_id::text, device, severity, note
-       FROM alert_rules WHERE org_id = $1 AND enabled ORDER BY created_at, id`,
+       FROM alert_rules WHERE org_id = $1 ORDER BY created_at, id`,
     [orgId],
   );
   return rows.map((r) => ({
