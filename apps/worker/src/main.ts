@@ -5,7 +5,7 @@ import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
 import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
-import { crontabFor, startRollupInterval } from "./schedule.js";
+import { crontabFor, startAlertInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 
 async function main(): Promise<void> {
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
           console.error(`could not queue a rollup: ${error.message}`),
         )
       : () => {};
+  const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
 
   let stopping = false;
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing running jobs, then stopping`);
     stopInterval();
+    stopAlertInterval();
     await stopPolicyDelivery();
     await runner.stop(signal);
     await pool.end();

@@ -1,5 +1,6 @@
 import type { TimeseriesMode } from "@spindle/db";
 import type { Runner, TaskSpec } from "graphile-worker";
+import { alertEvaluationIntervalSeconds, alertsEvaluateJobSpec, alertsEvaluateTask } from "./alerts/task.js";
 import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 
 /**
@@ -12,12 +13,17 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
 /**
  * The durable schedule, deduplicated across worker processes by graphile-worker: every five
  * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
- * what is sent while no worker listens); in plain mode also rollup every minute and retention
- * hourly.
+ * what is sent while no worker listens) and every minute alert evaluation (the 30-second ticks
+ * in between come from startAlertInterval); in plain mode also rollup every minute and
+ * retention hourly.
  */
 export function crontabFor(mode: TimeseriesMode): string {
   const all = effectivePoliciesJobSpec(null);
-  const lines = [`*/5 * * * * ${effectivePoliciesTask} ?jobKey=${all.jobKey}&max=${all.maxAttempts}`];
+  const alerts = alertsEvaluateJobSpec;
+  const lines = [
+    `*/5 * * * * ${effectivePoliciesTask} ?jobKey=${all.jobKey}&max=${all.maxAttempts}`,
+    `* * * * * ${alertsEvaluateTask} ?queue=${alerts.queueName}&jobKey=${alerts.jobKey}&max=${alerts.maxAttempts}`,
+  ];
   if (mode !== "plain") return lines.join("\n");
   return [
     ...lines,
@@ -37,6 +43,19 @@ export function startRollupInterval(runner: Runner, intervalSeconds: number, onE
   const timer = setInterval(() => {
     runner.addJob("rollup", {}, rollupJobSpec).catch(onError);
   }, intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Alert rules are evaluated every 30 s, finer than the crontab's minute: each worker process
+ * queues an evaluation every 30 s, folded by the job key into one job across the cluster, and
+ * an evaluation of a tick already done does nothing. Returns a function that stops the interval.
+ */
+export function startAlertInterval(runner: Runner, onError: (error: Error) => void): () => void {
+  const timer = setInterval(() => {
+    runner.addJob(alertsEvaluateTask, {}, alertsEvaluateJobSpec).catch(onError);
+  }, alertEvaluationIntervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,6 +1,8 @@
 import type { TimeseriesMode } from "@spindle/db";
 import type { Task, TaskList } from "graphile-worker";
 import type pg from "pg";
+import { alertsEvaluateTask, createAlertsEvaluateTask } from "./alerts/task.js";
+import type { OnAlertTransition } from "./alerts/evaluate.js";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
@@ -9,15 +11,18 @@ export interface TaskDependencies {
   pool: pg.Pool;
   /** Read once at start-up: a database never changes mode while services run. */
   timeseriesMode: TimeseriesMode;
+  /** Receives each rule's state changes inside the evaluation's transaction (the notification outbox). */
+  onAlertTransition?: OnAlertTransition;
 }
 
 /**
- * Every job the worker runs, by name. Alert evaluation, notifications and recommendations
- * (later issues) register here beside the telemetry maintenance jobs.
+ * Every job the worker runs, by name. Notifications and recommendations (later issues)
+ * register here beside alert evaluation and the telemetry maintenance jobs.
  */
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
     [effectivePoliciesTask]: createEffectivePoliciesTask(deps.pool),
+    [alertsEvaluateTask]: createAlertsEvaluateTask(deps.pool, deps.onAlertTransition),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {

@@ -3,3 +3,4 @@ export * from "./metrics/derive.js";
 export * from "./metrics/latency.js";
 export * from "./metrics/ratios.js";
 export * from "./gains/index.js";
+export * from "./alerts/index.js";
