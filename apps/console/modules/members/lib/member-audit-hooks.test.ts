@@ -8,7 +8,7 @@ type Auth = ReturnType<typeof import("@/modules/auth/lib/auth").createAuth>;
 
 async function signUp(auth: Auth, email: string) {
   const { headers, response } = await auth.api.signUpEmail({
-    body: { email, password: "correct horse battery", name: email.split("@")[0] },
+    body: { email, password: "correct horse battery", name: email.slice(0, email.indexOf("@")) },
     returnHeaders: true,
   });
   const cookie = headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
