@@ -81,3 +81,15 @@ func (c *Credentials) Forget(credentialHash []byte) {
 	defer c.mu.Unlock()
 	delete(c.entries, string(credentialHash))
 }
+
+// ForgetAgent drops every cached credential of the agent, so a revocation announced by the
+// console (opamp's AgentAccessRevokedChannel) takes effect on this gateway at once.
+func (c *Credentials) ForgetAgent(agentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, entry := range c.entries {
+		if entry.agent.ID == agentID {
+			delete(c.entries, key)
+		}
+	}
+}
