@@ -11,15 +11,19 @@ import (
 // transaction: the open WebSocket closes at once. The credential cache here trusts a check for
 // an hour and the agent sends nothing after connecting, so only the notification can close it.
 func TestRevocationClosesTheWebSocketAtOnce(t *testing.T) {
-	for _, change := range []struct{ name, sql string }{
-		{"revoked", `UPDATE agents SET revoked_at = now() WHERE server_id = $1`},
-		{"server removed", `DELETE FROM servers WHERE id = $1`},
+	for _, change := range []struct {
+		name string
+		sql  []string
+	}{
+		{"revoked", []string{`UPDATE agents SET revoked_at = now() WHERE server_id = $1`}},
+		// The agent row first, as the console does: the gateway locks agents before servers.
+		{"server removed", []string{`DELETE FROM agents WHERE server_id = $1`, `DELETE FROM servers WHERE id = $1`}},
 	} {
 		t.Run(change.name, func(t *testing.T) {
 			h := newHarnessWithCredentialTTL(t, time.Hour)
 			h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
 			h.waitConnected(1)
-			h.announceRevocation(change.sql)
+			h.announceRevocation(change.sql...)
 			h.waitConnected(0)
 		})
 	}
@@ -42,9 +46,9 @@ func TestRevocationNotificationForAValidCredentialClosesNothing(t *testing.T) {
 	}
 }
 
-// announceRevocation runs change (with the server id as $1) and the console's NOTIFY in one
+// announceRevocation runs the changes (with the server id as $1) and the console's NOTIFY in one
 // transaction, as apps/console/modules/fleet/lib/server-lifecycle.ts does.
-func (h *harness) announceRevocation(change string) {
+func (h *harness) announceRevocation(changes ...string) {
 	h.t.Helper()
 	ctx := context.Background()
 	var agentID string
@@ -54,8 +58,10 @@ func (h *harness) announceRevocation(change string) {
 	tx, err := h.db.Begin(ctx)
 	must(h.t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, change, h.serverID)
-	must(h.t, err)
+	for _, change := range changes {
+		_, err = tx.Exec(ctx, change, h.serverID)
+		must(h.t, err)
+	}
 	_, err = tx.Exec(ctx, `SELECT pg_notify($1, json_build_object('agentId', $2::text, 'serverId', $3::text)::text)`,
 		AgentAccessRevokedChannel, agentID, h.serverID)
 	must(h.t, err)

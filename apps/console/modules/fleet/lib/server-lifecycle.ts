@@ -92,8 +92,14 @@ export async function allowReenrolment(db: Prisma, actor: Actor, serverId: strin
 export async function removeServer(db: Prisma, actor: Actor, serverId: string): Promise<{ removed: string }> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
+    if (server.agent) {
+      // The agent row before the server row (the cascade would take them the other way round):
+      // the gateway locks agents before servers when it records a batch or an OpAMP report, so
+      // the same order here means waiting for it, never a deadlock.
+      await tx.agent.delete({ where: { id: server.agent.id } });
+      await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
+    }
     await tx.server.delete({ where: { id: server.id } });
-    if (server.agent) await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
     await tx.auditLog.create({
       data: { orgId: actor.orgId, actorId: actor.userId, action: "server.removed", target: server.id, details: { hostname: server.hostname } },
     });
