@@ -36,19 +36,19 @@ func (s *Server) onAccessRevoked(payload string) {
 }
 
 // closeUnlessAuthorised checks the connection's credential against the database and closes the
-// WebSocket when it is revoked or gone. A database error keeps the connection: the next message
-// checks again.
-func (c *agentConnection) closeUnlessAuthorised() {
+// WebSocket when it is revoked or gone; closed says so. A database error keeps the connection:
+// the next message checks again.
+func (c *agentConnection) closeUnlessAuthorised() (closed bool) {
 	ctx, cancel := c.server.dbContext()
 	defer cancel()
 	c.server.settings.Credentials.Forget(c.agent.CredentialHash)
 	_, err := c.server.settings.Credentials.Check(ctx, c.agent.CredentialHash)
 	if err == nil {
-		return
+		return false
 	}
 	if !errors.Is(err, store.ErrUnknownCredential) && !errors.Is(err, store.ErrRevokedCredential) {
 		c.log.Warn("could not re-check the credential of an OpAMP connection", "error", err)
-		return
+		return false
 	}
 	c.mu.Lock()
 	conn := c.conn
@@ -57,6 +57,7 @@ func (c *agentConnection) closeUnlessAuthorised() {
 		c.log.Info("OpAMP connection closed: credential revoked", "error", err)
 		_ = conn.Disconnect()
 	}
+	return true
 }
 
 // resync catches up, after the LISTEN connection was (re)established, on what may have been
@@ -69,6 +70,7 @@ func (s *Server) resync(ctx context.Context, c *agentConnection) {
 			return
 		}
 	}
-	c.closeUnlessAuthorised()
-	c.push()
+	if !c.closeUnlessAuthorised() {
+		c.push()
+	}
 }
