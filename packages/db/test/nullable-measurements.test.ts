@@ -13,14 +13,14 @@ import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
 const server = "00000000-0000-4000-8000-0000000000c3";
 
 /** Columns that must accept NULL: every measurement an agent may leave out. */
-const nullable: Record<string, string[]> = {
+const nullable = {
   disk_io: ["read_ops", "write_ops", "read_bytes", "write_bytes", "read_merged", "write_merged", "read_time_ms",
     "write_time_ms", "io_time_ms", "weighted_io_time_ms", "in_progress"],
   memory: ["total_bytes", "available_bytes", "free_bytes", "cached_bytes", "buffers_bytes", "dirty_bytes",
     "swap_total_bytes", "swap_free_bytes"],
   pg_database_stats: ["block_read_time_us"],
   fragmentation_scans: ["scan_duration_ms"],
-};
+} satisfies Record<string, string[]>;
 
 const notNullQuery = (tables: string[]) => `
   SELECT table_name || '.' || column_name AS column FROM information_schema.columns
