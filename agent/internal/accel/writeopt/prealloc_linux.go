@@ -128,7 +128,7 @@ type growth struct {
 	last        lastWindow
 	lastEvent   time.Time // the file's last inotify event: it has been idle since
 	// trimmed: the reservation past the end was returned at size lastSize; the file gets a new
-	// window only when it grows past that (the trim's own IN_MODIFY must not re-reserve).
+	// window only when its size changes (the trim's own IN_MODIFY must not re-reserve).
 	trimmed     bool
 	nextTrim    time.Time // after a trim that could not be done, not retried before this
 	unsupported bool
@@ -153,7 +153,12 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 	if before.Mode&unix.S_IFMT != unix.S_IFREG {
 		return 0, nil
 	}
-	if g.trimmed && before.Size <= g.lastSize {
+	switch {
+	case before.Size < g.lastSize:
+		// Truncated (a log rotated by copytruncate): the file system freed everything past the
+		// new end, so the file starts over from its first window.
+		g.reservedEnd, g.last = 0, lastWindow{}
+	case g.trimmed && before.Size == g.lastSize:
 		return 0, nil
 	}
 	g.trimmed, g.lastSize = false, before.Size
@@ -165,7 +170,7 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 		return 0, fmt.Errorf("preallocate %s: free space: %w", path, err)
 	}
 	start := max(before.Size, g.reservedEnd)
-	window := limits.nextWindow(g.last, before.Size, start, now, int64(fsStats.Bavail)*fsStats.Bsize)
+	window := limits.nextWindow(g.last, before.Size, start, now, int64(fsStats.Bavail)*int64(fsStats.Bsize))
 	if window == 0 {
 		return 0, nil // the disk is nearly full or the file has its cap reserved already
 	}

@@ -102,6 +102,20 @@ func TestIdleClosedFilesGiveTheirReservationBack(t *testing.T) {
 	if got := reservedPastEnd(t, path); got < 1<<20 {
 		t.Fatalf("growing again reserved %d bytes, want a new window", got)
 	}
+
+	// Rotated by copytruncate: the file system frees everything past the new end, and the file
+	// starts over from its first window.
+	if err := appender.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	handle()
+	if _, err := appender.Write([]byte("a fresh log\n")); err != nil {
+		t.Fatal(err)
+	}
+	handle()
+	if got := reservedPastEnd(t, path); got < 3<<20 {
+		t.Fatalf("after a truncate and a new line, %d bytes reserved, want the 4 MiB first window", got)
+	}
 }
 
 // Switching preallocation off trims the files it managed (those nobody has open for writing).
