@@ -2,11 +2,14 @@
 //
 // Preallocation: the feature watches (inotify IN_CREATE/IN_MODIFY/IN_MOVED_TO) every directory
 // beneath the literal prefix of each rule's pattern. When a matching file's size comes within
-// half a chunk of what is reserved for it, it reserves the next chunkBytes past the end with
+// half a window of what is reserved for it, it reserves the next window past the end with
 // fallocate(FALLOC_FL_KEEP_SIZE): one request the file system can satisfy with one contiguous
-// run, which the file's own small appends then fill. Size and content never change (the
-// reserved blocks read as unwritten and lie past EOF); the disk usage of a file grows by at
-// most one chunk ahead of its data.
+// run, which the file's own small appends then fill. The first window is the rule's chunkBytes;
+// later ones follow the file's growth rate and double while it keeps outrunning them (window.go),
+// so a file's windows, and fragments, grow with the logarithm of its size. Size and content
+// never change (the reserved blocks read as unwritten and lie past EOF); what a file has reserved
+// past its end is capped, and given back once the file is idle and closed, when its rule goes
+// and when the feature stops (trim_linux.go).
 //
 // Defragmentation (ext4 only): every DefragInterval, while the file's disk is idle (the
 // device's io_time in /proc/diskstats rose by less than IdleUtilisationPercent of a
