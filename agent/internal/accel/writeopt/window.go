@@ -6,8 +6,11 @@ import "time"
 // reserves past a file's end; each window is one request the file system can satisfy with one
 // contiguous run, so the fewer windows a file needs to grow, the fewer fragments it gets.
 type windowLimits struct {
-	firstBytes int64 // the rule's chunkBytes: the first window, before the file's rate is known
-	minBytes   int64 // no window is smaller (below it, reserving costs more than it saves)
+	// firstBytes is the rule's chunkBytes: the first window, before the file's rate is known, and
+	// the smallest one while free space allows (a slow file gets no more windows than with
+	// fixed chunks).
+	firstBytes int64
+	minBytes   int64 // when free space is short: no window is smaller (it would cost more than it saves)
 	// capBytes is the per-file cap: space reserved past the file's end never exceeds it.
 	capBytes int64
 	// horizon: a window should last the file this long at the rate it grew over its last window.
@@ -42,9 +45,10 @@ func (l windowLimits) due(last lastWindow, size, reservedEnd int64) bool {
 // twice the previous window: a file that keeps outrunning its windows gets geometrically larger
 // ones, so its number of windows (and fragments) grows with the logarithm of its size instead
 // of linearly, and one burst cannot reserve a huge region; a file that slowed down gets a
-// window sized to its new rate. Every window is at least minBytes, takes at most freeShare of
-// the available space, and never makes the space reserved past the file's end exceed capBytes.
-// It returns 0 when no window fits (the disk is nearly full, or the cap is already reached).
+// window sized to its new rate, but never less than firstBytes. Every window takes at most
+// freeShare of the available space (down to minBytes) and never makes the space reserved past
+// the file's end exceed capBytes. It returns 0 when no window of minBytes fits (the disk is
+// nearly full, or the cap is already reached).
 func (l windowLimits) nextWindow(last lastWindow, size, start int64, now time.Time, availableBytes int64) int64 {
 	window := l.firstBytes
 	if last.bytes > 0 {
@@ -58,7 +62,7 @@ func (l windowLimits) nextWindow(last lastWindow, size, start int64, now time.Ti
 			}
 		}
 	}
-	window = max(window, l.minBytes)
+	window = max(window, l.firstBytes)
 	window = min(window, int64(float64(availableBytes)*l.freeShare), size+l.capBytes-start)
 	if window < l.minBytes {
 		return 0

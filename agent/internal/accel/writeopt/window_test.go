@@ -34,13 +34,17 @@ func TestNextWindowHandComputed(t *testing.T) {
 		{name: "rate times horizon", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 16 * mib, at: t0},
 			size: 64 * mib, start: 80 * mib, now: t0.Add(30 * time.Second), availableBytes: plentyFree,
 			wantWindowBytes: 96 * mib},
-		// 64 MiB in 600 s: 64 MiB / 10 = 6,710,886.4 bytes a minute.
-		{name: "slowed down: shrunk to its rate", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 0, at: t0},
+		// 1000 MiB in 600 s: 100 MiB a minute, far less than twice 512 MiB.
+		{name: "slowed down: shrunk to its rate", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 0, at: t0},
+			size: 1000 * mib, start: 1100 * mib, now: t0.Add(600 * time.Second), availableBytes: plentyFree,
+			wantWindowBytes: 100 * mib},
+		// 64 MiB in 600 s: 6,710,886.4 bytes a minute, less than the rule's chunk.
+		{name: "slow: never below the rule's chunk", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 0, at: t0},
 			size: 64 * mib, start: 128 * mib, now: t0.Add(600 * time.Second), availableBytes: plentyFree,
-			wantWindowBytes: 6_710_886},
-		{name: "stalled: the minimum", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 100 * mib, at: t0},
+			wantWindowBytes: 64 * mib},
+		{name: "stalled: the rule's chunk", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 100 * mib, at: t0},
 			size: 100 * mib, start: 150 * mib, now: t0.Add(time.Hour), availableBytes: plentyFree,
-			wantWindowBytes: mib},
+			wantWindowBytes: 64 * mib},
 		// Twice 512 MiB is 1 GiB, but 1000 + 1024 - 1200 = 824 MiB is all the cap leaves.
 		{name: "per-file cap on what lies past the end", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 700 * mib, at: t0},
 			size: 1000 * mib, start: 1200 * mib, now: t0, availableBytes: plentyFree, wantWindowBytes: 824 * mib},
