@@ -54,7 +54,7 @@ func (l windowLimits) nextWindow(last lastWindow, size, start int64, now time.Ti
 	if last.bytes > 0 {
 		window = 2 * last.bytes
 		if elapsed := now.Sub(last.at); elapsed > 0 {
-			// float64: bytes × nanoseconds overflows int64 beyond a few hundred MiB.
+			// float64: bytes × nanoseconds overflows int64 past about 150 MB at a 1 min horizon.
 			grownBytes := float64(max(0, size-last.startSize))
 			rateTarget := grownBytes * float64(l.horizon) / float64(elapsed)
 			if rateTarget < float64(window) {
