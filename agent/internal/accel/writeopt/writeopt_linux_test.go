@@ -352,9 +352,9 @@ func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing
 // not continue a window in the next block group (another file's window or a backup superblock
 // is there; one allocation stays inside one 128 MiB group): 5 to 8 a file, about 92 % prevented.
 // 96 % would need at most 3 a file. Fixed 64 MiB chunks (before the windows adapted) left 35 up
-// to EOF (88.4 %); the test asks for at least 90 %. Each side runs on its own file system, unmounted before the other starts, to bound the
-// memory the images take on /dev/shm. Minutes long: run with SPINDLE_WRITEOPT_LONG=1
-// (docs/benchmarks.md).
+// to EOF (88.4 %); the test asks for at least 90 %. Each side runs on its own file system,
+// unmounted before the other starts, to bound the memory the images take on /dev/shm. Minutes
+// long: run with SPINDLE_WRITEOPT_LONG=1 (docs/benchmarks.md).
 func TestPreallocationOnLongLogGrowth(t *testing.T) {
 	if os.Getenv("SPINDLE_WRITEOPT_LONG") == "" {
 		t.Skip("set SPINDLE_WRITEOPT_LONG=1 to grow 4 × 512 MiB logs with and without (several minutes)")
