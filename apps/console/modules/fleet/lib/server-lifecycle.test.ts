@@ -69,10 +69,10 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
         { agentId: await agentOf(revoked.id), serverId: revoked.id },
         { agentId: await agentOf(removed.id), serverId: removed.id },
       ];
-      await revokeServer(db.prisma, orgA, revoked.id);
-      await revokeServer(db.prisma, orgA, revoked.id); // already revoked: nothing new to announce
-      await assert.rejects(revokeServer(db.prisma, orgB, removed.id), { status: 404 }); // another org's: nothing
-      await removeServer(db.prisma, orgA, removed.id);
+      await revokeServer(db, orgA, revoked.id);
+      await revokeServer(db, orgA, revoked.id); // already revoked: nothing new to announce
+      await assert.rejects(revokeServer(db, orgB, removed.id), { status: 404 }); // another org's: nothing
+      await removeServer(db, orgA, removed.id);
       await next(2);
       // A marker after the last change: every notification sent before it has arrived by now.
       await db.pool.query(`SELECT pg_notify('${AGENT_ACCESS_REVOKED_CHANNEL}', '"end"')`);
