@@ -115,3 +115,11 @@ GRANT SELECT (id, org_id, name, kind, config, secret_hints, enabled, created_by,
 REVOKE ALL ON notification_channels, notification_routes, notifications FROM spindle_grafana;
 -- The gateway neither routes nor sends.
 REVOKE ALL ON notification_channels, notification_routes, notifications FROM spindle_gateway;
+
+-- Found while testing the outbox's tenant isolation: 20261123130000_tenant_security grants
+-- spindle_system to spindle_worker so the worker may SET ROLE spindle_system for cross-tenant
+-- jobs, but with INHERIT that membership also applies spindle_system's `USING (true)` policy to
+-- every spindle_worker transaction: a worker transaction scoped to one organisation saw all of
+-- them. NOINHERIT keeps the SET ROLE (membership) and drops the inherited policy and privileges.
+-- Roles are cluster-wide; this is idempotent.
+ALTER ROLE spindle_worker NOINHERIT;
