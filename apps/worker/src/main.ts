@@ -5,6 +5,8 @@ import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
 import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
+import { startNotificationQueueing } from "./notification-queueing.js";
+import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
   const runner = await run({
     pgPool: pool,
     concurrency: env.SPINDLE_WORKER_CONCURRENCY,
-    taskList: createTaskList({ pool, timeseriesMode }),
+    taskList: createTaskList({ pool, timeseriesMode, delivery: deliverySettingsFromEnv(env) }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
     logger,
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
         )
       : () => {};
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
+  const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     console.log(`${signal}: finishing running jobs, then stopping`);
     stopInterval();
     await stopPolicyDelivery();
+    await stopNotificationQueueing();
     await runner.stop(signal);
     await pool.end();
   };

@@ -2,6 +2,8 @@ import type { TimeseriesMode } from "@spindle/db";
 import type { Task, TaskList } from "graphile-worker";
 import type pg from "pg";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
+import type { DeliverySettings } from "./jobs/notification-delivery.js";
+import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
 import { deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
 
@@ -9,15 +11,18 @@ export interface TaskDependencies {
   pool: pg.Pool;
   /** Read once at start-up: a database never changes mode while services run. */
   timeseriesMode: TimeseriesMode;
+  delivery: DeliverySettings;
 }
 
 /**
- * Every job the worker runs, by name. Alert evaluation, notifications and recommendations
- * (later issues) register here beside the telemetry maintenance jobs.
+ * Every job the worker runs, by name. Alert evaluation and recommendations (later issues)
+ * register here beside notification delivery and the telemetry maintenance jobs.
  */
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
     [effectivePoliciesTask]: createEffectivePoliciesTask(deps.pool),
+    [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
+    [notificationSweepTask]: createNotificationSweepTask(deps.pool),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {
