@@ -86,6 +86,18 @@ describe("HTTP sender", () => {
     assert.equal(receiver.requests.length, before, "nothing was sent");
   });
 
+  it("checks the addresses a host name resolves to when connecting", async () => {
+    receiver.answerWith(() => ({ status: 200 }));
+    const port = new URL(receiver.url).port;
+    const byName = webhook(`http://localhost:${port}/by-name`);
+    assert.equal(await sendRendered(byName.message, byName.settings, local), "HTTP 200");
+    assert.equal(receiver.requests.at(-1)!.path, "/by-name");
+    const guarded = webhook(`https://localhost:${port}/by-name`);
+    const refused = await failure(sendRendered(guarded.message, guarded.settings, { ...local, allowPrivateNetworks: false }));
+    assert.equal(refused.retryable, false);
+    assert.match(refused.message, /localhost resolves to .*private or local address/);
+  });
+
   it("refuses a body over the receiver's limit without sending it", async () => {
     const { message, settings } = webhook(`${receiver.url}/hook`);
     const error = await failure(sendRendered({ ...message, maxBodyBytes: 10 }, settings, local));
