@@ -24,7 +24,7 @@ export interface HttpSendResult {
 const maxResponseBytes = 64 * 1024;
 
 /** The URL without its path and query: Slack and Teams URLs carry their secret in the path. */
-export function redactedUrl(url: URL): string {
+function redactedUrl(url: URL): string {
   return `${url.protocol}//${url.host}/…`;
 }
 
@@ -32,7 +32,7 @@ export async function postMessage(message: HttpMessage, options: HttpSendOptions
   const url = new URL(message.url);
   const where = redactedUrl(url);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && options.allowPrivateNetworks)) {
-    throw new DeliveryError(`${where}: only https:// receivers are allowed`, false);
+    throw new DeliveryError(`${where}: only https:// receivers are allowed (plain http:// needs SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS=true on the worker)`, false);
   }
   // node:net connects to an IP literal without calling `lookup`, so literals are checked here.
   if (isIP(url.hostname.replace(/^\[|\]$/g, ""))) await resolveAllowed(url.hostname, options);

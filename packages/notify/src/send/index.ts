@@ -7,7 +7,7 @@ import { postMessage } from "./http.js";
 import { sendEmail } from "./smtp.js";
 import type { TargetPolicy } from "./target-guard.js";
 
-export { DeliveryError, isRetryableHttpStatus, parseRetryAfter } from "./errors.js";
+export { DeliveryError } from "./errors.js";
 export { isPrivateAddress, type TargetPolicy } from "./target-guard.js";
 
 export interface SendOptions extends TargetPolicy {
