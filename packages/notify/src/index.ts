@@ -11,6 +11,7 @@ export { alertKeyOf } from "./render/text.js";
 export { DeliveryError, isPrivateAddress, sendRendered, type SendOptions, type TargetPolicy } from "./send/index.js";
 export type { Queryable } from "./store/queryable.js";
 export * from "./store/outbox.js";
+export { enqueueTransitionGroup, type AlertTransitionGroupLike } from "./store/transitions.js";
 export {
   createChannel, createRoute, deleteChannel, deleteRoute, listChannels, listRoutes, updateChannel,
   type ChannelView, type CreateChannelInput, type RouteView, type UpdateChannelInput,

@@ -6,10 +6,13 @@ import { z } from "zod";
 export const severities = ["info", "warning", "critical"] as const;
 export type Severity = (typeof severities)[number];
 
-/** States an alert can leave; `inactive` is "never evaluated before" (a first firing). */
-export const alertStates = ["inactive", "pending", "firing", "resolved", "nodata"] as const;
-/** States that notify: the engine never sends a notification for entering `pending`. */
-export const notifyingStates = ["firing", "resolved", "nodata"] as const;
+/** An alert's states, as the alert engine names them (@spindle/domain's alertStates). */
+export const alertStates = ["ok", "pending", "firing", "no_data"] as const;
+/**
+ * States whose entry notifies: firing, no_data, and ok when it comes from firing or no_data (a
+ * resolve). Entering pending, or ok from pending, notifies no one.
+ */
+export const notifyingStates = ["firing", "no_data", "ok"] as const;
 export type NotifyingState = (typeof notifyingStates)[number];
 
 // Tags as servers carry them (the policy assignment rule in the database).
@@ -24,7 +27,12 @@ export const alertNoticeSchema = z
     transitionId: z.string().min(1).max(200),
     rule: z.object({ id: z.string().min(1).max(200), name: z.string().trim().min(1).max(200) }).strict(),
     severity: z.enum(severities),
-    state: z.object({ from: z.enum(alertStates), to: z.enum(notifyingStates) }).strict(),
+    state: z
+      .object({ from: z.enum(alertStates), to: z.enum(notifyingStates) })
+      .strict()
+      .refine((state) => state.to !== "ok" || state.from === "firing" || state.from === "no_data", {
+        message: "a notice for ok is a resolve: it comes from firing or no_data",
+      }),
     /** What the alert is about; serverId null for an organisation-wide rule. */
     subject: z
       .object({
@@ -34,7 +42,7 @@ export const alertNoticeSchema = z
         tags: z.array(tagSchema).max(64),
       })
       .strict(),
-    /** The evaluated value; null when there was no data (state nodata) or on resolve without one. */
+    /** The evaluated value; null when there was no data (state no_data) or on resolve without one. */
     value: z.number().finite().nullable(),
     threshold: z.number().finite().nullable(),
     comparison: z.enum([">", ">=", "<", "<="]).nullable(),
@@ -42,8 +50,8 @@ export const alertNoticeSchema = z
     unit: z.string().max(32),
     /** What the value is measured from, e.g. "p99 read latency, eBPF histograms, 5-min window". */
     basis: z.string().max(300),
-    /** When the alert entered its current episode (first pending) and when this change happened. */
-    startedAt: isoTime,
+    /** When the alert's current episode began (null when the engine did not say) and when this change happened. */
+    startedAt: isoTime.nullable(),
     at: isoTime,
     note: z.string().max(2000),
     /** Console path of the chart around the event, e.g. /servers/<id>?from=…&to=…; made absolute with the console URL. */

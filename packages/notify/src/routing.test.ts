@@ -37,7 +37,7 @@ describe("routing", () => {
   });
 
   it("leaves resolves out of routes that asked not to get them, unless another route wants them", () => {
-    const resolved = firingNotice({ state: { from: "firing", to: "resolved" } });
+    const resolved = firingNotice({ state: { from: "firing", to: "ok" } });
     assert.deepEqual(channelsFor([route({ channelId: mail, notifyResolved: false })], resolved), []);
     assert.deepEqual(channelsFor([route({ channelId: mail, notifyResolved: false }), route({ channelId: mail, scope: "tag", tag: "db" })], resolved), [mail]);
     assert.deepEqual(channelsFor([route({ channelId: mail, notifyResolved: false })], firingNotice()), [mail]);

@@ -22,7 +22,7 @@ export type Route = z.infer<typeof routeSchema>;
 
 export function routeMatches(route: Route, notice: AlertNotice): boolean {
   if (!route.severities.includes(notice.severity)) return false;
-  if (notice.state.to === "resolved" && !route.notifyResolved) return false;
+  if (notice.state.to === "ok" && !route.notifyResolved) return false;
   switch (route.scope) {
     case "organization":
       return true;

@@ -11,7 +11,7 @@ import { run, type Runner } from "graphile-worker";
 import { startNotificationQueueing } from "../notification-queueing.js";
 import { createTaskList } from "../tasks.js";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { enqueue, inOrg, jobsFor, outboxRows, routedChannel, seedOrganization, testDelivery, untilJobsMake } from "../test-support/notifications.js";
+import { enqueue, inOrg, jobsFor, outboxRows, routedChannel, seedOrganization, testDelivery, untilJobsMake, untilTrue } from "../test-support/notifications.js";
 import { deliverNotification } from "./notification-delivery.js";
 
 const orgA = "org-notify-a";
@@ -114,7 +114,7 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
       assert.ok(signatureValid(hook.generatedSigningSecret!, webhook!.headers, webhook!.body), "the webhook signature does not verify");
       assert.equal(JSON.parse(webhook!.body).type, "spindle.alert.firing");
 
-      const resolved = await enqueue(plain.pool, notice({ state: { from: "firing", to: "resolved" }, value: 3.1 }));
+      const resolved = await enqueue(plain.pool, notice({ state: { from: "firing", to: "ok" }, value: 3.1 }));
       await untilJobsMake(runner, sentRows(resolved.queued.map((q) => q.notificationId)));
       const resolve = JSON.parse(byPath("/pagerduty")[1]!.body);
       assert.deepEqual(resolve, { routing_key: routingKey, event_action: "resolve", dedup_key: trigger.dedup_key });
@@ -140,7 +140,7 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
       assert.match(failing.last_error!, /ECONNREFUSED/);
       smtp = await startSmtpReceiver({ port });
       await untilJobsMake(runner, sentRows([id]));
-      await untilJobsMake(runner, async () => (await jobsFor(plain.pool, id)) === 0);
+      await untilTrue(async () => (await jobsFor(plain.pool, id)) === 0);
       const messages = await smtp.waitForMessages(1);
       assert.equal(messages.length, 1, "exactly one e-mail");
       assert.equal(messages[0]!.headers.get("message-id"), `<${id}@notifications.spindle.invalid>`);

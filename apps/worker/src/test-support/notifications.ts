@@ -68,6 +68,14 @@ export async function untilJobsMake<T>(runner: Runner, check: () => Promise<T | 
   }
 }
 
+/**
+ * Resolves when `check` holds, re-reading every 50 ms: for states no runner event announces
+ * (graphile-worker emits job:complete before it deletes the job row).
+ */
+export async function untilTrue(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 /** Jobs graphile-worker still holds for a notification (0 once its story is over). */
 export async function jobsFor(pool: pg.Pool, notificationId: string): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(

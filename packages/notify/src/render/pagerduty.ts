@@ -1,4 +1,4 @@
-// PagerDuty Events API v2: firing and no-data trigger, resolved resolves. The dedup_key is the
+// PagerDuty Events API v2: firing and no_data trigger, ok (a resolve) resolves. The dedup_key is the
 // alert's key (organisation, rule, server, device), so the resolve closes the incident the
 // trigger opened, and a trigger re-sent after a worker crash lands on the same alert.
 import type { ChannelSettingsOf } from "../channel-kinds.js";
@@ -12,7 +12,7 @@ export function renderPagerDuty(message: NotificationToRender, settings: Channel
   const dedupKey = alertKeyOf(message);
   const link = linkOf(notice, context);
   const event =
-    message.purpose === "alert" && notice.state.to === "resolved"
+    message.purpose === "alert" && notice.state.to === "ok"
       ? { routing_key: settings.secrets.routingKey, event_action: "resolve", dedup_key: dedupKey }
       : {
           routing_key: settings.secrets.routingKey,

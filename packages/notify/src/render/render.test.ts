@@ -33,12 +33,12 @@ describe("rendering", () => {
     assert.match(mail.text, /Measured from\s+p99 of eBPF block latency histograms/);
     assert.ok(mail.text.includes(`Chart around the event: ${chartUrl}`));
     assert.ok(mail.html.includes("battery &lt;and&gt; the queue depth &amp; scheduler"), "the note is HTML-escaped");
-    const resolved = render("email", firingNotice({ transitionId: "event-2", state: { from: "firing", to: "resolved" } })) as EmailMessage;
+    const resolved = render("email", firingNotice({ transitionId: "event-2", state: { from: "firing", to: "ok" } })) as EmailMessage;
     assert.equal(resolved.references, mail.references, "firing and resolve share a thread");
   });
 
   it("says 'no data' instead of a number when there is no value", () => {
-    const mail = render("email", firingNotice({ state: { from: "firing", to: "nodata" }, value: null })) as EmailMessage;
+    const mail = render("email", firingNotice({ state: { from: "firing", to: "no_data" }, value: null })) as EmailMessage;
     assert.match(mail.text, /Value\s+no data \(threshold > 20 ms\)/);
     assert.doesNotMatch(mail.text, /Value\s+0/);
   });
@@ -71,7 +71,7 @@ describe("rendering", () => {
     assert.equal(trigger.payload.source, "db-01 nvme0n1");
     assert.equal(trigger.payload.component, "nvme0n1");
     assert.equal(trigger.client_url, chartUrl);
-    const resolve = json(render("pagerduty", firingNotice({ transitionId: "event-2", state: { from: "firing", to: "resolved" }, value: 3 })));
+    const resolve = json(render("pagerduty", firingNotice({ transitionId: "event-2", state: { from: "firing", to: "ok" }, value: 3 })));
     assert.deepEqual(resolve, { routing_key: routingKey, event_action: "resolve", dedup_key: trigger.dedup_key });
     const otherDevice = json(render("pagerduty", firingNotice({ subject: { ...firingNotice().subject, device: "sda" } })));
     assert.notEqual(otherDevice.dedup_key, trigger.dedup_key);

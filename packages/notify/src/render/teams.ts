@@ -5,7 +5,7 @@ import type { ChannelSettingsOf } from "../channel-kinds.js";
 import type { HttpMessage, NotificationToRender, RenderContext } from "./message.js";
 import { bodyTextOf, factsOf, linkOf, titleOf } from "./text.js";
 
-const colours = { firing: "Attention", nodata: "Warning", resolved: "Good" } as const;
+const colours = { firing: "Attention", no_data: "Warning", ok: "Good" } as const;
 
 export function renderTeams(message: NotificationToRender, settings: ChannelSettingsOf<"teams">, context: RenderContext): HttpMessage {
   const body = bodyTextOf(message);

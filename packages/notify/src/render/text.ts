@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { AlertNotice } from "../notice.js";
 import type { NotificationToRender, RenderContext } from "./message.js";
 
-const stateWords = { firing: "FIRING", resolved: "RESOLVED", nodata: "NO DATA" } as const;
+const stateWords = { firing: "FIRING", ok: "RESOLVED", no_data: "NO DATA" } as const;
 
 export function stateWord(notice: AlertNotice): string {
   return stateWords[notice.state.to];
@@ -33,7 +33,7 @@ export function valueText(notice: AlertNotice): string {
   const threshold =
     notice.threshold !== null ? ` (threshold ${notice.comparison ? `${notice.comparison} ` : ""}${withUnit(notice.threshold, notice.unit)})` : "";
   if (notice.value === null) {
-    return `${notice.state.to === "nodata" ? "no data" : "not measured"}${threshold}`;
+    return `${notice.state.to === "no_data" ? "no data" : "not measured"}${threshold}`;
   }
   return `${withUnit(notice.value, notice.unit)}${threshold}`;
 }
@@ -56,7 +56,8 @@ export function factsOf(message: NotificationToRender): Array<[string, string]> 
   if (notice.basis) facts.push(["Measured from", notice.basis]);
   facts.push(["Subject", subjectText(notice)]);
   if (notice.subject.tags.length > 0) facts.push(["Tags", notice.subject.tags.join(", ")]);
-  facts.push(["Started", notice.startedAt], ["Changed", notice.at]);
+  if (notice.startedAt) facts.push(["Started", notice.startedAt]);
+  facts.push(["Changed", notice.at]);
   return facts;
 }
 

@@ -5,11 +5,13 @@ import type { ChannelSettingsOf } from "../channel-kinds.js";
 import type { HttpMessage, NotificationToRender, RenderContext } from "./message.js";
 import { alertKeyOf, linkOf } from "./text.js";
 
+const eventTypes = { firing: "spindle.alert.firing", no_data: "spindle.alert.no_data", ok: "spindle.alert.resolved" } as const;
+
 export function renderWebhook(message: NotificationToRender, settings: ChannelSettingsOf<"webhook">, context: RenderContext): HttpMessage {
   const { notice } = message;
   const { orgId: _org, ...fields } = notice;
   const event = {
-    type: message.purpose === "test" ? "spindle.test" : `spindle.alert.${notice.state.to}`,
+    type: message.purpose === "test" ? "spindle.test" : eventTypes[notice.state.to],
     timestamp: notice.at,
     data: {
       notificationId: message.id,

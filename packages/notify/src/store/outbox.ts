@@ -89,7 +89,7 @@ export async function sendTestNotification(
     transitionId: `test:${randomUUID()}`,
     rule: { id: "spindle-test", name: "Test notification" },
     severity: "info",
-    state: { from: "inactive", to: "firing" },
+    state: { from: "ok", to: "firing" },
     subject: { serverId: null, serverName: null, device: null, tags: [] },
     value: null,
     threshold: null,

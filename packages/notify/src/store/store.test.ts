@@ -9,6 +9,7 @@ import { NotifyInputError } from "../input-error.js";
 import { firingNotice, serverA } from "../test-support/notices.js";
 import { createChannel, createRoute, deleteChannel, listChannels, listRoutes, updateChannel } from "./channels.js";
 import { enqueueAlertNotifications, readNotification, sendTestNotification } from "./outbox.js";
+import { enqueueTransitionGroup } from "./transitions.js";
 import type { Queryable } from "./queryable.js";
 
 const orgA = "org-a";
@@ -84,7 +85,7 @@ describe("notification store", { skip: testDatabaseSkipReason() }, () => {
     const replay = await worker(orgA, (tx) => enqueueAlertNotifications(tx, warning));
     assert.deepEqual(replay, { queued: [], suppressed: 0, alreadyQueued: 2 });
 
-    const resolved = await worker(orgA, (tx) => enqueueAlertNotifications(tx, firingNotice({ transitionId: "t-resolved", state: { from: "firing", to: "resolved" } })));
+    const resolved = await worker(orgA, (tx) => enqueueAlertNotifications(tx, firingNotice({ transitionId: "t-resolved", state: { from: "firing", to: "ok" } })));
     assert.deepEqual(resolved.queued.map((q) => q.channelId).sort(), [pager.id, dbTeam.id].sort(), "chat asked for no resolves");
 
     const silenced = await worker(orgA, (tx) => enqueueAlertNotifications(tx, firingNotice({ transitionId: "t-silenced", silenced: true })));
@@ -146,6 +147,38 @@ describe("notification store", { skip: testDatabaseSkipReason() }, () => {
     const test = await console_(orgB, (tx) => readNotification(tx, orgB, notificationId));
     assert.equal(test?.status, "pending");
     assert.equal(test?.purpose, "test");
+  });
+
+  it("turns the alert engine's transition group into one notice per subject whose change notifies", async () => {
+    const { channel } = await webhookChannel(orgA, "Engine hook");
+    await console_(orgA, (tx) => createRoute(tx, orgA, { channelId: channel.id, severities: ["warning"], scope: "tag", tag: "db", serverId: null, notifyResolved: true }, null));
+    const at = new Date("2026-11-23T11:00:00Z");
+    const base = { serverId: serverA, value: 91, silencedBy: null };
+    const group = {
+      orgId: orgA, ruleId: "rule-fill", ruleName: "Disk filling up", signal: "fs.used_ratio", severity: "warning" as const,
+      comparison: ">" as const, threshold: 90, unit: "%", at, note: "Grow the volume.",
+      transitions: [
+        { ...base, historyId: "h-firing", component: "", from: "pending" as const, to: "firing" as const, startedAt: new Date("2026-11-23T10:55:00Z") },
+        { ...base, historyId: "h-pending", component: "sdb", from: "ok" as const, to: "pending" as const },
+        { ...base, historyId: "h-cleared", component: "sdc", from: "pending" as const, to: "ok" as const },
+        { ...base, historyId: "h-back", component: "sdd", from: "no_data" as const, to: "ok" as const, value: null },
+        { ...base, historyId: "h-silenced", component: "sde", from: "firing" as const, to: "no_data" as const, value: null, silencedBy: "silence-1" },
+      ],
+    };
+    const result = await worker(orgA, (tx) => enqueueTransitionGroup(tx, group));
+    // Other channels of this organisation match too (the tag prod route of "Chat"): count this one's.
+    assert.equal(result.queued.filter((q) => q.channelId === channel.id).length, 2, "firing and the return from no data; pending and a cleared pending notify no one");
+    const again = await worker(orgA, (tx) => enqueueTransitionGroup(tx, group));
+    assert.equal(again.queued.length, 0, "a replayed group queues nothing");
+    const { rows } = await worker(orgA, (tx) =>
+      tx.query("SELECT transition_id, status, notice FROM notifications WHERE channel_id = $1 ORDER BY transition_id", [channel.id]));
+    assert.deepEqual(rows.map((r) => [r.transition_id, r.status]), [["h-back", "pending"], ["h-firing", "pending"], ["h-silenced", "suppressed"]]);
+    const firing = rows.find((r) => r.transition_id === "h-firing")!.notice;
+    assert.deepEqual(firing.subject, { serverId: serverA, serverName: "db-01", device: null, tags: ["prod", "db"] });
+    assert.equal(firing.startedAt, "2026-11-23T10:55:00.000Z");
+    assert.equal(firing.linkPath, `/servers/${serverA}?from=2026-11-23T10%3A00%3A00.000Z&to=2026-11-23T12%3A00%3A00.000Z`);
+    assert.deepEqual([firing.value, firing.threshold, firing.unit, firing.basis], [91, 90, "%", "signal fs.used_ratio"]);
+    assert.equal(rows.find((r) => r.transition_id === "h-back")!.notice.startedAt, null);
   });
 
   it("refuses a notice with a bad field, naming it, before writing anything", async () => {
