@@ -121,5 +121,6 @@ REVOKE ALL ON notification_channels, notification_routes, notifications FROM spi
 -- jobs, but with INHERIT that membership also applies spindle_system's `USING (true)` policy to
 -- every spindle_worker transaction: a worker transaction scoped to one organisation saw all of
 -- them. NOINHERIT keeps the SET ROLE (membership) and drops the inherited policy and privileges.
--- Roles are cluster-wide; this is idempotent.
+-- Roles are cluster-wide; this is idempotent. (20261123131500_worker_role_no_inherit, from the
+-- tenant-security work, does the same and more for PostgreSQL 16; where it exists this is a no-op.)
 ALTER ROLE spindle_worker NOINHERIT;
