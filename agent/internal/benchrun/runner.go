@@ -153,6 +153,13 @@ func (r *Runner) cancel(id string) {
 // start begins a run in the background; a second run while one is in progress is refused.
 func (r *Runner) start(ctx context.Context, id, profile string, parameters json.RawMessage) {
 	r.mu.Lock()
+	if r.active != nil && r.active.id == id {
+		// The same run handed out again (a redelivery): it is not a second run, and failing it
+		// would overwrite the outcome it is about to post.
+		r.mu.Unlock()
+		r.settings.Logger.Debug("the proof run in progress was handed out again", "run_id", id)
+		return
+	}
 	if r.active != nil {
 		busy := r.active.id
 		r.mu.Unlock()
