@@ -2,7 +2,7 @@
 import { alertSeverities, alertStates } from "@spindle/domain";
 import { BellOff, History, LineChart } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -14,6 +14,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { fetchJson } from "@/lib/fetch-json";
 import { formatDateTime } from "@/lib/format";
+import { REFRESH_INTERVAL_MS } from "@/lib/use-polling";
 import { chartLinkForAlert } from "../lib/chart-link";
 import type { AlertHistoryEntry } from "../types/alerts";
 import { SeverityBadge, StateBadge, stateWord } from "./alert-badges";
@@ -41,31 +42,46 @@ function queryOf(filters: Filters, after?: string): string {
   return query.toString();
 }
 
-/** Every state change, newest first, with filters; silenced changes are marked, not hidden. */
+/** Every state change, newest first, with filters; silenced changes are marked, not hidden. Refreshes every 10 s on the first page. */
 export function AlertHistory({ targets }: { targets: SilenceTargets }) {
   const [filters, setFilters] = useState<Filters>(noFilters);
   const [entries, setEntries] = useState<AlertHistoryEntry[] | null>(null);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
+  // While the first page is shown it follows new changes; once older pages are loaded it holds still.
+  const [paged, setPaged] = useState(false);
+
+  const latest = useRef(0);
 
   async function load(next: Filters, after?: string) {
+    const request = ++latest.current;
+    setPaged(after !== undefined);
     setLoading(true);
     setError(null);
     try {
       const page = await fetchJson<{ entries: AlertHistoryEntry[]; more: boolean }>(`/api/alerts/history?${queryOf(next, after)}`, { cache: "no-store" });
+      if (request !== latest.current) return; // filters changed or a refresh overtook it
       setEntries((previous) => (after && previous ? [...previous, ...page.entries] : page.entries));
       setMore(page.more);
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      if (request === latest.current) setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
-      setLoading(false);
+      if (request === latest.current) setLoading(false);
     }
   }
 
   useEffect(() => {
     void load(filters);
   }, [filters]);
+
+  useEffect(() => {
+    if (paged) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") void load(filters);
+    }, REFRESH_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [filters, paged]);
 
   const set = (key: keyof Filters) => (event: { target: { value: string } }) => setFilters((f) => ({ ...f, [key]: event.target.value }));
 
