@@ -77,6 +77,7 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(preview).toHaveAttribute("data-state", "ready", { timeout: 60_000 });
   await expect(preview.getByTestId("preview-firings").or(preview.getByTestId("preview-no-data"))).toBeVisible();
   await expect(preview).toContainText("completed writes / interval, from /proc/diskstats");
+  await page.screenshot({ path: testInfo.outputPath("rule-editor.png"), fullPage: true });
   // A signal without a stored past says so plainly.
   await form.getByLabel("Signal").selectOption("agent.seconds_since_data");
   await expect(preview).toHaveAttribute("data-state", "not-previewable");
@@ -110,6 +111,7 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(page.getByTestId("alert-window")).toBeVisible();
   await expect(page.getByTestId("server-alerts").getByTestId("open-alert").first()).toBeVisible();
   await expect(page.locator('[data-testid="chart"][data-chart="iops"]').first()).toBeVisible({ timeout: 60_000 });
+  await page.screenshot({ path: testInfo.outputPath("server-around-alert.png") });
 
   // Silence it for the rule on this server: still firing, marked silenced, and listed as active.
   await page.goto("/alerts");

@@ -10,9 +10,9 @@ export function SeverityBadge({ severity }: { severity: AlertSeverity }) {
 const stateWords: Record<AlertState, string> = { ok: "resolved", pending: "pending", firing: "firing", no_data: "no data" };
 const stateVariant = { ok: "success", pending: "outline", firing: "destructive", no_data: "warning" } as const;
 
-/** "ok" reads "resolved" to a person: that is what a transition to ok means. */
-export function StateBadge({ state }: { state: AlertState }) {
-  return <Badge variant={stateVariant[state]} data-testid="alert-state" data-state={state}>{stateWords[state]}</Badge>;
+/** A change *to* ok reads "resolved" to a person; as a starting state it is just "ok". */
+export function StateBadge({ state, from = false }: { state: AlertState; from?: boolean }) {
+  return <Badge variant={stateVariant[state]} data-testid="alert-state" data-state={state}>{from && state === "ok" ? "ok" : stateWords[state]}</Badge>;
 }
 
 export function stateWord(state: AlertState): string {

@@ -16,10 +16,9 @@ import { fetchJson } from "@/lib/fetch-json";
 import { formatDateTime } from "@/lib/format";
 import { REFRESH_INTERVAL_MS } from "@/lib/use-polling";
 import { chartLinkForAlert } from "../lib/chart-link";
-import type { AlertHistoryEntry } from "../types/alerts";
+import type { AlertHistoryEntry, SilenceTargets } from "../types/alerts";
 import { SeverityBadge, StateBadge, stateWord } from "./alert-badges";
 import { AlertValueText } from "./alert-value";
-import type { SilenceTargets } from "./silence-form";
 
 interface Filters {
   state: string;
@@ -87,7 +86,7 @@ export function AlertHistory({ targets }: { targets: SilenceTargets }) {
 
   return (
     <div className="grid gap-3">
-      <div className="grid gap-3 rounded-lg border bg-card p-3 sm:grid-cols-3 lg:grid-cols-7" data-testid="history-filters">
+      <div className="grid gap-3 rounded-lg border bg-card p-3 sm:grid-cols-2 lg:grid-cols-4 2xl:grid-cols-7" data-testid="history-filters">
         <div className="grid gap-1"><Label htmlFor="history-state">Changed to</Label>
           <Select id="history-state" value={filters.state} onChange={set("state")}>
             <option value="">any state</option>
@@ -137,7 +136,7 @@ export function AlertHistory({ targets }: { targets: SilenceTargets }) {
               {entries.map((entry) => (
                 <TableRow key={entry.id} data-testid="history-row" data-to={entry.to} data-rule={entry.ruleName} data-silenced={entry.silenced ? "true" : "false"}>
                   <TableCell className="whitespace-nowrap text-sm">{formatDateTime(entry.at)}</TableCell>
-                  <TableCell><div className="flex flex-wrap items-center gap-1 text-xs"><StateBadge state={entry.from} /> → <StateBadge state={entry.to} /></div></TableCell>
+                  <TableCell><div className="flex flex-wrap items-center gap-1 text-xs"><StateBadge state={entry.from} from /> → <StateBadge state={entry.to} /></div></TableCell>
                   <TableCell className="text-sm">
                     <div className="flex flex-wrap items-center gap-1.5">
                       {entry.ruleId ? <Link href={`/alerts/rules/${entry.ruleId}`} className="font-medium hover:underline">{entry.ruleName}</Link> : <span className="font-medium">{entry.ruleName}</span>}

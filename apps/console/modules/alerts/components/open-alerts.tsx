@@ -12,10 +12,10 @@ import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { usePolling } from "@/lib/use-polling";
 import { chartLinkForAlert } from "../lib/chart-link";
-import type { OpenAlert } from "../types/alerts";
+import type { OpenAlert, SilenceTargets } from "../types/alerts";
 import { SeverityBadge, StateBadge } from "./alert-badges";
 import { AlertValueText } from "./alert-value";
-import { SilenceForm, type SilenceTargets } from "./silence-form";
+import { SilenceForm } from "./silence-form";
 
 const alertKey = (a: OpenAlert) => `${a.ruleId}/${a.serverId}/${a.component}`;
 

@@ -7,12 +7,7 @@ import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { fetchJson } from "@/lib/fetch-json";
 import type { AlertScope } from "@spindle/domain";
-import type { AlertSilenceSummary } from "../types/alerts";
-
-export interface SilenceTargets {
-  rules: { id: string; name: string }[];
-  servers: { id: string; hostname: string }[];
-}
+import type { AlertSilenceSummary, SilenceTargets } from "../types/alerts";
 
 export interface SilenceDraft {
   ruleId: string | null;

@@ -9,8 +9,8 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { fetchJson } from "@/lib/fetch-json";
 import { formatDateTime } from "@/lib/format";
 import { describeScope } from "../lib/describe-rule";
-import type { AlertSilenceSummary, SilenceStatus } from "../types/alerts";
-import { SilenceForm, type SilenceTargets } from "./silence-form";
+import type { AlertSilenceSummary, SilenceStatus, SilenceTargets } from "../types/alerts";
+import { SilenceForm } from "./silence-form";
 
 const statusVariant: Record<SilenceStatus, "success" | "outline" | "secondary"> = { active: "success", upcoming: "outline", expired: "secondary", cancelled: "secondary" };
 

@@ -45,9 +45,3 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
   });
 }
 
-/** Firing alerts per server, for the fleet list (silenced ones included: they are still firing). */
-export async function countFiringByServer(db: Db, orgId: string): Promise<Map<string, number>> {
-  const rows = await inOrg(db, orgId, (tx) =>
-    tx.alertState.groupBy({ by: ["serverId"], where: { orgId, state: "firing", rule: { enabled: true } }, _count: { _all: true } }));
-  return new Map(rows.map((r) => [r.serverId, r._count._all]));
-}

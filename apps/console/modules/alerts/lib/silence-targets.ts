@@ -1,7 +1,6 @@
 import { inOrg, type Db } from "@/lib/db";
-import type { SilenceTargets } from "../components/silence-form";
+import type { SilenceTargets } from "../types/alerts";
 
-/** The rules and servers the silence form and the history filters offer. */
 export async function listAlertTargets(db: Db, orgId: string): Promise<SilenceTargets> {
   return inOrg(db, orgId, async (tx) => ({
     rules: await tx.alertRule.findMany({ where: { orgId }, select: { id: true, name: true }, orderBy: { name: "asc" } }),

@@ -103,3 +103,9 @@ export interface AlertSilenceSummary {
   cancelledBy: string | null;
   status: SilenceStatus;
 }
+
+/** The rules and servers the silence form and the history filters offer. */
+export interface SilenceTargets {
+  rules: { id: string; name: string }[];
+  servers: { id: string; hostname: string }[];
+}
