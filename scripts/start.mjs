@@ -121,9 +121,10 @@ async function main() {
   const env = { ...process.env, DATABASE_URL: databaseUrl };
   service("gateway", join(root, "apps/gateway/bin/spindle-gateway"), [], {
     env: { ...env, SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: gatewayUrl,
-      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin") },
+      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin"), SPINDLE_GATEWAY_STATE_DIR: join(stateDir, "gateway") },
   });
-  service("worker", "node", ["dist/main.js"], { cwd: join(root, "apps/worker"), env });
+  // The worker links notifications to the console, so it needs the console's public URL too.
+  service("worker", "node", ["dist/main.js"], { cwd: join(root, "apps/worker"), env: { ...env, SPINDLE_CONSOLE_URL: consoleUrl } });
   service("console", join(root, "node_modules/.bin/next"), ["start", "-p", String(consolePort)], {
     cwd: join(root, "apps/console"),
     env: { ...env, NODE_ENV: "production", BETTER_AUTH_SECRET: authSecret(),

@@ -1,5 +1,7 @@
 // Runs the real gateway binary built by `turbo run build`, serving the agent binaries that the
 // agent's build puts in agent/bin.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Child } from "./child";
 
@@ -18,7 +20,9 @@ export class GatewayProcess {
   async start(): Promise<void> {
     this.child = new Child(join(repoRoot, "apps/gateway/bin/spindle-gateway"), [], {
       env: { ...process.env, DATABASE_URL: this.databaseUrl, SPINDLE_GATEWAY_ADDR: `127.0.0.1:${this.port}`,
-        SPINDLE_PUBLIC_URL: this.url, SPINDLE_AGENT_DIST_DIR: join(repoRoot, "agent/bin") },
+        SPINDLE_PUBLIC_URL: this.url, SPINDLE_AGENT_DIST_DIR: join(repoRoot, "agent/bin"),
+        // Its signing key is generated here on the first start.
+        SPINDLE_GATEWAY_STATE_DIR: mkdtempSync(join(tmpdir(), "spindle-gateway-state-")) },
     }, (chunk) => (this.output += chunk));
     for (let i = 0; i < 100; i++) {
       try {

@@ -80,9 +80,9 @@ func runStep(ctx context.Context, t target, log *logTarget, plan stepPlan) (meas
 	stepCtx, stop := context.WithDeadline(ctx, end)
 	defer stop()
 
-	// A goroutine blocked in pread keeps its P until sysmon takes it back (20 µs to 10 ms), so
-	// with fewer Ps than workers the I/Os in flight would fall short of the load; give every
-	// worker a P for the step (they mostly sleep in the kernel, so this adds no CPU).
+	// Workers hold their P through each I/O (positionalIO), so with fewer Ps than workers the
+	// I/Os in flight would fall short of the load; give every worker a P for the step, and two
+	// for the rest of the agent (the workers mostly sleep in the kernel: this adds no CPU).
 	if previous := runtime.GOMAXPROCS(0); previous < workers+2 {
 		runtime.GOMAXPROCS(workers + 2)
 		defer runtime.GOMAXPROCS(previous)
@@ -102,6 +102,8 @@ func runStep(ctx context.Context, t target, log *logTarget, plan stepPlan) (meas
 				binary.LittleEndian.PutUint64(buffer[i:], rng.Uint64())
 			}
 			vector := make([]byte, len(buffer)/4096+2)
+			readAt, _ := positionalIO(t.read)
+			_, writeAt := positionalIO(t.write)
 			for !stopped.Load() {
 				size := pickSize(rng, plan.mix.Sizes)
 				read := rng.Float64()*100 < plan.mix.ReadPercent
@@ -121,9 +123,9 @@ func runStep(ctx context.Context, t target, log *logTarget, plan stepPlan) (meas
 				began := time.Now()
 				var err error
 				if read {
-					_, err = t.read.ReadAt(buffer[:size], offset)
+					_, err = readAt(buffer[:size], offset)
 				} else {
-					_, err = t.write.WriteAt(buffer[:size], offset)
+					_, err = writeAt(buffer[:size], offset)
 				}
 				done := time.Now()
 				if err != nil {

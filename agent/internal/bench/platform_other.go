@@ -25,3 +25,7 @@ type residency struct{}
 func newResidency(*os.File, int64) (*residency, error)         { return nil, platformSupported() }
 func (*residency) resident(int64, int64, []byte) (bool, error) { return false, platformSupported() }
 func (*residency) close()                                      {}
+
+func positionalIO(f *os.File) (readAt, writeAt func([]byte, int64) (int, error)) {
+	return f.ReadAt, f.WriteAt
+}

@@ -68,7 +68,8 @@ type WriteOptimization struct {
 	Defragmentation Defragmentation     `json:"defragmentation"`
 }
 
-// PreallocationRule reserves ChunkBytes at a time ahead of the end of files matching Pattern.
+// PreallocationRule reserves space ahead of the end of growing files matching Pattern: ChunkBytes
+// first, then windows that follow each file's growth rate (the agent's writeopt sizes them).
 type PreallocationRule struct {
 	Pattern    string `json:"pattern"`
 	ChunkBytes int64  `json:"chunkBytes"`

@@ -21,6 +21,37 @@ const envSchema = z.object({
     .min(0)
     .max(3600)
     .default(15),
+  // Notifications (docs/notifications.md, "Delivery").
+  SPINDLE_CONSOLE_URL: z
+    .url({ protocol: /^https?$/, error: "SPINDLE_CONSOLE_URL must be the console's public http(s) URL, e.g. https://spindle.example.com" })
+    .default("http://localhost:3000"),
+  SPINDLE_NOTIFY_SEND_TIMEOUT_SECONDS: z.coerce
+    .number({ error: "SPINDLE_NOTIFY_SEND_TIMEOUT_SECONDS must be a number of seconds (default 15)" })
+    .min(0.1)
+    .max(120)
+    .default(15),
+  SPINDLE_NOTIFY_RETRY_BASE_SECONDS: z.coerce
+    .number({ error: "SPINDLE_NOTIFY_RETRY_BASE_SECONDS must be a number of seconds (default 10)" })
+    .min(0.05)
+    .max(3600)
+    .default(10),
+  SPINDLE_NOTIFY_RETRY_MAX_SECONDS: z.coerce
+    .number({ error: "SPINDLE_NOTIFY_RETRY_MAX_SECONDS must be a number of seconds (default 900)" })
+    .min(0.05)
+    .max(86_400)
+    .default(900),
+  SPINDLE_NOTIFY_MAX_ATTEMPTS: z.coerce
+    .number({ error: "SPINDLE_NOTIFY_MAX_ATTEMPTS must be a whole number of attempts (default 25)" })
+    .int()
+    .min(1)
+    .max(1000)
+    .default(25),
+  SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: z
+    .enum(["true", "false"], { error: "SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS must be true or false (default false)" })
+    .default("false")
+    .transform((value) => value === "true"),
+}).refine((env) => env.SPINDLE_NOTIFY_RETRY_MAX_SECONDS >= env.SPINDLE_NOTIFY_RETRY_BASE_SECONDS, {
+  message: "SPINDLE_NOTIFY_RETRY_MAX_SECONDS must not be below SPINDLE_NOTIFY_RETRY_BASE_SECONDS",
 });
 
 export type WorkerEnv = z.infer<typeof envSchema>;

@@ -5,6 +5,8 @@ import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
 import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
+import { startNotificationQueueing } from "./notification-queueing.js";
+import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, startAlertInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
   const runner = await run({
     pgPool: pool,
     concurrency: env.SPINDLE_WORKER_CONCURRENCY,
-    taskList: createTaskList({ pool, timeseriesMode }),
+    taskList: createTaskList({ pool, timeseriesMode, delivery: deliverySettingsFromEnv(env) }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
     logger,
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
       : () => {};
   const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
+  const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
     stopInterval();
     stopAlertInterval();
     await stopPolicyDelivery();
+    await stopNotificationQueueing();
     await runner.stop(signal);
     await pool.end();
   };

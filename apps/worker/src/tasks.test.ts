@@ -7,10 +7,13 @@ import { parseCrontab, run, runMigrations, type JobHelpers, type Runner, type Wo
 import type pg from "pg";
 import { effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { crontabFor, rollupJobSpec } from "./schedule.js";
+import { parseEnv } from "./env.js";
+import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { createTaskList } from "./tasks.js";
 import { diskSeries, insertDiskSamples, openPlainDatabase, skipReason, type PlainDatabase } from "./test-support/telemetry.js";
 
 const server = "00000000-0000-4000-8000-0000000000d1";
+const delivery = deliverySettingsFromEnv(parseEnv({ DATABASE_URL: "postgres://unused@localhost/unused" }));
 
 describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
   let plain: PlainDatabase;
@@ -23,7 +26,7 @@ describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
       concurrency: 2,
       pollInterval: 200,
       noHandleSignals: true,
-      taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain" }),
+      taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery }),
       parsedCronItems: [],
     });
   });
@@ -72,7 +75,7 @@ describe("the worker's own crontab", { skip: skipReason }, () => {
         events.on("job:error", ({ job, error }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload, error }));
       });
       runner = await run({ pgPool: plain.pool, concurrency: 1, pollInterval: 200, noHandleSignals: true, events,
-        taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain" }), parsedCronItems: items });
+        taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery }), parsedCronItems: items });
       const { payload, error } = await outcome;
       assert.ok(payload && typeof payload === "object" && "_cron" in payload, `expected a crontab job, got ${JSON.stringify(payload)}`);
       assert.equal(error, undefined, `the scheduled sweep failed: ${String(error)}`);
@@ -86,7 +89,7 @@ describe("the worker's own crontab", { skip: skipReason }, () => {
 describe("worker tasks in TimescaleDB mode", () => {
   it("leave the database alone and explain once", async () => {
     const untouchable = { query: () => Promise.reject(new Error("must not query in timescaledb mode")) } as unknown as pg.Pool;
-    const tasks = createTaskList({ pool: untouchable, timeseriesMode: "timescaledb" });
+    const tasks = createTaskList({ pool: untouchable, timeseriesMode: "timescaledb", delivery });
     const lines: string[] = [];
     const helpers = { logger: { info: (line: string) => lines.push(line), debug: () => {} } } as unknown as JobHelpers;
     for (let i = 0; i < 3; i++) {

@@ -1,9 +1,12 @@
 import type { TimeseriesMode } from "@spindle/db";
+import { enqueueTransitionGroup } from "@spindle/notify";
 import type { Task, TaskList } from "graphile-worker";
 import type pg from "pg";
 import { alertsEvaluateTask, createAlertsEvaluateTask } from "./alerts/task.js";
 import type { OnAlertTransition } from "./alerts/evaluate.js";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
+import type { DeliverySettings } from "./jobs/notification-delivery.js";
+import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
 import { deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
 
@@ -11,18 +14,24 @@ export interface TaskDependencies {
   pool: pg.Pool;
   /** Read once at start-up: a database never changes mode while services run. */
   timeseriesMode: TimeseriesMode;
-  /** Receives each rule's state changes inside the evaluation's transaction (the notification outbox). */
+  /**
+   * Receives each rule's state changes inside the evaluation's transaction; by default the
+   * notification outbox, so a change and its notifications commit together or not at all.
+   */
   onAlertTransition?: OnAlertTransition;
+  delivery: DeliverySettings;
 }
 
 /**
- * Every job the worker runs, by name. Notifications and recommendations (later issues)
- * register here beside alert evaluation and the telemetry maintenance jobs.
+ * Every job the worker runs, by name. Recommendations (a later issue) register here beside
+ * alert evaluation, notification delivery and the telemetry maintenance jobs.
  */
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
     [effectivePoliciesTask]: createEffectivePoliciesTask(deps.pool),
-    [alertsEvaluateTask]: createAlertsEvaluateTask(deps.pool, deps.onAlertTransition),
+    [alertsEvaluateTask]: createAlertsEvaluateTask(deps.pool, deps.onAlertTransition ?? notificationOutbox),
+    [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
+    [notificationSweepTask]: createNotificationSweepTask(deps.pool),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {
@@ -38,6 +47,10 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     }),
   };
 }
+
+const notificationOutbox: OnAlertTransition = async (tx, group) => {
+  await enqueueTransitionGroup(tx, group);
+};
 
 /** In TimescaleDB mode continuous aggregates and retention policies do this work instead. */
 function plainModeOnly(deps: TaskDependencies, name: string, task: Task): Task {

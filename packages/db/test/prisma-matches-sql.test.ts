@@ -68,15 +68,35 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { status: "succeeded", progress: 1, phase: "done", report: { steps: [] }, startedAt: new Date(), finishedAt: new Date() },
     });
     assert.equal(finished.status, "succeeded");
+    const channel = await prisma.notificationChannel.create({
+      data: { orgId: org.id, name: "On-call", kind: "webhook", config: { url: "https://hooks.example.com/spindle" },
+        secrets: { signingSecret: "whsec_" + "A".repeat(32) }, secretHints: { signingSecret: "…AAAA" }, createdBy: user.id },
+    });
+    await prisma.notificationRoute.create({
+      data: { orgId: org.id, channelId: channel.id, severities: ["warning", "critical"], scope: "server", serverId: server.id, createdBy: user.id },
+    });
+    await prisma.notification.create({
+      data: { orgId: org.id, channelId: channel.id, transitionId: "transition-1", notice: { rule: { id: "r1" } }, requestedBy: user.id },
+    });
 
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },
         enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true, policyAssignments: true, policyStatus: true } }, agents: true, auditLog: true,
-        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, benchmarkRuns: { include: { server: true } } },
+        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, benchmarkRuns: { include: { server: true } },
+        notificationChannels: { include: { routes: { include: { server: true } }, notifications: true } }, notificationRoutes: true, notifications: true },
     });
     assert.equal(read.benchmarkRuns[0]?.server.hostname, "db-01");
     assert.deepEqual(read.benchmarkRuns[0]?.report, { steps: [] });
+    const readChannel = read.notificationChannels[0];
+    assert.deepEqual(readChannel?.routes[0]?.severities, ["warning", "critical"]);
+    assert.equal(readChannel?.routes[0]?.server?.hostname, "db-01");
+    assert.equal(readChannel?.routes[0]?.notifyResolved, true);
+    assert.equal(readChannel?.notifications[0]?.status, "pending");
+    assert.equal(readChannel?.notifications[0]?.attempts, 0);
+    assert.equal(readChannel?.notifications[0]?.purpose, "alert");
+    assert.equal(read.notificationRoutes.length, 1);
+    assert.equal(read.notifications[0]?.transitionId, "transition-1");
     const member = read.members[0];
     assert.equal(member?.role, "owner");
     assert.equal(member?.user.sessions[0]?.activeOrganizationId, "org-1");

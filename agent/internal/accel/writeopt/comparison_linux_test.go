@@ -31,7 +31,7 @@ func TestComparisonGroupMeasuresManagedAndUnmanagedGrowth(t *testing.T) {
 	defer f.Close()
 	wo := policy.Default().WriteOptimization
 	wo.Enabled = true
-	wo.Preallocation = []policy.PreallocationRule{{Pattern: filepath.ToSlash(dir) + "/*.log", ChunkBytes: proofChunkBytes}}
+	wo.Preallocation = []policy.PreallocationRule{{Pattern: filepath.ToSlash(dir) + "/*.log", ChunkBytes: policy.DefaultChunkBytes}}
 	if err := f.Apply(ctx, wo); err != nil {
 		t.Fatal(err)
 	}

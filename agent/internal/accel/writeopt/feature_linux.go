@@ -76,6 +76,7 @@ func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error 
 		f.retired = append(f.retired, f.watcher)
 	}
 	f.policy, f.watcher = wo, w
+	f.releaseUnmanagedLocked(w)
 	if w == nil {
 		// Nothing watched: forget the tracked files (not the totals), so growth while unwatched
 		// is never counted.
@@ -109,6 +110,7 @@ func (f *Feature) Run(ctx context.Context) error {
 			f.handleEvents(w, buffer)
 		}
 		if time.Now().After(nextGrowth) {
+			f.trimIdle(time.Now())
 			f.MeasureGrowth()
 			nextGrowth = time.Now().Add(f.cfg.GrowthInterval)
 		}
@@ -179,6 +181,7 @@ func (f *Feature) MeasureGrowth() {
 }
 
 func (f *Feature) preallocateLocked(path string, chunkBytes int64) {
+	now := time.Now()
 	g := f.growth[path]
 	if g == nil {
 		if len(f.growth) >= f.cfg.MaxFiles {
@@ -187,11 +190,12 @@ func (f *Feature) preallocateLocked(path string, chunkBytes int64) {
 		g = &growth{lastSize: -1}
 		f.growth[path] = g
 	}
+	g.lastEvent = now
 	if g.unsupported {
 		return
 	}
 	previousSize := g.lastSize
-	reserved, err := preallocate(path, g, chunkBytes)
+	reserved, err := preallocate(path, g, f.windowLimits(chunkBytes), now)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			f.stats.LastError = err.Error()
@@ -300,10 +304,12 @@ func (f *Feature) Stats() Stats {
 	return s
 }
 
-// Close stops watching. Reserved space stays with the files (it is theirs to grow into).
+// Close stops watching and trims what is reserved past the end of the files no one has open
+// for writing any more; a file still open keeps its reservation (it is its own to grow into).
 func (f *Feature) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.releaseUnmanagedLocked(nil)
 	for _, old := range f.retired {
 		old.close()
 	}

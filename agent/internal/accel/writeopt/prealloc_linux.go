@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -109,7 +110,7 @@ func clen(b []byte) int {
 	return len(b)
 }
 
-// ruleFor returns the chunk size of the first rule matching path.
+// ruleFor returns the first window (chunk size) of the first rule matching path.
 func (w *watcher) ruleFor(path string) (int64, bool) {
 	slashed := filepath.ToSlash(path)
 	for _, rule := range w.rules {
@@ -123,13 +124,20 @@ func (w *watcher) ruleFor(path string) (int64, bool) {
 // growth is what the feature remembers of one preallocated file.
 type growth struct {
 	lastSize    int64
-	reservedEnd int64 // the end of the space reserved for the file (from FIEMAP at first sight)
+	reservedEnd int64 // the end of the space reserved for the file
+	last        lastWindow
+	lastEvent   time.Time // the file's last inotify event: it has been idle since
+	// trimmed: the reservation past the end was returned at size lastSize; the file gets a new
+	// window only when its size changes (the trim's own IN_MODIFY must not re-reserve).
+	trimmed     bool
+	nextTrim    time.Time // after a trim that could not be done, not retried before this
 	unsupported bool
 }
 
-// preallocate reserves chunkBytes past the end of the file when its size comes within half a
-// chunk of what is reserved. It returns the blocks newly reserved, in bytes.
-func preallocate(path string, g *growth, chunkBytes int64) (reservedBytes int64, err error) {
+// preallocate reserves the next window past the end of the file when its size comes within half
+// a window of what is reserved (limits size the window). It returns the blocks newly reserved,
+// in bytes.
+func preallocate(path string, g *growth, limits windowLimits, now time.Time) (reservedBytes int64, err error) {
 	// fallocate needs a writable descriptor; nothing is written. The path comes from inotify in
 	// a directory others may write: never a symlink, FIFO, device node or hard-linked file.
 	f, _, err := safeopen.Open(path, safeopen.Write, safeopen.Options{})
@@ -137,28 +145,46 @@ func preallocate(path string, g *growth, chunkBytes int64) (reservedBytes int64,
 		return 0, err
 	}
 	defer f.Close()
+	fd := int(f.Fd())
 	var before unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &before); err != nil {
+	if err := unix.Fstat(fd, &before); err != nil {
 		return 0, err
 	}
 	if before.Mode&unix.S_IFMT != unix.S_IFREG {
 		return 0, nil
 	}
-	g.lastSize = before.Size
-	if before.Size+chunkBytes/2 <= g.reservedEnd {
+	switch {
+	case before.Size < g.lastSize:
+		// Truncated (a log rotated by copytruncate): the file system freed everything past the
+		// new end, so the file starts over from its first window.
+		g.reservedEnd, g.last = 0, lastWindow{}
+	case g.trimmed && before.Size == g.lastSize:
 		return 0, nil
 	}
+	g.trimmed, g.lastSize = false, before.Size
+	if !limits.due(g.last, before.Size, g.reservedEnd) {
+		return 0, nil
+	}
+	var fsStats unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fsStats); err != nil {
+		return 0, fmt.Errorf("preallocate %s: free space: %w", path, err)
+	}
 	start := max(before.Size, g.reservedEnd)
-	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, start, chunkBytes); err != nil {
+	window := limits.nextWindow(g.last, before.Size, start, now, int64(fsStats.Bavail)*int64(fsStats.Bsize))
+	if window == 0 {
+		return 0, nil // the disk is nearly full or the file has its cap reserved already
+	}
+	if err := unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, start, window); err != nil {
 		if errors.Is(err, unix.EOPNOTSUPP) {
 			g.unsupported = true
 			return 0, fmt.Errorf("preallocate %s: %w: the file system has no fallocate", path, ErrUnsupported)
 		}
 		return 0, fmt.Errorf("preallocate %s: %w", path, err)
 	}
-	g.reservedEnd = start + chunkBytes
+	g.reservedEnd = start + window
+	g.last = lastWindow{bytes: window, startSize: before.Size, at: now}
 	var after unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &after); err != nil {
+	if err := unix.Fstat(fd, &after); err != nil {
 		return 0, err
 	}
 	return max(0, (after.Blocks-before.Blocks)*512), nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -12,7 +13,7 @@ import (
 )
 
 // A local user who can write a watched directory plants a symlink to a root-owned file, a FIFO
-// and a hard link: preallocation and defragmentation touch none of them, and never block.
+// and a hard link: preallocation, trimming and defragmentation touch none of them, and never block.
 func TestWriteFeaturesRefusePlantedFiles(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
@@ -30,8 +31,12 @@ func TestWriteFeaturesRefusePlantedFiles(t *testing.T) {
 	}
 	for name, want := range map[string]error{"link": safeopen.ErrSymlink, "fifo": safeopen.ErrNotRegular, "hard": safeopen.ErrHardLinked} {
 		path := filepath.Join(dir, name)
-		if _, err := preallocate(path, &growth{}, 1<<20); !errors.Is(err, want) {
+		limits := windowLimits{firstBytes: 1 << 20, minBytes: 1 << 20, capBytes: 1 << 20, horizon: time.Minute, freeShare: 1}
+		if _, err := preallocate(path, &growth{}, limits, time.Now()); !errors.Is(err, want) {
 			t.Errorf("preallocate(%s) = %v, want %v", name, err, want)
+		}
+		if _, _, err := trimReservation(path); !errors.Is(err, want) {
+			t.Errorf("trimReservation(%s) = %v, want %v", name, err, want)
 		}
 		if _, err := CountExtents(path); name != "hard" && !errors.Is(err, want) {
 			t.Errorf("CountExtents(%s) = %v, want %v", name, err, want)

@@ -2,11 +2,14 @@
 //
 // Preallocation: the feature watches (inotify IN_CREATE/IN_MODIFY/IN_MOVED_TO) every directory
 // beneath the literal prefix of each rule's pattern. When a matching file's size comes within
-// half a chunk of what is reserved for it, it reserves the next chunkBytes past the end with
+// half a window of what is reserved for it, it reserves the next window past the end with
 // fallocate(FALLOC_FL_KEEP_SIZE): one request the file system can satisfy with one contiguous
-// run, which the file's own small appends then fill. Size and content never change (the
-// reserved blocks read as unwritten and lie past EOF); the disk usage of a file grows by at
-// most one chunk ahead of its data.
+// run, which the file's own small appends then fill. The first window is the rule's chunkBytes;
+// later ones follow the file's growth rate and double while it keeps outrunning them (window.go),
+// so a file's windows, and fragments, grow with the logarithm of its size. Size and content
+// never change (the reserved blocks read as unwritten and lie past EOF); what a file has reserved
+// past its end is capped, and given back once the file is idle and closed, when its rule goes
+// and when the feature stops (trim_linux.go).
 //
 // Defragmentation (ext4 only): every DefragInterval, while the file's disk is idle (the
 // device's io_time in /proc/diskstats rose by less than IdleUtilisationPercent of a
@@ -47,6 +50,15 @@ type Config struct {
 	// MoveChunkBytes is how much one EXT4_IOC_MOVE_EXT call moves; default 64 MiB.
 	MoveChunkBytes int64
 	MaxFiles       int // files tracked for preallocation and defragmentation; default 100000
+	// PreallocationHorizon: each window after the first is sized to last this long at the rate
+	// the file grew over its previous window (at most twice that window); default 1 min.
+	PreallocationHorizon time.Duration
+	// PreallocationCapBytes caps the space reserved past one file's end (a rule's chunkBytes
+	// above it wins); default 1 GiB.
+	PreallocationCapBytes int64
+	// TrimIdleAfter: a file unchanged this long, and open for writing nowhere, gets the space
+	// reserved past its end back to the file system; default 1 min.
+	TrimIdleAfter time.Duration
 	// GrowthInterval is how often growing files are measured for the comparison group
 	// (bytes grown, extents added); default 10 s.
 	GrowthInterval time.Duration
@@ -58,6 +70,10 @@ type Config struct {
 	SysPath          string // default "/sys"
 	Logger           *slog.Logger
 }
+
+// maxWindowShareOfFreeSpace: one window takes at most this share of the space still available,
+// so the files growing at once cannot reserve the disk full between them.
+const maxWindowShareOfFreeSpace = 1.0 / 8
 
 func (c Config) withDefaults() Config {
 	if c.DefragInterval <= 0 {
@@ -71,6 +87,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MoveChunkBytes <= 0 {
 		c.MoveChunkBytes = 64 << 20
+	}
+	if c.PreallocationHorizon <= 0 {
+		c.PreallocationHorizon = time.Minute
+	}
+	if c.PreallocationCapBytes <= 0 {
+		c.PreallocationCapBytes = 1 << 30
+	}
+	if c.TrimIdleAfter <= 0 {
+		c.TrimIdleAfter = time.Minute
 	}
 	if c.GrowthInterval <= 0 {
 		c.GrowthInterval = 10 * time.Second
@@ -100,6 +125,9 @@ func (c Config) withDefaults() Config {
 type Stats struct {
 	// PreallocatedBytes are blocks newly reserved by fallocate (st_blocks after minus before).
 	PreallocatedBytes int64
+	// TrimmedBytes are reserved blocks given back unused when their file went idle or the
+	// feature stopped (st_blocks before minus after the trim).
+	TrimmedBytes int64
 	// FragmentsPrevented counts allocation events avoided: growths of a managed file, as inotify
 	// reported them, that ended inside space reserved earlier, so the file system had nothing
 	// to allocate for them. Each could have started a new extent without preallocation, so it

@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -19,11 +23,20 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/policy"
 )
 
-const (
-	proofWriters     = 4
-	proofFileBytes   = 64 << 20
-	proofAppendBytes = 8 << 10
-	proofChunkBytes  = policy.DefaultChunkBytes
+// logWorkload is log-like growth: writers files grown at once, each to fileBytes in appends of
+// appendBytes, each append fsync'd, as a database's logs grow. It is counted in bytes and
+// appends, never in seconds, so the machine's speed does not change what is written.
+type logWorkload struct {
+	writers     int
+	fileBytes   int
+	appendBytes int
+}
+
+// referenceWorkload is the workload of issue 7's measurement (84 → 10 extents before windows
+// adapted and reservations were trimmed); longWorkload grows the same files 8 times longer.
+var (
+	referenceWorkload = logWorkload{writers: 4, fileBytes: 64 << 20, appendBytes: 8 << 10}
+	longWorkload      = logWorkload{writers: 4, fileBytes: 512 << 20, appendBytes: 8 << 10}
 )
 
 // mountExt4 makes a fresh ext4 file system (fiemaptest's loop-mounted image on tmpfs: fsync is
@@ -59,19 +72,19 @@ func ageFreeSpace(t *testing.T, dir string, usedBytes int64) {
 	unix.Sync()
 }
 
-// growConcurrently appends proofAppendBytes at a time, fsyncing each, to proofWriters files at
-// once, the way a database's logs grow; the content is a function of file and offset.
-func growConcurrently(t *testing.T, dir string) []string {
+// grow runs the workload in dir, all writers at once; the content is a function of file and
+// offset.
+func (w logWorkload) grow(t *testing.T, dir string) []string {
 	t.Helper()
-	paths := make([]string, proofWriters)
-	errs := make([]error, proofWriters)
+	paths := make([]string, w.writers)
+	errs := make([]error, w.writers)
 	var wg sync.WaitGroup
 	for i := range paths {
 		paths[i] = filepath.Join(dir, fmt.Sprintf("wal%d.log", i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = appendFile(paths[i], i)
+			errs[i] = w.appendFile(paths[i], i)
 		}()
 	}
 	wg.Wait()
@@ -81,14 +94,14 @@ func growConcurrently(t *testing.T, dir string) []string {
 	return paths
 }
 
-func appendFile(path string, seed int) error {
+func (w logWorkload) appendFile(path string, seed int) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	block := make([]byte, proofAppendBytes)
-	for offset := 0; offset < proofFileBytes; offset += proofAppendBytes {
+	block := make([]byte, w.appendBytes)
+	for offset := 0; offset < w.fileBytes; offset += w.appendBytes {
 		fillBlock(block, seed, offset)
 		if _, err := f.Write(block); err != nil {
 			return err
@@ -106,10 +119,10 @@ func fillBlock(block []byte, seed, offset int) {
 	}
 }
 
-func expectedSHA256(seed int) string {
+func (w logWorkload) expectedSHA256(seed int) string {
 	h := sha256.New()
-	block := make([]byte, proofAppendBytes)
-	for offset := 0; offset < proofFileBytes; offset += proofAppendBytes {
+	block := make([]byte, w.appendBytes)
+	for offset := 0; offset < w.fileBytes; offset += w.appendBytes {
 		fillBlock(block, seed, offset)
 		h.Write(block)
 	}
@@ -147,16 +160,166 @@ func extents(t *testing.T, paths []string) (total int, each []int) {
 	return total, each
 }
 
-func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing.T) {
-	fiemaptest.NeedTool(t, "filefrag")
+// growWithout runs w on a fresh aged ext4 of fsBytes without write optimisation and returns the
+// extents of its files; the file system stays mounted until the test (or subtest) ends.
+func growWithout(t *testing.T, w logWorkload, fsBytes int64) (paths []string, total int, each []int) {
+	t.Helper()
+	dir := mountExt4(t, fsBytes)
+	paths = w.grow(t, dir)
+	total, each = extents(t, paths)
+	return paths, total, each
+}
+
+// growWith runs w on a fresh aged ext4 of fsBytes while the feature preallocates its files,
+// then stops the feature (which trims what lies reserved past the files' ends, as their writers
+// have closed them) and returns the extents of the files and the feature's statistics. The
+// horizon is an hour so that the windows are decided by bytes, not by this machine's speed: any
+// run of the workload counts as a file outrunning its windows.
+func growWith(t *testing.T, w logWorkload, fsBytes int64) (paths []string, total int, each []int, stats Stats) {
+	t.Helper()
+	dir := mountExt4(t, fsBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	f, err := New(Config{PreallocationHorizon: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo := policy.Default().WriteOptimization
+	wo.Enabled = true
+	wo.Preallocation = []policy.PreallocationRule{{Pattern: filepath.ToSlash(dir) + "/*.log", ChunkBytes: policy.DefaultChunkBytes}}
+	if err := f.Apply(ctx, wo); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	paths = w.grow(t, dir)
+	modified := make([]time.Time, len(paths))
+	for i, path := range paths {
+		modified[i] = modificationTime(t, path)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stats = f.Stats()
+	for i, path := range paths {
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); err != nil {
+			t.Fatal(err)
+		}
+		// st_blocks also counts the extent tree's own blocks (one 4 KiB block once a file has
+		// more than 4 extents); a window left untrimmed would be at least the smallest window.
+		if reserved := st.Blocks*512 - st.Size; reserved >= policy.MinChunkBytes {
+			t.Errorf("%s: %d bytes still reserved past its end after the feature stopped", path, reserved)
+		}
+		if got := modificationTime(t, path); !got.Equal(modified[i]) {
+			t.Errorf("%s: trimming changed the modification time from %v to %v", path, modified[i], got)
+		}
+	}
+	total, each = extents(t, paths)
+	return paths, total, each, stats
+}
 
-	without := mountExt4(t, 4<<30)
-	plainPaths := growConcurrently(t, without)
-	plainTotal, plainEach := extents(t, plainPaths)
+var extentLine = regexp.MustCompile(`^\s*\d+:\s+(\d+)\.\.\s*(\d+):\s+(\d+)\.\.\s*(\d+):`)
 
-	with := mountExt4(t, 4<<30)
+// lastRunStartBytes is where the file's last run of contiguous blocks begins (from filefrag -v
+// in 4 KiB blocks, extents merged as filefrag counts them: contiguous logically and physically).
+func lastRunStartBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	out, err := exec.Command("filefrag", "-v", "-b4096", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("filefrag -v %s: %v\n%s", path, err, out)
+	}
+	runStart, lastLogicalEnd, lastPhysicalEnd := int64(-1), int64(-2), int64(-2)
+	for line := range strings.SplitSeq(string(out), "\n") {
+		m := extentLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		var n [4]int64
+		for i := range n {
+			n[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+		}
+		if n[0] != lastLogicalEnd+1 || n[2] != lastPhysicalEnd+1 {
+			runStart = n[0]
+		}
+		lastLogicalEnd, lastPhysicalEnd = n[1], n[3]
+	}
+	if runStart < 0 {
+		t.Fatalf("no extents in filefrag -v %s:\n%s", path, out)
+	}
+	return runStart * 4096
+}
+
+func modificationTime(t *testing.T, path string) time.Time {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.ModTime()
+}
+
+func (w logWorkload) checkContent(t *testing.T, paths []string) {
+	t.Helper()
+	for i, path := range paths {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size() != int64(w.fileBytes) || fileSHA256(t, path) != w.expectedSHA256(i) {
+			t.Errorf("%s: size %d or content changed", path, info.Size())
+		}
+	}
+}
+
+func percentPrevented(with, without int) float64 {
+	return 100 * float64(without-with) / float64(without)
+}
+
+// The reference workload, with and without. Its files are 64 MiB, what the first window (the
+// rule's 64 MiB chunk) covers, so with preallocation each file is at best one extent, and the
+// first append of each usually lands before the agent has seen the file (the writer's fsync
+// allocates it within microseconds of the create; inotify tells the agent only afterwards): a
+// file ends with 2 extents, 8 for the 4 files. Without, ext4 leaves 78 to 85, so at most
+// 95.3 % can be prevented on this workload even if the agent won every race (4 of 85 left), and
+// about 90 % when it wins none. The test holds each file to one run of blocks past its first MiB
+// (the agent may be late by more than one append on a busy machine, and other files' first
+// appends can then split that head), and the whole to at least 85 % (the without side is ext4's
+// own and moves by several extents between runs: 78 to 85; 8 of 78 is 89.7 %).
+func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing.T) {
+	fiemaptest.NeedTool(t, "filefrag")
+	w := referenceWorkload
+	plainPaths, plainTotal, plainEach := growWithout(t, w, 4<<30)
+	paths, total, each, stats := growWith(t, w, 4<<30)
+	t.Logf("%d writers × %d MiB in %d KiB appends with fsync: extents without %v (total %d), with preallocation %v (total %d): %.1f %% prevented",
+		w.writers, w.fileBytes>>20, w.appendBytes>>10, plainEach, plainTotal, each, total, percentPrevented(total, plainTotal))
+	t.Logf("preallocation stats: preallocated %d bytes, trimmed %d bytes, fragments prevented (growths into reserved space) %d",
+		stats.PreallocatedBytes, stats.TrimmedBytes, stats.FragmentsPrevented)
+	for i, path := range paths {
+		if start := lastRunStartBytes(t, path); start > 1<<20 {
+			t.Errorf("%s (%d extents): its last run of blocks starts at %d bytes; the first window should hold "+
+				"everything past the appends written before the agent saw the file", path, each[i], start)
+		}
+	}
+	if prevented := percentPrevented(total, plainTotal); prevented < 85 {
+		t.Errorf("preallocation should prevent at least 85 %% of the extents: %d with, %d without (%.1f %%)",
+			total, plainTotal, prevented)
+	}
+	if stats.PreallocatedBytes < int64(w.writers*w.fileBytes) || stats.FragmentsPrevented == 0 || stats.TrimmedBytes == 0 {
+		t.Errorf("stats do not show the preallocation and the trim: %+v", stats)
+	}
+	w.checkContent(t, paths)
+
+	// Defragment the fragmented files of the first file system; content must not change.
+	ctx := context.Background()
+	before := make([]string, len(plainPaths))
+	for i, path := range plainPaths {
+		before[i] = fileSHA256(t, path)
+	}
 	f, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -164,45 +327,8 @@ func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing
 	defer f.Close()
 	wo := policy.Default().WriteOptimization
 	wo.Enabled = true
-	wo.Preallocation = []policy.PreallocationRule{{Pattern: filepath.ToSlash(with) + "/*.log", ChunkBytes: proofChunkBytes}}
-	if err := f.Apply(ctx, wo); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	preallocatedPaths := growConcurrently(t, with)
-	preallocatedTotal, preallocatedEach := extents(t, preallocatedPaths)
-	stats := f.Stats()
-	t.Logf("4 writers × 64 MiB in 8 KiB appends with fsync: extents without %v (total %d), with preallocation %v (total %d)",
-		plainEach, plainTotal, preallocatedEach, preallocatedTotal)
-	t.Logf("preallocation stats: preallocated %d bytes, fragments prevented (growths into reserved space) %d",
-		stats.PreallocatedBytes, stats.FragmentsPrevented)
-	if preallocatedTotal*3 > plainTotal {
-		t.Errorf("preallocation should leave far fewer (at least 3× fewer) extents: %d with, %d without",
-			preallocatedTotal, plainTotal)
-	}
-	if stats.PreallocatedBytes < proofWriters*proofFileBytes || stats.FragmentsPrevented == 0 {
-		t.Errorf("stats do not show the preallocation: %+v", stats)
-	}
-	for i, path := range preallocatedPaths {
-		info, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.Size() != proofFileBytes || fileSHA256(t, path) != expectedSHA256(i) {
-			t.Errorf("%s: preallocation changed the size (%d) or the content", path, info.Size())
-		}
-	}
-
-	// Defragment the fragmented files of the first file system; content must not change.
-	before := make([]string, len(plainPaths))
-	for i, path := range plainPaths {
-		before[i] = fileSHA256(t, path)
-	}
-	wo = policy.Default().WriteOptimization
-	wo.Enabled = true
 	wo.Defragmentation = policy.Defragmentation{Enabled: true, ExtentThreshold: 2, IdleOnly: false,
-		Include: []string{filepath.ToSlash(without) + "/*.log"}}
+		Include: []string{filepath.ToSlash(filepath.Dir(plainPaths[0])) + "/*.log"}}
 	if err := f.Apply(ctx, wo); err != nil {
 		t.Fatal(err)
 	}
@@ -213,13 +339,47 @@ func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing
 		t.Errorf("defragmentation did not reduce extents: %d → %d, stats %+v", plainTotal, afterTotal, f.Stats())
 	}
 	for i, path := range plainPaths {
-		if got := fileSHA256(t, path); got != before[i] || got != expectedSHA256(i) {
+		if got := fileSHA256(t, path); got != before[i] || got != w.expectedSHA256(i) {
 			t.Errorf("%s: content changed by defragmentation", path)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+}
+
+// The long workload: the same files grown to 512 MiB, so the windows must adapt (64, 128, 256 and
+// 512 MiB: four hold data). Without preallocation ext4 leaves about 300 extents (75 a file: its
+// own allocator already reserves more for a file that keeps growing); with it each file has the
+// first append the agent was too late for, one run per window, and a break wherever ext4 could
+// not continue a window in the next block group (another file's window or a backup superblock
+// is there; one allocation stays inside one 128 MiB group): 5 to 8 a file, about 92 % prevented
+// in four runs of five, 88.2 % in one where two files broke into 12 and 13 runs. 96 % would need
+// at most 3 a file. Fixed 64 MiB chunks (before the windows adapted) left 35 up to EOF (88.4 %);
+// the test asks for at least 85 %. Each side runs on its own file system,
+// unmounted before the other starts, to bound the memory the images take on /dev/shm. Minutes
+// long: run with SPINDLE_WRITEOPT_LONG=1 (docs/benchmarks.md).
+func TestPreallocationOnLongLogGrowth(t *testing.T) {
+	if os.Getenv("SPINDLE_WRITEOPT_LONG") == "" {
+		t.Skip("set SPINDLE_WRITEOPT_LONG=1 to grow 4 × 512 MiB logs with and without (several minutes)")
+	}
+	fiemaptest.NeedTool(t, "filefrag")
+	w := longWorkload
+	var plainTotal, total int
+	var plainEach, each []int
+	t.Run("without", func(t *testing.T) { _, plainTotal, plainEach = growWithout(t, w, 8<<30) })
+	t.Run("with", func(t *testing.T) {
+		var paths []string
+		var stats Stats
+		paths, total, each, stats = growWith(t, w, 8<<30)
+		w.checkContent(t, paths)
+		t.Logf("preallocation stats: preallocated %d bytes, trimmed %d bytes", stats.PreallocatedBytes, stats.TrimmedBytes)
+	})
+	if plainTotal == 0 || total == 0 {
+		t.Fatal("a side did not run")
+	}
+	prevented := percentPrevented(total, plainTotal)
+	t.Logf("%d writers × %d MiB in %d KiB appends with fsync: extents without %v (total %d), with preallocation %v (total %d): %.1f %% prevented",
+		w.writers, w.fileBytes>>20, w.appendBytes>>10, plainEach, plainTotal, each, total, prevented)
+	if prevented < 85 {
+		t.Errorf("%.1f %% of the extents prevented, want at least 85 %%", prevented)
 	}
 }
 

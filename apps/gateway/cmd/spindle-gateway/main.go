@@ -18,6 +18,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
@@ -93,7 +94,12 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	go func() { waker.Run(wakerCtx); close(wakerDone) }()
 	defer func() { stopWaker(); <-wakerDone }()
 
+	signingKey, err := loadSigningKey(cfg, log)
+	if err != nil {
+		return err
+	}
 	handler, err := httpapi.New(httpapi.Options{
+		SigningKey:           signingKey,
 		Store:                db,
 		Logger:               log,
 		PublicURL:            cfg.PublicURL,
@@ -145,4 +151,26 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("gateway stopped")
 	return nil
+}
+
+// loadSigningKey reads the configured signing key, or the one in the state directory,
+// generating it on the first start. Every gateway behind one address needs the same key: an
+// installer pins the key of the gateway that served it and checks SHA256SUMS.sig from whichever
+// gateway answers next.
+func loadSigningKey(cfg config.Config, log *slog.Logger) (signing.Key, error) {
+	if cfg.SigningKeyFile != "" {
+		key, err := signing.Load(cfg.SigningKeyFile)
+		if err != nil {
+			return signing.Key{}, fmt.Errorf("SPINDLE_SIGNING_KEY_FILE: %w", err)
+		}
+		return key, nil
+	}
+	key, created, err := signing.LoadOrCreate(cfg.SigningKeyPath())
+	if err != nil {
+		return signing.Key{}, fmt.Errorf("signing key in SPINDLE_GATEWAY_STATE_DIR=%s: %w", cfg.StateDir, err)
+	}
+	if created {
+		log.Warn("generated a signing key for SHA256SUMS; give every gateway behind one address this same key (SPINDLE_SIGNING_KEY_FILE), docs/configure.md", "path", cfg.SigningKeyPath())
+	}
+	return key, nil
 }

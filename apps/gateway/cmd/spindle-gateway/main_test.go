@@ -5,18 +5,21 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
 )
 
 // The gateway serves until its context ends (SIGTERM in production), then shuts down cleanly.
 func TestRunServesUntilCancelled(t *testing.T) {
 	const addr = "127.0.0.1:56210"
+	stateDir := t.TempDir()
 	cfg, err := config.Load(func(key string) string {
-		return map[string]string{"DATABASE_URL": testdb.New(t), "SPINDLE_GATEWAY_ADDR": addr}[key]
+		return map[string]string{"DATABASE_URL": testdb.New(t), "SPINDLE_GATEWAY_ADDR": addr, "SPINDLE_GATEWAY_STATE_DIR": stateDir}[key]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -51,5 +54,9 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Fatal("the gateway still answers after shutdown")
+	}
+	// The first start generated the signing key into the state directory.
+	if _, err := signing.Load(filepath.Join(stateDir, "signing-key.pem")); err != nil {
+		t.Fatalf("no signing key in the state directory after the first start: %v", err)
 	}
 }

@@ -21,7 +21,7 @@ const Channel = "spindle_bench_run_changed"
 
 // Store is what the waker needs from the database. *store.Store implements it.
 type Store interface {
-	Listen(ctx context.Context, channel string) (*pgx.Conn, error)
+	Listen(ctx context.Context, channels ...string) (*pgx.Conn, error)
 	FailSilentBenchRuns(ctx context.Context, silence time.Duration) (int64, error)
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,13 @@ type Config struct {
 	MaxQueuedWrites     int
 	// LogLevel is debug, info, warn or error (SPINDLE_LOG_LEVEL).
 	LogLevel slog.Level
+	// SigningKeyFile is the Ed25519 private key (PKCS#8 PEM) that signs SHA256SUMS
+	// (SPINDLE_SIGNING_KEY_FILE); it must exist. Empty: SigningKeyPath in StateDir, generated on
+	// the first start.
+	SigningKeyFile string
+	// StateDir keeps what the gateway generates for itself across restarts, the signing key
+	// (SPINDLE_GATEWAY_STATE_DIR).
+	StateDir string
 	// Limits are the abuse bounds (docs/configure.md, "Limits").
 	Limits Limits
 }
@@ -89,7 +97,17 @@ const (
 	DefaultMaxBodyBytes        = 8 << 20
 	DefaultMaxConcurrentWrites = 8
 	DefaultMaxQueuedWrites     = 32
+	DefaultStateDir            = ".spindle/gateway"
 )
+
+// SigningKeyPath is where the signing key lives: the configured file, or the one generated in
+// the state directory.
+func (c Config) SigningKeyPath() string {
+	if c.SigningKeyFile != "" {
+		return c.SigningKeyFile
+	}
+	return filepath.Join(c.StateDir, "signing-key.pem")
+}
 
 // Load reads the configuration through getenv (os.Getenv in production) and reports every
 // problem at once.
@@ -104,9 +122,11 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 
 	cfg := Config{
-		DatabaseURL:  value("DATABASE_URL", ""),
-		ListenAddr:   value("SPINDLE_GATEWAY_ADDR", DefaultListenAddr),
-		AgentDistDir: value("SPINDLE_AGENT_DIST_DIR", ""),
+		DatabaseURL:    value("DATABASE_URL", ""),
+		ListenAddr:     value("SPINDLE_GATEWAY_ADDR", DefaultListenAddr),
+		AgentDistDir:   value("SPINDLE_AGENT_DIST_DIR", ""),
+		SigningKeyFile: value("SPINDLE_SIGNING_KEY_FILE", ""),
+		StateDir:       value("SPINDLE_GATEWAY_STATE_DIR", DefaultStateDir),
 	}
 
 	if cfg.DatabaseURL == "" {
@@ -128,6 +148,12 @@ func Load(getenv func(string) string) (Config, error) {
 	if cfg.AgentDistDir != "" {
 		if info, err := os.Stat(cfg.AgentDistDir); err != nil || !info.IsDir() {
 			problem("SPINDLE_AGENT_DIST_DIR=%q is not a directory: point it at the folder holding spindle-agent-linux-amd64 and friends, or leave it unset", cfg.AgentDistDir)
+		}
+	}
+
+	if cfg.SigningKeyFile != "" {
+		if info, err := os.Stat(cfg.SigningKeyFile); err != nil || !info.Mode().IsRegular() {
+			problem("SPINDLE_SIGNING_KEY_FILE=%q is not a file: create the key with `openssl genpkey -algorithm ed25519 -out <file>`, or leave it unset to have one generated in SPINDLE_GATEWAY_STATE_DIR", cfg.SigningKeyFile)
 		}
 	}
 

@@ -2,6 +2,8 @@ package config
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -20,15 +22,22 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	want := Config{
 		DatabaseURL: "postgres://spindle@localhost:5432/spindle", ListenAddr: ":4318", PublicURL: "http://localhost:4318",
 		MaxBodyBytes: 8 << 20, MaxConcurrentWrites: 8, MaxQueuedWrites: 32, LogLevel: slog.LevelInfo,
-		Limits: DefaultLimits(),
+		StateDir: ".spindle/gateway", Limits: DefaultLimits(),
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("cfg = %+v\nwant  %+v", cfg, want)
+	}
+	if cfg.SigningKeyPath() != ".spindle/gateway/signing-key.pem" {
+		t.Fatalf("signing key path = %q, want the generated key in the state directory", cfg.SigningKeyPath())
 	}
 }
 
 func TestLoadReadsEverySetting(t *testing.T) {
 	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key.pem") // read at start-up (internal/signing); here only its presence counts
+	if err := os.WriteFile(keyFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := Load(env(map[string]string{
 		"DATABASE_URL":                  "postgres://spindle@db:5432/spindle",
 		"SPINDLE_GATEWAY_ADDR":          "127.0.0.1:9000",
@@ -38,9 +47,14 @@ func TestLoadReadsEverySetting(t *testing.T) {
 		"SPINDLE_MAX_CONCURRENT_WRITES": "2",
 		"SPINDLE_MAX_QUEUED_WRITES":     "0",
 		"SPINDLE_LOG_LEVEL":             "debug",
+		"SPINDLE_SIGNING_KEY_FILE":      keyFile,
+		"SPINDLE_GATEWAY_STATE_DIR":     "/var/lib/spindle-gateway",
 	}))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.StateDir != "/var/lib/spindle-gateway" || cfg.SigningKeyPath() != cfg.SigningKeyFile {
+		t.Fatalf("state dir %q, signing key %q", cfg.StateDir, cfg.SigningKeyPath())
 	}
 	if cfg.PublicURL != "https://spindle.example.com" || cfg.AgentDistDir != dir || cfg.MaxBodyBytes != 1<<20 ||
 		cfg.MaxConcurrentWrites != 2 || cfg.MaxQueuedWrites != 0 || cfg.LogLevel != slog.LevelDebug || cfg.ListenAddr != "127.0.0.1:9000" {
@@ -56,12 +70,13 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 		"SPINDLE_MAX_BODY_BYTES":        "lots",
 		"SPINDLE_MAX_CONCURRENT_WRITES": "0",
 		"SPINDLE_LOG_LEVEL":             "chatty",
+		"SPINDLE_SIGNING_KEY_FILE":      "/nonexistent/key.pem",
 	}))
 	if err == nil {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{"DATABASE_URL is not set", "SPINDLE_GATEWAY_ADDR", "SPINDLE_PUBLIC_URL", "SPINDLE_AGENT_DIST_DIR",
-		"SPINDLE_MAX_BODY_BYTES", "SPINDLE_MAX_CONCURRENT_WRITES", "SPINDLE_LOG_LEVEL"} {
+		"SPINDLE_MAX_BODY_BYTES", "SPINDLE_MAX_CONCURRENT_WRITES", "SPINDLE_LOG_LEVEL", "SPINDLE_SIGNING_KEY_FILE"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}

@@ -19,14 +19,20 @@ import (
 var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux|windows)-(amd64|arm64)(\.exe)?$`)
 
 // checksumsName is the file of SHA-256 sums of every binary served, in sha256sum's format
-// ("<hex>  <name>"), which install.sh checks a download against before running it.
-const checksumsName = "SHA256SUMS"
+// ("<hex>  <name>"), which install.sh checks a download against before running it;
+// signatureName is the gateway's raw Ed25519 signature over it, which install.sh checks first
+// against the public key it carries.
+const (
+	checksumsName = "SHA256SUMS"
+	signatureName = "SHA256SUMS.sig"
+)
 
-// handleDownload is GET /download/spindle-agent-<os>-<arch> and GET /download/SHA256SUMS.
+// handleDownload is GET /download/spindle-agent-<os>-<arch>, GET /download/SHA256SUMS and
+// GET /download/SHA256SUMS.sig.
 func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if name == checksumsName {
-		s.serveChecksums(w)
+	if name == checksumsName || name == signatureName {
+		s.serveChecksums(w, name == signatureName)
 		return
 	}
 	if !agentBinaryName.MatchString(name) {
@@ -56,8 +62,10 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveChecksums hashes the binaries as they are now, so a binary the operator replaces is
-// never served with a stale sum (a few MB each: hashing per request costs milliseconds).
-func (s *server) serveChecksums(w http.ResponseWriter) {
+// never served with a stale sum (a few MB each: hashing per request costs milliseconds), and
+// serves the sums or their signature. Signing costs microseconds, so the signature is made
+// from the same fresh sums rather than kept.
+func (s *server) serveChecksums(w http.ResponseWriter, signature bool) {
 	if s.agentDistDir == "" {
 		writeError(w, http.StatusNotFound, reasonNotFound,
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
@@ -68,8 +76,13 @@ func (s *server) serveChecksums(w http.ResponseWriter) {
 		writeError(w, http.StatusInternalServerError, reasonInternal, "could not hash the agent binaries: "+err.Error())
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	if signature {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(s.signingKey.Sign(sums))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write(sums)
 }
 

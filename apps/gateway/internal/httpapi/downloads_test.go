@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -137,8 +140,30 @@ func TestChecksumsListEveryBinaryAsServedNow(t *testing.T) {
 		t.Fatalf("SHA256SUMS = %q", got)
 	}
 	write("spindle-agent-linux-amd64", "replaced agent")
-	if after := sums(); !strings.HasPrefix(after, sha256Hex("replaced agent")+"  spindle-agent-linux-amd64\n") {
+	after := sums()
+	if !strings.HasPrefix(after, sha256Hex("replaced agent")+"  spindle-agent-linux-amd64\n") {
 		t.Fatalf("after replacing the binary, SHA256SUMS = %q", after)
+	}
+	// SHA256SUMS.sig is the signing key's Ed25519 signature over exactly these sums.
+	resp := g.get(t, "/download/SHA256SUMS.sig")
+	signature := readAll(t, resp)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/octet-stream" {
+		t.Fatalf("SHA256SUMS.sig: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	block, _ := pem.Decode([]byte(testSigningKey.PublicKeyPEM()))
+	public, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ed25519.Verify(public.(ed25519.PublicKey), []byte(after), signature) {
+		t.Fatal("SHA256SUMS.sig does not verify SHA256SUMS with the gateway's public key")
+	}
+	if ed25519.Verify(public.(ed25519.PublicKey), []byte(got), signature) {
+		t.Fatal("SHA256SUMS.sig also verifies the sums before the binary changed: it is not made from the sums served now")
+	}
+	// install.sh pins the same key.
+	if script := readAll(t, g.get(t, "/install.sh")); !strings.Contains(string(script), strings.TrimSpace(testSigningKey.PublicKeyPEM())) {
+		t.Fatal("install.sh does not carry the gateway's public key")
 	}
 }
 

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -14,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
 )
@@ -34,6 +37,15 @@ type gateway struct {
 }
 
 type option func(*Options)
+
+// testSigningKey stands for the gateway's signing key.
+var testSigningKey = func() signing.Key {
+	_, private, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return signing.New(private)
+}()
 
 func newGateway(t *testing.T, options ...option) *gateway {
 	t.Helper()
@@ -58,7 +70,7 @@ func newGateway(t *testing.T, options ...option) *gateway {
 func serve(t *testing.T, s *store.Store, options ...option) (string, *server) {
 	t.Helper()
 	opts := Options{
-		Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
+		Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318", SigningKey: testSigningKey,
 		MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 4, MaxQueuedWrites: 4,
 	}
 	for _, o := range options {

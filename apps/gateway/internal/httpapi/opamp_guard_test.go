@@ -36,7 +36,7 @@ func opampGateway(t *testing.T) (*gateway, string) {
 		t.Fatal(err)
 	}
 	_, handler, err := newServer(Options{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
-		MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 2, OpAMP: server.Handler(), OpAMPLimits: OpAMPLimits{MaxMessageBytes: testOpAMPLimit}})
+		SigningKey: testSigningKey, MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 2, OpAMP: server.Handler(), OpAMPLimits: OpAMPLimits{MaxMessageBytes: testOpAMPLimit}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ type recentBatches struct {
 
 	regressions atomic.Int64 // duplicates whose digest differs from the batch written under that number
 	unverified  atomic.Int64 // duplicates this gateway has no digest for
+	replays     atomic.Int64 // duplicates with the digest of the batch written under that number
 }
 
 const (
@@ -89,6 +90,7 @@ func (r *recentBatches) classify(agentID string, b telemetry.Batch) duplicateKin
 		r.unverified.Add(1)
 		return unverified
 	case d == b.Digest:
+		r.replays.Add(1)
 		return replay
 	default:
 		r.regressions.Add(1)

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bufio"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,8 +40,11 @@ func TestSequenceRegressionIsToldTheMarkAndCounted(t *testing.T) {
 	if hwm, message := exportAnswer(t, g.export(t, agent.Credential, replay)); hwm != "3" || message != "" {
 		t.Fatalf("replay: mark %q message %q, want 3 and none", hwm, message)
 	}
-	if n := g.server.recent.regressions.Load(); n != 0 {
+	if n := scrapeCounter(t, g, "spindle_gateway_batch_sequence_regressions_total"); n != 0 {
 		t.Fatalf("a replay counted as %d regression(s)", n)
+	}
+	if n := scrapeCounter(t, g, "spindle_gateway_batch_sequence_replays_total"); n != 1 {
+		t.Fatalf("%d replays counted, want 1", n)
 	}
 
 	// A fresh agent state starts again at 1, with new data.
@@ -49,10 +54,35 @@ func TestSequenceRegressionIsToldTheMarkAndCounted(t *testing.T) {
 	if hwm != "3" || !strings.Contains(message, "continue numbering from 4") {
 		t.Fatalf("regression: mark %q message %q, want 3 and a message saying where to continue", hwm, message)
 	}
-	if n := g.server.recent.regressions.Load(); n != 1 {
-		t.Fatalf("%d regressions counted, want 1", n)
+	if n := scrapeCounter(t, g, "spindle_gateway_batch_sequence_regressions_total"); n != 1 {
+		t.Fatalf("GET /metrics shows %d regressions, want 1", n)
 	}
 	if n := g.count(t, `SELECT count(*) FROM disk_io`); n != rows {
 		t.Fatalf("rows went from %d to %d: a batch at or below the mark was written", rows, n)
 	}
+}
+
+// scrapeCounter reads one counter from the gateway's GET /metrics, as an operator's scraper would.
+func scrapeCounter(t *testing.T, g *gateway, name string) int64 {
+	t.Helper()
+	resp, err := http.Get(g.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain; version=0.0.4") {
+		t.Fatalf("GET /metrics: status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if value, ok := strings.CutPrefix(lines.Text(), name+" "); ok {
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil {
+				t.Fatalf("GET /metrics: %s has value %q", name, value)
+			}
+			return n
+		}
+	}
+	t.Fatalf("GET /metrics has no %s", name)
+	return 0
 }

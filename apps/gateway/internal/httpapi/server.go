@@ -9,6 +9,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
@@ -18,6 +19,8 @@ type Options struct {
 	Logger       *slog.Logger
 	PublicURL    string
 	AgentDistDir string
+	// SigningKey signs SHA256SUMS (GET /download/SHA256SUMS.sig); install.sh pins its public key.
+	SigningKey   signing.Key
 	MaxBodyBytes int64
 	// MaxConcurrentWrites requests run against the database at once, MaxQueuedWrites wait up
 	// to MaxQueueWait for a turn, the rest get 429.
@@ -66,6 +69,7 @@ type server struct {
 	writes        *admission
 	enrolls       *admission
 	installScript []byte
+	signingKey    signing.Key
 
 	bodyReadTimeout     time.Duration
 	perAddr             *rateLimiter
@@ -87,7 +91,10 @@ func New(opts Options) (http.Handler, error) {
 }
 
 func newServer(opts Options) (*server, http.Handler, error) {
-	script, err := installer.Render(opts.PublicURL)
+	if opts.SigningKey.IsZero() {
+		return nil, nil, fmt.Errorf("httpapi: a SigningKey is required: install.sh pins its public key")
+	}
+	script, err := installer.Render(opts.PublicURL, opts.SigningKey.PublicKeyPEM())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,6 +130,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		writes:              newAdmission(opts.MaxConcurrentWrites, opts.MaxQueuedWrites, opts.MaxQueueWait),
 		enrolls:             newAdmission(opts.MaxConcurrentEnrolls, opts.MaxConcurrentEnrolls, opts.MaxQueueWait),
 		installScript:       script,
+		signingKey:          opts.SigningKey,
 
 		bodyReadTimeout: opts.BodyReadTimeout,
 		perAddr:         newRateLimiter(opts.RatePerAddress, time.Now),
@@ -143,6 +151,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, s.handleBenchFinish))
 	mux.Handle("/v1/renew", only(http.MethodPost, s.handleRenew))
 	mux.Handle("/healthz", only(http.MethodGet, s.handleHealth))
+	mux.Handle("/metrics", only(http.MethodGet, s.handleOpsMetrics))
 	mux.Handle("/install.sh", only(http.MethodGet, s.handleInstallScript))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.handleDownload))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -118,7 +118,8 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	if err == nil {
 		err = d.counters.each(pgFamily, func(k counterKey, c *counterDraft) {
 			out.PgDatabase = append(out.PgDatabase, telemetry.PgDatabaseRow{Time: at(k.time), Database: k.key, IntervalSeconds: seconds(k, c),
-				Commits: c.values[0], Rollbacks: c.values[1], BlocksHit: c.values[2], BlocksRead: c.values[3], BlockReadTimeMicros: c.values[4]})
+				Commits: c.values[0], Rollbacks: c.values[1], BlocksHit: c.values[2], BlocksRead: c.values[3],
+				BlockReadTimeMicros: telemetry.Measured{V: c.values[4], Valid: c.filled[4]}})
 		})
 	}
 	if err == nil {

@@ -63,7 +63,7 @@ func TestMapStoresEveryDeepFamily(t *testing.T) {
 	if want := []telemetry.PageCacheRow{{Time: sampleEnd, IntervalSeconds: 10, Accesses: 1000, Misses: 40}}; !reflect.DeepEqual(deep.PageCache, want) {
 		t.Errorf("page cache rows %+v", deep.PageCache)
 	}
-	wantPg := []telemetry.PgDatabaseRow{{Time: sampleEnd, Database: "shop", IntervalSeconds: 10, Commits: 500, Rollbacks: 2, BlocksHit: 9000, BlocksRead: 100, BlockReadTimeMicros: 12500}}
+	wantPg := []telemetry.PgDatabaseRow{{Time: sampleEnd, Database: "shop", IntervalSeconds: 10, Commits: 500, Rollbacks: 2, BlocksHit: 9000, BlocksRead: 100, BlockReadTimeMicros: m(12500)}}
 	if !reflect.DeepEqual(deep.PgDatabase, wantPg) {
 		t.Errorf("pg rows %+v", deep.PgDatabase)
 	}
@@ -75,7 +75,7 @@ func TestMapStoresEveryDeepFamily(t *testing.T) {
 		t.Errorf("pressure row: unreported lines must stay nil, reported ones in µs: %+v", p)
 	}
 	unsupported := int64(2)
-	wantScan := []telemetry.FragmentationScan{{Time: sampleEnd, Root: "/var/lib/postgresql", Summary: true, Files: 120, FragmentedFiles: 3, Extents: 160, ExcessExtents: 40, UnsupportedFiles: &unsupported, ScanDurationMs: 1500,
+	wantScan := []telemetry.FragmentationScan{{Time: sampleEnd, Root: "/var/lib/postgresql", Summary: true, Files: 120, FragmentedFiles: 3, Extents: 160, ExcessExtents: 40, UnsupportedFiles: &unsupported, ScanDurationMs: m(1500),
 		WorstFiles: []telemetry.FragmentedFile{{Path: "/var/lib/postgresql/16/main/base/1/1259", Extents: 30, SizeBytes: 1 << 20}, {Path: "/var/lib/postgresql/16/main/base/1/2608", Extents: 9, SizeBytes: 8192}}}}
 	if !reflect.DeepEqual(deep.Fragmentation, wantScan) {
 		t.Errorf("fragmentation\n got %+v\nwant %+v", deep.Fragmentation, wantScan)

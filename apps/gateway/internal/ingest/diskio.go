@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
@@ -57,8 +58,8 @@ type diskKey struct {
 }
 
 // diskDraft collects the points of one device at one time into one wide row. A column nobody
-// sent stays 0 (an OS without merge counters, for example); the interval must come from at
-// least one delta counter.
+// sent is not measured (an OS without merge counters, for example) and stored as NULL; the
+// interval must come from at least one delta counter.
 type diskDraft struct {
 	start  pcommon.Timestamp
 	values [diskColumnCount]int64
@@ -148,22 +149,24 @@ func (rows diskRows) rows() ([]telemetry.DiskIORow, error) {
 		if draft.start == 0 {
 			return nil, fmt.Errorf("device %s at %s has no delta counter, so the interval is unknown", key.device, key.time)
 		}
-		v := draft.values
+		v := func(c diskColumn) telemetry.Measured {
+			return telemetry.Measured{V: draft.values[c], Valid: draft.filled[c]}
+		}
 		out = append(out, telemetry.DiskIORow{
 			Time:             key.time.AsTime().UTC(),
 			Device:           key.device,
 			IntervalSeconds:  time.Duration(key.time - draft.start).Seconds(),
-			ReadOps:          v[readOps],
-			WriteOps:         v[writeOps],
-			ReadBytes:        v[readBytes],
-			WriteBytes:       v[writeBytes],
-			ReadMerged:       v[readMerged],
-			WriteMerged:      v[writeMerged],
-			ReadTimeMs:       v[readTimeMs],
-			WriteTimeMs:      v[writeTimeMs],
-			IOTimeMs:         v[ioTimeMs],
-			WeightedIOTimeMs: v[weightedIOTimeMs],
-			InProgress:       int32(v[inProgress]),
+			ReadOps:          v(readOps),
+			WriteOps:         v(writeOps),
+			ReadBytes:        v(readBytes),
+			WriteBytes:       v(writeBytes),
+			ReadMerged:       v(readMerged),
+			WriteMerged:      v(writeMerged),
+			ReadTimeMs:       v(readTimeMs),
+			WriteTimeMs:      v(writeTimeMs),
+			IOTimeMs:         v(ioTimeMs),
+			WeightedIOTimeMs: v(weightedIOTimeMs),
+			InProgress:       sql.Null[int32]{V: int32(draft.values[inProgress]), Valid: draft.filled[inProgress]},
 		})
 	}
 	slices.SortFunc(out, func(a, b telemetry.DiskIORow) int {

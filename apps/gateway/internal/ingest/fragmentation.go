@@ -155,7 +155,8 @@ func (rows fragmentationRows) rows() ([]telemetry.FragmentationScan, error) {
 		case int(fragScanDuration):
 			scan.Summary = true
 			scan.Files, scan.FragmentedFiles = d.values[fragFiles], d.values[fragFragmentedFiles]
-			scan.Extents, scan.ExcessExtents, scan.ScanDurationMs = d.values[fragExtents], d.values[fragExcessExtents], d.values[fragScanDuration]
+			scan.Extents, scan.ExcessExtents = d.values[fragExtents], d.values[fragExcessExtents]
+			scan.ScanDurationMs = telemetry.Measured{V: d.values[fragScanDuration], Valid: d.filled[fragScanDuration]}
 			if d.filled[fragUnsupportedFiles] {
 				unsupported := d.values[fragUnsupportedFiles]
 				scan.UnsupportedFiles = &unsupported

@@ -45,7 +45,7 @@ var memoryMetrics = map[string]memoryMetric{
 		byState: map[string]memoryColumn{"used": swapUsedBytes, "free": swapFreeBytes}},
 }
 
-// memoryDraft is one memory row in the making; a gauge nobody sent stays 0.
+// memoryDraft is one memory row in the making; a gauge nobody sent is stored as NULL.
 type memoryDraft struct {
 	values [memoryColumnCount]int64
 	filled [memoryColumnCount]bool
@@ -94,20 +94,23 @@ func (rows memoryRows) addPoint(dp pmetric.NumberDataPoint, spec memoryMetric) e
 func (rows memoryRows) rows() ([]telemetry.MemoryRow, error) {
 	out := make([]telemetry.MemoryRow, 0, len(rows))
 	for at, draft := range rows {
-		v := draft.values
-		if v[swapUsedBytes] > math.MaxInt64-v[swapFreeBytes] {
+		v := func(c memoryColumn) telemetry.Measured {
+			return telemetry.Measured{V: draft.values[c], Valid: draft.filled[c]}
+		}
+		used, free := v(swapUsedBytes), v(swapFreeBytes)
+		if used.V > math.MaxInt64-free.V {
 			return nil, fmt.Errorf("swap used + free at %s is too large", at)
 		}
 		out = append(out, telemetry.MemoryRow{
 			Time:           at.AsTime().UTC(),
-			TotalBytes:     v[totalBytes],
-			AvailableBytes: v[availableBytes],
-			FreeBytes:      v[freeBytes],
-			CachedBytes:    v[cachedBytes],
-			BuffersBytes:   v[buffersBytes],
-			DirtyBytes:     v[dirtyBytes],
-			SwapTotalBytes: v[swapUsedBytes] + v[swapFreeBytes],
-			SwapFreeBytes:  v[swapFreeBytes],
+			TotalBytes:     v(totalBytes),
+			AvailableBytes: v(availableBytes),
+			FreeBytes:      v(freeBytes),
+			CachedBytes:    v(cachedBytes),
+			BuffersBytes:   v(buffersBytes),
+			DirtyBytes:     v(dirtyBytes),
+			SwapTotalBytes: telemetry.Measured{V: used.V + free.V, Valid: used.Valid && free.Valid},
+			SwapFreeBytes:  free,
 		})
 	}
 	slices.SortFunc(out, func(a, b telemetry.MemoryRow) int { return cmp.Compare(a.Time.UnixNano(), b.Time.UnixNano()) })

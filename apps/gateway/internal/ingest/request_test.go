@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"database/sql"
 	"math"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 var (
 	sampleStart = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 	sampleEnd   = sampleStart.Add(10 * time.Second)
+	m           = telemetry.Measure
 )
 
 func sample(seq int64) otlpfixture.Sample {
@@ -51,15 +53,15 @@ func TestMapConvertsAnAgentExportToWideRows(t *testing.T) {
 	}
 	wantDisk := telemetry.DiskIORow{
 		Time: sampleEnd, Device: "sda", IntervalSeconds: 10,
-		ReadOps: 120, WriteOps: 45, ReadBytes: 491520, WriteBytes: 184320, ReadMerged: 3, WriteMerged: 7,
-		ReadTimeMs: 240, WriteTimeMs: 91, IOTimeMs: 313, WeightedIOTimeMs: 331, InProgress: 2,
+		ReadOps: m(120), WriteOps: m(45), ReadBytes: m(491520), WriteBytes: m(184320), ReadMerged: m(3), WriteMerged: m(7),
+		ReadTimeMs: m(240), WriteTimeMs: m(91), IOTimeMs: m(313), WeightedIOTimeMs: m(331), InProgress: sql.Null[int32]{V: 2, Valid: true},
 	}
 	if len(batch.DiskIO) != 1 || batch.DiskIO[0] != wantDisk {
 		t.Errorf("disk rows = %+v, want [%+v]", batch.DiskIO, wantDisk)
 	}
 	wantMemory := telemetry.MemoryRow{
-		Time: sampleEnd, TotalBytes: 8 << 30, AvailableBytes: 5 << 30, FreeBytes: 1 << 30, CachedBytes: 3 << 30,
-		BuffersBytes: 256 << 20, DirtyBytes: 12 << 20, SwapTotalBytes: 1024 << 20, SwapFreeBytes: 924 << 20,
+		Time: sampleEnd, TotalBytes: m(8 << 30), AvailableBytes: m(5 << 30), FreeBytes: m(1 << 30), CachedBytes: m(3 << 30),
+		BuffersBytes: m(256 << 20), DirtyBytes: m(12 << 20), SwapTotalBytes: m(1024 << 20), SwapFreeBytes: m(924 << 20),
 	}
 	if len(batch.Memory) != 1 || batch.Memory[0] != wantMemory {
 		t.Errorf("memory rows = %+v, want [%+v]", batch.Memory, wantMemory)
@@ -74,7 +76,7 @@ func TestMapGroupsPointsByDeviceAndTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := request.Batches[0].DiskIO
-	if len(rows) != 2 || rows[0].Device != "nvme0n1" || rows[1].Device != "sda" || rows[0].ReadOps != 9 {
+	if len(rows) != 2 || rows[0].Device != "nvme0n1" || rows[1].Device != "sda" || rows[0].ReadOps != m(9) {
 		t.Fatalf("rows = %+v, want nvme0n1 (9 reads) then sda", rows)
 	}
 }
@@ -106,8 +108,8 @@ func TestMapAcceptsUpDownCounterLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if request.Batches[0].Memory[0].CachedBytes != 3<<30 {
-		t.Fatalf("cached = %d", request.Batches[0].Memory[0].CachedBytes)
+	if request.Batches[0].Memory[0].CachedBytes != m(3<<30) {
+		t.Fatalf("cached = %+v", request.Batches[0].Memory[0].CachedBytes)
 	}
 }
 

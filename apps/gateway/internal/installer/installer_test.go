@@ -1,6 +1,8 @@
 package installer
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 )
 
 // fakeAgent stands in for spindle-agent: it answers "version" and records "enroll", writing
@@ -68,9 +72,18 @@ func runScriptStdin(t *testing.T, script, prefix string, env []string, stdin str
 	return scriptRun{output: string(output), err: err}
 }
 
+// testKey stands for the gateway's signing key; fake gateways sign their SHA256SUMS with it.
+var testKey = func() signing.Key {
+	_, private, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return signing.New(private)
+}()
+
 func render(t *testing.T, url string) string {
 	t.Helper()
-	script, err := Render(url)
+	script, err := Render(url, testKey.PublicKeyPEM())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,15 +167,37 @@ func TestRefusesToRunWithoutRoot(t *testing.T) {
 	}
 }
 
-// fakeGateway serves the fake agent for every download, with its sum in SHA256SUMS, and records
-// the paths asked for.
+// fakeGateway serves the fake agent for every download, with its sum in SHA256SUMS signed by
+// testKey, and records the paths asked for.
 func fakeGateway(t *testing.T) (url string, downloads func() []string) {
 	return fakeGatewayServing(t, fakeAgent, fakeAgent)
 }
 
 // fakeGatewayServing serves `served` as the binary and lists the sum of `listed`.
 func fakeGatewayServing(t *testing.T, served, listed string) (url string, downloads func() []string) {
+	return fakeDistribution{served: served, listed: listed}.serve(t)
+}
+
+// fakeDistribution is what a gateway serves under /download, and how an attacker may have
+// changed it after the gateway signed SHA256SUMS.
+type fakeDistribution struct {
+	served, listed string // the binary served; the binary whose sum SHA256SUMS lists
+	// afterSigning changes SHA256SUMS after it was signed; signature changes the signature.
+	afterSigning func(sums []byte) []byte
+	signature    func(sums, sig []byte) []byte
+}
+
+func (d fakeDistribution) serve(t *testing.T) (url string, downloads func() []string) {
 	t.Helper()
+	listedSum := sha256.Sum256([]byte(d.listed))
+	sums := []byte(fmt.Sprintf("%s  spindle-agent-linux-%s\n", hex.EncodeToString(listedSum[:]), goArch()))
+	sig := testKey.Sign(sums)
+	if d.afterSigning != nil {
+		sums = d.afterSigning(sums)
+	}
+	if d.signature != nil {
+		sig = d.signature(sums, sig)
+	}
 	var mu sync.Mutex
 	var paths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -171,10 +206,11 @@ func fakeGatewayServing(t *testing.T, served, listed string) (url string, downlo
 		mu.Unlock()
 		switch {
 		case r.URL.Path == "/download/SHA256SUMS":
-			sum := sha256.Sum256([]byte(listed))
-			fmt.Fprintf(w, "%s  spindle-agent-linux-%s\n", hex.EncodeToString(sum[:]), goArch())
+			_, _ = w.Write(sums)
+		case r.URL.Path == "/download/SHA256SUMS.sig":
+			_, _ = w.Write(sig)
 		case strings.HasPrefix(r.URL.Path, "/download/spindle-agent-linux-"):
-			_, _ = w.Write([]byte(served))
+			_, _ = w.Write([]byte(d.served))
 		default:
 			http.NotFound(w, r)
 		}
@@ -214,7 +250,8 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 		mode(t, filepath.Join(prefix, "var/lib/spindle")) != 0o700 {
 		t.Fatalf("modes: binary %v, config dir %v, config %v", mode(t, binary), mode(t, filepath.Dir(config)), mode(t, config))
 	}
-	if got := downloads(); len(got) != 2 || got[0] != "/download/spindle-agent-linux-"+goArch() || got[1] != "/download/SHA256SUMS" {
+	if got := downloads(); len(got) != 3 || got[0] != "/download/spindle-agent-linux-"+goArch() || got[1] != "/download/SHA256SUMS" ||
+		got[2] != "/download/SHA256SUMS.sig" {
 		t.Fatalf("downloads = %v", got)
 	}
 	calls, _ := os.ReadFile(agentLog)
@@ -299,5 +336,76 @@ func TestTamperedDownloadIsNeverRun(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(prefix, "usr/local/bin")); len(entries) != 0 {
 		t.Fatalf("a tampered download left %v", entries)
+	}
+}
+
+// installTampered runs the installer against d and returns its output; a binary that was run
+// leaves a mark, and whatever it installed is reported.
+func installTampered(t *testing.T, d fakeDistribution, args ...string) (run scriptRun, ran bool, installed []os.DirEntry) {
+	t.Helper()
+	gatewayURL, _ := d.serve(t)
+	prefix := t.TempDir()
+	agentLog := filepath.Join(t.TempDir(), "agent.log")
+	run = runScriptStdin(t, render(t, gatewayURL), prefix, []string{"FAKE_AGENT_LOG=" + agentLog},
+		"spe_abcdefghijklmnopqrstuvwxyz\n", append([]string{"--token-stdin"}, args...)...)
+	_, err := os.Stat(agentLog + ".ran")
+	installed, _ = os.ReadDir(filepath.Join(prefix, "usr/local/bin"))
+	return run, err == nil, installed
+}
+
+// markingAgent is the fake agent that leaves a mark when it runs at all.
+var markingAgent = strings.Replace(fakeAgent, "set -eu", "set -eu\necho executed >>\"$FAKE_AGENT_LOG.ran\"", 1)
+
+// An attacker who controls the gateway's download directory, or the path to it, replaces the
+// binary and SHA256SUMS together; the signature over the sums, made with a key the attacker
+// does not hold, gives them away. The real script runs against each tampering, and never runs
+// the binary or installs anything.
+func TestTamperedSumsOrSignatureAreRefused(t *testing.T) {
+	otherKey := func() signing.Key {
+		_, private, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return signing.New(private)
+	}()
+	for _, tt := range []struct {
+		name string
+		dist fakeDistribution
+	}{
+		{"binary and sums replaced", fakeDistribution{served: markingAgent, listed: fakeAgent,
+			afterSigning: func([]byte) []byte {
+				sum := sha256.Sum256([]byte(markingAgent))
+				return []byte(fmt.Sprintf("%s  spindle-agent-linux-%s\n", hex.EncodeToString(sum[:]), goArch()))
+			}}},
+		{"signature altered", fakeDistribution{served: markingAgent, listed: markingAgent,
+			signature: func(_, sig []byte) []byte { sig = append([]byte(nil), sig...); sig[10] ^= 1; return sig }}},
+		{"signed with another key", fakeDistribution{served: markingAgent, listed: markingAgent,
+			signature: func(sums, _ []byte) []byte { return otherKey.Sign(sums) }}},
+		{"no signature", fakeDistribution{served: markingAgent, listed: markingAgent,
+			signature: func([]byte, []byte) []byte { return nil }}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run, ran, installed := installTampered(t, tt.dist)
+			if run.err == nil || !strings.Contains(run.output, "does not match the gateway key this installer carries") {
+				t.Fatalf("err %v\n%s", run.err, run.output)
+			}
+			if ran || len(installed) != 0 {
+				t.Fatalf("after a bad signature the binary ran (%v) or files were left: %v", ran, installed)
+			}
+		})
+	}
+}
+
+// The operator can skip the signature check, but only by saying so; the sums are still checked.
+func TestSkipSignatureCheckOnlyWhenAsked(t *testing.T) {
+	unsigned := fakeDistribution{served: fakeAgent, listed: fakeAgent, signature: func([]byte, []byte) []byte { return []byte("x") }}
+	run, _, installed := installTampered(t, unsigned, "--skip-signature-check")
+	if run.err != nil || !strings.Contains(run.output, "not checking the gateway's signature") || len(installed) != 1 {
+		t.Fatalf("err %v, installed %v\n%s", run.err, installed, run.output)
+	}
+	run, ran, installed := installTampered(t, fakeDistribution{served: markingAgent, listed: fakeAgent}, "--skip-signature-check")
+	if run.err == nil || !strings.Contains(run.output, "but the gateway lists") || ran || len(installed) != 0 {
+		t.Fatalf("without the signature check a binary not matching SHA256SUMS must still be refused: err %v, ran %v, installed %v\n%s",
+			run.err, ran, installed, run.output)
 	}
 }

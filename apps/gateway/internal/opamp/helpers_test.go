@@ -45,6 +45,12 @@ const testCredentialTTL = 200 * time.Millisecond
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWithCredentialTTL(t, testCredentialTTL)
+}
+
+// newHarnessWithCredentialTTL trusts a checked credential for ttl.
+func newHarnessWithCredentialTTL(t *testing.T, ttl time.Duration) *harness {
+	t.Helper()
 	dbURL := testdb.New(t)
 	ctx := context.Background()
 	st, err := store.Open(ctx, dbURL, 8)
@@ -60,7 +66,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, store: st, db: db, sent: make(chan string, 64), listens: make(chan struct{}, 8), orgID: "org-opamp"}
 	h.server, err = New(Settings{
 		Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Credentials:    store.NewCredentials(st.AuthenticateAgent, testCredentialTTL, 100),
+		Credentials:    store.NewCredentials(st.AuthenticateAgent, ttl, 100),
 		PushJitter:     -1, // pushes at once: the tests wait for them
 		ListenRetryMin: 20 * time.Millisecond, ListenRetryMax: 100 * time.Millisecond,
 		Callbacks: Callbacks{

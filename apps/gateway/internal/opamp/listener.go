@@ -16,13 +16,13 @@ type policyChanged struct {
 	Hash     string `json:"hash"`
 }
 
-// listen keeps one LISTEN connection per gateway process, so every gateway hears every change
-// and pushes it to the agents connected to it. After each (re)connection it also checks every
-// connected agent, since what was announced while not listening is lost.
+// listen keeps one LISTEN connection per gateway process, so every gateway hears every policy
+// change and revocation and acts on the agents connected to it. After each (re)connection it
+// also checks every connected agent, since what was announced while not listening is lost.
 func (s *Server) listen(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		conn, err := s.settings.Store.Listen(ctx, PolicyChangedChannel)
+		conn, err := s.settings.Store.Listen(ctx, PolicyChangedChannel, AgentAccessRevokedChannel)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -34,10 +34,10 @@ func (s *Server) listen(ctx context.Context) {
 			continue
 		}
 		failures = 0
-		s.settings.Logger.Info("listening for policy changes", "channel", PolicyChangedChannel)
+		s.settings.Logger.Info("listening for policy changes and revocations", "channels", []string{PolicyChangedChannel, AgentAccessRevokedChannel})
 		s.settings.Callbacks.OnListening()
 		for _, c := range s.registry.of("") {
-			go s.pushJittered(ctx, c)
+			go s.resync(ctx, c)
 		}
 		for {
 			notification, err := conn.WaitForNotification(ctx)
@@ -46,6 +46,10 @@ func (s *Server) listen(ctx context.Context) {
 					s.settings.Logger.Warn("lost the policy-change listener; reconnecting", "error", err)
 				}
 				break
+			}
+			if notification.Channel == AgentAccessRevokedChannel {
+				s.onAccessRevoked(notification.Payload)
+				continue
 			}
 			var change policyChanged
 			if err := json.Unmarshal([]byte(notification.Payload), &change); err != nil || change.ServerID == "" {

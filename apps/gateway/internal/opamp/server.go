@@ -39,7 +39,7 @@ type Store interface {
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
 	RecordPolicyReport(ctx context.Context, agent store.Agent, report store.PolicyReport) error
 	RecordAgentReport(ctx context.Context, agent store.Agent, report store.AgentReport) error
-	Listen(ctx context.Context, channel string) (*pgx.Conn, error)
+	Listen(ctx context.Context, channels ...string) (*pgx.Conn, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -165,6 +165,22 @@ func Metric(md pmetric.Metrics, resourceIndex int, name string) pmetric.Metric {
 	panic("otlpfixture: no metric " + name)
 }
 
+// Without removes the named metrics from every ResourceMetrics, as an agent that does not
+// measure them (an OS without merge counters, a host without swap) would send the export.
+func Without(md pmetric.Metrics, names ...string) pmetric.Metrics {
+	drop := map[string]bool{}
+	for _, name := range names {
+		drop[name] = true
+	}
+	for r := 0; r < md.ResourceMetrics().Len(); r++ {
+		scopes := md.ResourceMetrics().At(r).ScopeMetrics()
+		for s := 0; s < scopes.Len(); s++ {
+			scopes.At(s).Metrics().RemoveIf(func(m pmetric.Metric) bool { return drop[m.Name()] })
+		}
+	}
+	return md
+}
+
 // Proto encodes an export as the protobuf body of POST /v1/metrics.
 func Proto(md pmetric.Metrics) []byte {
 	body, err := pmetricotlp.NewExportRequestFromMetrics(md).MarshalProto()

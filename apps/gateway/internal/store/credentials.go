@@ -81,3 +81,16 @@ func (c *Credentials) Forget(credentialHash []byte) {
 	defer c.mu.Unlock()
 	delete(c.entries, string(credentialHash))
 }
+
+// ForgetAgent drops every cached credential of the agent, so a revocation announced by the
+// console (opamp's AgentAccessRevokedChannel) takes effect on the connections using this cache
+// at once. (Exports need no such help: writes re-check the credential under the agent's lock.)
+func (c *Credentials) ForgetAgent(agentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, entry := range c.entries {
+		if entry.agent.ID == agentID {
+			delete(c.entries, key)
+		}
+	}
+}

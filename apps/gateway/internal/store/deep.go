@@ -148,8 +148,9 @@ func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan teleme
 					SELECT files, fragmented_files, extents, excess_extents, unsupported_files, scan_duration_ms FROM fragmentation_scans
 					WHERE org_id = $2 AND server_id = $3 AND root = $4 ORDER BY time DESC LIMIT 1
 				) newest
-				WHERE (newest.files, newest.fragmented_files, newest.extents, newest.excess_extents, newest.scan_duration_ms) = ($5, $6, $7, $8, $10)
-				  AND newest.unsupported_files IS NOT DISTINCT FROM $9::bigint)`,
+				WHERE (newest.files, newest.fragmented_files, newest.extents, newest.excess_extents) = ($5, $6, $7, $8)
+				  AND newest.unsupported_files IS NOT DISTINCT FROM $9::bigint
+				  AND newest.scan_duration_ms IS NOT DISTINCT FROM $10::bigint)`,
 			scan.Time, agent.OrgID, agent.ServerID, scan.Root, scan.Files, scan.FragmentedFiles, scan.Extents, scan.ExcessExtents,
 			scan.UnsupportedFiles, scan.ScanDurationMs)
 		if err != nil {

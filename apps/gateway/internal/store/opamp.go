@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -173,18 +174,20 @@ func nullJSON(b []byte) any {
 }
 
 // Listen hands out a connection of its own (taken out of the pool for good) listening on
-// channel; the caller closes it. LISTEN needs one session for as long as it listens.
-func (s *Store) Listen(ctx context.Context, channel string) (*pgx.Conn, error) {
+// the channels; the caller closes it. LISTEN needs one session for as long as it listens.
+func (s *Store) Listen(ctx context.Context, channels ...string) (*pgx.Conn, error) {
 	pooled, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect to listen on %s: %w", channel, err)
+		return nil, fmt.Errorf("connect to listen on %s: %w", strings.Join(channels, ", "), err)
 	}
 	conn := pooled.Hijack()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-		return nil, fmt.Errorf("listen on %s: %w", channel, err)
+	for _, channel := range channels {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_ = conn.Close(closeCtx)
+			return nil, fmt.Errorf("listen on %s: %w", channel, err)
+		}
 	}
 	return conn, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -61,10 +62,13 @@ func authenticate(t *testing.T, s *Store, secret string) Agent {
 	return agent
 }
 
+var m = telemetry.Measure
+
 func diskBatch(seq int64, at time.Time, readOps int64) telemetry.Batch {
 	return telemetry.Batch{Seq: seq, DiskIO: []telemetry.DiskIORow{{
-		Time: at, Device: "sda", IntervalSeconds: 10, ReadOps: readOps, WriteOps: 2, ReadBytes: 4096, WriteBytes: 8192,
-		ReadMerged: 1, WriteMerged: 3, ReadTimeMs: 5, WriteTimeMs: 7, IOTimeMs: 11, WeightedIOTimeMs: 13, InProgress: 1,
+		Time: at, Device: "sda", IntervalSeconds: 10, ReadOps: m(readOps), WriteOps: m(2), ReadBytes: m(4096), WriteBytes: m(8192),
+		ReadMerged: m(1), WriteMerged: m(3), ReadTimeMs: m(5), WriteTimeMs: m(7), IOTimeMs: m(11), WeightedIOTimeMs: m(13),
+		InProgress: sql.Null[int32]{V: 1, Valid: true},
 	}}}
 }
 
@@ -85,8 +89,8 @@ func TestWriteBatchesStoresRowsAndSkipsReplays(t *testing.T) {
 	ctx := context.Background()
 
 	batch := diskBatch(1, t0, 100)
-	batch.Memory = []telemetry.MemoryRow{{Time: t0, TotalBytes: 8 << 30, AvailableBytes: 4 << 30, FreeBytes: 1 << 30,
-		CachedBytes: 2 << 30, BuffersBytes: 1 << 20, DirtyBytes: 1 << 10, SwapTotalBytes: 1 << 30, SwapFreeBytes: 1 << 29}}
+	batch.Memory = []telemetry.MemoryRow{{Time: t0, TotalBytes: m(8 << 30), AvailableBytes: m(4 << 30), FreeBytes: m(1 << 30),
+		CachedBytes: m(2 << 30), BuffersBytes: m(1 << 20), DirtyBytes: m(1 << 10), SwapTotalBytes: m(1 << 30), SwapFreeBytes: m(1 << 29)}}
 	batch.Host = telemetry.HostInfo{Hostname: "db01-renamed", Kernel: "6.1.0-20-amd64"}
 	result, err := s.WriteBatches(ctx, agent, []telemetry.Batch{batch})
 	if err != nil {
@@ -289,5 +293,28 @@ func TestConcurrentDeliveriesOfOneBatchWriteOnce(t *testing.T) {
 	}
 	if n := count(t, s, `SELECT count(*) FROM disk_io`); n != 1 {
 		t.Fatalf("%d rows, want 1", n)
+	}
+}
+
+// The store writes a value the batch does not carry as NULL (not measured), never as 0.
+func TestWriteBatchesStoresUnmeasuredValuesAsNull(t *testing.T) {
+	s := openTestStore(t)
+	testdb.Org(t, s.pool, "org-a")
+	agent := authenticate(t, s, enrol(t, s, "org-a", "machine-1").Credential)
+	batch := telemetry.Batch{Seq: 1,
+		DiskIO: []telemetry.DiskIORow{{Time: t0, Device: "sda", IntervalSeconds: 10, ReadOps: m(4), WriteOps: m(0)}},
+		Memory: []telemetry.MemoryRow{{Time: t0, TotalBytes: m(8 << 30)}}}
+	if _, err := s.WriteBatches(context.Background(), agent, []telemetry.Batch{batch}); err != nil {
+		t.Fatal(err)
+	}
+	checks := map[string]int{
+		`SELECT count(*) FROM disk_io WHERE read_ops = 4 AND write_ops = 0 AND read_merged IS NULL AND read_time_ms IS NULL
+			AND weighted_io_time_ms IS NULL AND in_progress IS NULL`: 1,
+		`SELECT count(*) FROM memory WHERE total_bytes = 8589934592 AND available_bytes IS NULL AND swap_total_bytes IS NULL`: 1,
+	}
+	for query, want := range checks {
+		if got := count(t, s, query); got != want {
+			t.Errorf("%s = %d, want %d", query, got, want)
+		}
 	}
 }

@@ -68,7 +68,7 @@ type PgDatabaseRow struct {
 	Rollbacks           int64
 	BlocksHit           int64
 	BlocksRead          int64
-	BlockReadTimeMicros int64
+	BlockReadTimeMicros Measured // not sent by agents that cannot read it
 }
 
 // PressureRow is the stall time over one interval; nil where the kernel reported nothing.
@@ -93,7 +93,7 @@ type FragmentationScan struct {
 	ExcessExtents   int64
 	// UnsupportedFiles were skipped (no FIEMAP on their file system); nil: not reported.
 	UnsupportedFiles *int64
-	ScanDurationMs   int64
+	ScanDurationMs   Measured
 	WorstFiles       []FragmentedFile // nil: not reported in this batch
 }
 

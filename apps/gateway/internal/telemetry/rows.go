@@ -3,37 +3,47 @@
 // OTLP, the store package copies them into PostgreSQL; neither needs to know about the other.
 package telemetry
 
-import "time"
+import (
+	"database/sql"
+	"time"
+)
+
+// Measured is a value the agent sent, or, with Valid false, one it did not send: stored as
+// NULL (not measured), never as 0, so an OS without merge counters never shows "0 merges".
+type Measured = sql.Null[int64]
+
+// Measure is a value the agent sent.
+func Measure(v int64) Measured { return Measured{V: v, Valid: true} }
 
 // DiskIORow is one device over one sampling interval. Counters are deltas over the interval.
 type DiskIORow struct {
 	Time             time.Time // end of the interval
 	Device           string
 	IntervalSeconds  float64
-	ReadOps          int64
-	WriteOps         int64
-	ReadBytes        int64
-	WriteBytes       int64
-	ReadMerged       int64
-	WriteMerged      int64
-	ReadTimeMs       int64
-	WriteTimeMs      int64
-	IOTimeMs         int64
-	WeightedIOTimeMs int64
-	InProgress       int32
+	ReadOps          Measured
+	WriteOps         Measured
+	ReadBytes        Measured
+	WriteBytes       Measured
+	ReadMerged       Measured
+	WriteMerged      Measured
+	ReadTimeMs       Measured
+	WriteTimeMs      Measured
+	IOTimeMs         Measured
+	WeightedIOTimeMs Measured
+	InProgress       sql.Null[int32]
 }
 
 // MemoryRow is one memory snapshot (gauges) at Time.
 type MemoryRow struct {
 	Time           time.Time
-	TotalBytes     int64
-	AvailableBytes int64
-	FreeBytes      int64
-	CachedBytes    int64
-	BuffersBytes   int64
-	DirtyBytes     int64
-	SwapTotalBytes int64
-	SwapFreeBytes  int64
+	TotalBytes     Measured
+	AvailableBytes Measured
+	FreeBytes      Measured
+	CachedBytes    Measured
+	BuffersBytes   Measured
+	DirtyBytes     Measured
+	SwapTotalBytes Measured // used + free: measured only when both were sent
+	SwapFreeBytes  Measured
 }
 
 // HostInfo is what an agent says about its host in resource attributes. Empty fields are

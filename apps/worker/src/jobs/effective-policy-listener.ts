@@ -1,9 +1,8 @@
-// LISTEN spindle_policy_changed on a dedicated connection (a pooled one would lose the LISTEN
-// when returned), reconnecting with backoff when the connection drops. Every notification
-// names an organisation whose effective policies must be recomputed; after a reconnect the
-// caller recomputes everything, since notifications sent while disconnected are lost.
-import pg from "pg";
+// LISTEN spindle_policy_changed: every notification names an organisation whose effective
+// policies must be recomputed; after a reconnect the caller recomputes everything, since
+// notifications sent while disconnected are lost.
 import { z } from "zod";
+import { listenOnChannel, type ChannelListener } from "./pg-listener.js";
 
 export const policyChangedChannel = "spindle_policy_changed";
 
@@ -20,84 +19,9 @@ export interface PolicyChangeListenerOptions {
   maxRetryMs?: number;
 }
 
-export interface PolicyChangeListener {
-  stop(): Promise<void>;
-}
+export type PolicyChangeListener = ChannelListener;
 
 export function listenForPolicyChanges(options: PolicyChangeListenerOptions): PolicyChangeListener {
-  const minRetryMs = options.minRetryMs ?? 1000;
-  const maxRetryMs = options.maxRetryMs ?? 30_000;
-  let stopped = false;
-  let client: pg.Client | null = null;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let failures = 0;
-  let connectedBefore = false;
-
-  const scheduleReconnect = () => {
-    if (stopped || retryTimer) return;
-    const delay = Math.min(maxRetryMs, minRetryMs * 2 ** Math.min(failures, 10));
-    failures++;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void connect();
-    }, delay * (0.5 + Math.random() / 2));
-  };
-
-  const connect = async () => {
-    const candidate = new pg.Client({ connectionString: options.databaseUrl, application_name: "spindle-worker-listen" });
-    let lost = false;
-    const onLost = (why: string) => {
-      if (lost) return;
-      lost = true;
-      if (client === candidate) client = null;
-      if (!stopped) options.onProblem(`lost the ${policyChangedChannel} listener (${why}); reconnecting`);
-      void candidate.end().catch(() => {});
-      scheduleReconnect();
-    };
-    candidate.on("error", (error) => onLost(error.message));
-    candidate.on("end", () => onLost("connection closed"));
-    candidate.on("notification", (message) => {
-      if (message.channel !== policyChangedChannel) return;
-      const parsed = payloadSchema.safeParse(safeJson(message.payload));
-      if (!parsed.success) {
-        options.onProblem(`ignored a ${policyChangedChannel} notification without an orgId: ${message.payload ?? ""}`);
-        return;
-      }
-      options.onOrganizationChanged(parsed.data.orgId);
-    });
-    try {
-      await candidate.connect();
-      await candidate.query(`LISTEN ${policyChangedChannel}`);
-    } catch (error) {
-      if (!lost) onLost(error instanceof Error ? error.message : String(error));
-      return;
-    }
-    if (stopped) {
-      await candidate.end().catch(() => {});
-      return;
-    }
-    client = candidate;
-    failures = 0;
-    options.onListening(connectedBefore);
-    connectedBefore = true;
-  };
-
-  void connect();
-  return {
-    async stop() {
-      stopped = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      const current = client;
-      client = null;
-      await current?.end().catch(() => {});
-    },
-  };
-}
-
-function safeJson(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text ?? "");
-  } catch {
-    return null;
-  }
+  const { onOrganizationChanged, ...rest } = options;
+  return listenOnChannel({ ...rest, channel: policyChangedChannel, payloadSchema, onMessage: (message) => onOrganizationChanged(message.orgId) });
 }

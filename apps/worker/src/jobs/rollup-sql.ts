@@ -62,6 +62,8 @@ function upsert(spec: RollupSpec): string {
 
 // Hours are summed from minutes, not raw rows: a sum of sums (and a max of maxes) is exact, and
 // it reads 60 rows per device-hour instead of 360. Averages are weighted by sample count.
+// A metric the agent did not send is NULL (not measured): sum, avg, min and max skip it, and a
+// bucket where nothing measured it stays NULL, as in TimescaleDB's continuous aggregates.
 export const rollupStatements = {
   disk_io: [
     upsert({
@@ -95,7 +97,11 @@ export const rollupStatements = {
     upsert({
       target: "memory_1h", source: "memory_1m", sourceTime: "bucket", width: "1 hour", keys: [],
       aggregates: [
-        ...memoryGauges.map((g): [string, string] => [g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples))::bigint`]),
+        // Minutes where a gauge was not measured (NULL) carry no weight for it, so an hour with
+        // no measured value stays NULL rather than becoming a diluted average or 0.
+        ...memoryGauges.map((g): [string, string] => [
+          g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${g} IS NOT NULL))::bigint`,
+        ]),
         ["available_min_bytes", "min(s.available_min_bytes)"],
         ["samples", "sum(s.samples)::bigint"],
       ],

@@ -65,4 +65,17 @@ describe("deriveDiskIo", () => {
     assert.equal(rates.queueDepth, null);
     assert.equal(rates.utilisationPercent, null);
   });
+
+  it("derives nothing from a counter that was not measured, and never reads it as zero", () => {
+    const noTimes = { ...idle, readOps: 100, readTimeMs: null, ioTimeMs: null, weightedIoTimeMs: null };
+    const rates = deriveDiskIo(noTimes);
+    assert.equal(rates.readIops, 10);
+    assert.equal(rates.readLatencyMs, null);
+    assert.equal(rates.utilisationPercent, null);
+    assert.equal(rates.queueDepth, null);
+    // Adding buckets adds what was measured: an unmeasured side is absent, not 0.
+    const added = addDiskIoSums(noTimes, { ...idle, readOps: 10, readTimeMs: 50 });
+    assert.equal(added.readTimeMs, 50);
+    assert.equal(addDiskIoSums(noTimes, noTimes).ioTimeMs, null);
+  });
 });

@@ -3,17 +3,24 @@
 // I/O-weighted: sum(time) / sum(ops), never an average of per-interval averages.
 // The formulas are the table "Derived in the console" in docs/metrics.md.
 
+/**
+ * A stored value, or null where it was not measured (the agent did not send the metric: an OS
+ * without merge counters, for example). Not measured is never read as 0: whatever is derived
+ * from it is null too, and a chart shows a gap.
+ */
+export type StoredValue = number | null;
+
 /** Sums of the `disk_io` counter columns over one bucket of one device. */
 export interface DiskIoSums {
   intervalSeconds: number;
-  readOps: number;
-  writeOps: number;
-  readBytes: number;
-  writeBytes: number;
-  readTimeMs: number;
-  writeTimeMs: number;
-  ioTimeMs: number;
-  weightedIoTimeMs: number;
+  readOps: StoredValue;
+  writeOps: StoredValue;
+  readBytes: StoredValue;
+  writeBytes: StoredValue;
+  readTimeMs: StoredValue;
+  writeTimeMs: StoredValue;
+  ioTimeMs: StoredValue;
+  weightedIoTimeMs: StoredValue;
 }
 
 /** What one bucket of one device looks like on the charts; null where the value is undefined. */
@@ -29,18 +36,18 @@ export interface DiskIoRates {
   utilisationPercent: number | null;
 }
 
-export function perSecond(delta: number, intervalSeconds: number): number | null {
-  return intervalSeconds > 0 ? delta / intervalSeconds : null;
+export function perSecond(delta: StoredValue, intervalSeconds: number): number | null {
+  return delta !== null && intervalSeconds > 0 ? delta / intervalSeconds : null;
 }
 
 /** I/O-weighted average latency: total time spent on operations over the number of operations. */
-export function averageLatencyMs(timeMs: number, operations: number): number | null {
-  return operations > 0 ? timeMs / operations : null;
+export function averageLatencyMs(timeMs: StoredValue, operations: StoredValue): number | null {
+  return timeMs !== null && operations !== null && operations > 0 ? timeMs / operations : null;
 }
 
 /** Average number of I/Os in flight: the queue-length integral over wall time. */
-export function averageQueueDepth(weightedIoTimeMs: number, intervalSeconds: number): number | null {
-  return intervalSeconds > 0 ? weightedIoTimeMs / (1000 * intervalSeconds) : null;
+export function averageQueueDepth(weightedIoTimeMs: StoredValue, intervalSeconds: number): number | null {
+  return weightedIoTimeMs !== null && intervalSeconds > 0 ? weightedIoTimeMs / (1000 * intervalSeconds) : null;
 }
 
 /**
@@ -48,14 +55,14 @@ export function averageQueueDepth(weightedIoTimeMs: number, intervalSeconds: num
  * the kernel's io_ticks and the agent's interval are read a few microseconds apart, so a fully
  * busy device can report slightly more than the interval.
  */
-export function utilisationPercent(ioTimeMs: number, intervalSeconds: number): number | null {
-  if (intervalSeconds <= 0) return null;
+export function utilisationPercent(ioTimeMs: StoredValue, intervalSeconds: number): number | null {
+  if (ioTimeMs === null || intervalSeconds <= 0) return null;
   return Math.min(100, (100 * ioTimeMs) / (1000 * intervalSeconds));
 }
 
 export function deriveDiskIo(sums: DiskIoSums): DiskIoRates {
   const seconds = sums.intervalSeconds;
-  const megabytes = (bytes: number) => {
+  const megabytes = (bytes: StoredValue) => {
     const rate = perSecond(bytes, seconds);
     return rate === null ? null : rate / 1e6;
   };
@@ -71,18 +78,23 @@ export function deriveDiskIo(sums: DiskIoSums): DiskIoRates {
   };
 }
 
+/** Adds two measurements as SQL's sum() does: not measured is absent, not 0. */
+export function addStoredValues(a: StoredValue, b: StoredValue): StoredValue {
+  return a === null ? b : b === null ? a : a + b;
+}
+
 /** Adds bucket sums, e.g. to fold several samples into one coarser bucket. */
 export function addDiskIoSums(a: DiskIoSums, b: DiskIoSums): DiskIoSums {
   return {
     intervalSeconds: a.intervalSeconds + b.intervalSeconds,
-    readOps: a.readOps + b.readOps,
-    writeOps: a.writeOps + b.writeOps,
-    readBytes: a.readBytes + b.readBytes,
-    writeBytes: a.writeBytes + b.writeBytes,
-    readTimeMs: a.readTimeMs + b.readTimeMs,
-    writeTimeMs: a.writeTimeMs + b.writeTimeMs,
-    ioTimeMs: a.ioTimeMs + b.ioTimeMs,
-    weightedIoTimeMs: a.weightedIoTimeMs + b.weightedIoTimeMs,
+    readOps: addStoredValues(a.readOps, b.readOps),
+    writeOps: addStoredValues(a.writeOps, b.writeOps),
+    readBytes: addStoredValues(a.readBytes, b.readBytes),
+    writeBytes: addStoredValues(a.writeBytes, b.writeBytes),
+    readTimeMs: addStoredValues(a.readTimeMs, b.readTimeMs),
+    writeTimeMs: addStoredValues(a.writeTimeMs, b.writeTimeMs),
+    ioTimeMs: addStoredValues(a.ioTimeMs, b.ioTimeMs),
+    weightedIoTimeMs: addStoredValues(a.weightedIoTimeMs, b.weightedIoTimeMs),
   };
 }
 

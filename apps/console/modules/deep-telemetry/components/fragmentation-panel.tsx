@@ -24,7 +24,7 @@ export function FragmentationPanel({ deep }: { deep: DeepTelemetry }) {
             <div className="flex flex-wrap items-baseline justify-between gap-2">
               <h3 className="font-mono text-sm font-semibold">{root.root}</h3>
               <span className="text-xs text-muted-foreground">
-                scanned {now === null ? "" : formatRelative(root.scannedAt, now)} in {(root.scanDurationMs / 1000).toFixed(1)} s
+                scanned {now === null ? "" : formatRelative(root.scannedAt, now)} {root.scanDurationMs === null ? "(duration not measured)" : `in ${(root.scanDurationMs / 1000).toFixed(1)} s`}
               </span>
             </div>
             <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm md:grid-cols-4">

@@ -67,7 +67,7 @@ ORDER BY database, ${time}`;
 
 export type FragmentationScanRow = {
   root: string; scanned_at: Date; files: number; fragmented_files: number; extents: number; excess_extents: number;
-  unsupported_files: number | null; scan_duration_ms: number;
+  unsupported_files: number | null; scan_duration_ms: number | null;
 };
 
 /** The newest scan result of every root (not range-bound: a scan runs once an hour or less often). */

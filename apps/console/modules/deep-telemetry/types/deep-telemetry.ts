@@ -68,7 +68,8 @@ export interface FragmentationRoot {
   extents: number;
   excessExtents: number;
   unsupportedFiles: number | null;
-  scanDurationMs: number;
+  /** null: the agent did not report how long the scan took. */
+  scanDurationMs: number | null;
   worstFiles: { path: string; extents: number; sizeBytes: number }[];
 }
 

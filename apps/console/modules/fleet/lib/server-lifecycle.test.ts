@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { can } from "@/modules/auth/lib/access";
+import { AGENT_ACCESS_REVOKED_CHANNEL } from "./announce-access-revoked";
 import { allowReenrolment, removeServer, revokeServer } from "./server-lifecycle";
 
 describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
@@ -45,6 +46,42 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
       ["server.reenrolment_allowed", orgA.userId],
       ["server.revoked", orgA.userId],
     ]);
+  });
+
+  it("announces a revocation and a removal to the gateways, once each, at commit", async () => {
+    const listener = await db.pool.connect();
+    const heard: unknown[] = [];
+    let wake = () => {};
+    listener.on("notification", (message) => {
+      if (message.channel === AGENT_ACCESS_REVOKED_CHANNEL) heard.push(JSON.parse(message.payload ?? "null"));
+      wake();
+    });
+    const next = (count: number) => new Promise<void>((resolve) => {
+      wake = () => heard.length >= count && resolve();
+      wake();
+    });
+    try {
+      await listener.query(`LISTEN ${AGENT_ACCESS_REVOKED_CHANNEL}`);
+      const revoked = await serverWithAgent(orgA.orgId, "alpha-announce-revoke");
+      const removed = await serverWithAgent(orgA.orgId, "alpha-announce-remove");
+      const agentOf = async (serverId: string) => (await db.prisma.agent.findUniqueOrThrow({ where: { serverId } })).id;
+      const expected = [
+        { agentId: await agentOf(revoked.id), serverId: revoked.id },
+        { agentId: await agentOf(removed.id), serverId: removed.id },
+      ];
+      await revokeServer(db, orgA, revoked.id);
+      await revokeServer(db, orgA, revoked.id); // already revoked: nothing new to announce
+      await assert.rejects(revokeServer(db, orgB, removed.id), { status: 404 }); // another org's: nothing
+      await removeServer(db, orgA, removed.id);
+      await next(2);
+      // A marker after the last change: every notification sent before it has arrived by now.
+      await db.pool.query(`SELECT pg_notify('${AGENT_ACCESS_REVOKED_CHANNEL}', '"end"')`);
+      await next(3);
+      assert.deepEqual(heard, [...expected, "end"]);
+    } finally {
+      await listener.query("UNLISTEN *");
+      listener.release();
+    }
   });
 
   it("answers 404 for another organisation's server and changes nothing", async () => {

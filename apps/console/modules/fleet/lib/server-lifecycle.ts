@@ -7,6 +7,7 @@ import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { OrgContext } from "@/modules/auth/types/context";
+import { announceAccessRevoked } from "./announce-access-revoked";
 
 /** How long "Allow re-enrolment" lasts: long enough to run the install command, no longer. */
 export const REENROLMENT_WINDOW_MS = 60 * 60 * 1000;
@@ -39,7 +40,10 @@ function state(serverId: string, agent: { revokedAt: Date | null; reenrollmentAl
   };
 }
 
-/** Revokes the server's agent credential; the gateway answers 401 to it from the next request. */
+/**
+ * Revokes the server's agent credential: the gateway answers 401 to it from the next request,
+ * and every gateway closes the agent's open OpAMP connection at once.
+ */
 export async function revokeServer(db: Db, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
@@ -53,6 +57,7 @@ export async function revokeServer(db: Db, actor: Actor, serverId: string, now =
     await tx.auditLog.create({
       data: { orgId: actor.orgId, actorId: actor.userId, action: "server.revoked", target: server.id, details: { hostname: server.hostname } },
     });
+    await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
     return state(server.id, agent);
   });
 }
@@ -79,13 +84,21 @@ export async function allowReenrolment(db: Db, actor: Actor, serverId: string, n
 }
 
 /**
- * Removes the server and its agent (credential gone: the gateway answers 401), with its policy
+ * Removes the server and its agent (credential gone: the gateway answers 401 and closes its
+ * OpAMP connection), with its policy
  * status rows (foreign keys cascade). Raw telemetry has no foreign key (hypertables) and ages out
  * with retention; the audit entry stays.
  */
 export async function removeServer(db: Db, actor: Actor, serverId: string): Promise<{ removed: string }> {
   return inOrg(db, actor.orgId, async (tx) => {
     const server = await findServer(tx, actor, serverId);
+    if (server.agent) {
+      // The agent row before the server row (the cascade would take them the other way round):
+      // the gateway locks agents before servers when it records a batch or an OpAMP report, so
+      // the same order here means waiting for it, never a deadlock.
+      await tx.agent.delete({ where: { id: server.agent.id } });
+      await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
+    }
     await tx.server.delete({ where: { id: server.id } });
     await tx.auditLog.create({
       data: { orgId: actor.orgId, actorId: actor.userId, action: "server.removed", target: server.id, details: { hostname: server.hostname } },

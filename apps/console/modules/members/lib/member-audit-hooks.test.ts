@@ -1,37 +1,72 @@
-// Member, invitation and role changes land in the audit log with who and what.
+// Member, invitation and role changes land in the audit log with who did them and what changed,
+// through the real better-auth endpoints the console's member page calls.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
-import { createOrganisation } from "@/test-support/fixtures";
-import { memberAuditHooks } from "./member-audit-hooks";
+
+type Auth = ReturnType<typeof import("@/modules/auth/lib/auth").createAuth>;
+
+async function signUp(auth: Auth, email: string) {
+  const { headers, response } = await auth.api.signUpEmail({
+    body: { email, password: "correct horse battery", name: email.slice(0, email.indexOf("@")) },
+    returnHeaders: true,
+  });
+  const cookie = headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return { userId: response.user.id, headers: new Headers({ cookie }) };
+}
 
 describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
-  let org: { orgId: string; userId: string };
+  let auth: Auth;
 
   before(async () => {
     db = await createTestDatabase();
-    org = await createOrganisation(db.prisma, "Audited");
+    process.env.DATABASE_URL ??= "postgres://unused.test/none"; // createAuth reads the environment; identity tables through db.prisma, audit entries through db
+    process.env.BETTER_AUTH_SECRET ??= "a".repeat(32);
+    const { createAuth } = await import("@/modules/auth/lib/auth");
+    auth = createAuth(db.prisma, db);
   });
   after(() => db?.drop());
 
-  it("records added, re-roled and removed members and invitations", async () => {
-    const hooks = memberAuditHooks(db);
-    const member = { id: "m-1", role: "viewer", userId: "u-2", organizationId: org.orgId };
-    const user = { id: "u-2", email: "new@example.com" };
-    const invitation = { id: "i-1", email: "new@example.com", role: "viewer", organizationId: org.orgId };
-    await hooks.afterCreateInvitation({ invitation, inviter: { id: org.userId } });
-    await hooks.afterAcceptInvitation({ invitation, member, user: { id: org.userId, email: "new@example.com" } });
-    await hooks.afterUpdateMemberRole({ member: { ...member, role: "admin" }, user, previousRole: "viewer" });
-    await hooks.afterRemoveMember({ member: { ...member, role: "admin" }, user });
-    await hooks.afterCancelInvitation({ invitation: { ...invitation, id: "i-2" }, cancelledBy: { id: org.userId } });
-    const rows = await db.prisma.auditLog.findMany({ where: { orgId: org.orgId }, orderBy: { id: "asc" } });
+  it("records the acting user for invitations, role changes and removals", async () => {
+    const owner = await signUp(auth, "owner@example.com");
+    const org = await auth.api.createOrganization({ headers: owner.headers, body: { name: "Audited", slug: "audited" } });
+    assert.ok(org);
+    const invitation = await auth.api.createInvitation({
+      headers: owner.headers, body: { email: "new@example.com", role: "viewer", organizationId: org.id },
+    });
+    const invitee = await signUp(auth, "new@example.com");
+    await auth.api.acceptInvitation({ headers: invitee.headers, body: { invitationId: invitation.id } });
+    const member = await db.prisma.member.findFirstOrThrow({ where: { organizationId: org.id, userId: invitee.userId } });
+
+    await auth.api.updateMemberRole({ headers: owner.headers, body: { organizationId: org.id, memberId: member.id, role: "admin" } });
+    await auth.api.removeMember({ headers: owner.headers, body: { organizationId: org.id, memberIdOrEmail: member.id } });
+    const second = await auth.api.createInvitation({
+      headers: owner.headers, body: { email: "later@example.com", role: "viewer", organizationId: org.id },
+    });
+    await auth.api.cancelInvitation({ headers: owner.headers, body: { invitationId: second.id } });
+
+    const ownerMember = await db.prisma.member.findFirstOrThrow({ where: { organizationId: org.id, userId: owner.userId } });
+    const rows = await db.prisma.auditLog.findMany({ where: { orgId: org.id }, orderBy: { id: "asc" } });
     assert.deepEqual(rows.map((r) => [r.action, r.target, r.actorId, r.details]), [
-      ["invitation.created", "i-1", org.userId, { email: "new@example.com", role: "viewer" }],
-      ["invitation.accepted", "i-1", org.userId, { email: "new@example.com", role: "viewer" }],
-      ["member.role_changed", "m-1", null, { email: "new@example.com", from: "viewer", role: "admin" }],
-      ["member.removed", "m-1", null, { email: "new@example.com", role: "admin" }],
-      ["invitation.cancelled", "i-2", org.userId, { email: "new@example.com" }],
+      ["member.added", ownerMember.id, owner.userId, { email: "owner@example.com", role: "owner" }],
+      ["invitation.created", invitation.id, owner.userId, { email: "new@example.com", role: "viewer" }],
+      ["invitation.accepted", invitation.id, invitee.userId, { email: "new@example.com", role: "viewer" }],
+      ["member.role_changed", member.id, owner.userId, { email: "new@example.com", from: "viewer", role: "admin" }],
+      ["member.removed", member.id, owner.userId, { email: "new@example.com", role: "admin" }],
+      ["invitation.created", second.id, owner.userId, { email: "later@example.com", role: "viewer" }],
+      ["invitation.cancelled", second.id, owner.userId, { email: "later@example.com" }],
     ]);
+  });
+
+  it("records no actor when a change is made outside a signed-in request", async () => {
+    const owner = await signUp(auth, "solo@example.com");
+    const org = await auth.api.createOrganization({ headers: owner.headers, body: { name: "Server side", slug: "server-side" } });
+    assert.ok(org);
+    const other = await signUp(auth, "added@example.com");
+    const added = await auth.api.addMember({ body: { userId: other.userId, role: "viewer", organizationId: org.id } });
+    assert.ok(added);
+    const row = await db.prisma.auditLog.findFirstOrThrow({ where: { orgId: org.id, action: "member.added", target: added.id } });
+    assert.deepEqual([row.target, row.actorId], [added.id, null]);
   });
 });

@@ -108,6 +108,12 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
         <span className="text-sm font-medium">{title}</span>
         <span className="text-xs text-muted-foreground">{unit}</span>
       </figcaption>
+      {time.length > 0 && countPoints(time, series) === 0 ? (
+        // Samples arrived, but none carried this metric: the agent does not measure it here.
+        <p className="mb-2 text-xs text-muted-foreground" data-testid="not-measured">
+          Not measured: the agent sent no value for this chart in the selected range.
+        </p>
+      ) : null}
       <div ref={container} className="w-full" />
     </figure>
   );

@@ -55,6 +55,11 @@ function medianSpacing(times: number[]): number {
   return gaps[Math.floor(gaps.length / 2)] ?? Infinity;
 }
 
+/** Not measured stays null (a gap on the chart); Math.round(null) would draw it as 0. */
+function wholeBytes(value: number | null): number | null {
+  return value === null ? null : Math.round(value);
+}
+
 export function buildMemorySeries(rows: MemoryBucketRow[], bucketSeconds: number | null): MemorySeries {
   const memory: MemorySeries = { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] };
   const names = ["totalBytes", "availableBytes", "cachedBytes", "dirtyBytes"] as const;
@@ -64,10 +69,10 @@ export function buildMemorySeries(rows: MemoryBucketRow[], bucketSeconds: number
     const previous = memory.time.at(-1);
     if (previous !== undefined && row.t - previous > GAP_FACTOR * step) pushGap(memory, previous + step, names);
     memory.time.push(row.t);
-    memory.totalBytes.push(Math.round(row.total_bytes));
-    memory.availableBytes.push(Math.round(row.available_bytes));
-    memory.cachedBytes.push(Math.round(row.cached_bytes));
-    memory.dirtyBytes.push(Math.round(row.dirty_bytes));
+    memory.totalBytes.push(wholeBytes(row.total_bytes));
+    memory.availableBytes.push(wholeBytes(row.available_bytes));
+    memory.cachedBytes.push(wholeBytes(row.cached_bytes));
+    memory.dirtyBytes.push(wholeBytes(row.dirty_bytes));
   }
   return memory;
 }

@@ -108,6 +108,34 @@ describe("queryServerMetrics", { skip: skipWithoutDatabase }, () => {
     assert.deepEqual(minute.memory.cachedBytes, [4_000_000_000]);
   });
 
+  it("shows what the agent did not measure as a gap, never as 0, raw and rolled up", async () => {
+    // An agent that sends operation counts but no timings, and memory without dirty or cached.
+    const { id: partial } = await createServer(db.prisma, orgId, "partial01", now);
+    for (const time of [at("09:58:10"), at("09:58:20")]) {
+      await db.pool.query(
+        `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes)
+         VALUES ($1, $2, $3, 'vda', 10, 100, 0, 409600, 0)`, [time, orgId, partial]);
+      await db.pool.query(
+        `INSERT INTO memory (time, org_id, server_id, total_bytes, available_bytes) VALUES ($1, $2, $3, 16000000000, 8000000000)`,
+        [time, orgId, partial]);
+    }
+    await rollUpAggregates(db.pool);
+    for (const range of ["1h", "24h"] as const) {
+      const metrics = await queryServerMetrics(db, orgId, partial, range, now);
+      const vda = device(metrics, "vda");
+      const points = vda.time.length;
+      assert.deepEqual(vda.readIops, Array(points).fill(10), range);
+      for (const unmeasured of ["readLatencyMs", "utilisationPercent", "queueDepth"] as const) {
+        assert.deepEqual(vda[unmeasured], Array(points).fill(null), `${range} ${unmeasured}`);
+      }
+      const samples = metrics.memory.time.length;
+      assert.ok(samples > 0);
+      assert.deepEqual(metrics.memory.availableBytes, Array(samples).fill(8_000_000_000), range);
+      assert.deepEqual(metrics.memory.dirtyBytes, Array(samples).fill(null), `${range} dirty`);
+      assert.deepEqual(metrics.memory.cachedBytes, Array(samples).fill(null), `${range} cached`);
+    }
+  });
+
   it("returns empty series before the first interval has arrived", async () => {
     const { id: fresh } = await createServer(db.prisma, orgId, "new01");
     const metrics = await queryServerMetrics(db, orgId, fresh, "1h", now);

@@ -16,7 +16,9 @@ const counters = [
   "weighted_io_time_ms",
 ] as const;
 
-export type DiskBucketRow = { t: number; device: string } & Record<(typeof counters)[number], number>;
+/** A counter is null where the agent did not measure it (sum() of NULLs): never drawn as 0. */
+export type DiskBucketRow = { t: number; device: string; interval_seconds: number } &
+  Record<Exclude<(typeof counters)[number], "interval_seconds">, number | null>;
 
 export function diskSeriesSql(source: RangeSource): string {
   const time = source.bucketSeconds === null ? "time" : "bucket";
@@ -31,14 +33,17 @@ ORDER BY device, ${time}`;
 
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"] as const;
 
-export type MemoryBucketRow = { t: number } & Record<(typeof gauges)[number], number>;
+export type MemoryBucketRow = { t: number } & Record<(typeof gauges)[number], number | null>;
 
-/** Gauges: raw rows as they are; aggregate buckets as sample-weighted averages. */
+/**
+ * Gauges: raw rows as they are; aggregate buckets as sample-weighted averages over the buckets
+ * that measured the gauge. Not measured anywhere stays null (a gap), never 0.
+ */
 export function memorySeriesSql(source: RangeSource): string {
   const raw = source.bucketSeconds === null;
   const time = raw ? "time" : "bucket";
   const weight = raw ? "1" : "samples";
-  const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}))::float8 AS ${column}`).join(",\n  ");
+  const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}) FILTER (WHERE ${column} IS NOT NULL))::float8 AS ${column}`).join(",\n  ");
   return `SELECT extract(epoch FROM ${time})::float8 AS t,
   ${averages}
 FROM ${source.memoryTable}

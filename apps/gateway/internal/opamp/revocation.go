@@ -1,0 +1,76 @@
+package opamp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// AgentAccessRevokedChannel is NOTIFYed by the console, in the transaction that revokes a
+// server's agent credential or removes the server, with {"agentId": …, "serverId": …}. Every
+// gateway closes that agent's WebSockets at once instead of at its next message or when the
+// cached credential expires. The notification is only a wake-up: the database decides.
+const AgentAccessRevokedChannel = "spindle_agent_access_revoked"
+
+type accessRevoked struct {
+	AgentID  string `json:"agentId"`
+	ServerID string `json:"serverId"`
+}
+
+// onAccessRevoked forgets the agent's cached credential and re-checks each of its connections.
+func (s *Server) onAccessRevoked(payload string) {
+	var revoked accessRevoked
+	if err := json.Unmarshal([]byte(payload), &revoked); err != nil || revoked.AgentID == "" || revoked.ServerID == "" {
+		s.settings.Logger.Warn("ignored a malformed access-revoked notification", "payload", payload)
+		return
+	}
+	s.settings.Credentials.ForgetAgent(revoked.AgentID)
+	for _, c := range s.registry.of(revoked.ServerID) {
+		if c.agent.ID == revoked.AgentID {
+			go c.closeUnlessAuthorised()
+		}
+	}
+}
+
+// closeUnlessAuthorised checks the connection's credential against the database and closes the
+// WebSocket when it is revoked or gone; closed says so. A database error keeps the connection:
+// the next message checks again.
+func (c *agentConnection) closeUnlessAuthorised() (closed bool) {
+	ctx, cancel := c.server.dbContext()
+	defer cancel()
+	c.server.settings.Credentials.Forget(c.agent.CredentialHash)
+	_, err := c.server.settings.Credentials.Check(ctx, c.agent.CredentialHash)
+	if err == nil {
+		return false
+	}
+	if !errors.Is(err, store.ErrUnknownCredential) && !errors.Is(err, store.ErrRevokedCredential) {
+		c.log.Warn("could not re-check the credential of an OpAMP connection", "error", err)
+		return false
+	}
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn != nil {
+		c.log.Info("OpAMP connection closed: credential revoked", "error", err)
+		_ = conn.Disconnect()
+	}
+	return true
+}
+
+// resync catches up, after the LISTEN connection was (re)established, on what may have been
+// announced while it was down: a revoked credential, then a changed policy. Spread over
+// PushJitter like pushes.
+func (s *Server) resync(ctx context.Context, c *agentConnection) {
+	if j := s.settings.PushJitter; j > 0 {
+		sleep(ctx, rand.N(j))
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	if !c.closeUnlessAuthorised() {
+		c.push()
+	}
+}

@@ -1,0 +1,18 @@
+// @spindle/notify: notification channels, routing, rendering, senders and the outbox.
+// The alert engine calls enqueueAlertNotifications in its transaction; the console manages
+// channels and routes and calls sendTestNotification; the worker delivers (apps/worker).
+export * from "./notice.js";
+export * from "./channel-kinds.js";
+export * from "./routing.js";
+export * from "./standard-webhooks.js";
+export { NotifyInputError } from "./input-error.js";
+export { renderNotification, type EmailMessage, type HttpMessage, type NotificationToRender, type RenderContext, type RenderedMessage } from "./render/index.js";
+export { alertKeyOf } from "./render/text.js";
+export { DeliveryError, isPrivateAddress, sendRendered, type SendOptions, type TargetPolicy } from "./send/index.js";
+export type { Queryable } from "./store/queryable.js";
+export * from "./store/outbox.js";
+export { enqueueTransitionGroup, type AlertTransitionGroupLike } from "./store/transitions.js";
+export {
+  createChannel, createRoute, deleteChannel, deleteRoute, listChannels, listRoutes, updateChannel,
+  type ChannelView, type CreateChannelInput, type RouteView, type UpdateChannelInput,
+} from "./store/channels.js";
