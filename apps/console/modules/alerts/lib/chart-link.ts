@@ -27,3 +27,18 @@ export const chartFocusSchema = z.object({
   to: z.iso.datetime({ offset: true }),
   at: z.iso.datetime({ offset: true }),
 });
+export type ChartFocus = z.infer<typeof chartFocusSchema>;
+
+// Notifications (@spindle/notify) link with the hour either side of the event: ?from=…&to=….
+const notificationLinkSchema = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+
+/** The window a server page link asks for, from either link shape; null shows the live charts. */
+export function parseChartFocus(searchParams: Record<string, string | string[] | undefined>, now = new Date()): ChartFocus | null {
+  const focus = chartFocusSchema.safeParse(searchParams);
+  if (focus.success) return focus.data;
+  const link = notificationLinkSchema.safeParse(searchParams);
+  if (!link.success || Date.parse(link.data.from) >= Date.parse(link.data.to)) return null;
+  const at = new Date((Date.parse(link.data.from) + Date.parse(link.data.to)) / 2);
+  const { range, to } = chartWindowAround(at, now);
+  return { range, to: to.toISOString(), at: at.toISOString() };
+}

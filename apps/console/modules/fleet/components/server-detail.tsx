@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { REFRESH_INTERVAL_MS, usePolling } from "@/lib/use-polling";
+import type { ChartFocus } from "@/modules/alerts/lib/chart-link";
 import { DeepTelemetryPanels } from "@/modules/deep-telemetry/components/deep-telemetry-panels";
 import { RangePicker } from "@/modules/metrics/components/range-picker";
 import { ServerCharts } from "@/modules/metrics/components/server-charts";
@@ -13,16 +14,10 @@ import type { MetricsRange, ServerMetrics } from "@/modules/metrics/types/metric
 import type { ServerSummary } from "../types/server";
 import { ServerStatusBadge } from "./server-status-badge";
 
-/** A window that ends in the past, around an alert (the alerts page links here with it). */
-export interface ChartFocus {
-  range: MetricsRange;
-  /** End of the window, ISO 8601. */
-  to: string;
-  /** The event the window is around. */
-  at: string;
-}
-
-/** Header, range picker and charts of one server; both header and charts refresh every 10 s. */
+/**
+ * Header, range picker and charts of one server; both header and charts refresh every 10 s.
+ * `focus` (from an alert's link) starts the charts on a window ending in the past, around the event.
+ */
 export function ServerDetail({ initialServer, focus = null, alerts }: { initialServer: ServerSummary; focus?: ChartFocus | null; alerts?: ReactNode }) {
   const [range, setRange] = useState<MetricsRange>(focus?.range ?? "1h");
   const [windowTo, setWindowTo] = useState<string | null>(focus?.to ?? null);
