@@ -20,6 +20,8 @@ describe("audit entry sentences", () => {
       "edited alert rule “Reads” (threshold, severity)");
     assert.equal(describeAuditEntry({ action: "alert_silence.created", target: "s1", details: { rule: null, scope: "server", endsAt: "2026-11-24T02:00:00.000Z", comment: "disk swap" } }),
       "silenced all rules (server) until 2026-11-24T02:00:00.000Z: disk swap");
+    assert.equal(describeAuditEntry({ action: "notification_route.created", target: "c1", details: { name: "Ops", severities: ["critical"], scope: "organization" } }),
+      "routed critical alerts (organization) to “Ops”");
     assert.equal(describeAuditEntry({ action: "server.revoked", target: "s1", details: { hostname: "db01" } }), "revoked the agent credential of db01");
   });
 
@@ -30,5 +32,6 @@ describe("audit entry sentences", () => {
     assert.equal(auditEntryLink({ action: "alert_rule.disabled", target: "r1" }), "/alerts/rules/r1");
     assert.equal(auditEntryLink({ action: "alert_rule.deleted", target: "r1" }), "/alerts/rules");
     assert.equal(auditEntryLink({ action: "alert_silence.created", target: "s1" }), "/alerts/silences");
+    assert.equal(auditEntryLink({ action: "notification_route.created", target: "c1" }), "/alerts/channels");
   });
 });

@@ -66,6 +66,18 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `silenced ${details.rule ? `“${text(details.rule)}”` : "all rules"} (${text(details.scope)}) until ${text(details.endsAt)}: ${text(details.comment)}`;
     case "alert_silence.cancelled":
       return `cancelled the silence “${text(details.comment)}”`;
+    case "notification_channel.created":
+      return `created the ${text(details.kind)} notification channel ${name}`;
+    case "notification_channel.updated":
+      return `changed ${list(details.changed)} of notification channel ${name}`;
+    case "notification_channel.deleted":
+      return `deleted notification channel ${name}`;
+    case "notification_channel.tested":
+      return `sent a test through notification channel ${name}`;
+    case "notification_route.created":
+      return `routed ${list(details.severities)} alerts (${text(details.scope)}) to ${name}`;
+    case "notification_route.deleted":
+      return `removed a route (${list(details.severities)}, ${text(details.scope)}) from ${name}`;
     default:
       return target ? `${action} (${target})` : action;
   }
@@ -80,5 +92,6 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action === "alert_rule.deleted") return "/alerts/rules";
   if (action.startsWith("alert_rule.")) return `/alerts/rules/${target}`;
   if (action.startsWith("alert_silence.")) return "/alerts/silences";
+  if (action.startsWith("notification_")) return "/alerts/channels";
   return null;
 }

@@ -16,6 +16,8 @@ export const statements = {
   // Alerts: write rules (custom ones, edits of defaults, the enabled switch) and set or cancel silences.
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  // Notification channels and their routes; "test" sends a test message through a channel.
+  notificationChannel: ["create", "update", "delete", "test"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -29,12 +31,13 @@ const manageOrganisation = {
   server: ["revoke", "delete"],
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  notificationChannel: ["create", "update", "delete", "test"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [] }),
 };
 
 export type RoleName = keyof typeof roles;
