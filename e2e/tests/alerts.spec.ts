@@ -1,9 +1,14 @@
 // Alerts, as an admin meets them: enrol this machine, see the default rules the worker gives the
-// organisation, write a custom rule on write IOPS that the test's own disk writes cross, see its
-// 7-day preview before saving, watch the real worker take it pending → firing on the Alerts page,
-// follow the link to the server's charts around the event, and silence it.
+// organisation, add a signed webhook channel pointing at a receiver this test runs (send test:
+// delivered, signature verified), write a custom rule on write IOPS that the test's own disk
+// writes cross, see its 7-day preview before saving, watch the real worker take it pending →
+// firing on the Alerts page and the receiver get the firing, follow the link to the server's
+// charts around the event, and silence it.
 import { expect, test, type Page } from "@playwright/test";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { newAccount, signUp } from "../support/accounts";
@@ -15,8 +20,32 @@ const agent = new InstalledAgent();
 const dataDir = mkdtempSync(join(tmpdir(), "spindle-alerts-e2e-"));
 let writer: NodeJS.Timeout | undefined;
 
+/** What a webhook receiver gets: every request, kept with its headers and raw body. */
+const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    res.writeHead(204).end();
+  });
+});
+
+/** Standard Webhooks, checked independently of @spindle/notify: HMAC-SHA256 of id.timestamp.body. */
+function signedBy(secret: string, request: { headers: IncomingHttpHeaders; body: string }): boolean {
+  const id = String(request.headers["webhook-id"]);
+  const timestamp = String(request.headers["webhook-timestamp"]);
+  const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestamp}.${request.body}`).digest();
+  return String(request.headers["webhook-signature"]).split(" ").some((entry) => {
+    const [version, value] = entry.split(",");
+    const actual = Buffer.from(value ?? "", "base64");
+    return version === "v1" && actual.length === expected.length && timingSafeEqual(actual, expected);
+  });
+}
+
 test.describe.configure({ mode: "serial" });
 test.afterAll(async () => {
+  receiver.close();
   if (writer) clearInterval(writer);
   await agent.destroy();
   rmSync(dataDir, { recursive: true, force: true });
@@ -58,6 +87,32 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
     await expect(page.locator('[data-testid="rule-row"][data-kind="default"]')).not.toHaveCount(0);
   }, 120_000);
   await expect(page.locator('[data-testid="rule-row"][data-name="Agent offline"]')).toHaveAttribute("data-enabled", "true");
+
+  // A signed webhook to this test's receiver, critical and warning alerts from every server.
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/spindle`;
+  await page.getByTestId("alerts-tab-channels").click();
+  await expect(page.getByTestId("channels-empty")).toBeVisible();
+  await page.getByTestId("create-channel").click();
+  const channelForm = page.getByTestId("channel-form");
+  await channelForm.getByLabel("Channel name").fill("Journey receiver");
+  await channelForm.getByLabel("Kind").selectOption("webhook");
+  await channelForm.getByLabel("Webhook URL").fill(receiverUrl);
+  await page.getByTestId("save-channel").click();
+  const secret = (await page.getByTestId("generated-secret").locator("code").textContent())!.trim();
+  expect(secret).toMatch(/^whsec_/);
+  const channel = page.locator('[data-testid="channel"][data-name="Journey receiver"]');
+  await expect(channel.getByTestId("secret-hint")).toHaveText(`whsec_…${secret.slice(-4)}`);
+  await channel.getByTestId("add-route").click();
+  await expect(channel.getByTestId("route")).toContainText("critical, warning from every server");
+  await channel.getByTestId("send-test").click();
+  await expect(channel.getByTestId("test-result")).toHaveAttribute("data-status", "sent", { timeout: 60_000 });
+  const test_ = received.find((r) => JSON.parse(r.body).type === "spindle.test");
+  expect(test_, "the test message reached the receiver").toBeDefined();
+  expect(signedBy(secret, test_!)).toBe(true);
+  await page.reload();
+  await expect(page.locator('[data-testid="channel"][data-name="Journey receiver"]').getByTestId("secret-hint")).toBeVisible();
+  expect(await page.content()).not.toContain(secret);
 
   // A custom rule: write IOPS above 0 for a minute, on every server.
   await page.getByTestId("create-rule").click();
@@ -101,6 +156,9 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(firing).toHaveAttribute("data-silenced", "false");
   await expect(page.locator('[data-testid="history-row"][data-rule="Writes on this machine"][data-to="firing"]').first()).toBeVisible({ timeout: 30_000 });
   await page.screenshot({ path: testInfo.outputPath("alerts-firing.png"), fullPage: true });
+  // The firing went out once through the outbox to the receiver, signed.
+  await expect.poll(() => received.filter((r) => r.body.includes("Writes on this machine") && JSON.parse(r.body).type !== "spindle.test").length, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  expect(received.filter((r) => r.body.includes("Writes on this machine")).every((r) => signedBy(secret, r))).toBe(true);
 
   // The fleet list counts it; the link opens the server's charts around the event.
   await page.goto("/servers");
@@ -130,4 +188,5 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await page.goto("/settings/audit");
   await expect(page.locator('[data-testid="audit-row"][data-action="alert_rule.created"]')).toBeVisible();
   await expect(page.locator('[data-testid="audit-row"][data-action="alert_silence.created"]')).toBeVisible();
+  await expect(page.locator('[data-testid="audit-row"][data-action="notification_channel.created"]')).toBeVisible();
 });

@@ -5,6 +5,7 @@ const tabs = [
   { href: "/alerts", label: "Alerts", key: "alerts" },
   { href: "/alerts/rules", label: "Rules", key: "rules" },
   { href: "/alerts/silences", label: "Silences", key: "silences" },
+  { href: "/alerts/channels", label: "Channels", key: "channels" },
 ] as const;
 
 export function AlertsTabs({ current }: { current: (typeof tabs)[number]["key"] }) {
