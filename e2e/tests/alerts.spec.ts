@@ -83,6 +83,7 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await page.getByRole("link", { name: "Alerts", exact: true }).click();
   await expect(page).toHaveURL(/\/alerts$/);
   await page.getByTestId("alerts-tab-rules").click();
+  await expect(page).toHaveURL(/\/alerts\/rules$/); // the tab navigates client-side: reload only once it has
   await reloadUntil(page, async () => {
     await expect(page.locator('[data-testid="rule-row"][data-kind="default"]')).not.toHaveCount(0);
   }, 120_000);
@@ -92,6 +93,7 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/spindle`;
   await page.getByTestId("alerts-tab-channels").click();
+  await expect(page).toHaveURL(/\/alerts\/channels$/);
   await expect(page.getByTestId("channels-empty")).toBeVisible();
   await page.getByTestId("create-channel").click();
   const channelForm = page.getByTestId("channel-form");
