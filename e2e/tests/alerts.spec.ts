@@ -112,11 +112,14 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   const test_ = received.find((r) => JSON.parse(r.body).type === "spindle.test");
   expect(test_, "the test message reached the receiver").toBeDefined();
   expect(signedBy(secret, test_!)).toBe(true);
+  await page.screenshot({ path: testInfo.outputPath("channels.png"), fullPage: true });
   await page.reload();
   await expect(page.locator('[data-testid="channel"][data-name="Journey receiver"]').getByTestId("secret-hint")).toBeVisible();
   expect(await page.content()).not.toContain(secret);
 
   // A custom rule: write IOPS above 0 for a minute, on every server.
+  await page.getByTestId("alerts-tab-rules").click();
+  await expect(page).toHaveURL(/\/alerts\/rules$/);
   await page.getByTestId("create-rule").click();
   const form = page.getByTestId("rule-form");
   await form.getByLabel("Name").fill("Writes on this machine");

@@ -21,6 +21,7 @@ import { listRules } from "@/modules/alerts/lib/list-rules";
 import { previewRule } from "@/modules/alerts/lib/preview-rule";
 import { listSilences } from "@/modules/alerts/lib/silences";
 import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
+import { listChannelSummaries } from "@/modules/channels/lib/channels";
 import { getServerOffer } from "@/modules/bench/lib/profiles";
 import { listRuns } from "@/modules/bench/lib/runs";
 import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-telemetry";
@@ -160,6 +161,7 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     assert.deepEqual(await listOpenAlerts(db, orgId), []);
     assert.deepEqual((await listAlertHistory(db, orgId, {})).entries, []);
     assert.deepEqual(await listSilences(db, orgId), []);
+    assert.deepEqual(await listChannelSummaries(db, orgId), []);
     const preview = await previewRule(db, orgId, {
       name: "reads", signal: "disk.read_iops", aggregation: "avg", comparison: ">", threshold: 1, windowSeconds: 300,
       forSeconds: 0, resolveSeconds: 0, noDataSeconds: 600, scope: { scope: "organization" }, severity: "info",
