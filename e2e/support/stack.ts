@@ -35,5 +35,7 @@ export const e2eStack = {
     SPINDLE_CONSOLE_URL: `http://localhost:${consolePort}`,
     SPINDLE_PUBLIC_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
     BETTER_AUTH_SECRET: "e2e-secret-that-is-long-enough-for-better-auth-0123",
+    // The journeys' webhook receivers listen on loopback over plain http.
+    SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
   },
 };

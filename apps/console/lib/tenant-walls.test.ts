@@ -15,7 +15,13 @@ import pg from "pg";
 import { consoleTestLogin, createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { rollUpAggregates } from "@/test-support/roll-up";
+import { listAlertHistory } from "@/modules/alerts/lib/list-alert-history";
+import { listOpenAlerts } from "@/modules/alerts/lib/list-open-alerts";
+import { listRules } from "@/modules/alerts/lib/list-rules";
+import { previewRule } from "@/modules/alerts/lib/preview-rule";
+import { listSilences } from "@/modules/alerts/lib/silences";
 import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
+import { listChannelSummaries } from "@/modules/channels/lib/channels";
 import { getServerOffer } from "@/modules/bench/lib/profiles";
 import { listRuns } from "@/modules/bench/lib/runs";
 import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-telemetry";
@@ -151,6 +157,16 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     assert.deepEqual(await getServerOffer(db, orgId, serverOfA.id), { profiles: [], paths: [] });
     assert.equal((await getAgentState(db, orgA, serverOfA.id)).revokedAt, null);
     assert.equal((await listMembers(identityTables(db), orgId)).members.length, 1);
+    assert.deepEqual((await listRules(db, orgId)).rules, []);
+    assert.deepEqual(await listOpenAlerts(db, orgId), []);
+    assert.deepEqual((await listAlertHistory(db, orgId, {})).entries, []);
+    assert.deepEqual(await listSilences(db, orgId), []);
+    assert.deepEqual(await listChannelSummaries(db, orgId), []);
+    const preview = await previewRule(db, orgId, {
+      name: "reads", signal: "disk.read_iops", aggregation: "avg", comparison: ">", threshold: 1, windowSeconds: 300,
+      forSeconds: 0, resolveSeconds: 0, noDataSeconds: 600, scope: { scope: "organization" }, severity: "info",
+    });
+    assert.deepEqual(preview.previewable && Object.values(preview.hostnames), ["alpha-db01"], "the preview replays only this organisation's servers");
     // And the other organisation's server is not there for A.
     await assert.rejects(queryServerMetrics(db, orgId, serverOfB.id, "24h"), { status: 404 });
     await assert.rejects(queryServerGains(db, orgId, serverOfB.id, { range: "24h" }), { status: 404 });

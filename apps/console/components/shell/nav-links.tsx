@@ -5,6 +5,7 @@ import { cn } from "@/lib/utils";
 
 const links = [
   { href: "/servers", label: "Servers" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
   { href: "/settings/members", label: "Members" },

@@ -16,6 +16,12 @@ describe("audit entry sentences", () => {
     assert.equal(
       describeAuditEntry({ action: "member.role_changed", target: "m1", details: { email: "a@example.com", from: "viewer", role: "admin" } }),
       "changed the role of a@example.com from viewer to admin");
+    assert.equal(describeAuditEntry({ action: "alert_rule.updated", target: "r1", details: { name: "Reads", changed: ["threshold", "severity"] } }),
+      "edited alert rule “Reads” (threshold, severity)");
+    assert.equal(describeAuditEntry({ action: "alert_silence.created", target: "s1", details: { rule: null, scope: "server", endsAt: "2026-11-24T02:00:00.000Z", comment: "disk swap" } }),
+      "silenced all rules (server) until 2026-11-24T02:00:00.000Z: disk swap");
+    assert.equal(describeAuditEntry({ action: "notification_route.created", target: "c1", details: { name: "Ops", severities: ["critical"], scope: "organization" } }),
+      "routed critical alerts (organization) to “Ops”");
     assert.equal(describeAuditEntry({ action: "server.revoked", target: "s1", details: { hostname: "db01" } }), "revoked the agent credential of db01");
   });
 
@@ -23,5 +29,9 @@ describe("audit entry sentences", () => {
     assert.equal(auditEntryLink({ action: "policy.created", target: "abc" }), "/policies/abc");
     assert.equal(auditEntryLink({ action: "server.tags_changed", target: "s1" }), "/servers/s1");
     assert.equal(auditEntryLink({ action: "member.removed", target: "x" }), null);
+    assert.equal(auditEntryLink({ action: "alert_rule.disabled", target: "r1" }), "/alerts/rules/r1");
+    assert.equal(auditEntryLink({ action: "alert_rule.deleted", target: "r1" }), "/alerts/rules");
+    assert.equal(auditEntryLink({ action: "alert_silence.created", target: "s1" }), "/alerts/silences");
+    assert.equal(auditEntryLink({ action: "notification_route.created", target: "c1" }), "/alerts/channels");
   });
 });

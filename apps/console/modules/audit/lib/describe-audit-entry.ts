@@ -52,6 +52,32 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `cancelled the invitation of ${text(details.email)}`;
     case "invitation.accepted":
       return `${text(details.email)} accepted the invitation as ${text(details.role)}`;
+    case "alert_rule.created":
+      return `created alert rule ${name}`;
+    case "alert_rule.updated":
+      return `edited alert rule ${name}${Array.isArray(details.changed) && details.changed.length > 0 ? ` (${list(details.changed)})` : ""}`;
+    case "alert_rule.enabled":
+      return `turned on alert rule ${name}`;
+    case "alert_rule.disabled":
+      return `turned off alert rule ${name}`;
+    case "alert_rule.deleted":
+      return `deleted alert rule ${name}`;
+    case "alert_silence.created":
+      return `silenced ${details.rule ? `“${text(details.rule)}”` : "all rules"} (${text(details.scope)}) until ${text(details.endsAt)}: ${text(details.comment)}`;
+    case "alert_silence.cancelled":
+      return `cancelled the silence “${text(details.comment)}”`;
+    case "notification_channel.created":
+      return `created the ${text(details.kind)} notification channel ${name}`;
+    case "notification_channel.updated":
+      return `changed ${list(details.changed)} of notification channel ${name}`;
+    case "notification_channel.deleted":
+      return `deleted notification channel ${name}`;
+    case "notification_channel.tested":
+      return `sent a test through notification channel ${name}`;
+    case "notification_route.created":
+      return `routed ${list(details.severities)} alerts (${text(details.scope)}) to ${name}`;
+    case "notification_route.deleted":
+      return `removed a route (${list(details.severities)}, ${text(details.scope)}) from ${name}`;
     default:
       return target ? `${action} (${target})` : action;
   }
@@ -63,5 +89,9 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action.startsWith("server.")) return `/servers/${target}`;
   if (action.startsWith("enrollment_token.")) return "/servers/add";
   if (action.startsWith("bench_run.")) return `/proof-runs/${target}`;
+  if (action === "alert_rule.deleted") return "/alerts/rules";
+  if (action.startsWith("alert_rule.")) return `/alerts/rules/${target}`;
+  if (action.startsWith("alert_silence.")) return "/alerts/silences";
+  if (action.startsWith("notification_")) return "/alerts/channels";
   return null;
 }

@@ -13,6 +13,11 @@ export const statements = {
   benchRun: ["start", "cancel"],
   // Servers: revoke the agent's credential, allow a re-enrolment, remove the server.
   server: ["revoke", "delete"],
+  // Alerts: write rules (custom ones, edits of defaults, the enabled switch) and set or cancel silences.
+  alertRule: ["create", "update", "delete"],
+  alertSilence: ["create", "cancel"],
+  // Notification channels and their routes; "test" sends a test message through a channel.
+  notificationChannel: ["create", "update", "delete", "test"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -24,12 +29,15 @@ const manageOrganisation = {
   policy: ["create", "update", "assign"],
   benchRun: ["start", "cancel"],
   server: ["revoke", "delete"],
+  alertRule: ["create", "update", "delete"],
+  alertSilence: ["create", "cancel"],
+  notificationChannel: ["create", "update", "delete", "test"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [] }),
 };
 
 export type RoleName = keyof typeof roles;

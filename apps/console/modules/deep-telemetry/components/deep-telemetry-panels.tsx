@@ -12,8 +12,8 @@ import { LatencyPanel } from "./latency-panel";
 import { SplitIoPanel } from "./split-io-panel";
 
 /** The deep Linux telemetry of one server for the picked range; refreshes with the charts above. */
-export function DeepTelemetryPanels({ serverId, range }: { serverId: string; range: MetricsRange }) {
-  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?range=${range}`);
+export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serverId: string; range: MetricsRange; windowTo?: string | null }) {
+  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?range=${range}${windowTo ? `&to=${encodeURIComponent(windowTo)}` : ""}`);
   const deep = data?.range === range ? data : undefined;
   if (!deep) {
     if (error) {

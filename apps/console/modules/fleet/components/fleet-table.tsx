@@ -8,6 +8,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { usePolling } from "@/lib/use-polling";
+import { FiringCount, useFiringCounts } from "@/modules/alerts/components/firing-count";
 import type { ServerSummary } from "../types/server";
 import { ServerStatusBadge } from "./server-status-badge";
 
@@ -16,6 +17,7 @@ export function FleetTable({ initialServers, canAdd }: { initialServers: ServerS
   const router = useRouter();
   const now = useNow();
   const { data, error } = usePolling<{ servers: ServerSummary[] }>("/api/servers", { initial: { servers: initialServers } });
+  const firing = useFiringCounts();
   const servers = data?.servers ?? initialServers;
 
   if (servers.length === 0) {
@@ -75,6 +77,7 @@ export function FleetTable({ initialServers, canAdd }: { initialServers: ServerS
                 </TableCell>
                 <TableCell>
                   <ServerStatusBadge status={server.status} />
+                  <FiringCount count={firing.get(server.id) ?? 0} />
                 </TableCell>
                 <TableCell>{server.osVersion || server.os}</TableCell>
                 <TableCell className="hidden font-mono text-xs lg:table-cell">{server.kernel || "—"}</TableCell>

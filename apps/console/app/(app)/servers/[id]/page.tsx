@@ -6,6 +6,9 @@ import { database } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { ServerDetail } from "@/modules/fleet/components/server-detail";
+import { OpenAlerts } from "@/modules/alerts/components/open-alerts";
+import { parseChartFocus } from "@/modules/alerts/lib/chart-link";
+import { listAlertTargets } from "@/modules/alerts/lib/silence-targets";
 import { ServerAccessPanel } from "@/modules/fleet/components/server-access-panel";
 import { getServer } from "@/modules/fleet/lib/get-server";
 import { getAgentState } from "@/modules/fleet/lib/server-lifecycle";
@@ -19,17 +22,20 @@ import { listRuns } from "@/modules/bench/lib/runs";
 
 export const metadata: Metadata = { title: "Server" };
 
-export default async function ServerPage({ params }: PageProps<"/servers/[id]">) {
+export default async function ServerPage({ params, searchParams }: PageProps<"/servers/[id]">) {
   const { id } = await params;
+  // A link from an alert asks for the window around it; anything else shows the live charts.
+  const focus = parseChartFocus(await searchParams);
   const context = await pageContext();
   const server = await getServer(database(), context.orgId, id).catch((error: unknown) => {
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const [serverPolicy, runs, offer] = await Promise.all([
+  const [serverPolicy, runs, offer, alertTargets] = await Promise.all([
     getServerPolicy(database(), context.orgId, server.id),
     listRuns(database(), context.orgId, server.id),
     getServerOffer(database(), context.orgId, server.id),
+    listAlertTargets(database(), context.orgId),
   ]);
   const canManage = can(context.role, { server: ["revoke", "delete"] });
   const agentState = canManage ? await getAgentState(database(), context, server.id) : null;
@@ -38,7 +44,16 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
         <ArrowLeft className="size-4" aria-hidden /> Servers
       </Link>
-      <ServerDetail initialServer={server} />
+      <ServerDetail
+        initialServer={server}
+        focus={focus}
+        alerts={
+          <section className="grid gap-2" data-testid="server-alerts" aria-labelledby="server-alerts-title">
+            <h2 id="server-alerts-title" className="text-lg font-semibold">Alerts on this server</h2>
+            <OpenAlerts serverId={server.id} canSilence={can(context.role, { alertSilence: ["create"] })} targets={alertTargets} />
+          </section>
+        }
+      />
       <div className="mt-6">
         <ServerPolicyPanel initial={serverPolicy} canEdit={can(context.role, { policy: ["assign"] })} />
       </div>

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
-import { metricsRangeSchema } from "@/modules/metrics/types/metrics";
+import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
 
 export const GET = orgRoute(
-  { params: z.object({ id: z.string() }), query: z.object({ range: metricsRangeSchema.default("1h") }) },
-  async ({ context, params, query }) => queryServerMetrics(database(), context.orgId, params.id, query.range),
+  { params: z.object({ id: z.string() }), query: chartWindowQuerySchema },
+  async ({ context, params, query }) => queryServerMetrics(database(), context.orgId, params.id, query.range, windowEnd(query.to)),
 );

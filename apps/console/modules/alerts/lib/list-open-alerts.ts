@@ -1,0 +1,47 @@
+import { findSilence, type AlertSeverity } from "@spindle/domain";
+import { inOrg, type Db } from "@/lib/db";
+import type { OpenAlert } from "../types/alerts";
+import { alertValue } from "./describe-rule";
+import { loadSilencesInForce } from "./load-silences";
+
+const severityRank: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+const stateRank: Record<string, number> = { firing: 0, no_data: 1, pending: 2 };
+
+/**
+ * What is wrong now: every rule × subject pending, firing or without data, of enabled rules,
+ * optionally for one server. Firing first, then by severity, longest-standing first. A silence
+ * in force now is shown beside the alert (the worker also marks the transitions it covers).
+ */
+export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?: string; now?: Date } = {}): Promise<OpenAlert[]> {
+  const now = options.now ?? new Date();
+  return inOrg(db, orgId, async (tx) => {
+    const states = await tx.alertState.findMany({
+      where: { orgId, state: { in: ["pending", "firing", "no_data"] }, rule: { enabled: true }, ...(options.serverId ? { serverId: options.serverId } : {}) },
+      include: { rule: true },
+    });
+    if (states.length === 0) return [];
+    const servers = await tx.server.findMany({ where: { orgId, id: { in: [...new Set(states.map((s) => s.serverId))] } }, select: { id: true, hostname: true, tags: true } });
+    const byId = new Map(servers.map((s) => [s.id, s]));
+    const silences = await loadSilencesInForce(tx, orgId, now);
+    const alerts = states.map((s): OpenAlert => {
+      const server = byId.get(s.serverId);
+      const silence = findSilence(silences, s.ruleId, { serverId: s.serverId, component: s.component, tags: server?.tags ?? [] }, now);
+      return {
+        ruleId: s.ruleId,
+        ruleName: s.rule.name,
+        severity: s.rule.severity as AlertSeverity,
+        state: s.state as OpenAlert["state"],
+        since: s.stateSince.toISOString(),
+        serverId: s.serverId,
+        hostname: server?.hostname ?? "a removed server",
+        component: s.component,
+        value: alertValue(s.rule, { value: s.state === "no_data" ? null : s.value, comparison: s.rule.comparison, threshold: s.rule.threshold }),
+        note: s.rule.note,
+        silence: silence ? { id: silence.id, comment: silence.comment, endsAt: silence.endsAt.toISOString() } : null,
+      };
+    });
+    return alerts.sort((a, b) =>
+      stateRank[a.state]! - stateRank[b.state]! || severityRank[a.severity]! - severityRank[b.severity]! || a.since.localeCompare(b.since) || a.hostname.localeCompare(b.hostname));
+  });
+}
+
