@@ -2,13 +2,12 @@
 // over loopback into a real PostgreSQL. Then the database goes away (and the gateway restarts)
 // while the agent keeps sampling; when both are back, every sample has arrived exactly once.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
-import { GatewayProcess, repoRoot } from "../support/gateway";
-import { PostgresCluster } from "../support/postgres";
+import { GatewayProcess } from "../support/gateway";
+import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
 const cluster = new PostgresCluster(55510);
@@ -16,24 +15,15 @@ const databaseUrl = cluster.url("spindle");
 const gateway = new GatewayProcess(55511, databaseUrl);
 const agent = new InstalledAgent();
 
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
+function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return queryRows<T>(databaseUrl, sql, params);
 }
 
 let token = "";
 
 before(async () => {
   cluster.start();
-  execFileSync("psql", [cluster.url(), "-qAtc", "CREATE DATABASE spindle"]);
-  execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
-    cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe",
-  });
+  cluster.createMigratedDatabase();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   ({ token } = await seedOrganisationWithToken(client, "integration"));

@@ -3,14 +3,13 @@
 // every batch the agent numbered is in the database once or still in its spool, none twice,
 // none half-written. The figures they print go into docs/benchmarks.md ("Fault tests").
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
 import { fillSpool, isRoot, ledger, removeSpoolfill, SmallFilesystem, type Ledger } from "../support/faults";
-import { GatewayProcess, repoRoot } from "../support/gateway";
-import { PostgresCluster } from "../support/postgres";
+import { GatewayProcess } from "../support/gateway";
+import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
 const cluster = new PostgresCluster(Number(process.env.SPINDLE_FAULTS_PG_PORT ?? 55540));
@@ -21,22 +20,13 @@ const gateway = new GatewayProcess(Number(process.env.SPINDLE_FAULTS_GATEWAY_POR
 const agentBase = existsSync("/dev/shm") ? "/dev/shm" : undefined;
 const agents: InstalledAgent[] = [];
 
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
+function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return queryRows<T>(databaseUrl, sql, params);
 }
 
 before(async () => {
   cluster.start();
-  execFileSync("psql", [cluster.url(), "-qAtc", "CREATE DATABASE spindle"]);
-  execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
-    cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe",
-  });
+  cluster.createMigratedDatabase();
   await gateway.start();
 });
 

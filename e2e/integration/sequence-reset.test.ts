@@ -4,14 +4,13 @@
 // the agent continues above it, and its new samples are written instead of being acknowledged
 // and dropped as replays (issue 11, defect 7).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
-import { GatewayProcess, repoRoot } from "../support/gateway";
-import { PostgresCluster } from "../support/postgres";
+import { GatewayProcess } from "../support/gateway";
+import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
 const cluster = new PostgresCluster(Number(process.env.SPINDLE_SEQ_RESET_PG_PORT ?? 55520));
@@ -20,22 +19,13 @@ const gateway = new GatewayProcess(Number(process.env.SPINDLE_SEQ_RESET_GATEWAY_
 const agent = new InstalledAgent();
 const farAhead = 1_000_000;
 
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
+function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return queryRows<T>(databaseUrl, sql, params);
 }
 
 before(async () => {
   cluster.start();
-  execFileSync("psql", [cluster.url(), "-qAtc", "CREATE DATABASE spindle"]);
-  execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
-    cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "pipe",
-  });
+  cluster.createMigratedDatabase();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const { token } = await seedOrganisationWithToken(client, "sequence-reset");

@@ -1,13 +1,12 @@
 // The policy delivery stack of the integration test and the propagation benchmark: a PostgreSQL
 // of its own, the real gateway, the real worker and the real agent installed by install.sh, plus
 // the SQL the console runs to save a policy version and assign it.
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { mergePolicies, parsePolicy, type PolicyDocument } from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
 import pg from "pg";
 import { InstalledAgent } from "./agent";
-import { GatewayProcess, repoRoot } from "./gateway";
+import { GatewayProcess } from "./gateway";
 import { PostgresCluster } from "./postgres";
 import { seedOrganisationWithToken } from "./seed";
 import { WorkerProcess } from "./worker";
@@ -34,10 +33,7 @@ export class PolicyStack {
   /** Database, gateway and worker up; the agent installed (eBPF off in agent.yaml) and running. */
   async start(): Promise<void> {
     this.cluster.start();
-    execFileSync("psql", [this.cluster.url(), "-qAtc", "CREATE DATABASE spindle"]);
-    execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
-      cwd: repoRoot, env: { ...process.env, DATABASE_URL: this.databaseUrl }, stdio: "pipe",
-    });
+    this.cluster.createMigratedDatabase();
     const client = await this.db.connect();
     const { orgId, token } = await seedOrganisationWithToken(client as unknown as pg.Client, "policy-delivery");
     client.release();

@@ -4,6 +4,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
+import { repoRoot } from "./gateway";
 
 function binDir(): string {
   for (const version of readdirSync("/usr/lib/postgresql").sort().reverse()) {
@@ -36,6 +38,16 @@ export class PostgresCluster {
       `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`);
   }
 
+  /** Creates database `name` and applies every migration to it; returns its URL. */
+  createMigratedDatabase(name = "spindle"): string {
+    execFileSync("psql", [this.url(), "-qAtc", `CREATE DATABASE ${name}`]);
+    const url = this.url(name);
+    execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
+      cwd: repoRoot, env: { ...process.env, DATABASE_URL: url }, stdio: "pipe",
+    });
+    return url;
+  }
+
   /** A crash and recovery: `-m immediate` aborts every backend mid-transaction, then it starts again. */
   restartImmediately(): void {
     asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -m immediate -l ${this.dir}/log restart >/dev/null`);
@@ -51,3 +63,14 @@ export class PostgresCluster {
   }
 }
 
+
+/** One query on a connection of its own, for checks that must not hold a connection open. */
+export async function queryRows<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
