@@ -26,6 +26,9 @@ type gatewayDouble struct {
 	finished  map[string]map[string]any
 	profiles  []string
 	finishedC chan string
+	// forgetful hands out queued runs even to a poll naming a run in progress, as a gateway
+	// restored from a backup that lost track of the run would: the agent must refuse them.
+	forgetful bool
 }
 
 func newGatewayDouble() *gatewayDouble {
@@ -50,6 +53,16 @@ func (g *gatewayDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case r.URL.Path == "/v1/bench/next":
+		// As the gateway does: a poll naming a run is never handed a new one; a named run that
+		// has finished is answered with a cancel.
+		if running := r.URL.Query().Get("running"); running != "" && !g.forgetful {
+			if _, done := g.finished[running]; done {
+				_ = json.NewEncoder(w).Encode(map[string]string{"cancel": running})
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		if len(g.queue) == 0 {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -159,6 +172,7 @@ func TestRunsARequestAndPostsItsReport(t *testing.T) {
 
 func TestCancelsOnRequestAndRefusesASecondRun(t *testing.T) {
 	g := newGatewayDouble()
+	g.forgetful = true
 	dir := t.TempDir()
 	startRunner(t, g, dir)
 	g.push(start("long", tinyRequest(dir, 5, 4)))
