@@ -9,8 +9,9 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
-// AgentAccessRevokedChannel is NOTIFYed by the console, in the transaction that revokes a
-// server's agent credential or removes the server, with {"agentId": …, "serverId": …}. Every
+// AgentAccessRevokedChannel is NOTIFYed by the database (triggers on agents, migration
+// 20261124170000_agent_access_revoked_trigger) in the transaction that revokes an agent, hands
+// its identity to a re-enrolment or deletes it, with {"agentId": …, "serverId": …}. Every
 // gateway closes that agent's WebSockets at once instead of at its next message or when the
 // cached credential expires. The notification is only a wake-up: the database decides.
 const AgentAccessRevokedChannel = "spindle_agent_access_revoked"

@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// The console revokes a credential (or removes the server) and NOTIFYs in the same
-// transaction: the open WebSocket closes at once. The credential cache here trusts a check for
-// an hour and the agent sends nothing after connecting, so only the notification can close it.
+// Access ends in the database, by whoever ends it (the console, an operator's SQL, a re-enrolment
+// taking the identity over, an organisation deleted with its agents), and the database announces
+// it (migration 20261124170000_agent_access_revoked_trigger): the open WebSocket closes at once.
+// The credential cache here trusts a check for an hour and the agent sends nothing after
+// connecting, so only the announcement can close it.
 func TestRevocationClosesTheWebSocketAtOnce(t *testing.T) {
 	for _, change := range []struct {
 		name string
@@ -18,12 +20,15 @@ func TestRevocationClosesTheWebSocketAtOnce(t *testing.T) {
 		{"revoked", []string{`UPDATE agents SET revoked_at = now() WHERE server_id = $1`}},
 		// The agent row first, as the console does: the gateway locks agents before servers.
 		{"server removed", []string{`DELETE FROM agents WHERE server_id = $1`, `DELETE FROM servers WHERE id = $1`}},
+		{"identity taken over by a re-enrolment", []string{
+			`UPDATE agents SET credential_hash = sha256(random()::text::bytea), enrolled_at = now() + interval '1 second' WHERE server_id = $1`}},
+		{"organisation deleted", []string{`DELETE FROM organizations WHERE id = (SELECT org_id FROM servers WHERE id = $1)`}},
 	} {
 		t.Run(change.name, func(t *testing.T) {
 			h := newHarnessWithCredentialTTL(t, time.Hour)
 			h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
 			h.waitConnected(1)
-			h.announceRevocation(change.sql...)
+			h.inOneTransaction(change.sql...)
 			h.waitConnected(0)
 		})
 	}
@@ -36,7 +41,7 @@ func TestRevocationNotificationForAValidCredentialClosesNothing(t *testing.T) {
 	h := newHarnessWithCredentialTTL(t, time.Hour)
 	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
 	h.waitConnected(1)
-	h.announceRevocation(`SELECT $1::uuid`) // no change
+	h.inOneTransaction(`SELECT pg_notify('`+AgentAccessRevokedChannel+`', json_build_object('agentId', id, 'serverId', server_id)::text) FROM agents WHERE server_id = $1`)
 	// A policy set afterwards still reaches the agent over the same connection: had the
 	// notification closed it, the agent would have to reconnect first and the count would dip.
 	document, hash := h.setPolicy(40)
@@ -46,25 +51,17 @@ func TestRevocationNotificationForAValidCredentialClosesNothing(t *testing.T) {
 	}
 }
 
-// announceRevocation runs the changes (with the server id as $1) and the console's NOTIFY in one
-// transaction, as apps/console/modules/fleet/lib/server-lifecycle.ts does.
-func (h *harness) announceRevocation(changes ...string) {
+// inOneTransaction runs the statements, each with the server id as $1, in one transaction.
+func (h *harness) inOneTransaction(statements ...string) {
 	h.t.Helper()
 	ctx := context.Background()
-	var agentID string
-	if err := h.db.QueryRow(ctx, `SELECT id::text FROM agents WHERE server_id = $1`, h.serverID).Scan(&agentID); err != nil {
-		h.t.Fatal(err)
-	}
 	tx, err := h.db.Begin(ctx)
 	must(h.t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
-	for _, change := range changes {
-		_, err = tx.Exec(ctx, change, h.serverID)
+	for _, statement := range statements {
+		_, err = tx.Exec(ctx, statement, h.serverID)
 		must(h.t, err)
 	}
-	_, err = tx.Exec(ctx, `SELECT pg_notify($1, json_build_object('agentId', $2::text, 'serverId', $3::text)::text)`,
-		AgentAccessRevokedChannel, agentID, h.serverID)
-	must(h.t, err)
 	must(h.t, tx.Commit(ctx))
 }
 

@@ -83,7 +83,7 @@ func (c *Credentials) Forget(credentialHash []byte) {
 }
 
 // ForgetAgent drops every cached credential of the agent, so a revocation announced by the
-// console (opamp's AgentAccessRevokedChannel) takes effect on the connections using this cache
+// database (opamp's AgentAccessRevokedChannel) takes effect on the connections using this cache
 // at once. (Exports need no such help: writes re-check the credential under the agent's lock.)
 func (c *Credentials) ForgetAgent(agentID string) {
 	c.mu.Lock()

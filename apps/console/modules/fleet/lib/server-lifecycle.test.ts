@@ -5,8 +5,10 @@ import { after, before, describe, it } from "node:test";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { can } from "@/modules/auth/lib/access";
-import { AGENT_ACCESS_REVOKED_CHANNEL } from "./announce-access-revoked";
 import { allowReenrolment, removeServer, revokeServer } from "./server-lifecycle";
+
+/** The channel the database announces ended access on (migration 20261124170000_agent_access_revoked_trigger). */
+const AGENT_ACCESS_REVOKED_CHANNEL = "spindle_agent_access_revoked";
 
 describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;

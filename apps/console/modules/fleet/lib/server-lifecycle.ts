@@ -7,7 +7,6 @@ import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { OrgContext } from "@/modules/auth/types/context";
-import { announceAccessRevoked } from "./announce-access-revoked";
 
 /** How long "Allow re-enrolment" lasts: long enough to run the install command, no longer. */
 export const REENROLMENT_WINDOW_MS = 60 * 60 * 1000;
@@ -42,7 +41,8 @@ function state(serverId: string, agent: { revokedAt: Date | null; reenrollmentAl
 
 /**
  * Revokes the server's agent credential: the gateway answers 401 to it from the next request,
- * and every gateway closes the agent's open OpAMP connection at once.
+ * and every gateway closes the agent's open OpAMP connection at once (the database announces
+ * it: migration 20261124170000_agent_access_revoked_trigger).
  */
 export async function revokeServer(db: Db, actor: Actor, serverId: string, now = new Date()): Promise<AgentState> {
   return inOrg(db, actor.orgId, async (tx) => {
@@ -57,7 +57,6 @@ export async function revokeServer(db: Db, actor: Actor, serverId: string, now =
     await tx.auditLog.create({
       data: { orgId: actor.orgId, actorId: actor.userId, action: "server.revoked", target: server.id, details: { hostname: server.hostname } },
     });
-    await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
     return state(server.id, agent);
   });
 }
@@ -97,8 +96,7 @@ export async function removeServer(db: Db, actor: Actor, serverId: string): Prom
       // the gateway locks agents before servers when it records a batch or an OpAMP report, so
       // the same order here means waiting for it, never a deadlock.
       await tx.agent.delete({ where: { id: server.agent.id } });
-      await announceAccessRevoked(tx, { id: server.agent.id, serverId: server.id });
-    }
+      }
     await tx.server.delete({ where: { id: server.id } });
     await tx.auditLog.create({
       data: { orgId: actor.orgId, actorId: actor.userId, action: "server.removed", target: server.id, details: { hostname: server.hostname } },
