@@ -40,6 +40,9 @@ type Settings struct {
 	ProgressEvery time.Duration
 	// RetryAfter is the pause after a failed poll. Default 5 s.
 	RetryAfter time.Duration
+	// MinEmptyPoll is the least time between polls that brought nothing, so a gateway or proxy
+	// that answers the long poll at once does not make the agent spin. Default 1 s.
+	MinEmptyPoll time.Duration
 }
 
 // Runner is the agent's side of proof runs.
@@ -85,6 +88,9 @@ func New(settings Settings) (*Runner, error) {
 	if settings.RetryAfter <= 0 {
 		settings.RetryAfter = 5 * time.Second
 	}
+	if settings.MinEmptyPoll <= 0 {
+		settings.MinEmptyPoll = time.Second
+	}
 	if settings.UserAgent == "" {
 		settings.UserAgent = "spindle-agent"
 	}
@@ -109,7 +115,12 @@ func (r *Runner) Run(ctx context.Context) {
 			}
 			profilesSent = true
 		}
+		polled := time.Now()
 		cmd, err := r.client.next(ctx, r.runningID(), r.settings.PollWaitSeconds)
+		if err == nil && cmd.Cancel == "" && cmd.Start == nil {
+			sleep(ctx, r.settings.MinEmptyPoll-time.Since(polled))
+			continue
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				r.settings.Logger.Debug("proof-run poll failed; retrying", "error", err)

@@ -29,6 +29,7 @@ type gatewayDouble struct {
 	// forgetful hands out queued runs even to a poll naming a run in progress, as a gateway
 	// restored from a backup that lost track of the run would: the agent must refuse them.
 	forgetful bool
+	polls     []time.Time // when each poll arrived
 }
 
 func newGatewayDouble() *gatewayDouble {
@@ -53,6 +54,7 @@ func (g *gatewayDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case r.URL.Path == "/v1/bench/next":
+		g.polls = append(g.polls, time.Now())
 		// As the gateway does: a poll naming a run is never handed a new one; a named run that
 		// has finished is answered with a cancel.
 		if running := r.URL.Query().Get("running"); running != "" && !g.forgetful {
@@ -113,13 +115,19 @@ func (g *gatewayDouble) outcome(t *testing.T, id string) map[string]any {
 
 func startRunner(t *testing.T, g *gatewayDouble, allowed ...string) {
 	t.Helper()
+	startRunnerWith(t, g, 20*time.Millisecond, allowed...)
+}
+
+func startRunnerWith(t *testing.T, g *gatewayDouble, minEmptyPoll time.Duration, allowed ...string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the bench engine's generator runs on Linux")
 	}
 	server := httptest.NewServer(g)
 	t.Cleanup(server.Close)
 	r, err := New(Settings{Gateway: server.URL, Credential: "spa_test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		AllowedPaths: allowed, PollWaitSeconds: 1, ProgressEvery: 200 * time.Millisecond, RetryAfter: 100 * time.Millisecond})
+		AllowedPaths: allowed, PollWaitSeconds: 1, ProgressEvery: 200 * time.Millisecond, RetryAfter: 100 * time.Millisecond,
+		MinEmptyPoll: minEmptyPoll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,5 +250,29 @@ func TestRefusesEveryRunWithoutAllowedPaths(t *testing.T) {
 	g.push(start("any", tinyRequest(t.TempDir(), 1, 1)))
 	if outcome := g.outcome(t, "any"); outcome["status"] != "failed" || !strings.Contains(outcome["error"].(string), "bench.paths in agent.yaml") {
 		t.Fatalf("outcome %v", outcome)
+	}
+}
+
+// A gateway (or a proxy in front of it) that answers the long poll at once must not make the
+// agent spin: empty polls are at least MinEmptyPoll apart. Only a lower bound on elapsed time is
+// asserted, which a slow machine cannot break.
+func TestDoesNotSpinOnPollsAnsweredAtOnce(t *testing.T) {
+	g := newGatewayDouble()
+	startRunnerWith(t, g, 200*time.Millisecond, t.TempDir())
+	for {
+		g.mu.Lock()
+		n := len(g.polls)
+		first, last := time.Time{}, time.Time{}
+		if n > 0 {
+			first, last = g.polls[0], g.polls[n-1]
+		}
+		g.mu.Unlock()
+		if n >= 4 {
+			if gap := last.Sub(first); gap < 3*200*time.Millisecond {
+				t.Fatalf("4 empty polls within %v, want them at least 200ms apart", gap)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
