@@ -7,7 +7,7 @@
 //   SPINDLE_PUBLIC_GATEWAY_URL  URL agents use to reach the gateway (http://<hostname>:4318)
 //   --no-build             skip the build (tests build once beforehand)
 import { spawn, execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -40,6 +40,18 @@ function authSecret() {
   const file = join(stateDir, "auth-secret");
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
   return readFileSync(file, "utf8").trim();
+}
+
+// The key notification channel secrets are sealed to: generated once per installation and kept
+// with the local state, outside the database (docs/notifications.md, "Secrets at rest").
+function notifySecretsKeyFile() {
+  if (process.env.SPINDLE_NOTIFY_SECRETS_KEY_FILE) return process.env.SPINDLE_NOTIFY_SECRETS_KEY_FILE;
+  const file = join(stateDir, "notify-secrets-key.pem");
+  if (!existsSync(file)) {
+    const { privateKey } = generateKeyPairSync("x25519");
+    writeFileSync(file, privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600 });
+  }
+  return file;
 }
 
 function build() {
@@ -124,7 +136,10 @@ async function main() {
       SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin"), SPINDLE_GATEWAY_STATE_DIR: join(stateDir, "gateway") },
   });
   // The worker links notifications to the console, so it needs the console's public URL too.
-  service("worker", "node", ["dist/main.js"], { cwd: join(root, "apps/worker"), env: { ...env, SPINDLE_CONSOLE_URL: consoleUrl } });
+  service("worker", "node", ["dist/main.js"], {
+    cwd: join(root, "apps/worker"),
+    env: { ...env, SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_NOTIFY_SECRETS_KEY_FILE: notifySecretsKeyFile() },
+  });
   service("console", join(root, "node_modules/.bin/next"), ["start", "-p", String(consolePort)], {
     cwd: join(root, "apps/console"),
     env: { ...env, NODE_ENV: "production", BETTER_AUTH_SECRET: authSecret(),

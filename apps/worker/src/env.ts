@@ -46,6 +46,12 @@ const envSchema = z.object({
     .min(1)
     .max(1000)
     .default(25),
+  // The X25519 private key (PEM) channel secrets are sealed to; every worker needs the same one.
+  SPINDLE_NOTIFY_SECRETS_KEY_FILE: z
+    .string({ error: "SPINDLE_NOTIFY_SECRETS_KEY_FILE must be the path of a PEM file (openssl genpkey -algorithm X25519)" })
+    .trim()
+    .min(1)
+    .optional(),
   SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: z
     .enum(["true", "false"], { error: "SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS must be true or false (default false)" })
     .default("false")

@@ -1,6 +1,7 @@
 // The Spindle worker: runs background jobs from the graphile-worker queue in PostgreSQL.
 // It does not migrate: start-up scripts run `spindle-db migrate` before any service starts.
 import { createPool, explainConnectionFailure, readTimeseriesMode } from "@spindle/db";
+import { registerSecretsKey } from "@spindle/notify";
 import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
 import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
@@ -25,10 +26,20 @@ async function main(): Promise<void> {
       : "time-series mode: timescaledb; TimescaleDB maintains aggregates and retention, so no rollup or retention jobs are scheduled",
   );
 
+  const delivery = deliverySettingsFromEnv(env);
+  if (delivery.secrets) {
+    await registerSecretsKey(pool, delivery.secrets);
+    console.log(`notification channel secrets are sealed to key ${delivery.secrets.kid}`);
+  } else {
+    console.warn(
+      "SPINDLE_NOTIFY_SECRETS_KEY_FILE is not set: the console cannot save notification channels and sealed secrets cannot be " +
+        "opened; make a key with `openssl genpkey -algorithm X25519 -out notify-key.pem` and give every worker the file",
+    );
+  }
   const runner = await run({
     pgPool: pool,
     concurrency: env.SPINDLE_WORKER_CONCURRENCY,
-    taskList: createTaskList({ pool, timeseriesMode, delivery: deliverySettingsFromEnv(env) }),
+    taskList: createTaskList({ pool, timeseriesMode, delivery }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
     logger,

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { startHttpReceiver, type HttpReceiver } from "@spindle/notify/testing";
+import { startHttpReceiver, writeTestSecretsKeyFile, type HttpReceiver } from "@spindle/notify/testing";
 import { deliverNotification } from "./jobs/notification-delivery.js";
 import { enqueue, outboxRows, routedChannel, seedOrganization, testDelivery } from "./test-support/notifications.js";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "./test-support/telemetry.js";
@@ -42,6 +42,7 @@ function startWorker(databaseUrl: string): WorkerProcess {
       // Long enough that the receiver's hang outlasts the kill; the claim lasts 3 s + 10 s.
       SPINDLE_NOTIFY_SEND_TIMEOUT_SECONDS: "3",
       SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
+      SPINDLE_NOTIFY_SECRETS_KEY_FILE: writeTestSecretsKeyFile(),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -12,6 +12,8 @@ export { DeliveryError, isPrivateAddress, sendRendered, type SendOptions, type T
 export type { Queryable } from "./store/queryable.js";
 export * from "./store/outbox.js";
 export { enqueueTransitionGroup, type AlertTransitionGroupLike } from "./store/transitions.js";
+export { generateSecretsKey, isSealed, SecretsOpener, SecretsSealer, secretsBinding, type SealedSecrets } from "./secrets/sealed-secrets.js";
+export { currentSealer, registerSecretsKey, SecretsKeyMissingError } from "./store/secrets-keys.js";
 export {
   createChannel, createRoute, deleteChannel, deleteRoute, listChannels, listRoutes, updateChannel,
   type ChannelView, type CreateChannelInput, type RouteView, type UpdateChannelInput,

@@ -2,9 +2,24 @@
 // server that records every request (and can answer with errors or hang), and an SMTP server
 // (the `smtp-server` package) that records every message. Tests wait on their events.
 import { EventEmitter, once } from "node:events";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { generateSecretsKey, SecretsOpener } from "./secrets/sealed-secrets.js";
+
+/** One key for a test process: register its public half (registerSecretsKey), open with it. */
+export const testSecretsKeyPem = generateSecretsKey().privateKeyPem;
+export const testSecretsOpener = new SecretsOpener(testSecretsKeyPem);
+
+/** The test key as a file, for a worker started as a process (SPINDLE_NOTIFY_SECRETS_KEY_FILE). */
+export function writeTestSecretsKeyFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), "spindle-notify-key-")), "secrets-key.pem");
+  writeFileSync(file, testSecretsKeyPem, { mode: 0o600 });
+  return file;
+}
 
 export interface ReceivedRequest {
   path: string;

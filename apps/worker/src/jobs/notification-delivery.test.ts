@@ -222,4 +222,20 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
       await plain.pool.query("DELETE FROM notification_channels WHERE org_id = $1", [orgB]);
     }
   });
+  it("fails, saying what to set, a notification whose sealed secrets this worker cannot open", async () => {
+    await routedChannel(plain.pool, orgB, "Sealed hook", "webhook", { url: `${http.url}/sealed` }, {});
+    await plain.pool.query("ALTER TABLE notifications DISABLE TRIGGER notifications_queued");
+    try {
+      const { queued } = await enqueue(plain.pool, notice({ orgId: orgB, subject: { serverId: serverB, serverName: "db-01", device: null, tags: [] } }));
+      const id = queued[0]!.notificationId;
+      const before = http.requests.length;
+      const outcome = await deliverNotification(plain.pool, { orgId: orgB, notificationId: id }, { ...testDelivery, secrets: null });
+      assert.equal(outcome.kind, "failed");
+      assert.match((outcome as { error: string }).error, /sealed and this worker has no key to open them: set SPINDLE_NOTIFY_SECRETS_KEY_FILE/);
+      assert.equal(http.requests.length, before, "nothing was sent");
+    } finally {
+      await plain.pool.query("ALTER TABLE notifications ENABLE TRIGGER notifications_queued");
+      await plain.pool.query("DELETE FROM notification_channels WHERE org_id = $1", [orgB]);
+    }
+  });
 });

@@ -7,11 +7,14 @@
 import { withOrgTransaction } from "@spindle/db";
 import {
   DeliveryError,
+  isSealed,
   parseAlertNotice,
   parseChannelSettings,
   renderNotification,
+  secretsBinding,
   sendRendered,
   type ChannelSettings,
+  type SecretsOpener,
   type RenderedMessage,
 } from "@spindle/notify";
 import type pg from "pg";
@@ -23,6 +26,8 @@ export interface DeliverySettings extends RetryPolicy {
   /** How long a claim lasts: longer than a whole attempt (send deadline plus database writes). */
   leaseMs: number;
   allowPrivateNetworks: boolean;
+  /** Opens channel secrets sealed to the workers' key; null when SPINDLE_NOTIFY_SECRETS_KEY_FILE is unset. */
+  secrets: SecretsOpener | null;
   random?: () => number;
 }
 
@@ -46,6 +51,7 @@ interface Claimed {
   attempts: number;
   purpose: "alert" | "test";
   notice: unknown;
+  channel_id: string;
   channel_name: string;
   kind: string;
   config: unknown;
@@ -74,7 +80,7 @@ export async function deliverNotification(pool: pg.Pool, ref: NotificationRef, s
     if (claimed.purpose === "alert" && !claimed.enabled) {
       return record(pool, ref, claimed.attempts, settings, new DeliveryError("the channel was disabled before this notification could be sent", false));
     }
-    settingsOfChannel = parseChannelSettings({ kind: claimed.kind, config: claimed.config, secrets: claimed.secrets });
+    settingsOfChannel = parseChannelSettings({ kind: claimed.kind, config: claimed.config, secrets: openSecrets(ref, claimed, settings) });
     const notice = parseAlertNotice(claimed.notice);
     message = renderNotification(
       { id: ref.notificationId, purpose: claimed.purpose, channelName: claimed.channel_name, notice },
@@ -98,6 +104,14 @@ export async function deliverNotification(pool: pg.Pool, ref: NotificationRef, s
   }
 }
 
+function openSecrets(ref: NotificationRef, claimed: Claimed, settings: DeliverySettings): unknown {
+  if (!isSealed(claimed.secrets)) return claimed.secrets;
+  if (!settings.secrets) {
+    throw new Error("the channel's secrets are sealed and this worker has no key to open them: set SPINDLE_NOTIFY_SECRETS_KEY_FILE");
+  }
+  return settings.secrets.open(secretsBinding(ref.orgId, claimed.channel_id), claimed.secrets);
+}
+
 async function claim(pool: pg.Pool, ref: NotificationRef, leaseMs: number): Promise<{ claimed: Claimed } | { outcome: DeliveryOutcome }> {
   return inOrg(pool, ref.orgId, async (tx) => {
     const { rows } = await tx.query<Claimed>(
@@ -106,7 +120,7 @@ async function claim(pool: pg.Pool, ref: NotificationRef, leaseMs: number): Prom
          FROM notification_channels c
         WHERE n.id = $1 AND n.org_id = $2 AND c.org_id = n.org_id AND c.id = n.channel_id
           AND ((n.status = 'pending' AND n.next_attempt_at <= now()) OR (n.status = 'sending' AND n.lease_until <= now()))
-        RETURNING n.attempts, n.purpose, n.notice, c.name AS channel_name, c.kind, c.config, c.secrets, c.enabled`,
+        RETURNING n.attempts, n.purpose, n.notice, c.id::text AS channel_id, c.name AS channel_name, c.kind, c.config, c.secrets, c.enabled`,
       [ref.notificationId, ref.orgId, leaseMs],
     );
     if (rows[0]) return { claimed: rows[0] };

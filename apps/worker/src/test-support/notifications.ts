@@ -2,7 +2,8 @@
 // wait that re-checks a condition each time the runner finishes a job (no wall-clock sleeps).
 import { once } from "node:events";
 import { withOrgTransaction } from "@spindle/db";
-import { createChannel, createRoute, enqueueAlertNotifications, type AlertNotice, type ChannelKind } from "@spindle/notify";
+import { createChannel, createRoute, enqueueAlertNotifications, registerSecretsKey, type AlertNotice, type ChannelKind } from "@spindle/notify";
+import { testSecretsOpener } from "@spindle/notify/testing";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
 import type { DeliverySettings } from "../jobs/notification-delivery.js";
@@ -15,9 +16,12 @@ export const testDelivery: DeliverySettings = {
   retryMaxMs: 600,
   maxAttempts: 25,
   allowPrivateNetworks: true,
+  secrets: testSecretsOpener,
 };
 
+/** An organisation with one server, in a database where the test key is registered for sealing. */
 export async function seedOrganization(pool: pg.Pool, orgId: string, serverId: string, tags: string[]): Promise<void> {
+  await registerSecretsKey(pool, testSecretsOpener);
   await pool.query("INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)", [orgId]);
   await pool.query("INSERT INTO servers (id, org_id, machine_id, hostname, os, tags) VALUES ($1, $2, $3, 'db-01', 'linux', $4)", [serverId, orgId, `m-${orgId}`, tags]);
 }

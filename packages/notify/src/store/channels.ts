@@ -1,6 +1,8 @@
-// Channels and routes as the console manages them. Secrets go in and never come out: every read
+// Channels and routes as the console manages them. Secrets go in and never come out: they are
+// sealed to the workers' key before they are written (secrets/sealed-secrets.ts), every read
 // here selects the columns the console's database role may see, and a channel's view carries
 // hints instead. Callers run these in the organisation's transaction and write the audit log.
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
   channelSettingsSchema,
@@ -12,7 +14,9 @@ import {
 } from "../channel-kinds.js";
 import { NotifyInputError, problemsOf } from "../input-error.js";
 import { routeSchema, type Route } from "../routing.js";
+import { secretsBinding } from "../secrets/sealed-secrets.js";
 import type { Queryable } from "./queryable.js";
+import { currentSealer } from "./secrets-keys.js";
 
 export interface ChannelView {
   id: string;
@@ -70,11 +74,14 @@ export async function createChannel(tx: Queryable, input: CreateChannelInput): P
     config: input.config,
     secrets: generated ? { ...input.secrets, signingSecret: generated } : input.secrets,
   });
+  // The id is chosen here because the sealed secrets are bound to it.
+  const id = randomUUID();
+  const sealed = (await currentSealer(tx)).seal(secretsBinding(input.orgId, id), settings.secrets);
   const { rows } = await tx
     .query(
-      `INSERT INTO notification_channels (org_id, name, kind, config, secrets, secret_hints, enabled, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${viewColumns}`,
-      [input.orgId, name.data, settings.kind, JSON.stringify(settings.config), JSON.stringify(settings.secrets),
+      `INSERT INTO notification_channels (id, org_id, name, kind, config, secrets, secret_hints, enabled, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${viewColumns}`,
+      [id, input.orgId, name.data, settings.kind, JSON.stringify(settings.config), JSON.stringify(sealed),
         JSON.stringify(secretHints(settings)), input.enabled ?? true, input.createdBy],
     )
     .catch((error: unknown) => duplicateName(error, name.data));
@@ -119,7 +126,8 @@ export async function updateChannel(tx: Queryable, input: UpdateChannelInput): P
   if (input.secrets !== undefined) {
     const secrets = option.shape.secrets.safeParse(input.secrets);
     if (!secrets.success) throw new NotifyInputError("invalid channel settings", problemsOf(secrets.error.issues, "secrets").map((p) => `secrets.${p}`));
-    set("secrets", JSON.stringify(secrets.data));
+    const sealed = (await currentSealer(tx)).seal(secretsBinding(input.orgId, input.id), secrets.data);
+    set("secrets", JSON.stringify(sealed));
     set("secret_hints", JSON.stringify(secretHints({ kind, config: {}, secrets: secrets.data } as ChannelSettings)));
   }
   const { rows } = await tx

@@ -6,11 +6,14 @@ import { withOrgTransaction, type ServiceRole } from "@spindle/db";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "@spindle/db/testing";
 import pg from "pg";
 import { NotifyInputError } from "../input-error.js";
+import { secretsBinding } from "../secrets/sealed-secrets.js";
+import { testSecretsOpener } from "../testing.js";
 import { firingNotice, serverA } from "../test-support/notices.js";
 import { createChannel, createRoute, deleteChannel, listChannels, listRoutes, updateChannel } from "./channels.js";
 import { enqueueAlertNotifications, readNotification, sendTestNotification } from "./outbox.js";
 import { enqueueTransitionGroup } from "./transitions.js";
 import type { Queryable } from "./queryable.js";
+import { registerSecretsKey, SecretsKeyMissingError } from "./secrets-keys.js";
 
 const orgA = "org-a";
 const orgB = "org-b";
@@ -28,6 +31,12 @@ describe("notification store", { skip: testDatabaseSkipReason() }, () => {
     db = await createTestDatabase({ label: "notify_store" });
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
+    await assert.rejects(
+      withOrgTransaction(client, orgA, "spindle_console", (tx) => createChannel(tx, { orgId: orgA, name: "Early", kind: "webhook", config: { url: "https://receiver.example.com/hook" }, secrets: {}, createdBy: null })),
+      SecretsKeyMissingError,
+      "before any worker registered its key, nothing can be sealed and nothing is saved in the clear",
+    );
+    await registerSecretsKey(client, testSecretsOpener);
     for (const [org, server, tags] of [[orgA, serverA, ["prod", "db"]], [orgB, serverB, ["prod"]]] as const) {
       await client.query("INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)", [org]);
       await client.query("INSERT INTO servers (id, org_id, machine_id, hostname, os, tags) VALUES ($1, $2, $4, 'db-01', 'linux', $3)", [server, org, tags, `machine-${org}`]);
@@ -54,7 +63,13 @@ describe("notification store", { skip: testDatabaseSkipReason() }, () => {
     assert.equal(updated!.name, "Receiver 2");
     assert.equal(updated!.secretHints.signingSecret, `whsec_…${Buffer.alloc(24, 1).toString("base64").slice(-4)}`);
     const stored = await worker(orgA, (tx) => tx.query("SELECT secrets FROM notification_channels WHERE id = $1", [channel.id]));
-    assert.deepEqual(stored.rows[0].secrets, { signingSecret: `whsec_${Buffer.alloc(24, 1).toString("base64")}` }, "the worker, which sends, reads them");
+    const sealed = stored.rows[0].secrets;
+    assert.equal(sealed.kid, testSecretsOpener.kid);
+    assert.doesNotMatch(JSON.stringify(sealed), /whsec_/, "sealed at rest: the database holds no secret in the clear");
+    assert.deepEqual(testSecretsOpener.open(secretsBinding(orgA, channel.id), sealed), { signingSecret: `whsec_${Buffer.alloc(24, 1).toString("base64")}` },
+      "the worker, which sends, opens them with its key");
+    const other = await webhookChannel(orgA, "Other");
+    assert.throws(() => testSecretsOpener.open(secretsBinding(orgA, other.channel.id), sealed), /do not open/, "copied to another channel, they do not open");
   });
 
   it("refuses bad settings with every problem named, and a second channel of the same name", async () => {

@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { registerSecretsKey } from "@spindle/notify";
+import { testSecretsOpener } from "@spindle/notify/testing";
 import { createOrganisation } from "@/test-support/fixtures";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
@@ -28,6 +30,9 @@ describe("notification channels in the console", { skip: skipWithoutDatabase }, 
     await db.prisma.member.create({ data: { id: `member-${suffix}`, organizationId: acme.orgId, userId: user.id, role: "viewer" } });
     viewer = { orgId: acme.orgId, userId: user.id, role: "viewer" };
     other = { ...(await createOrganisation(db.prisma, "Beta")), role: "owner" };
+    await assert.rejects(createChannelFor(db, owner, { name: "Too early", kind: "slack", config: {}, secrets: { webhookUrl: slackUrl } }),
+      { status: 503, message: /no worker has registered a key/ }, "secrets are never saved unsealed");
+    await registerSecretsKey(db.pool, testSecretsOpener);
   });
   after(() => db?.drop());
 

@@ -10,6 +10,7 @@ import {
   listRoutes,
   NotifyInputError,
   readNotification,
+  SecretsKeyMissingError,
   sendTestNotification,
   updateChannel,
 } from "@spindle/notify";
@@ -28,11 +29,12 @@ function requirePermission(actor: ChannelActor, action: Action): void {
   }
 }
 
-/** The store's "field: problem" lines as the API's 400 `errors`. */
+/** The store's "field: problem" lines as the API's 400 `errors`; no sealing key yet as a 503. */
 async function asProblem<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
+    if (error instanceof SecretsKeyMissingError) throw new ProblemError(503, "Notification channels unavailable", error.message);
     if (!(error instanceof NotifyInputError)) throw error;
     throw new ProblemError(400, "Invalid request", error.message, {
       errors: error.problems.map((line) => {
