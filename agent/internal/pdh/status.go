@@ -6,13 +6,13 @@ import "fmt"
 type pdhStatus uint32
 
 const (
-	pdhMoreData       pdhStatus = 0x800007D2
-	pdhNoInstance     pdhStatus = 0x800007D1
-	pdhNoData         pdhStatus = 0x800007D5
-	pdhNoObject       pdhStatus = 0xC0000BB8
-	pdhNoCounter      pdhStatus = 0xC0000BB9
-	pdhInvalidData    pdhStatus = 0xC0000BC6
-	pdhAccessDenied   pdhStatus = 0xC0000BDB // PDH_ACCESS_DENIED
+	pdhMoreData     pdhStatus = 0x800007D2
+	pdhNoInstance   pdhStatus = 0x800007D1
+	pdhNoData       pdhStatus = 0x800007D5
+	pdhNoObject     pdhStatus = 0xC0000BB8
+	pdhNoCounter    pdhStatus = 0xC0000BB9
+	pdhInvalidData  pdhStatus = 0xC0000BC6
+	pdhAccessDenied pdhStatus = 0xC0000BDB // PDH_ACCESS_DENIED
 )
 
 var pdhMessages = map[pdhStatus]string{
