@@ -1,8 +1,10 @@
 package dbdetect
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -32,6 +34,21 @@ var (
 	sqlServerFiles = []string{".mdf", ".ndf", ".ldf"}
 	exchangeFiles  = []string{".edb"} // the logs beside it (E00*.log) prove nothing alone
 )
+
+// SQLServerInstances lists the SQL Server instances installed (their names: MSSQLSERVER for the
+// default instance), from HKLM.
+func SQLServerInstances(reg Registry) ([]string, error) {
+	instances, err := reg.Values(sqlServerInstances)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", sqlServerInstances, err)
+	}
+	names := make([]string, 0, len(instances))
+	for name := range instances {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
 
 // sqlServerDirs finds each instance's default data and log directories (set at setup or in
 // Server Properties → Database Settings) and its data root's DATA folder, keeping those that
