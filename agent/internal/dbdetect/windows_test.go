@@ -2,6 +2,7 @@ package dbdetect
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,7 +24,11 @@ func (r fakeRegistry) Values(key string) (map[string]string, error) {
 // and a user database, a log directory moved to L:, and SQLEXPRESS installed but with an empty
 // data folder (no databases: not a root). Exchange 2019 with one mailbox database.
 func TestFindWindowsDatabases(t *testing.T) {
-	host := t.TempDir()
+	host, err := os.MkdirTemp("", "dbdetect") // not t.TempDir: this test also runs under Wine, which refuses Go's RemoveAll
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(host)
 	mssql := filepath.Join(host, "Program Files/Microsoft SQL Server/MSSQL16.MSSQLSERVER/MSSQL")
 	write(t, filepath.Join(mssql, "DATA/master.mdf"), "")
 	write(t, filepath.Join(mssql, "DATA/Sales_2.NDF"), "")
@@ -40,7 +45,7 @@ func TestFindWindowsDatabases(t *testing.T) {
 			"SQLDataRoot": filepath.Join(host, "Program Files/Microsoft SQL Server/MSSQL16.SQLEXPRESS/MSSQL")},
 		exchangeSetupKey: {"MsiInstallPath": exchange},
 	}
-	dirs, err := Find(context.Background(), Sources{Root: t.TempDir(), Registry: reg})
+	dirs, err := Find(context.Background(), Sources{Root: host + "/no-unix-root", Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +64,7 @@ func TestFindWindowsDatabases(t *testing.T) {
 
 // Without SQL Server or Exchange installed (their keys absent), nothing is found and nothing fails.
 func TestFindWindowsNothingInstalled(t *testing.T) {
-	dirs, err := Find(context.Background(), Sources{Root: t.TempDir(), Registry: fakeRegistry{}})
+	dirs, err := Find(context.Background(), Sources{Root: filepath.Join(os.TempDir(), "no-such-root"), Registry: fakeRegistry{}})
 	if err != nil || len(dirs) != 0 {
 		t.Fatalf("got %+v, %v; want nothing", dirs, err)
 	}
