@@ -3,8 +3,8 @@
 #  1. vet every package for GOOS=windows and compile every package's tests for it, so a
 #     Windows-only file that does not build fails CI;
 #  2. run the Windows syscall layer's tests (PDH, retrieval pointers, the scanner's walk, the
-#     registry, the ETW session's refusal) and the collectors' fixture tests as Windows binaries under Wine, when Debian's
-#     wine64 and the MinGW compiler are installed. Go 1.22+ binaries need ProcessPrng from
+#     registry, the ETW session's refusal) and the collectors' fixture tests as Windows
+#     binaries under Wine, when Debian's wine64 and the MinGW compiler are installed. Go 1.22+ binaries need ProcessPrng from
 #     bcryptprimitives.dll, which Wine 8 lacks: a shim exporting it over RtlGenRandom is built
 #     here and put in a private Wine prefix's system32.
 # The mapping code is platform-neutral and also runs in `go test ./...` against the fixtures.

@@ -8,7 +8,9 @@ import "fmt"
 type Session struct{}
 
 // Start: ETW exists on Windows only.
-func Start() (*Session, error) { return nil, fmt.Errorf("%w: ETW exists on Windows only", ErrUnsupported) }
+func Start() (*Session, error) {
+	return nil, fmt.Errorf("%w: ETW exists on Windows only", ErrUnsupported)
+}
 
 // Histograms is never reached: Start fails.
 func (*Session) Histograms() *Histograms { return nil }
