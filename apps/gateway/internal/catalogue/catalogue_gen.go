@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "81647016492ad200bf326df02c532be2a1e0da82b2aeaf84312c7beed150cc29"
+const SourceSHA256 = "78816f35d78c56a9e14b93b36c9c91f1a5c3c85532edd6ff09e3120fd1143862"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
