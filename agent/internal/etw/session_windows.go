@@ -187,7 +187,7 @@ func (s *Session) stop() error {
 func startError(code windows.Errno) error {
 	switch code {
 	case windows.ERROR_ALREADY_EXISTS:
-		return fmt.Errorf("%w: the NT Kernel Logger session is in use by another tool (xperf, WPR, Process Monitor); stop it and restart the agent", ErrUnsupported)
+		return fmt.Errorf("%w: the NT Kernel Logger session is in use by another tool (xperf, WPR, Process Monitor) or was left running by an agent that crashed; stop it (logman stop \"NT Kernel Logger\" -ets) and restart the agent", ErrUnsupported)
 	case windows.ERROR_ACCESS_DENIED:
 		return fmt.Errorf("%w: starting the NT Kernel Logger needs an administrator, LocalSystem or a member of Performance Log Users", ErrUnsupported)
 	}
