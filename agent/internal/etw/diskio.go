@@ -41,7 +41,6 @@ const (
 type DiskEvent struct {
 	Disk          uint32
 	Op            bpf.Op
-	Bytes         uint32 // 0 for a flush
 	ResponseTicks uint64 // in the session's clock ticks (QueryPerformanceCounter)
 }
 
@@ -63,9 +62,9 @@ func ParseDiskEvent(opcode uint8, payload []byte) (e DiskEvent, ok bool, err err
 	e = DiskEvent{Disk: binary.LittleEndian.Uint32(payload), ResponseTicks: binary.LittleEndian.Uint64(payload[responseAt:])}
 	switch opcode {
 	case opcodeRead:
-		e.Op, e.Bytes = bpf.OpRead, binary.LittleEndian.Uint32(payload[8:])
+		e.Op = bpf.OpRead
 	case opcodeWrite:
-		e.Op, e.Bytes = bpf.OpWrite, binary.LittleEndian.Uint32(payload[8:])
+		e.Op = bpf.OpWrite
 	default:
 		e.Op = bpf.OpFlush
 	}
