@@ -9,6 +9,7 @@ for target in \
 	"FuzzParse ./internal/policy" \
 	"FuzzMatchesPattern ./internal/policy" \
 	"FuzzConsumeBatch ./internal/fiemap" \
+	"FuzzConsumeRetrievalPointers ./internal/fiemap" \
 	"FuzzParseDiskstats ./internal/collector"; do
 	set -- $target
 	echo "fuzz: $1 ($2) for $fuzztime"

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "e0858a622792b43713573a6886a10862f7c022249073044126251651085f8275"
+const SourceSHA256 = "78816f35d78c56a9e14b93b36c9c91f1a5c3c85532edd6ff09e3120fd1143862"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -113,6 +113,15 @@ var PostgreSQLBlockReadTime = FloatCounter{Metric{"spindle.db.postgresql.block_r
 // PostgreSQLIOOperations is spindle.db.postgresql.io.operations (postgresql:pg_stat_io).
 var PostgreSQLIOOperations = IntCounter{Metric{"spindle.db.postgresql.io.operations", "{operation}", "pg_stat_io operations by backend type, object, context and operation (PostgreSQL 16+)."}}
 
+// SQLServerBatchRequests is spindle.db.sqlserver.batch_requests (windows:pdh).
+var SQLServerBatchRequests = IntCounter{Metric{"spindle.db.sqlserver.batch_requests", "{request}", "Transact-SQL command batches received by a SQL Server instance (Windows performance counter SQL Statistics\\Batch Requests/sec; divided by the interval: batch requests per second)."}}
+
+// SQLServerBufferCacheHitRatio is spindle.db.sqlserver.buffer_cache_hit_ratio (windows:pdh).
+var SQLServerBufferCacheHitRatio = FloatGauge{Metric{"spindle.db.sqlserver.buffer_cache_hit_ratio", "1", "Share of page reads a SQL Server instance found in its buffer pool, over its recent reads (Buffer Manager\\Buffer cache hit ratio), 0 to 1."}}
+
+// SQLServerPageLifeExpectancy is spindle.db.sqlserver.page_life_expectancy (windows:pdh).
+var SQLServerPageLifeExpectancy = IntGauge{Metric{"spindle.db.sqlserver.page_life_expectancy", "s", "Seconds a page is expected to stay in a SQL Server instance's buffer pool without being referenced (Buffer Manager\\Page life expectancy)."}}
+
 // PressureStallTime is spindle.pressure.stall_time (linux:/proc/pressure).
 var PressureStallTime = FloatCounter{Metric{"spindle.pressure.stall_time", "s", "Time in which some (or all) non-idle tasks stalled on the resource (PSI total)."}}
 
@@ -174,16 +183,16 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}
 
 // IntGauges lists every integer gauge, so the exporter can create each instrument once at start-up.
-var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
+var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
 
 // FloatGauges lists every float gauge, so the exporter can create each instrument once at start-up.
-var FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration, ReadCacheMemoryReadLatency}
+var FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration, SQLServerBufferCacheHitRatio, ReadCacheMemoryReadLatency}
 
 // Histograms lists every histogram, so the exporter can create each instrument once at start-up.
 var Histograms = []Histogram{DiskIOLatency}

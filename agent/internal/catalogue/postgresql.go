@@ -8,3 +8,6 @@ const (
 	AttrDBIOContext   = "spindle.db.io_context"
 	AttrDBIOOperation = "spindle.db.io_operation"
 )
+
+// AttrSQLServerInstance names a SQL Server instance (MSSQLSERVER for the default one).
+const AttrSQLServerInstance = "spindle.db.sqlserver.instance"

@@ -27,6 +27,9 @@ type blockLatencyCollector struct {
 var _ CapabilityReporter = (*blockLatencyCollector)(nil)
 
 func newBlockLatencyCollector(opts Options) (Collector, error) {
+	if c := windowsDiskLatencyCollector(opts); c != nil {
+		return c, nil // Windows: ETW (blocklatency_etw.go), there is no eBPF
+	}
 	probe, err := blocklatency.Load()
 	return &blockLatencyCollector{ebpfLoad: newEBPFLoad("ebpf.block_latency", opts, err),
 		sysPath: opts.SysPath, probe: probe, prev: map[blocklatency.Key]blocklatency.Histogram{}}, nil

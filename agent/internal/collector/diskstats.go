@@ -31,6 +31,12 @@ type diskCounters struct {
 	WriteOps, WriteMerged, WriteSectors, WriteTimeMs uint64
 	InProgress                                       uint64 // a gauge, not a counter
 	IOTimeMs, WeightedIOTimeMs                       uint64
+
+	// Windows (PDH) counts no merges, so none are sent rather than zeros; it does count split
+	// I/Os (Linux gets those from eBPF, the block_split collector).
+	NoMerges  bool
+	HasSplits bool
+	SplitOps  uint64
 }
 
 type diskSample struct {
@@ -96,6 +102,7 @@ func diffCounters(prev, cur diskCounters) (d diskCounters, ok bool) {
 		{prev.WriteOps, cur.WriteOps, &d.WriteOps}, {prev.WriteMerged, cur.WriteMerged, &d.WriteMerged},
 		{prev.WriteSectors, cur.WriteSectors, &d.WriteSectors}, {prev.WriteTimeMs, cur.WriteTimeMs, &d.WriteTimeMs},
 		{prev.IOTimeMs, cur.IOTimeMs, &d.IOTimeMs}, {prev.WeightedIOTimeMs, cur.WeightedIOTimeMs, &d.WeightedIOTimeMs},
+		{prev.SplitOps, cur.SplitOps, &d.SplitOps},
 	}
 	for _, p := range pairs {
 		delta, fine := counterDelta(p.prev, p.cur)
@@ -105,6 +112,7 @@ func diffCounters(prev, cur diskCounters) (d diskCounters, ok bool) {
 		*p.out = delta
 	}
 	d.InProgress = cur.InProgress
+	d.NoMerges, d.HasSplits = cur.NoMerges, cur.HasSplits && prev.HasSplits
 	return d, true
 }
 
@@ -212,8 +220,13 @@ func recordDisk(sink Sink, device string, d diskCounters) {
 	sink.AddInt(catalogue.DiskOperations, int64(d.WriteOps), dev, write)
 	sink.AddInt(catalogue.DiskIO, int64(d.ReadSectors*bytesPerSector), dev, read)
 	sink.AddInt(catalogue.DiskIO, int64(d.WriteSectors*bytesPerSector), dev, write)
-	sink.AddInt(catalogue.DiskMerged, int64(d.ReadMerged), dev, read)
-	sink.AddInt(catalogue.DiskMerged, int64(d.WriteMerged), dev, write)
+	if !d.NoMerges {
+		sink.AddInt(catalogue.DiskMerged, int64(d.ReadMerged), dev, read)
+		sink.AddInt(catalogue.DiskMerged, int64(d.WriteMerged), dev, write)
+	}
+	if d.HasSplits {
+		sink.AddInt(catalogue.DiskSplitOperations, int64(d.SplitOps), dev)
+	}
 	sink.AddFloat(catalogue.DiskOperationTime, msToSeconds(d.ReadTimeMs), dev, read)
 	sink.AddFloat(catalogue.DiskOperationTime, msToSeconds(d.WriteTimeMs), dev, write)
 	sink.AddFloat(catalogue.DiskIOTime, msToSeconds(d.IOTimeMs), dev)

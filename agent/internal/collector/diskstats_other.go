@@ -1,10 +1,10 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package collector
 
 import "fmt"
 
-// diskstatsSource: /proc/diskstats exists on Linux only; Windows gets PDH counters later.
+// diskstatsSource: /proc/diskstats is Linux's, PDH counters Windows'; other systems have neither.
 func diskstatsSource(Options) func() ([]diskSample, error) {
 	return func() ([]diskSample, error) {
 		return nil, fmt.Errorf("diskstats: %w", ErrUnsupported)

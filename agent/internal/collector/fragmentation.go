@@ -148,7 +148,8 @@ func (c *fragmentationCollector) roots(ctx context.Context) ([]string, error) {
 		}
 	}
 	if !c.opts.NoDetection {
-		dirs, err := dbdetect.Find(ctx, dbdetect.Sources{Root: c.opts.SearchRoot, PostgreSQLDataDirectory: c.askPG})
+		dirs, err := dbdetect.Find(ctx, dbdetect.Sources{Root: c.opts.SearchRoot,
+			PostgreSQLDataDirectory: c.askPG, Registry: dbdetect.HostRegistry()})
 		if err != nil {
 			c.logger.Debug("database directory detection", "problem", err)
 		}
@@ -166,7 +167,7 @@ func (c *fragmentationCollector) Collect(_ context.Context, sink Sink) error {
 		return fmt.Errorf("%w: the first fragmentation scan is still running", ErrNoData)
 	}
 	if c.nothing && c.scanErr == nil {
-		return fmt.Errorf("%w: nothing to scan (no fragmentation.paths in agent.yaml or telemetry.fragmentationScan.paths in the policy, and no PostgreSQL or MySQL directory found)", ErrNoData)
+		return fmt.Errorf("%w: nothing to scan (no fragmentation.paths in agent.yaml or telemetry.fragmentationScan.paths in the policy, and no PostgreSQL, MySQL, SQL Server or Exchange directory found)", ErrNoData)
 	}
 	for _, r := range c.results {
 		root := attribute.String(catalogue.AttrScanRoot, r.Root)

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package collector
 
@@ -7,7 +7,8 @@ import (
 	"fmt"
 )
 
-// newFragmentationCollector: FIEMAP is a Linux ioctl; the collector reports it unsupported.
+// newFragmentationCollector: extents are mapped on Linux (FIEMAP) and Windows (retrieval
+// pointers) only; elsewhere the collector reports it unsupported.
 func newFragmentationCollector(Options) (Collector, error) { return fragmentationUnsupported{}, nil }
 
 type fragmentationUnsupported struct{}
@@ -19,5 +20,5 @@ func (fragmentationUnsupported) Collect(context.Context, Sink) error {
 func (fragmentationUnsupported) Close() error { return nil }
 
 func (fragmentationUnsupported) Capability() Capability {
-	return Capability{Name: "fiemap.fragmentation", Reason: "FIEMAP is Linux-only"}
+	return Capability{Name: "fiemap.fragmentation", Reason: "extent maps are read on Linux and Windows only"}
 }

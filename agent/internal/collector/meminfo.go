@@ -46,6 +46,10 @@ func parseMeminfo(r io.Reader) (map[string]uint64, error) {
 // memoryBytes are the fields docs/metrics.md stores in the memory table.
 type memoryBytes struct {
 	Total, Available, Free, Cached, Buffers, Dirty, SwapTotal, SwapFree uint64
+
+	// Windows has no buffer cache apart from its file cache, and its page files are not swap
+	// in Linux's sense: neither is sent there (not measured, never 0).
+	NoBuffers, NoSwap bool
 }
 
 func memoryFromMeminfo(v map[string]uint64) (memoryBytes, error) {
@@ -75,7 +79,7 @@ func memoryFromMeminfo(v map[string]uint64) (memoryBytes, error) {
 }
 
 type meminfoCollector struct {
-	read func() (map[string]uint64, error)
+	read func() (memoryBytes, error) // meminfo_linux.go, meminfo_windows.go
 }
 
 func newMeminfoCollector(opts Options) (Collector, error) {
@@ -83,11 +87,7 @@ func newMeminfoCollector(opts Options) (Collector, error) {
 }
 
 func (c *meminfoCollector) Collect(_ context.Context, sink Sink) error {
-	values, err := c.read()
-	if err != nil {
-		return err
-	}
-	m, err := memoryFromMeminfo(values)
+	m, err := c.read()
 	if err != nil {
 		return err
 	}
@@ -96,8 +96,13 @@ func (c *meminfoCollector) Collect(_ context.Context, sink Sink) error {
 	sink.SetInt(catalogue.MemoryAvailable, int64(m.Available))
 	sink.SetInt(catalogue.MemoryUsage, int64(m.Free), state(catalogue.AttrMemoryState, "free"))
 	sink.SetInt(catalogue.MemoryUsage, int64(m.Cached), state(catalogue.AttrMemoryState, "cached"))
-	sink.SetInt(catalogue.MemoryUsage, int64(m.Buffers), state(catalogue.AttrMemoryState, "buffers"))
+	if !m.NoBuffers {
+		sink.SetInt(catalogue.MemoryUsage, int64(m.Buffers), state(catalogue.AttrMemoryState, "buffers"))
+	}
 	sink.SetInt(catalogue.MemoryDirty, int64(m.Dirty))
+	if m.NoSwap {
+		return nil
+	}
 	swapUsed := int64(0)
 	if m.SwapTotal > m.SwapFree {
 		swapUsed = int64(m.SwapTotal - m.SwapFree)

@@ -8,17 +8,21 @@ import (
 	"path/filepath"
 )
 
-func meminfoSource(opts Options) func() (map[string]uint64, error) {
+func meminfoSource(opts Options) func() (memoryBytes, error) {
 	path := filepath.Join(opts.ProcPath, "meminfo")
-	return func() (map[string]uint64, error) {
+	return func() (memoryBytes, error) {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("meminfo: %s is missing (is proc_path right?): %w", path, ErrUnsupported)
+			return memoryBytes{}, fmt.Errorf("meminfo: %s is missing (is proc_path right?): %w", path, ErrUnsupported)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("meminfo: %w", err)
+			return memoryBytes{}, fmt.Errorf("meminfo: %w", err)
 		}
 		defer f.Close()
-		return parseMeminfo(f)
+		values, err := parseMeminfo(f)
+		if err != nil {
+			return memoryBytes{}, err
+		}
+		return memoryFromMeminfo(values)
 	}
 }

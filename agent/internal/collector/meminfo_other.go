@@ -1,12 +1,12 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package collector
 
 import "fmt"
 
-// meminfoSource: /proc/meminfo exists on Linux only; Windows gets its memory source later.
-func meminfoSource(Options) func() (map[string]uint64, error) {
-	return func() (map[string]uint64, error) {
-		return nil, fmt.Errorf("meminfo: %w", ErrUnsupported)
+// meminfoSource: /proc/meminfo is Linux's, the Memory counters Windows'.
+func meminfoSource(Options) func() (memoryBytes, error) {
+	return func() (memoryBytes, error) {
+		return memoryBytes{}, fmt.Errorf("meminfo: %w", ErrUnsupported)
 	}
 }

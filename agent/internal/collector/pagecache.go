@@ -27,6 +27,9 @@ type pageCacheCollector struct {
 var _ CapabilityReporter = (*pageCacheCollector)(nil)
 
 func newPageCacheCollector(opts Options) (Collector, error) {
+	if c := windowsFileCacheCollector(); c != nil {
+		return c, nil // Windows: the \Cache counters (pagecache_pdh.go), there is no eBPF
+	}
 	probe, err := pagecache.Load()
 	return &pageCacheCollector{ebpfLoad: newEBPFLoad("ebpf.page_cache", opts, err), probe: probe,
 		files: newTopFiles(opts.EBPF.PageCacheTopFiles, opts.ProcPath)}, nil

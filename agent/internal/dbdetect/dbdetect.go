@@ -1,7 +1,8 @@
 // Package dbdetect finds the directories where local databases keep their files, for the
 // fragmentation scanner: PostgreSQL's data directory (asked of the server when a connection is
 // configured, else looked for where distributions put it), its WAL and tablespaces when they
-// live elsewhere, and the MySQL/MariaDB datadir from the server's option files.
+// live elsewhere, the MySQL/MariaDB datadir from the server's option files, and on Windows the
+// SQL Server and Exchange database folders from the registry (windows.go).
 package dbdetect
 
 import (
@@ -35,6 +36,8 @@ type Sources struct {
 	// PostgreSQLDataDirectory asks the configured server for its data_directory; nil when no
 	// connection is configured. An error falls back to the well-known locations.
 	PostgreSQLDataDirectory func(ctx context.Context) (string, error)
+	// Registry is HKEY_LOCAL_MACHINE on Windows (HostRegistry), nil elsewhere.
+	Registry Registry
 }
 
 // Find returns the database directories present, without duplicates, and the problems met
@@ -48,6 +51,12 @@ func Find(ctx context.Context, s Sources) ([]Dir, error) {
 	pg, err := postgreSQLDirs(ctx, s)
 	dirs, errs = append(dirs, pg...), append(errs, err)
 	dirs = append(dirs, mySQLDirs(s.Root)...)
+	if s.Registry != nil {
+		sql, err := sqlServerDirs(s.Registry)
+		dirs, errs = append(dirs, sql...), append(errs, err)
+		exchange, err := exchangeDirs(s.Registry)
+		dirs, errs = append(dirs, exchange...), append(errs, err)
+	}
 	return unique(dirs), errors.Join(errs...)
 }
 

@@ -1,10 +1,10 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package fiemap
 
 import "fmt"
 
-// CountFD: FIEMAP is a Linux ioctl.
+// CountFD: FIEMAP is a Linux ioctl, FSCTL_GET_RETRIEVAL_POINTERS a Windows one.
 func CountFD(_ int, name string) (int, error) {
 	return 0, fmt.Errorf("%s: %w", name, ErrUnsupported)
 }

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "e0858a622792b43713573a6886a10862f7c022249073044126251651085f8275"
+const SourceSHA256 = "78816f35d78c56a9e14b93b36c9c91f1a5c3c85532edd6ff09e3120fd1143862"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -43,6 +43,9 @@ var Metrics = []Metric{
 	{Name: "spindle.db.postgresql.blocks_read", Type: "sum", ValueType: "int", Unit: "{block}", Attributes: []string{"db.namespace"}, Table: "pg_database_stats", Columns: []string{"blocks_read"}},
 	{Name: "spindle.db.postgresql.block_read_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"db.namespace"}, Table: "pg_database_stats", Columns: []string{"block_read_time_us"}},
 	{Name: "spindle.db.postgresql.io.operations", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"spindle.db.backend_type", "spindle.db.io_object", "spindle.db.io_context", "spindle.db.io_operation"}, Table: "", Columns: []string{}},
+	{Name: "spindle.db.sqlserver.batch_requests", Type: "sum", ValueType: "int", Unit: "{request}", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
+	{Name: "spindle.db.sqlserver.buffer_cache_hit_ratio", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
+	{Name: "spindle.db.sqlserver.page_life_expectancy", Type: "gauge", ValueType: "int", Unit: "s", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
 	{Name: "spindle.pressure.stall_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"spindle.pressure.resource", "spindle.pressure.scope"}, Table: "pressure", Columns: []string{"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}},
 	{Name: "spindle.read_cache.budget", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"budget_bytes"}},
 	{Name: "spindle.read_cache.resident", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"resident_bytes"}},
