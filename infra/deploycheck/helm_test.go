@@ -196,3 +196,26 @@ func TestChartRefusesValuesItCannotRun(t *testing.T) {
 		t.Fatalf("a release without a database Secret rendered: %v", err)
 	}
 }
+
+// Services may log in with their own role's login; migrations always run as the schema's owner.
+func TestDatabaseSecretPerService(t *testing.T) {
+	m := render(t, filepath.Join(chartDir, "ci", "sample-values.yaml"))
+	secretOf := func(c corev1.Container) string {
+		for _, env := range c.Env {
+			if env.Name == "DATABASE_URL" {
+				return env.ValueFrom.SecretKeyRef.Name
+			}
+		}
+		return ""
+	}
+	want := map[string]string{"gateway": "spindle-gateway-db", "worker": "spindle-worker-db", "console": "spindle-db-url"}
+	for _, d := range m.Deployments {
+		component := d.Labels["app.kubernetes.io/component"]
+		if got := secretOf(d.Spec.Template.Spec.Containers[0]); got != want[component] {
+			t.Errorf("%s reads the database URL from %q, want %q", component, got, want[component])
+		}
+	}
+	if len(m.Jobs) != 1 || secretOf(m.Jobs[0].Spec.Template.Spec.Containers[0]) != "spindle-db-url" {
+		t.Errorf("the migration job must use the release's (owner's) database Secret")
+	}
+}

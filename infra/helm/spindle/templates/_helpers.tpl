@@ -36,13 +36,19 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{/* DATABASE_URL from the operator's Secret: never in values, never in a ConfigMap. */}}
+{{/* DATABASE_URL from the operator's Secret: never in values, never in a ConfigMap. A component
+     with a database Secret of its own (its login holding only its role, docs/configure.md,
+     "Database roles") uses that one; otherwise, and for migrations, the release's. */}}
 {{- define "spindle.databaseEnv" -}}
+{{- $own := dict -}}
+{{- if hasKey .root.Values .component -}}
+{{- $own = (index .root.Values .component).database | default dict -}}
+{{- end -}}
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
-      name: {{ required "database.existingSecret: the Secret holding the database URL" .Values.database.existingSecret }}
-      key: {{ .Values.database.key }}
+      name: {{ get $own "existingSecret" | default (required "database.existingSecret: the Secret holding the database URL" .root.Values.database.existingSecret) }}
+      key: {{ get $own "key" | default .root.Values.database.key }}
 {{- end -}}
 
 {{/* A read-only root file system and no privileges: the services write nothing but /tmp. */}}
