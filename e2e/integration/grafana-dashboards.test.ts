@@ -149,9 +149,11 @@ for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB",
       assert.deepEqual([Number(extents!["managed files"]), Number(extents!["unmanaged growing files"])], [1, 16]);
     });
 
-    test("the read-only role cannot write or read credentials", async () => {
+    test("the read-only role cannot write, nor read credentials, users or notification secrets", async () => {
       await assert.rejects(asGrafana(db, "DELETE FROM servers"), /permission denied/);
-      await assert.rejects(asGrafana(db, "SELECT * FROM agents"), /permission denied/);
+      for (const secret of ["agents", "enrollment_tokens", "users", "audit_log", "notification_channels"]) {
+        await assert.rejects(asGrafana(db, `SELECT * FROM ${secret}`), /permission denied/, secret);
+      }
       await assert.rejects(asGrafana(db, "SELECT * FROM public.disk_io"), /permission denied/);
     });
   });
