@@ -55,3 +55,4 @@ fi
 log "downloading Go modules"
 (cd agent && go mod download)
 (cd apps/gateway && go mod download)
+(cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)

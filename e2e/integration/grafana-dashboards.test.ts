@@ -1,140 +1,218 @@
-// Every panel of the provisioned Grafana dashboards runs against the migrated schema and draws
-// the numbers the console would: Grafana's macros are expanded as Grafana expands them.
+// Every panel and variable of the provisioned Grafana dashboards runs against the migrated schema,
+// on both time-series paths (plain PostgreSQL with the worker's rollups; TimescaleDB in PGlite
+// with continuous aggregates), as the read-only role spindle_grafana bound to one organisation,
+// the way a provisioned per-organisation datasource connects (infra/grafana/README.md). Grafana's
+// macros are expanded as Grafana expands them. Another organisation's rows, present in the same
+// tables, never show.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { repoRoot } from "../support/gateway";
+import { continuousAggregates, grafanaFixtureSql } from "../support/grafana-fixtures";
 import { freshDatabase } from "../support/template-db";
 
 const dashboardsDir = join(repoRoot, "infra/grafana/dashboards");
-const serverId = "6f1c1d0e-2f7a-4c55-9a51-4a4a5b0c0d01";
+const ours = { orgId: "org", serverId: "6f1c1d0e-2f7a-4c55-9a51-4a4a5b0c0d01", hostname: "db01" };
+const theirs = { orgId: "other-org", serverId: "6f1c1d0e-2f7a-4c55-9a51-4a4a5b0c0d02", hostname: "their-db" };
 const from = "2026-01-01T00:00:00Z";
 const to = "2026-01-01T01:00:00Z";
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-let db: pg.Client;
+interface Target { rawSql: string; format: string }
+interface Panel { file: string; title: string; type: string; datasource: { uid: string }; targets: Target[] }
+interface Variable { name: string; type: string; query: string; datasource?: { uid: string } }
+
+const dashboardFiles = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json")).sort();
+const dashboards = dashboardFiles.map((file) => ({ file, json: JSON.parse(readFileSync(join(dashboardsDir, file), "utf8")) }));
+const panels: Panel[] = dashboards.flatMap(({ file, json }) => json.panels.map((p: Omit<Panel, "file">) => ({ file, ...p })));
+const variables: (Variable & { file: string })[] = dashboards.flatMap(({ file, json }) =>
+  json.templating.list.map((v: Variable) => ({ file, ...v })));
 
 // Grafana's ${name:sqlstring} format: the value quoted as an SQL string literal, quotes doubled.
 const sqlstring = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
-function expandMacros(sql: string, server = serverId): string {
+type Values = { server?: string; device?: string };
+function expandMacros(sql: string, values: Values = {}): string {
+  const { server = ours.serverId, device = "vda" } = values;
   return sql
-    .replace(/\$__timeFilter\((\w+)\)/g, `$1 BETWEEN '${from}' AND '${to}'`)
-    .replace(/\$__timeGroupAlias\((\w+),\s*'1m'\)/g, `to_timestamp(floor(extract(epoch FROM $1) / 60) * 60) AS "time"`)
-    .replace(/\$\{server:sqlstring\}/g, () => sqlstring(server));
+    .replace(/\$__timeFilter\((\w+(?:\.\w+)?)\)/g, `$1 BETWEEN '${from}' AND '${to}'`)
+    .replace(/\$__timeGroupAlias\((\w+(?:\.\w+)?),\s*'1([mh])'\)/g, (_, column, unit) =>
+      `to_timestamp(floor(extract(epoch FROM ${column}) / ${unit === "m" ? 60 : 3600}) * ${unit === "m" ? 60 : 3600}) AS "time"`)
+    .replace(/\$\{server:sqlstring\}/g, () => sqlstring(server))
+    .replace(/\$\{device:sqlstring\}/g, () => sqlstring(device));
+}
+
+/** Runs SQL on one database: plain PostgreSQL through pg, or PGlite with TimescaleDB. */
+interface Database {
+  query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
 }
 
 /**
- * Runs a panel's SQL the way the provisioned datasource does: as the read-only role
- * spindle_grafana with the organisation of the Grafana login set (see infra/grafana/README.md).
+ * Runs SQL the way a provisioned datasource does: as spindle_grafana, search_path
+ * spindle_tenant first, with the organisation of the datasource's login set.
  */
-async function asGrafana(sql: string, orgId = "org"): Promise<Record<string, unknown>[]> {
+async function asGrafana(db: Database, sql: string, orgId = ours.orgId): Promise<Record<string, unknown>[]> {
   await db.query("BEGIN");
   try {
     await db.query("SET LOCAL ROLE spindle_grafana");
     await db.query("SET LOCAL search_path = spindle_tenant, public");
     await db.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
-    return (await db.query(sql)).rows;
+    return await db.query(sql);
   } finally {
     await db.query("ROLLBACK");
   }
 }
 
-before(async () => {
-  database = await freshDatabase();
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
-  await db.query("INSERT INTO organizations (id, name, slug) VALUES ('org', 'Org', 'org')");
-  await db.query(
-    "INSERT INTO servers (id, org_id, machine_id, hostname, os) VALUES ($1, 'org', 'm1', 'db01', 'linux')", [serverId]);
-  // One minute of a device doing 100 read IOPS at 2 ms, 50 write IOPS at 4 ms, through the raw table
-  // so that both paths (continuous aggregate or worker rollup) see it the same way.
-  await db.query(
-    `INSERT INTO disk_io SELECT '2026-01-01T00:00:10Z'::timestamptz + (i * interval '10 s'), 'org', $1, 'vda', 10,
-       1000, 500, 4096000, 2048000, 0, 0, 2000, 2000, 5000, 7000, 1
-     FROM generate_series(0, 5) AS i`, [serverId]);
-  await db.query(
-    `INSERT INTO memory SELECT '2026-01-01T00:00:10Z'::timestamptz + (i * interval '10 s'), 'org', $1,
-       8e9, 4e9, 1e9, 2e9, 1e8, 1e7, 0, 0 FROM generate_series(0, 5) AS i`, [serverId]);
-  await refreshAggregates();
-});
-
-after(async () => {
-  await db.end();
-  await database.drop();
-});
-
-// The template database is plain PostgreSQL: the worker's rollup fills the aggregates there.
-async function refreshAggregates(): Promise<void> {
-  const { rollupPending } = await import(join(repoRoot, "apps/worker/src/jobs/rollup.ts"));
-  const pool = new pg.Pool({ connectionString: database.url });
-  try {
-    await rollupPending(pool);
-  } finally {
-    await pool.end();
+async function seed(db: Database): Promise<void> {
+  for (const fixture of [ours, theirs]) {
+    for (const sql of grafanaFixtureSql(fixture)) await db.query(sql);
   }
 }
 
-const panels = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json")).flatMap((file) => {
-  const dashboard = JSON.parse(readFileSync(join(dashboardsDir, file), "utf8"));
-  return dashboard.panels.map((p: { title: string; targets: { rawSql: string }[] }) => ({ file, ...p }));
-});
+async function plainPostgres(): Promise<{ db: Database; close: () => Promise<void> }> {
+  const database = await freshDatabase();
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const db: Database = { query: async (sql, params) => (await client.query(sql, params)).rows };
+  await seed(db);
+  // Plain PostgreSQL: the worker's rollup fills the aggregates.
+  const { rollupPending } = await import(join(repoRoot, "apps/worker/src/jobs/rollup.ts"));
+  const pool = new pg.Pool({ connectionString: database.url });
+  await rollupPending(pool).finally(() => pool.end());
+  return { db, close: async () => { await client.end(); await database.drop(); } };
+}
 
-for (const panel of panels) {
-  test(`${panel.file}: "${panel.title}" draws from the migrated schema`, async () => {
-    for (const target of panel.targets) {
-      const rows = await asGrafana(expandMacros(target.rawSql));
-      assert.ok(rows.length > 0, "the panel's query returns the sample data");
+async function timescale(): Promise<{ db: Database; close: () => Promise<void> }> {
+  // The only TimescaleDB this machine can run (packages/db/test/support/pglite.ts).
+  const { createTimescalePglite, pgliteSession } = await import(join(repoRoot, "packages/db/test/support/pglite.ts"));
+  const { runMigrations } = await import(join(repoRoot, "packages/db/src/migrate/runner.ts"));
+  const pglite = await createTimescalePglite();
+  const result = await runMigrations(pgliteSession(pglite));
+  assert.equal(result.timeseriesMode, "timescaledb");
+  const db: Database = { query: async (sql, params) => (await pglite.query(sql, params)).rows };
+  await seed(db);
+  for (const view of continuousAggregates) await pglite.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+  return { db, close: () => pglite.close() };
+}
+
+for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB", timescale]] as const) {
+  describe(`dashboards on ${mode}, as spindle_grafana`, () => {
+    let db: Database;
+    let close: () => Promise<void>;
+    before(async () => ({ db, close } = await open()));
+    after(async () => close?.());
+
+    for (const panel of panels) {
+      test(`${panel.file}: "${panel.title}" draws its organisation's rows and never another's`, async () => {
+        for (const target of panel.targets) {
+          assert.ok((await asGrafana(db, expandMacros(target.rawSql))).length > 0, "the panel draws the sample data");
+          // Their server exists, with the same data, and their own datasource sees it…
+          const theirValues = { server: theirs.serverId };
+          assert.ok((await asGrafana(db, expandMacros(target.rawSql, theirValues), theirs.orgId)).length > 0);
+          // …but our datasource gets nothing even when asked for their server by id.
+          assert.deepEqual(await asGrafana(db, expandMacros(target.rawSql, theirValues)), [], "leaks across organisations");
+        }
+      });
     }
+
+    test("variables list only the datasource's organisation", async () => {
+      const servers = variables.filter((v) => v.name === "server");
+      for (const v of servers) {
+        assert.deepEqual(await asGrafana(db, expandMacros(v.query)), [{ __text: ours.hostname, __value: ours.serverId }], v.file);
+      }
+      const devices = variables.find((v) => v.name === "device")!;
+      assert.deepEqual(await asGrafana(db, expandMacros(devices.query)), [{ device: "vda" }]);
+      assert.deepEqual(await asGrafana(db, expandMacros(devices.query, { server: theirs.serverId })), []);
+    });
+
+    test("the IOPS panel shows the rates the samples imply", async () => {
+      const rows = await asGrafana(db, expandMacros(panel("server-io.json", "IOPS")));
+      const byMetric = Object.fromEntries(rows.map((r) => [r.metric, Number(r.value)]));
+      assert.deepEqual(byMetric, { "vda read": 100, "vda write": 50 });
+    });
+
+    test("latency percentiles come from merged buckets: the bucket's upper edge", async () => {
+      const [read] = await asGrafana(db, expandMacros(panel("latency.json", "Latency over the time range (merged buckets)")));
+      // 600 reads: 540 in (0.512, 1.024] ms, 60 in (4.096, 8.192] ms; nearest rank.
+      assert.equal(Number(read!["I/Os"]), 600);
+      assert.equal(Number(read!["p50 ≤ ms"]), 1.024);
+      assert.equal(Number(read!["p95 ≤ ms"]), 8.192);
+      assert.equal(Number(read!["mean ms"]), 1);
+    });
+
+    test("gains are sums of measured values, never averages of ratios", async () => {
+      const [cache] = await asGrafana(db, expandMacros(panel("acceleration.json", "Read cache over the time range")));
+      assert.equal(Number(cache!["share from memory"]), 0.75);
+      assert.equal(Number(cache!["calibrated page-cache read µs"]), 2);
+      const [extents] = await asGrafana(db, expandMacros(panel("acceleration.json", "Extents per GiB grown: managed vs comparison group")));
+      assert.deepEqual([Number(extents!["managed files"]), Number(extents!["unmanaged growing files"])], [1, 16]);
+    });
+
+    test("the read-only role cannot write, nor read credentials, users or notification secrets", async () => {
+      await assert.rejects(asGrafana(db, "DELETE FROM servers"), /permission denied/);
+      for (const secret of ["agents", "enrollment_tokens", "users", "audit_log", "notification_channels"]) {
+        await assert.rejects(asGrafana(db, `SELECT * FROM ${secret}`), /permission denied/, secret);
+      }
+      await assert.rejects(asGrafana(db, "SELECT * FROM public.disk_io"), /permission denied/);
+    });
   });
 }
 
-test("the IOPS panel shows the rates the samples imply", async () => {
-  const iops = panels.find((p) => p.title === "IOPS")!;
-  const rows = await asGrafana(expandMacros(iops.targets[0].rawSql));
-  const byMetric = Object.fromEntries(rows.map((r) => [r.metric, Number(r.value)]));
-  assert.deepEqual(byMetric, { "vda read": 100, "vda write": 50 });
-});
+function panel(file: string, title: string): string {
+  const found = panels.find((p) => p.file === file && p.title === title);
+  assert.ok(found, `${file} has a panel "${title}"`);
+  return found.targets[0]!.rawSql;
+}
 
-test("the latency panel is I/O-weighted", async () => {
-  const latency = panels.find((p) => p.title.startsWith("Average latency"))!;
-  const { rows } = await db.query(expandMacros(latency.targets[0].rawSql));
-  const byMetric = Object.fromEntries(rows.map((r) => [r.metric, Number(r.value)]));
-  assert.deepEqual(byMetric, { "vda read": 2, "vda write": 4 });
-});
-
-test("the read-only role sees nothing of another organisation and cannot write", async () => {
-  for (const panel of panels) {
-    for (const target of panel.targets) {
-      assert.deepEqual(await asGrafana(expandMacros(target.rawSql), "another-org"), [], `${panel.title} leaks across organisations`);
-    }
+test("the committed dashboards are what infra/grafana/src/build.mjs writes", async () => {
+  const { dashboards: built, render } = await import(join(repoRoot, "infra/grafana/src/build.mjs"));
+  assert.deepEqual(dashboardFiles, Object.keys(built).sort(), "run node infra/grafana/src/build.mjs");
+  for (const { file } of dashboards) {
+    assert.equal(readFileSync(join(dashboardsDir, file), "utf8"), render(built[file]), `${file} is stale: run node infra/grafana/src/build.mjs`);
   }
-  await assert.rejects(asGrafana("DELETE FROM servers"), /permission denied/);
-  await assert.rejects(asGrafana("SELECT * FROM agents"), /permission denied/);
+});
+
+test("the organisation comes from the datasource, never from a value typed into a variable", () => {
+  for (const { file, json } of dashboards) {
+    const list: Variable[] = json.templating.list;
+    assert.deepEqual(list.map((v) => v.type).filter((t) => t !== "query" && t !== "datasource"), [],
+      `${file}: only query and datasource variables (no textbox, custom, constant or ad hoc filters)`);
+    assert.deepEqual(list.find((v) => v.type === "datasource")?.name, "organisation", file);
+    for (const p of json.panels) assert.equal(p.datasource.uid, "${organisation}", `${file} "${p.title}"`);
+    for (const v of list.filter((v) => v.type === "query")) assert.equal(v.datasource?.uid, "${organisation}", `${file} ${v.name}`);
+  }
 });
 
 test("no dashboard variable can change the shape of a panel's SQL", async () => {
-  const dashboards = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json"))
-    .map((file) => ({ file, text: readFileSync(join(dashboardsDir, file), "utf8") }));
-  for (const { file, text } of dashboards) {
-    const names = (JSON.parse(text).templating?.list ?? []).map((v: { name: string }) => v.name);
-    for (const panel of panels.filter((p) => p.file === file)) {
-      for (const target of panel.targets) {
-        // Every variable is interpolated only as ${name:sqlstring}: a quoted, escaped literal.
-        const uses = target.rawSql.match(/\$\{?(\w+)(:\w+)?\}?/g)?.filter((u: string) => !u.startsWith("$__")) ?? [];
-        for (const use of uses) {
-          assert.ok(names.some((n: string) => use === `\${${n}:sqlstring}`), `${file} "${panel.title}": ${use} is not \${name:sqlstring}`);
-        }
-        // A hostile value stays one string literal: same plan shape, no rows, no error.
-        for (const hostile of ["x' OR '1'='1", "'; DELETE FROM servers; --", "\\' OR true --"]) {
-          const expanded = expandMacros(target.rawSql, hostile);
-          const plain = expandMacros(target.rawSql, "00000000-0000-0000-0000-000000000000");
-          assert.equal(expanded.replace(sqlstring(hostile), "?"), plain.replace(sqlstring("00000000-0000-0000-0000-000000000000"), "?"));
-          await assert.rejects(asGrafana(expanded), /invalid input syntax for type uuid/, `${panel.title} ran a hostile value as SQL`);
+  const { db, close } = await plainPostgres();
+  try {
+    const queries = [
+      ...panels.flatMap((p) => p.targets.map((t) => ({ where: `${p.file} "${p.title}"`, sql: t.rawSql }))),
+      ...variables.filter((v) => v.type === "query").map((v) => ({ where: `${v.file} variable ${v.name}`, sql: v.query })),
+    ];
+    for (const { where, sql } of queries) {
+      // Every variable is interpolated only as ${name:sqlstring}: a quoted, escaped literal.
+      const uses = sql.match(/\$\{?(\w+)(:\w+)?\}?/g)?.filter((u) => !u.startsWith("$__")) ?? [];
+      for (const use of uses) {
+        assert.ok(use === "${server:sqlstring}" || use === "${device:sqlstring}", `${where}: ${use} is not \${name:sqlstring}`);
+      }
+      // A hostile value stays one string literal: the same SQL around it, and it runs as a value.
+      for (const hostile of ["x' OR '1'='1", "'; DELETE FROM servers; --", "\\' OR true --"]) {
+        for (const name of ["server", "device"] as const) {
+          if (!sql.includes(`\${${name}:sqlstring}`)) continue;
+          const expanded = expandMacros(sql, { [name]: hostile });
+          const plain = expandMacros(sql, { [name]: "placeholder" });
+          assert.equal(expanded.split(sqlstring(hostile)).join("?"), plain.split(sqlstring("placeholder")).join("?"), where);
+          if (name === "server") {
+            await assert.rejects(asGrafana(db, expanded), /invalid input syntax for type uuid/, `${where} ran a hostile value as SQL`);
+          } else {
+            assert.deepEqual(await asGrafana(db, expanded), [], `${where} ran a hostile device as SQL`);
+          }
         }
       }
     }
+  } finally {
+    await close();
   }
 });

@@ -1,7 +1,7 @@
 // Installs and runs the real agent the way a user does: the one-liner from the console, piped
 // to sh, but into a private root (SPINDLE_PREFIX) so tests never touch this machine's /etc.
-import { execSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, execSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child } from "./child";
@@ -12,6 +12,7 @@ export class InstalledAgent {
   readonly config: string;
   readonly stateDir: string;
   private child?: Child;
+  private machineIdFile?: string;
   output = "";
 
   /** `base` is where the private root goes (a memory filesystem when a test spools thousands of batches). */
@@ -34,7 +35,25 @@ export class InstalledAgent {
   install(oneLiner: string): string {
     const command = oneLiner.replace(/\|\s*sudo\s+sh/, `| SPINDLE_PREFIX=${this.prefix} sh`);
     if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
-    return execSync(command, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], shell: "/bin/sh" });
+    const [file, args] = this.withMachineId("/bin/sh", ["-c", command]);
+    return execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  /**
+   * Makes this agent a machine of its own: every machine identity file reads `id` for its
+   * enrolment and runs (a private mount namespace binds a file over them, so this host's files
+   * are untouched). Needs root, as several agents on one host otherwise share one server.
+   */
+  useMachineId(id: string): void {
+    this.machineIdFile = join(this.prefix, "machine-id");
+    writeFileSync(this.machineIdFile, `${id}\n`);
+  }
+
+  private withMachineId(file: string, args: string[]): [string, string[]] {
+    if (!this.machineIdFile) return [file, args];
+    const binds = ["/etc/machine-id", "/var/lib/dbus/machine-id"].filter((path) => existsSync(path))
+      .map((path) => `mount --bind '${this.machineIdFile}' ${path}`).join(" && ");
+    return ["unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", `${binds || "true"} && exec "$@"`, "sh", file, ...args]];
   }
 
   uninstall(gatewayUrl: string): string {
@@ -62,7 +81,8 @@ export class InstalledAgent {
   }
 
   start(): void {
-    this.child = new Child(this.binary, ["run", "--config", this.config], {}, (chunk) => (this.output += chunk));
+    const [file, args] = this.withMachineId(this.binary, ["run", "--config", this.config]);
+    this.child = new Child(file, args, {}, (chunk) => (this.output += chunk));
   }
 
   async stop(): Promise<void> {

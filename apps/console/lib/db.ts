@@ -89,6 +89,11 @@ export async function previewAlertRule(db: Db, orgId: string, rule: unknown, now
   }
 }
 
+/** Resolves when the database answers a trivial query (the readiness probe). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await open(db).pool.query("SELECT 1");
+}
+
 /** better-auth's tables, for reading memberships and invitations outside any organisation. */
 export function identityTables(db: Db): IdentityTables {
   return open(db).prisma;

@@ -21,6 +21,13 @@ const envSchema = z.object({
     .min(0)
     .max(3600)
     .default(15),
+  // Port of the /livez and /readyz probes (src/health-server.ts); 0 serves none.
+  SPINDLE_WORKER_HEALTH_PORT: z.coerce
+    .number({ error: "SPINDLE_WORKER_HEALTH_PORT must be a TCP port for the health probes (default 0: none)" })
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0),
   // Notifications (docs/notifications.md, "Delivery").
   SPINDLE_CONSOLE_URL: z
     .url({ protocol: /^https?$/, error: "SPINDLE_CONSOLE_URL must be the console's public http(s) URL, e.g. https://spindle.example.com" })

@@ -6,6 +6,7 @@ import { parseCrontab, run } from "graphile-worker";
 import { parseEnv } from "./env.js";
 import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
+import { startHealthServer } from "./health-server.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, startAlertInterval, startRollupInterval } from "./schedule.js";
@@ -54,6 +55,12 @@ async function main(): Promise<void> {
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
+  let runnerDone = false;
+  runner.promise.finally(() => (runnerDone = true)).catch(() => {});
+  const health = env.SPINDLE_WORKER_HEALTH_PORT
+    ? await startHealthServer(env.SPINDLE_WORKER_HEALTH_PORT, { running: () => !runnerDone, ping: () => pool.query("SELECT 1") })
+    : undefined;
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
     await stopPolicyDelivery();
     await stopNotificationQueueing();
     await runner.stop(signal);
+    await health?.close();
     await pool.end();
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -17,7 +17,7 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * what is sent while no worker listens), every minute alert evaluation (the 30-second ticks
  * in between come from startAlertInterval) and a sweep of the notification outbox (rows whose
  * job was lost or whose worker died mid-send); in plain mode also rollup every minute and
- * retention hourly.
+ * retention hourly (backfilled once after an outage of every worker).
  */
 export function crontabFor(mode: TimeseriesMode): string {
   const all = effectivePoliciesJobSpec(null);
@@ -31,7 +31,9 @@ export function crontabFor(mode: TimeseriesMode): string {
   return [
     ...lines,
     `* * * * * rollup ?queue=${rollupJobSpec.queueName}&jobKey=${rollupJobSpec.jobKey}&max=${rollupJobSpec.maxAttempts}`,
-    "17 * * * * retention ?queue=telemetry-retention&max=3",
+    // fill=1h: an hour's retention missed while every worker was down runs when one comes back;
+    // graphile-worker's known_crontabs lets exactly one worker schedule each missed or due run.
+    "17 * * * * retention ?queue=telemetry-retention&max=3&fill=1h",
   ].join("\n");
 }
 

@@ -151,6 +151,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, s.handleBenchFinish))
 	mux.Handle("/v1/renew", only(http.MethodPost, s.handleRenew))
 	mux.Handle("/healthz", only(http.MethodGet, s.handleHealth))
+	mux.Handle("/livez", only(http.MethodGet, handleLive))
 	mux.Handle("/metrics", only(http.MethodGet, s.handleOpsMetrics))
 	mux.Handle("/install.sh", only(http.MethodGet, s.handleInstallScript))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.handleDownload))

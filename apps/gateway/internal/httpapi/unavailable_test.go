@@ -113,6 +113,9 @@ func TestDatabaseDownAnswers503AndRecovers(t *testing.T) {
 	if health.StatusCode != http.StatusServiceUnavailable || status.Database != "unavailable" || status.Reason != reasonDatabaseUnavailable {
 		t.Fatalf("healthz during the outage: %d %+v", health.StatusCode, status)
 	}
+	if live := behindProxy.get(t, "/livez"); live.StatusCode != http.StatusOK {
+		t.Fatalf("livez during the outage: %d; a liveness probe would restart every gateway", live.StatusCode)
+	}
 
 	proxy.start(proxy.addr)
 	// The agent retries both batches; the first was written before the outage.

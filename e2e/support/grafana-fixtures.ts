@@ -1,0 +1,60 @@
+// One organisation's sample of every family the Grafana dashboards draw, written through the raw
+// tables so that either time-series path (worker rollups or continuous aggregates) derives the
+// aggregates the panels read. Six 10-second samples from 00:00:10 to 00:01:00 on 2026-01-01.
+// Values are test constants, not user input, so they are inlined as SQL literals.
+
+export interface GrafanaFixture {
+  orgId: string;
+  serverId: string;
+  hostname: string;
+}
+
+const samples = "generate_series(0, 5) AS i";
+const at = "'2026-01-01T00:00:10Z'::timestamptz + i * interval '10 s'";
+const buckets = (counts: Record<number, number>) =>
+  Array.from({ length: 28 }, (_, i) => String(counts[i] ?? 0)).join(", ");
+
+/** The statements that seed one organisation, its server and a sample of every family. */
+export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture): string[] {
+  const o = `'${orgId}'`;
+  const s = `'${serverId}'`;
+  return [
+    `INSERT INTO organizations (id, name, slug) VALUES (${o}, ${o}, ${o})`,
+    `INSERT INTO servers (id, org_id, machine_id, hostname, os) VALUES (${s}, ${o}, ${s}, '${hostname}', 'linux')`,
+    // 100 read IOPS at 2 ms and 50 write IOPS at 4 ms on vda.
+    `INSERT INTO disk_io SELECT ${at}, ${o}, ${s}, 'vda', 10, 1000, 500, 4096000, 2048000, 0, 0, 2000, 2000, 5000, 7000, 1 FROM ${samples}`,
+    `INSERT INTO memory SELECT ${at}, ${o}, ${s}, 8e9, 4e9, 1e9, 2e9, 1e8, 1e7, 0, 0 FROM ${samples}`,
+    // Per sample: reads 90 in (512, 1024] µs (bucket 10) and 10 in (4096, 8192] µs (bucket 13).
+    `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds,
+       ${Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`).join(", ")})
+     SELECT ${at}, ${o}, ${s}, 'vda', 'read', 10, 100, 0.1, ${buckets({ 10: 90, 13: 10 })} FROM ${samples}`,
+    `INSERT INTO disk_split_io SELECT ${at}, ${o}, ${s}, 'vda', 10, 150 FROM ${samples}`,
+    `INSERT INTO page_cache SELECT ${at}, ${o}, ${s}, 10, 1000, 100 FROM ${samples}`,
+    `INSERT INTO pg_database_stats SELECT ${at}, ${o}, ${s}, 'app', 10, 500, 5, 9000, 1000, 20000 FROM ${samples}`,
+    `INSERT INTO pressure SELECT ${at}, ${o}, ${s}, 10, 1000000, 0, 2500000, 500000 FROM ${samples}`,
+    `INSERT INTO fragmentation_scans VALUES ('2026-01-01T00:00:30Z', ${o}, ${s}, '/data', 100, 25, 400, 300, 0, 1200)`,
+    `INSERT INTO fragmentation_worst_files VALUES (${o}, ${s}, '/data', '/data/big.db', 120, 1073741824, '2026-01-01T00:00:30Z')`,
+    `INSERT INTO page_cache_top_files VALUES (${o}, ${s}, '/data/big.db', 800, 80, 10, '2026-01-01T00:01:00Z')`,
+    `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes, resident_bytes, pinned_bytes, managed_files,
+       hits_bytes, misses_bytes, prefetched_bytes, dropped_behind_bytes, backoffs, memory_read_latency_seconds, memory_read_latency_samples)
+     SELECT ${at}, ${o}, ${s}, 10, 1073741824, 536870912, 0, 3, 3000000, 1000000, 500000, 0, 0, 0.000002, 1000 FROM ${samples}`,
+    `INSERT INTO write_opt (time, org_id, server_id, interval_seconds, preallocated_bytes, fragments_prevented, files_defragmented,
+       managed_grown_bytes, managed_extents_added, unmanaged_grown_bytes, unmanaged_extents_added)
+     SELECT ${at}, ${o}, ${s}, 10, 1048576, 4, 0, 1073741824, 1, 1073741824, 16 FROM ${samples}`,
+    `INSERT INTO write_opt_files VALUES (${o}, ${s}, '/data/wal.log', 2, '2026-01-01T00:01:00Z')`,
+    `INSERT INTO cache_mrc (org_id, server_id, time, window_seconds, curve, scope, sample_rate, sampled_accesses, sizes_bytes, hit_ratios)
+     VALUES (${o}, ${s}, '2026-01-01T00:01:00Z', 60, 'page_cache', '', 0.01, 5000, '{1048576,2097152}', '{0.5,0.75}')`,
+    `INSERT INTO alert_rules (id, org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity)
+     VALUES (md5(${s})::uuid, ${o}, 'Slow reads', 'disk.read_latency', 'avg', '>', 1, 300, 'organization', 'warning')`,
+    `INSERT INTO alert_states (org_id, rule_id, server_id, component, state, state_since, value, updated_at)
+     VALUES (${o}, md5(${s})::uuid, ${s}, 'vda', 'firing', '2026-01-01T00:01:00Z', 2, '2026-01-01T00:01:00Z')`,
+    `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+     VALUES (${o}, md5(${s})::uuid, 'Slow reads', 'warning', ${s}, 'vda', '2026-01-01T00:01:00Z', 'pending', 'firing', 2, 1, '>')`,
+  ];
+}
+
+/** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
+export const continuousAggregates = [
+  "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_split_io_1m", "page_cache_1m",
+  "pg_database_stats_1m", "pressure_1m", "read_cache_1m", "write_opt_1m",
+];
