@@ -7,7 +7,7 @@ import { startEffectivePolicyDelivery } from "./effective-policy-delivery.js";
 import { logger } from "./logger.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
-import { crontabFor, startAlertInterval, startRollupInterval } from "./schedule.js";
+import { crontabFor, startAlertInterval, startRecommendationsInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 
 async function main(): Promise<void> {
@@ -28,7 +28,12 @@ async function main(): Promise<void> {
   const runner = await run({
     pgPool: pool,
     concurrency: env.SPINDLE_WORKER_CONCURRENCY,
-    taskList: createTaskList({ pool, timeseriesMode, delivery: deliverySettingsFromEnv(env) }),
+    taskList: createTaskList({
+      pool,
+      timeseriesMode,
+      delivery: deliverySettingsFromEnv(env),
+      recommendations: { realiseAfterSeconds: env.SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS },
+    }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
     logger,
@@ -40,6 +45,8 @@ async function main(): Promise<void> {
         )
       : () => {};
   const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
+  const stopRecommendationsInterval = startRecommendationsInterval(runner, env.SPINDLE_RECOMMENDATION_REFRESH_SECONDS, (error) =>
+    console.error(`could not queue a recommendations refresh: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
@@ -50,6 +57,7 @@ async function main(): Promise<void> {
     console.log(`${signal}: finishing running jobs, then stopping`);
     stopInterval();
     stopAlertInterval();
+    stopRecommendationsInterval();
     await stopPolicyDelivery();
     await stopNotificationQueueing();
     await runner.stop(signal);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hitRatioAt, kneeWithin, percentile, type MissRatioCurve } from "./curve.js";
+import { hitRatioAt, kneeWithin, type MissRatioCurve } from "./curve.js";
 
 const gib = 1024 ** 3;
 const curve: MissRatioCurve = {
@@ -32,11 +32,5 @@ describe("reading a miss-ratio curve", () => {
     // a 5 GiB cap: best 0.80 at 4 GiB, nothing smaller is within 0.01
     assert.deepEqual(kneeWithin(curve, 5 * gib, 0.01), { sizeBytes: 4 * gib, hitRatio: 0.8 });
     assert.equal(kneeWithin(curve, 0.5 * gib, 0.01), null);
-  });
-
-  it("takes the nearest-rank percentile", () => {
-    assert.equal(percentile([5, 1, 4, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 5), 1);
-    assert.equal(percentile([10, 20, 30, 40], 50), 20);
-    assert.equal(percentile([], 5), null);
   });
 });

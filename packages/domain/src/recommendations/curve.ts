@@ -58,11 +58,3 @@ export function kneeWithin(curve: MissRatioCurve, capBytes: number, slack: numbe
   }
   return null;
 }
-
-/** The p-th percentile (0–100) by the nearest-rank method; null for no values. */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[rank - 1]!;
-}
