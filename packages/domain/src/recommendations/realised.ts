@@ -1,24 +1,30 @@
 // The realised effect of an applied recommendation, beside its prediction: the read cache's hit
 // ratio (hits / (hits + misses), from read_cache) in the matched windows before and after the
 // change (gains/windows.ts). Kinds whose effect these counters do not show say so.
+import { z } from "zod";
 import type { ReadCacheSums } from "../gains/reads.js";
 import { isPresent } from "../gains/measured.js";
 import type { TimeWindow } from "../gains/windows.js";
 import type { Confidence, Prediction } from "./types.js";
 
-export type RealisedEffect =
-  | {
-      status: "measured";
-      metric: "read_cache_hit_ratio";
-      before: number | null;
-      after: number;
-      predicted: number | null;
-      /** |after − predicted| within the confidence's tolerance; null without a numeric prediction. */
-      withinConfidence: boolean | null;
-      windows: { before: { from: string; to: string } | null; after: { from: string; to: string } };
-      basis: string;
-    }
-  | { status: "not-measured"; reason: string };
+const windowSchema = z.strictObject({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+
+/** Stored as JSON next to the prediction (recommendations.realised). */
+export const realisedEffectSchema = z.discriminatedUnion("status", [
+  z.strictObject({
+    status: z.literal("measured"),
+    metric: z.literal("read_cache_hit_ratio"),
+    before: z.number().finite().nullable(),
+    after: z.number().finite(),
+    predicted: z.number().finite().nullable(),
+    /** |after − predicted| within the confidence's tolerance; null without a numeric prediction. */
+    withinConfidence: z.boolean().nullable(),
+    windows: z.strictObject({ before: windowSchema.nullable(), after: windowSchema }),
+    basis: z.string(),
+  }),
+  z.strictObject({ status: z.literal("not-measured"), reason: z.string() }),
+]);
+export type RealisedEffect = z.infer<typeof realisedEffectSchema>;
 
 function hitRatio(sums: ReadCacheSums): number | null {
   if (!isPresent(sums.hitsBytes) || !isPresent(sums.missesBytes)) return null;
