@@ -98,6 +98,8 @@ describe("recommendations refresh", { skip: skipReason }, () => {
     const clickedAt = now + 15 * minute; // read-cache history reaches back past the matched window before it
     const confirmedAt = clickedAt + minute;
     await db.pool.query("UPDATE recommendations SET status = 'applied', applied_at = $2 WHERE id = $1", [budget.id, new Date(clickedAt)]);
+    const inFlight = await refreshOrganization(db.workerPool, org, new Date(clickedAt + 10_000), settings);
+    assert.equal(inFlight.created.length, 0, "the same finding is not raised again while the applied one awaits its effect");
     await db.pool.query("INSERT INTO server_policy_status (org_id, server_id, status, applied_at) VALUES ($1, $2, 'applied', $3)",
       [org, server, new Date(confirmedAt)]);
     // Ten minutes before the change at 60 % and ten after at 87 % (predicted 88 % ± 3 points).

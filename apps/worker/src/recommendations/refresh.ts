@@ -44,8 +44,15 @@ async function refreshInTransaction(tx: TenantQueryable, orgId: string, now: Dat
      WHERE org_id = $1 AND status = 'snoozed' AND snoozed_until <= $2 RETURNING id`, [orgId, now]);
   result.reopened = reopened.rows.length;
 
+  // An applied recommendation still waiting for its realised effect holds its finding: the
+  // evidence that made it predates the change (the agent may not even have applied it yet).
+  const inFlight = new Set((await tx.query(
+    "SELECT server_id, kind, subject FROM recommendations WHERE org_id = $1 AND status = 'applied' AND realised IS NULL", [orgId],
+  )).rows.map((r) => findingKey(r.server_id, r.kind, r.subject)));
+
   for (const serverId of servers) {
-    const findings = findingsForServer(await readServerEvidence(tx, orgId, serverId, now));
+    const findings = findingsForServer(await readServerEvidence(tx, orgId, serverId, now))
+      .filter((f) => !inFlight.has(findingKey(f.serverId, f.kind, f.subject)));
     result.findings += findings.length;
     for (const finding of findings) {
       const id = await upsertFinding(tx, orgId, finding, now);
@@ -61,6 +68,8 @@ async function refreshInTransaction(tx: TenantQueryable, orgId: string, now: Dat
   result.realised = await realiseApplied(tx, orgId, now, settings.realiseAfterSeconds);
   return result;
 }
+
+const findingKey = (serverId: string, kind: string, subject: string) => JSON.stringify([serverId, kind, subject]);
 
 /** Inserts a new finding (returns its id) or updates the live row of the same finding (returns null). */
 async function upsertFinding(tx: TenantQueryable, orgId: string, finding: RecommendationFinding, now: Date): Promise<string | null> {
