@@ -1,7 +1,6 @@
 export * from "./types.js";
 export * from "./curve.js";
 export * from "./confidence.js";
-export * from "./format.js";
 export * from "./read-cache-budget.js";
 export * from "./scan-drop-behind.js";
 export * from "./fragmentation.js";
