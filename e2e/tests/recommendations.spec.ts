@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { newAccount, signUp } from "../support/accounts";
 import { eventually, InstalledAgent } from "../support/agent";
 import { enrolThisMachine } from "../support/enrol";
-import { queryRows } from "../support/postgres";
+import pg from "pg";
 import { e2eStack } from "../support/stack";
 
 const mib = 1024 * 1024;
@@ -28,6 +28,17 @@ test.afterAll(async () => {
   await agent.destroy();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** One query on a connection of its own (support/postgres.ts pulls in the gateway runner, which a spec cannot load). */
+async function queryRows<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 async function reloadUntil(page: Page, check: () => Promise<void>, timeout: number): Promise<void> {
   await expect(async () => {
@@ -72,7 +83,8 @@ test("a budget recommendation with its evidence is applied as a new policy versi
     [server!.org_id, server!.id, [128, 256, 512, 768, 1024].map((m) => m * mib), [0.35, 0.5, 0.8, 0.86, 0.865]]);
 
   // The worker refreshes every 5 s in this stack; the recommendation appears on the fleet page.
-  await page.getByRole("link", { name: "Recommendations", exact: true }).click();
+  await page.goto("/recommendations");
+  await expect(page.getByRole("link", { name: "Recommendations", exact: true })).toHaveAttribute("aria-current", "page");
   const card = page.locator('[data-testid="recommendation"][data-kind="read_cache_budget"]');
   await reloadUntil(page, () => expect(card).toBeVisible(), 120_000);
   await expect(card.getByTestId("recommendation-title")).toHaveText("Raise the read-cache budget from 256 MiB to 768 MiB");
