@@ -27,7 +27,7 @@ export function flashTierFinding(serverId: string, device: string, curve: MissRa
     change: null,
     evidence: {
       metric: `miss-ratio curve of the block I/O on ${device}`,
-      source: "cache_mrc (SHARDS sample of block I/O below the page cache)",
+      source: "cache_mrc: SHARDS sample of block I/O below the page cache",
       window: { from: curve.windowFrom.toISOString(), to: curve.windowTo.toISOString() },
       chart: { view: "miss-ratio-curve", serverId, component: `block:${device}` },
       facts: [

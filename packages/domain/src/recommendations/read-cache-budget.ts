@@ -64,7 +64,7 @@ export function readCacheBudgetFinding(input: ReadCacheBudgetInput): Recommendat
     change: { type: "set_read_cache_budget", budgetBytes: knee.sizeBytes },
     evidence: {
       metric: `miss-ratio curve of ${curveName}`,
-      source: "cache_mrc (SHARDS sample of the host's accesses)",
+      source: "cache_mrc: SHARDS sample of the host's accesses",
       window: { from: curve.windowFrom.toISOString(), to: curve.windowTo.toISOString() },
       chart: { view: "miss-ratio-curve", serverId: input.serverId, component: `${curve.curve}:${curve.scope}` },
       facts: [
