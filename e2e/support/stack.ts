@@ -37,5 +37,7 @@ export const e2eStack = {
     BETTER_AUTH_SECRET: "e2e-secret-that-is-long-enough-for-better-auth-0123",
     // The journeys' webhook receivers listen on loopback over plain http.
     SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
+    // Recommendations refresh every 5 s instead of every 15 min, so a journey sees its finding.
+    SPINDLE_RECOMMENDATION_REFRESH_SECONDS: "5",
   },
 };

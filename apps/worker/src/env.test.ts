@@ -9,6 +9,8 @@ describe("parseEnv", () => {
       SPINDLE_WORKER_CONCURRENCY: 4,
       SPINDLE_ROLLUP_INTERVAL_SECONDS: 15,
       SPINDLE_WORKER_HEALTH_PORT: 0,
+      SPINDLE_RECOMMENDATION_REFRESH_SECONDS: 900,
+      SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS: 86_400,
       SPINDLE_CONSOLE_URL: "http://localhost:3000",
       SPINDLE_NOTIFY_SEND_TIMEOUT_SECONDS: 15,
       SPINDLE_NOTIFY_RETRY_BASE_SECONDS: 10,
@@ -21,6 +23,10 @@ describe("parseEnv", () => {
   it("says what to set when DATABASE_URL is missing or wrong", () => {
     assert.throws(() => parseEnv({}), /DATABASE_URL is not set/);
     assert.throws(() => parseEnv({ DATABASE_URL: "mysql://x" }), /must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+
+  it("refuses a realised-effect window shorter than ten minutes", () => {
+    assert.throws(() => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS: "60" }), /at least 600/);
   });
 
   it("rejects a nonsensical interval", () => {

@@ -28,6 +28,21 @@ const envSchema = z.object({
     .min(0)
     .max(65535)
     .default(0),
+  // Recommendations (docs/recommendations.md): how often each worker process asks for a refresh
+  // (the crontab adds one every 15 minutes), and how long after the agent applied a recommendation
+  // its realised effect is measured.
+  SPINDLE_RECOMMENDATION_REFRESH_SECONDS: z.coerce
+    .number({ error: "SPINDLE_RECOMMENDATION_REFRESH_SECONDS must be a number of seconds (default 900)" })
+    .int()
+    .min(5)
+    .max(86_400)
+    .default(900),
+  SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS: z.coerce
+    .number({ error: "SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS must be a number of seconds, at least 600 (default 86400)" })
+    .int()
+    .min(600)
+    .max(7 * 86_400)
+    .default(86_400),
   // Notifications (docs/notifications.md, "Delivery").
   SPINDLE_CONSOLE_URL: z
     .url({ protocol: /^https?$/, error: "SPINDLE_CONSOLE_URL must be the console's public http(s) URL, e.g. https://spindle.example.com" })

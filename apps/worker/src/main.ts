@@ -9,7 +9,7 @@ import { logger } from "./logger.js";
 import { startHealthServer } from "./health-server.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
-import { crontabFor, startAlertInterval, startRollupInterval } from "./schedule.js";
+import { crontabFor, startAlertInterval, startRecommendationsInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 
 async function main(): Promise<void> {
@@ -40,7 +40,12 @@ async function main(): Promise<void> {
   const runner = await run({
     pgPool: pool,
     concurrency: env.SPINDLE_WORKER_CONCURRENCY,
-    taskList: createTaskList({ pool, timeseriesMode, delivery }),
+    taskList: createTaskList({
+      pool,
+      timeseriesMode,
+      delivery,
+      recommendations: { realiseAfterSeconds: env.SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS },
+    }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
     logger,
@@ -52,6 +57,8 @@ async function main(): Promise<void> {
         )
       : () => {};
   const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
+  const stopRecommendationsInterval = startRecommendationsInterval(runner, env.SPINDLE_RECOMMENDATION_REFRESH_SECONDS, (error) =>
+    console.error(`could not queue a recommendations refresh: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
@@ -68,6 +75,7 @@ async function main(): Promise<void> {
     console.log(`${signal}: finishing running jobs, then stopping`);
     stopInterval();
     stopAlertInterval();
+    stopRecommendationsInterval();
     await stopPolicyDelivery();
     await stopNotificationQueueing();
     await runner.stop(signal);

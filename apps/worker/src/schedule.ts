@@ -3,6 +3,7 @@ import type { Runner, TaskSpec } from "graphile-worker";
 import { alertEvaluationIntervalSeconds, alertsEvaluateJobSpec, alertsEvaluateTask } from "./alerts/task.js";
 import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { notificationSweepTask } from "./jobs/notification-task.js";
+import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -15,9 +16,10 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * The durable schedule, deduplicated across worker processes by graphile-worker: every five
  * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
  * what is sent while no worker listens), every minute alert evaluation (the 30-second ticks
- * in between come from startAlertInterval) and a sweep of the notification outbox (rows whose
- * job was lost or whose worker died mid-send); in plain mode also rollup every minute and
- * retention hourly (backfilled once after an outage of every worker).
+ * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
+ * job was lost or whose worker died mid-send) and, every 15 minutes, a refresh of
+ * recommendations; in plain mode also rollup every minute and retention hourly (backfilled
+ * once after an outage of every worker).
  */
 export function crontabFor(mode: TimeseriesMode): string {
   const all = effectivePoliciesJobSpec(null);
@@ -26,6 +28,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `*/5 * * * * ${effectivePoliciesTask} ?jobKey=${all.jobKey}&max=${all.maxAttempts}`,
     `* * * * * ${alertsEvaluateTask} ?queue=${alerts.queueName}&jobKey=${alerts.jobKey}&max=${alerts.maxAttempts}`,
     `* * * * * ${notificationSweepTask} ?jobKey=${notificationSweepTask}&max=3`,
+    `*/15 * * * * ${recommendationsRefreshTask} ?queue=${recommendationsRefreshJobSpec.queueName}&jobKey=${recommendationsRefreshJobSpec.jobKey}&max=${recommendationsRefreshJobSpec.maxAttempts}`,
   ];
   if (mode !== "plain") return lines.join("\n");
   return [
@@ -61,6 +64,18 @@ export function startAlertInterval(runner: Runner, onError: (error: Error) => vo
   const timer = setInterval(() => {
     runner.addJob(alertsEvaluateTask, {}, alertsEvaluateJobSpec).catch(onError);
   }, alertEvaluationIntervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Each worker process also asks for a recommendations refresh every `intervalSeconds` (and once
+ * at start), folded by the job key into one job across the cluster. Returns a function that stops it.
+ */
+export function startRecommendationsInterval(runner: Runner, intervalSeconds: number, onError: (error: Error) => void): () => void {
+  const queue = () => runner.addJob(recommendationsRefreshTask, {}, recommendationsRefreshJobSpec).catch(onError);
+  void queue();
+  const timer = setInterval(queue, intervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
 }

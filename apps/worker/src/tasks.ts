@@ -9,6 +9,8 @@ import type { DeliverySettings } from "./jobs/notification-delivery.js";
 import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
 import { deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
+import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
+import type { RefreshSettings } from "./recommendations/refresh.js";
 
 export interface TaskDependencies {
   pool: pg.Pool;
@@ -20,18 +22,18 @@ export interface TaskDependencies {
    */
   onAlertTransition?: OnAlertTransition;
   delivery: DeliverySettings;
+  /** Defaults to measuring the realised effect a day after the agent applied a recommendation. */
+  recommendations?: RefreshSettings;
 }
 
-/**
- * Every job the worker runs, by name. Recommendations (a later issue) register here beside
- * alert evaluation, notification delivery and the telemetry maintenance jobs.
- */
+/** Every job the worker runs, by name. */
 export function createTaskList(deps: TaskDependencies): TaskList {
   return {
     [effectivePoliciesTask]: createEffectivePoliciesTask(deps.pool),
     [alertsEvaluateTask]: createAlertsEvaluateTask(deps.pool, deps.onAlertTransition ?? notificationOutbox),
     [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
     [notificationSweepTask]: createNotificationSweepTask(deps.pool),
+    [recommendationsRefreshTask]: createRecommendationsRefreshTask(deps.pool, deps.recommendations ?? { realiseAfterSeconds: 86_400 }),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {

@@ -79,6 +79,21 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, channelId: channel.id, transitionId: "transition-1", notice: { rule: { id: "r1" } }, requestedBy: user.id },
     });
 
+    const recommendation = await prisma.recommendation.create({
+      data: { orgId: org.id, serverId: server.id, kind: "read_cache_budget", subject: "readCache.budgetBytes", title: "Raise the read-cache budget",
+        change: { type: "set_read_cache_budget", budgetBytes: 6442450944 }, evidence: { metric: "curve" }, prediction: { after: 0.88 },
+        confidence: { level: "high", tolerance: 0.03 } },
+    });
+    const applied = await prisma.recommendation.update({
+      where: { id: recommendation.id },
+      data: { status: "applied", appliedAt: new Date(), appliedPolicyId: policy.id, appliedPolicyVersion: 1, statusChangedBy: user.id,
+        statusChangedAt: new Date(), realised: { status: "measured", after: 0.87 }, realisedAt: new Date(), notifiedAt: new Date() },
+    });
+    assert.equal(applied.appliedPolicyVersion, 1);
+    assert.equal(applied.snoozedUntil, null);
+    assert.equal(applied.resolvedAt, null);
+    assert.deepEqual(applied.realised, { status: "measured", after: 0.87 });
+
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },

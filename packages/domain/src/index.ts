@@ -4,3 +4,4 @@ export * from "./metrics/latency.js";
 export * from "./metrics/ratios.js";
 export * from "./gains/index.js";
 export * from "./alerts/index.js";
+export * from "./recommendations/index.js";

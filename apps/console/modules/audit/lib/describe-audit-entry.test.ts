@@ -32,6 +32,7 @@ describe("audit entry sentences", () => {
     assert.equal(auditEntryLink({ action: "alert_rule.disabled", target: "r1" }), "/alerts/rules/r1");
     assert.equal(auditEntryLink({ action: "alert_rule.deleted", target: "r1" }), "/alerts/rules");
     assert.equal(auditEntryLink({ action: "alert_silence.created", target: "s1" }), "/alerts/silences");
+    assert.equal(auditEntryLink({ action: "recommendation.applied", target: "r1" }), "/recommendations");
     assert.equal(auditEntryLink({ action: "notification_route.created", target: "c1" }), "/alerts/channels");
   });
 });

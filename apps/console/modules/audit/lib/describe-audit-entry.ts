@@ -78,6 +78,14 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `routed ${list(details.severities)} alerts (${text(details.scope)}) to ${name}`;
     case "notification_route.deleted":
       return `removed a route (${list(details.severities)}, ${text(details.scope)}) from ${name}`;
+    case "recommendation.applied":
+      return `applied the recommendation “${text(details.title)}” on ${text(details.server)}: ${text(details.change)} (version ${text(details.version)})`;
+    case "recommendation.dismissed":
+      return `dismissed the recommendation “${text(details.title)}”`;
+    case "recommendation.snoozed":
+      return `snoozed the recommendation “${text(details.title)}” until ${text(details.until)}`;
+    case "recommendation.reopened":
+      return `reopened the recommendation “${text(details.title)}”`;
     default:
       return target ? `${action} (${target})` : action;
   }
@@ -93,5 +101,6 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action.startsWith("alert_rule.")) return `/alerts/rules/${target}`;
   if (action.startsWith("alert_silence.")) return "/alerts/silences";
   if (action.startsWith("notification_")) return "/alerts/channels";
+  if (action.startsWith("recommendation.")) return "/recommendations";
   return null;
 }

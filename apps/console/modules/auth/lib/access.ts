@@ -18,6 +18,8 @@ export const statements = {
   alertSilence: ["create", "cancel"],
   // Notification channels and their routes; "test" sends a test message through a channel.
   notificationChannel: ["create", "update", "delete", "test"],
+  // Recommendations: apply one (a new policy version), dismiss or snooze it.
+  recommendation: ["apply", "dismiss"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -32,12 +34,13 @@ const manageOrganisation = {
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
   notificationChannel: ["create", "update", "delete", "test"],
+  recommendation: ["apply", "dismiss"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [], recommendation: [] }),
 };
 
 export type RoleName = keyof typeof roles;

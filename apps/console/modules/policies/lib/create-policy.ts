@@ -1,5 +1,5 @@
-import { validatePolicyLayer } from "@spindle/policy";
-import { inOrg, type Db } from "@/lib/db";
+import { validatePolicyLayer, type PolicyDocument } from "@spindle/policy";
+import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { createPolicyInput, type CreatePolicyInput, type PolicyDetail } from "../types/policy";
 import { recordAudit } from "./audit";
@@ -18,20 +18,28 @@ export async function createPolicy(db: Db, actor: PolicyActor, rawInput: CreateP
   if (!layer.ok) throw invalidPolicy(layer.problems);
 
   try {
-    return await inOrg(db, actor.orgId, async (tx) => {
-      const taken = await tx.policy.findFirst({ where: { orgId: actor.orgId, name: { equals: input.name, mode: "insensitive" } }, select: { id: true } });
-      if (taken) throw nameTaken(input.name);
-      const policy = await tx.policy.create({
-        data: { orgId: actor.orgId, name: input.name, description: input.description, createdBy: actor.userId },
-      });
-      await tx.policyVersion.create({
-        data: { policyId: policy.id, orgId: actor.orgId, version: 1, document: layer.layer as object, comment: input.comment, createdBy: actor.userId },
-      });
-      await recordAudit(tx, actor, "policy.created", policy.id, { name: input.name, version: 1 });
-      return readPolicy(tx, actor.orgId, policy.id);
-    });
+    return await inOrg(db, actor.orgId, (tx) => createPolicyInTransaction(tx, actor, input, layer.layer));
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name); // a concurrent create with the same name
     throw error;
   }
+}
+
+/** The creation itself, inside the caller's transaction (`layer` already validated). */
+export async function createPolicyInTransaction(
+  tx: OrgTransaction,
+  actor: PolicyActor,
+  input: { name: string; description: string; comment: string },
+  layer: PolicyDocument,
+): Promise<PolicyDetail> {
+  const taken = await tx.policy.findFirst({ where: { orgId: actor.orgId, name: { equals: input.name, mode: "insensitive" } }, select: { id: true } });
+  if (taken) throw nameTaken(input.name);
+  const policy = await tx.policy.create({
+    data: { orgId: actor.orgId, name: input.name, description: input.description, createdBy: actor.userId },
+  });
+  await tx.policyVersion.create({
+    data: { policyId: policy.id, orgId: actor.orgId, version: 1, document: layer as object, comment: input.comment, createdBy: actor.userId },
+  });
+  await recordAudit(tx, actor, "policy.created", policy.id, { name: input.name, version: 1 });
+  return readPolicy(tx, actor.orgId, policy.id);
 }

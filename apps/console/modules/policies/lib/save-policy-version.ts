@@ -1,5 +1,5 @@
-import { validatePolicyLayer } from "@spindle/policy";
-import { inOrg, type Db } from "@/lib/db";
+import { validatePolicyLayer, type PolicyDocument } from "@spindle/policy";
+import { inOrg, type Db, type OrgTransaction } from "@/lib/db";
 import { notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { saveVersionInput, type PolicyVersionSummary, type SaveVersionInput } from "../types/policy";
@@ -28,23 +28,35 @@ export async function savePolicyVersion(
   const layer = validatePolicyLayer(input.document);
   if (!layer.ok) throw invalidPolicy(layer.problems);
 
-  return inOrg(db, actor.orgId, async (tx) => {
-    const policy = await lockPolicy(tx, actor.orgId, policyId);
-    if (!policy) throw notFound("This policy");
-    if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before saving a new version.`);
-    const latest = await tx.policyVersion.findFirst({ where: { policyId }, orderBy: { version: "desc" } });
-    const latestVersion = latest?.version ?? 0;
-    if (input.basedOnVersion !== undefined && input.basedOnVersion !== latestVersion) {
-      throw new ProblemError(409, "Policy changed meanwhile",
-        `Version ${latestVersion} was saved after you opened version ${input.basedOnVersion}; reload to see it, then apply your change again.`);
-    }
-    if (latest && diffPolicyDocuments(latest.document, layer.layer).length === 0) {
-      throw new ProblemError(409, "Nothing changed", `This is exactly version ${latestVersion}; change a field before saving.`);
-    }
-    const created = await tx.policyVersion.create({
-      data: { policyId, orgId: actor.orgId, version: latestVersion + 1, document: layer.layer as object, comment: input.comment, createdBy: actor.userId },
-    });
-    await recordAudit(tx, actor, "policy.version_saved", policyId, { name: policy.name, version: created.version, comment: input.comment });
-    return summariseVersion(created, await findAuthors(tx, [created.createdBy]));
+  return inOrg(db, actor.orgId, (tx) => saveVersionInTransaction(tx, actor, policyId, layer.layer, input));
+}
+
+/**
+ * The save itself, inside the caller's transaction (`layer` already validated): Apply on a
+ * recommendation saves its version this way, in the transaction that marks it applied.
+ */
+export async function saveVersionInTransaction(
+  tx: OrgTransaction,
+  actor: PolicyActor,
+  policyId: string,
+  layer: PolicyDocument,
+  input: { comment: string; basedOnVersion?: number },
+): Promise<PolicyVersionSummary> {
+  const policy = await lockPolicy(tx, actor.orgId, policyId);
+  if (!policy) throw notFound("This policy");
+  if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before saving a new version.`);
+  const latest = await tx.policyVersion.findFirst({ where: { policyId }, orderBy: { version: "desc" } });
+  const latestVersion = latest?.version ?? 0;
+  if (input.basedOnVersion !== undefined && input.basedOnVersion !== latestVersion) {
+    throw new ProblemError(409, "Policy changed meanwhile",
+      `Version ${latestVersion} was saved after you opened version ${input.basedOnVersion}; reload to see it, then apply your change again.`);
+  }
+  if (latest && diffPolicyDocuments(latest.document, layer).length === 0) {
+    throw new ProblemError(409, "Nothing changed", `This is exactly version ${latestVersion}; change a field before saving.`);
+  }
+  const created = await tx.policyVersion.create({
+    data: { policyId, orgId: actor.orgId, version: latestVersion + 1, document: layer as object, comment: input.comment, createdBy: actor.userId },
   });
+  await recordAudit(tx, actor, "policy.version_saved", policyId, { name: policy.name, version: created.version, comment: input.comment });
+  return summariseVersion(created, await findAuthors(tx, [created.createdBy]));
 }

@@ -19,6 +19,8 @@ import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
 import { ProofRunsPanel } from "@/modules/bench/components/proof-runs-panel";
 import { getServerOffer } from "@/modules/bench/lib/profiles";
 import { listRuns } from "@/modules/bench/lib/runs";
+import { ServerRecommendationsPanel } from "@/modules/recommendations/components/server-recommendations-panel";
+import { listRecommendations } from "@/modules/recommendations/lib/list-recommendations";
 
 export const metadata: Metadata = { title: "Server" };
 
@@ -31,11 +33,12 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const [serverPolicy, runs, offer, alertTargets] = await Promise.all([
+  const [serverPolicy, runs, offer, alertTargets, recommendations] = await Promise.all([
     getServerPolicy(database(), context.orgId, server.id),
     listRuns(database(), context.orgId, server.id),
     getServerOffer(database(), context.orgId, server.id),
     listAlertTargets(database(), context.orgId),
+    listRecommendations(database(), context.orgId, { serverId: server.id }),
   ]);
   const canManage = can(context.role, { server: ["revoke", "delete"] });
   const agentState = canManage ? await getAgentState(database(), context, server.id) : null;
@@ -56,6 +59,9 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
       />
       <div className="mt-6">
         <ServerPolicyPanel initial={serverPolicy} canEdit={can(context.role, { policy: ["assign"] })} />
+      </div>
+      <div className="mt-6">
+        <ServerRecommendationsPanel serverId={server.id} initial={recommendations} canAct={can(context.role, { recommendation: ["apply"] })} />
       </div>
       <div className="mt-6">
         <ServerGainsSection serverId={server.id} />
