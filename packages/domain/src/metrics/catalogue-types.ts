@@ -11,6 +11,7 @@ export type MetricSource =
   | "linux:fiemap"
   | "postgresql:pg_stat_database"
   | "postgresql:pg_stat_io"
+  | "windows:pdh"
   | "agent"
   | "agent:accel";
 
