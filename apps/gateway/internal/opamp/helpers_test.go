@@ -67,7 +67,6 @@ func newHarnessWithCredentialTTL(t *testing.T, ttl time.Duration) *harness {
 	h.server, err = New(Settings{
 		Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Credentials:    store.NewCredentials(st.AuthenticateAgent, ttl, 100),
-		PushJitter:     -1, // pushes at once: the tests wait for them
 		ListenRetryMin: 20 * time.Millisecond, ListenRetryMax: 100 * time.Millisecond,
 		Callbacks: Callbacks{
 			OnPolicySent: func(_, hash string) { h.sent <- hash },

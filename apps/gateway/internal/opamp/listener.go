@@ -36,9 +36,7 @@ func (s *Server) listen(ctx context.Context) {
 		failures = 0
 		s.settings.Logger.Info("listening for policy changes and revocations", "channels", []string{PolicyChangedChannel, AgentAccessRevokedChannel})
 		s.settings.Callbacks.OnListening()
-		for _, c := range s.registry.of("") {
-			go s.resync(ctx, c)
-		}
+		s.resync(ctx)
 		for {
 			notification, err := conn.WaitForNotification(ctx)
 			if err != nil {
@@ -56,8 +54,8 @@ func (s *Server) listen(ctx context.Context) {
 				s.settings.Logger.Warn("ignored a malformed policy-change notification", "payload", notification.Payload)
 				continue
 			}
-			for _, c := range s.registry.of(change.ServerID) {
-				go s.pushJittered(ctx, c)
+			if s.registry.has(change.ServerID) {
+				s.fanout.add(change.ServerID)
 			}
 		}
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -85,16 +83,4 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// pushJittered waits a random part of PushJitter before pushing, so a fleet-wide change (or a
-// listener reconnect, which checks every agent) reaches the database as a spread, not a spike.
-func (s *Server) pushJittered(ctx context.Context, c *agentConnection) {
-	if j := s.settings.PushJitter; j > 0 {
-		sleep(ctx, rand.N(j))
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	c.push()
 }

@@ -65,6 +65,24 @@ func (r *registry) of(serverID string) []*agentConnection {
 	return out
 }
 
+// has says whether the server holds a connection here.
+func (r *registry) has(serverID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byServer[serverID]) > 0
+}
+
+// servers lists the servers holding a connection here.
+func (r *registry) servers() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.byServer))
+	for id := range r.byServer {
+		out = append(out, id)
+	}
+	return out
+}
+
 func (r *registry) size() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

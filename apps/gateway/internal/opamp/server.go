@@ -37,8 +37,10 @@ type Store interface {
 	EffectivePolicy(ctx context.Context, agent store.Agent) (store.EffectivePolicy, error)
 	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
-	RecordPolicyReport(ctx context.Context, agent store.Agent, report store.PolicyReport) error
-	RecordAgentReport(ctx context.Context, agent store.Agent, report store.AgentReport) error
+	RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error
+	PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error)
+	RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error
+	AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error)
 	Listen(ctx context.Context, channels ...string) (*pgx.Conn, error)
 }
 
@@ -59,9 +61,18 @@ type Settings struct {
 	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
 	// two while it reconnects). Default 4.
 	MaxConnectionsPerAgent int
-	// PushJitter spreads a policy change's pushes over up to this long, so a fleet-wide change
-	// does not hit the database with every agent at once. Default 2 s.
-	PushJitter time.Duration
+	// SeenFlushInterval is how often the "last seen" of agents that only sent heartbeats is
+	// written, for all of them in one statement. Default 5 s: far below the minutes after
+	// which the console calls a server offline.
+	SeenFlushInterval time.Duration
+	// ReportLinger is how long a report with news (description, health, effective config,
+	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.
+	ReportLinger time.Duration
+	// FanoutLinger is how long a policy-change notification waits for the others of the same
+	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
+	FanoutLinger time.Duration
+	// MaxBatch writes a batch at once when this many agents are waiting. Default 5000.
+	MaxBatch int
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
 }
@@ -69,6 +80,9 @@ type Settings struct {
 // Callbacks are called after the event they name, from the goroutine that handled it; they must
 // not block.
 type Callbacks struct {
+	// OnReportsWritten: a batch of n agents' reports or heartbeats was written (err nil) or
+	// failed and will be retried.
+	OnReportsWritten func(n int, err error)
 	// OnPolicySent: a RemoteConfig with this hash went to the agent of serverID.
 	OnPolicySent func(serverID, hash string)
 	// OnListening: the LISTEN connection is (re)established.
@@ -82,12 +96,18 @@ func (c *Callbacks) setDefaults() {
 	if c.OnListening == nil {
 		c.OnListening = func() {}
 	}
+	if c.OnReportsWritten == nil {
+		c.OnReportsWritten = func(int, error) {}
+	}
 }
 
 // Defaults of Settings.
 const (
 	DefaultMaxConnectionsPerAgent = 4
-	DefaultPushJitter             = 2 * time.Second
+	DefaultSeenFlushInterval      = 5 * time.Second
+	DefaultReportLinger           = 20 * time.Millisecond
+	DefaultFanoutLinger           = 10 * time.Millisecond
+	DefaultMaxBatch               = 5000
 )
 
 // Server is the gateway's OpAMP server.
@@ -97,6 +117,9 @@ type Server struct {
 	handler     opampserver.HTTPHandlerFunc
 	connContext opampserver.ConnContext
 	registry    *registry
+	fanout      *fanout
+	seen        *coalescer[store.AgentUpdate] // heartbeats: last seen only
+	reports     *coalescer[store.AgentUpdate] // everything else an agent says
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -119,13 +142,20 @@ func New(settings Settings) (*Server, error) {
 	if settings.MaxConnectionsPerAgent <= 0 {
 		settings.MaxConnectionsPerAgent = DefaultMaxConnectionsPerAgent
 	}
-	if settings.PushJitter < 0 {
-		settings.PushJitter = 0
-	} else if settings.PushJitter == 0 {
-		settings.PushJitter = DefaultPushJitter
+	settings.SeenFlushInterval = positiveOr(settings.SeenFlushInterval, DefaultSeenFlushInterval)
+	settings.ReportLinger = positiveOr(settings.ReportLinger, DefaultReportLinger)
+	settings.FanoutLinger = positiveOr(settings.FanoutLinger, DefaultFanoutLinger)
+	if settings.MaxBatch <= 0 {
+		settings.MaxBatch = DefaultMaxBatch
 	}
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
+	s.fanout = newFanout(s)
+	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordAgentUpdates)
+	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordAgentUpdates)
+	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
 		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
@@ -143,16 +173,27 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.handler) }
 // ConnContext must be the http.Server's ConnContext: plain-HTTP OpAMP reads the net.Conn from it.
 func (s *Server) ConnContext() func(context.Context, net.Conn) context.Context { return s.connContext }
 
-// Run listens for effective-policy changes until ctx ends, then closes every WebSocket
-// connection (http.Server.Shutdown does not touch hijacked connections). Agents reconnect to
-// another gateway, or to this one when it is back.
+// Run listens for effective-policy changes and writes the agents' reports until ctx ends, then
+// closes every WebSocket connection (http.Server.Shutdown does not touch hijacked connections)
+// and writes what is still queued. Agents reconnect to another gateway, or to this one when it
+// is back.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.listen(ctx) }()
+	for _, task := range []func(context.Context){s.listen, s.fanout.run, s.sweepCredentialsEvery} {
+		wg.Add(1)
+		go func() { defer wg.Done(); task(ctx) }()
+	}
+	writers, stopWriters := context.WithCancel(context.Background())
+	var writing sync.WaitGroup
+	for _, c := range []*coalescer[store.AgentUpdate]{s.seen, s.reports} {
+		writing.Add(1)
+		go func() { defer writing.Done(); c.run(writers) }()
+	}
 	<-ctx.Done()
 	wg.Wait()
 	s.registry.disconnectAll()
+	stopWriters() // each writer flushes what is queued once more
+	writing.Wait()
 }
 
 // ConnectedAgents is how many agents hold a WebSocket connection here (status and tests).
@@ -160,6 +201,13 @@ func (s *Server) ConnectedAgents() int { return s.registry.size() }
 
 func (s *Server) dbContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.settings.DatabaseTimeout)
+}
+
+func positiveOr(d, fallback time.Duration) time.Duration {
+	if d <= 0 {
+		return fallback
+	}
+	return d
 }
 
 // effectiveConfigJSON keeps the document as JSON inside the stored report.
