@@ -89,12 +89,18 @@ func (s *Server) pushPolicies(ctx context.Context, serverIDs map[string]struct{}
 		for id := range conns {
 			ids = append(ids, id)
 		}
+		started := time.Now()
 		targets := s.orgPushTargets(ctx, orgID, ids, conns)
 		if targets == nil {
 			failed = append(failed, ids...)
 			continue
 		}
+		read := time.Since(started)
 		s.send(targets)
+		if len(targets) > 0 {
+			s.settings.Logger.Info("pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
+				"read_and_record", read.String(), "took", time.Since(started).String())
+		}
 	}
 	return failed
 }

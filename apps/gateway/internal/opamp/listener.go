@@ -37,8 +37,12 @@ func (s *Server) listen(ctx context.Context) {
 		s.settings.Logger.Info("listening for policy changes and revocations", "channels", []string{PolicyChangedChannel, AgentAccessRevokedChannel})
 		s.settings.Callbacks.OnListening()
 		s.resync(ctx)
+		// Waiting with a cancellable context costs a goroutine hand-off per notification, which a
+		// gateway busy with thousands of agents' replies schedules late: a fleet-wide change
+		// arrived at ~500 notifications/s. Wait without one; shutdown closes the socket instead.
+		stopWaiting := context.AfterFunc(ctx, func() { _ = conn.PgConn().Conn().Close() })
 		for {
-			notification, err := conn.WaitForNotification(ctx)
+			notification, err := conn.WaitForNotification(context.Background())
 			if err != nil {
 				if ctx.Err() == nil {
 					s.settings.Logger.Warn("lost the policy-change listener; reconnecting", "error", err)
@@ -58,6 +62,7 @@ func (s *Server) listen(ctx context.Context) {
 				s.fanout.add(change.ServerID)
 			}
 		}
+		stopWaiting()
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Close(closeCtx)
 		cancel()

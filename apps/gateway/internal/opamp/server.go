@@ -120,6 +120,18 @@ type Server struct {
 	fanout      *fanout
 	seen        *coalescer[store.AgentUpdate] // heartbeats: last seen only
 	reports     *coalescer[store.AgentUpdate] // everything else an agent says
+	writing     sync.Mutex                    // one batch write at a time
+}
+
+// writeUpdates writes one batch. The two writers take turns: two batches updating the same
+// agents' rows at once would lock them in different orders and deadlock.
+func (s *Server) writeUpdates(ctx context.Context, batch []store.AgentUpdate) error {
+	s.writing.Lock()
+	defer s.writing.Unlock()
+	started := time.Now()
+	err := s.settings.Store.RecordAgentUpdates(ctx, batch)
+	s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
+	return err
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -152,9 +164,9 @@ func New(settings Settings) (*Server, error) {
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
 	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, settings.Store.RecordAgentUpdates)
+		settings.Logger, mergeUpdates, s.writeUpdates)
 	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, settings.Store.RecordAgentUpdates)
+		settings.Logger, mergeUpdates, s.writeUpdates)
 	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{

@@ -138,6 +138,7 @@ func updatePolicyStatus(ctx context.Context, tx pgx.Tx, orgID string, batch []Ag
 		SELECT $1, r.server_id, r.hash, r.hash, NULLIF(r.applied, ''), r.status, r.message, now(),
 			CASE WHEN r.applied <> '' THEN now() END
 		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(server_id, hash, status, message, applied)
+		ORDER BY r.server_id -- rows locked in one order, as RecordPoliciesSent does: no deadlock between them
 		ON CONFLICT (server_id) DO UPDATE SET
 			desired_version_hash = COALESCE(p.desired_version_hash, EXCLUDED.desired_version_hash),
 			reported_hash = EXCLUDED.reported_hash,
@@ -221,6 +222,7 @@ func (s *Store) RecordPoliciesSent(ctx context.Context, orgID string, hashes map
 	err := s.execInOrg(ctx, orgID, `
 		INSERT INTO server_policy_status AS p (org_id, server_id, desired_version_hash, status, message)
 		SELECT $1, r.server_id, r.hash, 'pending', '' FROM unnest($2::uuid[], $3::text[]) AS r(server_id, hash)
+		ORDER BY r.server_id -- rows locked in one order, as the report batches do
 		ON CONFLICT (server_id) DO UPDATE SET desired_version_hash = EXCLUDED.desired_version_hash,
 			status  = CASE WHEN p.reported_hash = EXCLUDED.desired_version_hash THEN p.status ELSE 'pending' END,
 			message = CASE WHEN p.reported_hash = EXCLUDED.desired_version_hash THEN p.message ELSE '' END
