@@ -54,10 +54,13 @@ func (r *registry) of(serverID string) []*agentConnection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*agentConnection
-	for id, conns := range r.byServer {
-		if serverID != "" && id != serverID {
-			continue
+	if serverID != "" { // a direct lookup: the fan-out asks for thousands of servers in a row
+		for c := range r.byServer[serverID] {
+			out = append(out, c)
 		}
+		return out
+	}
+	for _, conns := range r.byServer {
 		for c := range conns {
 			out = append(out, c)
 		}
