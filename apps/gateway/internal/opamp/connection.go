@@ -118,9 +118,8 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	return response
 }
 
-// queueUpdate hands what a WebSocket message says to the batch writers: a bare heartbeat only
-// marks the agent seen (written every SeenFlushInterval), anything else goes out within
-// ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
+// queueUpdate hands what a WebSocket message says to the batch writers: every message marks the
+// agent and its server seen (written every SeenFlushInterval); news goes out within ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
 // gateway, which must see what this one said. Called with c.mu held.
 func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentToServer) {
 	update := store.AgentUpdate{Agent: c.agent, SeenAt: time.Now(), Report: agentReport(msg)}
@@ -144,17 +143,19 @@ func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentT
 		c.logReport(report)
 	}
 	if !c.webSocket {
+		if err := c.server.settings.Store.MarkAgentsSeen(ctx, []store.AgentUpdate{update}); err != nil {
+			c.log.Warn("could not mark the agent seen", "error", err)
+		}
 		if err := c.server.settings.Store.RecordAgentUpdates(ctx, []store.AgentUpdate{update}); err != nil {
 			c.log.Warn("could not record the agent's OpAMP report", "error", err)
 		}
 		return
 	}
+	c.server.seen.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, SeenAt: update.SeenAt})
 	r := update.Report
-	if update.Policy == nil && r.Host == nil && r.Capabilities == nil && r.Health == nil && r.EffectiveConfig == nil {
-		c.server.seen.add(c.agent.ID, update)
-		return
+	if update.Policy != nil || r.Host != nil || r.Capabilities != nil || r.Health != nil || r.EffectiveConfig != nil {
+		c.server.reports.add(c.agent.ID, update)
 	}
-	c.server.reports.add(c.agent.ID, update)
 }
 
 // policyToSend returns the RemoteConfig to send on a plain-HTTP poll, or nil when the agent

@@ -97,9 +97,11 @@ func (s *Server) pushPolicies(ctx context.Context, serverIDs map[string]struct{}
 		}
 		read := time.Since(started)
 		s.send(targets)
+		sent := time.Since(started)
+		s.recordSent(ctx, orgID, targets)
 		if len(targets) > 0 {
 			s.settings.Logger.Info("pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
-				"read_and_record", read.String(), "took", time.Since(started).String())
+				"read", read.String(), "sent_after", sent.String(), "took", time.Since(started).String())
 		}
 	}
 	return failed
@@ -117,7 +119,6 @@ func (s *Server) orgPushTargets(ctx context.Context, orgID string, ids []string,
 	}
 	remotes := map[string]*protobufs.AgentRemoteConfig{} // one message per distinct policy
 	targets := []pushTarget{}
-	sent := map[string]string{}
 	for id, list := range conns {
 		target, ok := policies[id]
 		if !ok {
@@ -134,14 +135,26 @@ func (s *Server) orgPushTargets(ctx context.Context, orgID string, ids []string,
 		for _, c := range list {
 			if c.lacks(target) {
 				targets = append(targets, pushTarget{conn: c, hash: target.Policy.Hash, remote: remote})
-				sent[id] = target.Policy.Hash
 			}
 		}
 	}
+	return targets
+}
+
+// recordSent marks the servers pending on the policy sent, after the pushes: the agents' replies
+// need not wait for this write, and its upsert gives way to an APPLIED already recorded.
+func (s *Server) recordSent(ctx context.Context, orgID string, targets []pushTarget) {
+	sent := make(map[string]string, len(targets))
+	for _, t := range targets {
+		sent[t.conn.agent.ServerID] = t.hash
+	}
+	dbCtx, cancel := context.WithTimeout(ctx, s.settings.DatabaseTimeout)
+	defer cancel()
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	if err := s.settings.Store.RecordPoliciesSent(dbCtx, orgID, sent); err != nil {
 		s.settings.Logger.Warn("could not record the policies sent", "org_id", orgID, "servers", len(sent), "error", err)
 	}
-	return targets
 }
 
 // send writes the pushes on sendWorkers goroutines and waits for them.

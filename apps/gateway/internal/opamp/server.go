@@ -38,6 +38,7 @@ type Store interface {
 	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
 	RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error
+	MarkAgentsSeen(ctx context.Context, updates []store.AgentUpdate) error
 	PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error)
 	RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error
 	AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error)
@@ -118,20 +119,22 @@ type Server struct {
 	connContext opampserver.ConnContext
 	registry    *registry
 	fanout      *fanout
-	seen        *coalescer[store.AgentUpdate] // heartbeats: last seen only
-	reports     *coalescer[store.AgentUpdate] // everything else an agent says
+	seen        *coalescer[store.AgentUpdate] // every message: last seen
+	reports     *coalescer[store.AgentUpdate] // messages with news: description, health, status
 	writing     sync.Mutex                    // one batch write at a time
 }
 
-// writeUpdates writes one batch. The two writers take turns: two batches updating the same
-// agents' rows at once would lock them in different orders and deadlock.
-func (s *Server) writeUpdates(ctx context.Context, batch []store.AgentUpdate) error {
-	s.writing.Lock()
-	defer s.writing.Unlock()
-	started := time.Now()
-	err := s.settings.Store.RecordAgentUpdates(ctx, batch)
-	s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
-	return err
+// serialised makes the batch writers take turns: two batches updating the same agents' rows at
+// once would lock them in different orders and deadlock.
+func (s *Server) serialised(write func(context.Context, []store.AgentUpdate) error) func(context.Context, []store.AgentUpdate) error {
+	return func(ctx context.Context, batch []store.AgentUpdate) error {
+		s.writing.Lock()
+		defer s.writing.Unlock()
+		started := time.Now()
+		err := write(ctx, batch)
+		s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
+		return err
+	}
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -164,9 +167,9 @@ func New(settings Settings) (*Server, error) {
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
 	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.writeUpdates)
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.MarkAgentsSeen))
 	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.writeUpdates)
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentUpdates))
 	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{

@@ -32,11 +32,44 @@ type PolicyUpdate struct {
 	AppliedHash string
 }
 
-// RecordAgentUpdates writes a batch of agent updates: agents (opamp_seen_at, capabilities,
-// health, effective config), servers (last_seen_at, host metadata) and server_policy_status.
-// All or nothing: on error the caller keeps the batch and tries again. A seen time never moves
-// backwards, so an older batch retried after a newer one changes nothing.
+// RecordAgentUpdates writes a batch of agent reports: agents (opamp_seen_at, capabilities,
+// health, effective config), the host metadata of servers whose agent described itself, and
+// server_policy_status. All or nothing: on error the caller keeps the batch and tries again.
 func (s *Store) RecordAgentUpdates(ctx context.Context, updates []AgentUpdate) error {
+	return s.inEachOrg(ctx, updates, func(tx pgx.Tx, orgID string, batch []AgentUpdate) error {
+		if err := updateAgents(ctx, tx, orgID, batch); err != nil {
+			return err
+		}
+		described := make([]AgentUpdate, 0, len(batch))
+		for _, u := range batch {
+			if u.Report.Host != nil {
+				described = append(described, u)
+			}
+		}
+		if err := updateServers(ctx, tx, orgID, described); err != nil {
+			return err
+		}
+		return updatePolicyStatus(ctx, tx, orgID, batch)
+	})
+}
+
+// MarkAgentsSeen writes agents.opamp_seen_at and servers.last_seen_at (only SeenAt is read).
+// A seen time never moves backwards, so an older batch retried after a newer one changes nothing.
+func (s *Store) MarkAgentsSeen(ctx context.Context, updates []AgentUpdate) error {
+	return s.inEachOrg(ctx, updates, func(tx pgx.Tx, orgID string, batch []AgentUpdate) error {
+		seenOnly := make([]AgentUpdate, len(batch))
+		for i, u := range batch {
+			seenOnly[i] = AgentUpdate{Agent: u.Agent, SeenAt: u.SeenAt}
+		}
+		if err := updateAgents(ctx, tx, orgID, seenOnly); err != nil {
+			return err
+		}
+		return updateServers(ctx, tx, orgID, seenOnly)
+	})
+}
+
+// inEachOrg runs work once per organisation of the updates, all in one transaction.
+func (s *Store) inEachOrg(ctx context.Context, updates []AgentUpdate, work func(tx pgx.Tx, orgID string, batch []AgentUpdate) error) error {
 	if len(updates) == 0 {
 		return nil
 	}
@@ -49,13 +82,7 @@ func (s *Store) RecordAgentUpdates(ctx context.Context, updates []AgentUpdate) e
 			if err := scopeToOrg(ctx, tx, orgID); err != nil {
 				return err
 			}
-			if err := updateAgents(ctx, tx, orgID, batch); err != nil {
-				return err
-			}
-			if err := updateServers(ctx, tx, orgID, batch); err != nil {
-				return err
-			}
-			if err := updatePolicyStatus(ctx, tx, orgID, batch); err != nil {
+			if err := work(tx, orgID, batch); err != nil {
 				return err
 			}
 		}
@@ -89,6 +116,9 @@ func updateAgents(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpd
 
 func updateServers(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
 	n := len(batch)
+	if n == 0 {
+		return nil
+	}
 	ids, seen := make([]string, n), make([]time.Time, n)
 	hostname, os, osVersion, kernel, arch, version := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, u := range batch {
