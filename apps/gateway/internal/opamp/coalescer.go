@@ -9,9 +9,9 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
-// coalescer gathers per-key values and writes them in one batch: the first value added after a
-// write starts a wait of `linger`, then everything gathered meanwhile goes out together (sooner
-// when maxBatch values are waiting). A value added for a key already waiting is merged into it,
+// coalescer gathers per-key values and writes them in batches: the first value added after a
+// write starts a wait of `linger`, then what was gathered meanwhile goes out together, at most
+// maxBatch per write (sooner when maxBatch values are waiting). A value added for a key already waiting is merged into it,
 // so an agent heard from many times in one wait costs one row. A failed write keeps the whole
 // batch, merged under anything newer that arrived meanwhile, and is retried after a backoff:
 // nothing an agent said is lost to a database outage shorter than the gateway's life.
@@ -86,11 +86,26 @@ func (c *coalescer[V]) run(ctx context.Context) {
 	}
 }
 
-// flush writes everything pending; on failure it puts the batch back and reports false.
+// flush writes up to maxBatch of the values pending (bounded, so one write fits its timeout on
+// a busy database; the rest go out right after); on failure it puts the batch back and reports
+// false.
 func (c *coalescer[V]) flush(ctx context.Context) bool {
 	c.mu.Lock()
 	taken := c.pending
-	c.pending = make(map[string]V, len(taken))
+	if len(taken) <= c.maxBatch {
+		c.pending = make(map[string]V, len(taken))
+	} else {
+		taken = make(map[string]V, c.maxBatch)
+		for key, v := range c.pending {
+			taken[key] = v
+			delete(c.pending, key)
+			if len(taken) == c.maxBatch {
+				break
+			}
+		}
+		signal(c.wake)
+		signal(c.full) // no linger for the rest
+	}
 	c.mu.Unlock()
 	if len(taken) == 0 {
 		return true

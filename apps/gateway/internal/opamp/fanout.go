@@ -144,10 +144,17 @@ func (s *Server) orgPushTargets(ctx context.Context, orgID string, ids []string,
 // recordSent marks the servers pending on the policy sent, after the pushes: the agents' replies
 // need not wait for this write, and its upsert gives way to an APPLIED already recorded.
 func (s *Server) recordSent(ctx context.Context, orgID string, targets []pushTarget) {
-	sent := make(map[string]string, len(targets))
-	for _, t := range targets {
-		sent[t.conn.agent.ServerID] = t.hash
+	for start := 0; start < len(targets); start += s.settings.MaxBatch {
+		chunk := targets[start:min(start+s.settings.MaxBatch, len(targets))]
+		sent := make(map[string]string, len(chunk))
+		for _, t := range chunk {
+			sent[t.conn.agent.ServerID] = t.hash
+		}
+		s.recordSentChunk(ctx, orgID, sent)
 	}
+}
+
+func (s *Server) recordSentChunk(ctx context.Context, orgID string, sent map[string]string) {
 	dbCtx, cancel := context.WithTimeout(ctx, s.settings.DatabaseTimeout)
 	defer cancel()
 	s.writing.Lock()

@@ -72,7 +72,8 @@ type Settings struct {
 	// FanoutLinger is how long a policy-change notification waits for the others of the same
 	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
 	FanoutLinger time.Duration
-	// MaxBatch writes a batch at once when this many agents are waiting. Default 5000.
+	// MaxBatch bounds the agents in one batch write (and writes at once when this many wait).
+	// Default 1000: a write stays well inside DatabaseTimeout on a busy database.
 	MaxBatch int
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
@@ -108,7 +109,7 @@ const (
 	DefaultSeenFlushInterval      = 5 * time.Second
 	DefaultReportLinger           = 20 * time.Millisecond
 	DefaultFanoutLinger           = 10 * time.Millisecond
-	DefaultMaxBatch               = 5000
+	DefaultMaxBatch               = 1000
 )
 
 // Server is the gateway's OpAMP server.
