@@ -119,7 +119,8 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 }
 
 // queueUpdate hands what a WebSocket message says to the batch writers: every message marks the
-// agent and its server seen (written every SeenFlushInterval); news goes out within ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
+// agent and its server seen (written every SeenFlushInterval), news goes out within
+// ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
 // gateway, which must see what this one said. Called with c.mu held.
 func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentToServer) {
 	update := store.AgentUpdate{Agent: c.agent, SeenAt: time.Now(), Report: agentReport(msg)}

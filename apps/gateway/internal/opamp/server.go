@@ -6,8 +6,10 @@
 // spindle_effective_policy_changed names a server connected here. docs/agent-protocol.md, "OpAMP".
 //
 // Concurrency: opamp-go calls one connection's callbacks one at a time, different connections
-// concurrently. Pushes run on the listener goroutine; the connection's own lock orders them
-// with the callbacks, and opamp-go's WebSocket connection serialises the writes themselves.
+// concurrently. Callbacks never wait for the database on a WebSocket: they queue what the agent
+// said for the batch writers (coalescer.go). Pushes run on the fan-out's goroutines (fanout.go);
+// the connection's own lock orders them with the callbacks, and opamp-go's WebSocket connection
+// serialises the writes themselves.
 package opamp
 
 import (
@@ -62,9 +64,9 @@ type Settings struct {
 	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
 	// two while it reconnects). Default 4.
 	MaxConnectionsPerAgent int
-	// SeenFlushInterval is how often the "last seen" of agents that only sent heartbeats is
-	// written, for all of them in one statement. Default 5 s: far below the minutes after
-	// which the console calls a server offline.
+	// SeenFlushInterval is how often the "last seen" of the agents heard from is written, for
+	// all of them in one statement per table. Default 5 s: well inside the console's 30 s
+	// online window, which telemetry every 10 s keeps fresh anyway.
 	SeenFlushInterval time.Duration
 	// ReportLinger is how long a report with news (description, health, effective config,
 	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.

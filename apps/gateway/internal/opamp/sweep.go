@@ -57,7 +57,7 @@ func (s *Server) sweepCredentialsEvery(ctx context.Context) {
 	if ttl <= 0 {
 		return // no cache to keep warm: every message checks the database anyway
 	}
-	ticker := time.NewTicker(ttl / 2)
+	ticker := time.NewTicker(max(ttl/2, 50*time.Millisecond))
 	defer ticker.Stop()
 	for {
 		select {
