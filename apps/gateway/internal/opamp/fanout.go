@@ -3,6 +3,7 @@ package opamp
 import (
 	"context"
 	"encoding/hex"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -99,10 +100,12 @@ func (s *Server) pushPolicies(ctx context.Context, serverIDs map[string]struct{}
 		s.send(targets)
 		sent := time.Since(started)
 		s.recordSent(ctx, orgID, targets)
-		if len(targets) > 0 {
-			s.settings.Logger.Info("pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
-				"read", read.String(), "sent_after", sent.String(), "took", time.Since(started).String())
+		level := slog.LevelDebug // a connecting agent's first policy
+		if len(targets) >= 100 {
+			level = slog.LevelInfo // a change reaching many agents: worth an operator's line
 		}
+		s.settings.Logger.Log(ctx, level, "pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
+			"read", read.String(), "sent_after", sent.String(), "took", time.Since(started).String())
 	}
 	return failed
 }
