@@ -2,10 +2,10 @@ package opamp
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/open-telemetry/opamp-go/protobufs"
 	servertypes "github.com/open-telemetry/opamp-go/server/types"
@@ -25,13 +25,14 @@ type agentConnection struct {
 	webSocket bool
 	log       *slog.Logger
 
-	mu           sync.Mutex
-	conn         servertypes.Connection
-	instanceUID  []byte
-	reportedHash string // last_remote_config_hash from the agent; "" unknown
-	reportedKnow bool
-	sentHash     string // last RemoteConfig sent on this connection
-	acceptsPush  bool   // AcceptsRemoteConfig; assumed until the agent says otherwise
+	mu             sync.Mutex
+	conn           servertypes.Connection
+	instanceUID    []byte
+	reportedHash   string // last_remote_config_hash from the agent; "" unknown
+	reportedKnow   bool
+	sentHash       string // last RemoteConfig sent on this connection
+	acceptsPush    bool   // AcceptsRemoteConfig; assumed until the agent says otherwise
+	capabilityBits uint64 // the capabilities last reported on this connection
 }
 
 func newAgentConnection(s *Server, agent store.Agent, webSocket bool) *agentConnection {
@@ -70,17 +71,21 @@ func (c *agentConnection) onReadError(_ servertypes.Connection, _ int, _ []byte,
 	c.log.Debug("OpAMP message unreadable", "error", err)
 }
 
-// onMessage records what the agent reports and answers with its policy when the agent's
-// last-received hash differs from the effective one.
+// onMessage queues what the agent reports for the next batch write and, on a plain-HTTP poll,
+// answers with its policy when the agent's last-received hash differs from the effective one.
+// A WebSocket gets its policy from the fan-out instead (on its first message and on every
+// change), so a heartbeat costs no query at all.
 func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connection, msg *protobufs.AgentToServer) *protobufs.ServerToAgent {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ctx, cancel := c.server.dbContext()
 	defer cancel()
 	response := &protobufs.ServerToAgent{InstanceUid: msg.GetInstanceUid()}
+	first := c.instanceUID == nil
 	c.instanceUID = msg.GetInstanceUid()
 
-	// A WebSocket lives for hours: a credential rotated or revoked meanwhile ends it.
+	// A WebSocket lives for hours: a credential rotated or revoked meanwhile ends it. The
+	// credential sweep keeps valid ones cached, so this costs no query.
 	if c.webSocket {
 		if _, err := c.server.settings.Credentials.Check(ctx, c.agent.CredentialHash); err != nil {
 			if errors.Is(err, store.ErrUnknownCredential) || errors.Is(err, store.ErrRevokedCredential) {
@@ -98,27 +103,64 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	if msg.GetCapabilities() != 0 {
 		c.acceptsPush = msg.GetCapabilities()&uint64(protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig) != 0
 	}
-	if err := c.server.settings.Store.RecordAgentReport(ctx, c.agent, agentReport(msg)); err != nil {
-		c.log.Warn("could not record the agent's OpAMP report", "error", err)
-	}
-	if status := msg.GetRemoteConfigStatus(); status != nil && len(status.GetLastRemoteConfigHash()) > 0 {
-		report := policyReport(status)
-		c.reportedHash, c.reportedKnow = report.Hash, true
-		if err := c.server.settings.Store.RecordPolicyReport(ctx, c.agent, report); err != nil {
-			c.log.Warn("could not record the agent's policy status", "error", err)
-		}
-		c.logReport(report)
-	}
+	c.queueUpdate(ctx, msg)
 	if c.webSocket && msg.GetAgentDescription() == nil && msg.GetSequenceNum() <= 1 {
 		// A first message without its state (should not happen): ask for everything once.
 		response.Flags |= uint64(protobufs.ServerToAgentFlags_ServerToAgentFlags_ReportFullState)
+	}
+	if c.webSocket {
+		if first {
+			c.server.fanout.add(c.agent.ServerID)
+		}
+		return response
 	}
 	response.RemoteConfig = c.policyToSend(ctx)
 	return response
 }
 
-// policyToSend returns the RemoteConfig to send, or nil when the agent already has it.
-// Called with c.mu held.
+// queueUpdate hands what a WebSocket message says to the batch writers: every message marks the
+// agent and its server seen (written every SeenFlushInterval), news goes out within
+// ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
+// gateway, which must see what this one said. Called with c.mu held.
+func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentToServer) {
+	update := store.AgentUpdate{Agent: c.agent, SeenAt: time.Now(), Report: agentReport(msg)}
+	// opamp-go repeats the capability bits in every message; only a change is news.
+	if bits := msg.GetCapabilities(); bits != 0 {
+		if bits == c.capabilityBits && update.Report.Capabilities != nil {
+			delete(update.Report.Capabilities, "opamp")
+			if len(update.Report.Capabilities) == 0 {
+				update.Report.Capabilities = nil
+			}
+		}
+		c.capabilityBits = bits
+	}
+	if status := msg.GetRemoteConfigStatus(); status != nil && len(status.GetLastRemoteConfigHash()) > 0 {
+		report := policyReport(status)
+		c.reportedHash, c.reportedKnow = report.Hash, true
+		update.Policy = &store.PolicyUpdate{Latest: report}
+		if report.State == store.PolicyApplied {
+			update.Policy.AppliedHash = report.Hash
+		}
+		c.logReport(report)
+	}
+	if !c.webSocket {
+		if err := c.server.settings.Store.MarkAgentsSeen(ctx, []store.AgentUpdate{update}); err != nil {
+			c.log.Warn("could not mark the agent seen", "error", err)
+		}
+		if err := c.server.settings.Store.RecordAgentUpdates(ctx, []store.AgentUpdate{update}); err != nil {
+			c.log.Warn("could not record the agent's OpAMP report", "error", err)
+		}
+		return
+	}
+	c.server.seen.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, SeenAt: update.SeenAt})
+	r := update.Report
+	if update.Policy != nil || r.Host != nil || r.Capabilities != nil || r.Health != nil || r.EffectiveConfig != nil {
+		c.server.reports.add(c.agent.ID, update)
+	}
+}
+
+// policyToSend returns the RemoteConfig to send on a plain-HTTP poll, or nil when the agent
+// already has it. Called with c.mu held.
 func (c *agentConnection) policyToSend(ctx context.Context) *protobufs.AgentRemoteConfig {
 	if !c.acceptsPush {
 		return nil
@@ -142,8 +184,8 @@ func (c *agentConnection) policyToSend(ctx context.Context) *protobufs.AgentRemo
 	if policy.Hash == c.reportedHash || policy.Hash == c.sentHash {
 		return nil
 	}
-	hash, err := hex.DecodeString(policy.Hash)
-	if err != nil {
+	remote := remoteConfig(policy)
+	if remote == nil {
 		c.log.Error("effective policy hash is not hex", "hash", policy.Hash)
 		return nil
 	}
@@ -153,32 +195,7 @@ func (c *agentConnection) policyToSend(ctx context.Context) *protobufs.AgentRemo
 	c.sentHash = policy.Hash
 	c.log.Info("sending policy", "hash", policy.Hash)
 	c.server.settings.Callbacks.OnPolicySent(c.agent.ServerID, policy.Hash)
-	return &protobufs.AgentRemoteConfig{
-		ConfigHash: hash,
-		Config: &protobufs.AgentConfigMap{ConfigMap: map[string]*protobufs.AgentConfigFile{
-			PolicyConfigName: {Body: policy.Document, ContentType: "application/json"},
-		}},
-	}
-}
-
-// push sends the current effective policy over the WebSocket if the agent does not have it.
-func (c *agentConnection) push() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn == nil || c.instanceUID == nil {
-		return // the agent's first message is still to come, and will be answered with the policy
-	}
-	ctx, cancel := c.server.dbContext()
-	defer cancel()
-	remote := c.policyToSend(ctx)
-	if remote == nil {
-		return
-	}
-	if err := c.conn.Send(ctx, &protobufs.ServerToAgent{InstanceUid: c.instanceUID, RemoteConfig: remote}); err != nil {
-		c.log.Warn("could not push the policy; the agent gets it when it reconnects", "error", err)
-		c.sentHash = ""
-		_ = c.conn.Disconnect()
-	}
+	return remote
 }
 
 func (c *agentConnection) logReport(report store.PolicyReport) {

@@ -51,6 +51,13 @@ func newHarness(t *testing.T) *harness {
 // newHarnessWithCredentialTTL trusts a checked credential for ttl.
 func newHarnessWithCredentialTTL(t *testing.T, ttl time.Duration) *harness {
 	t.Helper()
+	return newHarnessWith(t, ttl, nil)
+}
+
+// newHarnessWith lets a test change the server's settings (its Store, batch timings, callbacks)
+// before the server starts.
+func newHarnessWith(t *testing.T, ttl time.Duration, customize func(*Settings)) *harness {
+	t.Helper()
 	dbURL := testdb.New(t)
 	ctx := context.Background()
 	st, err := store.Open(ctx, dbURL, 8)
@@ -64,16 +71,24 @@ func newHarnessWithCredentialTTL(t *testing.T, ttl time.Duration) *harness {
 	}
 	t.Cleanup(db.Close)
 	h := &harness{t: t, store: st, db: db, sent: make(chan string, 64), listens: make(chan struct{}, 8), orgID: "org-opamp"}
-	h.server, err = New(Settings{
+	settings := Settings{
 		Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Credentials:    store.NewCredentials(st.AuthenticateAgent, ttl, 100),
-		PushJitter:     -1, // pushes at once: the tests wait for them
 		ListenRetryMin: 20 * time.Millisecond, ListenRetryMax: 100 * time.Millisecond,
 		Callbacks: Callbacks{
-			OnPolicySent: func(_, hash string) { h.sent <- hash },
-			OnListening:  func() { h.listens <- struct{}{} },
+			OnPolicySent: func(_, hash string) {
+				select {
+				case h.sent <- hash:
+				default: // a test with many agents does not read them
+				}
+			},
+			OnListening: func() { h.listens <- struct{}{} },
 		},
-	})
+	}
+	if customize != nil {
+		customize(&settings)
+	}
+	h.server, err = New(settings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +105,34 @@ func newHarnessWithCredentialTTL(t *testing.T, ttl time.Duration) *harness {
 	h.waitListening()
 
 	testdb.Org(t, h.db, h.orgID)
-	token, _ := testdb.EnrollmentToken(t, h.db, h.orgID, testdb.TokenValid)
-	enrolled, err := st.Enroll(ctx, store.Enrollment{TokenHash: sha(token), MachineID: "machine-1", Hostname: "enrolled-name", OS: "linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.serverID, h.secret = enrolled.ServerID, enrolled.Credential
+	h.serverID, h.secret = h.enrol("machine-1")
 	return h
+}
+
+// enrol enrols another machine in the harness's organisation.
+func (h *harness) enrol(machineID string) (serverID, secret string) {
+	h.t.Helper()
+	token, _ := testdb.EnrollmentToken(h.t, h.db, h.orgID, testdb.TokenValid)
+	enrolled, err := h.store.Enroll(context.Background(), store.Enrollment{TokenHash: sha(token), MachineID: machineID, Hostname: "enrolled-name", OS: "linux"})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return enrolled.ServerID, enrolled.Credential
+}
+
+// setFleetPolicy stores one effective policy for every server of the organisation in one
+// transaction, as the worker's recompute of an organisation does.
+func (h *harness) setFleetPolicy(intervalSeconds int) (document, hash string) {
+	h.t.Helper()
+	document = `{"schemaVersion":1,"telemetry":{"intervalSeconds":` + itoa(intervalSeconds) + `}}`
+	hash = hex.EncodeToString(sha(document))
+	_, err := h.db.Exec(context.Background(), `
+		INSERT INTO server_effective_policies (org_id, server_id, document, hash) SELECT org_id, id, $2, $3 FROM servers WHERE org_id = $1
+		ON CONFLICT (server_id) DO UPDATE SET document = EXCLUDED.document, hash = EXCLUDED.hash`, h.orgID, document, hash)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return document, hash
 }
 
 func sha(s string) []byte { sum := sha256.Sum256([]byte(s)); return sum[:] }
@@ -190,6 +226,7 @@ func (a *fakeAgent) stop() {
 
 type agentOptions struct {
 	transport string
+	heartbeat time.Duration // 0: opamp-go's default, and no ReportsHeartbeat
 	secret    string
 	status    *protobufs.RemoteConfigStatus // what a restarted agent remembers
 	decide    func(body []byte) error
@@ -221,6 +258,11 @@ func (h *harness) startAgent(o agentOptions) *fakeAgent {
 	}))
 	// opamp-go refuses ReportsHealth before it has a health to report: capabilities come last.
 	must(h.t, a.client.SetHealth(&protobufs.ComponentHealth{Healthy: true, Status: "running", StartTimeUnixNano: uint64(time.Now().UnixNano())}))
+	var heartbeat *time.Duration
+	if o.heartbeat > 0 {
+		caps |= protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
+		heartbeat = &o.heartbeat
+	}
 	must(h.t, a.client.SetCapabilities(&caps))
 	decide := o.decide
 	if decide == nil {
@@ -232,6 +274,7 @@ func (h *harness) startAgent(o agentOptions) *fakeAgent {
 		Header:             http.Header{"Authorization": {"Bearer " + o.secret}},
 		InstanceUid:        clienttypes.InstanceUid(uid),
 		RemoteConfigStatus: o.status,
+		HeartbeatInterval:  heartbeat,
 		Callbacks: clienttypes.Callbacks{
 			OnMessage: func(ctx context.Context, msg *clienttypes.MessageData) {
 				if msg.RemoteConfig == nil {

@@ -36,11 +36,13 @@ func (s *Server) listen(ctx context.Context) {
 		failures = 0
 		s.settings.Logger.Info("listening for policy changes and revocations", "channels", []string{PolicyChangedChannel, AgentAccessRevokedChannel})
 		s.settings.Callbacks.OnListening()
-		for _, c := range s.registry.of("") {
-			go s.resync(ctx, c)
-		}
+		s.resync(ctx)
+		// Waiting with a cancellable context costs a goroutine hand-off per notification, which a
+		// gateway busy with thousands of agents' replies schedules late: a fleet-wide change
+		// arrived at ~500 notifications/s. Wait without one; shutdown closes the socket instead.
+		stopWaiting := context.AfterFunc(ctx, func() { _ = conn.PgConn().Conn().Close() })
 		for {
-			notification, err := conn.WaitForNotification(ctx)
+			notification, err := conn.WaitForNotification(context.Background())
 			if err != nil {
 				if ctx.Err() == nil {
 					s.settings.Logger.Warn("lost the policy-change listener; reconnecting", "error", err)
@@ -56,10 +58,11 @@ func (s *Server) listen(ctx context.Context) {
 				s.settings.Logger.Warn("ignored a malformed policy-change notification", "payload", notification.Payload)
 				continue
 			}
-			for _, c := range s.registry.of(change.ServerID) {
-				go s.pushJittered(ctx, c)
+			if s.registry.has(change.ServerID) {
+				s.fanout.add(change.ServerID)
 			}
 		}
+		stopWaiting()
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_ = conn.Close(closeCtx)
 		cancel()
@@ -85,16 +88,4 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// pushJittered waits a random part of PushJitter before pushing, so a fleet-wide change (or a
-// listener reconnect, which checks every agent) reaches the database as a spread, not a spike.
-func (s *Server) pushJittered(ctx context.Context, c *agentConnection) {
-	if j := s.settings.PushJitter; j > 0 {
-		sleep(ctx, rand.N(j))
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	c.push()
 }

@@ -54,13 +54,34 @@ func (r *registry) of(serverID string) []*agentConnection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*agentConnection
-	for id, conns := range r.byServer {
-		if serverID != "" && id != serverID {
-			continue
+	if serverID != "" { // a direct lookup: the fan-out asks for thousands of servers in a row
+		for c := range r.byServer[serverID] {
+			out = append(out, c)
 		}
+		return out
+	}
+	for _, conns := range r.byServer {
 		for c := range conns {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// has says whether the server holds a connection here.
+func (r *registry) has(serverID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byServer[serverID]) > 0
+}
+
+// servers lists the servers holding a connection here.
+func (r *registry) servers() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.byServer))
+	for id := range r.byServer {
+		out = append(out, id)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -51,27 +50,25 @@ func (c *agentConnection) closeUnlessAuthorised() (closed bool) {
 		c.log.Warn("could not re-check the credential of an OpAMP connection", "error", err)
 		return false
 	}
+	c.disconnect("OpAMP connection closed: credential revoked", err)
+	return true
+}
+
+// disconnect closes the WebSocket, saying why in the log.
+func (c *agentConnection) disconnect(why string, err error) {
 	c.mu.Lock()
 	conn := c.conn
 	c.mu.Unlock()
 	if conn != nil {
-		c.log.Info("OpAMP connection closed: credential revoked", "error", err)
+		c.log.Info(why, "error", err)
 		_ = conn.Disconnect()
 	}
-	return true
 }
 
 // resync catches up, after the LISTEN connection was (re)established, on what may have been
-// announced while it was down: a revoked credential, then a changed policy. Spread over
-// PushJitter like pushes.
-func (s *Server) resync(ctx context.Context, c *agentConnection) {
-	if j := s.settings.PushJitter; j > 0 {
-		sleep(ctx, rand.N(j))
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	if !c.closeUnlessAuthorised() {
-		c.push()
-	}
+// announced while it was down: revoked credentials (one sweep), then changed policies (one
+// fan-out over every connected server).
+func (s *Server) resync(ctx context.Context) {
+	s.sweepCredentials(ctx)
+	s.fanout.add(s.registry.servers()...)
 }

@@ -6,8 +6,10 @@
 // spindle_effective_policy_changed names a server connected here. docs/agent-protocol.md, "OpAMP".
 //
 // Concurrency: opamp-go calls one connection's callbacks one at a time, different connections
-// concurrently. Pushes run on the listener goroutine; the connection's own lock orders them
-// with the callbacks, and opamp-go's WebSocket connection serialises the writes themselves.
+// concurrently. Callbacks never wait for the database on a WebSocket: they queue what the agent
+// said for the batch writers (coalescer.go). Pushes run on the fan-out's goroutines (fanout.go);
+// the connection's own lock orders them with the callbacks, and opamp-go's WebSocket connection
+// serialises the writes themselves.
 package opamp
 
 import (
@@ -37,8 +39,11 @@ type Store interface {
 	EffectivePolicy(ctx context.Context, agent store.Agent) (store.EffectivePolicy, error)
 	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
-	RecordPolicyReport(ctx context.Context, agent store.Agent, report store.PolicyReport) error
-	RecordAgentReport(ctx context.Context, agent store.Agent, report store.AgentReport) error
+	RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error
+	MarkAgentsSeen(ctx context.Context, updates []store.AgentUpdate) error
+	PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error)
+	RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error
+	AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error)
 	Listen(ctx context.Context, channels ...string) (*pgx.Conn, error)
 }
 
@@ -59,9 +64,19 @@ type Settings struct {
 	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
 	// two while it reconnects). Default 4.
 	MaxConnectionsPerAgent int
-	// PushJitter spreads a policy change's pushes over up to this long, so a fleet-wide change
-	// does not hit the database with every agent at once. Default 2 s.
-	PushJitter time.Duration
+	// SeenFlushInterval is how often the "last seen" of the agents heard from is written, for
+	// all of them in one statement per table. Default 5 s: well inside the console's 30 s
+	// online window, which telemetry every 10 s keeps fresh anyway.
+	SeenFlushInterval time.Duration
+	// ReportLinger is how long a report with news (description, health, effective config,
+	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.
+	ReportLinger time.Duration
+	// FanoutLinger is how long a policy-change notification waits for the others of the same
+	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
+	FanoutLinger time.Duration
+	// MaxBatch bounds the agents in one batch write (and writes at once when this many wait).
+	// Default 1000: a write stays well inside DatabaseTimeout on a busy database.
+	MaxBatch int
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
 }
@@ -69,6 +84,9 @@ type Settings struct {
 // Callbacks are called after the event they name, from the goroutine that handled it; they must
 // not block.
 type Callbacks struct {
+	// OnReportsWritten: a batch of n agents' reports or heartbeats was written (err nil) or
+	// failed and will be retried.
+	OnReportsWritten func(n int, err error)
 	// OnPolicySent: a RemoteConfig with this hash went to the agent of serverID.
 	OnPolicySent func(serverID, hash string)
 	// OnListening: the LISTEN connection is (re)established.
@@ -82,12 +100,18 @@ func (c *Callbacks) setDefaults() {
 	if c.OnListening == nil {
 		c.OnListening = func() {}
 	}
+	if c.OnReportsWritten == nil {
+		c.OnReportsWritten = func(int, error) {}
+	}
 }
 
 // Defaults of Settings.
 const (
 	DefaultMaxConnectionsPerAgent = 4
-	DefaultPushJitter             = 2 * time.Second
+	DefaultSeenFlushInterval      = 5 * time.Second
+	DefaultReportLinger           = 20 * time.Millisecond
+	DefaultFanoutLinger           = 10 * time.Millisecond
+	DefaultMaxBatch               = 1000
 )
 
 // Server is the gateway's OpAMP server.
@@ -97,6 +121,23 @@ type Server struct {
 	handler     opampserver.HTTPHandlerFunc
 	connContext opampserver.ConnContext
 	registry    *registry
+	fanout      *fanout
+	seen        *coalescer[store.AgentUpdate] // every message: last seen
+	reports     *coalescer[store.AgentUpdate] // messages with news: description, health, status
+	writing     sync.Mutex                    // one batch write at a time
+}
+
+// serialised makes the batch writers take turns: two batches updating the same agents' rows at
+// once would lock them in different orders and deadlock.
+func (s *Server) serialised(write func(context.Context, []store.AgentUpdate) error) func(context.Context, []store.AgentUpdate) error {
+	return func(ctx context.Context, batch []store.AgentUpdate) error {
+		s.writing.Lock()
+		defer s.writing.Unlock()
+		started := time.Now()
+		err := write(ctx, batch)
+		s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
+		return err
+	}
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -119,13 +160,20 @@ func New(settings Settings) (*Server, error) {
 	if settings.MaxConnectionsPerAgent <= 0 {
 		settings.MaxConnectionsPerAgent = DefaultMaxConnectionsPerAgent
 	}
-	if settings.PushJitter < 0 {
-		settings.PushJitter = 0
-	} else if settings.PushJitter == 0 {
-		settings.PushJitter = DefaultPushJitter
+	settings.SeenFlushInterval = positiveOr(settings.SeenFlushInterval, DefaultSeenFlushInterval)
+	settings.ReportLinger = positiveOr(settings.ReportLinger, DefaultReportLinger)
+	settings.FanoutLinger = positiveOr(settings.FanoutLinger, DefaultFanoutLinger)
+	if settings.MaxBatch <= 0 {
+		settings.MaxBatch = DefaultMaxBatch
 	}
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
+	s.fanout = newFanout(s)
+	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.MarkAgentsSeen))
+	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentUpdates))
+	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
 		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
@@ -143,16 +191,27 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.handler) }
 // ConnContext must be the http.Server's ConnContext: plain-HTTP OpAMP reads the net.Conn from it.
 func (s *Server) ConnContext() func(context.Context, net.Conn) context.Context { return s.connContext }
 
-// Run listens for effective-policy changes until ctx ends, then closes every WebSocket
-// connection (http.Server.Shutdown does not touch hijacked connections). Agents reconnect to
-// another gateway, or to this one when it is back.
+// Run listens for effective-policy changes and writes the agents' reports until ctx ends, then
+// closes every WebSocket connection (http.Server.Shutdown does not touch hijacked connections)
+// and writes what is still queued. Agents reconnect to another gateway, or to this one when it
+// is back.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.listen(ctx) }()
+	for _, task := range []func(context.Context){s.listen, s.fanout.run, s.sweepCredentialsEvery} {
+		wg.Add(1)
+		go func() { defer wg.Done(); task(ctx) }()
+	}
+	writers, stopWriters := context.WithCancel(context.Background())
+	var writing sync.WaitGroup
+	for _, c := range []*coalescer[store.AgentUpdate]{s.seen, s.reports} {
+		writing.Add(1)
+		go func() { defer writing.Done(); c.run(writers) }()
+	}
 	<-ctx.Done()
 	wg.Wait()
 	s.registry.disconnectAll()
+	stopWriters() // each writer flushes what is queued once more
+	writing.Wait()
 }
 
 // ConnectedAgents is how many agents hold a WebSocket connection here (status and tests).
@@ -160,6 +219,13 @@ func (s *Server) ConnectedAgents() int { return s.registry.size() }
 
 func (s *Server) dbContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.settings.DatabaseTimeout)
+}
+
+func positiveOr(d, fallback time.Duration) time.Duration {
+	if d <= 0 {
+		return fallback
+	}
+	return d
 }
 
 // effectiveConfigJSON keeps the document as JSON inside the stored report.

@@ -74,6 +74,23 @@ func (c *Credentials) Check(ctx context.Context, credentialHash []byte) (Agent, 
 	return agent, nil
 }
 
+// TTL is how long a checked credential is trusted.
+func (c *Credentials) TTL() time.Duration { return c.ttl }
+
+// Remember records a credential that a batch check (Store.AuthenticateAgents) found valid, as
+// Check would have, so the next Check of it costs no query.
+func (c *Credentials) Remember(agent Agent) {
+	if c.ttl <= 0 {
+		return
+	}
+	key := string(agent.CredentialHash)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, present := c.entries[key]; present || len(c.entries) < c.maxEntries {
+		c.entries[key] = credentialEntry{agent: agent, expires: c.now().Add(c.ttl)}
+	}
+}
+
 // Forget drops a credential from the cache, so one this gateway has just replaced (renewal)
 // stops working here at once rather than after TTL.
 func (c *Credentials) Forget(credentialHash []byte) {

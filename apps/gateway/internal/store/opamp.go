@@ -93,31 +93,6 @@ type PolicyReport struct {
 	Message string // error_message when failed
 }
 
-// RecordPolicyReport stores what the agent said about the policy it last received. applied_hash
-// and applied_at move only on APPLIED (applied_at only when the hash changes), so a later failure
-// still shows which policy is in force and since when.
-func (s *Store) RecordPolicyReport(ctx context.Context, agent Agent, report PolicyReport) error {
-	err := s.execInOrg(ctx, agent.OrgID, `
-		INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, applied_hash,
-			status, message, reported_at, applied_at)
-		VALUES ($1, $2, $3, $3, CASE WHEN $4 = 'applied' THEN $3 END, $4, $5, now(), CASE WHEN $4 = 'applied' THEN now() END)
-		ON CONFLICT (server_id) DO UPDATE SET
-			desired_version_hash = COALESCE(server_policy_status.desired_version_hash, EXCLUDED.desired_version_hash),
-			reported_hash = EXCLUDED.reported_hash,
-			status        = EXCLUDED.status,
-			message       = EXCLUDED.message,
-			reported_at   = now(),
-			applied_hash  = CASE WHEN EXCLUDED.status = 'applied' THEN EXCLUDED.reported_hash ELSE server_policy_status.applied_hash END,
-			applied_at    = CASE WHEN EXCLUDED.status = 'applied' AND server_policy_status.applied_hash IS DISTINCT FROM EXCLUDED.reported_hash
-			                     THEN now() ELSE server_policy_status.applied_at END
-		WHERE server_policy_status.org_id = EXCLUDED.org_id`,
-		agent.OrgID, agent.ServerID, report.Hash, string(report.State), report.Message)
-	if err != nil {
-		return fmt.Errorf("record policy status: %w", err)
-	}
-	return nil
-}
-
 // AgentReport is what one OpAMP message told about the agent; nil fields were not in the
 // message (OpAMP leaves out what did not change) and leave the stored value alone.
 type AgentReport struct {
@@ -125,52 +100,6 @@ type AgentReport struct {
 	Capabilities    map[string]any // merged into agents.capabilities
 	Health          map[string]any
 	EffectiveConfig map[string]any
-}
-
-// RecordAgentReport marks the agent seen over OpAMP and stores what it reported.
-func (s *Store) RecordAgentReport(ctx context.Context, agent Agent, report AgentReport) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin agent report: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err = scopeToOrg(ctx, tx, agent.OrgID); err != nil {
-		return err
-	}
-	var capabilities, health, effective []byte
-	if report.Capabilities != nil {
-		capabilities, _ = json.Marshal(report.Capabilities)
-	}
-	if report.Health != nil {
-		health, _ = json.Marshal(report.Health)
-	}
-	if report.EffectiveConfig != nil {
-		effective, _ = json.Marshal(report.EffectiveConfig)
-	}
-	_, err = tx.Exec(ctx, `
-		UPDATE agents SET opamp_seen_at = now(),
-			capabilities     = CASE WHEN $3::jsonb IS NULL THEN capabilities ELSE capabilities || $3::jsonb END,
-			health           = COALESCE($4::jsonb, health),
-			effective_config = COALESCE($5::jsonb, effective_config)
-		WHERE id = $1 AND org_id = $2`, agent.ID, agent.OrgID, nullJSON(capabilities), nullJSON(health), nullJSON(effective))
-	if err != nil {
-		return fmt.Errorf("record agent report: %w", err)
-	}
-	host := telemetry.HostInfo{}
-	if report.Host != nil {
-		host = *report.Host
-	}
-	if err = touchServer(ctx, tx, agent, host); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
-func nullJSON(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
 }
 
 // Listen hands out a connection of its own (taken out of the pool for good) listening on

@@ -114,14 +114,24 @@ func TestEveryStoreMethodWorksUnderTheGatewayRole(t *testing.T) {
 	if err := s.RecordPolicySent(ctx, a, policy.Hash); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RecordPolicyReport(ctx, a, PolicyReport{Hash: policy.Hash, State: PolicyApplied}); err != nil {
+	if err := s.RecordAgentUpdates(ctx, []AgentUpdate{{Agent: a, SeenAt: time.Now(),
+		Report: AgentReport{Capabilities: map[string]any{"ebpf": true}},
+		Policy: &PolicyUpdate{Latest: PolicyReport{Hash: policy.Hash, State: PolicyApplied}, AppliedHash: policy.Hash}}}); err != nil {
 		t.Fatal(err)
+	}
+	targets, err := s.PolicyTargets(ctx, "org-a", []string{a.ServerID, b.ServerID})
+	if err != nil || len(targets) != 1 || targets[a.ServerID].ReportedHash != policy.Hash {
+		t.Fatalf("policy targets under the role (org-b's server must stay hidden): %+v, %v", targets, err)
+	}
+	if err := s.RecordPoliciesSent(ctx, "org-a", map[string]string{a.ServerID: policy.Hash}); err != nil {
+		t.Fatal(err)
+	}
+	if checks, err := s.AuthenticateAgents(ctx, [][]byte{a.CredentialHash, b.CredentialHash}); err != nil ||
+		checks[string(a.CredentialHash)].Agent.ID != a.ID || checks[string(b.CredentialHash)].Agent.OrgID != "org-b" {
+		t.Fatalf("batch credential check under the role: %+v, %v", checks, err)
 	}
 	if reported, err := s.ReportedPolicyHash(ctx, a); err != nil || reported != policy.Hash {
 		t.Fatalf("reported hash under the role: %q, %v", reported, err)
-	}
-	if err := s.RecordAgentReport(ctx, a, AgentReport{Capabilities: map[string]any{"ebpf": true}}); err != nil {
-		t.Fatal(err)
 	}
 	if err := s.RecordBenchProfiles(ctx, a, json.RawMessage(`[]`), json.RawMessage(`[]`)); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// fleet is the organisation the run creates and the servers enrolled in it.
+type fleet struct {
+	orgID   string
+	servers []enrolledServer
+}
+
+type enrolledServer struct {
+	serverID, secret string
+}
+
+// enrolFleet creates a fresh organisation and enrolment token and enrols n machines through
+// store.Enroll, the transaction behind POST /v1/enroll (the HTTP endpoint's per-address rate
+// limit and small admission pool are for real machines, not for one process enrolling 10,000).
+func enrolFleet(ctx context.Context, admin *pgxpool.Pool, st *store.Store, n int) (*fleet, error) {
+	f := &fleet{orgID: fmt.Sprintf("opamp-load-%d", time.Now().Unix())}
+	if _, err := admin.Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)`, f.orgID); err != nil {
+		return nil, fmt.Errorf("create the load organisation: %w", err)
+	}
+	random := make([]byte, 24)
+	_, _ = rand.Read(random)
+	token := "spe_" + base64.RawURLEncoding.EncodeToString(random)
+	tokenHash := sha256.Sum256([]byte(token))
+	if _, err := admin.Exec(ctx, `INSERT INTO enrollment_tokens (org_id, label, token_hash, token_hint, expires_at)
+		VALUES ($1, 'spindle-opamp-load', $2, $3, now() + interval '1 day')`, f.orgID, tokenHash[:], token[len(token)-4:]); err != nil {
+		return nil, fmt.Errorf("create the enrolment token: %w", err)
+	}
+	f.servers = make([]enrolledServer, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				e, err := st.Enroll(ctx, store.Enrollment{TokenHash: tokenHash[:], MachineID: fmt.Sprintf("%s-%05d", f.orgID, i),
+					Hostname: fmt.Sprintf("load-%05d", i), OS: "linux", Arch: "amd64", AgentVersion: "load"})
+				if err != nil {
+					errs[i] = fmt.Errorf("enrol machine %d: %w", i, err)
+					continue
+				}
+				f.servers[i] = enrolledServer{serverID: e.ServerID, secret: e.Credential}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return f, errors.Join(errs...)
+}
+
+// policy is the document of the run's i-th policy change: the same for the whole fleet, as a
+// change of the organisation-wide policy makes it.
+func (f *fleet) policy(i int) string {
+	return fmt.Sprintf(`{"schemaVersion":1,"telemetry":{"intervalSeconds":%d}}`, 10+i)
+}
+
+func (f *fleet) hash(i int) string {
+	sum := sha256.Sum256([]byte(f.policy(i)))
+	return hex.EncodeToString(sum[:])
+}
+
+// setPolicy writes the i-th policy as every server's effective policy in one transaction, as
+// the worker's recompute of an organisation does, and returns the database clock just before
+// the commit: the moment the save takes effect.
+func (f *fleet) setPolicy(ctx context.Context, admin *pgxpool.Pool, i int) error {
+	_, err := f.commitPolicy(ctx, admin, i)
+	return err
+}
+
+func (f *fleet) commitPolicy(ctx context.Context, admin *pgxpool.Pool, i int) (time.Time, error) {
+	tx, err := admin.Begin(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO server_effective_policies (org_id, server_id, document, hash)
+		SELECT org_id, id, $2::jsonb, $3 FROM servers WHERE org_id = $1
+		ON CONFLICT (server_id) DO UPDATE SET document = EXCLUDED.document, hash = EXCLUDED.hash, computed_at = now()`,
+		f.orgID, f.policy(i), f.hash(i)); err != nil {
+		return time.Time{}, fmt.Errorf("save policy %d: %w", i, err)
+	}
+	var savedAt time.Time
+	if err := tx.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&savedAt); err != nil {
+		return time.Time{}, err
+	}
+	return savedAt, tx.Commit(ctx)
+}
+
+// waitApplied polls until n servers report hash APPLIED.
+func (f *fleet) waitApplied(ctx context.Context, admin *pgxpool.Pool, hash string, n int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		var applied int
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM server_policy_status
+			WHERE org_id = $1 AND applied_hash = $2 AND status = 'applied'`, f.orgID, hash).Scan(&applied); err != nil {
+			return err
+		}
+		if applied >= n {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("only %d of %d servers applied policy %s within %s", applied, n, hash[:12], limit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type changeResult struct {
+	n               int
+	p50, p99, max   time.Duration
+	allVisibleAfter time.Duration // when the poll first saw every row APPLIED
+}
+
+// timeChange saves the i-th policy and measures, per server, applied_at − save.
+func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, i, n int) (changeResult, error) {
+	savedAt, err := f.commitPolicy(ctx, admin, i)
+	if err != nil {
+		return changeResult{}, err
+	}
+	committed := time.Now()
+	if err := f.waitApplied(ctx, admin, f.hash(i), n, 2*time.Minute); err != nil {
+		return changeResult{}, err
+	}
+	visible := time.Since(committed)
+	rows, err := admin.Query(ctx, `SELECT extract(epoch FROM applied_at - $3)::float8 FROM server_policy_status
+		WHERE org_id = $1 AND applied_hash = $2`, f.orgID, f.hash(i), savedAt)
+	if err != nil {
+		return changeResult{}, err
+	}
+	defer rows.Close()
+	var latencies []time.Duration
+	for rows.Next() {
+		var seconds float64
+		if err := rows.Scan(&seconds); err != nil {
+			return changeResult{}, err
+		}
+		latencies = append(latencies, time.Duration(seconds*float64(time.Second)))
+	}
+	sort.Slice(latencies, func(a, b int) bool { return latencies[a] < latencies[b] })
+	r := changeResult{n: len(latencies), p50: quantile(latencies, 0.50), p99: quantile(latencies, 0.99),
+		max: latencies[len(latencies)-1], allVisibleAfter: visible}
+	logf("change %d: %d servers APPLIED, p50 %s p99 %s max %s (all visible to a poll %s after the commit)",
+		i, r.n, r.p50, r.p99, r.max, visible.Round(time.Millisecond))
+	return r, rows.Err()
+}
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func report(o options, connected int, rssBefore, rssAfter int64, idle idleResult, changes []changeResult, ingest ingestResult) {
+	fmt.Printf("agents connected (WebSocket)        %d (heartbeat every %s)\n", connected, o.heartbeat)
+	if rssBefore > 0 && rssAfter > 0 && connected > 0 {
+		fmt.Printf("gateway RSS                         %.1f MiB before, %.1f MiB connected: %.1f KiB per connection\n",
+			mib(rssBefore), mib(rssAfter), float64(rssAfter-rssBefore)/1024/float64(connected))
+	} else {
+		fmt.Println("gateway RSS                         not measured (pass -gateway-pid)")
+	}
+	fmt.Printf("database at idle heartbeat (%s)    %.1f commits/s, %.1f rows updated/s", idle.window, idle.commitsPerSecond, idle.rowsUpdatedPerSecond)
+	if idle.statementsPerSecond >= 0 {
+		fmt.Printf(", %.1f statements/s", idle.statementsPerSecond)
+	}
+	fmt.Printf(" (includes the ingest load: %d servers every %s)\n", o.ingestAgents, o.ingestInterval)
+	for i, c := range changes {
+		fmt.Printf("policy change %d → APPLIED            %d servers: p50 %s, p99 %s, max %s; all visible to a 50 ms poll %s after the commit\n",
+			i+1, c.n, ms(c.p50), ms(c.p99), ms(c.max), ms(c.allVisibleAfter))
+	}
+	fmt.Printf("ingest meanwhile                    %d batches acknowledged, %d refused or failed; latency p50 %s, p99 %s\n",
+		ingest.acked, ingest.refused, ms(ingest.p50), ms(ingest.p99))
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

@@ -1,0 +1,180 @@
+package opamp
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// coalescer gathers per-key values and writes them in batches: the first value added after a
+// write starts a wait of `linger`, then what was gathered meanwhile goes out together, at most
+// maxBatch per write (sooner when maxBatch values are waiting). A value added for a key already waiting is merged into it,
+// so an agent heard from many times in one wait costs one row. A failed write keeps the whole
+// batch, merged under anything newer that arrived meanwhile, and is retried after a backoff:
+// nothing an agent said is lost to a database outage shorter than the gateway's life.
+type coalescer[V any] struct {
+	name     string
+	linger   time.Duration
+	maxBatch int
+	merge    func(older, newer V) V
+	write    func(ctx context.Context, batch []V) error
+	timeout  time.Duration
+	log      *slog.Logger
+	onFlush  func(n int, err error) // observers (tests); may be nil
+
+	mu      sync.Mutex
+	pending map[string]V
+	wake    chan struct{} // a value is waiting
+	full    chan struct{} // maxBatch values are waiting
+}
+
+func newCoalescer[V any](name string, linger time.Duration, maxBatch int, timeout time.Duration, log *slog.Logger,
+	merge func(older, newer V) V, write func(context.Context, []V) error) *coalescer[V] {
+	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, merge: merge, write: write, timeout: timeout,
+		log: log, pending: map[string]V{}, wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
+}
+
+// add queues v under key; it never blocks on the database.
+func (c *coalescer[V]) add(key string, v V) {
+	c.mu.Lock()
+	if older, ok := c.pending[key]; ok {
+		v = c.merge(older, v)
+	}
+	c.pending[key] = v
+	n := len(c.pending)
+	c.mu.Unlock()
+	signal(c.wake)
+	if n >= c.maxBatch {
+		signal(c.full)
+	}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// run writes batches until ctx ends, then writes what is left once more.
+func (c *coalescer[V]) run(ctx context.Context) {
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			c.flush(context.Background())
+			return
+		case <-c.wake:
+		}
+		timer := time.NewTimer(c.linger)
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		case <-c.full:
+		}
+		timer.Stop()
+		if c.flush(ctx) {
+			failures = 0
+			continue
+		}
+		failures++
+		signal(c.wake) // the kept batch is waiting again
+		sleep(ctx, retryDelay(failures))
+	}
+}
+
+// flush writes up to maxBatch of the values pending (bounded, so one write fits its timeout on
+// a busy database; the rest go out right after); on failure it puts the batch back and reports
+// false.
+func (c *coalescer[V]) flush(ctx context.Context) bool {
+	c.mu.Lock()
+	taken := c.pending
+	if len(taken) <= c.maxBatch {
+		c.pending = make(map[string]V, len(taken))
+	} else {
+		taken = make(map[string]V, c.maxBatch)
+		for key, v := range c.pending {
+			taken[key] = v
+			delete(c.pending, key)
+			if len(taken) == c.maxBatch {
+				break
+			}
+		}
+		signal(c.wake)
+		signal(c.full) // no linger for the rest
+	}
+	c.mu.Unlock()
+	if len(taken) == 0 {
+		return true
+	}
+	batch := make([]V, 0, len(taken))
+	for _, v := range taken {
+		batch = append(batch, v)
+	}
+	writeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+	err := c.write(writeCtx, batch)
+	cancel()
+	if c.onFlush != nil {
+		c.onFlush(len(batch), err)
+	}
+	if err == nil {
+		return true
+	}
+	c.log.Warn("could not write a batch of OpAMP reports; keeping it and retrying", "batch", c.name, "agents", len(batch), "error", err)
+	c.mu.Lock()
+	for key, older := range taken {
+		if newer, ok := c.pending[key]; ok {
+			c.pending[key] = c.merge(older, newer)
+		} else {
+			c.pending[key] = older
+		}
+	}
+	c.mu.Unlock()
+	return false
+}
+
+// retryDelay doubles from 100 ms up to 5 s.
+func retryDelay(failures int) time.Duration {
+	return min(100*time.Millisecond<<min(failures-1, 6), 5*time.Second)
+}
+
+// mergeUpdates folds a newer update of an agent into an older one still waiting: the newest
+// seen time, report fields and policy status win, capabilities merge key by key, and an APPLIED
+// in the older one survives a later non-APPLIED status.
+func mergeUpdates(older, newer store.AgentUpdate) store.AgentUpdate {
+	merged := newer
+	if older.SeenAt.After(merged.SeenAt) {
+		merged.SeenAt = older.SeenAt
+	}
+	if merged.Report.Host == nil {
+		merged.Report.Host = older.Report.Host
+	}
+	if merged.Report.Health == nil {
+		merged.Report.Health = older.Report.Health
+	}
+	if merged.Report.EffectiveConfig == nil {
+		merged.Report.EffectiveConfig = older.Report.EffectiveConfig
+	}
+	if older.Report.Capabilities != nil {
+		capabilities := map[string]any{}
+		for k, v := range older.Report.Capabilities {
+			capabilities[k] = v
+		}
+		for k, v := range newer.Report.Capabilities {
+			capabilities[k] = v
+		}
+		merged.Report.Capabilities = capabilities
+	}
+	switch {
+	case merged.Policy == nil:
+		merged.Policy = older.Policy
+	case older.Policy != nil && merged.Policy.AppliedHash == "":
+		policy := *merged.Policy
+		policy.AppliedHash = older.Policy.AppliedHash
+		merged.Policy = &policy
+	}
+	return merged
+}

@@ -1,0 +1,66 @@
+package opamp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// A write takes at most maxBatch values, a failed write loses nothing (its values come back,
+// merged under newer ones), and the merge keeps an APPLIED that a later status followed.
+func TestCoalescerBoundsBatchesAndKeepsFailedOnes(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	written := map[string]store.AgentUpdate{}
+	fail := true
+	c := newCoalescer("test", time.Hour, 2, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
+		func(_ context.Context, batch []store.AgentUpdate) error {
+			mu.Lock()
+			defer mu.Unlock()
+			sizes = append(sizes, len(batch))
+			if fail {
+				return errors.New("refused")
+			}
+			for _, u := range batch {
+				written[u.Agent.ID] = u
+			}
+			return nil
+		})
+	at := time.Now()
+	for _, id := range []string{"a", "b", "c"} {
+		c.add(id, store.AgentUpdate{Agent: store.Agent{ID: id}, SeenAt: at,
+			Policy: &store.PolicyUpdate{Latest: store.PolicyReport{Hash: "h1", State: store.PolicyApplied}, AppliedHash: "h1"}})
+	}
+	if c.flush(context.Background()) {
+		t.Fatal("a refused write reported success")
+	}
+	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: at.Add(time.Second),
+		Policy: &store.PolicyUpdate{Latest: store.PolicyReport{Hash: "h2", State: store.PolicyFailed}}})
+	fail = false
+	for c.flush(context.Background()) {
+		c.mu.Lock()
+		left := len(c.pending)
+		c.mu.Unlock()
+		if left == 0 {
+			break
+		}
+	}
+	for _, n := range sizes {
+		if n > 2 {
+			t.Fatalf("a write of %d values, above maxBatch 2 (all writes: %v)", n, sizes)
+		}
+	}
+	if len(written) != 3 {
+		t.Fatalf("written %d agents after the retry, want 3", len(written))
+	}
+	a := written["a"]
+	if a.Policy.Latest.Hash != "h2" || a.Policy.AppliedHash != "h1" || !a.SeenAt.Equal(at.Add(time.Second)) {
+		t.Fatalf("agent a merged as %+v (seen %s); want latest h2 failed, applied h1, the newer seen time", a.Policy, a.SeenAt)
+	}
+}

@@ -1,0 +1,235 @@
+package opamp
+
+import (
+	"context"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/open-telemetry/opamp-go/protobufs"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+)
+
+// fanout pushes effective policies to the WebSockets connected here. A fleet-wide change
+// arrives as one notification per server, all at the commit of the worker's transaction; the
+// fan-out gathers them for a moment (FanoutLinger) and then costs one read and one write per
+// organisation, not per agent: server_effective_policies and server_policy_status for every
+// named server at once, then the pushes themselves on sendWorkers goroutines.
+type fanout struct {
+	s       *Server
+	mu      sync.Mutex
+	pending map[string]struct{}
+	wake    chan struct{}
+}
+
+// sendWorkers bounds the WebSocket writes in flight; each is a few hundred bytes to a local
+// kernel buffer, so a few dozen keep a core busy without a goroutine per agent.
+const sendWorkers = 32
+
+func newFanout(s *Server) *fanout {
+	return &fanout{s: s, pending: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+}
+
+// add asks for the policies of these servers to be checked and pushed where needed.
+func (f *fanout) add(serverIDs ...string) {
+	f.mu.Lock()
+	for _, id := range serverIDs {
+		f.pending[id] = struct{}{}
+	}
+	f.mu.Unlock()
+	signal(f.wake)
+}
+
+func (f *fanout) run(ctx context.Context) {
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.wake:
+		}
+		sleep(ctx, f.s.settings.FanoutLinger)
+		f.mu.Lock()
+		taken := f.pending
+		f.pending = map[string]struct{}{}
+		f.mu.Unlock()
+		failed := f.s.pushPolicies(ctx, taken)
+		if len(failed) == 0 {
+			failures = 0
+			continue
+		}
+		failures++
+		f.add(failed...)
+		sleep(ctx, retryDelay(failures))
+	}
+}
+
+// pushTarget is one connection and the policy it lacks.
+type pushTarget struct {
+	conn   *agentConnection
+	hash   string
+	remote *protobufs.AgentRemoteConfig
+}
+
+// pushPolicies sends each named server's effective policy to its WebSockets that lack it and
+// returns the servers whose policy could not be read (to try again).
+func (s *Server) pushPolicies(ctx context.Context, serverIDs map[string]struct{}) (failed []string) {
+	byOrg := map[string]map[string][]*agentConnection{}
+	for id := range serverIDs {
+		for _, c := range s.registry.of(id) {
+			if byOrg[c.agent.OrgID] == nil {
+				byOrg[c.agent.OrgID] = map[string][]*agentConnection{}
+			}
+			byOrg[c.agent.OrgID][id] = append(byOrg[c.agent.OrgID][id], c)
+		}
+	}
+	for orgID, conns := range byOrg {
+		ids := make([]string, 0, len(conns))
+		for id := range conns {
+			ids = append(ids, id)
+		}
+		started := time.Now()
+		targets := s.orgPushTargets(ctx, orgID, ids, conns)
+		if targets == nil {
+			failed = append(failed, ids...)
+			continue
+		}
+		read := time.Since(started)
+		s.send(targets)
+		sent := time.Since(started)
+		s.recordSent(ctx, orgID, targets)
+		level := slog.LevelDebug // a connecting agent's first policy
+		if len(targets) >= 100 {
+			level = slog.LevelInfo // a change reaching many agents: worth an operator's line
+		}
+		s.settings.Logger.Log(ctx, level, "pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
+			"read", read.String(), "sent_after", sent.String(), "took", time.Since(started).String())
+	}
+	return failed
+}
+
+// orgPushTargets reads one organisation's policies and decides which connections need theirs;
+// nil when the database could not be read.
+func (s *Server) orgPushTargets(ctx context.Context, orgID string, ids []string, conns map[string][]*agentConnection) []pushTarget {
+	dbCtx, cancel := context.WithTimeout(ctx, s.settings.DatabaseTimeout)
+	defer cancel()
+	policies, err := s.settings.Store.PolicyTargets(dbCtx, orgID, ids)
+	if err != nil {
+		s.settings.Logger.Warn("could not read effective policies to push; retrying", "org_id", orgID, "servers", len(ids), "error", err)
+		return nil
+	}
+	remotes := map[string]*protobufs.AgentRemoteConfig{} // one message per distinct policy
+	targets := []pushTarget{}
+	for id, list := range conns {
+		target, ok := policies[id]
+		if !ok {
+			continue // no effective policy yet: nothing to send
+		}
+		remote, ok := remotes[target.Policy.Hash]
+		if !ok {
+			if remote = remoteConfig(target.Policy); remote == nil {
+				s.settings.Logger.Error("effective policy hash is not hex", "hash", target.Policy.Hash)
+				continue
+			}
+			remotes[target.Policy.Hash] = remote
+		}
+		for _, c := range list {
+			if c.lacks(target) {
+				targets = append(targets, pushTarget{conn: c, hash: target.Policy.Hash, remote: remote})
+			}
+		}
+	}
+	return targets
+}
+
+// recordSent marks the servers pending on the policy sent, after the pushes: the agents' replies
+// need not wait for this write, and its upsert gives way to an APPLIED already recorded.
+func (s *Server) recordSent(ctx context.Context, orgID string, targets []pushTarget) {
+	for start := 0; start < len(targets); start += s.settings.MaxBatch {
+		chunk := targets[start:min(start+s.settings.MaxBatch, len(targets))]
+		sent := make(map[string]string, len(chunk))
+		for _, t := range chunk {
+			sent[t.conn.agent.ServerID] = t.hash
+		}
+		s.recordSentChunk(ctx, orgID, sent)
+	}
+}
+
+func (s *Server) recordSentChunk(ctx context.Context, orgID string, sent map[string]string) {
+	dbCtx, cancel := context.WithTimeout(ctx, s.settings.DatabaseTimeout)
+	defer cancel()
+	s.writing.Lock()
+	defer s.writing.Unlock()
+	if err := s.settings.Store.RecordPoliciesSent(dbCtx, orgID, sent); err != nil {
+		s.settings.Logger.Warn("could not record the policies sent", "org_id", orgID, "servers", len(sent), "error", err)
+	}
+}
+
+// send writes the pushes on sendWorkers goroutines and waits for them.
+func (s *Server) send(targets []pushTarget) {
+	work := make(chan pushTarget)
+	var wg sync.WaitGroup
+	for range min(sendWorkers, len(targets)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range work {
+				t.conn.sendPolicy(t.hash, t.remote, s.settings.DatabaseTimeout)
+			}
+		}()
+	}
+	for _, t := range targets {
+		work <- t
+	}
+	close(work)
+	wg.Wait()
+}
+
+// lacks says whether the connection should be sent the target policy: it can take pushes, has
+// said hello (its first message), and neither reported nor was sent this hash.
+func (c *agentConnection) lacks(target store.PolicyTarget) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil || c.instanceUID == nil || !c.acceptsPush {
+		return false
+	}
+	if !c.reportedKnow {
+		c.reportedHash, c.reportedKnow = target.ReportedHash, true
+	}
+	return target.Policy.Hash != c.reportedHash && target.Policy.Hash != c.sentHash
+}
+
+// sendPolicy pushes the policy over the WebSocket unless another push got there first.
+func (c *agentConnection) sendPolicy(hash string, remote *protobufs.AgentRemoteConfig, timeout time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sentHash == hash || c.reportedHash == hash {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := c.conn.Send(ctx, &protobufs.ServerToAgent{InstanceUid: c.instanceUID, RemoteConfig: remote}); err != nil {
+		c.log.Warn("could not push the policy; the agent gets it when it reconnects", "error", err)
+		_ = c.conn.Disconnect()
+		return
+	}
+	c.sentHash = hash
+	c.log.Debug("sent policy", "hash", hash)
+	c.server.settings.Callbacks.OnPolicySent(c.agent.ServerID, hash)
+}
+
+// remoteConfig is the RemoteConfig message carrying the policy; nil when its hash is not hex.
+func remoteConfig(policy store.EffectivePolicy) *protobufs.AgentRemoteConfig {
+	hash, err := hex.DecodeString(policy.Hash)
+	if err != nil {
+		return nil
+	}
+	return &protobufs.AgentRemoteConfig{
+		ConfigHash: hash,
+		Config: &protobufs.AgentConfigMap{ConfigMap: map[string]*protobufs.AgentConfigFile{
+			PolicyConfigName: {Body: policy.Document, ContentType: "application/json"},
+		}},
+	}
+}
