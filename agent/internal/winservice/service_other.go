@@ -1,0 +1,29 @@
+//go:build !windows
+
+package winservice
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// RunService is Windows-only.
+func RunService(func(ctx context.Context, logger *slog.Logger) error, *slog.Logger) error {
+	return ErrUnsupported
+}
+
+// Register is Windows-only.
+func Register(Registration) (State, error) { return State{}, ErrUnsupported }
+
+// Start is Windows-only.
+func Start(time.Duration) error { return ErrUnsupported }
+
+// Remove is Windows-only.
+func Remove(time.Duration) (bool, error) { return false, ErrUnsupported }
+
+// Query is Windows-only.
+func Query() (State, error) { return State{}, ErrUnsupported }
+
+// Stop is Windows-only.
+func Stop(time.Duration) error { return ErrUnsupported }
