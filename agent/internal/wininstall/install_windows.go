@@ -38,15 +38,14 @@ func Install(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(config.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", config.DataDir, err)
 	}
-	if err := restrict(config.DataDir); err != nil {
+	if err := secure(config.DataDir, out); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s: access limited to SYSTEM and Administrators\n", config.DataDir)
 
 	if err := ensureEnrolled(ctx, o, out); err != nil {
 		return err
 	}
-	if err := restrict(config.DefaultPath); err != nil {
+	if err := secure(config.DefaultPath, out); err != nil {
 		return err
 	}
 
@@ -65,8 +64,9 @@ func Install(ctx context.Context, o Options) error {
 	fmt.Fprintf(out, "service %s registered: starts at boot\n", winservice.Name)
 	if state.RecoveryActions {
 		fmt.Fprintf(out, "service %s restarts on failure (after %v)\n", winservice.Name, winservice.RestartDelays)
-	} else {
-		fmt.Fprintf(out, "warning: the service control manager refused the restart-on-failure settings: %v\n", state.RecoveryError)
+	}
+	if state.RecoveryError != nil {
+		fmt.Fprintf(out, "warning: %v\n", state.RecoveryError)
 	}
 	if o.NoStart {
 		fmt.Fprintf(out, "not started (--no-start): Start-Service %s\n", winservice.Name)
@@ -78,6 +78,22 @@ func Install(ctx context.Context, o Options) error {
 	fmt.Fprintf(out, "service %s running; logs: the Application event log (source %s) and %s\n",
 		winservice.Name, winservice.Name, filepath.Join(config.DataDir, "agent.log"))
 	return nil
+}
+
+// secure restricts path to SYSTEM and Administrators and says so; see underWine for the one
+// place where a refusal is not fatal.
+func secure(path string, out io.Writer) error {
+	err := restrict(path)
+	switch {
+	case err == nil:
+		fmt.Fprintf(out, "%s: access limited to SYSTEM and Administrators\n", path)
+		return nil
+	case underWine():
+		fmt.Fprintf(out, "warning: Wine keeps no access lists, %s is not restricted: %v\n", path, err)
+		return nil
+	default:
+		return err
+	}
 }
 
 // ensureEnrolled keeps an existing enrolment (as install.sh does: running install again must
@@ -155,12 +171,12 @@ func Uninstall(o Options) error {
 	if removed {
 		fmt.Fprintf(out, "service %s stopped and removed\n", winservice.Name)
 	}
-	if err := os.RemoveAll(config.DataDir); err != nil {
+	if err := removeTree(config.DataDir); err != nil {
 		return fmt.Errorf("remove %s: %w", config.DataDir, err)
 	}
 	fmt.Fprintf(out, "removed %s (configuration, credential, spool)\n", config.DataDir)
 	dir := InstallDir()
-	err = os.RemoveAll(dir)
+	err = removeTree(dir)
 	if err != nil && strings.EqualFold(filepath.Clean(o.Executable), filepath.Clean(InstalledExecutable())) {
 		// A running executable cannot be deleted on Windows: this is the installed copy itself.
 		if derr := deleteAtReboot(InstalledExecutable(), dir); derr != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/svc"
@@ -44,7 +45,7 @@ func Register(r Registration) (State, error) {
 	switch {
 	case err == nil:
 		cfg.BinaryPathName = commandLine(r.Executable, r.Args)
-		if err := s.UpdateConfig(cfg); err != nil {
+		if err := update(s, cfg); err != nil {
 			s.Close()
 			return State{}, fmt.Errorf("update the %s service: %w", Name, err)
 		}
@@ -59,7 +60,7 @@ func Register(r Registration) (State, error) {
 	defer s.Close()
 	state := State{Installed: true, RecoveryActions: true}
 	if err := setRecovery(s); err != nil {
-		state.RecoveryActions, state.RecoveryError = false, err
+		state.RecoveryActions, state.RecoveryError = errors.Is(err, ErrNoRestartOnError), err
 	}
 	if err := eventlog.InstallAsEventCreate(Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !alreadyExists(err) {
 		return state, fmt.Errorf("register the event log source %s: %w", Name, err)
@@ -71,8 +72,26 @@ func Register(r Registration) (State, error) {
 	return state, nil
 }
 
-// setRecovery makes the SCM restart the agent after a crash and after it stops with an error
-// (the run loop returning one), and reads the setting back, so a refusal is reported.
+// update rewrites an existing service's configuration with ChangeServiceConfig and its
+// description. mgr.Service.UpdateConfig also writes the SID type and delayed start, which Wine 8
+// refuses ("Invalid level"); neither is set here, so leaving them out changes nothing.
+func update(s *mgr.Service, c mgr.Config) error {
+	ptr := func(v string) *uint16 {
+		p, _ := windows.UTF16PtrFromString(v)
+		return p
+	}
+	err := windows.ChangeServiceConfig(s.Handle, c.ServiceType, c.StartType, c.ErrorControl,
+		ptr(c.BinaryPathName), nil, nil, nil, ptr(c.ServiceStartName), nil, ptr(c.DisplayName))
+	if err != nil {
+		return err
+	}
+	desc := windows.SERVICE_DESCRIPTION{Description: ptr(c.Description)}
+	return windows.ChangeServiceConfig2(s.Handle, windows.SERVICE_CONFIG_DESCRIPTION, (*byte)(unsafe.Pointer(&desc)))
+}
+
+// setRecovery makes the SCM restart the agent after a crash and, where the SCM allows it, after
+// it stops with an error (the run loop returning one); it reads the actions back, so a refusal
+// is reported rather than assumed away.
 func setRecovery(s *mgr.Service) error {
 	actions := make([]mgr.RecoveryAction, len(RestartDelays))
 	for i, d := range RestartDelays {
@@ -81,15 +100,15 @@ func setRecovery(s *mgr.Service) error {
 	if err := s.SetRecoveryActions(actions, uint32(RestartResetPeriod/time.Second)); err != nil {
 		return fmt.Errorf("set the recovery actions: %w", err)
 	}
-	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
-		return fmt.Errorf("set the recovery actions for a stop with an error: %w", err)
-	}
 	got, err := s.RecoveryActions()
 	if err != nil {
 		return fmt.Errorf("read the recovery actions back: %w", err)
 	}
-	if len(got) != len(actions) || got[0].Type != mgr.ServiceRestart {
+	if len(got) != len(actions) || got[0].Type != mgr.ServiceRestart || got[0].Delay != actions[0].Delay {
 		return fmt.Errorf("the recovery actions read back are %v, not the %d restarts set", got, len(actions))
+	}
+	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
+		return fmt.Errorf("%w: the restarts apply after a crash, not after the agent stops with an error (%v)", ErrNoRestartOnError, err)
 	}
 	return nil
 }

@@ -27,6 +27,10 @@ const RestartResetPeriod = 24 * time.Hour
 // ErrUnsupported is returned by every function on systems other than Windows.
 var ErrUnsupported = errors.New("Windows services exist only on Windows: on Linux the installer served at <gateway>/install.sh sets up systemd")
 
+// ErrNoRestartOnError: the SCM took the recovery actions but not the flag that applies them
+// when the service stops with an error code (Wine 8 refuses that flag).
+var ErrNoRestartOnError = errors.New("the service control manager refused restart after an error exit")
+
 // Registration is what Register writes into the service control manager.
 type Registration struct {
 	// Executable is the absolute path of spindle-agent.exe; Args follow it on the service's
@@ -39,8 +43,9 @@ type Registration struct {
 type State struct {
 	Installed bool
 	Running   bool
-	// RecoveryActions is false when the SCM refused the restart-on-failure settings (the reason
-	// is in RecoveryError), so the caller can say so instead of failing the install.
+	// RecoveryActions: the restart-on-failure actions read back as set. RecoveryError says what
+	// the SCM refused (wrapping ErrNoRestartOnError when only the error-exit flag was refused),
+	// so the caller can say so instead of failing the install.
 	RecoveryActions bool
 	RecoveryError   error
 }
