@@ -1,11 +1,11 @@
 // Runs the real Windows agent under Wine (Debian's wine64 8.0), since no Windows machine is
 // available to the tests. Go 1.22+ binaries need ProcessPrng from bcryptprimitives.dll, which
 // Wine 8 lacks: a shim built here with mingw-w64 (wine/bcryptprimitives.c) goes into a throwaway
-// prefix's system32. The shim, the keeper and the agent's Windows build are cached, so only the
-// prefix's start-up (about 30 s on a busy machine) is paid per run.
+// prefix's system32. The shim, the keeper, a booted template prefix and the agent's Windows build
+// are cached under /tmp, so a run pays for a copy of the prefix, not for wineboot.
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "./gateway";
@@ -55,6 +55,22 @@ export function windowsAgentBinary(): string {
   return exe;
 }
 
+/** A prefix booted by wineboot with the shim in system32, kept under /tmp for the next runs. */
+async function bootedTemplate(dll: string): Promise<string> {
+  const wineBuild = createHash("sha256").update(readFileSync(wine64)).update(readFileSync(dll)).digest("hex").slice(0, 16);
+  const template = join(tmpdir(), `spindle-wine-template-${wineBuild}`);
+  if (existsSync(join(template, "drive_c/windows/system32/bcryptprimitives.dll"))) return template;
+  const building = mkdtempSync(join(tmpdir(), "spindle-wine-template-building-"));
+  const env = { ...process.env, WINEPREFIX: building, WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=", DISPLAY: "" };
+  await new Promise<void>((resolve, reject) =>
+    execFile(wine64, ["wineboot", "--init"], { env }, (error) => (error ? reject(error) : resolve())));
+  execFileSync(wineserver, ["-w"], { env }); // the registry is on disk once the prefix's server has exited
+  copyFileSync(dll, join(building, "drive_c/windows/system32/bcryptprimitives.dll"));
+  rmSync(template, { recursive: true, force: true });
+  renameSync(building, template);
+  return template;
+}
+
 export interface WineResult {
   code: number;
   output: string;
@@ -70,11 +86,14 @@ export class WinePrefix {
     WINEDLLOVERRIDES: "mscoree,mshtml=", DISPLAY: "",
   };
 
-  /** Creates the prefix (wineboot waits for it), installs the shim and starts the keeper. */
+  /**
+   * Fills the prefix from a booted template with the shim (made once per Wine build and shim:
+   * wineboot takes a minute on a busy machine, a copy seconds) and starts the keeper.
+   */
   async start(): Promise<void> {
     const { dll, keeper } = shimFiles();
-    await this.run(["wineboot", "--init"]);
-    copyFileSync(dll, join(this.dir, "drive_c/windows/system32/bcryptprimitives.dll"));
+    const template = await bootedTemplate(dll);
+    execFileSync("cp", ["-a", `${template}/.`, this.dir]);
     this.keeper = spawn(wine64, [keeper], { env: this.env, stdio: "ignore" });
   }
 
