@@ -145,11 +145,11 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
 
     // The service samples, spools and delivers: the gateway's high-water mark for this agent
     // advances batch by batch (each committed with its rows in one transaction).
-    await eventually("three batches delivered by the service", async () => (await delivered()) >= 3 || undefined, 120_000);
+    await eventually("two batches delivered by the service", async () => (await delivered()) >= 2 || undefined, 120_000);
     // status.json is written each tick, so it reports a delivery one tick after the gateway has it.
     const status = await eventually("the service's status.json reporting the deliveries", () => {
       const s = JSON.parse(readFileSync(wine.path(`${dataDir}\\state\\status.json`), "utf8"));
-      return s.delivery?.lastDeliveredSeq >= 3 ? s : undefined;
+      return s.delivery?.lastDeliveredSeq >= 2 ? s : undefined;
     });
     assert.equal(status.serverId, server.id);
     const memory = status.collectors.find((c: { name: string }) => c.name === "meminfo");

@@ -30,10 +30,10 @@ func connect() (*mgr.Mgr, error) {
 // Register creates the service, or updates it when it exists (a second install, or the one the
 // MSI created), so running install again converges on the same registration. It also sets the
 // recovery actions and the event log source.
-func Register(r Registration) (State, error) {
+func Register(r Registration) (Registered, error) {
 	m, err := connect()
 	if err != nil {
-		return State{}, err
+		return Registered{}, err
 	}
 	defer m.Disconnect()
 	cfg := mgr.Config{
@@ -47,27 +47,23 @@ func Register(r Registration) (State, error) {
 		cfg.BinaryPathName = commandLine(r.Executable, r.Args)
 		if err := update(s, cfg); err != nil {
 			s.Close()
-			return State{}, fmt.Errorf("update the %s service: %w", Name, err)
+			return Registered{}, fmt.Errorf("update the %s service: %w", Name, err)
 		}
 	case errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST):
 		s, err = m.CreateService(Name, r.Executable, cfg, r.Args...)
 		if err != nil {
-			return State{}, fmt.Errorf("create the %s service: %w", Name, err)
+			return Registered{}, fmt.Errorf("create the %s service: %w", Name, err)
 		}
 	default:
-		return State{}, fmt.Errorf("open the %s service: %w", Name, err)
+		return Registered{}, fmt.Errorf("open the %s service: %w", Name, err)
 	}
 	defer s.Close()
-	state := State{Installed: true, RecoveryActions: true}
+	state := Registered{RecoveryActions: true}
 	if err := setRecovery(s); err != nil {
 		state.RecoveryActions, state.RecoveryError = errors.Is(err, ErrNoRestartOnError), err
 	}
 	if err := eventlog.InstallAsEventCreate(Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !alreadyExists(err) {
 		return state, fmt.Errorf("register the event log source %s: %w", Name, err)
-	}
-	st, err := s.Query()
-	if err == nil {
-		state.Running = st.State == svc.Running
 	}
 	return state, nil
 }
@@ -148,13 +144,8 @@ func Remove(timeout time.Duration) (removed bool, err error) {
 		return false, fmt.Errorf("open the %s service: %w", Name, err)
 	}
 	defer s.Close()
-	if st, err := s.Query(); err == nil && st.State != svc.Stopped {
-		if _, err := s.Control(svc.Stop); err != nil && !errors.Is(err, windows.ERROR_SERVICE_NOT_ACTIVE) {
-			return false, fmt.Errorf("stop the %s service: %w", Name, err)
-		}
-		if err := waitFor(s, svc.Stopped, timeout); err != nil {
-			return false, err
-		}
+	if err := stopService(s, timeout); err != nil {
+		return false, err
 	}
 	if err := s.Delete(); err != nil && !errors.Is(err, windows.ERROR_SERVICE_MARKED_FOR_DELETE) {
 		return false, fmt.Errorf("delete the %s service: %w", Name, err)
@@ -163,29 +154,6 @@ func Remove(timeout time.Duration) (removed bool, err error) {
 		return true, fmt.Errorf("remove the event log source %s: %w", Name, err)
 	}
 	return true, nil
-}
-
-// Query reports whether the service is installed and running.
-func Query() (State, error) {
-	m, err := connect()
-	if err != nil {
-		return State{}, err
-	}
-	defer m.Disconnect()
-	s, err := m.OpenService(Name)
-	if errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
-		return State{}, nil
-	}
-	if err != nil {
-		return State{}, fmt.Errorf("open the %s service: %w", Name, err)
-	}
-	defer s.Close()
-	st, err := s.Query()
-	if err != nil {
-		return State{}, fmt.Errorf("query the %s service: %w", Name, err)
-	}
-	_, recErr := s.RecoveryActions()
-	return State{Installed: true, Running: st.State == svc.Running, RecoveryActions: recErr == nil, RecoveryError: recErr}, nil
 }
 
 func waitFor(s *mgr.Service, want svc.State, timeout time.Duration) error {
@@ -217,6 +185,8 @@ func commandLine(exe string, args []string) string {
 	return strings.Join(parts, " ")
 }
 
+// alreadyExists: InstallAsEventCreate has no sentinel for a source registered before (a second
+// install), only this message.
 func alreadyExists(err error) bool {
 	return strings.Contains(err.Error(), "registry key already exists")
 }
@@ -236,9 +206,16 @@ func Stop(timeout time.Duration) error {
 		return fmt.Errorf("open the %s service: %w", Name, err)
 	}
 	defer s.Close()
+	return stopService(s, timeout)
+}
+
+func stopService(s *mgr.Service, timeout time.Duration) error {
 	st, err := s.Query()
-	if err != nil || st.State == svc.Stopped {
-		return err
+	if err != nil {
+		return fmt.Errorf("query the %s service: %w", Name, err)
+	}
+	if st.State == svc.Stopped {
+		return nil
 	}
 	if _, err := s.Control(svc.Stop); err != nil && !errors.Is(err, windows.ERROR_SERVICE_NOT_ACTIVE) {
 		return fmt.Errorf("stop the %s service: %w", Name, err)

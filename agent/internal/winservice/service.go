@@ -39,10 +39,8 @@ type Registration struct {
 	Args       []string
 }
 
-// State is the service's state as the SCM reports it.
-type State struct {
-	Installed bool
-	Running   bool
+// Registered is what Register could set up.
+type Registered struct {
 	// RecoveryActions: the restart-on-failure actions read back as set. RecoveryError says what
 	// the SCM refused (wrapping ErrNoRestartOnError when only the error-exit flag was refused),
 	// so the caller can say so instead of failing the install.

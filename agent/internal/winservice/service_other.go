@@ -14,16 +14,13 @@ func RunService(func(ctx context.Context, logger *slog.Logger) error, *slog.Logg
 }
 
 // Register is Windows-only.
-func Register(Registration) (State, error) { return State{}, ErrUnsupported }
+func Register(Registration) (Registered, error) { return Registered{}, ErrUnsupported }
 
 // Start is Windows-only.
 func Start(time.Duration) error { return ErrUnsupported }
 
 // Remove is Windows-only.
 func Remove(time.Duration) (bool, error) { return false, ErrUnsupported }
-
-// Query is Windows-only.
-func Query() (State, error) { return State{}, ErrUnsupported }
 
 // Stop is Windows-only.
 func Stop(time.Duration) error { return ErrUnsupported }
