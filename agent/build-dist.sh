@@ -1,7 +1,9 @@
 #!/bin/sh
-# Builds the static release binaries the gateway serves under /download/:
+# Builds the release files the gateway serves under /download/:
 #   bin/spindle-agent-linux-amd64, bin/spindle-agent-linux-arm64, bin/spindle-agent-windows-amd64.exe
+#   bin/spindle-agent-windows-amd64.msi (msitools' wixl, from packaging/windows/spindle-agent.wxs)
 # Usage: sh build-dist.sh [version]   (default: the version in package.json)
+# Without wixl the MSI is skipped with a warning, except under CI=true, where it is an error.
 set -eu
 cd "$(dirname "$0")"
 version="${1:-$(sed -n 's/^  "version": "\(.*\)",$/\1/p' package.json)}"
@@ -14,3 +16,17 @@ for target in linux/amd64 linux/arm64 windows/amd64; do
     go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out" ./cmd/spindle-agent
   echo "$out ($version)"
 done
+
+msi=bin/spindle-agent-windows-amd64.msi
+if command -v wixl >/dev/null 2>&1; then
+  # An MSI version is numeric (major.minor.build): drop a pre-release suffix such as -dev.
+  wixl -a x64 -D Version="${version%%-*}" -D AgentExe=bin/spindle-agent-windows-amd64.exe \
+    -o "$msi" packaging/windows/spindle-agent.wxs
+  echo "$msi ($version)"
+elif [ "${CI:-}" = true ]; then
+  echo "build-dist.sh: wixl is missing, so the MSI cannot be built: apt-get install wixl (bash scripts/setup.sh --for-tests does)" >&2
+  exit 1
+else
+  rm -f "$msi"
+  echo "build-dist.sh: warning: wixl is not installed, $msi not built (apt-get install wixl)" >&2
+fi

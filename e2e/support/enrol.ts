@@ -1,6 +1,7 @@
 // Adds this machine to the signed-in organisation the way a user does: Add server, create a
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
+import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
 import { InstalledAgent } from "./agent";
 import { e2eStack } from "./stack";
 
@@ -14,6 +15,11 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   expect(oneLiner).toMatch(
     /^script=\$\(curl -fsSL http:\/\/127\.0\.0\.1:\d+\/install\.sh\) && printf '%s\\n' 'spe_\S+' \| sudo sh -c "\$script" spindle-install --token-stdin$/,
   );
+  // The Windows tab shows the PowerShell line for the same token (text checked in the console's
+  // unit test; its URLs and the agent's install under Wine in integration/windows-agent.test.ts).
+  const [, gateway, token] = /curl -fsSL (\S+)\/install\.sh.*'(spe_\S+)'/.exec(oneLiner)!;
+  await page.getByTestId("install-tab-windows").click();
+  await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway!, token!));
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   agent.start();

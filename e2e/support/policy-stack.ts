@@ -60,19 +60,9 @@ export class PolicyStack {
    * also creates the policy and assigns it), and returns the hash the agent must report.
    */
   async saveOrganisationDefault(document: PolicyDocument): Promise<{ hash: string; savedAt: Date }> {
-    if (!this.policyId) {
-      const [policy] = await this.query<{ id: string }>(
-        "INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text", [this.orgId]);
-      this.policyId = policy!.id;
-    }
-    const [version] = await this.query<{ created_at: Date }>(
-      `INSERT INTO policy_versions (policy_id, org_id, version, document)
-       SELECT $1, $2, coalesce(max(version), 0) + 1, $3 FROM policy_versions WHERE policy_id = $1
-       RETURNING created_at`, [this.policyId, this.orgId, JSON.stringify(document)]);
-    await this.query(
-      `INSERT INTO policy_assignments (org_id, policy_id, scope) VALUES ($1, $2, 'organization')
-       ON CONFLICT DO NOTHING`, [this.orgId, this.policyId]);
-    return { hash: expectedHash(document), savedAt: version!.created_at };
+    const saved = await saveOrganisationDefaultPolicy(this.db, this.orgId, this.policyId, document);
+    this.policyId = saved.policyId;
+    return saved;
   }
 
   async policyStatus(): Promise<PolicyStatusRow | undefined> {
@@ -93,6 +83,27 @@ export class PolicyStack {
     await this.db.end();
     this.cluster.destroy();
   }
+}
+
+/**
+ * Saves a new version of the organisation's default policy as the console does (without a
+ * policyId it also creates the policy and assigns it), and returns the hash the agent must report.
+ */
+export async function saveOrganisationDefaultPolicy(db: pg.Pool, orgId: string, policyId: string, document: PolicyDocument):
+  Promise<{ hash: string; savedAt: Date; policyId: string }> {
+  if (!policyId) {
+    const { rows: [policy] } = await db.query<{ id: string }>(
+      "INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text", [orgId]);
+    policyId = policy!.id;
+  }
+  const { rows: [version] } = await db.query<{ created_at: Date }>(
+    `INSERT INTO policy_versions (policy_id, org_id, version, document)
+     SELECT $1, $2, coalesce(max(version), 0) + 1, $3 FROM policy_versions WHERE policy_id = $1
+     RETURNING created_at`, [policyId, orgId, JSON.stringify(document)]);
+  await db.query(
+    `INSERT INTO policy_assignments (org_id, policy_id, scope) VALUES ($1, $2, 'organization')
+     ON CONFLICT DO NOTHING`, [orgId, policyId]);
+  return { hash: expectedHash(document), savedAt: version!.created_at, policyId };
 }
 
 export interface PolicyStatusRow {

@@ -1,7 +1,7 @@
 // A PostgreSQL cluster of the test's own, for tests that stop and restart the database under a
 // running system. Uses Debian's server binaries; as root, runs them as the postgres user.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -34,8 +34,13 @@ export class PostgresCluster {
   }
 
   start(): void {
-    asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -l ${this.dir}/log ` +
-      `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`);
+    try {
+      asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -l ${this.dir}/log ` +
+        `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`);
+    } catch (error) {
+      const log = existsSync(`${this.dir}/log`) ? readFileSync(`${this.dir}/log`, "utf8") : "(no log)";
+      throw new Error(`PostgreSQL on port ${this.port} did not start: ${error}\n${log}`);
+    }
   }
 
   /** Creates database `name` and applies every migration to it; returns its URL. */

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spindle-io/spindle/agent/internal/config"
@@ -43,7 +44,11 @@ func enrollCommand(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Enrolled %s as server %s (agent %s).\n", res.Host.Hostname, res.Response.ServerID, res.Response.AgentID)
 	fmt.Fprintf(stdout, "Config written to %s.\n", *configPath)
-	fmt.Fprintf(stdout, "Start the agent: systemctl restart spindle-agent, or spindle-agent run --config %s\n", *configPath)
+	if runtime.GOOS == "windows" {
+		fmt.Fprintf(stdout, "Start the agent: Restart-Service SpindleAgent (after spindle-agent install), or spindle-agent run --config %s\n", *configPath)
+	} else {
+		fmt.Fprintf(stdout, "Start the agent: systemctl restart spindle-agent, or spindle-agent run --config %s\n", *configPath)
+	}
 	return nil
 }
 

@@ -21,9 +21,12 @@ Usage:
   spindle-agent status [--config PATH] [--json]
   spindle-agent bench  --profile sqlio|fileserver|oltp|pgbench --path DIR [--path LOGDIR]
                        [--size 1GiB] [--duration 5m] [--step 5s] [--ab] [--direct] [--json]
+  spindle-agent install   --token-file <file or -> --gateway <url> [--no-start]   (Windows)
+  spindle-agent uninstall                                                       (Windows)
   spindle-agent version
 
-The config defaults to /etc/spindle/agent.yaml; state lives in /var/lib/spindle.
+The config defaults to /etc/spindle/agent.yaml (Windows: %ProgramData%\Spindle\agent.yaml);
+state lives in /var/lib/spindle (Windows: %ProgramData%\Spindle\state).
 `
 
 // errUsage marks mistakes on the command line (exit code 2).
@@ -44,6 +47,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runCommand(args[1:], stderr)
 	case "enroll":
 		err = enrollCommand(args[1:], os.Stdin, stdout)
+	case "install":
+		err = installCommand(args[1:], os.Stdin, stdout)
+	case "uninstall":
+		err = uninstallCommand(args[1:], stdout)
 	case "status":
 		err = statusCommand(args[1:], stdout)
 	case "bench":

@@ -15,12 +15,16 @@ import (
 func runCommand(args []string, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	configPath := fs.String("config", config.DefaultPath, "path of agent.yaml")
+	asService := fs.Bool("service", false, "run under the Windows service control manager (the service `spindle-agent install` registers passes it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	cfg, err := config.Load(*configPath)
 	if err != nil {
 		return err
+	}
+	if *asService {
+		return runService(cfg, *configPath)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(cfg.LogLevel)}))
 

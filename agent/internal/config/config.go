@@ -21,8 +21,6 @@ import (
 
 // Defaults.
 const (
-	DefaultPath          = "/etc/spindle/agent.yaml"
-	DefaultStateDir      = "/var/lib/spindle"
 	DefaultInterval      = 10 * time.Second
 	MinInterval          = time.Second
 	DefaultProcPath      = "/proc"
@@ -189,6 +187,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("interval %s is below the minimum %s", c.Interval, MinInterval))
 	}
 	for name, p := range map[string]string{"state_dir": c.StateDir, "proc_path": c.ProcPath, "sys_path": c.SysPath} {
+		if name != "state_dir" && !usesProcfs {
+			continue // a Windows agent never reads them, and "/proc" is not an absolute Windows path
+		}
 		if p == "" || !filepath.IsAbs(p) {
 			errs = append(errs, fmt.Errorf("%s must be an absolute path, got %q", name, p))
 		}

@@ -15,8 +15,9 @@ import (
 )
 
 // agentBinaryName is the only shape a download may have; matching it first is what keeps a
-// request from naming any other file (no slashes, no dots but .exe).
-var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux|windows)-(amd64|arm64)(\.exe)?$`)
+// request from naming any other file (no slashes, no dots but a Windows file's .exe or .msi).
+// The Windows agent comes as the bare executable (the PowerShell one-liner) and as an MSI.
+var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux-(amd64|arm64)|windows-(amd64|arm64)\.(exe|msi))$`)
 
 // checksumsName is the file of SHA-256 sums of every binary served, in sha256sum's format
 // ("<hex>  <name>"), which install.sh checks a download against before running it;
@@ -27,7 +28,8 @@ const (
 	signatureName = "SHA256SUMS.sig"
 )
 
-// handleDownload is GET /download/spindle-agent-<os>-<arch>, GET /download/SHA256SUMS and
+// handleDownload is GET /download/spindle-agent-linux-<arch>, spindle-agent-windows-<arch>.exe
+// and .msi, GET /download/SHA256SUMS and
 // GET /download/SHA256SUMS.sig.
 func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
@@ -37,7 +39,7 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	if !agentBinaryName.MatchString(name) {
 		writeError(w, http.StatusNotFound, reasonNotFound,
-			fmt.Sprintf("there is no download named %q; agent binaries are named spindle-agent-<os>-<arch>, e.g. spindle-agent-linux-amd64", name))
+			fmt.Sprintf("there is no download named %q; agent downloads are named spindle-agent-linux-<arch>, spindle-agent-windows-<arch>.exe or .msi, e.g. spindle-agent-linux-amd64", name))
 		return
 	}
 	if s.agentDistDir == "" {

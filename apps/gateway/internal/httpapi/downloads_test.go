@@ -171,3 +171,37 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// The Windows agent is served as the executable and as the MSI, and both are in SHA256SUMS,
+// which the PowerShell one-liner checks the executable against; other Windows-looking names are
+// not downloads.
+func TestDownloadServesTheWindowsExecutableAndMSI(t *testing.T) {
+	dist := t.TempDir()
+	files := map[string]string{
+		"spindle-agent-windows-amd64.exe": "MZ pretend agent",
+		"spindle-agent-windows-amd64.msi": "\xd0\xcf\x11\xe0 pretend MSI",
+		"spindle-agent-windows-amd64.bat": "not a download",
+		"spindle-agent-linux-amd64.exe":   "not a download",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dist, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := newFileGateway(t, dist)
+	for _, name := range []string{"spindle-agent-windows-amd64.exe", "spindle-agent-windows-amd64.msi"} {
+		resp := g.get(t, "/download/"+name)
+		if body := readAll(t, resp); resp.StatusCode != http.StatusOK || string(body) != files[name] {
+			t.Fatalf("%s: %d %q", name, resp.StatusCode, body)
+		}
+	}
+	for _, name := range []string{"spindle-agent-windows-amd64.bat", "spindle-agent-linux-amd64.exe", "spindle-agent-windows-amd64"} {
+		expectError(t, g.get(t, "/download/"+name), http.StatusNotFound, reasonNotFound)
+	}
+	resp := g.get(t, "/download/SHA256SUMS")
+	want := sha256Hex(files["spindle-agent-windows-amd64.exe"]) + "  spindle-agent-windows-amd64.exe\n" +
+		sha256Hex(files["spindle-agent-windows-amd64.msi"]) + "  spindle-agent-windows-amd64.msi\n"
+	if got := string(readAll(t, resp)); got != want {
+		t.Fatalf("SHA256SUMS = %q, want %q", got, want)
+	}
+}

@@ -1,30 +1,70 @@
+"use client";
+import { useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { CreatedEnrollmentToken } from "../types/enrollment-token";
 import { formatDateTime } from "@/lib/format";
 
-/** The one-liner with the new token. Shown once: the console keeps only the token's hash. */
+type Platform = "linux" | "windows";
+
+const platforms: { id: Platform; label: string }[] = [
+  { id: "linux", label: "Linux" },
+  { id: "windows", label: "Windows" },
+];
+
+/** The one-liner with the new token, for Linux or Windows. Shown once: the console keeps only the token's hash. */
 export function InstallCommand({ created }: { created: CreatedEnrollmentToken }) {
+  const [platform, setPlatform] = useState<Platform>("linux");
+  const command = platform === "linux" ? created.installCommand : created.windowsInstallCommand;
+  const suffix = platform === "linux" ? "" : "-windows";
   return (
     <div className="grid gap-3 rounded-xl border border-primary/30 bg-primary/5 p-5" data-testid="install-command-panel">
       <div>
-        <h3 className="font-semibold">Run this on the server, as root</h3>
+        <h3 className="font-semibold">
+          {platform === "linux" ? "Run this on the server, as root" : "Run this on the server in PowerShell, as Administrator"}
+        </h3>
         <p className="mt-1 text-sm text-muted-foreground">
           Copy it now: the token is shown only once. It enrols any number of servers until {formatDateTime(created.expiresAt)} or until you revoke it.
         </p>
       </div>
-      <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+      <div role="tablist" aria-label="Server operating system" className="flex gap-1">
+        {platforms.map((p) => (
+          <button
+            key={p.id}
+            type="button"
+            role="tab"
+            aria-selected={platform === p.id}
+            data-testid={`install-tab-${p.id}`}
+            onClick={() => setPlatform(p.id)}
+            className={`rounded-md px-3 py-1 text-sm font-medium ${platform === p.id ? "bg-foreground text-background" : "text-muted-foreground hover:bg-muted"}`}
+          >
+            {p.label}
+          </button>
+        ))}
+      </div>
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-start" role="tabpanel">
         <pre
           className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
-          data-testid="install-command"
+          data-testid={`install-command${suffix}`}
         >
-          {created.installCommand}
+          {command}
         </pre>
-        <CopyButton value={created.installCommand} label="Copy command" data-testid="copy-install-command" />
+        <CopyButton value={command} label="Copy command" data-testid={`copy-install-command${suffix}`} />
       </div>
-      <p className="text-xs text-muted-foreground">
-        The script installs the agent, exchanges the token for the server&apos;s own credential and starts the <code>spindle-agent</code> systemd unit.
-        Run it again with <code>--uninstall</code> instead of <code>--token …</code> to remove it. The server appears in the fleet within about 10 seconds.
-      </p>
+      {platform === "linux" ? (
+        <p className="text-xs text-muted-foreground">
+          The script installs the agent, exchanges the token for the server&apos;s own credential and starts the <code>spindle-agent</code> systemd unit.
+          Run it again with <code>--uninstall</code> instead of <code>--token …</code> to remove it. The server appears in the fleet within about 10 seconds.
+        </p>
+      ) : (
+        <p className="text-xs text-muted-foreground">
+          The command downloads <code>spindle-agent.exe</code> from the gateway, runs it only if its SHA-256 matches the gateway&apos;s
+          SHA256SUMS, and runs <code>spindle-agent.exe install</code>: it exchanges the token for the server&apos;s own credential, keeps its
+          configuration in <code>%ProgramData%\Spindle</code> (SYSTEM and Administrators only) and starts the <code>SpindleAgent</code> service,
+          which restarts on failure. <code>&quot;C:\Program Files\Spindle\spindle-agent.exe&quot; uninstall</code> removes it. Fleets that deploy
+          MSIs: <code>msiexec /i spindle-agent-windows-amd64.msi /qn SPINDLE_GATEWAY=… SPINDLE_TOKEN=…</code> (from the gateway&apos;s <code>/download/</code>).
+          PowerShell cannot check the gateway&apos;s Ed25519 signature over SHA256SUMS as the Linux installer does: use an https:// gateway.
+        </p>
+      )}
     </div>
   );
 }

@@ -6,7 +6,7 @@ import {
   type CreateEnrollmentTokenInput,
   type CreatedEnrollmentToken,
 } from "../types/enrollment-token";
-import { installCommand } from "./install-command";
+import { installCommand, windowsInstallCommand } from "./install-command";
 import { summariseToken, tokenSummarySelect } from "./summarise-token";
 import { generateTokenSecret, hashTokenSecret, tokenHint } from "./token-secret";
 
@@ -54,5 +54,8 @@ export async function createEnrollmentToken(
     return created;
   });
 
-  return { ...summariseToken(row, now), token, installCommand: installCommand(gatewayUrl, token) };
+  return {
+    ...summariseToken(row, now), token,
+    installCommand: installCommand(gatewayUrl, token), windowsInstallCommand: windowsInstallCommand(gatewayUrl, token),
+  };
 }

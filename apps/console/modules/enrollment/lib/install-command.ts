@@ -8,3 +8,37 @@ export function installCommand(gatewayUrl: string, token: string): string {
   const base = gatewayUrl.replace(/\/+$/, "");
   return `script=$(curl -fsSL ${base}/install.sh) && printf '%s\\n' '${token}' | sudo sh -c "$script" spindle-install --token-stdin`;
 }
+
+/** The Windows agent the PowerShell one-liner downloads (the gateway also serves an .msi). */
+export const windowsAgentDownload = "spindle-agent-windows-amd64.exe";
+
+/**
+ * The Windows one-liner, for an elevated PowerShell (5.1 or 7). It downloads the agent from the
+ * gateway, refuses it unless its SHA-256 is the one SHA256SUMS lists, and runs
+ * `spindle-agent.exe install`, where all the logic lives (enrol, secure, register and start the
+ * service). The token goes to the agent on standard input, not on its command line. Windows
+ * PowerShell has no Ed25519, so the gateway's signature over SHA256SUMS (which install.sh
+ * checks) is not checked here: the sums come over the same HTTPS connection as the agent.
+ * Tls12 is added for Windows PowerShell 5.1, whose default on older servers is TLS 1.0. Inside
+ * double quotes a variable is never followed by ":" (PowerShell would read "$g:" as a scope).
+ */
+export function windowsInstallCommand(gatewayUrl: string, token: string): string {
+  const base = gatewayUrl.replace(/\/+$/, "");
+  return [
+    "$ErrorActionPreference='Stop'",
+    "[Net.ServicePointManager]::SecurityProtocol=[Net.ServicePointManager]::SecurityProtocol -bor 3072",
+    `$g=${psQuote(base)}`,
+    `$n='${windowsAgentDownload}'`,
+    "$f=Join-Path $env:TEMP $n",
+    'Invoke-WebRequest -UseBasicParsing "$g/download/$n" -OutFile $f',
+    '$s=(Invoke-WebRequest -UseBasicParsing "$g/download/SHA256SUMS").Content',
+    '$h=(Get-FileHash $f -Algorithm SHA256).Hash.ToLower()',
+    'if (-not (($s -split "`n") -contains "$h  $n")) { Remove-Item $f; throw "$n does not match the SHA256SUMS of the gateway $g, so it was not run" }',
+    `${psQuote(token)} | & $f install --token-file - --gateway $g`,
+  ].join("; ");
+}
+
+/** A PowerShell single-quoted string: nothing inside is expanded; a quote is doubled. */
+function psQuote(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}

@@ -27,5 +27,8 @@ export interface EnrollmentTokenSummary {
 /** Returned once, when the token is created: the only time the secret leaves the server. */
 export interface CreatedEnrollmentToken extends EnrollmentTokenSummary {
   token: string;
+  /** Linux: install.sh through sudo sh. */
   installCommand: string;
+  /** Windows: an elevated PowerShell line that runs spindle-agent.exe install. */
+  windowsInstallCommand: string;
 }

@@ -1,0 +1,216 @@
+// The real Windows agent (agent/bin/spindle-agent-windows-amd64.exe) under Wine, against the
+// real gateway and worker on loopback and a PostgreSQL of its own. No Windows machine is
+// available: Wine stands in for one, and what Wine cannot do is asserted as Wine does it (access
+// lists, reading recovery actions back). The agent is fetched from the gateway and checked
+// against SHA256SUMS as the console's PowerShell one-liner does; `install` enrols it, registers
+// the SpindleAgent service and starts it; the service spools and delivers batches, connects over
+// OpAMP and applies a policy; install again keeps the enrolment; uninstall removes everything,
+// twice; the MSI built by wixl installs, enrols and starts the same service.
+// Ports 55570–55571, or SPINDLE_WINE_PG_PORT / SPINDLE_WINE_GATEWAY_PORT.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import pg from "pg";
+import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { eventually } from "../support/agent";
+import { GatewayProcess, repoRoot } from "../support/gateway";
+import { saveOrganisationDefaultPolicy } from "../support/policy-stack";
+import { PostgresCluster } from "../support/postgres";
+import { seedOrganisationWithToken, seedToken } from "../support/seed";
+import { windowsAgentBinary, wineMissing, WinePrefix, zPath } from "../support/wine";
+import { WorkerProcess } from "../support/worker";
+
+const missing = wineMissing();
+const dataDir = "C:\\ProgramData\\Spindle";
+const installedExe = "C:\\Program Files\\Spindle\\spindle-agent.exe";
+const serviceKey = "HKLM\\System\\CurrentControlSet\\Services\\SpindleAgent";
+
+describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine test needs it` : false }, () => {
+  const cluster = new PostgresCluster(Number(process.env.SPINDLE_WINE_PG_PORT ?? 55570));
+  const databaseUrl = cluster.url("spindle");
+  const gateway = new GatewayProcess(Number(process.env.SPINDLE_WINE_GATEWAY_PORT ?? 55571), databaseUrl);
+  const worker = new WorkerProcess(databaseUrl);
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const wine = new WinePrefix();
+  let orgId = "";
+  let token = "";
+  let downloaded = ""; // as Wine names it
+  let downloadedUnix = "";
+  const log: string[] = [];
+
+  async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await db.query<T>(sql, params)).rows;
+  }
+
+  async function agent(args: string[], input?: string): Promise<{ code: number; output: string }> {
+    const result = await wine.run([downloaded, ...args], input);
+    log.push(`$ spindle-agent.exe ${args.join(" ")} → ${result.code}\n${result.output}`);
+    return result;
+  }
+
+  function describeFailure(): string {
+    const agentLog = wine.path(`${dataDir}\\agent.log`);
+    return `${log.join("\n")}\nagent.log:\n${existsSync(agentLog) ? readFileSync(agentLog, "utf8") : "(none)"}\n` +
+      `gateway output:\n${gateway.output}\nworker output:\n${worker.output}`;
+  }
+
+  async function explained(body: () => Promise<void>): Promise<void> {
+    try {
+      await body();
+    } catch (error) {
+      console.error(describeFailure());
+      throw error;
+    }
+  }
+
+  async function delivered(): Promise<number> {
+    const rows = await query<{ hwm: string }>("SELECT batch_hwm AS hwm FROM agents");
+    return rows.length === 1 ? Number(rows[0]!.hwm) : 0;
+  }
+
+  before(async () => {
+    windowsAgentBinary(); // the gateway serves it from agent/bin
+    cluster.start();
+    cluster.createMigratedDatabase();
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    ({ orgId, token } = await seedOrganisationWithToken(client, "windows-agent"));
+    await client.end();
+    await gateway.start();
+    worker.start();
+    await wine.start();
+  });
+
+  after(async () => {
+    wine.destroy();
+    await worker.stop();
+    await gateway.stop();
+    await db.end();
+    cluster.destroy();
+  });
+
+  test("every URL the console's PowerShell one-liner names is served; the agent matches SHA256SUMS", () => explained(async () => {
+    // PowerShell is not installable here: the command's variables are resolved as PowerShell
+    // would, and each download it makes is fetched from the real gateway.
+    const command = windowsInstallCommand(gateway.url, token);
+    const vars = Object.fromEntries([...command.matchAll(/\$(\w+)='([^']*)'/g)].map((m) => [m[1]!, m[2]!]));
+    const urls = [...command.matchAll(/Invoke-WebRequest -UseBasicParsing "([^"]+)"/g)]
+      .map((m) => m[1]!.replace(/\$(\w+)/g, (_, name: string) => vars[name] ?? `<unset ${name}>`));
+    assert.deepEqual(urls, [`${gateway.url}/download/spindle-agent-windows-amd64.exe`, `${gateway.url}/download/SHA256SUMS`]);
+    const [binaryResponse, sumsResponse] = await Promise.all(urls.map((url) => fetch(url)));
+    assert.equal(binaryResponse!.status, 200);
+    assert.equal(sumsResponse!.status, 200);
+    const binary = Buffer.from(await binaryResponse!.arrayBuffer());
+    const sums = await sumsResponse!.text();
+    // The one-liner's check: "<lower-case sha256>  <name>" is one of SHA256SUMS's lines.
+    const expected = `${createHash("sha256").update(binary).digest("hex")}  ${vars.n}`;
+    assert.ok(sums.split("\n").includes(expected), `SHA256SUMS has ${expected}:\n${sums}`);
+    assert.ok(sums.includes("  spindle-agent-windows-amd64.msi\n"), "SHA256SUMS lists the MSI too");
+    downloadedUnix = join(wine.dir, "spindle-agent.exe");
+    writeFileSync(downloadedUnix, binary, { mode: 0o755 });
+    downloaded = zPath(downloadedUnix);
+    const version = await agent(["version"]);
+    assert.equal(version.code, 0, version.output);
+    assert.match(version.output, /^spindle-agent \S+/);
+  }));
+
+  test("install enrols, registers the service, and the service delivers batches", () => explained(async () => {
+    const result = await agent(["install", "--token-file", "-", "--gateway", gateway.url], `${token}\r\n`); // PowerShell pipes CRLF
+    assert.equal(result.code, 0, result.output);
+    assert.match(result.output, /enrolled .* as server [0-9a-f-]{36}/);
+    assert.match(result.output, /service SpindleAgent registered: starts at boot/);
+    assert.match(result.output, /service SpindleAgent running/);
+    // Wine keeps no access lists: the agent reads the DACL back and says so instead of claiming it.
+    assert.match(result.output, /C:\\ProgramData\\Spindle: access limited to SYSTEM and Administrators|warning: Wine keeps no access lists, C:\\ProgramData\\Spindle is not restricted/);
+    // Restart on failure is claimed only when read back; Wine takes the actions but cannot read them back.
+    assert.match(result.output, /restarts on failure|warning: .*recovery actions/);
+
+    const yaml = readFileSync(wine.path(`${dataDir}\\agent.yaml`), "utf8");
+    const [server] = await query<{ id: string }>("SELECT id::text FROM servers WHERE org_id = $1", [orgId]);
+    assert.ok(server, "the gateway created the server");
+    assert.match(yaml, new RegExp(`^server_id: ${server.id}$`, "m"));
+    assert.match(yaml, /^credential: spa_/m);
+    assert.match(yaml, /^state_dir: C:\\ProgramData\\Spindle\\state$/m);
+    assert.ok(readFileSync(wine.path(installedExe)).equals(readFileSync(downloadedUnix)),
+      "the service's executable is the downloaded agent");
+
+    const service = await wine.run(["reg", "query", serviceKey]);
+    assert.equal(service.code, 0, service.output);
+    assert.match(service.output, /ImagePath\s+REG_\w+\s+"C:\\Program Files\\Spindle\\spindle-agent\.exe" run --service --config C:\\ProgramData\\Spindle\\agent\.yaml/);
+    assert.match(service.output, /Start\s+REG_DWORD\s+0x2\b/, "automatic start");
+    assert.match(service.output, /ObjectName\s+REG_SZ\s+LocalSystem/);
+    assert.match((await wine.run(["sc", "query", "SpindleAgent"])).output, /STATE\s+:\s+4\s+RUNNING/);
+
+    // The service samples, spools and delivers: the gateway's high-water mark for this agent
+    // advances batch by batch (each committed with its rows in one transaction).
+    await eventually("two batches delivered by the service", async () => (await delivered()) >= 2 || undefined, 120_000);
+    // status.json is written each tick, so it reports a delivery one tick after the gateway has it.
+    const status = await eventually("the service's status.json reporting the deliveries", () => {
+      const s = JSON.parse(readFileSync(wine.path(`${dataDir}\\state\\status.json`), "utf8"));
+      return s.delivery?.lastDeliveredSeq >= 2 ? s : undefined;
+    });
+    assert.equal(status.serverId, server.id);
+    const memory = status.collectors.find((c: { name: string }) => c.name === "meminfo");
+    if (memory?.state === "ok") {
+      // Where the Windows memory collector runs under Wine, its rows must be in the database.
+      await eventually("memory rows from the Windows agent", async () =>
+        (await query("SELECT 1 FROM memory WHERE server_id = $1 LIMIT 1", [server.id])).length > 0 || undefined);
+    }
+    const agentLog = readFileSync(wine.path(`${dataDir}\\agent.log`), "utf8");
+    assert.match(agentLog, /agent started/, "the service logs to agent.log");
+  }));
+
+  test("the service connects over OpAMP and applies a policy (APPLIED recorded)", () => explained(async () => {
+    const { hash } = await saveOrganisationDefaultPolicy(db, orgId, "", { schemaVersion: 1, telemetry: { intervalSeconds: 3, ebpf: "auto" } });
+    const row = await eventually("the Windows agent's APPLIED status", async () => {
+      const [s] = await query<{ status: string; applied_hash: string | null; message: string }>(
+        "SELECT status, applied_hash, message FROM server_policy_status");
+      return s?.status === "applied" && s.applied_hash === hash ? s : undefined;
+    }, 120_000);
+    assert.equal(row.message, "");
+    const status = await eventually("the policy's interval in force in the service", () => {
+      const s = JSON.parse(readFileSync(wine.path(`${dataDir}\\state\\status.json`), "utf8"));
+      return s.intervalSeconds === 3 && s.policy?.hash === hash ? s : undefined;
+    });
+    assert.equal(status.policy.opampConnected, true, "connected over OpAMP");
+  }));
+
+  test("install again keeps the enrolment; uninstall removes everything, twice", () => explained(async () => {
+    const again = await agent(["install"]);
+    assert.equal(again.code, 0, again.output);
+    assert.match(again.output, /already enrolled as server/);
+    assert.equal((await query("SELECT 1 FROM servers")).length, 1, "no second server");
+
+    const removed = await agent(["uninstall"]);
+    assert.equal(removed.code, 0, removed.output);
+    assert.match(removed.output, /service SpindleAgent stopped and removed/);
+    assert.equal(existsSync(wine.path(dataDir)), false, "ProgramData\\Spindle removed");
+    assert.equal(existsSync(wine.path("C:\\Program Files\\Spindle")), false, "Program Files\\Spindle removed");
+    assert.notEqual((await wine.run(["reg", "query", serviceKey])).code, 0, "the service is gone from the registry");
+    const twice = await agent(["uninstall"]);
+    assert.equal(twice.code, 0, twice.output);
+  }));
+
+  test("the MSI installs the service and enrols with SPINDLE_GATEWAY and SPINDLE_TOKEN", () => explained(async () => {
+    const msi = join(repoRoot, "agent/bin/spindle-agent-windows-amd64.msi");
+    if (!existsSync(msi)) {
+      assert.fail(`${msi} is missing: the agent's build makes it with wixl (apt-get install wixl, then npm run build -w @spindle/agent)`);
+    }
+    // This machine was enrolled before: an admin allows re-enrolment in the console, as for a reinstall.
+    await query("UPDATE agents SET reenrollment_allowed_until = now() + interval '1 hour'");
+    const fresh = await seedToken(db, orgId);
+    const before = await delivered();
+    const install = await wine.run(["msiexec", "/i", zPath(msi), "/qn", `SPINDLE_GATEWAY=${gateway.url}`, `SPINDLE_TOKEN=${fresh}`]);
+    log.push(`$ msiexec /i → ${install.code}\n${install.output}`);
+    assert.equal(install.code, 0, install.output);
+    assert.ok(existsSync(wine.path(installedExe)), "the MSI installed the agent");
+    assert.match((await wine.run(["reg", "query", serviceKey])).output, /run --service --config/);
+    await eventually("batches from the MSI-installed service", async () => (await delivered()) >= before + 2 || undefined, 120_000);
+
+    const remove = await wine.run(["msiexec", "/x", zPath(msi), "/qn"]);
+    assert.equal(remove.code, 0, remove.output);
+    assert.notEqual((await wine.run(["reg", "query", serviceKey])).code, 0, "msiexec /x removed the service");
+  }));
+});
