@@ -55,18 +55,22 @@ func New(s Settings) (*Estimator, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	return newAt(s, thresholdFor(s.Rate)), nil
+}
+
+func newAt(s Settings, threshold uint64) *Estimator {
 	slots := 2*s.MaxKeys + 2 // room for MaxKeys+1 live slots and as many new ones between renumberings
 	e := &Estimator{
 		keyBytes:  s.KeyBytes,
 		maxKeys:   s.MaxKeys,
-		threshold: thresholdFor(s.Rate),
+		threshold: threshold,
 		last:      newTable(s.MaxKeys + 1),
 		bigHashes: make(hashHeap, 0, s.MaxKeys+1),
 		touched:   make(fenwick, slots),
 		slotHash:  make([]uint64, slots),
 		reuses:    make([]float64, len(grid)),
 	}
-	return e, nil
+	return e
 }
 
 func thresholdFor(rate float64) uint64 {
