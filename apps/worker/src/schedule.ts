@@ -3,6 +3,7 @@ import type { Runner, TaskSpec } from "graphile-worker";
 import { alertEvaluationIntervalSeconds, alertsEvaluateJobSpec, alertsEvaluateTask } from "./alerts/task.js";
 import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { notificationSweepTask } from "./jobs/notification-task.js";
+import { curveRetentionTask } from "./jobs/retention.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -16,8 +17,8 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
  * what is sent while no worker listens), every minute alert evaluation (the 30-second ticks
  * in between come from startAlertInterval) and a sweep of the notification outbox (rows whose
- * job was lost or whose worker died mid-send); in plain mode also rollup every minute and
- * retention hourly.
+ * job was lost or whose worker died mid-send), hourly the miss-ratio curves' retention (a plain
+ * table in both modes); in plain mode also rollup every minute and retention hourly.
  */
 export function crontabFor(mode: TimeseriesMode): string {
   const all = effectivePoliciesJobSpec(null);
@@ -26,6 +27,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `*/5 * * * * ${effectivePoliciesTask} ?jobKey=${all.jobKey}&max=${all.maxAttempts}`,
     `* * * * * ${alertsEvaluateTask} ?queue=${alerts.queueName}&jobKey=${alerts.jobKey}&max=${alerts.maxAttempts}`,
     `* * * * * ${notificationSweepTask} ?jobKey=${notificationSweepTask}&max=3`,
+    `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
   ];
   if (mode !== "plain") return lines.join("\n");
   return [
