@@ -35,3 +35,29 @@ func MeanAbsoluteError(estimate, exact Curve) float64 {
 	}
 	return sum / float64(n)
 }
+
+// MeanAbsoluteErrorLinear is the same comparison at n cache sizes evenly spaced from the
+// exact curve's end / n to its end (cached sizes an operator would consider, each size range
+// weighted by its width), the way SHARDS' published errors are measured; docs/benchmarks.md
+// gives it beside the log-grid figure. Sizes below the estimate's first point are skipped.
+func MeanAbsoluteErrorLinear(estimate, exact Curve, n int) float64 {
+	if len(exact.SizesBytes) == 0 || n <= 0 {
+		return math.NaN()
+	}
+	last := exact.SizesBytes[len(exact.SizesBytes)-1]
+	sum, counted := 0.0, 0
+	for i := 1; i <= n; i++ {
+		size := last / uint64(n) * uint64(i)
+		v, ok := estimate.At(size)
+		want, wok := exact.At(size)
+		if !ok || !wok {
+			continue
+		}
+		sum += math.Abs(v - want)
+		counted++
+	}
+	if counted == 0 {
+		return math.NaN()
+	}
+	return sum / float64(counted)
+}
