@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "eef6e8116815978e96270b0efd38283a29f310212048849e4f7d9150d190f300"
+const SourceSHA256 = "afac54dd218a7b0e320b24d9bf479c23d6f5fcb0ee7a4cc4149f7bc591a2f135"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

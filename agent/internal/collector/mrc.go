@@ -118,11 +118,11 @@ func (c *mrcCollector) handle(s mrcsample.Sample) {
 // over accesses no curve keeps. Called with mu held (or before the reader starts).
 func (c *mrcCollector) pushThresholds() error {
 	page, block := c.set.Thresholds()
-	for stream, t := range map[mrcsample.Stream]uint64{mrcsample.PageCache: page, mrcsample.Block: block} {
+	for stream, t := range [2]uint64{mrcsample.PageCache: page, mrcsample.Block: block} {
 		if c.pushed[stream] == t {
 			continue
 		}
-		if err := c.probe.SetThreshold(stream, t); err != nil {
+		if err := c.probe.SetThreshold(mrcsample.Stream(stream), t); err != nil {
 			return err
 		}
 		c.pushed[stream] = t

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "eef6e8116815978e96270b0efd38283a29f310212048849e4f7d9150d190f300"
+const SourceSHA256 = "afac54dd218a7b0e320b24d9bf479c23d6f5fcb0ee7a4cc4149f7bc591a2f135"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -74,8 +74,8 @@ var Capabilities = []Capability{
 	{Name: "ebpf.block_latency", Label: "Block I/O latency histograms (eBPF)", Metrics: []string{"spindle.disk.io.latency"}},
 	{Name: "ebpf.block_split", Label: "Split I/O counts (eBPF)", Metrics: []string{"spindle.disk.split_operations"}},
 	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses", "spindle.page_cache.file.accesses", "spindle.page_cache.file.misses"}},
-	{Name: "ebpf.mrc", Label: "Miss-ratio curves (eBPF)", Metrics: []string{"spindle.cache.mrc.hit_ratio", "spindle.cache.mrc.sample_rate", "spindle.cache.mrc.sampled_accesses", "spindle.cache.mrc.window"}},
 	{Name: "ebpf.block_samples", Label: "Sampled block accesses (eBPF)", Metrics: []string{"spindle.agent.block_samples.kept", "spindle.agent.block_samples.dropped"}},
+	{Name: "ebpf.mrc", Label: "Miss-ratio curves (eBPF)", Metrics: []string{"spindle.cache.mrc.hit_ratio", "spindle.cache.mrc.sample_rate", "spindle.cache.mrc.sampled_accesses", "spindle.cache.mrc.window"}},
 	{Name: "fiemap.fragmentation", Label: "File fragmentation scan (FIEMAP)", Metrics: []string{"spindle.fragmentation.files", "spindle.fragmentation.fragmented_files", "spindle.fragmentation.extents", "spindle.fragmentation.excess_extents", "spindle.fragmentation.scan_duration", "spindle.fragmentation.file.extents"}},
 	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},
 	{Name: "psi.pressure", Label: "Memory and I/O pressure (PSI)", Metrics: []string{"spindle.pressure.stall_time"}},
