@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -46,6 +47,7 @@ type mrcCollector struct {
 	probe   *mrcsample.Probe
 	sysPath string
 	window  time.Duration
+	log     *slog.Logger
 
 	mu           sync.Mutex // guards everything below: the reader goroutine feeds the curves
 	set          *mrc.Set
@@ -66,7 +68,7 @@ var (
 )
 
 func newMRCCollector(opts Options) (Collector, error) {
-	c := &mrcCollector{sysPath: opts.SysPath, window: opts.EBPF.MRCWindow, scopes: map[fileKey]string{},
+	c := &mrcCollector{sysPath: opts.SysPath, window: opts.EBPF.MRCWindow, log: opts.Logger, scopes: map[fileKey]string{},
 		disks: blockDeviceNames(opts.SysPath), windowStart: time.Now()}
 	if c.window <= 0 {
 		c.window = DefaultMRCWindow
@@ -160,6 +162,9 @@ func (c *mrcCollector) Collect(_ context.Context, sink Sink) error {
 	lost := counts.Lost[0] + counts.Lost[1] - c.prevCounts.Lost[0] - c.prevCounts.Lost[1]
 	c.prevCounts, c.windowStart = counts, now
 	curves := c.set.Window(pageAccesses, blockAccesses)
+	if dropped := c.set.Dropped(); dropped > 0 && c.log != nil {
+		c.log.Info("miss-ratio curves: more scopes and disks than curves; the later ones have no curve", "curves", mrc.MaxCurves, "without", dropped)
+	}
 	c.set.Retain(func(id mrc.CurveID) bool { return c.stillThere(id, scopes, disks) })
 	sampled := uint64(0)
 	for _, curve := range curves {

@@ -139,15 +139,6 @@ func (s *Set) Window(pageAccesses, blockAccesses uint64) map[CurveID]Curve {
 // Dropped is the number of curves not built because the Set was full.
 func (s *Set) Dropped() int { return len(s.dropped) }
 
-// Bytes is the memory the Set's curves hold.
-func (s *Set) Bytes() int {
-	n := 0
-	for _, e := range s.curves {
-		n += e.Bytes()
-	}
-	return n
-}
-
 func maxOrFirst(current, v uint64, seen bool) uint64 {
 	if !seen {
 		return v

@@ -7,10 +7,8 @@ const KeyBytes = 4096
 
 // Result compares a sampled curve with the exact one over the same accesses.
 type Result struct {
-	Estimate, Exact    mrc.Curve
-	MeanAbsoluteError  float64
-	EstimatorBytes     int // memory of the sampled estimator
-	DistinctSampledMax int // the bound on sampled keys it ran with
+	Estimate, Exact   mrc.Curve
+	MeanAbsoluteError float64
 }
 
 // Evaluate runs accesses of t through a sampled estimator (rate, maxKeys) and through an exact
@@ -33,7 +31,7 @@ func Evaluate(hashes []uint64, keys int, rate float64, maxKeys int, adjust bool)
 	if adjust {
 		total = uint64(len(hashes))
 	}
-	r := Result{EstimatorBytes: est.Bytes(), DistinctSampledMax: maxKeys}
+	var r Result
 	r.Estimate, _ = est.Curve(total)
 	r.Exact, _ = exact.Curve(0)
 	r.MeanAbsoluteError = mrc.MeanAbsoluteError(r.Estimate, r.Exact)
