@@ -4,9 +4,9 @@
 #     Windows-only file that does not build fails CI;
 #  2. run the Windows syscall layer's tests (PDH, retrieval pointers, the scanner's walk, the
 #     registry, the ETW session's refusal) and the collectors' fixture tests as Windows
-#     binaries under Wine, when Debian's wine64 and the MinGW compiler are installed. Go 1.22+ binaries need ProcessPrng from
-#     bcryptprimitives.dll, which Wine 8 lacks: a shim exporting it over RtlGenRandom is built
-#     here and put in a private Wine prefix's system32.
+#     binaries under Wine, when Debian's wine64 and the MinGW compiler are installed. Go 1.22+
+#     binaries need ProcessPrng from bcryptprimitives.dll, which Wine 8 lacks: the shim in
+#     e2e/support/wine (over RtlGenRandom) is built here and put in a private prefix's system32.
 # The mapping code is platform-neutral and also runs in `go test ./...` against the fixtures.
 set -eu
 cd "$(dirname "$0")"
@@ -23,21 +23,8 @@ if [ ! -x "$wine" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 	echo "windows: NOT RUN under Wine: install wine64 and gcc-mingw-w64-x86-64-win32 (Debian) to run the Windows binaries"
 	exit 0
 fi
-cat >"$out/shim.c" <<'C'
-#include <windows.h>
-BOOLEAN WINAPI SystemFunction036(PVOID, ULONG);
-BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
-	while (len > 0) {
-		ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
-		if (!SystemFunction036(data, n)) return FALSE;
-		data += n;
-		len -= n;
-	}
-	return TRUE;
-}
-C
-printf 'LIBRARY bcryptprimitives\nEXPORTS\nProcessPrng\n' >"$out/shim.def"
-x86_64-w64-mingw32-gcc -shared -O2 -o "$out/bcryptprimitives.dll" "$out/shim.c" "$out/shim.def" -ladvapi32
+shim=../e2e/support/wine  # the same shim the Wine end-to-end test uses
+x86_64-w64-mingw32-gcc -shared -O2 -o "$out/bcryptprimitives.dll" "$shim/bcryptprimitives.c" "$shim/bcryptprimitives.def" -ladvapi32
 export WINEPREFIX="$out/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 "$wine" wineboot -i >/dev/null 2>&1 || true
 /usr/lib/wine/wineserver -w

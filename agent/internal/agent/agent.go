@@ -162,6 +162,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 			SampleCapacity: cfg.Collectors.BlockSamples.Capacity,
 
 			PageCacheTopFiles: cfg.Collectors.PageCache.TopFiles,
+			MRCWindow:         cfg.Collectors.MRC.Window,
 		},
 			Fragmentation: collector.FragmentationOptions{Paths: cfg.Fragmentation.Paths, Period: cfg.Fragmentation.Period,
 				MaxFilesPerSecond: cfg.Fragmentation.MaxFilesPerSecond, WorstFiles: cfg.Fragmentation.WorstFiles},
@@ -181,6 +182,11 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 		}
 	}
 	features := newAccelFeatures(cfg, log, access)
+	for _, c := range collectors {
+		if s, ok := c.Collector.(collector.ReadCacheScopes); ok && features.readCache != nil {
+			s.UseReadCacheScopes(features.readCache.ManagedFiles)
+		}
+	}
 	caps := append(collector.Capabilities(collectors, cfg.WhyOff), features.capabilities()...)
 	collectors = append(collectors, collector.Named{Name: collector.AccelCollectorName,
 		Collector: collector.NewAccel(features.sources(), log)})

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "78816f35d78c56a9e14b93b36c9c91f1a5c3c85532edd6ff09e3120fd1143862"
+const SourceSHA256 = "daea4369b02cd4af2870de51cf13eda6c7c4b2fdc6672c31f2265f522e95075c"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -73,6 +73,18 @@ var BlockSamplesKept = IntCounter{Metric{"spindle.agent.block_samples.kept", "{s
 
 // BlockSamplesDropped is spindle.agent.block_samples.dropped (linux:ebpf).
 var BlockSamplesDropped = IntCounter{Metric{"spindle.agent.block_samples.dropped", "{sample}", "Sampled block I/Os lost: the kernel buffer was full, or the ring overwrote them unread."}}
+
+// CacheMRCHitRatio is spindle.cache.mrc.hit_ratio (linux:ebpf).
+var CacheMRCHitRatio = FloatGauge{Metric{"spindle.cache.mrc.hit_ratio", "1", "Miss-ratio curve: the hit ratio an LRU cache of spindle.mrc.size_bytes would have had over the window, from a SHARDS spatial sample; one point per size."}}
+
+// CacheMRCSampleRate is spindle.cache.mrc.sample_rate (linux:ebpf).
+var CacheMRCSampleRate = FloatGauge{Metric{"spindle.cache.mrc.sample_rate", "1", "The sampling rate the curve's counts are expressed at (fixed-size SHARDS lowers it as the sample fills)."}}
+
+// CacheMRCSampledAccesses is spindle.cache.mrc.sampled_accesses (linux:ebpf).
+var CacheMRCSampledAccesses = IntGauge{Metric{"spindle.cache.mrc.sampled_accesses", "{access}", "Sampled accesses the curve rests on, over its window."}}
+
+// CacheMRCWindow is spindle.cache.mrc.window (linux:ebpf).
+var CacheMRCWindow = FloatGauge{Metric{"spindle.cache.mrc.window", "s", "The length of the window the curve describes; the window ends at the point's time."}}
 
 // FragmentationFiles is spindle.fragmentation.files (linux:fiemap).
 var FragmentationFiles = IntGauge{Metric{"spindle.fragmentation.files", "{file}", "Regular files mapped by the last scan of the root."}}
@@ -189,10 +201,10 @@ var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedB
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}
 
 // IntGauges lists every integer gauge, so the exporter can create each instrument once at start-up.
-var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
+var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, CacheMRCSampledAccesses, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
 
 // FloatGauges lists every float gauge, so the exporter can create each instrument once at start-up.
-var FloatGauges = []FloatGauge{CollectorDuration, FragmentationScanDuration, SQLServerBufferCacheHitRatio, ReadCacheMemoryReadLatency}
+var FloatGauges = []FloatGauge{CollectorDuration, CacheMRCHitRatio, CacheMRCSampleRate, CacheMRCWindow, FragmentationScanDuration, SQLServerBufferCacheHitRatio, ReadCacheMemoryReadLatency}
 
 // Histograms lists every histogram, so the exporter can create each instrument once at start-up.
 var Histograms = []Histogram{DiskIOLatency}

@@ -3,6 +3,7 @@ package collector
 import (
 	"fmt"
 	"log/slog"
+	"time"
 )
 
 // EBPFMode is the agent's `ebpf` setting.
@@ -24,6 +25,8 @@ type EBPFOptions struct {
 	SampleCapacity int    // block_samples: samples the agent's ring holds
 	// page_cache: files reported per interval, the most accessed (0: DefaultPageCacheTopFiles)
 	PageCacheTopFiles int
+	// mrc: the span of each miss-ratio curve (0: DefaultMRCWindow)
+	MRCWindow time.Duration
 }
 
 // ebpfLoad remembers whether a collector's program loaded, and answers for it in Collect and

@@ -14,9 +14,9 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 )
 
-var ebpfNames = []string{"block_latency", "block_samples", "block_split", "page_cache"}
+var ebpfNames = []string{"block_latency", "block_samples", "block_split", "mrc", "page_cache"}
 
-// TestEBPFCollectorsRecordRealIO builds the four eBPF collectors as the agent does, drives real
+// TestEBPFCollectorsRecordRealIO builds the eBPF collectors as the agent does, drives real
 // I/O on a loop device, and checks what one Collect records for that device.
 func TestEBPFCollectorsRecordRealIO(t *testing.T) {
 	bpftest.RequireRoot(t)
@@ -112,7 +112,7 @@ func TestEBPFUnavailableWithoutPrivileges(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &report); err != nil {
 			t.Fatalf("%s mode: no report from the child: %v\n%s", mode, err, out)
 		}
-		if len(report.Capabilities) != 4 {
+		if len(report.Capabilities) != len(ebpfNames) {
 			t.Fatalf("%s mode: capabilities %+v", mode, report.Capabilities)
 		}
 		for _, c := range report.Capabilities {

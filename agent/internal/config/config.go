@@ -33,7 +33,7 @@ const (
 )
 
 // ebpfCollectors are the collectors that load eBPF programs; `ebpf: off` switches them all off.
-var ebpfCollectors = []string{"block_latency", "block_samples", "block_split", "page_cache"}
+var ebpfCollectors = []string{"block_latency", "block_samples", "block_split", "mrc", "page_cache"}
 
 // Config is the whole agent.yaml.
 type Config struct {
@@ -87,6 +87,7 @@ type CollectorsConfig struct {
 	BlockSplit   CollectorConfig    `yaml:"block_split"`
 	PageCache    PageCacheConfig    `yaml:"page_cache"`
 	BlockSamples BlockSamplesConfig `yaml:"block_samples"`
+	MRC          MRCConfig          `yaml:"mrc"`
 
 	Fragmentation CollectorConfig `yaml:"fragmentation"`
 	Pgstats       CollectorConfig `yaml:"pgstats"` // default: on when databases.postgresql.dsn is set
@@ -99,6 +100,12 @@ type BlockSamplesConfig struct {
 	Enabled     *bool  `yaml:"enabled,omitempty"`
 	SampleEvery uint32 `yaml:"sample_every,omitempty"` // keep about 1 in N blocks (default 64)
 	Capacity    int    `yaml:"capacity,omitempty"`     // samples held in memory (default 16384)
+}
+
+// MRCConfig switches the miss-ratio curves and sets their window; zero means the default.
+type MRCConfig struct {
+	Enabled *bool         `yaml:"enabled,omitempty"`
+	Window  time.Duration `yaml:"window,omitempty"` // the span each curve describes (default 5m, 1m to 1h)
 }
 
 // PageCacheConfig switches page-cache counting and sizes its list of top files.
@@ -210,6 +217,9 @@ func (c Config) Validate() error {
 	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
 		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
 	}
+	if w := c.Collectors.MRC.Window; w != 0 && (w < time.Minute || w > time.Hour) {
+		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between 1m and 1h", w))
+	}
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
@@ -274,6 +284,7 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
 		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
+		"mrc":           {Enabled: c.Collectors.MRC.Enabled},
 		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
 		"sqlserver": c.Collectors.SQLServer,
 	}

@@ -20,7 +20,7 @@ func TestParseAppliesDefaults(t *testing.T) {
 		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,fragmentation,meminfo,page_cache,pressure,sqlserver" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
 		t.Fatalf("enabled collectors = %v", got)
 	}
 }

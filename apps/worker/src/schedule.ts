@@ -4,6 +4,7 @@ import { alertEvaluationIntervalSeconds, alertsEvaluateJobSpec, alertsEvaluateTa
 import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { notificationSweepTask } from "./jobs/notification-task.js";
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
+import { curveRetentionTask } from "./jobs/retention.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -17,9 +18,9 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
  * what is sent while no worker listens), every minute alert evaluation (the 30-second ticks
  * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
- * job was lost or whose worker died mid-send) and, every 15 minutes, a refresh of
- * recommendations; in plain mode also rollup every minute and retention hourly (backfilled
- * once after an outage of every worker).
+ * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations,
+ * and hourly the miss-ratio curves' retention (a plain table in both modes); in plain mode also
+ * rollup every minute and retention hourly (backfilled once after an outage of every worker).
  */
 export function crontabFor(mode: TimeseriesMode): string {
   const all = effectivePoliciesJobSpec(null);
@@ -29,6 +30,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `* * * * * ${alertsEvaluateTask} ?queue=${alerts.queueName}&jobKey=${alerts.jobKey}&max=${alerts.maxAttempts}`,
     `* * * * * ${notificationSweepTask} ?jobKey=${notificationSweepTask}&max=3`,
     `*/15 * * * * ${recommendationsRefreshTask} ?queue=${recommendationsRefreshJobSpec.queueName}&jobKey=${recommendationsRefreshJobSpec.jobKey}&max=${recommendationsRefreshJobSpec.maxAttempts}`,
+    `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
   ];
   if (mode !== "plain") return lines.join("\n");
   return [

@@ -7,7 +7,7 @@ import type { OnAlertTransition } from "./alerts/evaluate.js";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import type { DeliverySettings } from "./jobs/notification-delivery.js";
 import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
-import { deleteExpiredTelemetry } from "./jobs/retention.js";
+import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
 import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
 import type { RefreshSettings } from "./recommendations/refresh.js";
@@ -47,6 +47,10 @@ export function createTaskList(deps: TaskDependencies): TaskList {
         helpers.logger.info(`retention deleted ${summary.map(([table, rows]) => `${rows} from ${table}`).join(", ")}`);
       }
     }),
+    [curveRetentionTask]: async (_payload, helpers) => {
+      const deleted = await deleteExpiredCurves(deps.pool);
+      if (deleted > 0) helpers.logger.info(`curve retention deleted ${deleted} miss-ratio curves older than 90 days`);
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 /* The one export of bcryptprimitives.dll that Go 1.22+ Windows binaries need and Wine 8 lacks:
  * ProcessPrng, which fills a buffer with random bytes and cannot fail on Windows. Implemented
  * over RtlGenRandom (advapi32's SystemFunction036), which Wine has. Test-only: copied into a
- * throwaway Wine prefix by e2e/support/wine.ts, never shipped. */
+ * throwaway Wine prefix by e2e/support/wine.ts and agent/windows-check.sh, never shipped. */
 #include <windows.h>
 
 BOOLEAN WINAPI SystemFunction036(PVOID buffer, ULONG length);

@@ -150,6 +150,27 @@ func (f *Feature) Run(ctx context.Context) error {
 	}
 }
 
+// ManagedFiles maps each file the cache manages now to the include pattern of the policy that
+// brought it in (the first that matches, in policy order): the read-cache scopes of the
+// miss-ratio curves. Empty while the cache is off.
+func (f *Feature) ManagedFiles() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{}
+	if !f.policy.Enabled {
+		return out
+	}
+	for path := range f.files {
+		for _, pattern := range f.policy.Include {
+			if policy.MatchesPattern(pattern, path) {
+				out[path] = pattern
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Stats returns the counters and the state at the last sample.
 func (f *Feature) Stats() Stats {
 	f.mu.Lock()

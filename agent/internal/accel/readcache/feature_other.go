@@ -24,6 +24,9 @@ func (*Feature) Run(context.Context) error { return ErrUnsupported }
 // Sample does nothing on this system.
 func (*Feature) Sample(context.Context) {}
 
+// ManagedFiles is empty: the read cache needs Linux.
+func (*Feature) ManagedFiles() map[string]string { return nil }
+
 // Stats is empty on this system.
 func (*Feature) Stats() Stats { return Stats{} }
 

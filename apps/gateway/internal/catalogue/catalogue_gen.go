@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "78816f35d78c56a9e14b93b36c9c91f1a5c3c85532edd6ff09e3120fd1143862"
+const SourceSHA256 = "daea4369b02cd4af2870de51cf13eda6c7c4b2fdc6672c31f2265f522e95075c"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -30,6 +30,10 @@ var Metrics = []Metric{
 	{Name: "spindle.page_cache.file.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{"file.path"}, Table: "page_cache_top_files", Columns: []string{"misses"}},
 	{Name: "spindle.agent.block_samples.kept", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{}, Table: "", Columns: []string{}},
 	{Name: "spindle.agent.block_samples.dropped", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{"reason"}, Table: "", Columns: []string{}},
+	{Name: "spindle.cache.mrc.hit_ratio", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope", "spindle.mrc.size_bytes"}, Table: "cache_mrc", Columns: []string{"hit_ratios"}},
+	{Name: "spindle.cache.mrc.sample_rate", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope"}, Table: "cache_mrc", Columns: []string{"sample_rate"}},
+	{Name: "spindle.cache.mrc.sampled_accesses", Type: "gauge", ValueType: "int", Unit: "{access}", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope"}, Table: "cache_mrc", Columns: []string{"sampled_accesses"}},
+	{Name: "spindle.cache.mrc.window", Type: "gauge", ValueType: "double", Unit: "s", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope"}, Table: "cache_mrc", Columns: []string{"window_seconds"}},
 	{Name: "spindle.fragmentation.files", Type: "gauge", ValueType: "int", Unit: "{file}", Attributes: []string{"spindle.scan.root"}, Table: "fragmentation_scans", Columns: []string{"files"}},
 	{Name: "spindle.fragmentation.fragmented_files", Type: "gauge", ValueType: "int", Unit: "{file}", Attributes: []string{"spindle.scan.root"}, Table: "fragmentation_scans", Columns: []string{"fragmented_files"}},
 	{Name: "spindle.fragmentation.extents", Type: "gauge", ValueType: "int", Unit: "{extent}", Attributes: []string{"spindle.scan.root"}, Table: "fragmentation_scans", Columns: []string{"extents"}},
@@ -74,6 +78,7 @@ var Capabilities = []Capability{
 	{Name: "ebpf.block_split", Label: "Split I/O counts (eBPF)", Metrics: []string{"spindle.disk.split_operations"}},
 	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses", "spindle.page_cache.file.accesses", "spindle.page_cache.file.misses"}},
 	{Name: "ebpf.block_samples", Label: "Sampled block accesses (eBPF)", Metrics: []string{"spindle.agent.block_samples.kept", "spindle.agent.block_samples.dropped"}},
+	{Name: "ebpf.mrc", Label: "Miss-ratio curves (eBPF)", Metrics: []string{"spindle.cache.mrc.hit_ratio", "spindle.cache.mrc.sample_rate", "spindle.cache.mrc.sampled_accesses", "spindle.cache.mrc.window"}},
 	{Name: "fiemap.fragmentation", Label: "File fragmentation scan (FIEMAP)", Metrics: []string{"spindle.fragmentation.files", "spindle.fragmentation.fragmented_files", "spindle.fragmentation.extents", "spindle.fragmentation.excess_extents", "spindle.fragmentation.scan_duration", "spindle.fragmentation.file.extents"}},
 	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},
 	{Name: "psi.pressure", Label: "Memory and I/O pressure (PSI)", Metrics: []string{"spindle.pressure.stall_time"}},

@@ -41,6 +41,7 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	disk := diskRows{}
 	memory := memoryRows{}
 	deep := newDeepRows()
+	curves := mrcRows{}
 	scopes := rm.ScopeMetrics()
 	for s := 0; s < scopes.Len(); s++ {
 		metrics := scopes.At(s).Metrics()
@@ -50,6 +51,8 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 				err = disk.add(metric, spec)
 			} else if spec, ok := memoryMetrics[metric.Name()]; ok {
 				err = memory.add(metric, spec)
+			} else if isMRCMetric(metric.Name()) {
+				err = curves.add(metric)
 			} else if known, deepErr := deep.add(metric); known {
 				err = deepErr
 			} else {
@@ -75,7 +78,12 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	if deepOut.Capabilities, err = capabilities(rm.Resource()); err != nil {
 		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
 	}
-	batch := telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut}
+	missRatioCurves, err := curves.rows()
+	if err != nil {
+		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+	}
+	batch := telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut,
+		MissRatioCurves: missRatioCurves}
 	batch.Digest = digest(batch)
 	return batch, nil
 }

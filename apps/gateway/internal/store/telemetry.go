@@ -103,6 +103,11 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 	if result.DeepRows, err = writeDeep(ctx, tx, agent, written); err != nil {
 		return WriteResult{}, err
 	}
+	curves, err := writeMissRatioCurves(ctx, tx, agent, written)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	result.DeepRows += curves
 	if result.WrittenBatches > 0 {
 		if _, err = tx.Exec(ctx, `UPDATE agents SET batch_hwm = $2 WHERE id = $1`, agent.ID, hwm); err != nil {
 			return WriteResult{}, fmt.Errorf("advance batch high-water mark: %w", err)

@@ -69,4 +69,6 @@ type Batch struct {
 	DiskIO []DiskIORow
 	Memory []MemoryRow
 	Deep   Deep
+	// MissRatioCurves are the curves whose window closed in this batch (cache_mrc).
+	MissRatioCurves []MissRatioCurve
 }

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { insertDiskSamples, insertMemorySamples, openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { deleteExpiredTelemetry, retentionPeriods } from "./retention.js";
+import { seedOrganization } from "../test-support/notifications.js";
+import { deleteExpiredCurves, deleteExpiredTelemetry, retentionPeriods } from "./retention.js";
 
 /** Nothing deleted anywhere except where the test says. */
 const onlyDeleted = (counts: Record<string, number>) => ({ ...Object.fromEntries(retentionPeriods.map((p) => [p.table, 0])), ...counts });
@@ -54,5 +55,39 @@ describe("deleteExpiredTelemetry", { skip: skipReason }, () => {
     assert.deepEqual(await oldest("memory_1h", "bucket"), { oldest: new Date(daysAgo(729)), n: 1 });
 
     assert.deepEqual(await deleteExpiredTelemetry(plain.workerPool, { now }), onlyDeleted({}));
+  });
+});
+
+describe("deleteExpiredCurves", { skip: skipReason }, () => {
+  let plain: PlainDatabase;
+
+  before(async () => {
+    plain = await openPlainDatabase("worker_curve_retention");
+  });
+  after(async () => {
+    await plain?.close();
+  });
+
+  it("deletes miss-ratio curves whose window ended over 90 days ago, in every organisation, and nothing younger", async () => {
+    const { pool } = plain;
+    const servers = { "org-a": "00000000-0000-4000-8000-0000000000d1", "org-b": "00000000-0000-4000-8000-0000000000d2" };
+    for (const [org, id] of Object.entries(servers)) {
+      await seedOrganization(pool, org, id, []);
+      for (const days of [91, 90.5, 89]) {
+        await pool.query(
+          `INSERT INTO cache_mrc (org_id, server_id, time, window_seconds, curve, scope, sample_rate, sampled_accesses, sizes_bytes, hit_ratios)
+           VALUES ($1, $2, $3, 300, 'page_cache', '', 0.01, 1000, '{409600, 819200}', '{0.2, 0.5}')`,
+          [org, id, daysAgo(days)],
+        );
+      }
+    }
+    // Slices of one row reach every expired row; the worker's own login runs it.
+    assert.equal(await deleteExpiredCurves(plain.workerPool, { now, sliceRows: 1 }), 4);
+    const left = await pool.query("SELECT org_id, min(time) AS oldest, count(*)::int AS n FROM cache_mrc GROUP BY org_id ORDER BY org_id");
+    assert.deepEqual(left.rows, [
+      { org_id: "org-a", oldest: new Date(daysAgo(89)), n: 1 },
+      { org_id: "org-b", oldest: new Date(daysAgo(89)), n: 1 },
+    ]);
+    assert.equal(await deleteExpiredCurves(plain.workerPool, { now }), 0);
   });
 });

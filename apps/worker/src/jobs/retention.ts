@@ -56,3 +56,25 @@ async function deleteSlice(pool: pg.Pool, sql: string, params: unknown[]): Promi
     client.release();
   }
 }
+
+/**
+ * Miss-ratio curves (cache_mrc) are a plain table in both time-series modes, so no TimescaleDB
+ * policy ages them: this runs in both modes, deleting curves whose window ended over 90 days ago
+ * (the recommendations read at most the last 7 days; the rest is history for the chart).
+ */
+export const curveRetentionTask = "curve-retention";
+
+export const curveRetention = { table: "cache_mrc", timeColumn: "time", keep: "90 days" } as const;
+
+export async function deleteExpiredCurves(pool: pg.Pool, options: { now?: Date; sliceRows?: number } = {}): Promise<number> {
+  const now = options.now ?? new Date();
+  const sliceRows = options.sliceRows ?? 50_000;
+  const { table, timeColumn, keep } = curveRetention;
+  let deleted = 0;
+  for (;;) {
+    const result = await deleteSlice(pool, `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`, [now, sliceRows]);
+    deleted += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < sliceRows) return deleted;
+  }
+}

@@ -28,7 +28,8 @@ export type MetricTable =
   | "pressure"
   | "read_cache"
   | "write_opt"
-  | "write_opt_files";
+  | "write_opt_files"
+  | "cache_mrc";
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */

@@ -14,6 +14,7 @@ import { getServer } from "@/modules/fleet/lib/get-server";
 import { getAgentState } from "@/modules/fleet/lib/server-lifecycle";
 import { can } from "@/modules/auth/lib/access";
 import { ServerGainsSection } from "@/modules/gains/components/server-gains-section";
+import { CacheCurvesSection } from "@/modules/cache-curves/components/cache-curves-section";
 import { ServerPolicyPanel } from "@/modules/policies/components/server-policy-panel";
 import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
 import { ProofRunsPanel } from "@/modules/bench/components/proof-runs-panel";
@@ -65,6 +66,9 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
       </div>
       <div className="mt-6">
         <ServerGainsSection serverId={server.id} />
+        <div className="mt-6">
+          <CacheCurvesSection serverId={server.id} />
+        </div>
         <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { benchRun: ["start"] })} />
       </div>
       {agentState ? (

@@ -1,0 +1,255 @@
+// Package mrc builds miss-ratio curves from a spatially hashed sample of an access stream:
+// fixed-size SHARDS (Waldspurger et al., FAST 2015). A key (a page or a block) is in the sample
+// when its 64-bit hash is below a threshold; the sampling rate is threshold / 2^64. Each sampled
+// access's exact LRU stack distance among the sampled keys, divided by the rate, estimates its
+// distance in the full stream. When the sample holds more than MaxKeys distinct keys the key with
+// the largest hash leaves it and the threshold drops to that hash, so memory stays bounded
+// whatever the working set; counts gathered at the higher rate are scaled down to the new one.
+package mrc
+
+import (
+	"fmt"
+	"math"
+)
+
+// DefaultMaxKeys bounds each curve's sample: 16,384 keys cost 0.92 MiB (see Estimator.Bytes),
+// under the 1 MiB per curve the agent allows itself.
+const DefaultMaxKeys = 16384
+
+// DefaultRate is the sampling rate a curve starts at: 1 % keeps the error under 0.005 on the
+// traces of docs/benchmarks.md while the working set fits MaxKeys / rate keys (6.4 GiB of pages).
+const DefaultRate = 0.01
+
+// Settings configure an Estimator.
+type Settings struct {
+	KeyBytes uint64  // the bytes one key stands for (page size, BlockBytes)
+	MaxKeys  int     // distinct sampled keys held at most
+	Rate     float64 // the starting sampling rate, (0, 1]
+}
+
+func (s Settings) validate() error {
+	if s.KeyBytes == 0 || s.MaxKeys <= 0 || !(s.Rate > 0 && s.Rate <= 1) {
+		return fmt.Errorf("mrc: key bytes (%d) and max keys (%d) must be positive and the rate (%g) in (0, 1]", s.KeyBytes, s.MaxKeys, s.Rate)
+	}
+	return nil
+}
+
+// Estimator turns sampled accesses into a miss-ratio curve. Not safe for concurrent use.
+type Estimator struct {
+	keyBytes  uint64
+	maxKeys   int
+	threshold uint64   // accesses whose hash is below it are in the sample
+	last      *table   // key hash → slot of its last access
+	bigHashes hashHeap // the live keys, largest hash on top: the next to leave the sample
+	touched   fenwick  // 1 at each slot that is some live key's last access
+	slotHash  []uint64 // which key a slot belongs to (0: none), to renumber slots
+	clock     int      // the next slot
+
+	reuses  []float64 // per grid bucket: sampled reuses at that distance, at the current rate
+	cold    float64   // first accesses to a sampled key, at the current rate
+	sampled uint64    // sampled accesses in this window
+}
+
+// New makes an Estimator; its memory is allocated here, once.
+func New(s Settings) (*Estimator, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return newAt(s, thresholdFor(s.Rate)), nil
+}
+
+func newAt(s Settings, threshold uint64) *Estimator {
+	slots := 2*s.MaxKeys + 2 // room for MaxKeys+1 live slots and as many new ones between renumberings
+	e := &Estimator{
+		keyBytes:  s.KeyBytes,
+		maxKeys:   s.MaxKeys,
+		threshold: threshold,
+		last:      newTable(s.MaxKeys + 1),
+		bigHashes: make(hashHeap, 0, s.MaxKeys+1),
+		touched:   make(fenwick, slots),
+		slotHash:  make([]uint64, slots),
+		reuses:    make([]float64, len(grid)),
+	}
+	return e
+}
+
+func thresholdFor(rate float64) uint64 {
+	if rate >= 1 {
+		return math.MaxUint64
+	}
+	return uint64(rate * (1 << 64))
+}
+
+// Rate is the current sampling rate.
+func (e *Estimator) Rate() float64 { return float64(e.threshold) / (1 << 64) }
+
+// Threshold is the current hash threshold: the kernel can drop accesses at or above it.
+func (e *Estimator) Threshold() uint64 { return e.threshold }
+
+// Access records one access to the key with hash h; it is ignored unless h is in the sample.
+func (e *Estimator) Access(h uint64) {
+	if h >= e.threshold {
+		return
+	}
+	if h == 0 {
+		h = 1 // 0 marks empty cells; one hash value in 2^64 more or less does not bias the sample
+	}
+	e.sampled++
+	if e.clock == len(e.slotHash) {
+		e.renumber()
+	}
+	now := e.clock
+	e.clock++
+	if slot, ok := e.last.get(h); ok {
+		keysSince := e.touched.sum(now-1) - e.touched.sum(int(slot))
+		e.touched.add(int(slot), -1)
+		e.slotHash[slot] = 0
+		// keysSince sampled keys stand for keysSince/rate keys of the full stream (an unbiased
+		// estimate: each key is in the sample with probability rate); the distance counts the
+		// key itself once, unscaled.
+		e.reuses[bucketOf(1+float64(keysSince)/e.Rate())]++
+	} else {
+		e.cold++
+		e.bigHashes.push(h)
+	}
+	e.touched.add(now, 1)
+	e.slotHash[now] = h
+	e.last.put(h, int32(now))
+	if e.last.n > e.maxKeys {
+		e.shrink()
+	}
+}
+
+// shrink drops the largest-hash key from the sample and lowers the threshold to its hash, so
+// that key and every larger one stay out from now on.
+func (e *Estimator) shrink() {
+	h := e.bigHashes.pop()
+	if slot, ok := e.last.get(h); ok {
+		e.touched.add(int(slot), -1)
+		e.slotHash[slot] = 0
+		e.last.remove(h)
+	}
+	oldRate := e.Rate()
+	e.threshold = h
+	scale := e.Rate() / oldRate
+	for i := range e.reuses {
+		e.reuses[i] *= scale
+	}
+	e.cold *= scale
+}
+
+// renumber packs the live keys' slots to the front, oldest first, when the clock runs out.
+func (e *Estimator) renumber() {
+	n := 0
+	for _, h := range e.slotHash {
+		if h != 0 {
+			e.slotHash[n] = h
+			e.last.put(h, int32(n))
+			n++
+		}
+	}
+	clear(e.slotHash[n:])
+	e.touched.rebuild(func(i int) bool { return i < n })
+	e.clock = n
+}
+
+// Curve is a miss-ratio curve: the hit ratio an LRU cache of each size would have had.
+type Curve struct {
+	SizesBytes      []uint64  // strictly ascending
+	HitRatios       []float64 // in [0, 1], non-decreasing
+	SampleRate      float64   // the rate the counts are expressed at
+	SampledAccesses uint64    // sampled accesses the curve rests on
+}
+
+// Curve is the window's curve, false when no access was sampled. totalAccesses, when known (the
+// kernel counts every access of the whole stream), corrects the sample's size to the expected
+// totalAccesses × rate by adding the difference at the smallest distance, SHARDS_adj: a hot key
+// that happens to be sampled (or missed) otherwise shifts the whole curve. Pass 0 when unknown.
+func (e *Estimator) Curve(totalAccesses uint64) (Curve, bool) {
+	if e.sampled == 0 {
+		return Curve{}, false
+	}
+	reuses := append([]float64(nil), e.reuses...)
+	total := e.cold
+	for _, r := range reuses {
+		total += r
+	}
+	if totalAccesses > 0 {
+		expected := float64(totalAccesses) * e.Rate()
+		reuses[0] = max(reuses[0]+expected-total, 0)
+		total = e.cold
+		for _, r := range reuses {
+			total += r
+		}
+	}
+	lastBucket := 0
+	for i, r := range reuses {
+		if r > 0 {
+			lastBucket = i
+		}
+	}
+	// A sample cannot tell sizes below 1/rate keys apart (its smallest distance is one sampled
+	// key), so the curve starts there; the reuses below fold into its first point.
+	first := bucketOf(1 / e.Rate())
+	c := Curve{SampleRate: e.Rate(), SampledAccesses: e.sampled}
+	hits := 0.0
+	for i := 0; i <= max(lastBucket, first); i++ {
+		hits += reuses[i]
+		if i >= first {
+			c.SizesBytes = append(c.SizesBytes, grid[i]*e.keyBytes)
+			c.HitRatios = append(c.HitRatios, min(hits/total, 1))
+		}
+	}
+	return c, true
+}
+
+// ResetWindow starts a new window: the counts restart, the LRU stack and the rate carry on, so
+// the first access of a window to a key seen before is a reuse, not a cold miss.
+func (e *Estimator) ResetWindow() {
+	clear(e.reuses)
+	e.cold, e.sampled = 0, 0
+}
+
+// Bytes is the memory the estimator holds, all allocated by New.
+func (e *Estimator) Bytes() int {
+	return e.last.bytes() + cap(e.bigHashes)*8 + len(e.touched)*4 + len(e.slotHash)*8 + len(e.reuses)*8
+}
+
+// hashHeap is a max-heap of key hashes (hand-written: container/heap would box every uint64).
+type hashHeap []uint64
+
+func (h *hashHeap) push(x uint64) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] >= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *hashHeap) pop() uint64 {
+	a := *h
+	top := a[0]
+	a[0] = a[len(a)-1]
+	a = a[:len(a)-1]
+	for i := 0; ; {
+		big, l, r := i, 2*i+1, 2*i+2
+		if l < len(a) && a[l] > a[big] {
+			big = l
+		}
+		if r < len(a) && a[r] > a[big] {
+			big = r
+		}
+		if big == i {
+			break
+		}
+		a[i], a[big] = a[big], a[i]
+		i = big
+	}
+	*h = a
+	return top
+}

@@ -1,0 +1,146 @@
+package mrc
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveDistances is LRU stack distance by linear scan of the stack, the textbook definition.
+func naiveDistances(keys []uint64) (distances []int, cold int) {
+	var stack []uint64 // most recent first
+	for _, k := range keys {
+		pos := -1
+		for i, s := range stack {
+			if s == k {
+				pos = i
+				break
+			}
+		}
+		if pos < 0 {
+			cold++
+			stack = append([]uint64{k}, stack...)
+			continue
+		}
+		distances = append(distances, pos+1)
+		copy(stack[1:pos+1], stack[:pos])
+		stack[0] = k
+	}
+	return distances, cold
+}
+
+func TestExactModeMatchesNaiveLRU(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	const keys = 300
+	var trace []uint64
+	for range 20000 {
+		// A skewed mix so distances span the whole range.
+		k := uint64(r.IntN(keys))
+		if r.IntN(3) == 0 {
+			k = uint64(r.IntN(20))
+		}
+		trace = append(trace, PageKeyHash(8, 42, k))
+	}
+	// MaxKeys = keys: the sample never shrinks, and the slots run out every ~300 accesses, so
+	// renumbering is exercised many times.
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: keys, Rate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range trace {
+		e.Access(h)
+	}
+	got, ok := e.Curve(0)
+	if !ok {
+		t.Fatal("no curve")
+	}
+	distances, cold := naiveDistances(trace)
+	if cold != keys && cold > keys {
+		t.Fatalf("cold misses %d, more than %d keys", cold, keys)
+	}
+	for i, size := range got.SizesBytes {
+		hits := 0
+		for _, d := range distances {
+			if uint64(d)*4096 <= size {
+				hits++
+			}
+		}
+		want := float64(hits) / float64(len(trace))
+		if diff := got.HitRatios[i] - want; diff > 1e-12 || diff < -1e-12 {
+			t.Fatalf("size %d: hit ratio %v, naive LRU says %v", size, got.HitRatios[i], want)
+		}
+	}
+	if got.SampleRate != 1 || got.SampledAccesses != uint64(len(trace)) {
+		t.Fatalf("basis: rate %v, sampled %d; want 1 and %d", got.SampleRate, got.SampledAccesses, len(trace))
+	}
+}
+
+func TestFixedSizeStaysWithinItsBound(t *testing.T) {
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: 512, Rate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.Bytes()
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000000 {
+		e.Access(PageKeyHash(1, 1, uint64(r.IntN(100000))))
+	}
+	if e.last.n > 512 || len(e.bigHashes) != e.last.n {
+		t.Fatalf("%d keys held (heap %d), bound 512", e.last.n, len(e.bigHashes))
+	}
+	if e.Bytes() != before {
+		t.Fatalf("memory grew from %d to %d bytes", before, e.Bytes())
+	}
+	// 512 of 100,000 keys: the rate must have fallen to about 0.5 %.
+	if rate := e.Rate(); rate > 0.01 || rate < 0.002 {
+		t.Fatalf("rate %v after holding 512 of 100000 keys, want about 0.005", rate)
+	}
+	c, _ := e.Curve(0)
+	// Uniform over 100,000 keys, 5 % of accesses cold: a cache of half the keys hits about 47 %.
+	if v, ok := c.At(50000 * 4096); !ok || v < 0.42 || v > 0.53 {
+		t.Fatalf("hit ratio at half the keys %v (%v), want about 0.5", v, ok)
+	}
+}
+
+func TestDefaultBoundIsUnderOneMiB(t *testing.T) {
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: DefaultMaxKeys, Rate: DefaultRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Bytes() > 1<<20 {
+		t.Fatalf("a default curve holds %d bytes, over 1 MiB", e.Bytes())
+	}
+}
+
+func TestRejectsBadSettings(t *testing.T) {
+	for _, s := range []Settings{{KeyBytes: 0, MaxKeys: 1, Rate: 1}, {KeyBytes: 1, MaxKeys: 0, Rate: 1}, {KeyBytes: 1, MaxKeys: 1, Rate: 0}, {KeyBytes: 1, MaxKeys: 1, Rate: 1.5}} {
+		if _, err := New(s); err == nil {
+			t.Errorf("New(%+v) accepted", s)
+		}
+	}
+}
+
+func TestTableAgainstMap(t *testing.T) {
+	tb := newTable(1000)
+	ref := map[uint64]int32{}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 200000 {
+		h := uint64(r.IntN(3000)) + 1
+		if _, ok := ref[h]; ok && r.IntN(2) == 0 {
+			tb.remove(h)
+			delete(ref, h)
+		} else if len(ref) < 1000 {
+			tb.put(h, int32(i))
+			ref[h] = int32(i)
+		}
+	}
+	if tb.n != len(ref) {
+		t.Fatalf("table holds %d, map %d", tb.n, len(ref))
+	}
+	for h := uint64(1); h <= 3000; h++ {
+		got, ok := tb.get(h)
+		want, wok := ref[h]
+		if ok != wok || got != want {
+			t.Fatalf("key %d: table (%d, %v), map (%d, %v)", h, got, ok, want, wok)
+		}
+	}
+}
