@@ -16,6 +16,8 @@ export const statements = {
   // Alerts: write rules (custom ones, edits of defaults, the enabled switch) and set or cancel silences.
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  // Firing alerts: acknowledge one ("I am on it"), which changes no rule and no state.
+  alert: ["acknowledge"],
   // Notification channels and their routes; "test" sends a test message through a channel.
   notificationChannel: ["create", "update", "delete", "test"],
 } as const;
@@ -31,13 +33,14 @@ const manageOrganisation = {
   server: ["revoke", "delete"],
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [] }),
 };
 
 export type RoleName = keyof typeof roles;
