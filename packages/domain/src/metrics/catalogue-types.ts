@@ -9,6 +9,7 @@ export type MetricSource =
   | "linux:/proc/pressure"
   | "linux:ebpf"
   | "linux:fiemap"
+  | "linux:statfs"
   | "postgresql:pg_stat_database"
   | "postgresql:pg_stat_io"
   | "agent"
@@ -27,7 +28,9 @@ export type MetricTable =
   | "pressure"
   | "read_cache"
   | "write_opt"
-  | "write_opt_files";
+  | "write_opt_files"
+  | "filesystem"
+  | "agent_spool";
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */
