@@ -93,6 +93,7 @@ type CollectorsConfig struct {
 	Fragmentation CollectorConfig `yaml:"fragmentation"`
 	Pgstats       CollectorConfig `yaml:"pgstats"` // default: on when databases.postgresql.dsn is set
 	Pressure      CollectorConfig `yaml:"pressure"`
+	Filesystem    CollectorConfig `yaml:"filesystem"` // space of mounted local file systems
 }
 
 // BlockSamplesConfig switches and sizes the sampled block stream; zero means the default.
@@ -273,6 +274,7 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
 		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
 		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
+		"filesystem": c.Collectors.Filesystem,
 	}
 }
 
