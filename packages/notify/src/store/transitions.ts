@@ -1,6 +1,6 @@
 // The alert engine's hook (apps/worker/src/alerts: OnAlertTransition, called once per rule that
-// changed state in an evaluation, inside its transaction) turned into outbox rows: one notice
-// per subject whose change notifies. The group type is structural, matching @spindle/domain's
+// changed state in an evaluation, inside its transaction) turned into outbox rows: a notice per
+// subject whose change notifies, grouped per channel into one message each. The group type is structural, matching @spindle/domain's
 // AlertTransitionGroup, so this package needs no dependency on the engine.
 import type { AlertNoticeInput, Severity } from "../notice.js";
 import { alertStates } from "../notice.js";

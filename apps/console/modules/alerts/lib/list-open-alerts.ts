@@ -36,6 +36,7 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
     const alerts = states.map((s): OpenAlert => {
       const server = byId.get(s.serverId);
       const silence = findSilence(silences, s.ruleId, { serverId: s.serverId, component: s.component, tags: server?.tags ?? [] }, now);
+      const firingRow = s.state === "firing" ? firingOf.get(`${s.ruleId}/${s.serverId}/${s.component}`) : undefined;
       return {
         ruleId: s.ruleId,
         ruleName: s.rule.name,
@@ -48,8 +49,8 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
         value: alertValue(s.rule, { value: s.state === "no_data" ? null : s.value, comparison: s.rule.comparison, threshold: s.rule.threshold }),
         note: s.rule.note,
         silence: silence ? { id: silence.id, comment: silence.comment, endsAt: silence.endsAt.toISOString() } : null,
-        alertId: s.state === "firing" ? (firingOf.get(`${s.ruleId}/${s.serverId}/${s.component}`)?.id ?? null) : null,
-        acknowledgement: s.state === "firing" ? acknowledgementOf(firingOf.get(`${s.ruleId}/${s.serverId}/${s.component}`) ?? { acknowledgedAt: null, acknowledgedBy: null, acknowledgeNote: null }, names) : null,
+        alertId: firingRow?.id ?? null,
+        acknowledgement: firingRow ? acknowledgementOf(firingRow, names) : null,
       };
     });
     return alerts.sort((a, b) =>
