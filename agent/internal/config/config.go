@@ -84,6 +84,8 @@ type SpoolConfig struct {
 type CollectorsConfig struct {
 	Diskstats CollectorConfig `yaml:"diskstats"`
 	Meminfo   CollectorConfig `yaml:"meminfo"`
+	// Filesystem measures the space of mounted local file systems ("disk filling up").
+	Filesystem CollectorConfig `yaml:"filesystem"`
 
 	BlockLatency CollectorConfig    `yaml:"block_latency"`
 	BlockSplit   CollectorConfig    `yaml:"block_split"`
@@ -93,7 +95,6 @@ type CollectorsConfig struct {
 	Fragmentation CollectorConfig `yaml:"fragmentation"`
 	Pgstats       CollectorConfig `yaml:"pgstats"` // default: on when databases.postgresql.dsn is set
 	Pressure      CollectorConfig `yaml:"pressure"`
-	Filesystem    CollectorConfig `yaml:"filesystem"` // space of mounted local file systems
 }
 
 // BlockSamplesConfig switches and sizes the sampled block stream; zero means the default.
@@ -271,10 +272,10 @@ func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []str
 func (c Config) collectorSwitches() map[string]CollectorConfig {
 	return map[string]CollectorConfig{
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
+		"filesystem":    c.Collectors.Filesystem,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
 		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
 		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
-		"filesystem": c.Collectors.Filesystem,
 	}
 }
 
