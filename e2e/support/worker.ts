@@ -6,7 +6,7 @@ export class WorkerProcess {
   private child?: Child;
   output = "";
 
-  /** `env` adds to or overrides the worker's environment (e.g. a shorter rollup interval). */
+  /** `env` adds to or overrides the worker's environment (notification settings, the rollup interval). */
   constructor(private readonly databaseUrl: string, private readonly env: Record<string, string> = {}) {}
 
   start(): void {

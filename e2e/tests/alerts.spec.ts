@@ -3,7 +3,7 @@
 // delivered, signature verified), write a custom rule on write IOPS that the test's own disk
 // writes cross, see its 7-day preview before saving, watch the real worker take it pending →
 // firing on the Alerts page and the receiver get the firing, follow the link to the server's
-// charts around the event, and silence it.
+// charts around the event, acknowledge it with a note, and silence it.
 import { expect, test, type Page } from "@playwright/test";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
@@ -176,8 +176,18 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(page.locator('[data-testid="chart"][data-chart="iops"]').first()).toBeVisible({ timeout: 60_000 });
   await page.screenshot({ path: testInfo.outputPath("server-around-alert.png") });
 
-  // Silence it for the rule on this server: still firing, marked silenced, and listed as active.
+  // Acknowledge it: still firing, marked with who took it and the note, in the list and in history.
   await page.goto("/alerts");
+  await expect(firing).toHaveAttribute("data-acknowledged", "false");
+  await firing.getByTestId("acknowledge-alert").click();
+  await page.getByTestId("acknowledge-form").getByLabel("Note for the others on call (optional)").fill("Journey: on it");
+  await page.getByTestId("acknowledge-submit").click();
+  await expect(firing).toHaveAttribute("data-acknowledged", "true");
+  await expect(firing.getByTestId("acknowledged-mark")).toContainText("Journey: on it");
+  await expect(firing.getByTestId("acknowledge-alert")).toHaveCount(0);
+  await expect(page.locator('[data-testid="history-row"][data-rule="Writes on this machine"][data-to="firing"]').first().getByTestId("history-acknowledged")).toContainText("Journey: on it", { timeout: 30_000 });
+
+  // Silence it for the rule on this server: still firing, marked silenced, and listed as active.
   await firing.getByTestId("silence-alert").click();
   const silence = page.getByTestId("silence-form");
   await expect(silence.getByLabel("Applies to")).toHaveValue("server");
@@ -193,5 +203,6 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await page.goto("/settings/audit");
   await expect(page.locator('[data-testid="audit-row"][data-action="alert_rule.created"]')).toBeVisible();
   await expect(page.locator('[data-testid="audit-row"][data-action="alert_silence.created"]')).toBeVisible();
+  await expect(page.locator('[data-testid="audit-row"][data-action="alert.acknowledged"]')).toBeVisible();
   await expect(page.locator('[data-testid="audit-row"][data-action="notification_channel.created"]')).toBeVisible();
 });

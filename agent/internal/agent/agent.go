@@ -232,7 +232,9 @@ func (a *agent) tick(ctx context.Context) {
 	results := a.runner.Collect(collectCtx, a.pipeline.Sink())
 	cancel()
 
-	dropped := a.spool.Stats().DroppedBatches
+	spooled := a.spool.Stats()
+	recordSpoolGauges(a.pipeline.Sink(), spooled)
+	dropped := spooled.DroppedBatches
 	if dropped > a.droppedSeen {
 		a.pipeline.Sink().AddInt(catalogue.SpoolDroppedBatches, int64(dropped-a.droppedSeen))
 	}

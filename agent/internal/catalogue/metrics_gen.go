@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "daea4369b02cd4af2870de51cf13eda6c7c4b2fdc6672c31f2265f522e95075c"
+const SourceSHA256 = "ef4000a1cf9d057b055ce373521f89d317f9cce03f36f8d14bc37a47dbcb9d79"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -40,6 +40,18 @@ var MemoryDirty = IntGauge{Metric{"spindle.memory.dirty", "By", "Memory waiting 
 
 // PagingUsage is system.paging.usage (linux:/proc/meminfo).
 var PagingUsage = IntGauge{Metric{"system.paging.usage", "By", "Swap space by state: used, free."}}
+
+// FilesystemLimit is system.filesystem.limit (linux:statfs).
+var FilesystemLimit = IntGauge{Metric{"system.filesystem.limit", "By", "Size of a mounted local file system (statfs f_blocks x f_frsize), by device, mount point and type."}}
+
+// FilesystemUsage is system.filesystem.usage (linux:statfs).
+var FilesystemUsage = IntGauge{Metric{"system.filesystem.usage", "By", "Space of a mounted local file system by state: used, free (available to unprivileged writers, f_bavail) and reserved (for root: f_bfree - f_bavail)."}}
+
+// SpoolSize is spindle.agent.spool.size (agent).
+var SpoolSize = IntGauge{Metric{"spindle.agent.spool.size", "By", "Bytes of batches in the agent's spool waiting for the gateway's acknowledgement (on disk and held in memory)."}}
+
+// SpoolBatches is spindle.agent.spool.batches (agent).
+var SpoolBatches = IntGauge{Metric{"spindle.agent.spool.batches", "{batch}", "Batches in the agent's spool waiting for the gateway's acknowledgement."}}
 
 // CollectorDuration is spindle.agent.collector.duration (agent).
 var CollectorDuration = FloatGauge{Metric{"spindle.agent.collector.duration", "s", "How long the collector took this interval."}}
@@ -201,7 +213,7 @@ var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedB
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}
 
 // IntGauges lists every integer gauge, so the exporter can create each instrument once at start-up.
-var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, CollectorSuccess, CacheMRCSampledAccesses, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
+var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, FilesystemLimit, FilesystemUsage, SpoolSize, SpoolBatches, CollectorSuccess, CacheMRCSampledAccesses, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
 
 // FloatGauges lists every float gauge, so the exporter can create each instrument once at start-up.
 var FloatGauges = []FloatGauge{CollectorDuration, CacheMRCHitRatio, CacheMRCSampleRate, CacheMRCWindow, FragmentationScanDuration, SQLServerBufferCacheHitRatio, ReadCacheMemoryReadLatency}

@@ -82,6 +82,8 @@ type SpoolConfig struct {
 type CollectorsConfig struct {
 	Diskstats CollectorConfig `yaml:"diskstats"`
 	Meminfo   CollectorConfig `yaml:"meminfo"`
+	// Filesystem measures the space of mounted local file systems ("disk filling up").
+	Filesystem CollectorConfig `yaml:"filesystem"`
 
 	BlockLatency CollectorConfig    `yaml:"block_latency"`
 	BlockSplit   CollectorConfig    `yaml:"block_split"`
@@ -282,6 +284,7 @@ func (c Config) EnabledCollectors(enabledByDefault func(name string) bool) []str
 func (c Config) collectorSwitches() map[string]CollectorConfig {
 	return map[string]CollectorConfig{
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
+		"filesystem":    c.Collectors.Filesystem,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
 		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
 		"mrc":           {Enabled: c.Collectors.MRC.Enabled},

@@ -20,7 +20,7 @@ func TestParseAppliesDefaults(t *testing.T) {
 		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,filesystem,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
 		t.Fatalf("enabled collectors = %v", got)
 	}
 }
@@ -48,7 +48,7 @@ read_cache: {memory_latency_period: 30m}
 		cfg.ReadCache.MemoryLatencyPeriod != 30*time.Minute {
 		t.Fatalf("fields not read: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "fragmentation,meminfo,pressure,sqlserver" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "filesystem,fragmentation,meminfo,pressure,sqlserver" {
 		t.Fatalf("diskstats and the eBPF collectors should be off, got %v", got)
 	}
 	if err := cfg.RequireEnrolled("x"); err != nil {

@@ -1,4 +1,4 @@
-// The alert engine's description of one alert state change: what packages/notify routes, stores
+// The alert engine's description of one alert state change (or of several, grouped): what packages/notify routes, stores
 // in the outbox and renders. Every field is bounded so a rendered message always fits the
 // smallest receiver limit (Teams' 28 KB) without truncating anything but the note.
 import { z } from "zod";
@@ -20,6 +20,33 @@ export const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "a tag
 
 const isoTime = z.iso.datetime({ offset: true });
 
+/** A subject of an alert notice; serverId null for an organisation-wide rule. */
+const subjectSchema = z
+  .object({
+    serverId: z.uuid().nullable(),
+    serverName: z.string().max(253).nullable(),
+    device: z.string().max(200).nullable(),
+    tags: z.array(tagSchema).max(64),
+  })
+  .strict();
+
+/**
+ * At most this many other subjects are listed in one grouped message (the rest are counted), so
+ * a fleet-wide outage still renders within Teams' 28 KB.
+ */
+export const maxGroupedSubjects = 25;
+
+/** Another subject of the same rule that changed the same way in the same evaluation. */
+export const groupedChangeSchema = z
+  .object({
+    transitionId: z.string().min(1).max(200),
+    subject: subjectSchema,
+    value: z.number().finite().nullable(),
+    startedAt: isoTime.nullable(),
+  })
+  .strict();
+export type GroupedChange = z.infer<typeof groupedChangeSchema>;
+
 export const alertNoticeSchema = z
   .object({
     orgId: z.string().min(1).max(200),
@@ -34,14 +61,7 @@ export const alertNoticeSchema = z
         message: "a notice for ok is a resolve: it comes from firing or no_data",
       }),
     /** What the alert is about; serverId null for an organisation-wide rule. */
-    subject: z
-      .object({
-        serverId: z.uuid().nullable(),
-        serverName: z.string().max(253).nullable(),
-        device: z.string().max(200).nullable(),
-        tags: z.array(tagSchema).max(64),
-      })
-      .strict(),
+    subject: subjectSchema,
     /** The evaluated value; null when there was no data (state no_data) or on resolve without one. */
     value: z.number().finite().nullable(),
     threshold: z.number().finite().nullable(),
@@ -61,10 +81,19 @@ export const alertNoticeSchema = z
       .regex(/^\/(?!\/)[^\s]*$/, "linkPath is a path inside the console starting with a single /"),
     /** A silenced transition is recorded for history and never sent. */
     silenced: z.boolean(),
+    /**
+     * Grouping: the other subjects of this rule that changed the same way in the same evaluation
+     * and go to the same channel, sent in this one message (30 servers offline at once is one
+     * e-mail). Empty for a single change; `alsoUnlisted` counts those beyond maxGroupedSubjects.
+     */
+    also: z.array(groupedChangeSchema).max(maxGroupedSubjects).default([]),
+    alsoUnlisted: z.number().int().min(0).default(0),
   })
   .strict();
 
 export type AlertNotice = z.infer<typeof alertNoticeSchema>;
+/** A notice as the engine writes it: `also` and `alsoUnlisted` may be left out (a single change). */
+export type AlertNoticeInput = z.input<typeof alertNoticeSchema>;
 
 /** Parses a notice or throws an error naming every bad field (the engine's bug, not the user's). */
 export function parseAlertNotice(input: unknown): AlertNotice {

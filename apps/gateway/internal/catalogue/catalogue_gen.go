@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "daea4369b02cd4af2870de51cf13eda6c7c4b2fdc6672c31f2265f522e95075c"
+const SourceSHA256 = "ef4000a1cf9d057b055ce373521f89d317f9cce03f36f8d14bc37a47dbcb9d79"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -19,6 +19,10 @@ var Metrics = []Metric{
 	{Name: "system.memory.usage", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{"system.memory.state"}, Table: "memory", Columns: []string{"free_bytes", "cached_bytes", "buffers_bytes"}},
 	{Name: "spindle.memory.dirty", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "memory", Columns: []string{"dirty_bytes"}},
 	{Name: "system.paging.usage", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{"system.paging.state"}, Table: "memory", Columns: []string{"swap_total_bytes", "swap_free_bytes"}},
+	{Name: "system.filesystem.limit", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{"system.device", "system.filesystem.mountpoint", "system.filesystem.type"}, Table: "filesystem", Columns: []string{"size_bytes"}},
+	{Name: "system.filesystem.usage", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{"system.device", "system.filesystem.mountpoint", "system.filesystem.type", "system.filesystem.state"}, Table: "filesystem", Columns: []string{"free_bytes", "available_bytes"}},
+	{Name: "spindle.agent.spool.size", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "agent_spool", Columns: []string{"spool_bytes"}},
+	{Name: "spindle.agent.spool.batches", Type: "gauge", ValueType: "int", Unit: "{batch}", Attributes: []string{}, Table: "agent_spool", Columns: []string{"pending_batches"}},
 	{Name: "spindle.agent.collector.duration", Type: "gauge", ValueType: "double", Unit: "s", Attributes: []string{"collector"}, Table: "", Columns: []string{}},
 	{Name: "spindle.agent.collector.success", Type: "gauge", ValueType: "int", Unit: "1", Attributes: []string{"collector"}, Table: "", Columns: []string{}},
 	{Name: "spindle.agent.spool.dropped_batches", Type: "sum", ValueType: "int", Unit: "{batch}", Attributes: []string{}, Table: "", Columns: []string{}},

@@ -73,11 +73,12 @@ type deepRows struct {
 	fragmentation fragmentationRows
 	accel         accelRows
 	writeOptFiles writeOptFileRows
+	space         spaceRows
 }
 
 func newDeepRows() deepRows {
 	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
-		accel: accelRows{}, writeOptFiles: writeOptFileRows{}}
+		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows()}
 }
 
 // add maps m if it is a deep metric; ok is false for any other name.
@@ -98,7 +99,7 @@ func (d deepRows) add(m pmetric.Metric) (ok bool, err error) {
 	if name == writeOptFileMetric.Name {
 		return true, d.writeOptFiles.add(m)
 	}
-	return false, nil
+	return d.space.add(m)
 }
 
 func (d deepRows) rows() (telemetry.Deep, error) {
@@ -165,6 +166,12 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 		return telemetry.Deep{}, err
 	}
 	if out.WriteOptFiles, err = d.writeOptFiles.newest(); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.Filesystems, err = d.space.filesystemRows(); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.AgentSpool, err = d.space.spoolRows(); err != nil {
 		return telemetry.Deep{}, err
 	}
 	return out, nil

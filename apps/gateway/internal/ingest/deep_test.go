@@ -207,6 +207,8 @@ func TestEveryStoredCatalogueMetricIsMapped(t *testing.T) {
 	for name := range mrcUnits {
 		mapped[name] = "cache_mrc"
 	}
+	mapped[filesystemLimitMetric.Name], mapped[filesystemUsageMetric.Name] = "filesystem", "filesystem"
+	mapped[spoolSizeMetric.Name], mapped[spoolBatchesMetric.Name] = "agent_spool", "agent_spool"
 	for _, m := range catalogue.Metrics {
 		if got := mapped[m.Name]; got != m.Table {
 			t.Errorf("%s: the catalogue stores it in %q, the gateway maps it to %q", m.Name, m.Table, got)

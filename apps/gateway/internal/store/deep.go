@@ -22,6 +22,9 @@ var (
 	pressureColumns = []string{"time", "org_id", "server_id", "interval_seconds",
 		"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}
 	writeOptFilesColumns = []string{"org_id", "server_id", "path", "extents", "seen_at"}
+	filesystemColumns    = []string{"time", "org_id", "server_id", "mountpoint", "device", "fs_type", "interval_seconds",
+		"size_bytes", "free_bytes", "available_bytes"}
+	agentSpoolColumns = []string{"time", "org_id", "server_id", "interval_seconds", "spool_bytes", "pending_batches"}
 )
 
 func bucketColumns() []string {
@@ -37,7 +40,7 @@ func bucketColumns() []string {
 // state, and the capabilities of the newest batch that reported them. It returns the rows
 // copied into the interval tables.
 func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) (int, error) {
-	var latency, split, pageCache, pgDatabase, pressure [][]any
+	var latency, split, pageCache, pgDatabase, pressure, filesystems, agentSpool [][]any
 	var capabilities []string
 	var topFiles *telemetry.PageCacheTopFiles
 	var writeOptFiles *telemetry.WriteOptFiles
@@ -64,6 +67,13 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 		for _, r := range d.Pressure {
 			pressure = append(pressure, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds,
 				r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
+		}
+		for _, r := range d.Filesystems {
+			filesystems = append(filesystems, []any{r.Time, agent.OrgID, agent.ServerID, r.Mountpoint, r.Device, r.FSType, r.IntervalSeconds,
+				r.SizeBytes, r.FreeBytes, r.AvailableBytes})
+		}
+		for _, r := range d.AgentSpool {
+			agentSpool = append(agentSpool, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
 		}
 		if d.Capabilities != nil {
 			capabilities = d.Capabilities
@@ -92,6 +102,8 @@ func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.
 		{"page_cache", pageCacheColumns, pageCache},
 		{"pg_database_stats", pgDatabaseColumns, pgDatabase},
 		{"pressure", pressureColumns, pressure},
+		{"filesystem", filesystemColumns, filesystems},
+		{"agent_spool", agentSpoolColumns, agentSpool},
 	}
 	for _, family := range telemetry.AccelFamilies {
 		copies = append(copies, struct {

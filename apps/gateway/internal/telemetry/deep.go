@@ -24,12 +24,15 @@ type Deep struct {
 	WriteOpt  []AccelRow
 	// WriteOptFiles is the newest managed-file extent list; nil when the batch carried none.
 	WriteOptFiles *WriteOptFiles
+	// Filesystems and AgentSpool: space of mounted file systems and the agent's spool backlog.
+	Filesystems []FilesystemRow
+	AgentSpool  []AgentSpoolRow
 }
 
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
 	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
-		len(d.ReadCache) + len(d.WriteOpt)
+		len(d.ReadCache) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool)
 }
 
 // DiskLatencyRow is one device's latency histogram for one operation over one interval.

@@ -167,10 +167,16 @@ function groupOf(orgId: string, rule: AlertRule, at: Date, written: (HistoryRow 
     historyId: row.historyId, serverId: row.serverId, component: row.component, from: row.from, to: row.to,
     kind: transitionKind(row.from, row.to), value: row.value, silencedBy: row.silencedBy,
   }));
+  const signal = findAlertSignal(rule.signal);
   return {
     orgId, ruleId: rule.id, ruleName: rule.name, signal: rule.signal, severity: rule.severity, scope: rule.scope,
     comparison: rule.comparison, threshold: rule.threshold, at, note: rule.note, transitions,
+    unit: signal?.unit ?? "", basis: `${rule.aggregation} over ${windowWords(rule.windowSeconds)}: ${signal?.basis ?? `signal ${rule.signal}`}`,
   };
+}
+
+function windowWords(seconds: number): string {
+  return seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
 /** One query per source, range and mode, shared by the rules that read it. */

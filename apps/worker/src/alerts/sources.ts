@@ -54,6 +54,26 @@ const statements: Record<AlertSource, string> = {
   read_cache: `SELECT server_id::text, '' AS component, ${epochMs("bucket")}, coalesce(backoffs, 0)::float8 AS backoffs,
       (backoffs IS NOT NULL)::int::float8 AS backoffs_reported
     FROM read_cache_1m WHERE org_id = $1 AND server_id = ANY ($4::uuid[]) AND bucket >= $2 AND bucket < $3`,
+  // Gauge sums per minute; the signal divides by samples.
+  agent_spool: `SELECT server_id::text, '' AS component, ${epochMs("bucket")}, pending_batches::float8 AS pending_batches,
+      spool_bytes::float8 AS spool_bytes, samples::float8 AS samples
+    FROM agent_spool_1m WHERE org_id = $1 AND server_id = ANY ($4::uuid[]) AND bucket >= $2 AND bucket < $3`,
+  // Least squares of each file system's 1-minute mean available bytes against time over the
+  // window, x = seconds from the evaluation (minute midpoints), so the intercept is the fitted
+  // available space now; with the newest minute's size and available space for the floor.
+  filesystem_fill: `WITH minutes AS (
+        SELECT server_id, mountpoint, bucket, available_bytes::float8 / samples AS available, size_bytes::float8 / samples AS size,
+          extract(epoch FROM bucket + INTERVAL '30 seconds' - $3::timestamptz)::float8 AS x
+        FROM filesystem_1m WHERE org_id = $1 AND server_id = ANY ($4::uuid[]) AND bucket >= $2 AND bucket < $3 AND samples > 0),
+      fit AS (
+        SELECT server_id, mountpoint, count(*)::float8 AS buckets, regr_slope(available, x) AS slope, regr_intercept(available, x) AS intercept
+        FROM minutes GROUP BY server_id, mountpoint),
+      newest AS (
+        SELECT DISTINCT ON (server_id, mountpoint) server_id, mountpoint, available, size FROM minutes ORDER BY server_id, mountpoint, bucket DESC)
+    SELECT f.server_id::text, f.mountpoint AS component, ${epochMs("$3::timestamptz")}, f.buckets,
+      coalesce(f.slope, 0)::float8 AS slope_bytes_per_second, coalesce(f.intercept, n.available)::float8 AS fitted_available_bytes,
+      n.size AS size_bytes, n.available AS available_bytes
+    FROM fit f JOIN newest n USING (server_id, mountpoint)`,
   // Servers whose credential was revoked are gone on purpose, not offline.
   agent_liveness: `SELECT s.id::text AS server_id, '' AS component, ${epochMs("$3::timestamptz")},
       greatest(0, extract(epoch FROM $3::timestamptz - coalesce(s.last_seen_at, s.created_at)))::float8 AS seconds_since_data
@@ -92,6 +112,7 @@ const bucketColumns: Record<BucketSource, readonly string[]> = {
   disk_split_io: ["interval_seconds", "split_ops", "operations"],
   page_cache: ["interval_seconds", "accesses", "misses"],
   read_cache: ["backoffs", "backoffs_reported"],
+  agent_spool: ["pending_batches", "spool_bytes", "samples"],
 };
 
 /** Which buckets a source has for a subject: its table, component and filter (keys only, so the primary key answers). */
@@ -102,6 +123,7 @@ const bucketPresence: Record<BucketSource, { table: string; component: string; f
   disk_split_io: { table: "disk_split_io_1m", component: "device", filter: "" },
   page_cache: { table: "page_cache_1m", component: "''", filter: "" },
   read_cache: { table: "read_cache_1m", component: "''", filter: "" },
+  agent_spool: { table: "agent_spool_1m", component: "''", filter: "" },
 };
 
 /**

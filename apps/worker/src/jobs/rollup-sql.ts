@@ -125,6 +125,10 @@ const deepFamilies: { source: string; keys: string[]; sums: string[] }[] = [
   { source: "page_cache", keys: [], sums: ["accesses", "misses"] },
   { source: "pg_database_stats", keys: ["database"], sums: ["commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"] },
   { source: "pressure", keys: [], sums: ["memory_some_us", "memory_full_us", "io_some_us", "io_full_us"] },
+  // Gauges (20261124100000_alert_ack_filesystem): summed like the deltas, with `samples` to
+  // divide by, so a mean over any window is still exact.
+  { source: "filesystem", keys: ["mountpoint", "device"], sums: ["size_bytes", "free_bytes", "available_bytes"] },
+  { source: "agent_spool", keys: [], sums: ["spool_bytes", "pending_batches"] },
 ];
 
 /** sum() of a bigint is numeric: cast back so rollups hold the aggregates' types. */

@@ -13,7 +13,7 @@ export interface DefaultAlertRule extends AlertCondition {
 }
 
 /** Raise when defaultAlertRules gains a rule, so existing organisations receive it. */
-export const defaultAlertRulesVersion = 1;
+export const defaultAlertRulesVersion = 2;
 
 const minute = 60;
 
@@ -77,5 +77,17 @@ export const defaultAlertRules: readonly DefaultAlertRule[] = [
     signal: "agent.ebpf_capabilities_lost", aggregation: "last", comparison: ">", threshold: 0,
     windowSeconds: 24 * 60 * minute, forSeconds: 5 * minute, resolveSeconds: 5 * minute, noDataSeconds: 10 * minute,
     note: "The server sent eBPF data (latency histograms, split I/O or page-cache hits) in the last day but its newest batches say it no longer can: usually a kernel update without BTF, or the agent restarted without root. The server's capabilities panel says why.",
+  },
+  {
+    key: "disk_filling_up", name: "Disk filling up", severity: "warning",
+    signal: "filesystem.hours_until_full", aggregation: "last", comparison: "<", threshold: 24,
+    windowSeconds: 6 * 60 * minute, forSeconds: 60 * minute, resolveSeconds: 30 * minute, noDataSeconds: 60 * minute,
+    note: "At the rate of the last 6 hours this file system is full within a day, and less than 40 % of it is available. Find what grows (`du -xsh` under the mount point, logs, database files, the spool), free or add space before writes start failing.",
+  },
+  {
+    key: "spool_growing", name: "Spool growing on an agent", severity: "warning",
+    signal: "agent.spool_pending_batches", aggregation: "avg", comparison: ">", threshold: 30,
+    windowSeconds: 15 * minute, forSeconds: 15 * minute, resolveSeconds: 10 * minute, noDataSeconds: 15 * minute,
+    note: "The agent holds more than 30 unacknowledged batches (5 minutes of telemetry at 10 s) on average, for 15 minutes, while still delivering: the gateway is refusing or slowing its batches (429 overload, rejected batches, a slow link). Check `spindle-agent status` for the last export error and the gateway's logs; the spool is bounded, and the oldest batches are dropped when it is full.",
   },
 ];

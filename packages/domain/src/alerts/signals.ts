@@ -22,14 +22,14 @@ export function aggregationQuantile(aggregation: AlertAggregation): number | nul
  * subject and minute, columns summed); "snapshot" sources are the current state of relational
  * rows (one row per subject, evaluated with `last`).
  */
-export const bucketSources = ["disk_io", "disk_latency_read", "disk_latency_write", "disk_split_io", "page_cache", "read_cache"] as const;
-export const snapshotSources = ["agent_liveness", "policy_status", "ebpf_capabilities", "fragmentation_growth"] as const;
+export const bucketSources = ["disk_io", "disk_latency_read", "disk_latency_write", "disk_split_io", "page_cache", "read_cache", "agent_spool"] as const;
+export const snapshotSources = ["agent_liveness", "policy_status", "ebpf_capabilities", "fragmentation_growth", "filesystem_fill"] as const;
 export type BucketSource = (typeof bucketSources)[number];
 export type SnapshotSource = (typeof snapshotSources)[number];
 export type AlertSource = BucketSource | SnapshotSource;
 
-/** What a subject is for a signal: a server, one of its devices, or one of its scanned roots. */
-export type AlertSubjectLevel = "server" | "device" | "root";
+/** What a subject is for a signal: a server, one of its devices, scanned roots or mounted file systems. */
+export type AlertSubjectLevel = "server" | "device" | "root" | "filesystem";
 
 /** Summed columns of one bucket, a window, or a snapshot row, by column name. */
 export type ColumnSums = Readonly<Record<string, number>>;
@@ -72,6 +72,13 @@ export const minimumLatencyOperations = 100;
 export const minimumSplitShareOperations = 1000;
 /** Below this many page accesses (40 MB of 4 KiB pages) a hit ratio says little. */
 export const minimumPageCacheAccesses = 10_000;
+/** A time-until-full prediction needs this many 1-minute buckets in its window (half an hour of data). */
+export const minimumFillBuckets = 30;
+/**
+ * Only a file system with less than this share available is predicted (node-exporter mixin's
+ * floor): a large, mostly empty volume shrinking fast is a trend, not yet a problem.
+ */
+export const fillFloorAvailablePercent = 40;
 /** A device counts as saturated only while it was busy at least this share of the time. */
 export const saturationUtilisationPercent = 90;
 
@@ -201,6 +208,30 @@ export const alertSignals: readonly AlertSignal[] = [
       const before = col(s, "excess_before");
       return col(s, "has_before") > 0 && before >= 1000 ? exact((100 * (col(s, "excess_now") - before)) / before) : null;
     },
+  },
+  {
+    id: "filesystem.hours_until_full", label: "Hours until the file system is full", unit: "h", level: "filesystem", source: "filesystem_fill",
+    metrics: ["system.filesystem.usage", "system.filesystem.limit"], aggregations: ["last"],
+    basis: `linear prediction (least squares over the window's 1-minute means of available bytes, statfs f_bavail) of when available space reaches 0; only while less than ${fillFloorAvailablePercent} % is available, space is shrinking, and the window has ${minimumFillBuckets} minutes of data`,
+    read: (s) => {
+      if (col(s, "buckets") < minimumFillBuckets || col(s, "size_bytes") <= 0) return null;
+      if ((100 * col(s, "available_bytes")) / col(s, "size_bytes") >= fillFloorAvailablePercent) return null;
+      const slope = col(s, "slope_bytes_per_second");
+      if (!(slope < 0)) return null; // not shrinking: never full on this trend
+      return exact(Math.max(0, col(s, "fitted_available_bytes")) / -slope / 3600);
+    },
+  },
+  {
+    id: "agent.spool_pending_batches", label: "Batches waiting in the agent's spool", unit: "batches", level: "server", source: "agent_spool",
+    metrics: ["spindle.agent.spool.batches"], aggregations: minuteAggregations,
+    basis: "batches the agent has spooled and the gateway not yet acknowledged, mean of the agent's per-interval samples",
+    read: (s) => (col(s, "samples") > 0 ? exact(col(s, "pending_batches") / col(s, "samples")) : null),
+  },
+  {
+    id: "agent.spool_size", label: "Size of the agent's spool", unit: "MB", level: "server", source: "agent_spool",
+    metrics: ["spindle.agent.spool.size"], aggregations: minuteAggregations,
+    basis: "bytes the agent has spooled and the gateway not yet acknowledged, mean of the agent's per-interval samples, in MB (10^6 bytes)",
+    read: (s) => (col(s, "samples") > 0 ? exact(col(s, "spool_bytes") / col(s, "samples") / 1e6) : null),
   },
 ];
 

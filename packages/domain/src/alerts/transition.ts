@@ -28,6 +28,9 @@ export interface AlertTransitionGroup {
   scope: AlertScope;
   comparison: AlertComparison;
   threshold: number;
+  /** The signal's unit, and what the value is measured from (aggregation, window, signal basis). */
+  unit: string;
+  basis: string;
   /** The evaluation tick: alert_history.at of every transition in the group. */
   at: Date;
   /** The responder's note from the rule. */

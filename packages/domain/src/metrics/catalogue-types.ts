@@ -9,6 +9,7 @@ export type MetricSource =
   | "linux:/proc/pressure"
   | "linux:ebpf"
   | "linux:fiemap"
+  | "linux:statfs"
   | "postgresql:pg_stat_database"
   | "postgresql:pg_stat_io"
   | "windows:pdh"
@@ -29,7 +30,9 @@ export type MetricTable =
   | "read_cache"
   | "write_opt"
   | "write_opt_files"
-  | "cache_mrc";
+  | "cache_mrc"
+  | "filesystem"
+  | "agent_spool";
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */

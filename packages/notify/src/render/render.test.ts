@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ChannelSettings } from "../channel-kinds.js";
-import type { AlertNotice } from "../notice.js";
+import { maxGroupedSubjects, type AlertNotice } from "../notice.js";
 import { firingNotice } from "../test-support/notices.js";
 import { renderNotification } from "./index.js";
 import type { EmailMessage, HttpMessage } from "./message.js";
@@ -35,6 +35,26 @@ describe("rendering", () => {
     assert.ok(mail.html.includes("battery &lt;and&gt; the queue depth &amp; scheduler"), "the note is HTML-escaped");
     const resolved = render("email", firingNotice({ transitionId: "event-2", state: { from: "firing", to: "ok" } })) as EmailMessage;
     assert.equal(resolved.references, mail.references, "firing and resolve share a thread");
+  });
+
+  it("lists the subjects of a grouped message, and counts those beyond the listed ones", () => {
+    // The most a group lists, each with the longest names the schema allows but the last.
+    const also = Array.from({ length: maxGroupedSubjects }, (_, i) => ({
+      transitionId: `event-${i + 2}`,
+      subject: { serverId: null, serverName: i === maxGroupedSubjects - 1 ? `db-${i + 2}` : `${"h".repeat(250)}${i}`, device: i === maxGroupedSubjects - 1 ? "nvme0n1" : "d".repeat(200), tags: [] },
+      value: i, startedAt: null,
+    }));
+    const grouped = firingNotice({ also, alsoUnlisted: 10 });
+    const mail = render("email", grouped) as EmailMessage;
+    assert.equal(mail.subject, `[FIRING · critical] p99 read latency high on db-01 nvme0n1 and ${maxGroupedSubjects + 10} more`);
+    assert.ok(mail.text.includes(`${maxGroupedSubjects + 11} subjects changed to FIRING`));
+    assert.ok(mail.text.includes(`- db-${maxGroupedSubjects + 1} nvme0n1: ${maxGroupedSubjects - 1} ms (threshold > 20 ms)`));
+    assert.ok(mail.text.includes("- and 10 more, not listed"));
+    for (const kind of ["slack", "teams", "webhook"] as const) {
+      const message = render(kind, grouped) as HttpMessage;
+      assert.ok(Buffer.byteLength(message.body) <= message.maxBodyBytes, `${kind}: a full group fits the receiver's limit`);
+    }
+    assert.equal(json(render("webhook", grouped)).data.also.length, maxGroupedSubjects, "the webhook carries the grouped subjects as data");
   });
 
   it("says 'no data' instead of a number when there is no value", () => {

@@ -10,16 +10,27 @@ export function stateWord(notice: AlertNotice): string {
 }
 
 /** "db-01 sda", "db-01", or "the organisation" for a fleet-wide rule. */
-export function subjectText(notice: AlertNotice): string {
+export function subjectText(notice: Pick<AlertNotice, "subject">): string {
   const server = notice.subject.serverName ?? notice.subject.serverId;
   if (!server) return notice.subject.device ? `device ${notice.subject.device}` : "the organisation";
   return notice.subject.device ? `${server} ${notice.subject.device}` : server;
 }
 
+/** How many subjects one message is about (a grouped message lists the others). */
+export function subjectCount(notice: AlertNotice): number {
+  return 1 + notice.also.length + notice.alsoUnlisted;
+}
+
+/** "db-01 sda", or "db-01 sda and 29 more" for a grouped message. */
+function subjectsText(notice: AlertNotice): string {
+  const others = subjectCount(notice) - 1;
+  return others === 0 ? subjectText(notice) : `${subjectText(notice)} and ${others} more`;
+}
+
 export function titleOf(message: NotificationToRender): string {
   if (message.purpose === "test") return `Test notification for channel "${message.channelName}"`;
   const { notice } = message;
-  return `[${stateWord(notice)} · ${notice.severity}] ${notice.rule.name} on ${subjectText(notice)}`;
+  return `[${stateWord(notice)} · ${notice.severity}] ${notice.rule.name} on ${subjectsText(notice)}`;
 }
 
 const numberFormat = new Intl.NumberFormat("en", { maximumFractionDigits: 2, useGrouping: true });
@@ -29,13 +40,13 @@ function withUnit(value: number, unit: string): string {
 }
 
 /** "42.5 ms (threshold > 20 ms)"; a missing value says why instead of printing 0. */
-export function valueText(notice: AlertNotice): string {
+export function valueText(notice: AlertNotice, value: number | null = notice.value): string {
   const threshold =
     notice.threshold !== null ? ` (threshold ${notice.comparison ? `${notice.comparison} ` : ""}${withUnit(notice.threshold, notice.unit)})` : "";
-  if (notice.value === null) {
+  if (value === null) {
     return `${notice.state.to === "no_data" ? "no data" : "not measured"}${threshold}`;
   }
-  return `${withUnit(notice.value, notice.unit)}${threshold}`;
+  return `${withUnit(value, notice.unit)}${threshold}`;
 }
 
 export function linkOf(notice: AlertNotice, context: RenderContext): string {
@@ -54,7 +65,7 @@ export function factsOf(message: NotificationToRender): Array<[string, string]> 
     ["Value", valueText(notice)],
   ];
   if (notice.basis) facts.push(["Measured from", notice.basis]);
-  facts.push(["Subject", subjectText(notice)]);
+  facts.push(["Subject", subjectsText(notice)]);
   if (notice.subject.tags.length > 0) facts.push(["Tags", notice.subject.tags.join(", ")]);
   if (notice.startedAt) facts.push(["Started", notice.startedAt]);
   facts.push(["Changed", notice.at]);
@@ -65,7 +76,13 @@ export function bodyTextOf(message: NotificationToRender): string {
   if (message.purpose === "test") {
     return "No alert is firing. Spindle sent this to check that the channel works; nothing needs to be done.";
   }
-  return message.notice.note;
+  const { notice } = message;
+  if (subjectCount(notice) === 1) return notice.note;
+  // A grouped message lists every subject with its own value.
+  const lines = [notice, ...notice.also].map((change) => `- ${subjectText(change)}: ${valueText(notice, change.value)}`);
+  if (notice.alsoUnlisted > 0) lines.push(`- and ${notice.alsoUnlisted} more, not listed`);
+  const list = `${subjectCount(notice)} subjects changed to ${stateWord(notice)} in the same evaluation:\n${lines.join("\n")}`;
+  return notice.note ? `${notice.note}\n\n${list}` : list;
 }
 
 /**

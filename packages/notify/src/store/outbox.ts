@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { NotifyInputError, problemsOf } from "../input-error.js";
-import { parseAlertNotice, type AlertNotice } from "../notice.js";
+import { maxGroupedSubjects, parseAlertNotice, type AlertNotice, type AlertNoticeInput } from "../notice.js";
 import { channelsFor, type Route } from "../routing.js";
 import type { Queryable } from "./queryable.js";
 
@@ -19,6 +19,7 @@ export interface EnqueueResult {
 
 interface RouteRow {
   channel_id: string;
+  channel_kind: string;
   severities: Route["severities"];
   scope: Route["scope"];
   tag: string | null;
@@ -27,21 +28,39 @@ interface RouteRow {
 }
 
 /**
- * The alert engine's entry point: route `notice` and insert one outbox row per matching channel,
- * in `tx` (the transaction that records the state change). Unique per channel and transition,
- * so calling it again for the same transition inserts nothing.
+ * The alert engine's entry point for one change: route `notice` and insert one outbox row per
+ * matching channel, in `tx` (the transaction that records the state change). Unique per channel
+ * and transition, so calling it again for the same transition inserts nothing.
  */
-export async function enqueueAlertNotifications(tx: Queryable, input: AlertNotice): Promise<EnqueueResult> {
-  const notice = parseAlertNotice(input);
+export async function enqueueAlertNotifications(tx: Queryable, input: AlertNoticeInput): Promise<EnqueueResult> {
+  return enqueueGroupedAlertNotifications(tx, [input]);
+}
+
+/**
+ * Several changes of one rule from one evaluation, grouped: per channel, the changes to the same
+ * state (and equally silenced) become one message listing every subject (the first by
+ * transition id leads, the others go in `also`), so 30 servers going offline at once is one
+ * e-mail per channel. PagerDuty channels get one event per change: each alert is its own
+ * incident there, closed by its own resolve. A replayed group forms the same groups and
+ * inserts nothing (rows are unique per channel and leading transition).
+ */
+export async function enqueueGroupedAlertNotifications(tx: Queryable, inputs: readonly AlertNoticeInput[]): Promise<EnqueueResult> {
+  const notices = inputs.map(parseAlertNotice).sort((a, b) => (a.transitionId < b.transitionId ? -1 : a.transitionId > b.transitionId ? 1 : 0));
+  const total: EnqueueResult = { queued: [], suppressed: 0, alreadyQueued: 0 };
+  if (notices.length === 0) return total;
+  const orgs = new Set(notices.map((n) => n.orgId));
+  if (orgs.size !== 1) throw new Error("a notification group belongs to one organisation");
   const { rows } = await tx.query(
-    `SELECT r.channel_id::text, r.severities, r.scope, r.tag, r.server_id::text, r.notify_resolved
+    `SELECT r.channel_id::text, c.kind AS channel_kind, r.severities, r.scope, r.tag, r.server_id::text, r.notify_resolved
        FROM notification_routes r
        JOIN notification_channels c ON c.id = r.channel_id AND c.org_id = r.org_id
       WHERE r.org_id = $1 AND c.enabled
       ORDER BY r.created_at, r.id`,
-    [notice.orgId],
+    [notices[0]!.orgId],
   );
-  const routes: Route[] = (rows as RouteRow[]).map((row) => ({
+  const routeRows = rows as RouteRow[];
+  const kinds = new Map(routeRows.map((row) => [row.channel_id, row.channel_kind]));
+  const routes: Route[] = routeRows.map((row) => ({
     channelId: row.channel_id,
     severities: row.severities,
     scope: row.scope,
@@ -49,21 +68,36 @@ export async function enqueueAlertNotifications(tx: Queryable, input: AlertNotic
     serverId: row.server_id,
     notifyResolved: row.notify_resolved,
   }));
-  const channelIds = channelsFor(routes, notice);
-  if (channelIds.length === 0) return { queued: [], suppressed: 0, alreadyQueued: 0 };
-  const inserted = await tx.query(
-    `INSERT INTO notifications (org_id, channel_id, transition_id, purpose, notice, status)
-     SELECT $1, channel_id, $2, 'alert', $3, $4 FROM unnest($5::uuid[]) AS channel_id
-     ON CONFLICT (channel_id, transition_id) DO NOTHING
-     RETURNING id::text, channel_id::text`,
-    [notice.orgId, notice.transitionId, JSON.stringify(notice), notice.silenced ? "suppressed" : "pending", channelIds],
-  );
-  const rowsInserted = inserted.rows as Array<{ id: string; channel_id: string }>;
-  return {
-    queued: notice.silenced ? [] : rowsInserted.map((row) => ({ notificationId: row.id, channelId: row.channel_id })),
-    suppressed: notice.silenced ? rowsInserted.length : 0,
-    alreadyQueued: channelIds.length - rowsInserted.length,
-  };
+  const groups = new Map<string, { channelId: string; notices: AlertNotice[] }>();
+  for (const notice of notices) {
+    for (const channelId of channelsFor(routes, notice)) {
+      const key = kinds.get(channelId) === "pagerduty" ? `${channelId}|${notice.transitionId}` : `${channelId}|${notice.state.to}|${notice.silenced}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { channelId, notices: [] }));
+      group.notices.push(notice);
+    }
+  }
+  for (const { channelId, notices: members } of groups.values()) {
+    const [lead, ...others] = members as [AlertNotice, ...AlertNotice[]];
+    const listed = others.slice(0, maxGroupedSubjects);
+    const notice: AlertNotice = {
+      ...lead,
+      also: listed.map((o) => ({ transitionId: o.transitionId, subject: o.subject, value: o.value, startedAt: o.startedAt })),
+      alsoUnlisted: others.length - listed.length,
+    };
+    const inserted = await tx.query(
+      `INSERT INTO notifications (org_id, channel_id, transition_id, purpose, notice, status)
+       VALUES ($1, $2, $3, 'alert', $4, $5)
+       ON CONFLICT (channel_id, transition_id) DO NOTHING
+       RETURNING id::text, channel_id::text`,
+      [notice.orgId, channelId, notice.transitionId, JSON.stringify(notice), notice.silenced ? "suppressed" : "pending"],
+    );
+    const row = (inserted.rows as Array<{ id: string; channel_id: string }>)[0];
+    if (!row) total.alreadyQueued++;
+    else if (notice.silenced) total.suppressed++;
+    else total.queued.push({ notificationId: row.id, channelId: row.channel_id });
+  }
+  return total;
 }
 
 const testRequestSchema = z
@@ -84,7 +118,7 @@ export async function sendTestNotification(
   if (!parsed.success) throw new NotifyInputError("invalid test request", problemsOf(parsed.error.issues, "request"));
   const { orgId, channelId, requestedBy } = parsed.data;
   const at = now.toISOString();
-  const notice: AlertNotice = {
+  const notice: AlertNoticeInput = {
     orgId,
     transitionId: `test:${randomUUID()}`,
     rule: { id: "spindle-test", name: "Test notification" },

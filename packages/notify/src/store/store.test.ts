@@ -10,6 +10,8 @@ import { secretsBinding } from "../secrets/sealed-secrets.js";
 import { testSecretsOpener } from "../testing.js";
 import { firingNotice, serverA } from "../test-support/notices.js";
 import { createChannel, createRoute, deleteChannel, listChannels, listRoutes, updateChannel } from "./channels.js";
+import { parseAlertNotice } from "../notice.js";
+import { renderNotification } from "../render/index.js";
 import { enqueueAlertNotifications, readNotification, sendTestNotification } from "./outbox.js";
 import { enqueueTransitionGroup } from "./transitions.js";
 import type { Queryable } from "./queryable.js";
@@ -194,6 +196,47 @@ describe("notification store", { skip: testDatabaseSkipReason() }, () => {
     assert.equal(firing.linkPath, `/servers/${serverA}?from=2026-11-23T10%3A00%3A00.000Z&to=2026-11-23T12%3A00%3A00.000Z`);
     assert.deepEqual([firing.value, firing.threshold, firing.unit, firing.basis], [91, 90, "%", "signal fs.used_ratio"]);
     assert.equal(rows.find((r) => r.transition_id === "h-back")!.notice.startedAt, null);
+  });
+
+  it("groups many subjects of one rule changing together into one message per channel, but one PagerDuty event each", async () => {
+    const servers: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const { rows } = await client.query(
+        "INSERT INTO servers (org_id, machine_id, hostname, os, tags) VALUES ($1, $2, $3, 'linux', '{fleet}') RETURNING id::text",
+        [orgA, `fleet-machine-${i}`, `fleet-${String(i).padStart(2, "0")}`]);
+      servers.push(rows[0].id);
+    }
+    const { channel: hook } = await webhookChannel(orgA, "Fleet hook");
+    const { channel: pager } = await console_(orgA, (tx) => createChannel(tx, { orgId: orgA, name: "Fleet pager", kind: "pagerduty", config: {}, secrets: { routingKey }, createdBy: null }));
+    for (const channelId of [hook.id, pager.id]) {
+      await console_(orgA, (tx) => createRoute(tx, orgA, { channelId, severities: ["critical"], scope: "tag", tag: "fleet", serverId: null, notifyResolved: true }, null));
+    }
+    // 28 servers go offline in one evaluation and 2 come back.
+    const group = {
+      orgId: orgA, ruleId: "rule-offline", ruleName: "Agent offline", signal: "agent.seconds_since_data", severity: "critical" as const,
+      comparison: ">" as const, threshold: 180, unit: "s", at: new Date("2026-11-23T12:00:00Z"), note: "Check the agents.",
+      transitions: servers.map((serverId, i) => i < 28
+        ? { historyId: `off-${String(i).padStart(2, "0")}`, serverId, component: "", from: "pending" as const, to: "firing" as const, value: 200 + i, silencedBy: null }
+        : { historyId: `back-${i}`, serverId, component: "", from: "firing" as const, to: "ok" as const, value: 5, silencedBy: null }),
+    };
+    const result = await worker(orgA, (tx) => enqueueTransitionGroup(tx, group));
+    assert.equal(result.queued.filter((q) => q.channelId === hook.id).length, 2, "the webhook gets one message for the 28 firings and one for the 2 resolves");
+    assert.equal(result.queued.filter((q) => q.channelId === pager.id).length, 30, "PagerDuty gets one event per alert, each its own incident");
+    assert.equal((await worker(orgA, (tx) => enqueueTransitionGroup(tx, group))).queued.length, 0, "a replayed group forms the same groups and queues nothing");
+
+    const { rows } = await worker(orgA, (tx) => tx.query("SELECT transition_id, notice FROM notifications WHERE channel_id = $1 ORDER BY transition_id", [hook.id]));
+    assert.deepEqual(rows.map((r) => r.transition_id), ["back-28", "off-00"]);
+    const firing = parseAlertNotice(rows[1].notice);
+    assert.equal(firing.also.length, 25, "the most a message lists");
+    assert.equal(firing.alsoUnlisted, 2, "the rest are counted");
+    assert.deepEqual(new Set([firing.subject.serverName, ...firing.also.map((a) => a.subject.serverName)]).size, 26);
+    const mail = renderNotification({ id: "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f", purpose: "alert", channelName: "Fleet", notice: firing },
+      { kind: "email", config: { host: "smtp.example.com", port: 587, security: "starttls", username: null, from: "s@example.com", to: ["ops@example.com"] }, secrets: { password: null } },
+      { consoleUrl: "https://spindle.example.com" });
+    assert.equal(mail.transport === "smtp" && mail.subject, "[FIRING · critical] Agent offline on fleet-00 and 27 more");
+    assert.ok(mail.transport === "smtp" && mail.text.includes("28 subjects changed to FIRING in the same evaluation"));
+    assert.ok(mail.transport === "smtp" && mail.text.includes("- fleet-25: 225 s (threshold > 180 s)"), "each subject with its own value");
+    assert.ok(mail.transport === "smtp" && mail.text.includes("- and 2 more, not listed"));
   });
 
   it("refuses a notice with a bad field, naming it, before writing anything", async () => {

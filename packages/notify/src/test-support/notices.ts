@@ -21,6 +21,8 @@ export function firingNotice(overrides: Partial<AlertNotice> = {}): AlertNotice 
     note: "Check the RAID controller's battery <and> the queue depth & scheduler.",
     linkPath: `/servers/${serverA}?from=2026-11-23T09:30:00Z&to=2026-11-23T10:30:00Z`,
     silenced: false,
+    also: [],
+    alsoUnlisted: 0,
     ...overrides,
   };
 }

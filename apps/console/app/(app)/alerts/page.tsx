@@ -19,7 +19,7 @@ export default async function AlertsPage() {
       <AlertsTabs current="alerts" />
       <section className="grid gap-3" aria-labelledby="open-alerts-title">
         <h2 id="open-alerts-title" className="text-lg font-semibold">Firing now</h2>
-        <OpenAlerts canSilence={can(context.role, { alertSilence: ["create"] })} targets={targets} />
+        <OpenAlerts canSilence={can(context.role, { alertSilence: ["create"] })} canAcknowledge={can(context.role, { alert: ["acknowledge"] })} targets={targets} />
       </section>
       <section className="mt-8 grid gap-3" aria-labelledby="history-title">
         <h2 id="history-title" className="text-lg font-semibold">History</h2>

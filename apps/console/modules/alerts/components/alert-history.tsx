@@ -17,6 +17,7 @@ import { formatDateTime } from "@/lib/format";
 import { REFRESH_INTERVAL_MS } from "@/lib/use-polling";
 import { chartLinkForAlert } from "../lib/chart-link";
 import type { AlertHistoryEntry, SilenceTargets } from "../types/alerts";
+import { AcknowledgedMark } from "./acknowledged-mark";
 import { SeverityBadge, StateBadge, stateWord } from "./alert-badges";
 import { AlertValueText } from "./alert-value";
 
@@ -143,6 +144,7 @@ export function AlertHistory({ targets }: { targets: SilenceTargets }) {
                       <SeverityBadge severity={entry.severity} />
                       {entry.silenced ? <Badge variant="secondary" data-testid="history-silenced"><BellOff className="size-3" aria-hidden /> silenced</Badge> : null}
                     </div>
+                    {entry.acknowledgement ? <AcknowledgedMark ack={entry.acknowledgement} testId="history-acknowledged" /> : null}
                   </TableCell>
                   <TableCell className="text-sm">
                     <Link href={`/servers/${entry.serverId}`} className="hover:underline">{entry.hostname}</Link>

@@ -1,5 +1,5 @@
 "use client";
-import { BellOff, CheckCircle2, LineChart } from "lucide-react";
+import { BellOff, CheckCircle2, LineChart, UserCheck } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
@@ -13,6 +13,8 @@ import { useNow } from "@/lib/use-now";
 import { usePolling } from "@/lib/use-polling";
 import { chartLinkForAlert } from "../lib/chart-link";
 import type { OpenAlert, SilenceTargets } from "../types/alerts";
+import { AcknowledgeForm } from "./acknowledge-form";
+import { AcknowledgedMark } from "./acknowledged-mark";
 import { SeverityBadge, StateBadge } from "./alert-badges";
 import { AlertValueText } from "./alert-value";
 import { SilenceForm } from "./silence-form";
@@ -20,9 +22,10 @@ import { SilenceForm } from "./silence-form";
 const alertKey = (a: OpenAlert) => `${a.ruleId}/${a.serverId}/${a.component}`;
 
 /** What is wrong now, refreshed every 10 s; on the Alerts page for the fleet, on a server page for it. */
-export function OpenAlerts({ serverId, canSilence, targets }: { serverId?: string; canSilence: boolean; targets: SilenceTargets }) {
+export function OpenAlerts({ serverId, canSilence, canAcknowledge, targets }: { serverId?: string; canSilence: boolean; canAcknowledge: boolean; targets: SilenceTargets }) {
   const { data, error, loading, refresh } = usePolling<{ alerts: OpenAlert[] }>(`/api/alerts${serverId ? `?serverId=${serverId}` : ""}`);
   const [silencing, setSilencing] = useState<string | null>(null);
+  const [acknowledging, setAcknowledging] = useState<string | null>(null);
   const now = useNow();
 
   if (loading && !data) return <Skeleton className="h-24 w-full" data-testid="open-alerts-loading" />;
@@ -55,8 +58,11 @@ export function OpenAlerts({ serverId, canSilence, targets }: { serverId?: strin
           </TableHeader>
           <TableBody>
             {data.alerts.map((alert) => (
-              <AlertRows key={alertKey(alert)} alert={alert} showServer={!serverId} now={now} canSilence={canSilence}
-                silencing={silencing === alertKey(alert)} onSilence={() => setSilencing(alertKey(alert))} onDone={() => setSilencing(null)}
+              <AlertRows key={alertKey(alert)} alert={alert} showServer={!serverId} now={now} canSilence={canSilence} canAcknowledge={canAcknowledge}
+                open={silencing === alertKey(alert) ? "silence" : acknowledging === alertKey(alert) ? "acknowledge" : null}
+                onSilence={() => { setAcknowledging(null); setSilencing(alertKey(alert)); }}
+                onAcknowledge={() => { setSilencing(null); setAcknowledging(alertKey(alert)); }}
+                onDone={() => { setSilencing(null); setAcknowledging(null); }}
                 targets={targets} refresh={refresh} />
             ))}
           </TableBody>
@@ -66,13 +72,13 @@ export function OpenAlerts({ serverId, canSilence, targets }: { serverId?: strin
   );
 }
 
-function AlertRows({ alert, showServer, now, canSilence, silencing, onSilence, onDone, targets, refresh }: {
-  alert: OpenAlert; showServer: boolean; now: number | null; canSilence: boolean; silencing: boolean;
-  onSilence: () => void; onDone: () => void; targets: SilenceTargets; refresh: () => Promise<void>;
+function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, onSilence, onAcknowledge, onDone, targets, refresh }: {
+  alert: OpenAlert; showServer: boolean; now: number | null; canSilence: boolean; canAcknowledge: boolean; open: "silence" | "acknowledge" | null;
+  onSilence: () => void; onAcknowledge: () => void; onDone: () => void; targets: SilenceTargets; refresh: () => Promise<void>;
 }) {
   return (
     <>
-      <TableRow data-testid="open-alert" data-rule={alert.ruleName} data-state={alert.state} data-server-id={alert.serverId} data-silenced={alert.silence ? "true" : "false"}>
+      <TableRow data-testid="open-alert" data-rule={alert.ruleName} data-state={alert.state} data-server-id={alert.serverId} data-silenced={alert.silence ? "true" : "false"} data-acknowledged={alert.acknowledgement ? "true" : "false"}>
         <TableCell className="align-top">
           <div className="flex flex-col items-start gap-1">
             <StateBadge state={alert.state} />
@@ -87,6 +93,7 @@ function AlertRows({ alert, showServer, now, canSilence, silencing, onSilence, o
               <BellOff className="size-3" aria-hidden /> silenced until {formatDateTime(alert.silence.endsAt)}: {alert.silence.comment}
             </Badge>
           ) : null}
+          {alert.acknowledgement ? <AcknowledgedMark ack={alert.acknowledgement} testId="acknowledged-mark" /> : null}
         </TableCell>
         <TableCell className="align-top text-sm">
           {showServer ? <Link href={`/servers/${alert.serverId}`} className="font-medium hover:underline">{alert.hostname}</Link> : null}
@@ -99,13 +106,23 @@ function AlertRows({ alert, showServer, now, canSilence, silencing, onSilence, o
             <Link href={chartLinkForAlert(alert.serverId, alert.since)} className="inline-flex items-center gap-1 rounded-md px-2 py-1 text-sm text-muted-foreground hover:text-foreground" data-testid="alert-chart-link">
               <LineChart className="size-4" aria-hidden /> Chart
             </Link>
+            {canAcknowledge && alert.alertId && !alert.acknowledgement ? (
+              <Button variant="outline" size="sm" onClick={onAcknowledge} data-testid="acknowledge-alert"><UserCheck /> Acknowledge</Button>
+            ) : null}
             {canSilence && !alert.silence ? (
               <Button variant="outline" size="sm" onClick={onSilence} data-testid="silence-alert"><BellOff /> Silence</Button>
             ) : null}
           </div>
         </TableCell>
       </TableRow>
-      {silencing ? (
+      {open === "acknowledge" && alert.alertId ? (
+        <TableRow className="hover:bg-transparent">
+          <TableCell colSpan={6}>
+            <AcknowledgeForm alertId={alert.alertId} onSaved={async () => { onDone(); await refresh(); }} onCancel={onDone} />
+          </TableCell>
+        </TableRow>
+      ) : null}
+      {open === "silence" ? (
         <TableRow className="hover:bg-transparent">
           <TableCell colSpan={6}>
             <SilenceForm

@@ -11,6 +11,7 @@ import { rollUpAggregates } from "@/test-support/roll-up";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import type { RoleName } from "@/modules/auth/lib/access";
 import { listAuditLog } from "@/modules/audit/lib/list-audit-log";
+import { acknowledgeAlert } from "./acknowledge";
 import type { AlertActor } from "./authorise";
 import { listAlertHistory } from "./list-alert-history";
 import { listOpenAlerts } from "./list-open-alerts";
@@ -135,6 +136,57 @@ describe("alerts in the console", { skip: skipWithoutDatabase }, () => {
     await setRuleEnabled(db, owner, rule.id, false);
     assert.deepEqual(await listOpenAlerts(db, owner.orgId), []);
     await setRuleEnabled(db, owner, rule.id, true);
+  });
+
+  it("acknowledges a firing alert once, with who, when and the note; viewers and other organisations cannot; a resolve ends it", async () => {
+    const rule = await createRule(db, owner, { ...highReads, name: "Acknowledge me" });
+    const since = new Date(Date.now() - 3 * 60_000);
+    await db.pool.query(
+      `INSERT INTO alert_states (org_id, rule_id, server_id, component, state, state_since, condition_since, value, updated_at)
+       VALUES ($1, $2, $3, 'sdc', 'firing', $4, $4, 90, $4)`, [owner.orgId, rule.id, serverId, since]);
+    const { rows: [pendingRow] } = await db.pool.query(
+      `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+       VALUES ($1, $2, $3, 'warning', $4, 'sdc', $5, 'ok', 'pending', 90, 50, '>') RETURNING id`, [owner.orgId, rule.id, rule.name, serverId, new Date(since.getTime() - 120_000)]);
+    await db.pool.query(
+      `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+       VALUES ($1, $2, $3, 'warning', $4, 'sdc', $5, 'pending', 'firing', 90, 50, '>')`, [owner.orgId, rule.id, rule.name, serverId, since]);
+    const open = (await listOpenAlerts(db, owner.orgId)).find((a) => a.ruleId === rule.id)!;
+    assert.ok(open.alertId, "a firing alert names its change to firing");
+    assert.equal(open.acknowledgement, null);
+
+    await assert.rejects(acknowledgeAlert(db, viewer, open.alertId!, {}), { status: 403 });
+    await assert.rejects(acknowledgeAlert(db, other, open.alertId!, {}), { status: 404 }, "another organisation's alert is not found by id");
+    await assert.rejects(acknowledgeAlert(db, owner, pendingRow.id, {}), { status: 409 }, "only a change to firing is an alert");
+    await assert.rejects(acknowledgeAlert(db, owner, open.alertId!, { note: "x".repeat(1001) }), (e: { status: number; extra: { errors: { path: string }[] } }) =>
+      e.status === 400 && e.extra.errors.some((x) => x.path === "note"));
+    await assert.rejects(acknowledgeAlert(db, owner, open.alertId!, { note: "ok", who: "me" }), { status: 400 }, "unknown fields are refused");
+    assert.equal((await listOpenAlerts(db, owner.orgId)).find((a) => a.ruleId === rule.id)!.acknowledgement, null, "a refused acknowledgement changes nothing");
+
+    const ack = await acknowledgeAlert(db, owner, open.alertId!, { note: "  swapping the cable  " });
+    assert.deepEqual({ by: ack.by, note: ack.note }, { by: "Acme owner", note: "swapping the cable" });
+    await assert.rejects(acknowledgeAlert(db, owner, open.alertId!, {}), (e: { status: number; message: string }) => e.status === 409 && /Acme owner acknowledged/.test(e.message));
+    const shown = (await listOpenAlerts(db, viewer.orgId)).find((a) => a.ruleId === rule.id)!;
+    assert.deepEqual(shown.acknowledgement, ack);
+    const history = (await listAlertHistory(db, owner.orgId, { ruleId: rule.id })).entries;
+    assert.deepEqual(history.find((e) => e.to === "firing")?.acknowledgement, ack);
+    assert.equal(history.find((e) => e.to === "pending")?.acknowledgement, null);
+    const audit = (await listAuditLog(db, owner.orgId)).entries.filter((e) => e.action === "alert.acknowledged");
+    assert.equal(audit.length, 1);
+
+    // The worker resolves it, and it fires again: a new alert, not acknowledged.
+    const again = new Date();
+    await db.pool.query(`UPDATE alert_states SET state = 'firing', state_since = $2 WHERE rule_id = $1`, [rule.id, again]);
+    await db.pool.query(
+      `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+       VALUES ($1, $2, $3, 'warning', $4, 'sdc', $5, 'firing', 'ok', 10, 50, '>'), ($1, $2, $3, 'warning', $4, 'sdc', $6, 'ok', 'firing', 95, 50, '>')`,
+      [owner.orgId, rule.id, rule.name, serverId, new Date(again.getTime() - 60_000), again]);
+    const refired = (await listOpenAlerts(db, owner.orgId)).find((a) => a.ruleId === rule.id)!;
+    assert.equal(refired.acknowledgement, null);
+    assert.notEqual(refired.alertId, open.alertId);
+    await assert.rejects(acknowledgeAlert(db, owner, open.alertId!, {}), { status: 409 }, "the old firing is over");
+    // Out of the way of the history test below, which counts the organisation's rows.
+    await db.pool.query("DELETE FROM alert_history WHERE rule_id = $1", [rule.id]);
+    await deleteRule(db, owner, rule.id);
   });
 
   it("filters history by state, severity, rule, server and time, and pages", async () => {

@@ -1,7 +1,9 @@
 import type { AlertSeverity, AlertState } from "@spindle/domain";
 import { inOrg, type Db } from "@/lib/db";
 import type { AlertHistoryEntry, HistoryQuery } from "../types/alerts";
+import { acknowledgementOf } from "./acknowledge";
 import { alertValue } from "./describe-rule";
+import { namesOf } from "./silences";
 
 export const historyPageSize = 100;
 
@@ -29,6 +31,7 @@ export async function listAlertHistory(db: Db, orgId: string, query: HistoryQuer
     const page = rows.slice(0, historyPageSize);
     const servers = await tx.server.findMany({ where: { orgId, id: { in: [...new Set(page.map((r) => r.serverId))] } }, select: { id: true, hostname: true } });
     const hostnames = new Map(servers.map((s) => [s.id, s.hostname]));
+    const names = await namesOf(tx, page.map((r) => r.acknowledgedBy));
     return {
       more: rows.length > historyPageSize,
       entries: page.map((r) => ({
@@ -44,6 +47,7 @@ export async function listAlertHistory(db: Db, orgId: string, query: HistoryQuer
         to: r.toState as AlertState,
         value: alertValue(r.rule, { value: r.value, comparison: r.comparison, threshold: r.threshold }),
         silenced: r.silencedBy !== null,
+        acknowledgement: acknowledgementOf(r, names),
       })),
     };
   });

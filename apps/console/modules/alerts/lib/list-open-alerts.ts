@@ -1,8 +1,10 @@
 import { findSilence, type AlertSeverity } from "@spindle/domain";
 import { inOrg, type Db } from "@/lib/db";
 import type { OpenAlert } from "../types/alerts";
+import { acknowledgementOf } from "./acknowledge";
 import { alertValue } from "./describe-rule";
 import { loadSilencesInForce } from "./load-silences";
+import { namesOf } from "./silences";
 
 const severityRank: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 const stateRank: Record<string, number> = { firing: 0, no_data: 1, pending: 2 };
@@ -23,9 +25,18 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
     const servers = await tx.server.findMany({ where: { orgId, id: { in: [...new Set(states.map((s) => s.serverId))] } }, select: { id: true, hostname: true, tags: true } });
     const byId = new Map(servers.map((s) => [s.id, s]));
     const silences = await loadSilencesInForce(tx, orgId, now);
+    // A firing alert is its change to firing: the history row at the state's start.
+    const firing = states.filter((s) => s.state === "firing");
+    const firings = firing.length === 0 ? [] : await tx.alertHistory.findMany({
+      where: { orgId, toState: "firing", OR: firing.map((s) => ({ ruleId: s.ruleId, serverId: s.serverId, component: s.component, at: s.stateSince })) },
+      select: { id: true, ruleId: true, serverId: true, component: true, acknowledgedAt: true, acknowledgedBy: true, acknowledgeNote: true },
+    });
+    const firingOf = new Map(firings.map((f) => [`${f.ruleId}/${f.serverId}/${f.component}`, f]));
+    const names = await namesOf(tx, firings.map((f) => f.acknowledgedBy));
     const alerts = states.map((s): OpenAlert => {
       const server = byId.get(s.serverId);
       const silence = findSilence(silences, s.ruleId, { serverId: s.serverId, component: s.component, tags: server?.tags ?? [] }, now);
+      const firingRow = s.state === "firing" ? firingOf.get(`${s.ruleId}/${s.serverId}/${s.component}`) : undefined;
       return {
         ruleId: s.ruleId,
         ruleName: s.rule.name,
@@ -38,6 +49,8 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
         value: alertValue(s.rule, { value: s.state === "no_data" ? null : s.value, comparison: s.rule.comparison, threshold: s.rule.threshold }),
         note: s.rule.note,
         silence: silence ? { id: silence.id, comment: silence.comment, endsAt: silence.endsAt.toISOString() } : null,
+        alertId: firingRow?.id ?? null,
+        acknowledgement: firingRow ? acknowledgementOf(firingRow, names) : null,
       };
     });
     return alerts.sort((a, b) =>

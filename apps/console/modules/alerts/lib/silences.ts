@@ -14,7 +14,8 @@ export function silenceStatus(row: { startsAt: Date; endsAt: Date; cancelledAt: 
   return row.startsAt > now ? "upcoming" : "active";
 }
 
-async function namesOf(tx: OrgTransaction, ids: (string | null)[]): Promise<Map<string, string>> {
+/** Display names of users by id (members of this organisation who set, cancelled or acknowledged something). */
+export async function namesOf(tx: OrgTransaction, ids: (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
   // better-auth's users have no org_id; only the names of this organisation's members are read.

@@ -15,6 +15,20 @@ export interface AlertValue {
   basis: string;
 }
 
+/** Who took a firing alert, when, and what they said. */
+export interface AlertAcknowledgement {
+  /** The member's name; "a removed user" once the account is gone. */
+  by: string;
+  at: string;
+  note: string | null;
+}
+
+/** What a member may say when acknowledging: an optional note for the others on call. */
+export const acknowledgeInputSchema = z
+  .object({ note: z.string().trim().max(1000, "the note is at most 1,000 characters").optional() })
+  .strict();
+export type AcknowledgeInput = z.infer<typeof acknowledgeInputSchema>;
+
 /** A rule × subject that is not ok now: pending, firing or without data. */
 export interface OpenAlert {
   ruleId: string;
@@ -30,6 +44,9 @@ export interface OpenAlert {
   note: string;
   /** The silence covering it now, if any. */
   silence: { id: string; comment: string; endsAt: string } | null;
+  /** A firing alert's id (its change to firing in history), which acknowledging names; null otherwise. */
+  alertId: string | null;
+  acknowledgement: AlertAcknowledgement | null;
 }
 
 export interface AlertHistoryEntry {
@@ -45,6 +62,8 @@ export interface AlertHistoryEntry {
   to: AlertState;
   value: AlertValue;
   silenced: boolean;
+  /** Set on a change to firing that a member acknowledged. */
+  acknowledgement: AlertAcknowledgement | null;
 }
 
 export const historyQuerySchema = z

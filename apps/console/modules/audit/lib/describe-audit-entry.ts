@@ -66,6 +66,8 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `silenced ${details.rule ? `“${text(details.rule)}”` : "all rules"} (${text(details.scope)}) until ${text(details.endsAt)}: ${text(details.comment)}`;
     case "alert_silence.cancelled":
       return `cancelled the silence “${text(details.comment)}”`;
+    case "alert.acknowledged":
+      return `acknowledged “${text(details.rule)}”${details.component ? ` on ${text(details.component)}` : ""}${details.note ? `: ${text(details.note)}` : ""}`;
     case "notification_channel.created":
       return `created the ${text(details.kind)} notification channel ${name}`;
     case "notification_channel.updated":
@@ -100,6 +102,7 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action === "alert_rule.deleted") return "/alerts/rules";
   if (action.startsWith("alert_rule.")) return `/alerts/rules/${target}`;
   if (action.startsWith("alert_silence.")) return "/alerts/silences";
+  if (action === "alert.acknowledged") return "/alerts";
   if (action.startsWith("notification_")) return "/alerts/channels";
   if (action.startsWith("recommendation.")) return "/recommendations";
   return null;

@@ -16,6 +16,8 @@ export const statements = {
   // Alerts: write rules (custom ones, edits of defaults, the enabled switch) and set or cancel silences.
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  // Firing alerts: acknowledge one ("I am on it"), which changes no rule and no state.
+  alert: ["acknowledge"],
   // Notification channels and their routes; "test" sends a test message through a channel.
   notificationChannel: ["create", "update", "delete", "test"],
   // Recommendations: apply one (a new policy version), dismiss or snooze it.
@@ -33,6 +35,7 @@ const manageOrganisation = {
   server: ["revoke", "delete"],
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
+  alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
 } as const;
@@ -40,7 +43,7 @@ const manageOrganisation = {
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], notificationChannel: [], recommendation: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [] }),
 };
 
 export type RoleName = keyof typeof roles;

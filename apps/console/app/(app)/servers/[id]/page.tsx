@@ -54,7 +54,7 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
         alerts={
           <section className="grid gap-2" data-testid="server-alerts" aria-labelledby="server-alerts-title">
             <h2 id="server-alerts-title" className="text-lg font-semibold">Alerts on this server</h2>
-            <OpenAlerts serverId={server.id} canSilence={can(context.role, { alertSilence: ["create"] })} targets={alertTargets} />
+            <OpenAlerts serverId={server.id} canSilence={can(context.role, { alertSilence: ["create"] })} canAcknowledge={can(context.role, { alert: ["acknowledge"] })} targets={alertTargets} />
           </section>
         }
       />
