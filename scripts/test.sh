@@ -22,8 +22,10 @@ npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=
 log "bench generator agrees with fio (alone on the machine)"
 (cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio$' -v ./internal/bench/) || status=1
 
-log "agent ↔ gateway integration test"
-node --import tsx --test --test-reporter=spec e2e/integration/*.test.ts || status=1
+# Two files at a time: each has its own PostgreSQL and ports, and the longest (the alert flow)
+# spends its minutes waiting for rollups and evaluations, not on the CPU.
+log "integration tests (real agent, gateway, worker, PostgreSQL)"
+node --import tsx --test --test-concurrency=2 --test-reporter=spec e2e/integration/*.test.ts || status=1
 
 log "browser journeys (Playwright, Debian Chromium)"
 (cd e2e && npx playwright test) || status=1

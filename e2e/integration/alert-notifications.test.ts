@@ -9,8 +9,11 @@ import assert from "node:assert/strict";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { after, before, test } from "node:test";
 import pg from "pg";
-import { createChannel, createRoute } from "@spindle/notify";
-import { startHttpReceiver, startSmtpReceiver, unusedPort, type HttpReceiver, type ReceivedRequest, type SmtpReceiver } from "@spindle/notify/testing";
+import { createChannel, createRoute, registerSecretsKey } from "@spindle/notify";
+import {
+  startHttpReceiver, startSmtpReceiver, testSecretsOpener, unusedPort, writeTestSecretsKeyFile,
+  type HttpReceiver, type ReceivedRequest, type SmtpReceiver,
+} from "@spindle/notify/testing";
 import { eventually } from "../support/agent";
 import { GatewayProcess } from "../support/gateway";
 import { PostgresCluster, queryRows } from "../support/postgres";
@@ -122,7 +125,9 @@ before(async () => {
   smtpPort = await unusedPort();
   smtp = await startSmtpReceiver({ port: smtpPort });
   hooks = await startHttpReceiver();
-  // The channels and routes as the console creates them, and a rule with no for-duration.
+  // The channels and routes as the console creates them (secrets sealed to the key the worker
+  // below holds, registered as the worker registers it), and a rule with no for-duration.
+  await registerSecretsKey(client, testSecretsOpener);
   const email = await createChannel(client, {
     orgId, name: "On-call mail", kind: "email", createdBy: null, secrets: { password: null },
     config: { host: "127.0.0.1", port: smtpPort, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com"] },
@@ -139,6 +144,7 @@ before(async () => {
   worker = new WorkerProcess(databaseUrl, {
     SPINDLE_ROLLUP_INTERVAL_SECONDS: "1", SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true", SPINDLE_CONSOLE_URL: "http://127.0.0.1:3201",
     SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "1", SPINDLE_NOTIFY_RETRY_MAX_SECONDS: "3",
+    SPINDLE_NOTIFY_SECRETS_KEY_FILE: writeTestSecretsKeyFile(),
   });
   worker.start();
   sender = sendBatches();
