@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -81,11 +83,16 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	pendingBefore := rollupPending(ctx, db)
+	groupsBefore := gatewayCounters(ctx, client, o.gateway)
 	gatewayCPU, err := startCPU(o.gatewayPID, false)
 	if err != nil {
 		return err
 	}
 	postgresCPU, err := startCPU(o.postgresPID, true)
+	if err != nil {
+		return err
+	}
+	benchCPU, err := startCPU(os.Getpid(), false)
 	if err != nil {
 		return err
 	}
@@ -95,6 +102,7 @@ func run(ctx context.Context, o options) error {
 	}
 	gatewayPercent, postgresPercent := gatewayCPU.percentOfCore(load.Seconds), postgresCPU.percentOfCore(load.Seconds)
 	pendingAfter := rollupPending(ctx, db)
+	groupsAfter := gatewayCounters(ctx, client, o.gateway)
 
 	perSecond := float64(load.Batches) / load.Seconds
 	fmt.Printf("\ningest: %d servers, %d senders, %.0f s measured\n", len(agents), o.senders, load.Seconds)
@@ -105,7 +113,14 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("  latency p50 / p99       %10s / %s\n", percentile(load.Latencies, 0.50).Round(100*time.Microsecond), percentile(load.Latencies, 0.99).Round(100*time.Microsecond))
 	fmt.Printf("  gateway CPU             %10s of a core\n", cpuText(gatewayPercent))
 	fmt.Printf("  PostgreSQL CPU          %10s of a core\n", cpuText(postgresPercent))
+	fmt.Printf("  load generator CPU      %10s of a core (same machine)\n", cpuText(benchCPU.percentOfCore(load.Seconds)))
 	fmt.Printf("  refused (sent again)    %10s\n", refusedText(load.Refused))
+	if groups := groupsAfter["spindle_gateway_ingest_groups_total"] - groupsBefore["spindle_gateway_ingest_groups_total"]; groups > 0 {
+		members := groupsAfter["spindle_gateway_ingest_group_members_total"] - groupsBefore["spindle_gateway_ingest_group_members_total"]
+		fmt.Printf("  group commits/s         %10.0f (%.1f exports each)\n", float64(groups)/load.Seconds, float64(members)/float64(groups))
+	} else {
+		fmt.Printf("  group commits           %10s\n", "none reported (a gateway without group commit)")
+	}
 	fmt.Printf("  rollup_pending rows     %10s before, %s after\n", pendingBefore, pendingAfter)
 
 	if o.rawDuration <= 0 {
@@ -126,6 +141,31 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("  PostgreSQL CPU          %10s of a core\n", cpuText(postgresCPU.percentOfCore(raw.Seconds)))
 	fmt.Printf("\nratio end to end ÷ raw COPY (column values/s): %.3f\n", perSecond*float64(shape.Values)/rawValues)
 	return nil
+}
+
+// gatewayCounters reads the gateway's GET /metrics counters (empty when it has none).
+func gatewayCounters(ctx context.Context, client *http.Client, gateway string) map[string]int64 {
+	counters := map[string]int64{}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gateway+"/metrics", nil)
+	if err != nil {
+		return counters
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return counters
+	}
+	defer resp.Body.Close()
+	scanner := bufio.NewScanner(resp.Body)
+	for scanner.Scan() {
+		var name string
+		var value int64
+		if line := scanner.Text(); !strings.HasPrefix(line, "#") {
+			if _, err := fmt.Sscan(line, &name, &value); err == nil {
+				counters[name] = value
+			}
+		}
+	}
+	return counters
 }
 
 // rollupPending counts the plain-mode rollup queue, or says it has none (TimescaleDB mode).

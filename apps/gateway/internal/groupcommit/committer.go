@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
@@ -51,7 +52,15 @@ type Committer struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup
+
+	groups, members atomic.Int64 // written (or attempted), for GET /metrics
 }
+
+// Groups is how many group transactions were attempted since start.
+func (c *Committer) Groups() int64 { return c.groups.Load() }
+
+// Members is how many requests those groups held: Members ÷ Groups is the average group size.
+func (c *Committer) Members() int64 { return c.members.Load() }
 
 type request struct {
 	ctx    context.Context
@@ -202,6 +211,8 @@ func (c *Committer) writeGroup(group []*request) {
 	for i, r := range live {
 		members[i] = r.member
 	}
+	c.groups.Add(1)
+	c.members.Add(int64(len(live)))
 	ctx, cancel := context.WithTimeout(context.Background(), c.settings.Timeout)
 	defer cancel()
 	outcomes, err := c.settings.Store.WriteGroup(ctx, members)

@@ -83,9 +83,6 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err = scopeToOrg(ctx, tx, members[0].Agent.OrgID); err != nil {
-		return nil, err
-	}
 	marks, err := lockAgents(ctx, tx, members)
 	if err != nil {
 		return nil, err
@@ -140,11 +137,13 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 			}
 		}
 	}
-	if err = advanceMarks(ctx, tx, marks); err != nil {
-		return nil, err
-	}
-	if err = touchServers(ctx, tx, touched, hosts); err != nil {
-		return nil, err
+	// The closing statements travel in one round trip: on a busy host every round trip of a
+	// group's transaction costs more than the statement itself.
+	closing := &pgx.Batch{}
+	queueAdvanceMarks(closing, marks)
+	queueTouchServers(closing, touched, hosts)
+	if err = tx.SendBatch(ctx, closing).Close(); err != nil {
+		return nil, fmt.Errorf("advance batch high-water marks and mark servers seen: %w", err)
 	}
 	if err = tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit telemetry: %w", err)
@@ -152,8 +151,9 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 	return outcomes, nil
 }
 
-// lockAgents locks the group's agent rows in id order (two groups sharing agents cannot
-// deadlock), so concurrent requests of one agent cannot both pass the same mark.
+// lockAgents scopes the transaction to the group's organisation (as scopeToOrg does) and locks
+// the group's agent rows in id order (two groups sharing agents cannot deadlock), so concurrent
+// requests of one agent cannot both pass the same mark; all in one round trip.
 func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*agentMark, error) {
 	ids := make([]string, 0, len(members))
 	for _, m := range members {
@@ -161,10 +161,22 @@ func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*a
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	rows, err := tx.Query(ctx, `
+	batch := &pgx.Batch{}
+	batch.Queue(`SET LOCAL ROLE spindle_gateway`)
+	batch.Queue(`SELECT set_config('spindle.org_id', $1, true)`, members[0].Agent.OrgID)
+	batch.Queue(`
 		SELECT id::text, credential_hash, batch_hwm, revoked_at IS NOT NULL, credential_expires_at <= now()
 		FROM agents WHERE id = ANY($1::uuid[])
 		ORDER BY id FOR UPDATE`, ids)
+	results := tx.SendBatch(ctx, batch)
+	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return nil, fmt.Errorf("adopt the spindle_gateway role (is migration 20261123130000_tenant_security applied, and the gateway's login granted spindle_gateway?): %w", err)
+	}
+	if _, err := results.Exec(); err != nil {
+		return nil, fmt.Errorf("set the organisation: %w", err)
+	}
+	rows, err := results.Query()
 	if err != nil {
 		return nil, fmt.Errorf("lock agents: %w", err)
 	}
@@ -181,11 +193,15 @@ func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*a
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("lock agents: %w", err)
 	}
+	rows.Close()
+	if err := results.Close(); err != nil {
+		return nil, fmt.Errorf("lock agents: %w", err)
+	}
 	return marks, nil
 }
 
-// advanceMarks sets every advanced mark in one statement.
-func advanceMarks(ctx context.Context, tx pgx.Tx, marks map[string]*agentMark) error {
+// queueAdvanceMarks sets every advanced mark in one statement.
+func queueAdvanceMarks(batch *pgx.Batch, marks map[string]*agentMark) {
 	var ids []string
 	var hwms []int64
 	for id, mark := range marks {
@@ -195,22 +211,19 @@ func advanceMarks(ctx context.Context, tx pgx.Tx, marks map[string]*agentMark) e
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return
 	}
-	if _, err := tx.Exec(ctx, `
+	batch.Queue(`
 		UPDATE agents SET batch_hwm = m.hwm
 		FROM unnest($1::uuid[], $2::bigint[]) AS m(id, hwm)
-		WHERE agents.id = m.id`, ids, hwms); err != nil {
-		return fmt.Errorf("advance batch high-water marks: %w", err)
-	}
-	return nil
+		WHERE agents.id = m.id`, ids, hwms)
 }
 
-// touchServers marks the servers seen and records what their agents report about the host, in
-// one statement; an attribute an agent did not send leaves the stored value alone.
-func touchServers(ctx context.Context, tx pgx.Tx, agents []Agent, hosts map[string]telemetry.HostInfo) error {
+// queueTouchServers marks the servers seen and records what their agents report about the host,
+// in one statement; an attribute an agent did not send leaves the stored value alone.
+func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]telemetry.HostInfo) {
 	if len(agents) == 0 {
-		return nil
+		return
 	}
 	n := len(agents)
 	ids, orgs := make([]string, 0, n), make([]string, 0, n)
@@ -222,7 +235,7 @@ func touchServers(ctx context.Context, tx pgx.Tx, agents []Agent, hosts map[stri
 			fields[f] = append(fields[f], v)
 		}
 	}
-	_, err := tx.Exec(ctx, `
+	batch.Queue(`
 		UPDATE servers SET
 			last_seen_at  = now(),
 			hostname      = COALESCE(NULLIF(h.hostname, ''), servers.hostname),
@@ -235,13 +248,14 @@ func touchServers(ctx context.Context, tx pgx.Tx, agents []Agent, hosts map[stri
 			AS h(id, org_id, hostname, os, os_version, kernel, arch, agent_version)
 		WHERE servers.id = h.id AND servers.org_id = h.org_id`,
 		ids, orgs, fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
-	if err != nil {
-		return fmt.Errorf("update servers last seen: %w", err)
-	}
-	return nil
 }
 
-// touchServer is touchServers for one agent.
+// touchServer marks one agent's server seen (OpAMP reports), as queueTouchServers does.
 func touchServer(ctx context.Context, tx pgx.Tx, agent Agent, host telemetry.HostInfo) error {
-	return touchServers(ctx, tx, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: host})
+	batch := &pgx.Batch{}
+	queueTouchServers(batch, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: host})
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("update server last seen: %w", err)
+	}
+	return nil
 }
