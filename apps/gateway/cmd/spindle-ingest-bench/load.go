@@ -23,11 +23,11 @@ type loadResult struct {
 // runLoad sends agent-shaped batches from senders goroutines for duration. Each sender owns a
 // slice of the agents and sends their batches in turn, the next batch of an agent only after the
 // previous one was acknowledged (an agent's spool sends in order).
-func runLoad(ctx context.Context, client *http.Client, gateway string, agents []*agent, senders int, duration time.Duration, firstTime time.Time) (loadResult, error) {
+func runLoad(ctx context.Context, client *http.Client, gateway string, agents []*agent, senders int, duration time.Duration, firstTime time.Time, batches *atomic.Int64) (loadResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, duration)
 	defer cancel()
+	before := batches.Load()
 	var (
-		batches  atomic.Int64
 		mu       sync.Mutex
 		refused  = map[int]int64{}
 		latency  []time.Duration
@@ -95,7 +95,7 @@ func runLoad(ctx context.Context, client *http.Client, gateway string, agents []
 	}
 	wg.Wait()
 	slices.Sort(latency)
-	return loadResult{Batches: batches.Load(), Refused: refused, Latencies: latency, Seconds: time.Since(start).Seconds()}, firstErr
+	return loadResult{Batches: batches.Load() - before, Refused: refused, Latencies: latency, Seconds: time.Since(start).Seconds()}, firstErr
 }
 
 func post(ctx context.Context, client *http.Client, gateway, credential string, body []byte) (int, error) {

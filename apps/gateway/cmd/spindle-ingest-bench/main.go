@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,6 +32,7 @@ type options struct {
 	gatewayPID, postgresPID     int
 	rawDuration                 time.Duration
 	rawCopiers, rawChunkBatches int
+	progressEvery               time.Duration
 }
 
 func main() {
@@ -43,6 +45,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "load before the measurement (not counted)")
 	flag.IntVar(&o.gatewayPID, "gateway-pid", 0, "the gateway's pid, for its CPU (0: not measured)")
 	flag.IntVar(&o.postgresPID, "postgres-pid", 0, "the postmaster's pid (first line of postmaster.pid), for the CPU of it and its backends (0: not measured)")
+	flag.DurationVar(&o.progressEvery, "progress", 10*time.Second, "print batches/s and the rollup queue this often during the measurement")
 	flag.DurationVar(&o.rawDuration, "raw-duration", 20*time.Second, "raw COPY baseline duration (0 skips it)")
 	flag.IntVar(&o.rawCopiers, "raw-copiers", 2, "connections copying at once for the baseline")
 	flag.IntVar(&o.rawChunkBatches, "raw-chunk", 500, "batches' rows per COPY transaction for the baseline")
@@ -76,9 +79,10 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("enrolled %d servers (run %s)\n", len(agents), runID)
 	// Six days back: a long run's 10 s intervals stay inside the gateway's 7-day window.
+	var acknowledged atomic.Int64
 	firstTime := time.Now().Add(-6 * 24 * time.Hour).Truncate(time.Second)
 	if o.warmup > 0 {
-		if _, err := runLoad(ctx, client, o.gateway, agents, o.senders, o.warmup, firstTime); err != nil {
+		if _, err := runLoad(ctx, client, o.gateway, agents, o.senders, o.warmup, firstTime, &acknowledged); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
@@ -96,7 +100,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	load, err := runLoad(ctx, client, o.gateway, agents, o.senders, o.duration, firstTime)
+	progressCtx, stopProgress := context.WithCancel(ctx)
+	worstRollup := make(chan rollupSample, 1)
+	go func() { worstRollup <- progress(progressCtx, db, &acknowledged, o.progressEvery) }()
+	load, err := runLoad(ctx, client, o.gateway, agents, o.senders, o.duration, firstTime, &acknowledged)
+	stopProgress()
+	worst := <-worstRollup
 	if err != nil {
 		return err
 	}
@@ -122,6 +131,10 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("  group commits           %10s\n", "none reported (a gateway without group commit)")
 	}
 	fmt.Printf("  rollup_pending rows     %10s before, %s after\n", pendingBefore, pendingAfter)
+	if worst.Samples > 0 {
+		fmt.Printf("  rollup queue, %d samples %10d rows at most, oldest waited at most %s\n",
+			worst.Samples, worst.Pending, worst.OldestAge.Round(time.Second))
+	}
 
 	if o.rawDuration <= 0 {
 		return nil
