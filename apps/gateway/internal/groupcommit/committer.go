@@ -54,6 +54,7 @@ type Committer struct {
 	wg       sync.WaitGroup
 
 	groups, members atomic.Int64 // written (or attempted), for GET /metrics
+	waiting         atomic.Int64 // requests collected by the dispatcher, not yet handed to a writer
 }
 
 // Groups is how many group transactions were attempted since start.
@@ -132,6 +133,7 @@ func (c *Committer) dispatch() {
 		select {
 		case r := <-c.in:
 			pending = append(pending, r)
+			c.waiting.Store(int64(len(pending)))
 			if len(pending) == 1 && !ready {
 				window = time.After(c.settings.Window)
 			}
@@ -142,6 +144,7 @@ func (c *Committer) dispatch() {
 			window, ready = nil, true
 		case send <- group:
 			pending = without(pending, group)
+			c.waiting.Store(int64(len(pending)))
 			if len(pending) == 0 {
 				ready = false
 			}

@@ -37,23 +37,6 @@ func (c *copySet) add(table string, columns []string, row []any) {
 	t.rows = append(t.rows, row)
 }
 
-// rows is how many rows table holds.
-func (c *copySet) rows(table string) int {
-	if t := c.byName[table]; t != nil {
-		return len(t.rows)
-	}
-	return 0
-}
-
-// values is rows × columns over every table: the figure the ingest benchmark compares with raw COPY.
-func (c *copySet) values() int {
-	n := 0
-	for _, t := range c.tables {
-		n += len(t.rows) * len(t.columns)
-	}
-	return n
-}
-
 // copy writes every table with one COPY each, in the order the tables were first added.
 func (c *copySet) copy(ctx context.Context, tx pgx.Tx) error {
 	for _, t := range c.tables {
