@@ -45,9 +45,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	limits := cfg.Limits
 	// Ingest (exports, enrolment, /healthz) and OpAMP have pools of their own, so a reconnect
 	// storm or a fleet-wide policy push cannot take the connections exports and health checks
-	// need. Ingest: a connection per group-commit writer and enrolment slot, one for /healthz and
-	// one for credential checks.
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+2))
+	// need. Ingest: a connection per group-commit writer and enrolment slot, and four for the short
+	// statements beside them (/healthz, credential checks and renewals, proof-run calls).
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+4))
 	if err != nil {
 		return err
 	}
