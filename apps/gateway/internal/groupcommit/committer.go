@@ -6,7 +6,8 @@
 // collects requests; when the window since the first waiting request has passed (or a group is
 // full) and a writer goroutine is free, it hands the writer every waiting request of the oldest
 // request's organisation. While all writers are busy requests keep collecting, so groups grow
-// with the load and an idle gateway waits at most one window.
+// with the load; a request with no other call in flight is written at once, and otherwise the
+// first of a group waits at most one window.
 package groupcommit
 
 import (
@@ -37,6 +38,9 @@ type Settings struct {
 	MaxMembers int
 	// Writers is how many groups are written at once, each on its own connection (default 2).
 	Writers int
+	// WaitAlone makes even a lone request wait its window, so a test decides which requests
+	// share a group (MaxMembers reached); in production a lone request is written at once.
+	WaitAlone bool
 	// Timeout bounds one group's transaction; past it the database counts as down (default 15 s).
 	Timeout time.Duration
 }
@@ -55,6 +59,7 @@ type Committer struct {
 
 	groups, members atomic.Int64 // written (or attempted), for GET /metrics
 	waiting         atomic.Int64 // requests collected by the dispatcher, not yet handed to a writer
+	callers         atomic.Int64 // Write calls not yet answered, collected or not
 }
 
 // Groups is how many group transactions were attempted since start.
@@ -95,6 +100,8 @@ func New(settings Settings) *Committer {
 // first the outcome is unknown to the caller; the request may still commit, and the agent's
 // retry is then acknowledged as a replay.
 func (c *Committer) Write(ctx context.Context, agent store.Agent, batches []telemetry.Batch) (store.WriteResult, error) {
+	c.callers.Add(1)
+	defer c.callers.Add(-1)
 	r := &request{ctx: ctx, member: store.Member{Agent: agent, Batches: batches}, reply: make(chan store.Outcome, 1)}
 	select {
 	case c.in <- r:
@@ -135,7 +142,14 @@ func (c *Committer) dispatch() {
 			pending = append(pending, r)
 			c.waiting.Store(int64(len(pending)))
 			if len(pending) == 1 && !ready {
-				window = time.After(c.settings.Window)
+				// A lone caller (an agent replaying its spool one request after another, a quiet
+				// gateway) has nobody to wait for; while other calls are in flight, later ones
+				// are likely to join within the window.
+				if c.callers.Load() <= 1 && !c.settings.WaitAlone {
+					ready = true
+				} else {
+					window = time.After(c.settings.Window)
+				}
 			}
 			if len(pending) >= c.settings.MaxMembers {
 				ready = true

@@ -19,10 +19,19 @@ type recordingWriter struct {
 	mu     sync.Mutex
 	groups [][]store.Member
 	fail   error
+	// gate, when set, holds the first group until it is closed (a writer busy with a slow group).
+	gate chan struct{}
 }
 
 func (w *recordingWriter) WriteGroup(_ context.Context, members []store.Member) ([]store.Outcome, error) {
 	w.mu.Lock()
+	if w.gate != nil {
+		gate := w.gate
+		w.gate = nil
+		w.mu.Unlock()
+		<-gate
+		w.mu.Lock()
+	}
 	defer w.mu.Unlock()
 	w.groups = append(w.groups, members)
 	if w.fail != nil {
@@ -89,7 +98,7 @@ func TestGroupsNeverMixOrganisationsAndRespectMaxMembers(t *testing.T) {
 // A group's error reaches every member of it.
 func TestGroupErrorReachesEveryMember(t *testing.T) {
 	down := fmt.Errorf("database down")
-	c := New(Settings{Store: &recordingWriter{fail: down}, Window: time.Hour, MaxMembers: 2, Writers: 1})
+	c := New(Settings{Store: &recordingWriter{fail: down}, Window: time.Hour, MaxMembers: 2, Writers: 1, WaitAlone: true})
 	defer c.Close()
 	errs := make(chan error, 2)
 	for i := 0; i < 2; i++ {
@@ -106,30 +115,65 @@ func TestGroupErrorReachesEveryMember(t *testing.T) {
 }
 
 // A caller that gave up before its group was written gets its context's error and is not
-// written; Close writes what was collected and then refuses new requests.
+// written, while the other member of its group is; Close writes what was collected and then
+// refuses new requests.
 func TestCallerThatGaveUpIsNotWrittenAndCloseRefusesNewRequests(t *testing.T) {
-	w := &recordingWriter{}
+	gate := make(chan struct{})
+	w := &recordingWriter{gate: gate}
 	c := New(Settings{Store: w, Window: time.Hour, MaxMembers: 100, Writers: 1})
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Write(context.Background(), agentOf("org-a", 0), nil)
+		first <- err
+	}()
+	// The lone first caller goes to the writer at once, which holds it: the next callers find a
+	// call in flight and wait for the hour-long window.
+	for c.Groups() == 0 {
+		time.Sleep(time.Millisecond)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	gaveUp, stayed := make(chan error, 1), make(chan error, 1)
 	go func() {
 		_, err := c.Write(ctx, agentOf("org-a", 1), nil)
-		done <- err
+		gaveUp <- err
 	}()
-	// Wait until the request is collected (the dispatcher holds it for the hour-long window).
-	for c.pendingForTest() == 0 {
+	go func() {
+		_, err := c.Write(context.Background(), agentOf("org-a", 2), nil)
+		stayed <- err
+	}()
+	for c.pendingForTest() < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
-	if err := <-done; err != context.Canceled {
+	if err := <-gaveUp; err != context.Canceled {
 		t.Fatalf("caller got %v, want context.Canceled", err)
 	}
-	c.Close()
-	if len(w.groups) != 0 {
-		t.Fatalf("%d groups written for a caller that gave up", len(w.groups))
+	close(gate)
+	if err := <-first; err != nil {
+		t.Fatal(err)
 	}
-	if _, err := c.Write(context.Background(), agentOf("org-a", 2), nil); err != ErrClosed {
+	c.Close()
+	if err := <-stayed; err != nil {
+		t.Fatalf("the caller that stayed: %v", err)
+	}
+	if len(w.groups) != 2 || len(w.groups[1]) != 1 || w.groups[1][0].Agent.ID != agentOf("org-a", 2).ID {
+		t.Fatalf("groups written %+v, want the first caller's, then one holding only the caller that stayed", w.groups)
+	}
+	if _, err := c.Write(context.Background(), agentOf("org-a", 3), nil); err != ErrClosed {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+// A lone caller is written at once, without waiting for the window.
+func TestLoneCallerDoesNotWaitForTheWindow(t *testing.T) {
+	w := &recordingWriter{}
+	c := New(Settings{Store: w, Window: time.Hour, MaxMembers: 100, Writers: 1})
+	defer c.Close()
+	if _, err := c.Write(context.Background(), agentOf("org-a", 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if c.Groups() != 1 {
+		t.Fatalf("%d groups, want 1", c.Groups())
 	}
 }
 

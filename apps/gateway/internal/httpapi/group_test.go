@@ -19,7 +19,7 @@ import (
 // holds members requests (the window is far longer than any test), so the test decides which
 // requests share a transaction.
 func groupOf(t *testing.T, s *store.Store, members int) (option, *groupcommit.Committer) {
-	c := groupcommit.New(groupcommit.Settings{Store: s, Window: time.Hour, MaxMembers: members, Writers: 1})
+	c := groupcommit.New(groupcommit.Settings{Store: s, Window: time.Hour, MaxMembers: members, Writers: 1, WaitAlone: true})
 	t.Cleanup(c.Close)
 	return func(o *Options) { o.Writes = c }, c
 }
