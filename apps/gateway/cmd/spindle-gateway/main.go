@@ -15,6 +15,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/benchwake"
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
+	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
@@ -44,8 +45,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	limits := cfg.Limits
 	// Ingest (exports, enrolment, /healthz) and OpAMP have pools of their own, so a reconnect
 	// storm or a fleet-wide policy push cannot take the connections exports and health checks
-	// need. Ingest: a connection per write slot and enrolment slot, one for /healthz.
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(cfg.MaxConcurrentWrites+limits.MaxConcurrentEnrolls+1))
+	// need. Ingest: a connection per group-commit writer and enrolment slot, and four for the short
+	// statements beside them (/healthz, credential checks and renewals, proof-run calls).
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+4))
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	writes := groupcommit.New(groupcommit.Settings{Store: db, Window: limits.IngestGroupWindow, Writers: limits.IngestGroupWriters})
+	defer writes.Close()
 	handler, err := httpapi.New(httpapi.Options{
+		Writes:               writes,
 		SigningKey:           signingKey,
 		Store:                db,
 		Logger:               log,

@@ -33,8 +33,8 @@ type Config struct {
 	AgentDistDir string
 	// MaxBodyBytes bounds a request body, before and after gunzip (SPINDLE_MAX_BODY_BYTES).
 	MaxBodyBytes int64
-	// MaxConcurrentWrites bounds requests writing to the database at once
-	// (SPINDLE_MAX_CONCURRENT_WRITES); MaxQueuedWrites more may wait (SPINDLE_MAX_QUEUED_WRITES),
+	// MaxConcurrentWrites bounds exports being decoded and written at once; their database
+	// work shares the group commit's few transactions (SPINDLE_MAX_CONCURRENT_WRITES); MaxQueuedWrites more may wait (SPINDLE_MAX_QUEUED_WRITES),
 	// beyond that the gateway answers 429 with Retry-After.
 	MaxConcurrentWrites int
 	MaxQueuedWrites     int
@@ -78,6 +78,12 @@ type Limits struct {
 	// CredentialCacheTTL: how long a checked credential is trusted; a revoked one stops working
 	// within it (SPINDLE_CREDENTIAL_CACHE_TTL; 0 checks every request).
 	CredentialCacheTTL time.Duration
+	// Group commit (internal/groupcommit): how long the first waiting export waits for others
+	// (SPINDLE_INGEST_GROUP_WINDOW; 0 writes at once, still coalescing while writers are busy)
+	// and how many groups are written at once, each on its own connection
+	// (SPINDLE_INGEST_GROUP_WRITERS).
+	IngestGroupWindow  time.Duration
+	IngestGroupWriters int
 }
 
 // DefaultLimits are the limits unless configured otherwise.
@@ -88,6 +94,7 @@ func DefaultLimits() Limits {
 		TimestampMaxAge: 7 * 24 * time.Hour, TimestampMaxAhead: 10 * time.Minute,
 		OpAMPMaxMessageBytes: 1 << 20, OpAMPMaxConnectionsPerAgent: 4, OpAMPMaxConcurrent: 16, OpAMPDBConnections: 4,
 		CredentialCacheTTL: 10 * time.Second,
+		IngestGroupWindow:  2 * time.Millisecond, IngestGroupWriters: 2,
 	}
 }
 
@@ -95,7 +102,7 @@ const (
 	DefaultListenAddr          = ":4318"
 	DefaultPublicURL           = "http://localhost:4318"
 	DefaultMaxBodyBytes        = 8 << 20
-	DefaultMaxConcurrentWrites = 8
+	DefaultMaxConcurrentWrites = 64
 	DefaultMaxQueuedWrites     = 32
 	DefaultStateDir            = ".spindle/gateway"
 )
@@ -214,6 +221,8 @@ func loadLimits(value func(key, fallback string) string, problem func(string, ..
 		OpAMPMaxConcurrent:          positiveInt(value, "SPINDLE_OPAMP_MAX_CONCURRENT", d.OpAMPMaxConcurrent, 1, problem),
 		OpAMPDBConnections:          positiveInt(value, "SPINDLE_OPAMP_DB_CONNECTIONS", d.OpAMPDBConnections, 1, problem),
 		CredentialCacheTTL:          duration(value, "SPINDLE_CREDENTIAL_CACHE_TTL", d.CredentialCacheTTL, 0, problem),
+		IngestGroupWindow:           duration(value, "SPINDLE_INGEST_GROUP_WINDOW", d.IngestGroupWindow, 0, problem),
+		IngestGroupWriters:          positiveInt(value, "SPINDLE_INGEST_GROUP_WRITERS", d.IngestGroupWriters, 1, problem),
 	}
 	for _, raw := range strings.Split(value("SPINDLE_TRUSTED_PROXIES", ""), ",") {
 		if raw = strings.TrimSpace(raw); raw == "" {

@@ -21,7 +21,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	}
 	want := Config{
 		DatabaseURL: "postgres://spindle@localhost:5432/spindle", ListenAddr: ":4318", PublicURL: "http://localhost:4318",
-		MaxBodyBytes: 8 << 20, MaxConcurrentWrites: 8, MaxQueuedWrites: 32, LogLevel: slog.LevelInfo,
+		MaxBodyBytes: 8 << 20, MaxConcurrentWrites: 64, MaxQueuedWrites: 32, LogLevel: slog.LevelInfo,
 		StateDir: ".spindle/gateway", Limits: DefaultLimits(),
 	}
 	if !reflect.DeepEqual(cfg, want) {

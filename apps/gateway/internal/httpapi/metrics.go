@@ -81,7 +81,7 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	var result store.WriteResult
 	message := ""
 	if len(request.Batches) > 0 {
-		result, err = s.store.WriteBatches(ctx, agent, request.Batches)
+		result, err = s.groupWrites.Write(ctx, agent, request.Batches)
 		if err != nil {
 			s.writeAuthError(w, r, err)
 			return

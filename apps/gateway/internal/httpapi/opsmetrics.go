@@ -27,6 +27,12 @@ func (s *server) handleOpsMetrics(w http.ResponseWriter, _ *http.Request) {
 		{"spindle_gateway_batch_sequence_replays_total",
 			"Batches resent with the same content after a lost acknowledgement; acknowledged without being written again.",
 			s.recent.replays.Load},
+		{"spindle_gateway_ingest_groups_total",
+			"Group-commit transactions attempted: concurrent exports written together (SPINDLE_INGEST_GROUP_WINDOW, SPINDLE_INGEST_GROUP_WRITERS).",
+			s.groupWrites.Groups},
+		{"spindle_gateway_ingest_group_members_total",
+			"Exports those transactions held; divided by spindle_gateway_ingest_groups_total it is the average group size.",
+			s.groupWrites.Members},
 	}
 	var out strings.Builder
 	for _, c := range counters {

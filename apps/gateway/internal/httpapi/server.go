@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
@@ -22,7 +23,10 @@ type Options struct {
 	// SigningKey signs SHA256SUMS (GET /download/SHA256SUMS.sig); install.sh pins its public key.
 	SigningKey   signing.Key
 	MaxBodyBytes int64
-	// MaxConcurrentWrites requests run against the database at once, MaxQueuedWrites wait up
+	// Writes coalesces the exports' database work into group transactions (groupcommit);
+	// default: one over Store with no window and two writers, never closed (tests).
+	Writes *groupcommit.Committer
+	// MaxConcurrentWrites requests are decoded and written at once, MaxQueuedWrites wait up
 	// to MaxQueueWait for a turn, the rest get 429.
 	MaxConcurrentWrites int
 	MaxQueuedWrites     int
@@ -63,6 +67,7 @@ const DefaultMaxConcurrentEnrolls = 2
 
 type server struct {
 	store         *store.Store
+	groupWrites   *groupcommit.Committer
 	log           *slog.Logger
 	agentDistDir  string
 	maxBodyBytes  int64
@@ -117,6 +122,9 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	if opts.Credentials == nil && opts.Store != nil {
 		opts.Credentials = store.NewCredentials(opts.Store.AuthenticateAgent, store.DefaultCredentialTTL, store.DefaultCredentialCacheLimit)
 	}
+	if opts.Writes == nil && opts.Store != nil {
+		opts.Writes = groupcommit.New(groupcommit.Settings{Store: opts.Store})
+	}
 	if opts.MaxBenchReportBytes <= 0 {
 		opts.MaxBenchReportBytes = DefaultMaxBenchReportBytes
 	}
@@ -124,6 +132,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		benchWaker:          opts.BenchWaker,
 		maxBenchReportBytes: opts.MaxBenchReportBytes,
 		store:               opts.Store,
+		groupWrites:         opts.Writes,
 		log:                 opts.Logger,
 		agentDistDir:        opts.AgentDistDir,
 		maxBodyBytes:        opts.MaxBodyBytes,

@@ -79,7 +79,7 @@ func scopeToOrg(ctx context.Context, tx pgx.Tx, orgID string) error {
 }
 
 // inOrg runs work in one transaction scoped to the organisation (scopeToOrg): every statement a
-// method makes for an authenticated agent or a resolved token goes through here or WriteBatches
+// method makes for an authenticated agent or a resolved token goes through here or WriteGroup
 // / Enroll, which scope their own transactions the same way.
 func (s *Store) inOrg(ctx context.Context, orgID string, work func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

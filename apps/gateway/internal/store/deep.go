@@ -35,115 +35,100 @@ func bucketColumns() []string {
 	return columns
 }
 
-// writeDeep writes the deep telemetry of the batches being written (in ascending sequence) in
-// the caller's transaction: COPY for the interval tables, statements for the fragmentation
-// state, and the capabilities of the newest batch that reported them. It returns the rows
-// copied into the interval tables.
-func writeDeep(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) (int, error) {
-	var latency, split, pageCache, pgDatabase, pressure, filesystems, agentSpool [][]any
+// addDeepRows adds the interval-table rows of one batch's deep telemetry to set (one COPY per
+// table for the whole transaction).
+func addDeepRows(set *copySet, agent Agent, batch telemetry.Batch) {
+	d := batch.Deep
+	for _, r := range d.DiskLatency {
+		row := make([]any, 0, len(diskLatencyColumns))
+		row = append(row, r.Time, agent.OrgID, agent.ServerID, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds)
+		for _, c := range r.Buckets {
+			row = append(row, c)
+		}
+		set.add("disk_latency", diskLatencyColumns, row)
+	}
+	for _, r := range d.DiskSplit {
+		set.add("disk_split_io", diskSplitColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.IntervalSeconds, r.SplitOps})
+	}
+	for _, r := range d.PageCache {
+		set.add("page_cache", pageCacheColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.Accesses, r.Misses})
+	}
+	for _, r := range d.PgDatabase {
+		set.add("pg_database_stats", pgDatabaseColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Database, r.IntervalSeconds,
+			r.Commits, r.Rollbacks, r.BlocksHit, r.BlocksRead, r.BlockReadTimeMicros})
+	}
+	for _, r := range d.Pressure {
+		set.add("pressure", pressureColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds,
+			r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
+	}
+	for _, r := range d.Filesystems {
+		set.add("filesystem", filesystemColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Mountpoint, r.Device, r.FSType,
+			r.IntervalSeconds, r.SizeBytes, r.FreeBytes, r.AvailableBytes})
+	}
+	for _, r := range d.AgentSpool {
+		set.add("agent_spool", agentSpoolColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
+	}
+	for _, family := range telemetry.AccelFamilies {
+		rows := d.ReadCache
+		if family == &telemetry.WriteOptFamily {
+			rows = d.WriteOpt
+		}
+		for _, r := range rows {
+			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds}, r.Values...))
+		}
+	}
+}
+
+// deepRowCount is how many interval-table rows addDeepRows adds for batch.
+func deepRowCount(batch telemetry.Batch) int {
+	d := batch.Deep
+	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
+		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt)
+}
+
+// writeDeepState writes what is state rather than an interval row, for the batches of one agent
+// being written (in ascending sequence), in the caller's transaction: the fragmentation scans,
+// the newest page-cache and managed-file lists, and the capabilities of the newest batch that
+// reported them.
+func writeDeepState(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) error {
 	var capabilities []string
 	var topFiles *telemetry.PageCacheTopFiles
 	var writeOptFiles *telemetry.WriteOptFiles
-	accel := map[*telemetry.AccelFamily][][]any{}
 	for _, batch := range batches {
 		d := batch.Deep
-		for _, r := range d.DiskLatency {
-			row := []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds}
-			for _, c := range r.Buckets {
-				row = append(row, c)
-			}
-			latency = append(latency, row)
-		}
-		for _, r := range d.DiskSplit {
-			split = append(split, []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.IntervalSeconds, r.SplitOps})
-		}
-		for _, r := range d.PageCache {
-			pageCache = append(pageCache, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.Accesses, r.Misses})
-		}
-		for _, r := range d.PgDatabase {
-			pgDatabase = append(pgDatabase, []any{r.Time, agent.OrgID, agent.ServerID, r.Database, r.IntervalSeconds,
-				r.Commits, r.Rollbacks, r.BlocksHit, r.BlocksRead, r.BlockReadTimeMicros})
-		}
-		for _, r := range d.Pressure {
-			pressure = append(pressure, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds,
-				r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
-		}
-		for _, r := range d.Filesystems {
-			filesystems = append(filesystems, []any{r.Time, agent.OrgID, agent.ServerID, r.Mountpoint, r.Device, r.FSType, r.IntervalSeconds,
-				r.SizeBytes, r.FreeBytes, r.AvailableBytes})
-		}
-		for _, r := range d.AgentSpool {
-			agentSpool = append(agentSpool, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
-		}
 		if d.Capabilities != nil {
 			capabilities = d.Capabilities
 		}
 		if d.PageCacheTopFiles != nil && (topFiles == nil || !d.PageCacheTopFiles.Time.Before(topFiles.Time)) {
 			topFiles = d.PageCacheTopFiles
 		}
-		for family, rows := range map[*telemetry.AccelFamily][]telemetry.AccelRow{
-			&telemetry.ReadCacheFamily: d.ReadCache, &telemetry.WriteOptFamily: d.WriteOpt,
-		} {
-			for _, r := range rows {
-				accel[family] = append(accel[family], append([]any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds}, r.Values...))
-			}
-		}
 		if d.WriteOptFiles != nil && (writeOptFiles == nil || !d.WriteOptFiles.Time.Before(writeOptFiles.Time)) {
 			writeOptFiles = d.WriteOptFiles
 		}
-	}
-	copies := []struct {
-		table   string
-		columns []string
-		rows    [][]any
-	}{
-		{"disk_latency", diskLatencyColumns, latency},
-		{"disk_split_io", diskSplitColumns, split},
-		{"page_cache", pageCacheColumns, pageCache},
-		{"pg_database_stats", pgDatabaseColumns, pgDatabase},
-		{"pressure", pressureColumns, pressure},
-		{"filesystem", filesystemColumns, filesystems},
-		{"agent_spool", agentSpoolColumns, agentSpool},
-	}
-	for _, family := range telemetry.AccelFamilies {
-		copies = append(copies, struct {
-			table   string
-			columns []string
-			rows    [][]any
-		}{family.Table, family.CopyColumns(), accel[family]})
-	}
-	total := 0
-	for _, c := range copies {
-		if err := copyRows(ctx, tx, c.table, c.columns, c.rows); err != nil {
-			return 0, err
-		}
-		total += len(c.rows)
-	}
-	for _, batch := range batches {
-		for _, scan := range batch.Deep.Fragmentation {
+		for _, scan := range d.Fragmentation {
 			if err := writeFragmentation(ctx, tx, agent, scan); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
 	if topFiles != nil {
 		if err := replaceTopFiles(ctx, tx, agent, *topFiles); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if writeOptFiles != nil {
 		if err := replaceWriteOptFiles(ctx, tx, agent, *writeOptFiles); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if capabilities != nil {
 		if _, err := tx.Exec(ctx, `
 			UPDATE agents SET telemetry_capabilities = $2, telemetry_capabilities_at = now()
 			WHERE id = $1`, agent.ID, capabilities); err != nil {
-			return 0, fmt.Errorf("record telemetry capabilities: %w", err)
+			return fmt.Errorf("record telemetry capabilities: %w", err)
 		}
 	}
-	return total, nil
+	return nil
 }
 
 // writeFragmentation appends the scan summary to the root's history only when it differs from

@@ -30,7 +30,11 @@ interface PendingRange {
  * just those servers and time spans. Safe to run from any number of workers at once.
  */
 export async function rollupPending(pool: pg.Pool, options: RollupOptions = {}): Promise<RollupResult> {
-  const batchSize = options.batchSize ?? 500;
+  // Large claims are what lets rollups keep up with a busy gateway: every claim recomputes each
+  // touched minute and hour once, however many ranges fed it, so 500 ranges a claim recomputed
+  // each hour hundreds of times an hour at ~450 batches/s and fell behind by a minute a minute
+  // (docs/benchmarks.md, "Ingest end to end against raw COPY").
+  const batchSize = options.batchSize ?? 10_000;
   const maxBatches = options.maxBatches ?? 20;
   const result: RollupResult = { rangesProcessed: 0, serversRolledUp: 0 };
   for (let batch = 0; batch < maxBatches; batch++) {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// clockTicksPerSecond is USER_HZ, 100 on every Linux architecture Go supports.
+const clockTicksPerSecond = 100
+
+// cpuTicks is the user+system CPU of pid, or of pid and all its direct children when
+// withChildren (PostgreSQL's postmaster and its backends), read from /proc/<pid>/stat.
+func cpuTicks(pid int, withChildren bool) (int64, error) {
+	total, _, err := statTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	if !withChildren {
+		return total, nil
+	}
+	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range entries {
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		ticks, parent, err := statTicks(child)
+		if err == nil && parent == pid {
+			total += ticks
+		}
+	}
+	return total, nil
+}
+
+// statTicks returns utime+stime and the parent pid. A backend that exits between two readings
+// takes its ticks with it; the run's figure is then a lower bound, which is why the benchmark
+// keeps its connections open for the whole run.
+func statTicks(pid int) (ticks int64, parent int, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The command name is in parentheses and may contain spaces: split after the last ')'.
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	if len(fields) < 13 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	parent, _ = strconv.Atoi(fields[1])
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return utime + stime, parent, nil
+}
+
+// cpuMeter measures the share of one core a process (tree) used between start and stop.
+type cpuMeter struct {
+	pid          int
+	withChildren bool
+	startTicks   int64
+}
+
+func startCPU(pid int, withChildren bool) (*cpuMeter, error) {
+	if pid == 0 {
+		return nil, nil
+	}
+	ticks, err := cpuTicks(pid, withChildren)
+	if err != nil {
+		return nil, fmt.Errorf("read CPU of pid %d: %w", pid, err)
+	}
+	return &cpuMeter{pid: pid, withChildren: withChildren, startTicks: ticks}, nil
+}
+
+// percentOfCore returns the CPU used since start as a percentage of one core over seconds, or
+// -1 when there is no meter (pid not given), reported as "not measured".
+func (m *cpuMeter) percentOfCore(seconds float64) float64 {
+	if m == nil {
+		return -1
+	}
+	ticks, err := cpuTicks(m.pid, m.withChildren)
+	if err != nil {
+		return -1
+	}
+	return float64(ticks-m.startTicks) / clockTicksPerSecond / seconds * 100
+}

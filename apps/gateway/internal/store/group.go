@@ -1,0 +1,266 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+)
+
+// Member is one validated export request of a group: an authenticated agent and its batches.
+type Member struct {
+	Agent   Agent
+	Batches []telemetry.Batch
+}
+
+// Outcome is what happened to one member: its result, or the error it alone gets (an unknown,
+// revoked or expired credential, or batches the database refused).
+type Outcome struct {
+	Result WriteResult
+	Err    error
+}
+
+// WriteGroup writes the requests of several agents of one organisation in one transaction: one
+// lock statement for their agent rows, one COPY per table for all their rows, one statement
+// advancing every mark, one touching every server. Each member stays all or nothing and exactly
+// once for its agent: members of one agent are taken in order against the mark as it rises, a
+// member whose credential fails the check under the lock writes nothing and does not stop the
+// others, and when the database refuses the group's data (a constraint, a value out of range)
+// each member is written again alone, so only the member that caused it fails.
+//
+// The error is for the whole group (the database is down, the context ended): no member was
+// written and every member should be told so.
+func (s *Store) WriteGroup(ctx context.Context, members []Member) ([]Outcome, error) {
+	if len(members) == 0 {
+		return nil, nil
+	}
+	org := members[0].Agent.OrgID
+	for _, m := range members {
+		if m.Agent.OrgID != org {
+			// Row-level security scopes a transaction to one organisation.
+			return nil, fmt.Errorf("a write group spans organisations %s and %s", org, m.Agent.OrgID)
+		}
+	}
+	outcomes, err := s.writeGroup(ctx, members)
+	if err == nil || len(members) == 1 || IsUnavailable(err) || ctx.Err() != nil {
+		return outcomes, err
+	}
+	// The database refused something in the group: find whose by writing each alone.
+	outcomes = make([]Outcome, len(members))
+	for i, m := range members {
+		alone, err := s.writeGroup(ctx, []Member{m})
+		if err != nil {
+			if IsUnavailable(err) || ctx.Err() != nil {
+				return nil, err
+			}
+			outcomes[i] = Outcome{Err: err}
+			continue
+		}
+		outcomes[i] = alone[0]
+	}
+	return outcomes, nil
+}
+
+// agentMark is an agent row as locked by the group, with its mark as it rises.
+type agentMark struct {
+	credentialHash   []byte
+	hwm              int64
+	revoked, expired bool
+	advanced         bool
+}
+
+func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Outcome, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("begin telemetry transaction: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	marks, err := lockAgents(ctx, tx, members)
+	if err != nil {
+		return nil, err
+	}
+
+	outcomes = make([]Outcome, len(members))
+	set := newCopySet()
+	written := make([][]telemetry.Batch, len(members))
+	hosts := map[string]telemetry.HostInfo{} // per server, newest request last
+	var touched []Agent
+	for i, m := range members {
+		mark, ok := marks[m.Agent.ID]
+		// Re-checked under the lock: a credential rotated, revoked or expired since
+		// authentication (or since a gateway cached it, see Credentials) writes nothing.
+		switch {
+		case !ok || !bytes.Equal(mark.credentialHash, m.Agent.CredentialHash):
+			outcomes[i].Err = ErrUnknownCredential
+			continue
+		case mark.revoked:
+			outcomes[i].Err = ErrRevokedCredential
+			continue
+		case mark.expired:
+			outcomes[i].Err = ErrExpiredCredential
+			continue
+		}
+		result := WriteResult{PreviousHWM: mark.hwm}
+		written[i], result.DuplicateBatches, result.BatchHWM = splitAtMark(m.Batches, mark.hwm)
+		result.WrittenBatches = len(written[i])
+		for _, b := range written[i] {
+			addIntervalRows(set, m.Agent, b)
+			result.DiskIORows += len(b.DiskIO)
+			result.MemoryRows += len(b.Memory)
+			result.DeepRows += deepRowCount(b)
+		}
+		if result.WrittenBatches > 0 {
+			mark.hwm, mark.advanced = result.BatchHWM, true
+		}
+		outcomes[i].Result = result
+		if _, seen := hosts[m.Agent.ServerID]; !seen {
+			touched = append(touched, m.Agent)
+		}
+		hosts[m.Agent.ServerID] = mergeHost(hosts[m.Agent.ServerID], newestHost(m.Batches))
+	}
+
+	if err = set.copy(ctx, tx); err != nil {
+		return nil, err
+	}
+	for i, m := range members {
+		if len(written[i]) > 0 {
+			if err = writeDeepState(ctx, tx, m.Agent, written[i]); err != nil {
+				return nil, err
+			}
+			curves, err := writeMissRatioCurves(ctx, tx, m.Agent, written[i])
+			if err != nil {
+				return nil, err
+			}
+			outcomes[i].Result.DeepRows += curves
+		}
+	}
+	// The closing statements travel in one round trip: on a busy host every round trip of a
+	// group's transaction costs more than the statement itself.
+	closing := &pgx.Batch{}
+	queueAdvanceMarks(closing, marks)
+	queueTouchServers(closing, touched, hosts)
+	if err = tx.SendBatch(ctx, closing).Close(); err != nil {
+		return nil, fmt.Errorf("advance batch high-water marks and mark servers seen: %w", err)
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("commit telemetry: %w", err)
+	}
+	return outcomes, nil
+}
+
+// lockAgents scopes the transaction to the group's organisation (as scopeToOrg does) and locks
+// the group's agent rows in id order (two groups sharing agents cannot deadlock), so concurrent
+// requests of one agent cannot both pass the same mark; all in one round trip.
+func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*agentMark, error) {
+	ids := make([]string, 0, len(members))
+	for _, m := range members {
+		ids = append(ids, m.Agent.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	batch := &pgx.Batch{}
+	batch.Queue(`SET LOCAL ROLE spindle_gateway`)
+	batch.Queue(`SELECT set_config('spindle.org_id', $1, true)`, members[0].Agent.OrgID)
+	batch.Queue(`
+		SELECT id::text, credential_hash, batch_hwm, revoked_at IS NOT NULL, credential_expires_at <= now()
+		FROM agents WHERE id = ANY($1::uuid[])
+		ORDER BY id FOR UPDATE`, ids)
+	results := tx.SendBatch(ctx, batch)
+	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return nil, fmt.Errorf("adopt the spindle_gateway role (is migration 20261123130000_tenant_security applied, and the gateway's login granted spindle_gateway?): %w", err)
+	}
+	if _, err := results.Exec(); err != nil {
+		return nil, fmt.Errorf("set the organisation: %w", err)
+	}
+	rows, err := results.Query()
+	if err != nil {
+		return nil, fmt.Errorf("lock agents: %w", err)
+	}
+	defer rows.Close()
+	marks := make(map[string]*agentMark, len(ids))
+	for rows.Next() {
+		var id string
+		mark := &agentMark{}
+		if err := rows.Scan(&id, &mark.credentialHash, &mark.hwm, &mark.revoked, &mark.expired); err != nil {
+			return nil, fmt.Errorf("lock agents: %w", err)
+		}
+		marks[id] = mark
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lock agents: %w", err)
+	}
+	rows.Close()
+	if err := results.Close(); err != nil {
+		return nil, fmt.Errorf("lock agents: %w", err)
+	}
+	return marks, nil
+}
+
+// queueAdvanceMarks sets every advanced mark in one statement.
+func queueAdvanceMarks(batch *pgx.Batch, marks map[string]*agentMark) {
+	var ids []string
+	var hwms []int64
+	for id, mark := range marks {
+		if mark.advanced {
+			ids = append(ids, id)
+			hwms = append(hwms, mark.hwm)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	batch.Queue(`
+		UPDATE agents SET batch_hwm = m.hwm
+		FROM unnest($1::uuid[], $2::bigint[]) AS m(id, hwm)
+		WHERE agents.id = m.id`, ids, hwms)
+}
+
+// queueTouchServers marks the servers seen and records what their agents report about the host,
+// in one statement; an attribute an agent did not send leaves the stored value alone.
+func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]telemetry.HostInfo) {
+	if len(agents) == 0 {
+		return
+	}
+	n := len(agents)
+	ids, orgs := make([]string, 0, n), make([]string, 0, n)
+	fields := make([][]string, 6)
+	for _, a := range agents {
+		h := hosts[a.ServerID]
+		ids, orgs = append(ids, a.ServerID), append(orgs, a.OrgID)
+		for f, v := range []string{h.Hostname, h.OS, h.OSVersion, h.Kernel, h.Arch, h.AgentVersion} {
+			fields[f] = append(fields[f], v)
+		}
+	}
+	batch.Queue(`
+		UPDATE servers SET
+			last_seen_at  = now(),
+			hostname      = COALESCE(NULLIF(h.hostname, ''), servers.hostname),
+			os            = COALESCE(NULLIF(h.os, ''), servers.os),
+			os_version    = COALESCE(NULLIF(h.os_version, ''), servers.os_version),
+			kernel        = COALESCE(NULLIF(h.kernel, ''), servers.kernel),
+			arch          = COALESCE(NULLIF(h.arch, ''), servers.arch),
+			agent_version = COALESCE(NULLIF(h.agent_version, ''), servers.agent_version)
+		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+			AS h(id, org_id, hostname, os, os_version, kernel, arch, agent_version)
+		WHERE servers.id = h.id AND servers.org_id = h.org_id`,
+		ids, orgs, fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+}
+
+// touchServer marks one agent's server seen (OpAMP reports), as queueTouchServers does.
+func touchServer(ctx context.Context, tx pgx.Tx, agent Agent, host telemetry.HostInfo) error {
+	batch := &pgx.Batch{}
+	queueTouchServers(batch, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: host})
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("update server last seen: %w", err)
+	}
+	return nil
+}
