@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
+	"github.com/spindle-io/spindle/agent/internal/mountinfo"
 )
 
 func init() { register("filesystem", true, newFilesystemCollector) }
@@ -53,7 +53,7 @@ func parseMountinfo(r io.Reader) ([]mount, error) {
 		if !found || len(left) < 5 || len(right) < 2 {
 			return nil, fmt.Errorf("mountinfo: malformed line %q", scanner.Text())
 		}
-		m := mount{DeviceID: left[2], Mountpoint: unescapeMount(left[4]), FSType: right[0], Device: unescapeMount(right[1])}
+		m := mount{DeviceID: left[2], Mountpoint: mountinfo.Unescape(left[4]), FSType: right[0], Device: mountinfo.Unescape(right[1])}
 		if skippedFSTypes[m.FSType] || skippedMountpoint(m.Mountpoint) || seen[m.DeviceID] {
 			continue
 		}
@@ -73,25 +73,6 @@ func skippedMountpoint(path string) bool {
 		}
 	}
 	return false
-}
-
-// unescapeMount decodes mountinfo's octal escapes (\040 for a space, \011, \012, \134).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // space is one file system's statfs answer in bytes.

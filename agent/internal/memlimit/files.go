@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/spindle-io/spindle/agent/internal/mountinfo"
 )
 
 // v1Unlimited: cgroup v1 reports "no limit" as the largest page-aligned int64
@@ -240,7 +242,7 @@ func readCgroupMounts(path string) (cgroupMounts, error) {
 			continue
 		}
 		mounts = append(mounts, cgroupMount{
-			root: unescapeMountPath(fields[3]), mountPoint: unescapeMountPath(fields[4]),
+			root: mountinfo.Unescape(fields[3]), mountPoint: mountinfo.Unescape(fields[4]),
 			fsType: tail[0], superOptions: strings.Split(tail[2], ","),
 		})
 	}
@@ -248,23 +250,4 @@ func readCgroupMounts(path string) (cgroupMounts, error) {
 		return nil, fmt.Errorf("memlimit: read %s: %w", path, err)
 	}
 	return mounts, nil
-}
-
-// unescapeMountPath undoes mountinfo's octal escapes (\040 for a space, \011, \012, \134).
-func unescapeMountPath(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -139,9 +139,6 @@ func TestContainerMountRootIsStripped(t *testing.T) {
 	if got := m.dirOf("/kubepods/pod1/app"); got != "/sys/fs/cgroup/memory/app" {
 		t.Errorf("dirOf = %q", got)
 	}
-	if got := unescapeMountPath(`/mnt/with\040space`); got != "/mnt/with space" {
-		t.Errorf("unescape = %q", got)
-	}
 }
 
 func TestMissingMemAvailableIsAnError(t *testing.T) {
