@@ -104,6 +104,7 @@ export class InstalledAgent {
 
 /** The subset of `spindle-agent status --json` the tests read. */
 export interface AgentStatus {
+  serverId: string;
   spool: { batches: number; bytes: number; droppedBatches: number; heldBatches?: number; writeError?: string };
   lastBatchSeq: number;
   intervalSeconds: number;

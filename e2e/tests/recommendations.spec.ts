@@ -5,10 +5,10 @@
 // ratio with its basis and a confidence. Apply saves a new version of the server's own policy,
 // which the policies page lists and the agent applies.
 //
-// The curve: until the agent's miss-ratio curves (branch h-mrc9) are merged, this journey stores
-// one curve row for the server itself, as the gateway would from the agent's
-// spindle.cache.mrc.* metrics; every other input (the enforced budget, MemAvailable, the policy)
-// is the real agent's.
+// The curve: the agent sends its own miss-ratio curves once per 5-minute window, longer than this
+// journey, so the journey stores one curve row for the server itself, as the gateway would from
+// the agent's spindle.cache.mrc.* metrics; every other input (the enforced budget, MemAvailable,
+// the policy) is the real agent's.
 import { expect, test, type Page } from "@playwright/test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -70,7 +70,8 @@ test("a budget recommendation with its evidence is applied as a new policy versi
   await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
   await saveOrganisationPolicy(page, { schemaVersion: 1, readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: 256 * mib } });
 
-  const [server] = await queryRows<{ id: string; org_id: string }>(e2eStack.databaseUrl, "SELECT id, org_id FROM servers WHERE hostname = $1", [hostname()]);
+  // By the agent's own server id: the other journeys enrolled this machine too, in other organisations.
+  const [server] = await queryRows<{ id: string; org_id: string }>(e2eStack.databaseUrl, "SELECT id, org_id FROM servers WHERE id = $1", [agent.status().serverId]);
   const budget = await eventually("the read cache's enforced budget", async () => {
     const rows = await queryRows<{ budget: string }>(e2eStack.databaseUrl,
       "SELECT budget_bytes AS budget FROM read_cache WHERE server_id = $1 AND budget_bytes > 0 ORDER BY time DESC LIMIT 1", [server!.id]);
