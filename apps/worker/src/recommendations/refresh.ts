@@ -35,6 +35,8 @@ export async function refreshOrganization(pool: pg.Pool, orgId: string, now: Dat
 }
 
 async function refreshInTransaction(tx: TenantQueryable, orgId: string, now: Date, settings: RefreshSettings): Promise<OrgRefresh> {
+  // The console's Apply takes the same lock, so no recommendation turns applied between the
+  // in-flight read below and the upserts (which would raise its finding again as a new row).
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('spindle.recommendations'), hashtext($1))", [orgId]);
   const servers = (await tx.query("SELECT id FROM servers WHERE org_id = $1 ORDER BY id", [orgId])).rows.map((r) => r.id as string);
   const result: OrgRefresh = { servers: servers.length, findings: 0, created: [], resolved: 0, reopened: 0, realised: 0 };

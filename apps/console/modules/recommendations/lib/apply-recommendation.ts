@@ -18,7 +18,13 @@ import type { RecommendationView } from "../types/recommendation";
 import { recordRecommendationAudit, requireRecommendationPermission, type RecommendationActor } from "./authorise";
 import { readRecommendation } from "./list-recommendations";
 
+/**
+ * Waits for the organisation's recommendations refresh (apps/worker/src/recommendations/refresh.ts
+ * takes the same lock) and locks the row. Without it a refresh that read the open findings before
+ * this commit would raise the finding again as a new open row beside the applied one.
+ */
 async function lockRecommendation(tx: OrgTransaction, orgId: string, id: string) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('spindle.recommendations'), hashtext(${orgId}))`;
   const rows = await tx.$queryRaw<{ status: string }[]>`
     SELECT status FROM recommendations WHERE id = ${id}::uuid AND org_id = ${orgId} FOR UPDATE`;
   return rows[0] ?? null;
