@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ef4000a1cf9d057b055ce373521f89d317f9cce03f36f8d14bc37a47dbcb9d79"
+const SourceSHA256 = "7a625012ee7ae71444d85e172721d5d211f3b176fd75d64a0622217a5518f6c2"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -51,9 +51,9 @@ var Metrics = []Metric{
 	{Name: "spindle.db.postgresql.blocks_read", Type: "sum", ValueType: "int", Unit: "{block}", Attributes: []string{"db.namespace"}, Table: "pg_database_stats", Columns: []string{"blocks_read"}},
 	{Name: "spindle.db.postgresql.block_read_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"db.namespace"}, Table: "pg_database_stats", Columns: []string{"block_read_time_us"}},
 	{Name: "spindle.db.postgresql.io.operations", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"spindle.db.backend_type", "spindle.db.io_object", "spindle.db.io_context", "spindle.db.io_operation"}, Table: "", Columns: []string{}},
-	{Name: "spindle.db.sqlserver.batch_requests", Type: "sum", ValueType: "int", Unit: "{request}", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
-	{Name: "spindle.db.sqlserver.buffer_cache_hit_ratio", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
-	{Name: "spindle.db.sqlserver.page_life_expectancy", Type: "gauge", ValueType: "int", Unit: "s", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "", Columns: []string{}},
+	{Name: "spindle.db.sqlserver.batch_requests", Type: "sum", ValueType: "int", Unit: "{request}", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "sqlserver_stats", Columns: []string{"batch_requests"}},
+	{Name: "spindle.db.sqlserver.buffer_cache_hit_ratio", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "sqlserver_stats", Columns: []string{"buffer_cache_hit_ratio"}},
+	{Name: "spindle.db.sqlserver.page_life_expectancy", Type: "gauge", ValueType: "int", Unit: "s", Attributes: []string{"spindle.db.sqlserver.instance"}, Table: "sqlserver_stats", Columns: []string{"page_life_expectancy_s"}},
 	{Name: "spindle.pressure.stall_time", Type: "sum", ValueType: "double", Unit: "s", Attributes: []string{"spindle.pressure.resource", "spindle.pressure.scope"}, Table: "pressure", Columns: []string{"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}},
 	{Name: "spindle.read_cache.budget", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"budget_bytes"}},
 	{Name: "spindle.read_cache.resident", Type: "gauge", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache", Columns: []string{"resident_bytes"}},

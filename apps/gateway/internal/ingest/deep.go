@@ -74,11 +74,12 @@ type deepRows struct {
 	accel         accelRows
 	writeOptFiles writeOptFileRows
 	space         spaceRows
+	sqlServer     sqlServerRows
 }
 
 func newDeepRows() deepRows {
 	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
-		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows()}
+		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows(), sqlServer: sqlServerRows{}}
 }
 
 // add maps m if it is a deep metric; ok is false for any other name.
@@ -98,6 +99,9 @@ func (d deepRows) add(m pmetric.Metric) (ok bool, err error) {
 	}
 	if name == writeOptFileMetric.Name {
 		return true, d.writeOptFiles.add(m)
+	}
+	if ok, err := d.sqlServer.add(m); ok {
+		return true, err
 	}
 	return d.space.add(m)
 }
@@ -172,6 +176,9 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 		return telemetry.Deep{}, err
 	}
 	if out.AgentSpool, err = d.space.spoolRows(); err != nil {
+		return telemetry.Deep{}, err
+	}
+	if out.SQLServer, err = d.sqlServer.rows(); err != nil {
 		return telemetry.Deep{}, err
 	}
 	return out, nil

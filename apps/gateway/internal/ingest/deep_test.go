@@ -209,6 +209,9 @@ func TestEveryStoredCatalogueMetricIsMapped(t *testing.T) {
 	}
 	mapped[filesystemLimitMetric.Name], mapped[filesystemUsageMetric.Name] = "filesystem", "filesystem"
 	mapped[spoolSizeMetric.Name], mapped[spoolBatchesMetric.Name] = "agent_spool", "agent_spool"
+	for _, m := range []string{sqlServerBatchesMetric.Name, sqlServerHitRatioMetric.Name, sqlServerLifeMetric.Name} {
+		mapped[m] = "sqlserver_stats"
+	}
 	for _, m := range catalogue.Metrics {
 		if got := mapped[m.Name]; got != m.Table {
 			t.Errorf("%s: the catalogue stores it in %q, the gateway maps it to %q", m.Name, m.Table, got)

@@ -41,7 +41,7 @@ func TestRevocationNotificationForAValidCredentialClosesNothing(t *testing.T) {
 	h := newHarnessWithCredentialTTL(t, time.Hour)
 	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
 	h.waitConnected(1)
-	h.inOneTransaction(`SELECT pg_notify('`+AgentAccessRevokedChannel+`', json_build_object('agentId', id, 'serverId', server_id)::text) FROM agents WHERE server_id = $1`)
+	h.inOneTransaction(`SELECT pg_notify('` + AgentAccessRevokedChannel + `', json_build_object('agentId', id, 'serverId', server_id)::text) FROM agents WHERE server_id = $1`)
 	// A policy set afterwards still reaches the agent over the same connection: had the
 	// notification closed it, the agent would have to reconnect first and the count would dip.
 	document, hash := h.setPolicy(40)

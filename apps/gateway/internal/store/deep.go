@@ -25,6 +25,8 @@ var (
 	filesystemColumns    = []string{"time", "org_id", "server_id", "mountpoint", "device", "fs_type", "interval_seconds",
 		"size_bytes", "free_bytes", "available_bytes"}
 	agentSpoolColumns = []string{"time", "org_id", "server_id", "interval_seconds", "spool_bytes", "pending_batches"}
+	sqlServerColumns  = []string{"time", "org_id", "server_id", "instance", "interval_seconds",
+		"batch_requests", "buffer_cache_hit_ratio", "page_life_expectancy_s"}
 )
 
 func bucketColumns() []string {
@@ -68,6 +70,10 @@ func addDeepRows(set *copySet, agent Agent, batch telemetry.Batch) {
 	for _, r := range d.AgentSpool {
 		set.add("agent_spool", agentSpoolColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
 	}
+	for _, r := range d.SQLServer {
+		set.add("sqlserver_stats", sqlServerColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Instance, r.IntervalSeconds,
+			r.BatchRequests, r.BufferCacheHitRatio, r.PageLifeExpectancySeconds})
+	}
 	for _, family := range telemetry.AccelFamilies {
 		rows := d.ReadCache
 		if family == &telemetry.WriteOptFamily {
@@ -83,7 +89,7 @@ func addDeepRows(set *copySet, agent Agent, batch telemetry.Batch) {
 func deepRowCount(batch telemetry.Batch) int {
 	d := batch.Deep
 	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
-		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt)
+		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt) + len(d.SQLServer)
 }
 
 // writeDeepState writes what is state rather than an interval row, for the batches of one agent

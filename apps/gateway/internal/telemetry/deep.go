@@ -27,12 +27,14 @@ type Deep struct {
 	// Filesystems and AgentSpool: space of mounted file systems and the agent's spool backlog.
 	Filesystems []FilesystemRow
 	AgentSpool  []AgentSpoolRow
+	// SQLServer: each SQL Server instance's statistics (Windows performance counters).
+	SQLServer []SQLServerRow
 }
 
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
 	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
-		len(d.ReadCache) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool)
+		len(d.ReadCache) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
 }
 
 // DiskLatencyRow is one device's latency histogram for one operation over one interval.
@@ -72,6 +74,18 @@ type PgDatabaseRow struct {
 	BlocksHit           int64
 	BlocksRead          int64
 	BlockReadTimeMicros Measured // not sent by agents that cannot read it
+}
+
+// SQLServerRow is one SQL Server instance over one interval. BatchRequests is not measured on the
+// first interval after the agent or the instance started; BufferCacheHitRatio is nil while the
+// instance has read no page.
+type SQLServerRow struct {
+	Time                      time.Time
+	Instance                  string
+	IntervalSeconds           float64
+	BatchRequests             Measured
+	BufferCacheHitRatio       *float64
+	PageLifeExpectancySeconds int64
 }
 
 // PressureRow is the stall time over one interval; nil where the kernel reported nothing.

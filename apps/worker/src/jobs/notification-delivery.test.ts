@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { sendTestNotification, type AlertNotice } from "@spindle/notify";
+import { sendTestNotification, type AlertNoticeInput } from "@spindle/notify";
 import { startHttpReceiver, startSmtpReceiver, unusedPort, type HttpReceiver, type SmtpReceiver } from "@spindle/notify/testing";
 import { run, type Runner } from "graphile-worker";
 import { startNotificationQueueing } from "../notification-queueing.js";
@@ -21,7 +21,7 @@ const serverB = "8e2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e";
 const routingKey = "R0123456789abcdefR0123456789abcd";
 
 let transitions = 0;
-function notice(overrides: Partial<AlertNotice> = {}): AlertNotice {
+function notice(overrides: Partial<AlertNoticeInput> = {}): AlertNoticeInput {
   return {
     orgId: orgA,
     transitionId: `transition-${++transitions}`,

@@ -14,7 +14,7 @@ export const retentionPeriods = [
   { table: "memory_1m", timeColumn: "bucket", keep: "90 days" },
   { table: "disk_io_1h", timeColumn: "bucket", keep: "2 years" },
   { table: "memory_1h", timeColumn: "bucket", keep: "2 years" },
-  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "read_cache", "write_opt", "filesystem", "agent_spool"] as const).flatMap((family) => [
+  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "read_cache", "write_opt", "filesystem", "agent_spool", "sqlserver_stats"] as const).flatMap((family) => [
     { table: family, timeColumn: "time", keep: "30 days" } as const,
     { table: `${family}_1m`, timeColumn: "bucket", keep: "90 days" } as const,
     { table: `${family}_1h`, timeColumn: "bucket", keep: "2 years" } as const,

@@ -82,12 +82,36 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
     assert.deepEqual(cache.rows, [{ accesses: "1000", misses: "10" }]);
   });
 
+  it("rolls up SQL Server statistics per instance without counting unmeasured intervals as 0", async () => {
+    const { pool } = plain;
+    // The first sample after the agent started has no batch count and no hit ratio yet.
+    await pool.query(
+      `INSERT INTO sqlserver_stats (time, org_id, server_id, instance, interval_seconds, batch_requests, buffer_cache_hit_ratio, page_life_expectancy_s)
+       VALUES ('2026-11-20T10:59:30Z', 'org-a', $1, 'MSSQLSERVER', 10, NULL, NULL, 300),
+              ('2026-11-20T10:59:40Z', 'org-a', $1, 'MSSQLSERVER', 10, 400, 0.9, 310),
+              ('2026-11-20T10:59:50Z', 'org-a', $1, 'MSSQLSERVER', 10, 600, 0.8, 320)`,
+      [server],
+    );
+    await rollupPending(pool);
+    for (const table of ["sqlserver_stats_1m", "sqlserver_stats_1h"]) {
+      const { rows } = await pool.query(
+        `SELECT instance, interval_seconds, batch_requests, batch_seconds, round(hit_ratio_sum::numeric, 6)::float8 AS hit_ratio_sum,
+                hit_ratio_samples, page_life_expectancy_s, samples FROM ${table}`,
+      );
+      assert.deepEqual(rows, [{
+        instance: "MSSQLSERVER", interval_seconds: 30, batch_requests: "1000", batch_seconds: 20, hit_ratio_sum: 1.7,
+        hit_ratio_samples: "2", page_life_expectancy_s: "930", samples: "3",
+      }], table);
+    }
+  });
+
   it("ages deep rows out on the same schedule as disk_io", async () => {
     const { pool } = plain;
     const now = new Date("2026-12-25T12:00:00Z"); // 35 days after the rows above
     const deleted = await deleteExpiredTelemetry(pool, { now });
     assert.equal(deleted.disk_latency, 4);
     assert.equal(deleted.pg_database_stats, 3);
+    assert.equal(deleted.sqlserver_stats, 3);
     assert.equal(deleted.disk_latency_1m, 0, "minutes are kept 90 days");
     assert.equal(deleted.fragmentation_scans, 0);
   });

@@ -177,9 +177,45 @@ export const gainsRollupStatements: Record<string, string[]> = Object.fromEntrie
   ]),
 );
 
+/**
+ * SQL Server statistics (20261125160000_sqlserver_stats): a batch-request delta that is NULL on
+ * an instance's first interval, a hit ratio NULL while it has read no page, and the page life
+ * expectancy. Minutes keep the sums and the counts that make the rate and the means exact over
+ * any window without counting unmeasured intervals as 0: the seconds that measured batches, and
+ * the samples that carried a hit ratio.
+ */
+export const sqlServerRollupStatements: Record<string, string[]> = {
+  sqlserver_stats: [
+    upsert({
+      target: "sqlserver_stats_1m", source: "sqlserver_stats", sourceTime: "time", width: "1 minute", keys: ["instance"],
+      aggregates: [
+        ["interval_seconds", "sum(s.interval_seconds)"],
+        ["batch_requests", "sum(s.batch_requests)::bigint"],
+        ["batch_seconds", "sum(s.interval_seconds) FILTER (WHERE s.batch_requests IS NOT NULL)"],
+        ["hit_ratio_sum", "sum(s.buffer_cache_hit_ratio)"],
+        ["hit_ratio_samples", "count(s.buffer_cache_hit_ratio)"],
+        ["page_life_expectancy_s", "sum(s.page_life_expectancy_s)::bigint"],
+        ["samples", "count(*)"],
+      ],
+    }),
+    upsert({
+      target: "sqlserver_stats_1h", source: "sqlserver_stats_1m", sourceTime: "bucket", width: "1 hour", keys: ["instance"],
+      aggregates: [
+        ["interval_seconds", "sum(s.interval_seconds)"],
+        ["batch_requests", "sum(s.batch_requests)::bigint"],
+        ["batch_seconds", "sum(s.batch_seconds)"],
+        ["hit_ratio_sum", "sum(s.hit_ratio_sum)"],
+        ["hit_ratio_samples", "sum(s.hit_ratio_samples)::bigint"],
+        ["page_life_expectancy_s", "sum(s.page_life_expectancy_s)::bigint"],
+        ["samples", "sum(s.samples)::bigint"],
+      ],
+    }),
+  ],
+};
+
 /** Every rollup source (rollup_pending.source) and the statements that recompute its buckets. */
 export const rollupStatementsBySource: Record<string, readonly string[]> = {
-  ...rollupStatements, ...deepRollupStatements, ...gainsRollupStatements,
+  ...rollupStatements, ...deepRollupStatements, ...gainsRollupStatements, ...sqlServerRollupStatements,
 };
 
 /** Takes up to $1 pending ranges that no other worker holds, and removes them (on commit). */

@@ -2,7 +2,7 @@
 // wait that re-checks a condition each time the runner finishes a job (no wall-clock sleeps).
 import { once } from "node:events";
 import { withOrgTransaction } from "@spindle/db";
-import { createChannel, createRoute, enqueueAlertNotifications, registerSecretsKey, type AlertNotice, type ChannelKind } from "@spindle/notify";
+import { createChannel, createRoute, enqueueAlertNotifications, registerSecretsKey, type AlertNoticeInput, type ChannelKind } from "@spindle/notify";
 import { testSecretsOpener } from "@spindle/notify/testing";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
@@ -45,7 +45,7 @@ export async function routedChannel(pool: pg.Pool, orgId: string, name: string, 
   });
 }
 
-export function enqueue(pool: pg.Pool, notice: AlertNotice) {
+export function enqueue(pool: pg.Pool, notice: AlertNoticeInput) {
   return inOrg(pool, notice.orgId, "spindle_worker", (tx) => enqueueAlertNotifications(tx, notice));
 }
 

@@ -26,6 +26,7 @@ export type MetricTable =
   | "fragmentation_scans"
   | "fragmentation_worst_files"
   | "pg_database_stats"
+  | "sqlserver_stats"
   | "pressure"
   | "read_cache"
   | "write_opt"

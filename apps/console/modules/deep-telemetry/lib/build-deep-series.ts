@@ -10,8 +10,8 @@ import {
   percentileEdgeMs,
 } from "@spindle/domain";
 import { compact } from "@/modules/metrics/lib/columnar";
-import type { CacheHitSeries, DatabaseSeries, LatencySeries, SplitIoSeries } from "../types/deep-telemetry";
-import type { DatabaseRow, LatencyRow, PageCacheRow, SplitRow } from "./deep-sql";
+import type { CacheHitSeries, DatabaseSeries, LatencySeries, SplitIoSeries, SqlServerSeries } from "../types/deep-telemetry";
+import type { DatabaseRow, LatencyRow, PageCacheRow, SplitRow, SqlServerRow } from "./deep-sql";
 
 const GAP_FACTOR = 1.5;
 
@@ -125,4 +125,33 @@ export function buildDatabaseSeries(rows: DatabaseRow[], bucketSeconds: number |
     out.push(series);
   }
   return out.sort((a, b) => (b.overall.transactionsPerSecond ?? 0) - (a.overall.transactionsPerSecond ?? 0) || a.database.localeCompare(b.database));
+}
+
+/** Batch requests per second, mean buffer hit ratio and mean page life expectancy per instance. */
+export function buildSqlServerSeries(rows: SqlServerRow[], bucketSeconds: number | null): SqlServerSeries[] {
+  const rate = (batches: number | null, seconds: number | null) => (batches !== null && seconds ? batches / seconds : null);
+  const ratio = (sum: number | null, samples: number) => (sum !== null && samples > 0 ? (sum / samples) * 100 : null);
+  const out: SqlServerSeries[] = [];
+  for (const group of groupBy(rows, (row) => row.instance).values()) {
+    const total = (pick: (row: SqlServerRow) => number | null) => {
+      const measured = group.map(pick).filter((v): v is number => v !== null);
+      return measured.length ? measured.reduce((sum, v) => sum + v, 0) : null;
+    };
+    const samples = total((row) => row.samples) ?? 0;
+    const series: SqlServerSeries = {
+      instance: group[0]!.instance, time: [], batchRequestsPerSecond: [], bufferHitRatioPercent: [], pageLifeExpectancySeconds: [],
+      overall: {
+        batchRequestsPerSecond: compact(rate(total((row) => row.batch_requests), total((row) => row.batch_seconds))),
+        bufferHitRatioPercent: compact(ratio(total((row) => row.hit_ratio_sum), total((row) => row.hit_ratio_samples) ?? 0)),
+        pageLifeExpectancySeconds: samples > 0 ? compact((total((row) => row.page_life_sum) ?? 0) / samples) : null,
+      },
+    };
+    fill(series, group, bucketSeconds, {
+      batchRequestsPerSecond: (row) => rate(row.batch_requests, row.batch_seconds),
+      bufferHitRatioPercent: (row) => ratio(row.hit_ratio_sum, row.hit_ratio_samples),
+      pageLifeExpectancySeconds: (row) => (row.samples > 0 ? row.page_life_sum / row.samples : null),
+    });
+    out.push(series);
+  }
+  return out.sort((a, b) => a.instance.localeCompare(b.instance));
 }

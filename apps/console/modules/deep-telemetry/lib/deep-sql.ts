@@ -5,7 +5,7 @@
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 
-export type DeepFamily = "disk_latency" | "disk_split_io" | "page_cache" | "pg_database_stats";
+export type DeepFamily = "disk_latency" | "disk_split_io" | "page_cache" | "pg_database_stats" | "sqlserver_stats";
 
 /** The table that answers a range: raw rows for 1 h, 1-minute buckets for 24 h, 1-hour for 7 d. */
 export function deepTable(family: DeepFamily, range: MetricsRange): { table: string; time: "time" | "bucket" } {
@@ -63,6 +63,32 @@ FROM ${table}
 WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
 GROUP BY ${time}, database
 ORDER BY database, ${time}`;
+}
+
+/**
+ * One SQL Server instance's sums per point. The rate divides by the seconds that measured
+ * batches and the hit ratio by the samples that had one, so an instance's first interval (no
+ * batch count yet) and one that has read no page count as not measured, not as 0.
+ */
+export type SqlServerRow = {
+  t: number; instance: string; batch_requests: number | null; batch_seconds: number | null; hit_ratio_sum: number | null;
+  hit_ratio_samples: number; page_life_sum: number; samples: number;
+};
+
+export function sqlServerSql(range: MetricsRange): string {
+  const { table, time } = deepTable("sqlserver_stats", range);
+  const sums = time === "time"
+    ? `sum(batch_requests)::float8 AS batch_requests, (sum(interval_seconds) FILTER (WHERE batch_requests IS NOT NULL))::float8 AS batch_seconds,
+  sum(buffer_cache_hit_ratio)::float8 AS hit_ratio_sum, count(buffer_cache_hit_ratio)::float8 AS hit_ratio_samples,
+  sum(page_life_expectancy_s)::float8 AS page_life_sum, count(*)::float8 AS samples`
+    : `sum(batch_requests)::float8 AS batch_requests, sum(batch_seconds)::float8 AS batch_seconds,
+  sum(hit_ratio_sum)::float8 AS hit_ratio_sum, sum(hit_ratio_samples)::float8 AS hit_ratio_samples,
+  sum(page_life_expectancy_s)::float8 AS page_life_sum, sum(samples)::float8 AS samples`;
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, instance, ${sums}
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}, instance
+ORDER BY instance, ${time}`;
 }
 
 export type FragmentationScanRow = {

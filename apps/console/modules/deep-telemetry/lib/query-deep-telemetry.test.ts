@@ -41,6 +41,22 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     );
   }
 
+  /** sqlserver_stats_1m as the worker's rollup (or TimescaleDB's continuous aggregate) has it. */
+  async function rollUpSqlServerMinutes() {
+    const kind = await db.pool.query<{ relkind: string }>("SELECT relkind FROM pg_class WHERE relname = 'sqlserver_stats_1m'");
+    if (kind.rows[0]?.relkind !== "r") {
+      await db.pool.query("CALL refresh_continuous_aggregate('sqlserver_stats_1m', NULL, NULL)");
+      return;
+    }
+    await db.pool.query(
+      `INSERT INTO sqlserver_stats_1m
+       SELECT date_trunc('minute', time), org_id, server_id, instance, sum(interval_seconds), sum(batch_requests),
+              sum(interval_seconds) FILTER (WHERE batch_requests IS NOT NULL), sum(buffer_cache_hit_ratio), count(buffer_cache_hit_ratio),
+              sum(page_life_expectancy_s), count(*)
+       FROM sqlserver_stats GROUP BY 1, 2, 3, 4`,
+    );
+  }
+
   before(async () => {
     db = await createTestDatabase();
     ({ orgId } = await createOrganisation(db.prisma, "Acme"));
@@ -79,6 +95,14 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
        VALUES ($1, $2, $3, '{ebpf.block_latency,ebpf.block_split}', $4)`,
       [orgId, serverId, randomBytes(32), at("09:59:50")],
     );
+    // SQL Server: the first sample after the agent started has no batch count and no hit ratio yet.
+    await db.pool.query(
+      `INSERT INTO sqlserver_stats (time, org_id, server_id, instance, interval_seconds, batch_requests, buffer_cache_hit_ratio, page_life_expectancy_s)
+       VALUES ($1, $2, $3, 'MSSQLSERVER', 10, NULL, NULL, 300), ($4, $2, $3, 'MSSQLSERVER', 10, 400, 0.9, 310),
+              ($5, $2, $3, 'MSSQLSERVER', 10, 600, 0.8, 320)`,
+      [at("09:57:10"), orgId, serverId, at("09:57:20"), at("09:57:30")],
+    );
+    await rollUpSqlServerMinutes();
     await rollUpMinutes("disk_latency", ["device", "operation"], ["operations", "sum_seconds", ...buckets]);
     await rollUpMinutes("pg_database_stats", ["database"], ["commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"]);
   });
@@ -113,6 +137,23 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     assert.equal(deep.cacheHit.overallPercent, 97.5, "1 − 100 / 4000, not the mean of 90 and 100");
     assert.deepEqual(deep.databases[0]?.transactionsPerSecond, [50, 150]);
     assert.deepEqual(deep.databases[0]?.bufferHitRatioPercent, [90, 99]);
+  });
+
+  it("gives SQL Server rates and means over the intervals that measured them, not counting the first as 0", async () => {
+    const hour = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
+    const [raw] = hour.sqlServers;
+    assert.equal(hour.sqlServers.length, 1);
+    assert.equal(raw?.instance, "MSSQLSERVER");
+    assert.deepEqual(raw?.time, [epoch(at("09:57:10")), epoch(at("09:57:20")), epoch(at("09:57:30"))]);
+    assert.deepEqual(raw?.batchRequestsPerSecond, [null, 40, 60]);
+    assert.deepEqual(raw?.bufferHitRatioPercent, [null, 90, 80]);
+    assert.deepEqual(raw?.pageLifeExpectancySeconds, [300, 310, 320]);
+    // 1,000 batches over the 20 s that measured them; hit ratio over the two samples that had one.
+    assert.deepEqual(raw?.overall, { batchRequestsPerSecond: 50, bufferHitRatioPercent: 85, pageLifeExpectancySeconds: 310 });
+    const day = await queryDeepTelemetry(db, orgId, serverId, "24h", now);
+    assert.deepEqual(day.sqlServers.map((s) => [s.time, s.batchRequestsPerSecond, s.bufferHitRatioPercent, s.pageLifeExpectancySeconds, s.overall]), [
+      [[epoch(at("09:57:00"))], [50], [85], [310], { batchRequestsPerSecond: 50, bufferHitRatioPercent: 85, pageLifeExpectancySeconds: 310 }],
+    ]);
   });
 
   it("shows the newest scan of each root with its worst files, most extents first", async () => {
@@ -170,7 +211,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
   it("returns empty panels and unknown capabilities for a server that never reported", async () => {
     const { id: fresh } = await createServer(db.prisma, orgId, "new01");
     const deep = await queryDeepTelemetry(db, orgId, fresh, "7d", now);
-    assert.deepEqual([deep.latency, deep.splitIo, deep.fragmentation, deep.databases, deep.cacheHit.time], [[], [], [], [], []]);
+    assert.deepEqual([deep.latency, deep.splitIo, deep.fragmentation, deep.databases, deep.sqlServers, deep.cacheHit.time], [[], [], [], [], [], []]);
     assert.deepEqual(deep.cacheTopFiles, { seenAt: null, intervalSeconds: null, files: [] });
     assert.equal(deep.capabilities.reportedAt, null);
   });

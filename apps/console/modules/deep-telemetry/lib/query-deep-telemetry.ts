@@ -3,7 +3,7 @@ import { readServerSql } from "@/modules/fleet/lib/get-server";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { CacheTopFiles, DeepTelemetry, FragmentationRoot } from "../types/deep-telemetry";
-import { buildCacheHitSeries, buildDatabaseSeries, buildLatencySeries, buildSplitIoSeries } from "./build-deep-series";
+import { buildCacheHitSeries, buildDatabaseSeries, buildLatencySeries, buildSplitIoSeries, buildSqlServerSeries } from "./build-deep-series";
 import { describeCapabilities } from "./capabilities";
 import {
   cacheTopFilesSql,
@@ -13,6 +13,7 @@ import {
   latestScansSql,
   pageCacheSql,
   splitSql,
+  sqlServerSql,
   worstFilesSql,
   type CacheTopFileRow,
   type CapabilitiesRow,
@@ -21,6 +22,7 @@ import {
   type LatencyRow,
   type PageCacheRow,
   type SplitRow,
+  type SqlServerRow,
   type WorstFileRow,
 } from "./deep-sql";
 
@@ -40,7 +42,7 @@ export async function queryDeepTelemetry(
   const from = new Date(now.getTime() - seconds * 1000);
   const inRange = [orgId, serverId, from, now];
   const latest = [orgId, serverId];
-  const [latency, split, pageCache, databases, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
+  const [latency, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
     await readServerSql(sql, orgId, serverId, now);
     // One connection answers in order; Promise.all only queues them on it.
     return Promise.all([
@@ -48,6 +50,7 @@ export async function queryDeepTelemetry(
       sql.query<SplitRow>(splitSql(range), inRange),
       sql.query<PageCacheRow>(pageCacheSql(range), inRange),
       sql.query<DatabaseRow>(databaseSql(range), inRange),
+      sql.query<SqlServerRow>(sqlServerSql(range), inRange),
       sql.query<FragmentationScanRow>(latestScansSql, latest),
       sql.query<WorstFileRow>(worstFilesSql, latest),
       sql.query<CacheTopFileRow>(cacheTopFilesSql, latest),
@@ -78,6 +81,7 @@ export async function queryDeepTelemetry(
         .map((file) => ({ path: file.path, extents: file.extents, sizeBytes: file.size_bytes })),
     })),
     databases: buildDatabaseSeries(databases.rows, bucketSeconds),
+    sqlServers: buildSqlServerSeries(sqlServers.rows, bucketSeconds),
   };
 }
 

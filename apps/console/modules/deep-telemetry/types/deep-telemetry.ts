@@ -81,6 +81,16 @@ export interface DatabaseSeries {
   overall: { transactionsPerSecond: number | null; bufferHitRatioPercent: number | null; rollbacksPerSecond: number | null };
 }
 
+/** A SQL Server instance (Windows performance counters). null: not measured in that point. */
+export interface SqlServerSeries {
+  instance: string;
+  time: number[];
+  batchRequestsPerSecond: (number | null)[];
+  bufferHitRatioPercent: (number | null)[];
+  pageLifeExpectancySeconds: (number | null)[];
+  overall: { batchRequestsPerSecond: number | null; bufferHitRatioPercent: number | null; pageLifeExpectancySeconds: number | null };
+}
+
 export interface DeepTelemetry {
   range: MetricsRange;
   /** Width of one point: null for raw samples (one per agent interval). */
@@ -95,4 +105,5 @@ export interface DeepTelemetry {
   cacheTopFiles: CacheTopFiles;
   fragmentation: FragmentationRoot[];
   databases: DatabaseSeries[];
+  sqlServers: SqlServerSeries[];
 }
