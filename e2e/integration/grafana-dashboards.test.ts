@@ -132,6 +132,14 @@ for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB",
       assert.deepEqual(byMetric, { "vda read": 100, "vda write": 50 });
     });
 
+    test("SQL Server rates and means leave out the interval that measured nothing", async () => {
+      const rate = await asGrafana(db, expandMacros(panel("database.json", "SQL Server batch requests per second")));
+      // Minute 00:00 holds five samples; the first has no batch count: 4 × 4,000 over 40 s, not over 50 s.
+      assert.deepEqual(rate.map((r) => Number(r.value)), [400, 400]);
+      const ratio = await asGrafana(db, expandMacros(panel("database.json", "SQL Server buffer cache hit ratio")));
+      assert.deepEqual(ratio.map((r) => Number(r.value)), [0.99, 0.99]);
+    });
+
     test("latency percentiles come from merged buckets: the bucket's upper edge", async () => {
       const [read] = await asGrafana(db, expandMacros(panel("latency.json", "Latency over the time range (merged buckets)")));
       // 600 reads: 540 in (0.512, 1.024] ms, 60 in (4.096, 8.192] ms; nearest rank.

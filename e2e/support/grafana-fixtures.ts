@@ -32,6 +32,9 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
     `INSERT INTO page_cache SELECT ${at}, ${o}, ${s}, 10, 1000, 100 FROM ${samples}`,
     `INSERT INTO pg_database_stats SELECT ${at}, ${o}, ${s}, 'app', 10, 500, 5, 9000, 1000, 20000 FROM ${samples}`,
     `INSERT INTO pressure SELECT ${at}, ${o}, ${s}, 10, 1000000, 0, 2500000, 500000 FROM ${samples}`,
+    // The first SQL Server sample has no batch count and no hit ratio yet (not measured).
+    `INSERT INTO sqlserver_stats SELECT ${at}, ${o}, ${s}, 'MSSQLSERVER', 10, CASE WHEN i = 0 THEN NULL ELSE 4000 END,
+       CASE WHEN i = 0 THEN NULL ELSE 0.99 END, 600 FROM ${samples}`,
     `INSERT INTO fragmentation_scans VALUES ('2026-01-01T00:00:30Z', ${o}, ${s}, '/data', 100, 25, 400, 300, 0, 1200)`,
     `INSERT INTO fragmentation_worst_files VALUES (${o}, ${s}, '/data', '/data/big.db', 120, 1073741824, '2026-01-01T00:00:30Z')`,
     `INSERT INTO page_cache_top_files VALUES (${o}, ${s}, '/data/big.db', 800, 80, 10, '2026-01-01T00:01:00Z')`,
@@ -56,5 +59,5 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
 /** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
 export const continuousAggregates = [
   "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_split_io_1m", "page_cache_1m",
-  "pg_database_stats_1m", "pressure_1m", "read_cache_1m", "write_opt_1m",
+  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "write_opt_1m",
 ];

@@ -1,5 +1,5 @@
 // Host-wide families: page cache and its top files, fragmentation scans and worst files,
-// PostgreSQL database statistics, and pressure stall time.
+// PostgreSQL and SQL Server database statistics, and pressure stall time.
 import { dashboard, serverVariable, stat, table, timeseries } from "./panels.mjs";
 
 const byServer = "server_id = ${server:sqlstring}";
@@ -57,8 +57,8 @@ ORDER BY extents DESC, path`),
 
 export const database = dashboard({
   uid: "spindle-database",
-  title: "Spindle: PostgreSQL statistics",
-  description: "pg_stat_database deltas per database. Read time needs track_io_timing; without it the column is empty (not measured).",
+  title: "Spindle: database statistics",
+  description: "PostgreSQL: pg_stat_database deltas per database; read time needs track_io_timing, without it the column is empty (not measured). SQL Server: each instance's performance counters; an interval that did not measure a value (the first after a start, no page read yet) is left out, never counted as 0.",
   variables: [serverVariable],
   panels: [
     timeseries("Transactions per second", "short", `SELECT $__timeGroupAlias(bucket, '1m'), database || ' ' || m.metric AS metric, m.value
@@ -79,6 +79,18 @@ ORDER BY 1`),
 FROM pg_database_stats_1m
 WHERE $__timeFilter(bucket) AND ${byServer}
 GROUP BY database ORDER BY database`),
+    timeseries("SQL Server batch requests per second", "short", `SELECT $__timeGroupAlias(bucket, '1m'), instance AS metric, batch_requests / nullif(batch_seconds, 0) AS value
+FROM sqlserver_stats_1m
+WHERE $__timeFilter(bucket) AND ${byServer} AND batch_requests IS NOT NULL
+ORDER BY 1`),
+    timeseries("SQL Server buffer cache hit ratio", "percentunit", `SELECT $__timeGroupAlias(bucket, '1m'), instance AS metric, hit_ratio_sum / nullif(hit_ratio_samples, 0) AS value
+FROM sqlserver_stats_1m
+WHERE $__timeFilter(bucket) AND ${byServer} AND hit_ratio_samples > 0
+ORDER BY 1`),
+    timeseries("SQL Server page life expectancy", "s", `SELECT $__timeGroupAlias(bucket, '1m'), instance AS metric, page_life_expectancy_s::float8 / nullif(samples, 0) AS value
+FROM sqlserver_stats_1m
+WHERE $__timeFilter(bucket) AND ${byServer}
+ORDER BY 1`),
   ],
 });
 
