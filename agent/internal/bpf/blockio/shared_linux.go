@@ -1,0 +1,181 @@
+package blockio
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/spindle-io/spindle/agent/internal/bpf"
+)
+
+// LatencyKey and LatencyHist are the latency map's key and per-CPU value.
+type (
+	LatencyKey  = blockioLatencyKey
+	LatencyHist = blockioLatencyHist
+)
+
+// shared is the process's one copy of the programs: loaded by the first Acquire, closed when
+// the last user releases it.
+var shared struct {
+	mu    sync.Mutex
+	objs  *blockioObjects
+	users map[Feature]int
+	links map[*ebpf.Program]link.Link
+}
+
+// User is one collector's hold on the shared programs. Its methods may be called from one
+// goroutine at a time; Release ends it.
+type User struct {
+	feature Feature
+	objs    *blockioObjects
+	once    sync.Once
+}
+
+// Acquire loads the programs if this is the first user, switches feature on and attaches the
+// hooks it needs. Failures caused by the system (privileges, no BTF, missing tracepoints) wrap
+// bpf.ErrUnsupported.
+func Acquire(feature Feature) (*User, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.objs == nil {
+		if err := bpf.Prepare(); err != nil {
+			return nil, err
+		}
+		objs := &blockioObjects{}
+		if err := loadBlockioObjects(objs, nil); err != nil {
+			return nil, bpf.Explain("load the block I/O programs", err)
+		}
+		shared.objs, shared.users, shared.links = objs, map[Feature]int{}, map[*ebpf.Program]link.Link{}
+	}
+	shared.users[feature]++
+	if err := apply(); err != nil {
+		shared.users[feature]--
+		return nil, errors.Join(err, apply(), closeIfUnused())
+	}
+	return &User{feature: feature, objs: shared.objs}, nil
+}
+
+// Release switches the user's feature off (when no other user has it) and detaches what no
+// longer runs; the last user closes the programs and maps. Safe to call twice.
+func (u *User) Release() error {
+	var err error
+	u.once.Do(func() {
+		shared.mu.Lock()
+		defer shared.mu.Unlock()
+		shared.users[u.feature]--
+		err = errors.Join(apply(), closeIfUnused())
+	})
+	return err
+}
+
+// apply makes the switches and attached hooks match the users. Called with mu held.
+func apply() error {
+	on := func(f Feature) bool { return shared.users[f] > 0 }
+	objs := shared.objs
+	var sw uint32
+	if on(Latency) {
+		sw |= uint32(Latency)
+	}
+	if on(MRC) {
+		sw |= uint32(MRC)
+	}
+	if err := objs.Switches.Update(uint32(0), sw, ebpf.UpdateAny); err != nil {
+		return fmt.Errorf("switch the block I/O programs: %w", err)
+	}
+	var errs []error
+	for prog, needed := range map[*ebpf.Program]bool{
+		objs.BlockRqIssue:    on(Latency) || on(MRC),
+		objs.BlockRqComplete: on(Latency),
+		objs.BlockSplit:      on(Split),
+	} {
+		l, attached := shared.links[prog]
+		switch {
+		case needed && !attached:
+			l, err := link.AttachTracing(link.TracingOptions{Program: prog})
+			if err != nil {
+				errs = append(errs, bpf.Explain("attach the block I/O program "+prog.String(), err))
+				continue
+			}
+			shared.links[prog] = l
+		case !needed && attached:
+			errs = append(errs, l.Close())
+			delete(shared.links, prog)
+			if prog == objs.BlockRqComplete {
+				// Completions are no longer seen: forget the issue times, or a request issued
+				// before and completing after latency comes back would be timed from a stale
+				// stamp.
+				errs = append(errs, clearIssued(objs.Issued))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func clearIssued(m *ebpf.Map) error {
+	slots := int(m.MaxEntries())
+	keys := make([]uint32, slots)
+	for i := range keys {
+		keys[i] = uint32(i)
+	}
+	if _, err := m.BatchUpdate(keys, make([]blockioIssuedSlot, slots), nil); err == nil {
+		return nil
+	}
+	var zero blockioIssuedSlot
+	for _, k := range keys {
+		if err := m.Update(k, zero, ebpf.UpdateAny); err != nil {
+			return fmt.Errorf("clear the block I/O issue times: %w", err)
+		}
+	}
+	return nil
+}
+
+// closeIfUnused closes everything when no feature has a user. Called with mu held.
+func closeIfUnused() error {
+	for _, n := range shared.users {
+		if n > 0 {
+			return nil
+		}
+	}
+	var errs []error
+	for prog, l := range shared.links {
+		errs = append(errs, l.Close())
+		delete(shared.links, prog)
+	}
+	errs = append(errs, shared.objs.Close())
+	shared.objs = nil
+	return errors.Join(errs...)
+}
+
+// Latency is the map of cumulative histograms (LatencyKey → per-CPU LatencyHist).
+func (u *User) Latency() *ebpf.Map { return u.objs.Latency }
+
+// Splits is the map of cumulative split counts (MKDEV → per-CPU count).
+func (u *User) Splits() *ebpf.Map { return u.objs.Splits }
+
+// Untracked is the number of I/Os whose issue time found no free slot (so they were not
+// timed), cumulative since the programs were loaded.
+func (u *User) Untracked() (uint64, error) {
+	var perCPU []uint64
+	if err := u.objs.Untracked.Lookup(uint32(0), &perCPU); err != nil {
+		return 0, fmt.Errorf("read the untracked I/O count: %w", err)
+	}
+	var n uint64
+	for _, c := range perCPU {
+		n += c
+	}
+	return n, nil
+}
+
+// MRCMaps are the miss-ratio-curve sampler's maps (spindle_mrc.h) by name, for the page-cache
+// sampler to use instead of creating its own (ebpf.CollectionOptions.MapReplacements).
+func (u *User) MRCMaps() map[string]*ebpf.Map {
+	return map[string]*ebpf.Map{
+		"mrc_thresholds": u.objs.MrcThresholds,
+		"mrc_accesses":   u.objs.MrcAccesses,
+		"mrc_lost":       u.objs.MrcLost,
+		"mrc_samples":    u.objs.MrcSamples,
+	}
+}
