@@ -16,6 +16,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Set before loading by tests only: stamp every issue time here, as on kernels that do not. */
+volatile const __u32 own_stamps = 0;
+
 /* Bits of switches[0]; the agent sets them (blockio.Feature). */
 #define SWITCH_LATENCY 1
 #define SWITCH_MRC 2
@@ -51,7 +54,15 @@ struct {
 	__type(value, struct latency_hist);
 } latency SEC(".maps");
 
-/* Issue times of requests in flight: an open-addressed table in a preallocated array, indexed
+/* Where the kernel keeps block statistics for a queue (QUEUE_FLAG_STATS: writeback throttling,
+ * the default on most disks, and io.latency switch it on), it stamps each request's
+ * io_start_time_ns right after block_rq_issue and marks it RQF_STATS: the completion reads that
+ * stamp from the request it reads anyway, and the issue program does nothing for latency. The
+ * kernel's clock reading may be shared by the requests of one plugged batch (blk_time_get_ns), so
+ * a request's time can include the few microseconds the batch took to submit, as the kernel's
+ * own latency statistics do.
+ *
+ * Elsewhere, issue times of requests in flight go to an open-addressed table in a preallocated array, indexed
  * by a hash of the request's address and probed ISSUED_PROBES slots deep. Array lookups compile
  * to address arithmetic and a slot is claimed with one compare-and-swap, where a hash map costs
  * helper calls, a bucket lock and an allocation per I/O. Requests come from per-queue pools
@@ -200,6 +211,41 @@ static __always_inline __u64 take_issue(__u64 rq)
 	return 0;
 }
 
+/* RQF_STATS as an enum (recent kernels); older kernels have it as a macro whose bit moved between
+ * versions, so there the agent always stamps issue times itself. */
+static __always_inline bool kernel_stamps_known(void)
+{
+	return !own_stamps && bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS);
+}
+
+/* kernel_stamps says whether the kernel will stamp this request's start: QUEUE_FLAG_STATS, which
+ * the kernel sets exactly while the queue's statistics have a callback (writeback throttling,
+ * io.latency) or accounting users. Read from q->stats because QUEUE_FLAG_STATS is an anonymous
+ * enum CO-RE cannot relocate. */
+static __always_inline bool kernel_stamps(struct request *rq)
+{
+	struct blk_queue_stats *stats;
+
+	if (!kernel_stamps_known())
+		return false;
+	stats = rq->q->stats;
+	if (!stats)
+		return false;
+	if (bpf_core_field_exists(stats->accounting) && stats->accounting > 0)
+		return true;
+	return (__u64)stats->callbacks.next != (__u64)&stats->callbacks;
+}
+
+/* The issue time of a completing request: the kernel's stamp, or the one stamp_issue made. */
+static __always_inline __u64 issued_at(struct request *rq)
+{
+	__u64 id;
+
+	if (kernel_stamps_known() && (rq->rq_flags & (1U << bpf_core_enum_value(enum rqf_flags, __RQF_STATS))))
+		return rq->io_start_time_ns;
+	return request_id(rq, &id) ? take_issue(id) : 0;
+}
+
 static __always_inline __u32 switched_on(void)
 {
 	__u32 zero = 0, *sw = bpf_map_lookup_elem(&switches, &zero);
@@ -217,7 +263,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 
 	if (op < 0)
 		return 0;
-	if ((sw & SWITCH_LATENCY) && request_id(rq, &id))
+	if ((sw & SWITCH_LATENCY) && !kernel_stamps(rq) && request_id(rq, &id))
 		stamp_issue(id);
 	if (!(sw & SWITCH_MRC) || op > SPINDLE_OP_WRITE)
 		return 0;
@@ -235,14 +281,11 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
+	__u64 start = issued_at(rq), delta;
 	struct latency_key lk = {};
 	struct latency_hist *hist;
-	__u64 id, start, delta;
 	int op;
 
-	if (!request_id(rq, &id))
-		return 0;
-	start = take_issue(id);
 	if (!start)
 		return 0; /* issued before latency was switched on, or not an operation we record */
 	delta = bpf_ktime_get_ns() - start;

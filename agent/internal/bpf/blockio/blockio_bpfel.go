@@ -48,6 +48,7 @@ const (
 	blockioProgBlockRqComplete = "block_rq_complete"
 	blockioProgBlockRqIssue    = "block_rq_issue"
 	blockioProgBlockSplit      = "block_split"
+	blockioVarOwnStamps        = "own_stamps"
 )
 
 // loadBlockio returns the embedded CollectionSpec for blockio.
@@ -117,6 +118,7 @@ type blockioMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type blockioVariableSpecs struct {
+	OwnStamps *ebpf.VariableSpec `ebpf:"own_stamps"`
 }
 
 // blockioObjects contains all objects after they have been loaded into the kernel.
@@ -170,6 +172,7 @@ func (m *blockioMaps) Close() error {
 //
 // It can be passed to loadBlockioObjects or ebpf.CollectionSpec.LoadAndAssign.
 type blockioVariables struct {
+	OwnStamps *ebpf.Variable `ebpf:"own_stamps"`
 }
 
 // blockioPrograms contains all programs after they have been loaded into the kernel.

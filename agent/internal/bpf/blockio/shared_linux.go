@@ -17,6 +17,11 @@ type (
 	LatencyHist = blockioLatencyHist
 )
 
+// ownStamps makes the programs stamp every issue time themselves instead of reading the kernel's
+// (a kernel without RQF_STATS as an enum, or a queue without statistics). Tests set it to run
+// that path on any kernel; it applies to the next load.
+var ownStamps uint32
+
 // shared is the process's one copy of the programs: loaded by the first Acquire, closed when
 // the last user releases it.
 var shared struct {
@@ -44,8 +49,15 @@ func Acquire(feature Feature) (*User, error) {
 		if err := bpf.Prepare(); err != nil {
 			return nil, err
 		}
+		spec, err := loadBlockio()
+		if err != nil {
+			return nil, fmt.Errorf("parse the embedded block I/O programs: %w", err)
+		}
+		if err := spec.Variables["own_stamps"].Set(ownStamps); err != nil {
+			return nil, fmt.Errorf("set the issue-time source: %w", err)
+		}
 		objs := &blockioObjects{}
-		if err := loadBlockioObjects(objs, nil); err != nil {
+		if err := spec.LoadAndAssign(objs, nil); err != nil {
 			return nil, bpf.Explain("load the block I/O programs", err)
 		}
 		shared.objs, shared.users, shared.links = objs, map[Feature]int{}, map[*ebpf.Program]link.Link{}
