@@ -47,8 +47,8 @@ func logLevel(name string) slog.Level {
 // agentGCPercent is the agent's GOGC unless the environment sets GOGC or GOMEMLIMIT. Its live
 // heap is a few MiB and it allocates about once per interval, so Go's default (collect when the
 // heap has doubled) let the heap sit at twice its live size between ticks, the largest part of
-// its private memory (docs/benchmarks.md, "Agent memory"); a quarter costs a few more
-// milliseconds of collection per interval.
+// its private memory (docs/benchmarks.md, "One program per block hook, and agent memory"); a
+// quarter costs a few more milliseconds of collection per interval.
 const agentGCPercent = 25
 
 func collectOften() {
