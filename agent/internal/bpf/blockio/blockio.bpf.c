@@ -18,6 +18,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set before loading by tests only: stamp every issue time here, as on kernels that do not. */
 volatile const __u32 own_stamps = 0;
+/* Set to 0 before loading on kernels without what the block sampling needs (bpf_loop: 5.17,
+ * ring buffers: 5.8): the verifier then never sees that branch, so latency and split counts
+ * still load there. */
+volatile const __u32 with_mrc = 1;
 
 /* Bits of switches[0]; the agent sets them (blockio.Feature). */
 #define SWITCH_LATENCY 1
@@ -62,13 +66,16 @@ struct {
  * a request's time can include the few microseconds the batch took to submit, as the kernel's
  * own latency statistics do.
  *
- * Elsewhere, issue times of requests in flight go to an open-addressed table in a preallocated array, indexed
- * by a hash of the request's address and probed ISSUED_PROBES slots deep. Array lookups compile
- * to address arithmetic and a slot is claimed with one compare-and-swap, where a hash map costs
- * helper calls, a bucket lock and an allocation per I/O. Requests come from per-queue pools
+ * Elsewhere, issue times of requests in flight go to an open-addressed table in a preallocated
+ * array, indexed by a hash of the request's address and probed ISSUED_PROBES slots deep. Array
+ * lookups compile to address arithmetic, where a hash map costs helper calls, a bucket lock and
+ * an allocation per I/O. Requests come from per-queue pools
  * that the kernel reuses, so a slot whose completion was never seen (a request issued before
  * the program was attached, or requeued) is found again by the same request's next issue; a
- * request that finds its probes all busy is counted in untracked instead of measured. */
+ * request that finds its probes all busy is counted in untracked instead of measured. Slots are
+ * claimed with plain stores, not compare-and-swap (BPF atomics need 5.12, and this path is the
+ * one older kernels take): two CPUs issuing requests of the same hash in the same instant can
+ * both claim a slot, and the loser's I/O goes unmeasured. */
 #define ISSUED_SLOTS 16384 /* a power of two */
 #define ISSUED_PROBES 4
 
@@ -178,8 +185,9 @@ static __always_inline void stamp_issue(__u64 rq)
 		s = bpf_map_lookup_elem(&issued, &idx);
 		if (!s)
 			return;
-		was = __sync_val_compare_and_swap(&s->rq, 0, rq);
+		was = s->rq;
 		if (was == 0 || was == rq) {
+			s->rq = rq;
 			s->at_ns = now;
 			return;
 		}
@@ -205,7 +213,7 @@ static __always_inline __u64 take_issue(__u64 rq)
 			continue;
 		at = s->at_ns;
 		s->at_ns = 0;
-		__sync_lock_test_and_set(&s->rq, 0); /* release the slot after reading it */
+		s->rq = 0; /* release the slot after reading it */
 		return at;
 	}
 	return 0;
@@ -265,7 +273,7 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 		return 0;
 	if ((sw & SWITCH_LATENCY) && !kernel_stamps(rq) && request_id(rq, &id))
 		stamp_issue(id);
-	if (!(sw & SWITCH_MRC) || op > SPINDLE_OP_WRITE)
+	if (!with_mrc || !(sw & SWITCH_MRC) || op > SPINDLE_OP_WRITE)
 		return 0;
 	bytes = rq->__data_len;
 	dev = disk_devt(request_disk(rq));

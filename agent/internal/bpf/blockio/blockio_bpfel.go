@@ -49,6 +49,7 @@ const (
 	blockioProgBlockRqIssue    = "block_rq_issue"
 	blockioProgBlockSplit      = "block_split"
 	blockioVarOwnStamps        = "own_stamps"
+	blockioVarWithMrc          = "with_mrc"
 )
 
 // loadBlockio returns the embedded CollectionSpec for blockio.
@@ -119,6 +120,7 @@ type blockioMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type blockioVariableSpecs struct {
 	OwnStamps *ebpf.VariableSpec `ebpf:"own_stamps"`
+	WithMrc   *ebpf.VariableSpec `ebpf:"with_mrc"`
 }
 
 // blockioObjects contains all objects after they have been loaded into the kernel.
@@ -173,6 +175,7 @@ func (m *blockioMaps) Close() error {
 // It can be passed to loadBlockioObjects or ebpf.CollectionSpec.LoadAndAssign.
 type blockioVariables struct {
 	OwnStamps *ebpf.Variable `ebpf:"own_stamps"`
+	WithMrc   *ebpf.Variable `ebpf:"with_mrc"`
 }
 
 // blockioPrograms contains all programs after they have been loaded into the kernel.

@@ -2,6 +2,7 @@ package blockio
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -160,5 +161,29 @@ func collectBlockSamples(t *testing.T, u *User, dev bpf.Dev, threshold uint64) f
 			}
 		}
 		return n
+	}
+}
+
+// TestLatencyWithoutBlockSampling loads the programs the way kernels that refuse the sampling
+// part get them (bpf_loop and ring buffers left out): latency still counts every I/O, and asking
+// for the MRC block stream says it is unsupported instead of failing the others.
+func TestLatencyWithoutBlockSampling(t *testing.T) {
+	bpftest.RequireRoot(t)
+	withoutMRC, ownStamps = true, 1
+	defer func() { withoutMRC, ownStamps = false, 0 }()
+	loop := bpftest.NewLoop(t, 64<<20)
+	latency, err := Acquire(Latency)
+	if err != nil {
+		t.Fatalf("acquire latency: %v", err)
+	}
+	defer latency.Release()
+	if _, err := Acquire(MRC); !errors.Is(err, bpf.ErrUnsupported) {
+		t.Fatalf("acquire block sampling: %v, want ErrUnsupported", err)
+	}
+	before, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	loop.WriteDirect(t, bpftest.AlignedBuffer(t, 4096), 0, 100)
+	after, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	if got, want := after[bpf.OpWrite]-before[bpf.OpWrite], statAfter.writes-statBefore.writes; got != want || want < 100 {
+		t.Errorf("%d writes in the histograms, the device completed %d (the test issued 100)", got, want)
 	}
 }

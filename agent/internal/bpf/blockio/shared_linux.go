@@ -22,13 +22,17 @@ type (
 // that path on any kernel; it applies to the next load.
 var ownStamps uint32
 
+// withoutMRC makes the next load leave block sampling out, as on kernels that refuse it (tests).
+var withoutMRC bool
+
 // shared is the process's one copy of the programs: loaded by the first Acquire, closed when
 // the last user releases it.
 var shared struct {
-	mu    sync.Mutex
-	objs  *blockioObjects
-	users map[Feature]int
-	links map[*ebpf.Program]link.Link
+	mu     sync.Mutex
+	objs   *blockioObjects
+	mrcErr error // why the loaded programs cannot sample blocks, nil when they can
+	users  map[Feature]int
+	links  map[*ebpf.Program]link.Link
 }
 
 // User is one collector's hold on the shared programs. Its methods may be called from one
@@ -49,18 +53,15 @@ func Acquire(feature Feature) (*User, error) {
 		if err := bpf.Prepare(); err != nil {
 			return nil, err
 		}
-		spec, err := loadBlockio()
+		objs, mrcErr, err := load()
 		if err != nil {
-			return nil, fmt.Errorf("parse the embedded block I/O programs: %w", err)
+			return nil, err
 		}
-		if err := spec.Variables["own_stamps"].Set(ownStamps); err != nil {
-			return nil, fmt.Errorf("set the issue-time source: %w", err)
-		}
-		objs := &blockioObjects{}
-		if err := spec.LoadAndAssign(objs, nil); err != nil {
-			return nil, bpf.Explain("load the block I/O programs", err)
-		}
-		shared.objs, shared.users, shared.links = objs, map[Feature]int{}, map[*ebpf.Program]link.Link{}
+		shared.objs, shared.mrcErr = objs, mrcErr
+		shared.users, shared.links = map[Feature]int{}, map[*ebpf.Program]link.Link{}
+	}
+	if feature == MRC && shared.mrcErr != nil {
+		return nil, errors.Join(shared.mrcErr, closeIfUnused())
 	}
 	shared.users[feature]++
 	if err := apply(); err != nil {
@@ -81,6 +82,47 @@ func (u *User) Release() error {
 		err = errors.Join(apply(), closeIfUnused())
 	})
 	return err
+}
+
+// load loads the programs with block sampling, or, where the kernel refuses that part (bpf_loop
+// and ring buffers are newer than BTF tracepoints), without it: latency and split counts then
+// still work, and mrcErr says why the MRC block stream cannot.
+func load() (objs *blockioObjects, mrcErr, err error) {
+	if !withoutMRC {
+		if objs, err = loadVariant(true); err == nil {
+			return objs, nil, nil
+		}
+		mrcErr = bpf.Explain("load the block sampling of the miss-ratio curves (needs kernel 5.17 or newer)", err)
+	} else {
+		mrcErr = fmt.Errorf("%w: block sampling left out (test)", bpf.ErrUnsupported)
+	}
+	if objs, err = loadVariant(false); err != nil {
+		return nil, nil, bpf.Explain("load the block I/O programs", err)
+	}
+	return objs, mrcErr, nil
+}
+
+func loadVariant(withMRC bool) (*blockioObjects, error) {
+	spec, err := loadBlockio()
+	if err != nil {
+		return nil, fmt.Errorf("parse the embedded block I/O programs: %w", err)
+	}
+	if err := spec.Variables["own_stamps"].Set(ownStamps); err != nil {
+		return nil, fmt.Errorf("set the issue-time source: %w", err)
+	}
+	if err := spec.Variables["with_mrc"].Set(uint32(map[bool]int{false: 0, true: 1}[withMRC])); err != nil {
+		return nil, fmt.Errorf("set the block sampling switch: %w", err)
+	}
+	if !withMRC {
+		// The sampling branch is dead code for the verifier, but its ring buffer must still
+		// exist as some map: a one-slot array costs nothing and loads on every kernel.
+		spec.Maps["mrc_samples"] = &ebpf.MapSpec{Name: "mrc_samples", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}
+	}
+	objs := &blockioObjects{}
+	if err := spec.LoadAndAssign(objs, nil); err != nil {
+		return nil, err
+	}
+	return objs, nil
 }
 
 // apply makes the switches and attached hooks match the users. Called with mu held.
