@@ -87,7 +87,7 @@ type CollectorsConfig struct {
 	BlockLatency CollectorConfig `yaml:"block_latency"`
 	BlockSplit   CollectorConfig `yaml:"block_split"`
 	PageCache    PageCacheConfig `yaml:"page_cache"`
-	BlockSamples RetiredSection  `yaml:"block_samples"` // retired: see RetiredSection
+	BlockSamples RetiredSection  `yaml:"block_samples,omitempty"` // retired: see RetiredSection
 	MRC          MRCConfig       `yaml:"mrc"`
 
 	Fragmentation CollectorConfig `yaml:"fragmentation"`

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseAppliesDefaults(t *testing.T) {
@@ -145,6 +147,14 @@ func TestRetiredBlockSamplesStillParses(t *testing.T) {
 		if name == "block_samples" {
 			t.Fatal("a retired collector is enabled")
 		}
+	}
+	// A config the agent writes itself (enroll) names no retired section.
+	body, err := yaml.Marshal(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(body), "block_samples") {
+		t.Errorf("a fresh config carries the retired section:\n%s", body)
 	}
 }
 
