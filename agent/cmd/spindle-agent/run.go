@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spindle-io/spindle/agent/internal/agent"
@@ -23,6 +24,7 @@ func runCommand(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	collectOften()
 	if *asService {
 		return runService(cfg, *configPath)
 	}
@@ -40,4 +42,17 @@ func logLevel(name string) slog.Level {
 		return slog.LevelInfo
 	}
 	return level
+}
+
+// agentGCPercent is the agent's GOGC unless the environment sets GOGC or GOMEMLIMIT. Its live
+// heap is a few MiB and it allocates about once per interval, so Go's default (collect when the
+// heap has doubled) let the heap sit at twice its live size between ticks, the largest part of
+// its private memory (docs/benchmarks.md, "One program per block hook, and agent memory"); a
+// quarter costs a few more milliseconds of collection per interval.
+const agentGCPercent = 25
+
+func collectOften() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(agentGCPercent)
+	}
 }

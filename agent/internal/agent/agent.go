@@ -152,15 +152,15 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	if err != nil {
 		return nil, err
 	}
+	for _, warning := range cfg.Retired() {
+		log.Warn(warning)
+	}
 	// Collectors and features first: the eBPF collectors load their programs now, and what
 	// loaded or can run goes into the resource of every batch as spindle.agent.capabilities.
 	// Collectors come first so the read cache can count its hits with the page-cache program.
 	collectors, err := collector.Build(cfg.EnabledCollectors(collector.EnabledByDefault),
 		collector.Options{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log, EBPF: collector.EBPFOptions{
-			Mode:           collector.EBPFMode(cfg.EBPF),
-			SampleEvery:    cfg.Collectors.BlockSamples.SampleEvery,
-			SampleCapacity: cfg.Collectors.BlockSamples.Capacity,
-
+			Mode:              collector.EBPFMode(cfg.EBPF),
 			PageCacheTopFiles: cfg.Collectors.PageCache.TopFiles,
 			MRCWindow:         cfg.Collectors.MRC.Window,
 		},

@@ -142,10 +142,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	if !st.Stopped || st.LastBatchSeq != last || st.Spool.Batches != 0 || st.Delivery.LastDeliveredSeq != last || len(st.Disks) == 0 {
 		t.Fatalf("final status: %+v", st)
 	}
-	// Every capability is listed whether or not this host has it: the five eBPF programs,
+	// Every capability is listed whether or not this host has it: the four eBPF collectors,
 	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features.
-	if len(st.Capabilities) != 10 {
-		t.Fatalf("status capabilities %+v, want the five eBPF ones, fiemap, postgresql, psi, accel.read_cache and accel.write_optimization", st.Capabilities)
+	if len(st.Capabilities) != 9 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache and accel.write_optimization", st.Capabilities)
 	}
 
 	// A restart continues the numbering: stop it after its first batch.

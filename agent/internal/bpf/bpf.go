@@ -1,11 +1,13 @@
 // Package bpf holds what Spindle's eBPF programs share: the "unsupported" sentinel and the
 // translation of load and attach failures into a reason a user can act on.
 //
-// Each program lives in its own directory (blocklatency, blocksplit, pagecache, blocksamples):
+// Each object lives in its own directory (blockio: the block-layer programs, one per hook,
+// which blocklatency, blocksplit and mrcsample's block stream share; pagecache; mrcsample):
 // `<name>.bpf.c`, a gen.go with the go:generate line, and the bpf2go output (Go + .o) committed
-// so a build needs no clang. `go generate ./internal/bpf/...` rebuilds them with Debian's clang;
-// include/vmlinux.h comes from `bpftool btf dump file /sys/kernel/btf/vmlinux format c`. The
-// programs use CO-RE, so one object runs on every kernel with BTF.
+// so a build needs no clang. include/ holds the headers the programs share. `go generate
+// ./internal/bpf/...` rebuilds them with Debian's clang; include/vmlinux.h comes from
+// `bpftool btf dump file /sys/kernel/btf/vmlinux format c`. The programs use CO-RE, so one
+// object runs on every kernel with BTF.
 package bpf
 
 import "errors"

@@ -12,9 +12,6 @@ type Histogram struct {
 // Attribute keys and values of the eBPF metrics.
 const (
 	AttrOperation        = "spindle.disk.operation" // flush or discard (both have direction write)
-	AttrDropReason       = "reason"
-	DropKernelBufferFull = "kernel_buffer_full"
-	DropRingOverwritten  = "ring_overwritten"
 	ResourceCapabilities = "spindle.agent.capabilities"
 )
 

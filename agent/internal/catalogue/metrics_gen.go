@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "7a625012ee7ae71444d85e172721d5d211f3b176fd75d64a0622217a5518f6c2"
+const SourceSHA256 = "8bcc6165ba365ea20d23179e2fb074cff0dcecbff5f31013c01876ac615ae8d1"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -79,12 +79,6 @@ var PageCacheFileAccesses = IntCounter{Metric{"spindle.page_cache.file.accesses"
 
 // PageCacheFileMisses is spindle.page_cache.file.misses (linux:ebpf).
 var PageCacheFileMisses = IntCounter{Metric{"spindle.page_cache.file.misses", "{page}", "Pages of one file that had to be added to the page cache to be read (added minus dirtied), for the same top files."}}
-
-// BlockSamplesKept is spindle.agent.block_samples.kept (linux:ebpf).
-var BlockSamplesKept = IntCounter{Metric{"spindle.agent.block_samples.kept", "{sample}", "Sampled block I/Os stored in the agent's bounded ring."}}
-
-// BlockSamplesDropped is spindle.agent.block_samples.dropped (linux:ebpf).
-var BlockSamplesDropped = IntCounter{Metric{"spindle.agent.block_samples.dropped", "{sample}", "Sampled block I/Os lost: the kernel buffer was full, or the ring overwrote them unread."}}
 
 // CacheMRCHitRatio is spindle.cache.mrc.hit_ratio (linux:ebpf).
 var CacheMRCHitRatio = FloatGauge{Metric{"spindle.cache.mrc.hit_ratio", "1", "Miss-ratio curve: the hit ratio an LRU cache of spindle.mrc.size_bytes would have had over the window, from a SHARDS spatial sample; one point per size."}}
@@ -207,7 +201,7 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, BlockSamplesKept, BlockSamplesDropped, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}

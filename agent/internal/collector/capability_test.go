@@ -26,7 +26,7 @@ func TestEBPFLoadFailureByMode(t *testing.T) {
 
 func TestCapabilitiesOfCollectorsNotBuilt(t *testing.T) {
 	caps := Capabilities(nil, func(name string) string { return name + " is off" })
-	want := map[string]string{"ebpf.block_latency": "block_latency is off", "ebpf.block_samples": "block_samples is off",
+	want := map[string]string{"ebpf.block_latency": "block_latency is off",
 		"ebpf.block_split": "block_split is off", "ebpf.mrc": "mrc is off", "ebpf.page_cache": "page_cache is off",
 		"fiemap.fragmentation": "fragmentation is off", "postgresql.statistics": "pgstats is off", "psi.pressure": "pressure is off"}
 	if len(caps) != len(want) {

@@ -20,9 +20,7 @@ const (
 
 // EBPFOptions configure the eBPF collectors.
 type EBPFOptions struct {
-	Mode           EBPFMode
-	SampleEvery    uint32 // block_samples: keep about 1 in SampleEvery I/Os
-	SampleCapacity int    // block_samples: samples the agent's ring holds
+	Mode EBPFMode
 	// page_cache: files reported per interval, the most accessed (0: DefaultPageCacheTopFiles)
 	PageCacheTopFiles int
 	// mrc: the span of each miss-ratio curve (0: DefaultMRCWindow)

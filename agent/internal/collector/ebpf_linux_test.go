@@ -14,7 +14,7 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 )
 
-var ebpfNames = []string{"block_latency", "block_samples", "block_split", "mrc", "page_cache"}
+var ebpfNames = []string{"block_latency", "block_split", "mrc", "page_cache"}
 
 // TestEBPFCollectorsRecordRealIO builds the eBPF collectors as the agent does, drives real
 // I/O on a loop device, and checks what one Collect records for that device.
@@ -23,7 +23,7 @@ func TestEBPFCollectorsRecordRealIO(t *testing.T) {
 	loop := bpftest.NewLoop(t, 64<<20)
 	loop.SetMaxSectorsKB(t, 128)
 	built, err := Build(ebpfNames, Options{ProcPath: "/proc", SysPath: "/sys", Logger: discardLogger(),
-		EBPF: EBPFOptions{Mode: EBPFOn, SampleEvery: 1, SampleCapacity: 1024}})
+		EBPF: EBPFOptions{Mode: EBPFOn}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,6 @@ func TestEBPFCollectorsRecordRealIO(t *testing.T) {
 	for _, key := range []string{
 		"counter spindle.page_cache.accesses[{page}]{}",
 		"counter spindle.page_cache.misses[{page}]{}",
-		"counter spindle.agent.block_samples.kept[{sample}]{}",
-		"counter spindle.agent.block_samples.dropped[{sample}]{reason=ring_overwritten}",
 	} {
 		if _, ok := sink.series[key]; !ok {
 			t.Errorf("%s not recorded", key)

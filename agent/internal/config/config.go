@@ -29,11 +29,10 @@ const (
 	minSpoolMaxBytes     = 1 << 20
 	DefaultLogLevel      = "info"
 	DefaultEBPF          = "auto"
-	maxBlockSampleCap    = 1 << 18 // 12 MiB of samples: the agent's memory budget is 40 MiB
 )
 
 // ebpfCollectors are the collectors that load eBPF programs; `ebpf: off` switches them all off.
-var ebpfCollectors = []string{"block_latency", "block_samples", "block_split", "mrc", "page_cache"}
+var ebpfCollectors = []string{"block_latency", "block_split", "mrc", "page_cache"}
 
 // Config is the whole agent.yaml.
 type Config struct {
@@ -85,11 +84,11 @@ type CollectorsConfig struct {
 	// Filesystem measures the space of mounted local file systems ("disk filling up").
 	Filesystem CollectorConfig `yaml:"filesystem"`
 
-	BlockLatency CollectorConfig    `yaml:"block_latency"`
-	BlockSplit   CollectorConfig    `yaml:"block_split"`
-	PageCache    PageCacheConfig    `yaml:"page_cache"`
-	BlockSamples BlockSamplesConfig `yaml:"block_samples"`
-	MRC          MRCConfig          `yaml:"mrc"`
+	BlockLatency CollectorConfig `yaml:"block_latency"`
+	BlockSplit   CollectorConfig `yaml:"block_split"`
+	PageCache    PageCacheConfig `yaml:"page_cache"`
+	BlockSamples RetiredSection  `yaml:"block_samples,omitempty"` // retired: see RetiredSection
+	MRC          MRCConfig       `yaml:"mrc"`
 
 	Fragmentation CollectorConfig `yaml:"fragmentation"`
 	Pgstats       CollectorConfig `yaml:"pgstats"` // default: on when databases.postgresql.dsn is set
@@ -97,11 +96,17 @@ type CollectorsConfig struct {
 	SQLServer     CollectorConfig `yaml:"sqlserver"` // default: on for Windows
 }
 
-// BlockSamplesConfig switches and sizes the sampled block stream; zero means the default.
-type BlockSamplesConfig struct {
-	Enabled     *bool  `yaml:"enabled,omitempty"`
-	SampleEvery uint32 `yaml:"sample_every,omitempty"` // keep about 1 in N blocks (default 64)
-	Capacity    int    `yaml:"capacity,omitempty"`     // samples held in memory (default 16384)
+// RetiredSection is a collector section an older agent.yaml may still carry: parsed so that
+// file keeps working, otherwise ignored; Retired says what replaced it. collectors.block_samples
+// (a 1-in-64 block stream nothing read) gave way to the block stream of collectors.mrc.
+type RetiredSection map[string]any
+
+// Retired lists the retired sections agent.yaml still sets, each with what to do instead.
+func (c Config) Retired() []string {
+	if c.Collectors.BlockSamples == nil {
+		return nil
+	}
+	return []string{"collectors.block_samples is retired and ignored: the miss-ratio curves (collectors.mrc) sample block I/O now; remove the section"}
 }
 
 // MRCConfig switches the miss-ratio curves and sets their window; zero means the default.
@@ -216,9 +221,6 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("ebpf %q is not one of auto, on, off", c.EBPF))
 	}
-	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
-		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
-	}
 	if w := c.Collectors.MRC.Window; w != 0 && (w < time.Minute || w > time.Hour) {
 		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between 1m and 1h", w))
 	}
@@ -286,7 +288,7 @@ func (c Config) collectorSwitches() map[string]CollectorConfig {
 		"diskstats": c.Collectors.Diskstats, "meminfo": c.Collectors.Meminfo,
 		"filesystem":    c.Collectors.Filesystem,
 		"block_latency": c.Collectors.BlockLatency, "block_split": c.Collectors.BlockSplit,
-		"page_cache": {Enabled: c.Collectors.PageCache.Enabled}, "block_samples": {Enabled: c.Collectors.BlockSamples.Enabled},
+		"page_cache":    {Enabled: c.Collectors.PageCache.Enabled},
 		"mrc":           {Enabled: c.Collectors.MRC.Enabled},
 		"fragmentation": c.Collectors.Fragmentation, "pgstats": c.Collectors.Pgstats, "pressure": c.Collectors.Pressure,
 		"sqlserver": c.Collectors.SQLServer,

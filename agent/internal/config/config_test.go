@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseAppliesDefaults(t *testing.T) {
@@ -20,7 +22,7 @@ func TestParseAppliesDefaults(t *testing.T) {
 		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_samples,block_split,diskstats,filesystem,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
+	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_split,diskstats,filesystem,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
 		t.Fatalf("enabled collectors = %v", got)
 	}
 }
@@ -130,13 +132,38 @@ func TestLoadMissingFileSaysToEnrol(t *testing.T) {
 	}
 }
 
-func TestEBPFSettings(t *testing.T) {
-	cfg, err := Parse([]byte("collectors: {block_samples: {sample_every: 8, capacity: 4096}, page_cache: {top_files: 25}}"))
+// TestRetiredBlockSamplesStillParses: an agent.yaml written for an older agent keeps working,
+// and the agent is told what replaced the section.
+func TestRetiredBlockSamplesStillParses(t *testing.T) {
+	cfg, err := Parse([]byte("collectors: {block_samples: {enabled: true, sample_every: 8, capacity: 4096}}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.EBPF != "auto" || cfg.Collectors.BlockSamples.SampleEvery != 8 || cfg.Collectors.BlockSamples.Capacity != 4096 ||
-		cfg.Collectors.PageCache.TopFiles != 25 {
+	if got := cfg.Retired(); len(got) != 1 || !strings.Contains(got[0], "collectors.block_samples is retired") ||
+		!strings.Contains(got[0], "collectors.mrc") {
+		t.Fatalf("Retired() = %q", got)
+	}
+	for _, name := range cfg.EnabledCollectors(func(string) bool { return true }) {
+		if name == "block_samples" {
+			t.Fatal("a retired collector is enabled")
+		}
+	}
+	// A config the agent writes itself (enroll) names no retired section.
+	body, err := yaml.Marshal(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(body), "block_samples") {
+		t.Errorf("a fresh config carries the retired section:\n%s", body)
+	}
+}
+
+func TestEBPFSettings(t *testing.T) {
+	cfg, err := Parse([]byte("collectors: {page_cache: {top_files: 25}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.EBPF != "auto" || cfg.Collectors.PageCache.TopFiles != 25 || cfg.Retired() != nil {
 		t.Fatalf("eBPF settings not read: %+v", cfg)
 	}
 	if why := cfg.WhyOff("page_cache"); !strings.Contains(why, "collectors.page_cache.enabled: false") {
@@ -144,8 +171,7 @@ func TestEBPFSettings(t *testing.T) {
 	}
 	for yaml, want := range map[string]string{
 		"ebpf: maybe": `ebpf "maybe" is not one of auto, on, off`,
-		"collectors: {block_samples: {capacity: 9999999}}": "collectors.block_samples.capacity 9999999 must be between 1 and",
-		"collectors: {page_cache: {top_files: 51}}":        "collectors.page_cache.top_files 51 must be between 1 and 50",
+		"collectors: {page_cache: {top_files: 51}}": "collectors.page_cache.top_files 51 must be between 1 and 50",
 	} {
 		if _, err := Parse([]byte(yaml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", yaml, err, want)

@@ -1,6 +1,6 @@
-// Package blocklatency loads the block I/O latency program: a log2 histogram per device and
+// Package blocklatency reads the block I/O latency histograms: a log2 histogram per device and
 // operation of the time from issue to the device (block:block_rq_issue) to completion
-// (block:block_rq_complete), aggregated in the kernel.
+// (block:block_rq_complete), aggregated in the kernel by the shared block programs (blockio).
 package blocklatency
 
 import (
@@ -9,7 +9,7 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/bpf"
 )
 
-// Slots is the number of histogram slots (LATENCY_SLOTS in blocklatency.bpf.c).
+// Slots is the number of histogram slots (LATENCY_SLOTS in blockio.bpf.c).
 const Slots = 28
 
 // BoundsMicros are the upper bounds of slots 0..Slots-2 in microseconds: 1, 2, 4, … 2^26

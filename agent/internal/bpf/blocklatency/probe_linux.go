@@ -1,49 +1,38 @@
 package blocklatency
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
-
 	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 )
 
-// Probe is the loaded and attached program. Read may be called from one goroutine at a time;
-// Close detaches everything.
+var _ [Slots - blockio.LatencySlots]struct{} // the two counts must agree
+var _ [blockio.LatencySlots - Slots]struct{}
+
+// Probe is a hold on the shared block programs with latency switched on. Read may be called
+// from one goroutine at a time; Close releases it.
 type Probe struct {
-	objs  blocklatencyObjects
-	links []link.Link
+	user *blockio.User
 }
 
-// Load loads the program and attaches it to the block tracepoints. Failures caused by the
-// system (privileges, no BTF, missing tracepoints) wrap bpf.ErrUnsupported.
+// Load switches block latency on in the shared block programs (loading them if needed).
+// Failures caused by the system (privileges, no BTF, missing tracepoints) wrap
+// bpf.ErrUnsupported.
 func Load() (*Probe, error) {
-	if err := bpf.Prepare(); err != nil {
+	user, err := blockio.Acquire(blockio.Latency)
+	if err != nil {
 		return nil, err
 	}
-	p := &Probe{}
-	if err := loadBlocklatencyObjects(&p.objs, nil); err != nil {
-		return nil, bpf.Explain("load the block latency program", err)
-	}
-	for _, prog := range []*ebpf.Program{p.objs.BlockRqIssue, p.objs.BlockRqComplete} {
-		l, err := link.AttachTracing(link.TracingOptions{Program: prog})
-		if err != nil {
-			p.Close()
-			return nil, bpf.Explain("attach the block latency program to "+prog.String(), err)
-		}
-		p.links = append(p.links, l)
-	}
-	return p, nil
+	return &Probe{user: user}, nil
 }
 
-// Read returns every histogram, cumulative since Load and summed over CPUs.
+// Read returns every histogram, cumulative since the programs were loaded and summed over CPUs.
 func (p *Probe) Read() (map[Key]Histogram, error) {
 	out := map[Key]Histogram{}
-	var key blocklatencyLatencyKey
-	var perCPU []blocklatencyLatencyHist
-	it := p.objs.Latency.Iterate()
+	var key blockio.LatencyKey
+	var perCPU []blockio.LatencyHist
+	it := p.user.Latency().Iterate()
 	for it.Next(&key, &perCPU) {
 		var h Histogram
 		for _, c := range perCPU {
@@ -60,13 +49,9 @@ func (p *Probe) Read() (map[Key]Histogram, error) {
 	return out, nil
 }
 
-// Close detaches the program and frees its maps.
-func (p *Probe) Close() error {
-	var errs []error
-	for _, l := range p.links {
-		errs = append(errs, l.Close())
-	}
-	p.links = nil
-	errs = append(errs, p.objs.Close())
-	return errors.Join(errs...)
-}
+// Untracked is the number of I/Os not timed because the issue-time table had no free slot for
+// them, cumulative since the programs were loaded.
+func (p *Probe) Untracked() (uint64, error) { return p.user.Untracked() }
+
+// Close switches latency off (unless another user holds it) and releases the programs.
+func (p *Probe) Close() error { return p.user.Release() }

@@ -1,47 +1,37 @@
-// Package blocksplit loads the split I/O program: a count per disk of the bios the block layer
-// cut because they exceeded the device's limits (block:block_split).
+// Package blocksplit reads the split I/O counts: per disk, the bios the block layer cut because
+// they exceeded the device's limits (block:block_split), counted by the shared block programs
+// (blockio).
 package blocksplit
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/cilium/ebpf/link"
-
 	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 )
 
-// Probe is the loaded and attached program. Read may be called from one goroutine at a time.
+// Probe is a hold on the shared block programs with block_split attached. Read may be called
+// from one goroutine at a time.
 type Probe struct {
-	objs blocksplitObjects
-	link link.Link
+	user *blockio.User
 }
 
-// Load loads the program and attaches it to block:block_split. Failures caused by the system
-// wrap bpf.ErrUnsupported.
+// Load attaches block:block_split in the shared block programs (loading them if needed).
+// Failures caused by the system wrap bpf.ErrUnsupported.
 func Load() (*Probe, error) {
-	if err := bpf.Prepare(); err != nil {
+	user, err := blockio.Acquire(blockio.Split)
+	if err != nil {
 		return nil, err
 	}
-	p := &Probe{}
-	if err := loadBlocksplitObjects(&p.objs, nil); err != nil {
-		return nil, bpf.Explain("load the split I/O program", err)
-	}
-	l, err := link.AttachTracing(link.TracingOptions{Program: p.objs.BlockSplit})
-	if err != nil {
-		p.Close()
-		return nil, bpf.Explain("attach the split I/O program to block:block_split", err)
-	}
-	p.link = l
-	return p, nil
+	return &Probe{user: user}, nil
 }
 
-// Read returns the number of splits per disk, cumulative since Load.
+// Read returns the number of splits per disk, cumulative since the programs were loaded.
 func (p *Probe) Read() (map[bpf.Dev]uint64, error) {
 	out := map[bpf.Dev]uint64{}
 	var dev uint32
 	var perCPU []uint64
-	it := p.objs.Splits.Iterate()
+	it := p.user.Splits().Iterate()
 	for it.Next(&dev, &perCPU) {
 		var n uint64
 		for _, c := range perCPU {
@@ -55,13 +45,5 @@ func (p *Probe) Read() (map[bpf.Dev]uint64, error) {
 	return out, nil
 }
 
-// Close detaches the program and frees its map.
-func (p *Probe) Close() error {
-	var errs []error
-	if p.link != nil {
-		errs = append(errs, p.link.Close())
-		p.link = nil
-	}
-	errs = append(errs, p.objs.Close())
-	return errors.Join(errs...)
-}
+// Close detaches block_split (unless another user holds it) and releases the programs.
+func (p *Probe) Close() error { return p.user.Release() }

@@ -1,6 +1,5 @@
 //go:build !linux
 
-// Package blocksplit loads the split I/O program (Linux only).
 package blocksplit
 
 import "github.com/spindle-io/spindle/agent/internal/bpf"

@@ -1,5 +1,7 @@
-/* Shared helpers for Spindle's block-layer programs. CO-RE: every kernel struct is read with
- * BPF_CORE_READ against the running kernel's BTF, so one object file serves all 5.x/6.x layouts. */
+/* Shared helpers for Spindle's block-layer programs. They run at BTF tracepoints (tp_btf), whose
+ * arguments are typed kernel pointers: fields are read with plain loads, relocated by CO-RE
+ * (vmlinux.h marks every struct preserve_access_index), not with bpf_probe_read_kernel calls,
+ * which cost a helper call each. One object file serves all 5.x/6.x layouts. */
 #ifndef SPINDLE_BLOCK_H
 #define SPINDLE_BLOCK_H
 
@@ -30,7 +32,7 @@ static __always_inline __u32 disk_devt(struct gendisk *disk)
 {
 	if (!disk)
 		return 0;
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
 static __always_inline struct gendisk *request_disk(struct request *rq)
@@ -38,8 +40,8 @@ static __always_inline struct gendisk *request_disk(struct request *rq)
 	struct request___old *old = (void *)rq;
 
 	if (bpf_core_field_exists(old->rq_disk))
-		return BPF_CORE_READ(old, rq_disk);
-	return BPF_CORE_READ(rq, q, disk);
+		return old->rq_disk;
+	return rq->q->disk;
 }
 
 static __always_inline struct gendisk *bio_disk(struct bio *bio)
@@ -47,15 +49,15 @@ static __always_inline struct gendisk *bio_disk(struct bio *bio)
 	struct bio___old *old = (void *)bio;
 
 	if (bpf_core_field_exists(old->bi_disk))
-		return BPF_CORE_READ(old, bi_disk);
-	return BPF_CORE_READ(bio, bi_bdev, bd_disk);
+		return old->bi_disk;
+	return bio->bi_bdev->bd_disk;
 }
 
 /* The operation of a request, or -1 for one Spindle does not record (zone commands,
  * write-zeroes, driver-private passthrough). */
 static __always_inline int request_op(struct request *rq)
 {
-	__u32 op = BPF_CORE_READ(rq, cmd_flags) & SPINDLE_REQ_OP_MASK;
+	__u32 op = rq->cmd_flags & SPINDLE_REQ_OP_MASK;
 
 	return op <= SPINDLE_OP_DISCARD ? (int)op : -1;
 }

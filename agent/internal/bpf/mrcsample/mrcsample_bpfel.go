@@ -33,12 +33,11 @@ type mrcsampleReadProgress struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	mrcsampleMapAccesses      = "accesses"
-	mrcsampleMapLost          = "lost"
+	mrcsampleMapMrcAccesses   = "mrc_accesses"
+	mrcsampleMapMrcLost       = "mrc_lost"
+	mrcsampleMapMrcSamples    = "mrc_samples"
+	mrcsampleMapMrcThresholds = "mrc_thresholds"
 	mrcsampleMapProgress      = "progress"
-	mrcsampleMapSamples       = "samples"
-	mrcsampleMapThresholds    = "thresholds"
-	mrcsampleProgBlockRqIssue = "block_rq_issue"
 	mrcsampleProgFault        = "fault"
 	mrcsampleProgReadPages    = "read_pages"
 	mrcsampleVarMrcSampleType = "mrc_sample_type"
@@ -88,20 +87,19 @@ type mrcsampleSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type mrcsampleProgramSpecs struct {
-	BlockRqIssue *ebpf.ProgramSpec `ebpf:"block_rq_issue"`
-	Fault        *ebpf.ProgramSpec `ebpf:"fault"`
-	ReadPages    *ebpf.ProgramSpec `ebpf:"read_pages"`
+	Fault     *ebpf.ProgramSpec `ebpf:"fault"`
+	ReadPages *ebpf.ProgramSpec `ebpf:"read_pages"`
 }
 
 // mrcsampleMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type mrcsampleMapSpecs struct {
-	Accesses   *ebpf.MapSpec `ebpf:"accesses"`
-	Lost       *ebpf.MapSpec `ebpf:"lost"`
-	Progress   *ebpf.MapSpec `ebpf:"progress"`
-	Samples    *ebpf.MapSpec `ebpf:"samples"`
-	Thresholds *ebpf.MapSpec `ebpf:"thresholds"`
+	MrcAccesses   *ebpf.MapSpec `ebpf:"mrc_accesses"`
+	MrcLost       *ebpf.MapSpec `ebpf:"mrc_lost"`
+	MrcSamples    *ebpf.MapSpec `ebpf:"mrc_samples"`
+	MrcThresholds *ebpf.MapSpec `ebpf:"mrc_thresholds"`
+	Progress      *ebpf.MapSpec `ebpf:"progress"`
 }
 
 // mrcsampleVariableSpecs contains global variables before they are loaded into the kernel.
@@ -133,20 +131,20 @@ func (o *mrcsampleObjects) Close() error {
 //
 // It can be passed to loadMrcsampleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type mrcsampleMaps struct {
-	Accesses   *ebpf.Map `ebpf:"accesses"`
-	Lost       *ebpf.Map `ebpf:"lost"`
-	Progress   *ebpf.Map `ebpf:"progress"`
-	Samples    *ebpf.Map `ebpf:"samples"`
-	Thresholds *ebpf.Map `ebpf:"thresholds"`
+	MrcAccesses   *ebpf.Map `ebpf:"mrc_accesses"`
+	MrcLost       *ebpf.Map `ebpf:"mrc_lost"`
+	MrcSamples    *ebpf.Map `ebpf:"mrc_samples"`
+	MrcThresholds *ebpf.Map `ebpf:"mrc_thresholds"`
+	Progress      *ebpf.Map `ebpf:"progress"`
 }
 
 func (m *mrcsampleMaps) Close() error {
 	return _MrcsampleClose(
-		m.Accesses,
-		m.Lost,
+		m.MrcAccesses,
+		m.MrcLost,
+		m.MrcSamples,
+		m.MrcThresholds,
 		m.Progress,
-		m.Samples,
-		m.Thresholds,
 	)
 }
 
@@ -163,14 +161,12 @@ type mrcsampleVariables struct {
 //
 // It can be passed to loadMrcsampleObjects or ebpf.CollectionSpec.LoadAndAssign.
 type mrcsamplePrograms struct {
-	BlockRqIssue *ebpf.Program `ebpf:"block_rq_issue"`
-	Fault        *ebpf.Program `ebpf:"fault"`
-	ReadPages    *ebpf.Program `ebpf:"read_pages"`
+	Fault     *ebpf.Program `ebpf:"fault"`
+	ReadPages *ebpf.Program `ebpf:"read_pages"`
 }
 
 func (p *mrcsamplePrograms) Close() error {
 	return _MrcsampleClose(
-		p.BlockRqIssue,
 		p.Fault,
 		p.ReadPages,
 	)

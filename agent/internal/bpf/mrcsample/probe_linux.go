@@ -14,6 +14,7 @@ import (
 	"github.com/cilium/ebpf/ringbuf"
 
 	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 )
 
 // pollInterval bounds how long a sample waits in the kernel's buffer when the host is quiet:
@@ -22,8 +23,10 @@ const pollInterval = 200 * time.Millisecond
 
 const sampleBytes = 32 // sizeof(struct mrc_sample)
 
-// Probe is the loaded program and the goroutine that hands samples over.
+// Probe is the loaded program and the goroutine that hands samples over. The block stream comes
+// from the shared block programs (blockio), which own the sampler's maps.
 type Probe struct {
+	block  *blockio.User
 	objs   mrcsampleObjects
 	links  []link.Link
 	reader *ringbuf.Reader
@@ -32,7 +35,8 @@ type Probe struct {
 	once   sync.Once
 }
 
-// Load loads and attaches the programs and starts reading; every threshold starts at 0, so
+// Load switches block sampling on in the shared block programs, loads and attaches the
+// page-cache programs on the same maps, and starts reading; every threshold starts at 0, so
 // nothing is sampled until SetThreshold. Failures caused by the system (including kernels before
 // 6.10, which lack mm_filemap_get_pages) wrap bpf.ErrUnsupported.
 func Load(s Settings) (*Probe, error) {
@@ -52,11 +56,16 @@ func Load(s Settings) (*Probe, error) {
 	if err := spec.Variables["only_tgid"].Set(uint32(s.OnlyProcess)); err != nil {
 		return nil, fmt.Errorf("set the process filter: %w", err)
 	}
-	p := &Probe{handle: s.Handle, done: make(chan struct{})}
-	if err := spec.LoadAndAssign(&p.objs, nil); err != nil {
+	block, err := blockio.Acquire(blockio.MRC)
+	if err != nil {
+		return nil, err
+	}
+	p := &Probe{block: block, handle: s.Handle, done: make(chan struct{})}
+	if err := spec.LoadAndAssign(&p.objs, &ebpf.CollectionOptions{MapReplacements: block.MRCMaps()}); err != nil {
+		block.Release()
 		return nil, bpf.Explain("load the miss-ratio sampling program (needs the filemap tracepoints of kernel 6.10 or newer and bpf_loop)", err)
 	}
-	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault, p.objs.BlockRqIssue} {
+	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault} {
 		l, err := link.AttachTracing(link.TracingOptions{Program: prog})
 		if err != nil {
 			p.closeObjects()
@@ -64,7 +73,7 @@ func Load(s Settings) (*Probe, error) {
 		}
 		p.links = append(p.links, l)
 	}
-	if p.reader, err = ringbuf.NewReader(p.objs.Samples); err != nil {
+	if p.reader, err = ringbuf.NewReader(p.objs.MrcSamples); err != nil {
 		p.closeObjects()
 		return nil, bpf.Explain("open the miss-ratio sampling ring buffer", err)
 	}
@@ -103,7 +112,7 @@ func (p *Probe) read() {
 
 // SetThreshold makes the kernel keep the stream's accesses whose hash is below threshold.
 func (p *Probe) SetThreshold(s Stream, threshold uint64) error {
-	if err := p.objs.Thresholds.Update(uint32(s), threshold, ebpf.UpdateExist); err != nil {
+	if err := p.objs.MrcThresholds.Update(uint32(s), threshold, ebpf.UpdateExist); err != nil {
 		return fmt.Errorf("set the sampling threshold: %w", err)
 	}
 	return nil
@@ -116,7 +125,7 @@ func (p *Probe) Counts() (Counts, error) {
 		for _, m := range []struct {
 			mp  *ebpf.Map
 			out *uint64
-		}{{p.objs.Accesses, &c.Accesses[s]}, {p.objs.Lost, &c.Lost[s]}} {
+		}{{p.objs.MrcAccesses, &c.Accesses[s]}, {p.objs.MrcLost, &c.Lost[s]}} {
 			var perCPU []uint64
 			if err := m.mp.Lookup(s, &perCPU); err != nil {
 				return Counts{}, fmt.Errorf("read the miss-ratio sampling counts: %w", err)
@@ -148,5 +157,5 @@ func (p *Probe) closeObjects() error {
 		errs = append(errs, l.Close())
 	}
 	p.links = nil
-	return errors.Join(append(errs, p.objs.Close())...)
+	return errors.Join(append(errs, p.objs.Close(), p.block.Release())...)
 }

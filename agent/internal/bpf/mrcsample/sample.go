@@ -6,7 +6,7 @@ package mrcsample
 
 import "github.com/spindle-io/spindle/agent/internal/bpf"
 
-// Stream says which access stream a sample belongs to (STREAM_* in mrcsample.bpf.c).
+// Stream says which access stream a sample belongs to (STREAM_* in include/spindle_mrc.h).
 type Stream uint32
 
 const (

@@ -14,7 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+#include "spindle_file.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -60,35 +60,15 @@ struct {
 	__type(value, struct file_counts);
 } files SEC(".maps");
 
-/* filemap_read calls filemap_get_pages once per batch of up to 31 folios, each time with the
- * range from the current position to the end of the request; remember per thread how far the
- * current request was counted so a page is counted once. */
-struct read_progress {
-	__u64 mapping;
-	__u64 last_index;
-	__u64 counted_to;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);
-	__type(value, struct read_progress);
-} progress SEC(".maps");
+READ_PROGRESS_MAP(progress);
 
 static __always_inline void add_file(__u32 event, struct address_space *mapping, __u64 pages)
 {
 	struct file_key key = {};
 	struct file_counts *c, zero = {};
-	struct inode *host;
 
-	if (!mapping)
+	if (!mapping_file(mapping, &key.dev, &key.ino))
 		return;
-	host = BPF_CORE_READ(mapping, host);
-	if (!host)
-		return;
-	key.ino = BPF_CORE_READ(host, i_ino);
-	key.dev = BPF_CORE_READ(host, i_sb, s_dev);
 	c = bpf_map_lookup_elem(&files, &key);
 	if (!c) {
 		bpf_map_update_elem(&files, &key, &zero, BPF_NOEXIST);
@@ -114,42 +94,13 @@ static __always_inline void add(__u32 event, struct address_space *mapping, __u6
 	add_file(event, mapping, pages);
 }
 
-/* folio_nr_pages(): 1 unless the folio is large (PG_head), then 2^order from _flags_1. */
-static __always_inline __u64 folio_pages(struct folio *folio)
-{
-	unsigned long flags = 0, flags1 = 0;
-
-	bpf_probe_read_kernel(&flags, sizeof(flags), __builtin_preserve_access_index(&folio->flags));
-	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
-		return 1;
-	bpf_probe_read_kernel(&flags1, sizeof(flags1), __builtin_preserve_access_index(&folio->_flags_1));
-	return 1ULL << (flags1 & 0xff);
-}
-
 SEC("tp_btf/mm_filemap_get_pages")
 int BPF_PROG(read_pages, struct address_space *mapping, unsigned long index, unsigned long last_index)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
-	__u64 size = BPF_CORE_READ(mapping, host, i_size);
-	__u64 last, from = index;
-	struct read_progress *p, next = {};
-	bool same;
+	__u64 first, count = read_new_pages(&progress, mapping, index, last_index, page_shift, &first);
 
-	if (size == 0)
-		return 0;
-	last = (size - 1) >> page_shift;
-	if (last > last_index)
-		last = last_index;
-	p = bpf_map_lookup_elem(&progress, &tid);
-	same = p && p->mapping == (__u64)mapping && p->last_index == last_index && index <= p->counted_to;
-	if (same)
-		from = p->counted_to + 1;
-	if (last >= from)
-		add(EVENT_READ, mapping, last - from + 1);
-	next.mapping = (__u64)mapping;
-	next.last_index = last_index;
-	next.counted_to = (same && p->counted_to > last) ? p->counted_to : last;
-	bpf_map_update_elem(&progress, &tid, &next, BPF_ANY);
+	if (count)
+		add(EVENT_READ, mapping, count);
 	return 0;
 }
 
@@ -163,7 +114,7 @@ int BPF_PROG(fault, struct address_space *mapping, unsigned long index)
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(page_added, struct folio *folio)
 {
-	add(EVENT_ADDED, BPF_CORE_READ(folio, mapping), folio_pages(folio));
+	add(EVENT_ADDED, folio->mapping, folio_pages(folio));
 	return 0;
 }
 

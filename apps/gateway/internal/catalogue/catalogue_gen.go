@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "7a625012ee7ae71444d85e172721d5d211f3b176fd75d64a0622217a5518f6c2"
+const SourceSHA256 = "8bcc6165ba365ea20d23179e2fb074cff0dcecbff5f31013c01876ac615ae8d1"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -32,8 +32,6 @@ var Metrics = []Metric{
 	{Name: "spindle.page_cache.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{}, Table: "page_cache", Columns: []string{"misses"}},
 	{Name: "spindle.page_cache.file.accesses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{"file.path"}, Table: "page_cache_top_files", Columns: []string{"accesses"}},
 	{Name: "spindle.page_cache.file.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{"file.path"}, Table: "page_cache_top_files", Columns: []string{"misses"}},
-	{Name: "spindle.agent.block_samples.kept", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{}, Table: "", Columns: []string{}},
-	{Name: "spindle.agent.block_samples.dropped", Type: "sum", ValueType: "int", Unit: "{sample}", Attributes: []string{"reason"}, Table: "", Columns: []string{}},
 	{Name: "spindle.cache.mrc.hit_ratio", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope", "spindle.mrc.size_bytes"}, Table: "cache_mrc", Columns: []string{"hit_ratios"}},
 	{Name: "spindle.cache.mrc.sample_rate", Type: "gauge", ValueType: "double", Unit: "1", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope"}, Table: "cache_mrc", Columns: []string{"sample_rate"}},
 	{Name: "spindle.cache.mrc.sampled_accesses", Type: "gauge", ValueType: "int", Unit: "{access}", Attributes: []string{"spindle.mrc.curve", "spindle.mrc.scope"}, Table: "cache_mrc", Columns: []string{"sampled_accesses"}},
@@ -81,7 +79,6 @@ var Capabilities = []Capability{
 	{Name: "ebpf.block_latency", Label: "Block I/O latency histograms (eBPF)", Metrics: []string{"spindle.disk.io.latency"}},
 	{Name: "ebpf.block_split", Label: "Split I/O counts (eBPF)", Metrics: []string{"spindle.disk.split_operations"}},
 	{Name: "ebpf.page_cache", Label: "Page-cache hits and misses (eBPF)", Metrics: []string{"spindle.page_cache.accesses", "spindle.page_cache.misses", "spindle.page_cache.file.accesses", "spindle.page_cache.file.misses"}},
-	{Name: "ebpf.block_samples", Label: "Sampled block accesses (eBPF)", Metrics: []string{"spindle.agent.block_samples.kept", "spindle.agent.block_samples.dropped"}},
 	{Name: "ebpf.mrc", Label: "Miss-ratio curves (eBPF)", Metrics: []string{"spindle.cache.mrc.hit_ratio", "spindle.cache.mrc.sample_rate", "spindle.cache.mrc.sampled_accesses", "spindle.cache.mrc.window"}},
 	{Name: "fiemap.fragmentation", Label: "File fragmentation scan (FIEMAP)", Metrics: []string{"spindle.fragmentation.files", "spindle.fragmentation.fragmented_files", "spindle.fragmentation.extents", "spindle.fragmentation.excess_extents", "spindle.fragmentation.scan_duration", "spindle.fragmentation.file.extents"}},
 	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},

@@ -195,7 +195,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     assert.equal(capabilities.reportedAt, at("09:59:50").toISOString());
     // Every capability of the catalogue, in its order; only the two reported ones are available.
     assert.deepEqual(capabilities.items.map((c) => [c.name, c.available]), [
-      ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.block_samples", false], ["ebpf.mrc", false],
+      ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.mrc", false],
       ["fiemap.fragmentation", false], ["postgresql.statistics", false], ["psi.pressure", false], ["accel.read_cache", false],
       ["accel.write_optimization", false],
     ]);

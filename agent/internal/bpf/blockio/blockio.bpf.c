@@ -1,0 +1,337 @@
+//go:build ignore
+
+/* The agent's block-layer programs, one per hook, so each block I/O runs one program at issue
+ * and one at completion whatever collectors use them:
+ *   block_rq_issue     stamps the issue time (latency) and samples the request's 4 KiB blocks
+ *                      for the block miss-ratio curve (spindle_mrc.h);
+ *   block_rq_complete  adds issue-to-completion time to a log2 histogram per (disk, operation);
+ *   block_split        counts bios the block layer cut to fit the device's limits, per disk.
+ * The agent switches the parts on as collectors start (switches) and attaches a hook only while
+ * something uses it. The request is read once per program, with plain BTF loads. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "spindle_block.h"
+#include "spindle_mrc.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set before loading by tests only: stamp every issue time here, as on kernels that do not. */
+volatile const __u32 own_stamps = 0;
+/* Set to 0 before loading on kernels without what the block sampling needs (bpf_loop: 5.17,
+ * ring buffers: 5.8): the verifier then never sees that branch, so latency and split counts
+ * still load there. */
+volatile const __u32 with_mrc = 1;
+
+/* Bits of switches[0]; the agent sets them (blockio.Feature). */
+#define SWITCH_LATENCY 1
+#define SWITCH_MRC 2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} switches SEC(".maps");
+
+/* Slot i counts latencies <= 2^i microseconds (and above the previous slot's bound); the last
+ * slot counts everything above 2^(LATENCY_SLOTS-2) us (67 s). Upper-inclusive, like OTLP's
+ * explicit bucket boundaries, so the agent exports the slots unchanged. */
+#define LATENCY_SLOTS 28
+
+struct latency_key {
+	__u32 dev;
+	__u32 op;
+};
+
+struct latency_hist {
+	__u64 slots[LATENCY_SLOTS];
+	__u64 sum_ns;
+};
+
+/* Cumulative histograms; per CPU so completions on different CPUs never contend. The agent
+ * sums the CPUs and takes deltas between reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct latency_key);
+	__type(value, struct latency_hist);
+} latency SEC(".maps");
+
+/* Where the kernel keeps block statistics for a queue (QUEUE_FLAG_STATS: writeback throttling,
+ * the default on most disks, and io.latency switch it on), it stamps each request's
+ * io_start_time_ns right after block_rq_issue and marks it RQF_STATS: the completion reads that
+ * stamp from the request it reads anyway, and the issue program does nothing for latency. The
+ * kernel's clock reading may be shared by the requests of one plugged batch (blk_time_get_ns), so
+ * a request's time can include the few microseconds the batch took to submit, as the kernel's
+ * own latency statistics do.
+ *
+ * Elsewhere, issue times of requests in flight go to an open-addressed table in a preallocated
+ * array, indexed by a hash of the request's address and probed ISSUED_PROBES slots deep. Array
+ * lookups compile to address arithmetic, where a hash map costs helper calls, a bucket lock and
+ * an allocation per I/O. Requests come from per-queue pools
+ * that the kernel reuses, so a slot whose completion was never seen (a request issued before
+ * the program was attached, or requeued) is found again by the same request's next issue; a
+ * request that finds its probes all busy is counted in untracked instead of measured. Slots are
+ * claimed with plain stores, not compare-and-swap (BPF atomics need 5.12, and this path is the
+ * one older kernels take): two CPUs issuing requests of the same hash in the same instant can
+ * both claim a slot, and the loser's I/O goes unmeasured. */
+#define ISSUED_SLOTS 16384 /* a power of two */
+#define ISSUED_PROBES 4
+
+struct issued_slot {
+	__u64 rq;
+	__u64 at_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ISSUED_SLOTS);
+	__type(key, __u32);
+	__type(value, struct issued_slot);
+} issued SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} untracked SEC(".maps");
+
+/* Cumulative split count per disk (MKDEV), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} splits SEC(".maps");
+
+/* One u64 per CPU to turn the request's address into a plain number: the verifier forbids
+ * arithmetic on a kernel pointer, but a value read back from a map is a scalar. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
+
+static __always_inline bool request_id(struct request *rq, __u64 *id)
+{
+	__u32 zero = 0;
+	volatile __u64 *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return false;
+	*s = (__u64)rq;
+	*id = *s;
+	return true;
+}
+
+static __always_inline __u32 issued_hash(__u64 rq)
+{
+	/* Fibonacci hashing: requests are a few hundred bytes apart, the top bits spread them. */
+	return (__u32)((rq * 0x9E3779B97F4A7C15ULL) >> 50);
+}
+
+static __always_inline __u32 log2_u32(__u32 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xFFFF) << 4;
+	v >>= r;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 hi = v >> 32;
+
+	return hi ? log2_u32(hi) + 32 : log2_u32((__u32)v);
+}
+
+/* The smallest i with latency <= 2^i us: with us = ceil(ns / 1000) that is ceil(log2(us)). */
+static __always_inline __u32 latency_slot(__u64 ns)
+{
+	__u64 us = (ns + 999) / 1000;
+	__u32 slot;
+
+	if (us <= 1)
+		return 0;
+	slot = log2_u64(us - 1) + 1;
+	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
+}
+
+static __always_inline void stamp_issue(__u64 rq)
+{
+	__u32 h = issued_hash(rq), zero = 0;
+	__u64 now = bpf_ktime_get_ns();
+	struct issued_slot *s;
+	__u64 *n;
+
+	for (int i = 0; i < ISSUED_PROBES; i++) {
+		__u32 idx = (h + i) & (ISSUED_SLOTS - 1);
+		__u64 was;
+
+		s = bpf_map_lookup_elem(&issued, &idx);
+		if (!s)
+			return;
+		was = s->rq;
+		if (was == 0 || was == rq) {
+			s->rq = rq;
+			s->at_ns = now;
+			return;
+		}
+	}
+	n = bpf_map_lookup_elem(&untracked, &zero);
+	if (n)
+		(*n)++;
+}
+
+/* take_issue returns the request's issue time and frees its slot, or 0 when it has none. */
+static __always_inline __u64 take_issue(__u64 rq)
+{
+	__u32 h = issued_hash(rq);
+
+	for (int i = 0; i < ISSUED_PROBES; i++) {
+		__u32 idx = (h + i) & (ISSUED_SLOTS - 1);
+		struct issued_slot *s = bpf_map_lookup_elem(&issued, &idx);
+		__u64 at;
+
+		if (!s)
+			return 0;
+		if (s->rq != rq)
+			continue;
+		at = s->at_ns;
+		s->at_ns = 0;
+		s->rq = 0; /* release the slot after reading it */
+		return at;
+	}
+	return 0;
+}
+
+/* RQF_STATS as an enum (recent kernels); older kernels have it as a macro whose bit moved between
+ * versions, so there the agent always stamps issue times itself. */
+static __always_inline bool kernel_stamps_known(void)
+{
+	return !own_stamps && bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS);
+}
+
+/* kernel_stamps says whether the kernel will stamp this request's start: QUEUE_FLAG_STATS, which
+ * the kernel sets exactly while the queue's statistics have a callback (writeback throttling,
+ * io.latency) or accounting users. Read from q->stats because QUEUE_FLAG_STATS is an anonymous
+ * enum CO-RE cannot relocate. */
+static __always_inline bool kernel_stamps(struct request *rq)
+{
+	struct blk_queue_stats *stats;
+
+	if (!kernel_stamps_known())
+		return false;
+	stats = rq->q->stats;
+	if (!stats)
+		return false;
+	if (bpf_core_field_exists(stats->accounting) && stats->accounting > 0)
+		return true;
+	return (__u64)stats->callbacks.next != (__u64)&stats->callbacks;
+}
+
+/* The issue time of a completing request: the kernel's stamp, or the one stamp_issue made. */
+static __always_inline __u64 issued_at(struct request *rq)
+{
+	__u64 id;
+
+	if (kernel_stamps_known() && (rq->rq_flags & (1U << bpf_core_enum_value(enum rqf_flags, __RQF_STATS))))
+		return rq->io_start_time_ns;
+	return request_id(rq, &id) ? take_issue(id) : 0;
+}
+
+static __always_inline __u32 switched_on(void)
+{
+	__u32 zero = 0, *sw = bpf_map_lookup_elem(&switches, &zero);
+
+	return sw ? *sw : 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_rq_issue, struct request *rq)
+{
+	__u32 sw = switched_on();
+	int op = request_op(rq);
+	__u64 id, sector, first, last;
+	__u32 bytes, dev;
+
+	if (op < 0)
+		return 0;
+	if ((sw & SWITCH_LATENCY) && !kernel_stamps(rq) && request_id(rq, &id))
+		stamp_issue(id);
+	if (!with_mrc || !(sw & SWITCH_MRC) || op > SPINDLE_OP_WRITE)
+		return 0;
+	bytes = rq->__data_len;
+	dev = disk_devt(request_disk(rq));
+	if (dev == 0 || bytes == 0)
+		return 0;
+	sector = rq->__sector;
+	first = sector >> 3;
+	last = (sector + (bytes >> 9) - 1) >> 3;
+	mrc_sample_run(STREAM_BLOCK, dev, 0, mix64(((__u64)dev << 32) ^ 0xb10c), first, last - first + 1);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 start = issued_at(rq), delta;
+	struct latency_key lk = {};
+	struct latency_hist *hist;
+	int op;
+
+	if (!start)
+		return 0; /* issued before latency was switched on, or not an operation we record */
+	delta = bpf_ktime_get_ns() - start;
+	op = request_op(rq);
+	lk.dev = disk_devt(request_disk(rq));
+	if (op < 0 || lk.dev == 0)
+		return 0;
+	lk.op = op;
+
+	hist = bpf_map_lookup_elem(&latency, &lk);
+	if (!hist) {
+		static const struct latency_hist zero = {};
+
+		bpf_map_update_elem(&latency, &lk, &zero, BPF_NOEXIST);
+		hist = bpf_map_lookup_elem(&latency, &lk);
+		if (!hist)
+			return 0;
+	}
+	hist->slots[latency_slot(delta)]++;
+	hist->sum_ns += delta;
+	return 0;
+}
+
+SEC("tp_btf/block_split")
+int BPF_PROG(block_split, struct bio *bio, unsigned int new_sector)
+{
+	__u32 dev = disk_devt(bio_disk(bio));
+	__u64 *count;
+
+	if (dev == 0)
+		return 0;
+	count = bpf_map_lookup_elem(&splits, &dev);
+	if (!count) {
+		__u64 one = 1;
+
+		bpf_map_update_elem(&splits, &dev, &one, BPF_NOEXIST);
+		return 0;
+	}
+	(*count)++;
+	return 0;
+}

@@ -1,0 +1,189 @@
+package blockio
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
+	mrcpkg "github.com/spindle-io/spindle/agent/internal/mrc"
+)
+
+// TestMergedProgramsCountEveryIO drives O_DIRECT reads and writes on a loop device through the
+// one block_rq_issue and one block_rq_complete program with latency and block sampling both on,
+// and holds them to the kernel's own account of that device (/sys/block/<loop>/stat): as many
+// I/Os in the latency histograms as the device completed, per direction. The block sampler must
+// hand over exactly the accesses whose mrc.BlockKeyHash falls below the threshold (1 in 8 here:
+// sampling is system-wide and a busy host's other disks share the ring). Run twice: with the
+// kernel's issue stamps (RQF_STATS) and with the programs' own table, the path of kernels and
+// queues without them.
+func TestMergedProgramsCountEveryIO(t *testing.T) {
+	bpftest.RequireRoot(t)
+	for _, own := range []uint32{0, 1} {
+		t.Run("own_stamps="+strconv.Itoa(int(own)), func(t *testing.T) {
+			ownStamps = own
+			defer func() { ownStamps = 0 }()
+			loop := bpftest.NewLoop(t, 64<<20)
+			latency, err := Acquire(Latency)
+			if err != nil {
+				t.Fatalf("acquire latency: %v", err)
+			}
+			defer latency.Release()
+			mrc, err := Acquire(MRC)
+			if err != nil {
+				t.Fatalf("acquire block sampling: %v", err)
+			}
+			defer mrc.Release()
+			const threshold = ^uint64(0) / 8
+			samples := collectBlockSamples(t, mrc, loop.Dev, threshold)
+
+			histBefore, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+			const reads, writes, size = 300, 200, 8192
+			buf := bpftest.AlignedBuffer(t, size)
+			loop.WriteDirect(t, buf, 1<<20, writes)
+			loop.ReadDirect(t, buf, 1<<20, reads)
+			histAfter, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+
+			gotReads, gotWrites := histAfter[bpf.OpRead]-histBefore[bpf.OpRead], histAfter[bpf.OpWrite]-histBefore[bpf.OpWrite]
+			wantReads, wantWrites := statAfter.reads-statBefore.reads, statAfter.writes-statBefore.writes
+			if gotReads != wantReads || gotWrites != wantWrites || wantReads < reads || wantWrites < writes {
+				t.Errorf("histograms hold %d reads and %d writes, the device completed %d and %d (the test issued %d and %d)",
+					gotReads, gotWrites, wantReads, wantWrites, reads, writes)
+			}
+			if statAfter.sectors-statBefore.sectors != (reads+writes)*size/512 {
+				t.Fatalf("something else used %s meanwhile: %d sectors moved", loop.Name, statAfter.sectors-statBefore.sectors)
+			}
+			// Both passes touch blocks 256 and 257 (8 KiB at 1 MiB) once per I/O.
+			var want uint64
+			for block := uint64(1<<20) / 4096; block < (1<<20+size)/4096; block++ {
+				if mrcpkg.BlockKeyHash(uint32(loop.Dev), block) < threshold {
+					want += reads + writes
+				}
+			}
+			if got := samples(want); got != want {
+				t.Errorf("%d block samples of %s, want %d (the accesses whose hash is below the threshold)", got, loop.Name, want)
+			}
+			if n, err := latency.Untracked(); err != nil || n != 0 {
+				t.Errorf("untracked I/Os %d (%v): the issue-time table had no room on an idle test device", n, err)
+			}
+		})
+	}
+}
+
+// readLatency sums dev's histograms per operation.
+func readLatency(t *testing.T, u *User, dev bpf.Dev) map[bpf.Op]uint64 {
+	t.Helper()
+	out := map[bpf.Op]uint64{}
+	var key LatencyKey
+	var perCPU []LatencyHist
+	it := u.Latency().Iterate()
+	for it.Next(&key, &perCPU) {
+		if bpf.Dev(key.Dev) != dev {
+			continue
+		}
+		for _, c := range perCPU {
+			for _, n := range c.Slots {
+				out[bpf.Op(key.Op)] += n
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type diskStat struct{ reads, writes, sectors uint64 }
+
+// readDiskStat reads the completed reads and writes and the sectors read and written.
+func readDiskStat(t *testing.T, name string) diskStat {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("/sys/block", name, "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(raw))
+	n := func(i int) uint64 {
+		v, err := strconv.ParseUint(f[i], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	return diskStat{reads: n(0), writes: n(4), sectors: n(2) + n(6)}
+}
+
+// collectBlockSamples sets the block stream's threshold and counts dev's samples from now on,
+// reading as they come so the host's other disks cannot fill the ring; the returned function
+// waits until want samples arrived (or none came for 5 s) and returns how many did.
+func collectBlockSamples(t *testing.T, u *User, dev bpf.Dev, threshold uint64) func(want uint64) uint64 {
+	t.Helper()
+	reader, err := ringbuf.NewReader(u.objs.MrcSamples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := make(chan struct{}, 1<<16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var rec ringbuf.Record
+		for {
+			if err := reader.ReadInto(&rec); err != nil {
+				return // closed
+			}
+			// struct mrc_sample: hash, ino, index (u64), dev, stream (u32)
+			raw := rec.RawSample
+			if bpf.Dev(binary.NativeEndian.Uint32(raw[24:])) == dev && binary.NativeEndian.Uint32(raw[28:]) == 1 {
+				counted <- struct{}{}
+			}
+		}
+	}()
+	t.Cleanup(func() { reader.Close(); <-done })
+	if err := u.objs.MrcThresholds.Update(uint32(1), threshold, 0); err != nil {
+		t.Fatal(err)
+	}
+	return func(want uint64) uint64 {
+		var n uint64
+		for n < want {
+			select {
+			case <-counted:
+				n++
+			case <-time.After(5 * time.Second):
+				return n
+			}
+		}
+		return n
+	}
+}
+
+// TestLatencyWithoutBlockSampling loads the programs the way kernels that refuse the sampling
+// part get them (bpf_loop and ring buffers left out): latency still counts every I/O, and asking
+// for the MRC block stream says it is unsupported instead of failing the others.
+func TestLatencyWithoutBlockSampling(t *testing.T) {
+	bpftest.RequireRoot(t)
+	withoutMRC, ownStamps = true, 1
+	defer func() { withoutMRC, ownStamps = false, 0 }()
+	loop := bpftest.NewLoop(t, 64<<20)
+	latency, err := Acquire(Latency)
+	if err != nil {
+		t.Fatalf("acquire latency: %v", err)
+	}
+	defer latency.Release()
+	if _, err := Acquire(MRC); !errors.Is(err, bpf.ErrUnsupported) {
+		t.Fatalf("acquire block sampling: %v, want ErrUnsupported", err)
+	}
+	before, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	loop.WriteDirect(t, bpftest.AlignedBuffer(t, 4096), 0, 100)
+	after, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	if got, want := after[bpf.OpWrite]-before[bpf.OpWrite], statAfter.writes-statBefore.writes; got != want || want < 100 {
+		t.Errorf("%d writes in the histograms, the device completed %d (the test issued 100)", got, want)
+	}
+}

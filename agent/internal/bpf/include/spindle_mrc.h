@@ -1,0 +1,138 @@
+/* The miss-ratio-curve sampler's kernel half, shared by the programs that feed it: mrcsample.bpf.c
+ * (page-cache accesses) and blockio.bpf.c (block accesses, at the one block_rq_issue program).
+ * Both objects declare the same maps; the agent creates them once, with blockio, and hands them
+ * to mrcsample at load, so the streams share one ring buffer and one set of counters.
+ *
+ * Sampling is spatial (fixed-size SHARDS, Waldspurger et al., FAST 2015): an access key is
+ * hashed and kept when the hash is below its stream's threshold, so every access to a sampled
+ * key is kept and reuse distances survive sampling. The hash is the agent's mrc.PageKeyHash /
+ * mrc.BlockKeyHash: splitmix64, bit for bit. */
+#ifndef SPINDLE_MRC_H
+#define SPINDLE_MRC_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#define STREAM_PAGE_CACHE 0
+#define STREAM_BLOCK 1
+#define STREAM_COUNT 2
+
+/* Keys hashed per event at most: a 4 MiB read or request. Larger ones are rare (readahead and
+ * the block layer split them) and are sampled on their first 4 MiB. */
+#define MAX_KEYS_PER_EVENT 1024
+
+struct mrc_sample {
+	__u64 hash;
+	__u64 ino;   /* page cache: the inode; block: 0 */
+	__u64 index; /* page cache: the page index in the file; block: the 4 KiB block on the disk */
+	__u32 dev;   /* page cache: the superblock's s_dev; block: the disk; both MKDEV */
+	__u32 stream;
+};
+
+/* Per stream: keep accesses whose hash is below this. Starts at 0 (nothing) until the agent
+ * writes the first threshold, so a loaded but unconfigured program costs only the count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STREAM_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_thresholds SEC(".maps");
+
+/* Per stream: every access seen (pages, blocks), sampled or not. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STREAM_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_accesses SEC(".maps");
+
+/* Per stream: samples the kernel could not hand over because the ring buffer was full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STREAM_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} mrc_lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 512 * 1024);
+} mrc_samples SEC(".maps");
+
+/* The reader polls on a timer; wake it early only when the buffer is half full. */
+#define MRC_WAKEUP_BYTES (256 * 1024)
+
+static __always_inline __u64 mix64(__u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+struct mrc_run {
+	__u64 base;      /* the key's hash before the index is mixed in */
+	__u64 first;     /* the first index of the run */
+	__u64 threshold;
+	__u64 ino;
+	__u32 dev;
+	__u32 stream;
+};
+
+static __always_inline void mrc_emit(struct mrc_run *r, __u64 index, __u64 hash)
+{
+	struct mrc_sample s = {
+		.hash = hash, .ino = r->ino, .index = index, .dev = r->dev, .stream = r->stream,
+	};
+	__u64 flags = bpf_ringbuf_query(&mrc_samples, BPF_RB_AVAIL_DATA) >= MRC_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+											     : BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_output(&mrc_samples, &s, sizeof(s), flags)) {
+		__u32 key = r->stream;
+		__u64 *n = bpf_map_lookup_elem(&mrc_lost, &key);
+
+		if (n)
+			(*n)++;
+	}
+}
+
+static long mrc_sample_one(__u64 i, void *ctx)
+{
+	struct mrc_run *r = ctx;
+	__u64 index = r->first + i;
+	__u64 hash = mix64(r->base ^ index);
+
+	if (hash < r->threshold)
+		mrc_emit(r, index, hash);
+	return 0;
+}
+
+/* mrc_sample_run counts keys first .. first+count-1 of one file or disk and hands over those
+ * whose hash falls below the stream's threshold. A run of one key (a 4 KiB block I/O, a page
+ * fault) is hashed in line; longer ones go through bpf_loop. */
+static __always_inline void mrc_sample_run(__u32 stream, __u32 dev, __u64 ino, __u64 base, __u64 first, __u64 count)
+{
+	__u32 key = stream;
+	__u64 *threshold, *n;
+	struct mrc_run r = {.base = base, .first = first, .ino = ino, .dev = dev, .stream = stream};
+
+	if (count == 0)
+		return;
+	if (count > MAX_KEYS_PER_EVENT)
+		count = MAX_KEYS_PER_EVENT;
+	n = bpf_map_lookup_elem(&mrc_accesses, &key);
+	if (n)
+		*n += count;
+	threshold = bpf_map_lookup_elem(&mrc_thresholds, &key);
+	if (!threshold || *threshold == 0)
+		return;
+	r.threshold = *threshold;
+	if (count == 1)
+		mrc_sample_one(0, &r);
+	else
+		bpf_loop(count, mrc_sample_one, &r, 0);
+}
+
+#endif
