@@ -144,3 +144,26 @@ func TestTableAgainstMap(t *testing.T) {
 		}
 	}
 }
+
+// SHARDS_adj must take the whole difference between expected and sampled accesses, even when
+// it is larger than the first bucket: a hit ratio is 1 − sampled misses / expected accesses.
+func TestAdjustmentLargerThanFirstBucket(t *testing.T) {
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A loop over 10 keys, 5 times: 10 cold misses, 40 reuses at distance 10, none at 1.
+	for range 5 {
+		for k := range uint64(10) {
+			e.Access(PageKeyHash(1, 1, k))
+		}
+	}
+	// The kernel says 40 accesses: 10 fewer than sampled, and the first bucket holds none.
+	c, _ := e.Curve(40)
+	if v, ok := c.At(10 * 4096); !ok || v != 1-10.0/40 {
+		t.Fatalf("hit ratio at 10 keys %v (%v), want 1 − 10 misses / 40 = 0.75", v, ok)
+	}
+	if v, ok := c.At(9 * 4096); !ok || v != 0 {
+		t.Fatalf("hit ratio at 9 keys %v (%v), want 0 (every access misses; the estimate is clamped)", v, ok)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spindle-io/spindle/agent/internal/mrc"
 	"github.com/spindle-io/spindle/agent/internal/mrc/traces"
@@ -27,18 +28,19 @@ func main() {
 	seeds := flag.Int("seeds", 3, "key layouts per synthetic shape")
 	salts := flag.Int("salts", 8, "independent spatial samples (hash salts) per trace")
 	tracePath := flag.String("trace", "", "a recorded trace to evaluate too")
+	only := flag.String("only", "", "run only the synthetic shapes whose name contains this (\"-\": none)")
 	flag.Parse()
 	if *salts < 1 {
 		fmt.Fprintln(os.Stderr, "mrcaccuracy: -salts must be at least 1")
 		os.Exit(2)
 	}
-	if err := run(*keys, *accesses, *rate, *seeds, *salts, *tracePath); err != nil {
+	if err := run(*keys, *accesses, *rate, *seeds, *salts, *tracePath, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "mrcaccuracy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(keys, accesses int, rate float64, seeds, salts int, tracePath string) error {
+func run(keys, accesses int, rate float64, seeds, salts int, tracePath, only string) error {
 	fmt.Printf("memory per curve (MaxKeys %d): %d bytes allocated by New, %d bytes of heap measured\n",
 		mrc.DefaultMaxKeys, curveBytes(), measuredHeap())
 	fmt.Printf("%d samples per trace; MAE mean / worst; small sizes: signed error from 1/rate to 8/rate keys, mean ± sd over the samples\n", salts)
@@ -52,6 +54,9 @@ func run(keys, accesses int, rate float64, seeds, salts int, tracePath string) e
 	}
 	names := []string{"uniform", "zipf 0.8", "zipf 1.2", "scan + hot set (30 %)", "loop (half the keys)"}
 	for i, shape := range shapes {
+		if !strings.Contains(names[i], only) {
+			continue
+		}
 		for seed := 1; seed <= seeds; seed++ {
 			t := shape(uint64(seed))
 			if err := report(names[i], fmt.Sprint(seed), traces.Hashes(t, accesses), t.Keys, rate, salts); err != nil {
