@@ -1,6 +1,7 @@
 package mrc
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -145,25 +146,27 @@ func TestTableAgainstMap(t *testing.T) {
 	}
 }
 
-// SHARDS_adj must take the whole difference between expected and sampled accesses, even when
-// it is larger than the first bucket: a hit ratio is 1 − sampled misses / expected accesses.
-func TestAdjustmentLargerThanFirstBucket(t *testing.T) {
-	e, err := New(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A loop over 10 keys, 5 times: 10 cold misses, 40 reuses at distance 10, none at 1.
-	for range 5 {
-		for k := range uint64(10) {
-			e.Access(PageKeyHash(1, 1, k))
+// SHARDS_adj removes a sampled hot key's surplus from the hits below the curve's first size,
+// all of it even when those hits lie past the first bucket; a surplus larger than every short
+// hit of the sample is more keys than their share, and only the short hits go.
+func TestAdjustmentRemovesSurplusFromShortHits(t *testing.T) {
+	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57) // rate 1/128 exactly
+	short, long := bucketOf(64), bucketOf(5000)                       // under and past the first size, 128 keys
+	e.reuses[short], e.reuses[long], e.cold, e.sampled = 30, 70, 10, 110
+	for _, c := range []struct {
+		expected        float64 // totalAccesses × rate
+		atFirst, atLong float64
+	}{
+		{expected: 90, atFirst: (30 - 20) / 90.0, atLong: (100 - 20) / 90.0}, // surplus 20 < 30 short hits: SHARDS_adj
+		{expected: 70, atFirst: 0, atLong: (100 - 30) / 80.0},                // surplus 40 > 30: 30 go, the ratio does the rest
+		{expected: 130, atFirst: (30 + 20) / 130.0, atLong: (100 + 20) / 130.0},
+	} {
+		curve, _ := e.Curve(uint64(c.expected * 128))
+		first, _ := curve.At(128 * 4096)
+		atLong, _ := curve.At(grid[long] * 4096)
+		if math.Abs(first-c.atFirst) > 1e-12 || math.Abs(atLong-c.atLong) > 1e-12 {
+			t.Errorf("expected %v sampled accesses of 110: hit ratio %v at the first size, %v at 5000 keys; want %v and %v",
+				c.expected, first, atLong, c.atFirst, c.atLong)
 		}
-	}
-	// The kernel says 40 accesses: 10 fewer than sampled, and the first bucket holds none.
-	c, _ := e.Curve(40)
-	if v, ok := c.At(10 * 4096); !ok || v != 1-10.0/40 {
-		t.Fatalf("hit ratio at 10 keys %v (%v), want 1 − 10 misses / 40 = 0.75", v, ok)
-	}
-	if v, ok := c.At(9 * 4096); !ok || v != 0 {
-		t.Fatalf("hit ratio at 9 keys %v (%v), want 0 (every access misses; the estimate is clamped)", v, ok)
 	}
 }
