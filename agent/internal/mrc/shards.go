@@ -166,14 +166,15 @@ type Curve struct {
 // totalAccesses × rate, SHARDS_adj: a hot key that happens to be sampled (or missed) otherwise
 // shifts the whole curve. Pass 0 when unknown.
 //
-// SHARDS_adj adds the difference as hits below the curve's first size, where a hot key's
-// accesses are. A surplus can remove at most the sample's own hits there: past that it is not a
-// hot key (it has no short reuses to remove) but more keys in the sample than their share, which
-// scales every count alike, so the rest is left to the ratio. The first bucket alone was the
-// limit before, and a sampled hot key whose reuses mostly fall a little further on left the
-// rest of its surplus as hits at every size (one Zipf 0.8 sample in eight in docs/benchmarks.md:
-// MAE 0.05 over the curve, 0.008 now). Removing the whole surplus in every case instead makes
-// the over-sampled uniform and loop curves worse (MAE 0.0016 → 0.0051 on uniform).
+// SHARDS_adj adds a deficit as hits below the curve's first size, where a missed hot key's
+// accesses would be. A surplus is taken out of the sample's short reuses, those with at most
+// hotReach sampled keys between (where a sampled hot key's reuses fall: a key with 1 % of the
+// accesses sees about one sampled key between two of its own), in proportion, and at most all
+// of them: past that it is not a hot key but more keys in the sample than their share, which
+// scales every count alike, so the ratio handles the rest. Taking a surplus from the first
+// bucket alone (before) left a sampled hot key's surplus as hits at every size (one Zipf 0.8
+// sample in eight in docs/benchmarks.md: MAE 0.05 over the curve); taking all of it in every
+// case made over-sampled uniform curves worse (log-grid MAE 0.0016 → 0.0051).
 func (e *Estimator) Curve(totalAccesses uint64) (Curve, bool) {
 	if e.sampled == 0 {
 		return Curve{}, false
@@ -181,32 +182,47 @@ func (e *Estimator) Curve(totalAccesses uint64) (Curve, bool) {
 	// A sample cannot tell sizes below 1/rate keys apart (its smallest distance is one sampled
 	// key), so the curve starts there; the reuses below fold into its first point.
 	first := bucketOf(1 / e.Rate())
+	shortEnd := bucketOf(1 + hotReach/e.Rate())
+	reuses := append([]float64(nil), e.reuses...)
 	total, short := e.cold, 0.0
 	lastBucket := 0
-	for i, r := range e.reuses {
+	for i, r := range reuses {
 		total += r
-		if i <= first {
+		if i <= shortEnd {
 			short += r
 		}
 		if r > 0 {
 			lastBucket = i
 		}
 	}
-	hits := 0.0
 	if totalAccesses > 0 {
-		hits = max(float64(totalAccesses)*e.Rate()-total, -short)
-		total += hits
+		diff := float64(totalAccesses)*e.Rate() - total
+		if diff >= 0 {
+			reuses[0] += diff
+			total += diff
+		} else if short > 0 {
+			remove := min(-diff, short)
+			for i := 0; i <= shortEnd; i++ {
+				reuses[i] *= 1 - remove/short
+			}
+			total -= remove
+		}
 	}
 	c := Curve{SampleRate: e.Rate(), SampledAccesses: e.sampled}
+	hits := 0.0
 	for i := 0; i <= max(lastBucket, first); i++ {
-		hits += e.reuses[i]
+		hits += reuses[i]
 		if i >= first {
 			c.SizesBytes = append(c.SizesBytes, grid[i]*e.keyBytes)
-			c.HitRatios = append(c.HitRatios, min(max(hits/total, 0), 1))
+			c.HitRatios = append(c.HitRatios, min(hits/total, 1))
 		}
 	}
 	return c, true
 }
+
+// hotReach is how many sampled keys may lie between two accesses of a hot key: SHARDS_adj
+// takes a surplus out of reuses that short.
+const hotReach = 4
 
 // ResetWindow starts a new window: the counts restart, the LRU stack and the rate carry on, so
 // the first access of a window to a key seen before is a reuse, not a cold miss.

@@ -146,27 +146,28 @@ func TestTableAgainstMap(t *testing.T) {
 	}
 }
 
-// SHARDS_adj removes a sampled hot key's surplus from the hits below the curve's first size,
-// all of it even when those hits lie past the first bucket; a surplus larger than every short
-// hit of the sample is more keys than their share, and only the short hits go.
-func TestAdjustmentRemovesSurplusFromShortHits(t *testing.T) {
-	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57) // rate 1/128 exactly
-	short, long := bucketOf(64), bucketOf(5000)                       // under and past the first size, 128 keys
-	e.reuses[short], e.reuses[long], e.cold, e.sampled = 30, 70, 10, 110
+// SHARDS_adj takes a surplus out of the sample's short reuses (up to hotReach sampled keys
+// apart, past the curve's first size too), in proportion; a surplus larger than all of them is
+// more keys than their share, and only they go. A deficit is added as hits at the first size.
+func TestAdjustmentTakesSurplusFromShortReuses(t *testing.T) {
+	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57) // rate 1/128 exactly: the first size is 128 keys
+	short, mid, long := bucketOf(64), bucketOf(300), bucketOf(5000)   // 300 keys: past the first size, within hotReach
+	e.reuses[short], e.reuses[mid], e.reuses[long], e.cold, e.sampled = 30, 10, 70, 10, 120
 	for _, c := range []struct {
-		expected        float64 // totalAccesses × rate
-		atFirst, atLong float64
+		expected               float64 // totalAccesses × rate
+		atFirst, atMid, atLong float64
 	}{
-		{expected: 90, atFirst: (30 - 20) / 90.0, atLong: (100 - 20) / 90.0}, // surplus 20 < 30 short hits: SHARDS_adj
-		{expected: 70, atFirst: 0, atLong: (100 - 30) / 80.0},                // surplus 40 > 30: 30 go, the ratio does the rest
-		{expected: 130, atFirst: (30 + 20) / 130.0, atLong: (100 + 20) / 130.0},
+		{expected: 100, atFirst: 15 / 100.0, atMid: 20 / 100.0, atLong: 90 / 100.0}, // surplus 20 of 40 short: half of each goes
+		{expected: 70, atFirst: 0, atMid: 0, atLong: 70 / 80.0},                     // surplus 50 > 40: the 40 go, the ratio does the rest
+		{expected: 140, atFirst: 50 / 140.0, atMid: 60 / 140.0, atLong: 130 / 140.0},
 	} {
 		curve, _ := e.Curve(uint64(c.expected * 128))
 		first, _ := curve.At(128 * 4096)
+		atMid, _ := curve.At(grid[mid] * 4096)
 		atLong, _ := curve.At(grid[long] * 4096)
-		if math.Abs(first-c.atFirst) > 1e-12 || math.Abs(atLong-c.atLong) > 1e-12 {
-			t.Errorf("expected %v sampled accesses of 110: hit ratio %v at the first size, %v at 5000 keys; want %v and %v",
-				c.expected, first, atLong, c.atFirst, c.atLong)
+		if math.Abs(first-c.atFirst) > 1e-12 || math.Abs(atMid-c.atMid) > 1e-12 || math.Abs(atLong-c.atLong) > 1e-12 {
+			t.Errorf("expected %v sampled accesses of 120: hit ratio %v at the first size, %v at 300 keys, %v at 5000 keys; want %v, %v and %v",
+				c.expected, first, atMid, atLong, c.atFirst, c.atMid, c.atLong)
 		}
 	}
 }
