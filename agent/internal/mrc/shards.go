@@ -200,7 +200,9 @@ func (e *Estimator) Curve(totalAccesses uint64) (Curve, bool) {
 		if diff >= 0 {
 			reuses[0] += diff
 			total += diff
-		} else if short > 0 {
+		} else if short > 0 && short < total {
+			// (A sample of nothing but short reuses keeps them all: its curve is all hits, and
+			// removing them would leave nothing to divide by.)
 			remove := min(-diff, short)
 			for i := 0; i <= shortEnd; i++ {
 				reuses[i] *= 1 - remove/short

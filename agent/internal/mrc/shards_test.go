@@ -171,3 +171,15 @@ func TestAdjustmentTakesSurplusFromShortReuses(t *testing.T) {
 		}
 	}
 }
+
+// A window of nothing but short reuses and a surplus still gives a curve, all hits.
+func TestAdjustmentOfOnlyShortReuses(t *testing.T) {
+	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57)
+	e.reuses[bucketOf(64)], e.sampled = 30, 30
+	c, _ := e.Curve(20 * 128)
+	for i, v := range c.HitRatios {
+		if v != 1 {
+			t.Fatalf("hit ratio %v at %d bytes, want 1", v, c.SizesBytes[i])
+		}
+	}
+}
