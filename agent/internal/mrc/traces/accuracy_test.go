@@ -18,7 +18,8 @@ import (
 //   - log grid: every doubling of size weighs the same, so the smallest caches, where only a
 //     handful of sampled keys fit and whether a few hot keys are in the sample decides the
 //     value, count fully. Zipf's error there is chance, not bias (docs/benchmarks.md gives its
-//     spread over independent samples), so it gets 0.04; the others 0.01.
+//     spread over independent samples), so it gets 0.04, and so does the scan + hot set, whose
+//     200 ± 14 sampled hot keys offset the whole small-size end; uniform and loop 0.01.
 func TestSampledCurvesMatchExactLRU(t *testing.T) {
 	const keys, accesses = 200000, 2000000
 	for _, c := range []struct {
@@ -28,7 +29,7 @@ func TestSampledCurvesMatchExactLRU(t *testing.T) {
 		{Uniform(keys, 1), 0.01, 0.01},
 		{Zipf(keys, 0.8, 2), 0.02, 0.04},
 		{Zipf(keys, 1.2, 3), 0.005, 0.04},
-		{ScanHot(20000, keys, 0.3, 4), 0.03, 0.01},
+		{ScanHot(20000, keys, 0.3, 4), 0.03, 0.04},
 		{Loop(keys / 2), 0.01, 0.01},
 	} {
 		tr := c.trace
