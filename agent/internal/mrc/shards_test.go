@@ -1,6 +1,7 @@
 package mrc
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -141,6 +142,44 @@ func TestTableAgainstMap(t *testing.T) {
 		want, wok := ref[h]
 		if ok != wok || got != want {
 			t.Fatalf("key %d: table (%d, %v), map (%d, %v)", h, got, ok, want, wok)
+		}
+	}
+}
+
+// SHARDS_adj takes a surplus out of the sample's short reuses (up to hotReach sampled keys
+// apart, past the curve's first size too), in proportion; a surplus larger than all of them is
+// more keys than their share, and only they go. A deficit is added as hits at the first size.
+func TestAdjustmentTakesSurplusFromShortReuses(t *testing.T) {
+	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57) // rate 1/128 exactly: the first size is 128 keys
+	short, mid, long := bucketOf(64), bucketOf(300), bucketOf(5000)   // 300 keys: past the first size, within hotReach
+	e.reuses[short], e.reuses[mid], e.reuses[long], e.cold, e.sampled = 30, 10, 70, 10, 120
+	for _, c := range []struct {
+		expected               float64 // totalAccesses × rate
+		atFirst, atMid, atLong float64
+	}{
+		{expected: 100, atFirst: 15 / 100.0, atMid: 20 / 100.0, atLong: 90 / 100.0}, // surplus 20 of 40 short: half of each goes
+		{expected: 70, atFirst: 0, atMid: 0, atLong: 70 / 80.0},                     // surplus 50 > 40: the 40 go, the ratio does the rest
+		{expected: 140, atFirst: 50 / 140.0, atMid: 60 / 140.0, atLong: 130 / 140.0},
+	} {
+		curve, _ := e.Curve(uint64(c.expected * 128))
+		first, _ := curve.At(128 * 4096)
+		atMid, _ := curve.At(grid[mid] * 4096)
+		atLong, _ := curve.At(grid[long] * 4096)
+		if math.Abs(first-c.atFirst) > 1e-12 || math.Abs(atMid-c.atMid) > 1e-12 || math.Abs(atLong-c.atLong) > 1e-12 {
+			t.Errorf("expected %v sampled accesses of 120: hit ratio %v at the first size, %v at 300 keys, %v at 5000 keys; want %v, %v and %v",
+				c.expected, first, atMid, atLong, c.atFirst, c.atMid, c.atLong)
+		}
+	}
+}
+
+// A window of nothing but short reuses and a surplus still gives a curve, all hits.
+func TestAdjustmentOfOnlyShortReuses(t *testing.T) {
+	e := newAt(Settings{KeyBytes: 4096, MaxKeys: 64, Rate: 1}, 1<<57)
+	e.reuses[bucketOf(64)], e.sampled = 30, 30
+	c, _ := e.Curve(20 * 128)
+	for i, v := range c.HitRatios {
+		if v != 1 {
+			t.Fatalf("hit ratio %v at %d bytes, want 1", v, c.SizesBytes[i])
 		}
 	}
 }

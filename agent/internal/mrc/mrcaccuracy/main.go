@@ -1,7 +1,10 @@
 // Command mrcaccuracy measures how close the agent's sampled miss-ratio curves come to exact LRU
 // curves, and what a curve costs in memory: the benchmark of docs/benchmarks.md ("Miss-ratio
 // curves"). It runs the synthetic traces of internal/mrc/traces and, with -trace, a trace the
-// agent recorded (mrcrecord: one little-endian uint64 key hash per access).
+// agent recorded (mrcrecord: one little-endian uint64 key hash per access). Each trace is
+// sampled -salts times with independent hashes (salt 0 is the agent's own), because one 1 %
+// sample says little about the error the next host will see: the table gives the mean and the
+// worst over the samples, and the signed error at the smallest sizes tells bias from chance.
 package main
 
 import (
@@ -9,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spindle-io/spindle/agent/internal/mrc"
 	"github.com/spindle-io/spindle/agent/internal/mrc/traces"
@@ -20,19 +25,26 @@ func main() {
 	keys := flag.Int("keys", 1_000_000, "distinct keys of the synthetic traces")
 	accesses := flag.Int("accesses", 10_000_000, "accesses per synthetic trace")
 	rate := flag.Float64("rate", 0.01, "the sampling rate curves start at")
-	seeds := flag.Int("seeds", 3, "key layouts per synthetic shape (the spread of a 1 % sample)")
+	seeds := flag.Int("seeds", 3, "key layouts per synthetic shape")
+	salts := flag.Int("salts", 8, "independent spatial samples (hash salts) per trace")
 	tracePath := flag.String("trace", "", "a recorded trace to evaluate too")
+	only := flag.String("only", "", "run only the synthetic shapes whose name contains this (\"-\": none)")
 	flag.Parse()
-	if err := run(*keys, *accesses, *rate, *seeds, *tracePath); err != nil {
+	if *salts < 1 {
+		fmt.Fprintln(os.Stderr, "mrcaccuracy: -salts must be at least 1")
+		os.Exit(2)
+	}
+	if err := run(*keys, *accesses, *rate, *seeds, *salts, *tracePath, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "mrcaccuracy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(keys, accesses int, rate float64, seeds int, tracePath string) error {
+func run(keys, accesses int, rate float64, seeds, salts int, tracePath, only string) error {
 	fmt.Printf("memory per curve (MaxKeys %d): %d bytes allocated by New, %d bytes of heap measured\n",
 		mrc.DefaultMaxKeys, curveBytes(), measuredHeap())
-	fmt.Printf("%-22s %-6s %-10s %-10s %-12s %-10s %-10s\n", "trace", "seed", "MAE", "MAE no adj", "MAE linear", "rate", "sampled")
+	fmt.Printf("%d samples per trace; MAE mean / worst; small sizes: signed error from 1/rate to 8/rate keys, mean ± sd over the samples\n", salts)
+	fmt.Printf("%-22s %-4s %-15s %-15s %-15s %-17s %-8s %s\n", "trace", "seed", "MAE log", "MAE linear", "MAE log no adj", "small sizes", "rate", "sampled")
 	shapes := []func(seed uint64) traces.Trace{
 		func(seed uint64) traces.Trace { return traces.Uniform(keys, seed) },
 		func(seed uint64) traces.Trace { return traces.Zipf(keys, 0.8, seed) },
@@ -42,9 +54,12 @@ func run(keys, accesses int, rate float64, seeds int, tracePath string) error {
 	}
 	names := []string{"uniform", "zipf 0.8", "zipf 1.2", "scan + hot set (30 %)", "loop (half the keys)"}
 	for i, shape := range shapes {
+		if !strings.Contains(names[i], only) {
+			continue
+		}
 		for seed := 1; seed <= seeds; seed++ {
 			t := shape(uint64(seed))
-			if err := report(names[i], fmt.Sprint(seed), traces.Hashes(t, accesses), t.Keys, rate); err != nil {
+			if err := report(names[i], fmt.Sprint(seed), traces.Hashes(t, accesses), t.Keys, rate, salts); err != nil {
 				return err
 			}
 		}
@@ -56,21 +71,88 @@ func run(keys, accesses int, rate float64, seeds int, tracePath string) error {
 	if err != nil {
 		return err
 	}
-	return report("recorded: "+tracePath, "-", hashes, distinct, rate)
+	fmt.Printf("%s: %d accesses, %d distinct keys\n", tracePath, len(hashes), distinct)
+	return report("recorded", "-", hashes, distinct, rate, salts)
 }
 
-func report(name, seed string, hashes []uint64, keys int, rate float64) error {
-	adjusted, err := traces.Evaluate(hashes, keys, rate, mrc.DefaultMaxKeys, true)
+// stats is the mean, worst and standard deviation of one measure over the samples.
+type stats []float64
+
+func (s stats) mean() float64 {
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	return sum / float64(len(s))
+}
+
+func (s stats) max() float64 {
+	m := math.Inf(-1)
+	for _, v := range s {
+		m = math.Max(m, v)
+	}
+	return m
+}
+
+func (s stats) min() float64 {
+	m := math.Inf(1)
+	for _, v := range s {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func (s stats) sd() float64 {
+	m, sum := s.mean(), 0.0
+	for _, v := range s {
+		sum += (v - m) * (v - m)
+	}
+	return math.Sqrt(sum / float64(len(s)))
+}
+
+func report(name, seed string, hashes []uint64, keys int, rate float64, salts int) error {
+	exact, err := traces.Exact(hashes, keys)
 	if err != nil {
 		return err
 	}
-	plain, err := traces.Evaluate(hashes, keys, rate, mrc.DefaultMaxKeys, false)
-	if err != nil {
-		return err
+	var logMAE, linMAE, plainMAE, small, sampled stats
+	endRate := 0.0
+	for salt := range uint64(salts) {
+		sample := traces.Resalt(hashes, salt)
+		adjusted, err := traces.Sampled(sample, rate, mrc.DefaultMaxKeys, true)
+		if err != nil {
+			return err
+		}
+		plain, err := traces.Sampled(sample, rate, mrc.DefaultMaxKeys, false)
+		if err != nil {
+			return err
+		}
+		logMAE = append(logMAE, mrc.MeanAbsoluteError(adjusted, exact))
+		linMAE = append(linMAE, mrc.MeanAbsoluteErrorLinear(adjusted, exact, 100))
+		plainMAE = append(plainMAE, mrc.MeanAbsoluteError(plain, exact))
+		small = append(small, signedError(adjusted, exact, adjusted.SizesBytes[0], 8*adjusted.SizesBytes[0]))
+		sampled = append(sampled, float64(adjusted.SampledAccesses))
+		endRate = math.Max(endRate, adjusted.SampleRate)
 	}
-	fmt.Printf("%-22s %-6s %-10.4f %-10.4f %-12.4f %-10.4f %-10d\n", name, seed, adjusted.MeanAbsoluteError, plain.MeanAbsoluteError,
-		mrc.MeanAbsoluteErrorLinear(adjusted.Estimate, adjusted.Exact, 100), adjusted.Estimate.SampleRate, adjusted.Estimate.SampledAccesses)
+	fmt.Printf("%-22s %-4s %-15s %-15s %-15s %+.4f ± %.4f %-8.4f %.0f-%.0f\n", name, seed,
+		fmt.Sprintf("%.4f / %.4f", logMAE.mean(), logMAE.max()), fmt.Sprintf("%.4f / %.4f", linMAE.mean(), linMAE.max()),
+		fmt.Sprintf("%.4f / %.4f", plainMAE.mean(), plainMAE.max()), small.mean(), small.sd(), endRate, sampled.min(), sampled.max())
 	return nil
+}
+
+// signedError is the mean of estimate − exact over the exact curve's sizes in [from, to).
+func signedError(estimate, exact mrc.Curve, from, to uint64) float64 {
+	sum, n := 0.0, 0
+	for i, size := range exact.SizesBytes {
+		if size < from || size >= to {
+			continue
+		}
+		if v, ok := estimate.At(size); ok {
+			sum += v - exact.HitRatios[i]
+			n++
+		}
+	}
+	return sum / float64(max(n, 1))
 }
 
 func readTrace(path string) ([]uint64, int, error) {
