@@ -105,10 +105,12 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		return false
 	}
 	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
-	sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
+	if st.ResidencyMeasured { // Windows cannot measure residency: nothing rather than a 0
+		sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
+		sink.AddInt(catalogue.ReadCacheMisses, misses)
+	}
 	sink.SetInt(catalogue.ReadCachePinned, st.PinnedBytes)
 	sink.SetInt(catalogue.ReadCacheManagedFiles, int64(st.ManagedFiles))
-	sink.AddInt(catalogue.ReadCacheMisses, misses)
 	if st.HitsObserved { // mincore cannot see a read of a resident page: no hits rather than zero hits
 		sink.AddInt(catalogue.ReadCacheHits, hits)
 	}
