@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ef4000a1cf9d057b055ce373521f89d317f9cce03f36f8d14bc37a47dbcb9d79"
+const SourceSHA256 = "8783b366bc97b846a7a23040aaf654dd1bd687f936cfbfc96c2fbdb10d3c1ab4"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

@@ -25,7 +25,7 @@ type Feature interface {
 type FeatureApplier struct {
 	name    string
 	enabled func(policy.Policy) bool
-	feature   Feature // nil: not part of this build
+	feature Feature // nil: not part of this build
 }
 
 var _ Applier = (*FeatureApplier)(nil)

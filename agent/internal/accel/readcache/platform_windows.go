@@ -29,6 +29,13 @@ const (
 // windowsPageBytes is the page size of x64 and arm64 Windows.
 const windowsPageBytes = 4096
 
+// ResidencyMeasurable says what the cache cannot do on Windows, for the capability report.
+func ResidencyMeasurable() error {
+	return fmt.Errorf("%w: Windows has no query of which file pages are in memory without a kernel driver: "+
+		"resident bytes and misses are not measured (not sent), the hot set is the pins then the managed files in path order, "+
+		"scanners are not detected and hits are not counted (no ETW file events); hot files are prefetched and pins locked", ErrUnsupported)
+}
+
 // sampler on Windows only reads the file's size: residency cannot be measured.
 type sampler struct {
 	pageSize          int64
@@ -63,14 +70,14 @@ var prefetchBuffers = sync.Pool{New: func() any { return make([]byte, prefetchCh
 
 // prefetch reads [offset, offset+length) with FILE_FLAG_SEQUENTIAL_SCAN so the cache manager
 // reads ahead in large requests. The handle's I/O priority hint is low, so the reads wait behind
-// the workload's; the thread's memory priority is set to normal, because pages read at a lower
-// one go to the standby lists Windows repurposes first, which would defeat the cache.
+// the workload's. The thread's memory priority is set to normal: pages read at a lower one go to
+// the standby lists Windows repurposes first, which would defeat the cache, and the runtime may
+// run this on a thread whose priority something lowered. Best effort: normal is every thread's
+// default, so where SetThreadInformation refuses (Wine) the read goes ahead.
 func prefetch(path string, offset, length int64) error {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread() // normal memory priority is every thread's default: nothing to restore
-	if err := setThreadMemoryPriority(memoryPriorityNormal); err != nil {
-		return fmt.Errorf("prefetch %s: %w", path, err)
-	}
+	defer runtime.UnlockOSThread() // normal is every thread's default: nothing to restore
+	_ = setThreadMemoryPriority(memoryPriorityNormal)
 	f, _, err := safeopen.Open(path, safeopen.Read, safeopen.Options{Sequential: true})
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ func newSampler() *sampler {
 	return &sampler{pageSize: pageSize, vector: make([]byte, residencyWindowBytes/pageSize), measuresResidency: true}
 }
 
+// ResidencyMeasurable is nil: mincore measures every managed file's residency.
+func ResidencyMeasurable() error { return nil }
+
 // defaultMemory reads MemAvailable, the agent's own memory cgroup and PSI.
 func defaultMemory(procPath string) (MemorySource, error) { return memlimit.Detect(procPath) }
 

@@ -46,7 +46,9 @@ func allocation(t *testing.T, path string) fileStandardInfo {
 }
 
 // A log growing in a watched directory: ReadDirectoryChangesW reports it, the feature reserves
-// a window past its end with FileAllocationInfo, and its size, content and write time stay.
+// a window past its end with FileAllocationInfo, and its size stays. Wine 8 does not implement
+// FileAllocationInfo: there the growth must be seen, the attempt reported as ErrUnsupported in
+// LastError with nothing counted, and the file unchanged.
 func TestPreallocationReservesPastTheEndWithoutChangingTheFile(t *testing.T) {
 	dir := tempDir(t)
 	f, err := New(Config{GrowthInterval: time.Hour, TrimIdleAfter: time.Hour})
@@ -77,7 +79,7 @@ func TestPreallocationReservesPastTheEndWithoutChangingTheFile(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	written := int64(0)
-	for f.Stats().PreallocatedBytes == 0 {
+	for f.Stats().PreallocatedBytes == 0 && !(underWine() && f.Stats().LastError != "") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no preallocation after %d bytes appended; stats %+v", written, f.Stats())
 		}
@@ -89,6 +91,21 @@ func TestPreallocationReservesPastTheEndWithoutChangingTheFile(t *testing.T) {
 	}
 	info := allocation(t, path)
 	st, _ := os.Stat(path)
+	if underWine() {
+		stats := f.Stats()
+		if !strings.Contains(stats.LastError, "refuses FileAllocationInfo") || stats.PreallocatedBytes != 0 {
+			t.Fatalf("under Wine: stats %+v; want the refusal reported and nothing counted", stats)
+		}
+		if st.Size() != written {
+			t.Fatalf("under Wine: size %d, want %d", st.Size(), written)
+		}
+		prealloc, _ := Probe(dir)
+		if !errors.Is(prealloc, ErrUnsupported) {
+			t.Fatalf("under Wine: Probe = %v, want ErrUnsupported", prealloc)
+		}
+		t.Logf("under Wine: %s", stats.LastError)
+		return
+	}
 	if st.Size() != written || info.EndOfFile != written {
 		t.Fatalf("size %d (end of file %d), want %d: preallocation must not change the size", st.Size(), info.EndOfFile, written)
 	}
@@ -103,8 +120,8 @@ func TestPreallocationReservesPastTheEndWithoutChangingTheFile(t *testing.T) {
 	}
 }
 
-// Trimming lets go of the agent's handle: the file is unchanged, and once no handle is left the
-// file system may return the reservation (NTFS does; what Wine does is reported, not assumed).
+// Trimming lets go of the agent's handle: the file is unchanged, and once no handle is left NTFS
+// returns the reservation. Under Wine the reservation itself is refused (ErrUnsupported).
 func TestTrimLetsGoOfTheReservation(t *testing.T) {
 	dir := tempDir(t)
 	path := filepath.Join(dir, "idle.log")
@@ -114,6 +131,12 @@ func TestTrimLetsGoOfTheReservation(t *testing.T) {
 	g := &growth{lastSize: -1}
 	limits := windowLimits{firstBytes: 2 << 20, minBytes: 1 << 20, capBytes: 1 << 30, horizon: time.Minute, freeShare: 0.125}
 	reserved, err := preallocate(path, g, limits, time.Now())
+	if underWine() {
+		if !errors.Is(err, ErrUnsupported) || !g.unsupported {
+			t.Fatalf("under Wine: %v, want ErrUnsupported (no FileAllocationInfo)", err)
+		}
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +150,7 @@ func TestTrimLetsGoOfTheReservation(t *testing.T) {
 	if size != 100_000 || g.hold != nil {
 		t.Fatalf("size %d, hold %v after the trim; want 100000 and no handle held", size, g.hold)
 	}
-	if underWine() {
-		t.Logf("under Wine the trim freed %d of %d bytes reserved", freed, reserved)
-	} else if freed < reserved/2 {
+	if freed < reserved/2 {
 		t.Fatalf("NTFS freed %d of %d bytes reserved at the last close", freed, reserved)
 	}
 }

@@ -181,3 +181,20 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 	}
 	return max(0, (after.Blocks-before.Blocks)*512), nil
 }
+
+// Probe says whether preallocation and defragmentation work on the file system holding dir (the
+// agent's state directory), for the capability report: a scratch file there gets 1 MiB reserved
+// past its end with fallocate(FALLOC_FL_KEEP_SIZE), and the file system must be ext4.
+func Probe(dir string) (preallocation, defragmentation error) {
+	scratch, err := os.CreateTemp(dir, ".spindle-prealloc-probe-*")
+	if err != nil {
+		preallocation = fmt.Errorf("create a scratch file in %s: %w", dir, err)
+	} else {
+		if err := unix.Fallocate(int(scratch.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, 1<<20); err != nil {
+			preallocation = fmt.Errorf("%w: the file system of %s refuses fallocate(FALLOC_FL_KEEP_SIZE) (%v)", ErrUnsupported, dir, err)
+		}
+		scratch.Close()
+		_ = os.Remove(scratch.Name())
+	}
+	return preallocation, checkDefragSupported(dir)
+}

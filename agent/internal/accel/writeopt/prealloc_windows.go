@@ -85,8 +85,7 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 	}
 	allocation := start + window
 	if err := windows.SetFileInformationByHandle(h, windows.FileAllocationInfo, (*byte)(unsafe.Pointer(&allocation)), 8); err != nil {
-		if errors.Is(err, windows.ERROR_INVALID_PARAMETER) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) ||
-			errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
+		if allocationRefused(err) {
 			g.unsupported = true
 			return 0, fmt.Errorf("preallocate %s: %w: the file system refuses FileAllocationInfo (%v)", path, ErrUnsupported, err)
 		}
@@ -99,6 +98,33 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 		return 0, err
 	}
 	return max(0, after.AllocationSize-before.AllocationSize), nil
+}
+
+// allocationRefused: the file system (or Wine, which does not implement FileAllocationInfo)
+// cannot reserve space this way at all, as opposed to failing for this file now.
+func allocationRefused(err error) bool {
+	return errors.Is(err, windows.ERROR_INVALID_PARAMETER) || errors.Is(err, windows.ERROR_NOT_SUPPORTED) ||
+		errors.Is(err, windows.ERROR_INVALID_FUNCTION) || errors.Is(err, windows.ERROR_CALL_NOT_IMPLEMENTED)
+}
+
+// Probe says whether preallocation and defragmentation work on the volume holding dir (the
+// agent's state directory), for the capability report: a scratch file there gets 1 MiB
+// reserved past its end, and the volume is asked for its bitmap.
+func Probe(dir string) (preallocation, defragmentation error) {
+	scratch, err := os.CreateTemp(dir, ".spindle-prealloc-probe-*")
+	if err != nil {
+		preallocation = fmt.Errorf("create a scratch file in %s: %w", dir, err)
+	} else {
+		size := int64(1 << 20)
+		err := windows.SetFileInformationByHandle(windows.Handle(scratch.Fd()), windows.FileAllocationInfo,
+			(*byte)(unsafe.Pointer(&size)), 8)
+		if err != nil {
+			preallocation = fmt.Errorf("%w: the volume of %s refuses FileAllocationInfo (%v)", ErrUnsupported, dir, err)
+		}
+		scratch.Close()
+		_ = os.Remove(scratch.Name())
+	}
+	return preallocation, checkDefragSupported(dir)
 }
 
 // openHold opens path with FILE_READ_ATTRIBUTES only (no reparse point followed).
