@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -36,7 +37,9 @@ func ResidencyMeasurable() error {
 		"scanners are not detected and hits are not counted (no ETW file events); hot files are prefetched and pins locked", ErrUnsupported)
 }
 
-// sampler on Windows only reads the file's size: residency cannot be measured.
+// sampler on Windows only reads the file's size (from its directory entry, without opening it:
+// every managed file, every second): residency cannot be measured. Pins and prefetch open the
+// file through safeopen.
 type sampler struct {
 	pageSize          int64
 	measuresResidency bool
@@ -45,12 +48,14 @@ type sampler struct {
 func newSampler() *sampler { return &sampler{pageSize: windowsPageBytes} }
 
 func (s *sampler) sample(path string) (residency, error) {
-	f, info, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
+	info, err := os.Lstat(path)
 	if err != nil {
 		return residency{}, err
 	}
-	f.Close()
-	return residency{sizeBytes: info.Size}, nil
+	if !info.Mode().IsRegular() {
+		return residency{}, &os.PathError{Op: "sample", Path: path, Err: safeopen.ErrNotRegular}
+	}
+	return residency{sizeBytes: info.Size()}, nil
 }
 
 // advise with fadviseWillNeed reads the range through the system cache (prefetch); with

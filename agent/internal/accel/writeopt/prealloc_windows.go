@@ -46,6 +46,11 @@ func preserveWriteTime(h windows.Handle) error {
 // bytes newly allocated.
 func preallocate(path string, g *growth, limits windowLimits, now time.Time) (reservedBytes int64, err error) {
 	f, _, err := safeopen.Open(path, safeopen.Write, safeopen.Options{})
+	if errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
+		// Its writer opened it without sharing writes (as SQL Server opens its files): nobody
+		// else may reserve space for it, and it is not this feature's to fight over.
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
