@@ -174,7 +174,7 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
       schemaVersion: 1,
       telemetry: { intervalSeconds: 3, ebpf: "auto" },
       readCache: { enabled: true, include: ["C:/SpindleData/cache"], pin: ["C:/SpindleData/cache/index.dat"],
-        budgetBytes: 64 * MiB, freeMemoryFloorBytes: 64 * MiB },
+        budgetBytes: 64 * MiB, freeMemoryFloorBytes: 64 * MiB, scanResistanceThresholdBytes: 16 * MiB },
       writeOptimization: { enabled: true, preallocation: [{ pattern: "C:/SpindleData/logs/*.log", chunkBytes: MiB }] },
     });
     const row = await eventually("the Windows agent's APPLIED status", async () => {
