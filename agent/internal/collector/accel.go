@@ -105,9 +105,12 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		return false
 	}
 	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
-	if st.ResidencyMeasured { // Windows cannot measure residency: nothing rather than a 0
+	// Windows cannot measure residency, so neither resident bytes, misses nor scanners (whose
+	// pages are dropped behind) are known there: nothing rather than a 0.
+	if st.ResidencyMeasured {
 		sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
 		sink.AddInt(catalogue.ReadCacheMisses, misses)
+		sink.AddInt(catalogue.ReadCacheDroppedBehind, droppedBehind)
 	}
 	sink.SetInt(catalogue.ReadCachePinned, st.PinnedBytes)
 	sink.SetInt(catalogue.ReadCacheManagedFiles, int64(st.ManagedFiles))
@@ -115,7 +118,6 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		sink.AddInt(catalogue.ReadCacheHits, hits)
 	}
 	sink.AddInt(catalogue.ReadCachePrefetched, prefetched)
-	sink.AddInt(catalogue.ReadCacheDroppedBehind, droppedBehind)
 	sink.AddInt(catalogue.ReadCacheBackoffs, backoffs)
 	return true
 }
