@@ -114,13 +114,15 @@ const (
 )
 
 var (
-	kernel32                            = windows.NewLazySystemDLL("kernel32.dll")
-	procSetThreadInformation            = kernel32.NewProc("SetThreadInformation")
-	procGlobalMemoryStatusEx            = kernel32.NewProc("GlobalMemoryStatusEx")
-	procCreateMemoryResourceNotif       = kernel32.NewProc("CreateMemoryResourceNotification")
-	procQueryMemoryResourceNotif        = kernel32.NewProc("QueryMemoryResourceNotification")
-	errWorkingSetQuota            error = windows.Errno(1453) // ERROR_WORKING_SET_QUOTA
+	kernel32                      = windows.NewLazySystemDLL("kernel32.dll")
+	procSetThreadInformation      = kernel32.NewProc("SetThreadInformation")
+	procGlobalMemoryStatusEx      = kernel32.NewProc("GlobalMemoryStatusEx")
+	procCreateMemoryResourceNotif = kernel32.NewProc("CreateMemoryResourceNotification")
+	procQueryMemoryResourceNotif  = kernel32.NewProc("QueryMemoryResourceNotification")
 )
+
+// errWorkingSetQuota is ERROR_WORKING_SET_QUOTA: VirtualLock past the working-set minimum.
+var errWorkingSetQuota error = windows.Errno(1453)
 
 func setIOPriorityHint(h windows.Handle, hint uint32) error {
 	if err := windows.SetFileInformationByHandle(h, windows.FileIoPriorityHintInfo, (*byte)(unsafe.Pointer(&hint)), 4); err != nil {
