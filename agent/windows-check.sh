@@ -3,7 +3,8 @@
 #  1. vet every package for GOOS=windows and compile every package's tests for it, so a
 #     Windows-only file that does not build fails CI;
 #  2. run the Windows syscall layer's tests (PDH, retrieval pointers, the scanner's walk, the
-#     registry, the ETW session's refusal) and the collectors' fixture tests as Windows
+#     registry, the ETW session's refusal, safeopen, the read cache's pins, prefetch and memory,
+#     write optimisation's file events and its refusals) and the collectors' fixture tests as Windows
 #     binaries under Wine, when Debian's wine64 and the MinGW compiler are installed. Go 1.22+
 #     binaries need ProcessPrng from bcryptprimitives.dll, which Wine 8 lacks: the shim in
 #     e2e/support/wine (over RtlGenRandom) is built here and put in a private prefix's system32.
@@ -37,10 +38,14 @@ for spec in \
 	"etw ." \
 	"fragscan Windows" \
 	"dbdetect Windows|HostRegistry" \
-	"collector PDH|SQLServer|FileCache|CopyReads|TicksToMs|PhysicalDrive"; do
+	"collector PDH|SQLServer|FileCache|CopyReads|TicksToMs|PhysicalDrive|Accel" \
+	"safeopen ." \
+	"accel/readcache ." \
+	"accel/writeopt Preallocation|Trim|Defragmentation|Notification|FreeRun|VolumeBitmap|BusyPercent|Window"; do
 	set -- $spec
+	name=$(basename "$1")
 	echo "windows: internal/$1 under Wine"
-	(cd "internal/$1" && "$wine" "$out/$1.test.exe" -test.run "$2" -test.v) | grep -E '^(--- |ok|PASS|FAIL)' >"$out/$1.log" || true
-	cat "$out/$1.log"
-	grep -q '^PASS' "$out/$1.log" || { echo "windows: internal/$1 FAILED under Wine"; exit 1; }
+	(cd "internal/$1" && "$wine" "$out/$name.test.exe" -test.run "$2" -test.v) | grep -E '^(--- |ok|PASS|FAIL)' >"$out/$name.log" || true
+	cat "$out/$name.log"
+	grep -q '^PASS' "$out/$name.log" || { echo "windows: internal/$1 FAILED under Wine"; exit 1; }
 done

@@ -4,15 +4,17 @@
 // lists, reading recovery actions back). The agent is fetched from the gateway and checked
 // against SHA256SUMS as the console's PowerShell one-liner does; `install` enrols it, registers
 // the SpindleAgent service and starts it; the service spools and delivers batches, connects over
-// OpAMP and applies a policy; install again keeps the enrolment; uninstall removes everything,
+// OpAMP and applies a policy enabling the read cache and write optimisation, whose capability
+// report says what Windows (and Wine) cannot do; install again keeps the enrolment; uninstall removes everything,
 // twice; the MSI built by wixl installs, enrols and starts the same service.
 // Ports 55570–55571, or SPINDLE_WINE_PG_PORT / SPINDLE_WINE_GATEWAY_PORT.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
+import { describeCapabilities } from "../../apps/console/modules/deep-telemetry/lib/capabilities";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
 import { eventually } from "../support/agent";
 import { GatewayProcess, repoRoot } from "../support/gateway";
@@ -26,6 +28,7 @@ const missing = wineMissing();
 const dataDir = "C:\\ProgramData\\Spindle";
 const installedExe = "C:\\Program Files\\Spindle\\spindle-agent.exe";
 const serviceKey = "HKLM\\System\\CurrentControlSet\\Services\\SpindleAgent";
+const MiB = 1024 * 1024;
 
 describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine test needs it` : false }, () => {
   const cluster = new PostgresCluster(Number(process.env.SPINDLE_WINE_PG_PORT ?? 55570));
@@ -162,8 +165,18 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
     assert.match(agentLog, /agent started/, "the service logs to agent.log");
   }));
 
-  test("the service connects over OpAMP and applies a policy (APPLIED recorded)", () => explained(async () => {
-    const { hash } = await saveOrganisationDefaultPolicy(db, orgId, "", { schemaVersion: 1, telemetry: { intervalSeconds: 3, ebpf: "auto" } });
+  test("the service connects over OpAMP and applies a policy with the read cache and write optimisation (APPLIED recorded)", () => explained(async () => {
+    // Files for the features, on the prefix's C: drive, where the service sees them.
+    mkdirSync(wine.path("C:\\SpindleData\\cache"), { recursive: true });
+    mkdirSync(wine.path("C:\\SpindleData\\logs"), { recursive: true });
+    for (const name of ["index.dat", "table.dat"]) writeFileSync(wine.path(`C:\\SpindleData\\cache\\${name}`), Buffer.alloc(MiB, name));
+    const { hash } = await saveOrganisationDefaultPolicy(db, orgId, "", {
+      schemaVersion: 1,
+      telemetry: { intervalSeconds: 3, ebpf: "auto" },
+      readCache: { enabled: true, include: ["C:/SpindleData/cache"], pin: ["C:/SpindleData/cache/index.dat"],
+        budgetBytes: 64 * MiB, freeMemoryFloorBytes: 64 * MiB, scanResistanceThresholdBytes: 16 * MiB },
+      writeOptimization: { enabled: true, preallocation: [{ pattern: "C:/SpindleData/logs/*.log", chunkBytes: MiB }] },
+    });
     const row = await eventually("the Windows agent's APPLIED status", async () => {
       const [s] = await query<{ status: string; applied_hash: string | null; message: string }>(
         "SELECT status, applied_hash, message FROM server_policy_status");
@@ -175,6 +188,37 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
       return s.intervalSeconds === 3 && s.policy?.hash === hash ? s : undefined;
     });
     assert.equal(status.policy.opampConnected, true, "connected over OpAMP");
+
+    // What each feature does here, as status.json says it: both run; Windows cannot measure
+    // residency; Wine implements neither FileAllocationInfo nor the defragmentation FSCTLs.
+    const capability = (name: string) => status.capabilities.find((c: { name: string }) => c.name === name) ??
+      assert.fail(`${name} missing from ${JSON.stringify(status.capabilities)}`);
+    assert.equal(capability("accel.read_cache").available, true);
+    assert.equal(capability("accel.write_optimization").available, true);
+    assert.equal(capability("accel.read_cache.residency").available, false);
+    assert.match(capability("accel.read_cache.residency").reason, /without a kernel driver/);
+    assert.equal(capability("accel.write_optimization.preallocation").available, false);
+    assert.match(capability("accel.write_optimization.preallocation").reason, /refuses FileAllocationInfo/);
+    assert.equal(capability("accel.write_optimization.defragmentation").available, false);
+    assert.match(capability("accel.write_optimization.defragmentation").reason, /FSCTL_GET_VOLUME_BITMAP/);
+    // The features' statistics are collected every tick in the service (the accel collector is ok).
+    const cache = await eventually("the read cache's pin in the service's status", () => {
+      const s = JSON.parse(readFileSync(wine.path(`${dataDir}\\state\\status.json`), "utf8"));
+      const accel = s.collectors.find((c: { name: string }) => c.name === "accel");
+      return accel?.state === "ok" ? s : undefined;
+    });
+    assert.ok(cache);
+
+    // The console's capability panel, from what the batches reported.
+    const [agentRow] = await query<{ caps: string[]; at: Date }>(
+      "SELECT telemetry_capabilities AS caps, telemetry_capabilities_at AS at FROM agents");
+    const shown = describeCapabilities(agentRow!.caps, agentRow!.at).items;
+    const item = (name: string) => shown.find((c) => c.name === name)!;
+    assert.equal(item("accel.read_cache").available, true);
+    assert.equal(item("accel.write_optimization").available, true);
+    assert.equal(item("accel.read_cache.residency").available, false);
+    assert.match(item("accel.read_cache.residency").whenMissing, /without a kernel driver/);
+    assert.equal(item("accel.write_optimization.defragmentation").available, false);
   }));
 
   test("install again keeps the enrolment; uninstall removes everything, twice", () => explained(async () => {

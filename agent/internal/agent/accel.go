@@ -19,8 +19,11 @@ import (
 // Capability names of the acceleration features, beside the collectors' in status.json and in
 // every batch's spindle.agent.capabilities.
 const (
-	capabilityReadCache         = "accel.read_cache"
-	capabilityWriteOptimization = "accel.write_optimization"
+	capabilityReadCache          = "accel.read_cache"
+	capabilityReadCacheResidency = "accel.read_cache.residency"
+	capabilityWriteOptimization  = "accel.write_optimization"
+	capabilityPreallocation      = "accel.write_optimization.preallocation"
+	capabilityDefragmentation    = "accel.write_optimization.defragmentation"
 )
 
 // accelFeatures are the acceleration features the run loop owns: created at start, switched by
@@ -32,6 +35,9 @@ type accelFeatures struct {
 	readCacheErr error
 	writeOpt     *writeopt.Feature // nil when it cannot run here; writeOptErr says why
 	writeOptErr  error
+	// What each feature can and cannot do here, beyond running at all: residency (not on
+	// Windows), and preallocation and defragmentation on the state directory's volume.
+	residencyErr, preallocationErr, defragmentationErr error
 	// memLatency measures what a page-cache read costs here, at start and every
 	// read_cache.memory_latency_period, whatever the policy.
 	memLatency *memlatency.Calibrator
@@ -55,6 +61,14 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 		memLatency: &memlatency.Calibrator{Dir: cfg.StateDir, Period: cfg.ReadCache.MemoryLatencyPeriod, Logger: log}}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{Access: access})
 	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
+	f.residencyErr = f.readCacheErr
+	if f.readCacheErr == nil {
+		f.residencyErr = readcache.ResidencyMeasurable()
+	}
+	f.preallocationErr, f.defragmentationErr = f.writeOptErr, f.writeOptErr
+	if f.writeOptErr == nil {
+		f.preallocationErr, f.defragmentationErr = writeopt.Probe(cfg.StateDir)
+	}
 	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
 		if err != nil {
 			log.Info("acceleration feature unavailable; a policy enabling it will be refused", "feature", name, "reason", err)
@@ -65,7 +79,10 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 
 func (f *accelFeatures) capabilities() []collector.Capability {
 	return []collector.Capability{featureCapability(capabilityReadCache, f.readCacheErr),
-		featureCapability(capabilityWriteOptimization, f.writeOptErr)}
+		featureCapability(capabilityReadCacheResidency, f.residencyErr),
+		featureCapability(capabilityWriteOptimization, f.writeOptErr),
+		featureCapability(capabilityPreallocation, f.preallocationErr),
+		featureCapability(capabilityDefragmentation, f.defragmentationErr)}
 }
 
 func featureCapability(name string, err error) collector.Capability {

@@ -143,9 +143,11 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 		t.Fatalf("final status: %+v", st)
 	}
 	// Every capability is listed whether or not this host has it: the four eBPF collectors,
-	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features.
-	if len(st.Capabilities) != 9 {
-		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache and accel.write_optimization", st.Capabilities)
+	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features with what each
+	// can do here (residency; preallocation and defragmentation).
+	if len(st.Capabilities) != 12 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache (and .residency) "+
+			"and accel.write_optimization (and .preallocation, .defragmentation)", st.Capabilities)
 	}
 
 	// A restart continues the numbering: stop it after its first batch.

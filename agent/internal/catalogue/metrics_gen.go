@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "8bcc6165ba365ea20d23179e2fb074cff0dcecbff5f31013c01876ac615ae8d1"
+const SourceSHA256 = "e290bd21c2bba7ead38dc7c5cee949f9a4d2337c3ddff08abe19fa4dc03df111"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

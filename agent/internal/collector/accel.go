@@ -105,15 +105,19 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		return false
 	}
 	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
-	sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
+	// Windows cannot measure residency, so neither resident bytes, misses nor scanners (whose
+	// pages are dropped behind) are known there: nothing rather than a 0.
+	if st.ResidencyMeasured {
+		sink.SetInt(catalogue.ReadCacheResident, st.ResidentBytes)
+		sink.AddInt(catalogue.ReadCacheMisses, misses)
+		sink.AddInt(catalogue.ReadCacheDroppedBehind, droppedBehind)
+	}
 	sink.SetInt(catalogue.ReadCachePinned, st.PinnedBytes)
 	sink.SetInt(catalogue.ReadCacheManagedFiles, int64(st.ManagedFiles))
-	sink.AddInt(catalogue.ReadCacheMisses, misses)
 	if st.HitsObserved { // mincore cannot see a read of a resident page: no hits rather than zero hits
 		sink.AddInt(catalogue.ReadCacheHits, hits)
 	}
 	sink.AddInt(catalogue.ReadCachePrefetched, prefetched)
-	sink.AddInt(catalogue.ReadCacheDroppedBehind, droppedBehind)
 	sink.AddInt(catalogue.ReadCacheBackoffs, backoffs)
 	return true
 }

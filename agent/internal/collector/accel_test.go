@@ -44,7 +44,8 @@ func collectAccel(t *testing.T, c Collector) (map[string]string, error) {
 func TestAccelSendsGaugesAndDeltasOfTheFeaturesCounters(t *testing.T) {
 	f := &fakeFeatures{}
 	f.readCache = readcache.Stats{Enabled: true, BudgetBytes: 512 << 20, ResidentBytes: 96 << 20, PinnedBytes: 8 << 20,
-		ManagedFiles: 12, MissBytes: 4096, PrefetchedBytes: 1 << 20, DroppedBehindBytes: 65536, BackoffEvents: 1}
+		ManagedFiles: 12, MissBytes: 4096, PrefetchedBytes: 1 << 20, DroppedBehindBytes: 65536, BackoffEvents: 1,
+		ResidencyMeasured: true}
 	c := NewAccel(f.sources(), discardLogger())
 
 	got, err := collectAccel(t, c)
@@ -74,6 +75,25 @@ func TestAccelSendsGaugesAndDeltasOfTheFeaturesCounters(t *testing.T) {
 	want["counter spindle.read_cache.hits[By]{}"] = "40960"
 	want["gauge spindle.read_cache.resident[By]{}"] = "104857600"
 	checkSeries(t, "second tick", got, want)
+}
+
+// Windows' read cache cannot measure residency: resident bytes, misses and bytes dropped behind
+// scanners are not sent at all (not measured), never as 0; what it does measure still is.
+func TestAccelSendsNoResidencyOrMissesWhereResidencyIsNotMeasured(t *testing.T) {
+	f := &fakeFeatures{}
+	f.readCache = readcache.Stats{Enabled: true, BudgetBytes: 64 << 20, PinnedBytes: 4 << 20, ManagedFiles: 3,
+		PrefetchedBytes: 8 << 20}
+	got, err := collectAccel(t, NewAccel(f.sources(), discardLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeries(t, "residency not measured", got, map[string]string{
+		"gauge spindle.read_cache.budget[By]{}":            "67108864",
+		"gauge spindle.read_cache.pinned[By]{}":            "4194304",
+		"gauge spindle.read_cache.managed_files[{file}]{}": "3",
+		"counter spindle.read_cache.prefetched[By]{}":      "8388608",
+		"counter spindle.read_cache.backoffs[{event}]{}":   "0",
+	})
 }
 
 func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t *testing.T) {

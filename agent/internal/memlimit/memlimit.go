@@ -50,6 +50,9 @@ type Snapshot struct {
 	PressureSomeAvg10 float64
 	// PressureSource is the file PressureSomeAvg10 came from, "" when unknown.
 	PressureSource string
+	// LowMemory is the operating system's own verdict that memory is low (Windows' low-memory
+	// resource notification); always false on Linux, whose pressure is PressureSomeAvg10.
+	LowMemory bool
 }
 
 // Cgroup is the memory accounting of one limited cgroup.

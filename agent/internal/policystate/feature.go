@@ -23,23 +23,22 @@ type Feature interface {
 // refused when the feature is missing from this build, needs another OS, or is unsupported here;
 // a policy that leaves it off always applies.
 type FeatureApplier struct {
-	name      string
-	linuxOnly bool
-	enabled   func(policy.Policy) bool
-	feature   Feature // nil: not part of this build
+	name    string
+	enabled func(policy.Policy) bool
+	feature Feature // nil: not part of this build
 }
 
 var _ Applier = (*FeatureApplier)(nil)
 
 // NewReadCacheApplier applies policy.readCache through feature (nil until the read cache is wired).
 func NewReadCacheApplier(feature Feature) *FeatureApplier {
-	return &FeatureApplier{name: "read cache", linuxOnly: true, feature: feature,
+	return &FeatureApplier{name: "read cache", feature: feature,
 		enabled: func(p policy.Policy) bool { return p.ReadCache.Enabled }}
 }
 
 // NewWriteOptimizationApplier applies policy.writeOptimization through feature (nil until wired).
 func NewWriteOptimizationApplier(feature Feature) *FeatureApplier {
-	return &FeatureApplier{name: "write optimisation", linuxOnly: true, feature: feature,
+	return &FeatureApplier{name: "write optimisation", feature: feature,
 		enabled: func(p policy.Policy) bool { return p.WriteOptimization.Enabled }}
 }
 
@@ -49,8 +48,8 @@ func (f *FeatureApplier) Check(p policy.Policy) error {
 	if !f.enabled(p) {
 		return nil
 	}
-	if f.linuxOnly && runtime.GOOS != "linux" {
-		return fmt.Errorf("the %s works on Linux only and this server runs %s; switch it off in this server's policy", f.name, runtime.GOOS)
+	if runtime.GOOS != "linux" && runtime.GOOS != "windows" {
+		return fmt.Errorf("the %s works on Linux and Windows only and this server runs %s; switch it off in this server's policy", f.name, runtime.GOOS)
 	}
 	if f.feature == nil {
 		return fmt.Errorf("this agent version has no %s; upgrade the agent, or switch the %s off in this server's policy", f.name, f.name)

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package readcache
 
@@ -32,3 +32,6 @@ func (*Feature) Stats() Stats { return Stats{} }
 
 // Close does nothing on this system.
 func (*Feature) Close() error { return nil }
+
+// ResidencyMeasurable returns ErrUnsupported on this system.
+func ResidencyMeasurable() error { return ErrUnsupported }

@@ -55,8 +55,11 @@ type Config struct {
 	DropBehindKeepBytes int64
 	HeatHalfLife        time.Duration // default 60 s
 	RefaultWeight       float64       // heat per page re-read after eviction; default 8
-	ProcPath            string        // default "/proc"
-	Logger              *slog.Logger  // default slog.Default()
+	// PrefetchRefresh: where residency cannot be measured (Windows), a hot file is read again
+	// this long after its last prefetch; default 10 min.
+	PrefetchRefresh time.Duration
+	ProcPath        string       // default "/proc"
+	Logger          *slog.Logger // default slog.Default()
 }
 
 func (c Config) withDefaults() Config {
@@ -84,6 +87,9 @@ func (c Config) withDefaults() Config {
 	if c.RefaultWeight <= 0 {
 		c.RefaultWeight = 8
 	}
+	if c.PrefetchRefresh <= 0 {
+		c.PrefetchRefresh = 10 * time.Minute
+	}
 	if c.ProcPath == "" {
 		c.ProcPath = "/proc"
 	}
@@ -95,10 +101,16 @@ func (c Config) withDefaults() Config {
 
 // Deps are what the agent hands the feature. Both may be nil.
 type Deps struct {
-	// Memory reads available memory and pressure; nil detects this process's cgroup under ProcPath.
-	Memory *memlimit.Reader
+	// Memory reads available memory and pressure; nil detects this process's cgroup under
+	// ProcPath (Linux), or reads GlobalMemoryStatusEx and the low-memory notification (Windows).
+	Memory MemorySource
 	// Access, when set, supplies per-file access counts (the eBPF hook).
 	Access AccessSource
+}
+
+// MemorySource takes a snapshot of available memory and pressure (*memlimit.Reader on Linux).
+type MemorySource interface {
+	Read() (memlimit.Snapshot, error)
 }
 
 // AccessSource reports, per managed file path, the page accesses and the page misses (pages
@@ -134,7 +146,11 @@ type Stats struct {
 	ReleasedBytes      int64 // resident bytes dropped or unlocked to give memory back
 	BackoffEvents      int64 // times a backoff started (floor crossed or PSI above threshold)
 	InBackoff          bool
-	PinErrors          int64  // pins that failed (mlock limit, file gone)
-	LastError          string // the last problem a person can act on, "" when none
-	Samples            int64
+	// ResidencyMeasured: ResidentBytes, ManagedResidentBytes and MissBytes are measured (mincore
+	// on Linux). Windows has no residency query without a driver: they are not measured there,
+	// and the collector sends none of them rather than a 0.
+	ResidencyMeasured bool
+	PinErrors         int64  // pins that failed (mlock limit, file gone)
+	LastError         string // the last problem a person can act on, "" when none
+	Samples           int64
 }

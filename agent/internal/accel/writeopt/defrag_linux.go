@@ -29,12 +29,6 @@ type moveExtent struct {
 	MovedLen   uint64
 }
 
-// defragResult says what happened to one file.
-type defragResult struct {
-	ExtentsBefore, ExtentsAfter int
-	Improved                    bool
-}
-
 // checkDefragSupported fails with ErrUnsupported unless path lies on ext4 (the move-extent
 // ioctl exists only there; ext2/3 share the magic and fail later per file, reported the same).
 func checkDefragSupported(path string) error {

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package writeopt
 
@@ -32,3 +32,6 @@ func (*Feature) Close() error { return nil }
 
 // CountExtents returns ErrUnsupported on this system.
 func CountExtents(string) (int, error) { return 0, ErrUnsupported }
+
+// Probe returns ErrUnsupported twice on this system.
+func Probe(string) (preallocation, defragmentation error) { return ErrUnsupported, ErrUnsupported }

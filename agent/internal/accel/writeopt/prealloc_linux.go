@@ -68,11 +68,16 @@ func (w *watcher) addTree(root string, maxDirs int) error {
 
 func (w *watcher) close() { _ = unix.Close(w.fd) }
 
-// event is one inotify event with its full path.
-type event struct {
-	path    string
-	isDir   bool
-	created bool // IN_CREATE: the file starts empty here
+// watching says directories are watched (the comparison group is measured).
+func (w *watcher) watching() bool { return len(w.dirs) > 0 }
+
+// wait returns when events are pending or after timeout.
+func (w *watcher) wait(timeout time.Duration) error {
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
+	if _, err := unix.Poll(fds, int(timeout.Milliseconds())); err != nil && !errors.Is(err, unix.EINTR) {
+		return fmt.Errorf("poll inotify: %w", err)
+	}
+	return nil
 }
 
 // read drains the pending events (the fd is non-blocking).
@@ -119,19 +124,6 @@ func (w *watcher) ruleFor(path string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// growth is what the feature remembers of one preallocated file.
-type growth struct {
-	lastSize    int64
-	reservedEnd int64 // the end of the space reserved for the file
-	last        lastWindow
-	lastEvent   time.Time // the file's last inotify event: it has been idle since
-	// trimmed: the reservation past the end was returned at size lastSize; the file gets a new
-	// window only when its size changes (the trim's own IN_MODIFY must not re-reserve).
-	trimmed     bool
-	nextTrim    time.Time // after a trim that could not be done, not retried before this
-	unsupported bool
 }
 
 // preallocate reserves the next window past the end of the file when its size comes within half
@@ -188,4 +180,21 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 		return 0, err
 	}
 	return max(0, (after.Blocks-before.Blocks)*512), nil
+}
+
+// Probe says whether preallocation and defragmentation work on the file system holding dir (the
+// agent's state directory), for the capability report: a scratch file there gets 1 MiB reserved
+// past its end with fallocate(FALLOC_FL_KEEP_SIZE), and the file system must be ext4.
+func Probe(dir string) (preallocation, defragmentation error) {
+	scratch, err := os.CreateTemp(dir, ".spindle-prealloc-probe-*")
+	if err != nil {
+		preallocation = fmt.Errorf("create a scratch file in %s: %w", dir, err)
+	} else {
+		if err := unix.Fallocate(int(scratch.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, 1<<20); err != nil {
+			preallocation = fmt.Errorf("%w: the file system of %s refuses fallocate(FALLOC_FL_KEEP_SIZE) (%v)", ErrUnsupported, dir, err)
+		}
+		scratch.Close()
+		_ = os.Remove(scratch.Name())
+	}
+	return preallocation, checkDefragSupported(dir)
 }

@@ -35,7 +35,7 @@ func TestWriteFeaturesRefusePlantedFiles(t *testing.T) {
 		if _, err := preallocate(path, &growth{}, limits, time.Now()); !errors.Is(err, want) {
 			t.Errorf("preallocate(%s) = %v, want %v", name, err, want)
 		}
-		if _, _, err := trimReservation(path); !errors.Is(err, want) {
+		if _, _, err := trimReservation(path, nil); !errors.Is(err, want) {
 			t.Errorf("trimReservation(%s) = %v, want %v", name, err, want)
 		}
 		if _, err := CountExtents(path); name != "hard" && !errors.Is(err, want) {

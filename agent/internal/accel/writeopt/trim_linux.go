@@ -10,17 +10,13 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
-// errOpenForWriting: another descriptor has the file open for writing, so the space reserved
-// past its end may still be used, and trimming it could race an append.
-var errOpenForWriting = errors.New("open for writing elsewhere")
-
 // trimReservation returns the blocks reserved past a file's end to the file system and reports
 // the file's size and the bytes freed. It holds a write lease meanwhile: the kernel grants one
 // only while no other descriptor has the file open for writing, and makes any new open wait
 // until it is released, so no append can slip between reading the size and the truncate. A
 // truncate to the same size keeps size and content and frees only the blocks past the end (ext4
 // and XFS do this on purpose); the modification time it sets is put back, as no data changed.
-func trimReservation(path string) (size, freedBytes int64, err error) {
+func trimReservation(path string, _ *growth) (size, freedBytes int64, err error) {
 	f, _, err := safeopen.Open(path, safeopen.Write, safeopen.Options{})
 	if err != nil {
 		return 0, 0, err

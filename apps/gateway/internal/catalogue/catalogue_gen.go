@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "8bcc6165ba365ea20d23179e2fb074cff0dcecbff5f31013c01876ac615ae8d1"
+const SourceSHA256 = "e290bd21c2bba7ead38dc7c5cee949f9a4d2337c3ddff08abe19fa4dc03df111"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -84,5 +84,8 @@ var Capabilities = []Capability{
 	{Name: "postgresql.statistics", Label: "PostgreSQL statistics", Metrics: []string{"spindle.db.postgresql.commits", "spindle.db.postgresql.rollbacks", "spindle.db.postgresql.blocks_hit", "spindle.db.postgresql.blocks_read", "spindle.db.postgresql.block_read_time"}},
 	{Name: "psi.pressure", Label: "Memory and I/O pressure (PSI)", Metrics: []string{"spindle.pressure.stall_time"}},
 	{Name: "accel.read_cache", Label: "Managed read cache", Metrics: []string{"spindle.read_cache.budget", "spindle.read_cache.resident"}},
+	{Name: "accel.read_cache.residency", Label: "Read-cache residency (resident bytes, misses, hot set by heat, scan resistance)", Metrics: []string{"spindle.read_cache.resident", "spindle.read_cache.misses"}},
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
+	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
+	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
 }

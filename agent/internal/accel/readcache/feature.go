@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package readcache
 
 import (
@@ -8,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
-	"github.com/spindle-io/spindle/agent/internal/memlimit"
 	"github.com/spindle-io/spindle/agent/internal/policy"
 )
 
@@ -16,7 +17,7 @@ import (
 // samples; they serialise on one lock.
 type Feature struct {
 	cfg     Config
-	memory  *memlimit.Reader
+	memory  MemorySource
 	access  AccessSource
 	sampler *sampler
 	model   heatModel
@@ -40,6 +41,9 @@ type trackedFile struct {
 	loadedPages     int64 // pages the cache itself loaded since the last sample
 	pin             *pinning
 	pinnedAttempted bool // a failed pin is not retried until the policy changes
+	// Where residency cannot be measured (Windows): when the file was last read whole, at what size.
+	prefetchedAt   time.Time
+	prefetchedSize int64
 }
 
 // New makes a read cache that does nothing until Apply enables it.
@@ -48,7 +52,7 @@ func New(cfg Config, deps Deps) (*Feature, error) {
 	memory := deps.Memory
 	if memory == nil {
 		var err error
-		if memory, err = memlimit.Detect(cfg.ProcPath); err != nil {
+		if memory, err = defaultMemory(cfg.ProcPath); err != nil {
 			return nil, fmt.Errorf("read cache: %w", err)
 		}
 	}

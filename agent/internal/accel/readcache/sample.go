@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package readcache
 
 import (
@@ -6,16 +8,9 @@ import (
 	"io/fs"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/memlimit"
 	"github.com/spindle-io/spindle/agent/internal/policy"
-)
-
-const (
-	fadviseDontNeed = unix.FADV_DONTNEED
-	fadviseWillNeed = unix.FADV_WILLNEED
 )
 
 // Sample runs one sampling step (Run calls it every SampleInterval; tests call it directly).
@@ -44,12 +39,13 @@ func (f *Feature) Sample(ctx context.Context) {
 	pinnedBytes := f.pinnedBytes()
 	// Locked pages are not available to the kernel any more, but they are the cache's to give.
 	budget := policy.EffectiveReadCacheBudgetBytes(f.policy, snapshot.AvailableBytes()+pinnedBytes)
-	pressure := snapshot.PressureKnown() && snapshot.PressureSomeAvg10 > f.cfg.PressureThresholdPercent
+	pressure := snapshot.LowMemory ||
+		(snapshot.PressureKnown() && snapshot.PressureSomeAvg10 > f.cfg.PressureThresholdPercent)
 	belowFloor := snapshot.AvailableBytes() < f.policy.FreeMemoryFloorBytes
 
 	f.observe(ctx, elapsed)
 
-	held := f.hotResidentBytes()
+	held := f.heldBytes()
 	target := budget
 	if pressure {
 		target = min(budget, held/2)
@@ -61,6 +57,7 @@ func (f *Feature) Sample(ctx context.Context) {
 			f.stats.BackoffEvents++
 			f.cfg.Logger.Info("read cache backing off", "available_bytes", snapshot.AvailableBytes(),
 				"floor_bytes", f.policy.FreeMemoryFloorBytes, "pressure_some_avg10", snapshot.PressureSomeAvg10,
+				"low_memory", snapshot.LowMemory,
 				"budget_bytes", budget, "held_bytes", held)
 		}
 		f.holdSamples = f.cfg.BackoffHoldSamples
@@ -87,7 +84,7 @@ func (f *Feature) Sample(ctx context.Context) {
 	if shrinking {
 		f.giveBack(snapshot, previous, belowFloor, pressure)
 	}
-	f.hold(ctx, hot, target)
+	f.hold(ctx, hot, target, now)
 	f.recordState(budget, hot)
 }
 
@@ -118,6 +115,12 @@ func (f *Feature) observe(ctx context.Context, elapsed float64) {
 			continue
 		}
 		t.sizeBytes = current.sizeBytes
+		if !f.sampler.measuresResidency {
+			// Nothing to learn heat from: every file gets the same heat per byte, so the hot set is
+			// the pins, then the managed files in path order (rankHotSet's tie-break).
+			t.heat = float64(t.sizeBytes)
+			continue
+		}
 		if !t.sampled {
 			t.residency, t.sampled = current, true
 			continue // the first sample is the baseline
@@ -210,7 +213,7 @@ func (f *Feature) drop(path string, t *trackedFile) int64 {
 }
 
 // hold pins and prefetches the hot set, unless a backoff is holding growth back.
-func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64) {
+func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64, now time.Time) {
 	if f.stats.InBackoff {
 		return
 	}
@@ -240,6 +243,10 @@ func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64) {
 		if !f.policy.Prefetch || headroom <= 0 {
 			continue
 		}
+		if !f.sampler.measuresResidency {
+			headroom -= f.prefetchWhole(m.path, t, now)
+			continue
+		}
 		for _, run := range missingRuns(t.residency, pageSize) {
 			length := min(run[1], headroom)
 			if length <= 0 {
@@ -254,6 +261,22 @@ func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64) {
 			t.loadedPages += (length + pageSize - 1) / pageSize
 		}
 	}
+}
+
+// prefetchWhole reads a hot file into memory where residency cannot be measured (Windows):
+// when it enters the hot set, when its size changed, and every PrefetchRefresh, so its pages
+// stay recently used. It returns the bytes read.
+func (f *Feature) prefetchWhole(path string, t *trackedFile, now time.Time) int64 {
+	if t.prefetchedSize == t.sizeBytes && now.Sub(t.prefetchedAt) < f.cfg.PrefetchRefresh {
+		return 0
+	}
+	if err := advise(path, 0, t.sizeBytes, fadviseWillNeed); err != nil {
+		f.stats.LastError = err.Error()
+		return 0
+	}
+	t.prefetchedAt, t.prefetchedSize = now, t.sizeBytes
+	f.stats.PrefetchedBytes += t.sizeBytes
+	return t.sizeBytes
 }
 
 func (f *Feature) rescan(now time.Time) {
@@ -280,6 +303,15 @@ func (f *Feature) pinnedBytes() int64 {
 	return n
 }
 
+// heldBytes is the memory the cache holds for the hot set: its resident pages, or where
+// residency cannot be measured, what it has locked.
+func (f *Feature) heldBytes() int64 {
+	if !f.sampler.measuresResidency {
+		return f.pinnedBytes()
+	}
+	return f.hotResidentBytes()
+}
+
 func (f *Feature) hotResidentBytes() int64 {
 	n := int64(0)
 	for path := range f.hotSet {
@@ -298,6 +330,7 @@ func (f *Feature) recordState(budget int64, hot []hotSetMember) {
 	}
 	f.stats.ResidentBytes = min(f.hotResidentBytes(), f.stats.HotSetBytes)
 	f.stats.PinnedBytes = f.pinnedBytes()
+	f.stats.ResidencyMeasured = f.sampler.measuresResidency
 	f.stats.ManagedFiles = len(f.files)
 	f.stats.ManagedResidentBytes = 0
 	for _, t := range f.files {

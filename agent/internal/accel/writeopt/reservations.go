@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package writeopt
 
 import (
@@ -44,14 +46,16 @@ func (f *Feature) releaseUnmanagedLocked(w *watcher) {
 		if g.reservedEnd > g.lastSize {
 			f.trimLocked(path, g, now)
 		}
+		g.closeHold()
 		delete(f.growth, path)
 	}
 }
 
 func (f *Feature) trimLocked(path string, g *growth, now time.Time) {
-	size, freedBytes, err := trimReservation(path)
+	size, freedBytes, err := trimReservation(path, g)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		g.closeHold()
 		delete(f.growth, path)
 	case errors.Is(err, errOpenForWriting):
 		g.nextTrim = now.Add(f.cfg.TrimIdleAfter)

@@ -1,3 +1,5 @@
+//go:build linux || windows
+
 package writeopt
 
 import (
@@ -9,8 +11,6 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/policy"
@@ -103,9 +103,8 @@ func (f *Feature) Run(ctx context.Context) error {
 		if w == nil {
 			f.sleep(200 * time.Millisecond)
 		} else {
-			fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
-			if _, err := unix.Poll(fds, 200); err != nil && !errors.Is(err, unix.EINTR) {
-				return fmt.Errorf("write optimisation: poll inotify: %w", err)
+			if err := w.wait(200 * time.Millisecond); err != nil {
+				return fmt.Errorf("write optimisation: %w", err)
 			}
 			f.handleEvents(w, buffer)
 		}
@@ -127,7 +126,7 @@ func (f *Feature) handleEvents(w *watcher, buffer []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.stats.LastError = "read inotify: " + err.Error()
+		f.stats.LastError = "read file events: " + err.Error()
 	}
 	if f.watcher != w {
 		return // replaced by Apply meanwhile
@@ -300,7 +299,7 @@ func (f *Feature) Stats() Stats {
 	s.Extents = maps.Clone(f.stats.Extents)
 	s.ManagedGrownBytes, s.ManagedExtentsAdded = f.compare.managed.grownBytes, f.compare.managed.extentsAdded
 	s.UnmanagedGrownBytes, s.UnmanagedExtentsAdded = f.compare.unmanaged.grownBytes, f.compare.unmanaged.extentsAdded
-	s.GrowthWatched = f.watcher != nil && len(f.watcher.dirs) > 0
+	s.GrowthWatched = f.watcher != nil && f.watcher.watching()
 	return s
 }
 
