@@ -62,7 +62,7 @@ func BuildHostmetrics(scrapes ...Scrape) pmetric.Metrics {
 		if s.Memory != nil {
 			addHostMemory(rm.ScopeMetrics().AppendEmpty(), *s.Memory, start, now)
 		}
-		if len(s.Swap) > 0 {
+		if len(s.Swap) > 0 || s.MinorFaults > 0 {
 			addHostPaging(rm.ScopeMetrics().AppendEmpty(), s, start, now)
 		}
 	}
