@@ -59,3 +59,4 @@ log "downloading Go modules"
 (cd agent && go mod download)
 (cd apps/gateway && go mod download)
 (cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)
+(cd infra/otel-collector/distribution && go mod download)  # the Spindle OpenTelemetry Collector (infra/otel-collector)
