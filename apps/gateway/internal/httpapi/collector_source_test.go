@@ -20,7 +20,7 @@ func scrape(boot time.Time, at time.Time, n int64) otlpfixture.Scrape {
 			IOSeconds: 50 + float64(n)*0.5, WeightedIOSeconds: 60 + float64(n)*0.75, PendingOperations: n}},
 		Memory: &otlpfixture.HostMemory{Used: 3 << 30, Free: 1<<30 + n, Buffered: 256 << 20, Cached: 2 << 30,
 			SlabReclaimable: 100 << 20, SlabUnreclaimable: 50 << 20, Limit: 8 << 30, Available: 5 << 30},
-		Swap: []otlpfixture.HostSwap{{Device: "/dev/sda2", Used: 100 << 20, Free: 900 << 20}, {Device: "/swapfile", Used: 1 << 20, Free: 511 << 20}},
+		Swap:    []otlpfixture.HostSwap{{Device: "/dev/sda2", Used: 100 << 20, Free: 900 << 20}, {Device: "/swapfile", Used: 1 << 20, Free: 511 << 20}},
 		PageIns: 10 * n, PageOuts: 5 * n, MajorFaults: n, MinorFaults: 100 * n,
 		Attributes: map[string]string{"host.name": "collector-host"},
 	}
@@ -35,11 +35,11 @@ func exportScrape(t *testing.T, g *gateway, url, credential string, s otlpfixtur
 }
 
 type diskDelta struct {
-	interval                                     float64
-	readOps, writeOps, readBytes, writeBytes     int64
-	readMerged, writeMerged, readMs, writeMs     int64
-	ioMs, weightedMs                             int64
-	inProgress                                   int32
+	interval                                 float64
+	readOps, writeOps, readBytes, writeBytes int64
+	readMerged, writeMerged, readMs, writeMs int64
+	ioMs, weightedMs                         int64
+	inProgress                               int32
 }
 
 func diskRowsByTime(t *testing.T, g *gateway, serverID string) map[time.Time]diskDelta {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
 const testRelay = "spr_0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -84,7 +86,7 @@ func TestRelayedExportKeepsEachAgentsScopeAndSequence(t *testing.T) {
 			`SELECT count(*) FROM agents WHERE id = '` + a.AgentID + `' AND batch_hwm = 2`:       1,
 			`SELECT count(*) FROM agents WHERE id = '` + b.AgentID + `' AND batch_hwm = 1`:       1,
 			`SELECT count(*) FROM agents WHERE id = '` + revoked.AgentID + `' AND batch_hwm = 0`: 1,
-			`SELECT count(*) FROM servers WHERE hostname = 'pretends-to-be-a'`:                    0,
+			`SELECT count(*) FROM servers WHERE hostname = 'pretends-to-be-a'`:                   0,
 		} {
 			if got := g.count(t, sql); got != want {
 				t.Errorf("%s: %s = %d, want %d", when, sql, got, want)
@@ -132,5 +134,47 @@ func TestRelayCredentialIsRequiredAndNeverAnAgents(t *testing.T) {
 	expectError(t, plain.relay(t, testRelay, md), http.StatusUnauthorized, reasonUnauthenticated)
 	if n := g.count(t, `SELECT count(*) FROM disk_io`); n != 0 {
 		t.Fatalf("a refused relay wrote %d rows", n)
+	}
+}
+
+func TestRelayedExportDuringAnOutageIsRetriedWhole(t *testing.T) {
+	g := newGateway(t)
+	a := g.enroll(t, "org-a", "m-a")
+	b := g.enroll(t, "org-b", "m-b")
+	dbURL, err := url.Parse(g.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newDBProxy(t, dbURL.Host)
+	dbURL.Host = proxy.addr
+	q := dbURL.Query()
+	q.Set("connect_timeout", "2")
+	dbURL.RawQuery = q.Encode()
+	proxied, err := store.Open(context.Background(), dbURL.String(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxied.Close)
+	proxiedURL, _ := serve(t, proxied, withRelay)
+	relay := &gateway{url: proxiedURL}
+
+	if rejected, msg := partialSuccess(t, relay.relay(t, testRelay, otlpfixture.Build(relayed(a.Credential, 1)))); rejected != 0 {
+		t.Fatalf("before the outage: rejected %d (%s)", rejected, msg)
+	}
+	request := otlpfixture.Build(relayed(a.Credential, 1), relayed(b.Credential, 1), relayed(a.Credential, 2))
+	proxy.stop()
+	resp := relay.relay(t, testRelay, request)
+	expectError(t, resp, http.StatusServiceUnavailable, reasonDatabaseUnavailable)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After: the Collector would not know to retry")
+	}
+	proxy.start(proxy.addr)
+	if rejected, msg := partialSuccess(t, relay.relay(t, testRelay, request)); rejected != 0 {
+		t.Fatalf("after the outage: rejected %d (%s)", rejected, msg)
+	}
+	for server, want := range map[string]int{a.ServerID: 4, b.ServerID: 2} {
+		if got := g.count(t, `SELECT count(*) FROM disk_io WHERE server_id = $1`, server); got != want {
+			t.Errorf("server %s: %d disk_io rows, want %d (every batch exactly once)", server, got, want)
+		}
 	}
 }
