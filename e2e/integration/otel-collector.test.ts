@@ -9,8 +9,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import pg from "pg";
@@ -21,7 +20,7 @@ import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const cluster = new PostgresCluster(port("SPINDLE_OTELCOL_PG_PORT", 55612));
+const cluster = new PostgresCluster(port("SPINDLE_OTELCOL_PG_PORT", 4618));
 const databaseUrl = cluster.url("spindle");
 const relayCredential = `spr_${randomBytes(32).toString("hex")}`;
 const gateway = new GatewayProcess(port("SPINDLE_OTELCOL_GATEWAY_PORT", 4611), databaseUrl,
@@ -30,7 +29,8 @@ const base = port("SPINDLE_OTELCOL_COLLECTOR_PORT", 4612); // and the next five
 const agent = new InstalledAgent();
 let source: CollectorProcess | undefined;
 let fanin: CollectorProcess | undefined;
-let feedBinary = "";
+// Built with the gateway (`npm run build -w @spindle/gateway`).
+const feedBinary = join(repoRoot, "apps/gateway/bin/spindle-hostmetrics-feed");
 let tokens: { source: string; agent: string };
 
 function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -39,8 +39,6 @@ function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [])
 
 before(async () => {
   buildCollector();
-  feedBinary = join(mkdtempSync(join(tmpdir(), "spindle-feed-")), "spindle-hostmetrics-feed");
-  execFileSync("go", ["build", "-o", feedBinary, "./cmd/spindle-hostmetrics-feed"], { cwd: join(repoRoot, "apps/gateway") });
   cluster.start();
   cluster.createMigratedDatabase();
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -124,7 +122,7 @@ test("the real agent through a Collector keeps exactly once across a gateway res
     agent.setInterval(1);
     appendFileSync(agent.config, `collector: ${fanin.url}\n`);
     agent.start();
-    const serverId = agent.status().serverId;
+    const serverId = await eventually("the agent's first status", () => agent.status().serverId);
     const memoryRows = async () =>
       Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory WHERE server_id = $1", [serverId]))[0].n);
     await eventually("batches through the Collector", async () => (await memoryRows()) >= 3 || undefined);
