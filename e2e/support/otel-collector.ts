@@ -2,7 +2,7 @@
 // role configurations. The binary comes from infra/otel-collector/build.sh, a plain go build of
 // the committed sources: after the build step (or a first run) Go's build cache makes it seconds.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child } from "./child";
@@ -11,9 +11,15 @@ import { repoRoot } from "./gateway";
 const collectorDir = join(repoRoot, "infra/otel-collector");
 const binary = join(collectorDir, "bin/spindle-otelcol");
 
-/** Builds (or finds up to date in Go's cache) the distribution once per test file. */
+/**
+ * Builds the distribution unless the binary is newer than every source (`npm run build -w
+ * @spindle/infra` made it); otherwise Go's build cache leaves only the link to do.
+ */
 export function buildCollector(): string {
-  execFileSync("bash", [join(collectorDir, "build.sh"), binary], { stdio: ["ignore", "pipe", "inherit"] });
+  const sources = readdirSync(join(collectorDir, "distribution")).map((f) => statSync(join(collectorDir, "distribution", f)).mtimeMs);
+  if (!existsSync(binary) || statSync(binary).mtimeMs < Math.max(...sources)) {
+    execFileSync("bash", [join(collectorDir, "build.sh"), binary], { stdio: ["ignore", "pipe", "inherit"] });
+  }
   return binary;
 }
 
