@@ -59,3 +59,5 @@ log "downloading Go modules"
 (cd agent && go mod download)
 (cd apps/gateway && go mod download)
 (cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)
+(cd infra/otel-collector/distribution && go mod download)  # the Spindle OpenTelemetry Collector (infra/otel-collector)
+go mod download go.opentelemetry.io/collector/cmd/builder@v0.162.0  # generate.sh --check (the Collector Builder, pinned)

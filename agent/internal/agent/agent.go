@@ -220,6 +220,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 	}
 	cred := credential.NewHolder(cfg.Credential, cfg.CredentialIssuedAt, cfg.CredentialExpiresAt)
 	fs.Gateway, fs.Credential, fs.CredentialFunc, fs.Spool, fs.Logger = cfg.Gateway, cfg.Credential, cred.Secret, sp, log
+	fs.Collector = cfg.Collector
 	fs.UserAgent = "spindle-agent/" + opts.Version
 	return &agent{cfg: cfg, opts: opts, log: log, spool: sp, sequence: seq, pipeline: pipeline,
 		runner: collector.NewRunner(collectors, log), reporters: reporters, caps: caps,

@@ -41,6 +41,12 @@ type Config struct {
 	Gateway string `yaml:"gateway"`
 	// Credential is the agent's own bearer token (spa_…), obtained by enrolment.
 	Credential string `yaml:"credential"`
+	// Collector, when set, is the base URL of an OpenTelemetry Collector relaying to the gateway
+	// (the fan-in role of infra/otel-collector), e.g. http://otelcol.internal:4318: telemetry goes
+	// there, each batch carrying the credential as the resource attribute spindle.agent.credential
+	// (docs/agent-protocol.md, "Through a Collector"); enrolment, renewal and OpAMP still go to
+	// the gateway.
+	Collector string `yaml:"collector,omitempty"`
 	// CredentialIssuedAt and CredentialExpiresAt are written by renewal (POST /v1/renew); the
 	// running agent renews once a third of the lifetime is left, and at start when they are unset.
 	CredentialIssuedAt  time.Time `yaml:"credential_issued_at,omitempty"`
@@ -189,6 +195,11 @@ func (c Config) Validate() error {
 	if c.Gateway != "" {
 		if err := ValidateGatewayURL(c.Gateway); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if c.Collector != "" {
+		if err := ValidateGatewayURL(c.Collector); err != nil {
+			errs = append(errs, fmt.Errorf("collector: %w", err))
 		}
 	}
 	if strings.HasPrefix(c.Credential, "spe_") {

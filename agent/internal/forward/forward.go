@@ -36,7 +36,10 @@ import (
 
 // Settings configure a Forwarder. Zero durations take the defaults.
 type Settings struct {
-	Gateway    string // base URL; batches go to <Gateway>/v1/metrics
+	Gateway string // base URL; batches go to <Gateway>/v1/metrics
+	// Collector, when set, is an OpenTelemetry Collector's base URL that batches go to instead,
+	// each ResourceMetrics carrying the credential (relay.go).
+	Collector  string
 	Credential string
 	// CredentialFunc, when set, is read for every request instead of Credential, so a renewed
 	// credential is used from the next request on (credential.Holder.Secret).
@@ -103,7 +106,11 @@ func New(s Settings) *Forwarder {
 	if s.MaxRequestBytes < 1 {
 		s.MaxRequestBytes = 512 << 10
 	}
-	return &Forwarder{s: s, url: strings.TrimRight(s.Gateway, "/") + "/v1/metrics"}
+	base := s.Gateway
+	if s.Collector != "" {
+		base = s.Collector
+	}
+	return &Forwarder{s: s, url: strings.TrimRight(base, "/") + "/v1/metrics"}
 }
 
 func (f *Forwarder) credential() string {
@@ -266,12 +273,22 @@ func (f *Forwarder) post(ctx context.Context, batches []spool.Batch, credential 
 	bodies := make([][]byte, len(batches))
 	for i, b := range batches {
 		bodies[i] = b.Body
+		if f.s.Collector != "" {
+			body, err := withAgentCredential(b.Body, b.ContentEncoding, credential)
+			if err != nil {
+				return response{}, fmt.Errorf("batch %d: %w", b.Seq, err)
+			}
+			bodies[i] = body
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(bytes.Join(bodies, nil)))
 	if err != nil {
 		return response{}, err
 	}
-	req.Header.Set("Authorization", "Bearer "+credential)
+	if f.s.Collector == "" {
+		// A Collector does not pass request headers on; the credential travels in the body.
+		req.Header.Set("Authorization", "Bearer "+credential)
+	}
 	req.Header.Set("Content-Type", "application/x-protobuf")
 	if encoding := batches[0].ContentEncoding; encoding != "" { // the same for all: OldestBatches
 		req.Header.Set("Content-Encoding", encoding)

@@ -123,7 +123,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 			MaxTimestamps: ingest.DefaultMaxTimestamps, MaxDevices: ingest.DefaultMaxDevices},
 		OpAMPLimits: httpapi.OpAMPLimits{MaxMessageBytes: limits.OpAMPMaxMessageBytes, MaxConcurrent: limits.OpAMPMaxConcurrent,
 			MaxQueued: 4 * limits.OpAMPMaxConcurrent},
-		BenchWaker: waker,
+		BenchWaker:       waker,
+		RelayCredentials: cfg.RelayCredentials,
 	})
 	if err != nil {
 		return err

@@ -49,6 +49,10 @@ type Config struct {
 	StateDir string
 	// Limits are the abuse bounds (docs/configure.md, "Limits").
 	Limits Limits
+	// RelayCredentials are the spr_ credentials of the OpenTelemetry Collectors that may relay
+	// many agents' exports in one request (SPINDLE_RELAY_CREDENTIALS, comma-separated; none by
+	// default, which turns relaying off).
+	RelayCredentials []string
 }
 
 // Limits bound what any one client, credential or request can cost the gateway.
@@ -169,6 +173,17 @@ func Load(getenv func(string) string) (Config, error) {
 	cfg.MaxQueuedWrites = positiveInt(value, "SPINDLE_MAX_QUEUED_WRITES", DefaultMaxQueuedWrites, 0, problem)
 
 	cfg.Limits = loadLimits(value, problem)
+	for _, raw := range strings.Split(value("SPINDLE_RELAY_CREDENTIALS", ""), ",") {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			continue
+		}
+		body, ok := strings.CutPrefix(raw, "spr_")
+		if !ok || len(body) < 32 || len(body) > 128 || strings.ContainsAny(body, " \t\r\n") {
+			problem("SPINDLE_RELAY_CREDENTIALS holds an entry that is not spr_ followed by 32 to 128 characters; make one with: printf 'spr_%%s\\n' \"$(openssl rand -hex 32)\"")
+			continue
+		}
+		cfg.RelayCredentials = append(cfg.RelayCredentials, raw)
+	}
 
 	if err := cfg.LogLevel.UnmarshalText([]byte(value("SPINDLE_LOG_LEVEL", "info"))); err != nil {
 		problem("SPINDLE_LOG_LEVEL=%q is not a level: use debug, info, warn or error", getenv("SPINDLE_LOG_LEVEL"))

@@ -14,6 +14,9 @@ import (
 const (
 	AgentPrefix      = "spa_"
 	EnrollmentPrefix = "spe_"
+	// RelayPrefix marks a relay credential: an OpenTelemetry Collector's own, configured on the
+	// gateway (SPINDLE_RELAY_CREDENTIALS); it admits relayed exports, never one agent's data.
+	RelayPrefix = "spr_"
 
 	secretBytes = 32
 )

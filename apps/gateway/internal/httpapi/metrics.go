@@ -20,6 +20,10 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if !s.allowAddr(w, r) {
 		return
 	}
+	if relay := relayCredential(r); relay != "" {
+		s.handleRelayedMetrics(w, r, relay)
+		return
+	}
 	secret := bearerCredential(r)
 	if secret == "" {
 		writeError(w, http.StatusUnauthorized, reasonUnauthenticated,
@@ -69,6 +73,10 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if err := ingest.CheckBounds(metrics, s.bounds, time.Now()); err != nil {
 		log.Warn("export refused", "error", err)
 		writeError(w, http.StatusBadRequest, reasonOutOfBounds, "the batch was rejected and nothing was written: "+err.Error())
+		return
+	}
+	if ingest.IsSourceExport(metrics) {
+		s.writeSourceExport(ctx, w, r, log, agent, metrics, encoding)
 		return
 	}
 	request, err := ingest.Map(metrics)

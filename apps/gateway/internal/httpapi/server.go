@@ -55,6 +55,9 @@ type Options struct {
 	// BenchWaker wakes agents long-polling for proof runs (benchwake.Waker); without it they
 	// are answered by polling the database every second.
 	BenchWaker BenchWaker
+	// RelayCredentials are the spr_ credentials of the OpenTelemetry Collectors allowed to relay
+	// many agents' exports in one request (SPINDLE_RELAY_CREDENTIALS; relay.go).
+	RelayCredentials []string
 	// MaxBenchReportBytes bounds a proof run's final report. Default DefaultMaxBenchReportBytes.
 	MaxBenchReportBytes int64
 }
@@ -87,6 +90,7 @@ type server struct {
 	recent              *recentBatches
 	benchWaker          BenchWaker
 	maxBenchReportBytes int64
+	relays              relayCredentials
 }
 
 // New returns the gateway's HTTP handler.
@@ -148,6 +152,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		bounds:          opts.Bounds,
 		opampLimits:     opts.OpAMPLimits,
 		credentials:     opts.Credentials,
+		relays:          newRelayCredentials(opts.RelayCredentials),
 		recent:          newRecentBatches(),
 		opampAdmission:  newAdmission(opts.OpAMPLimits.MaxConcurrent, opts.OpAMPLimits.MaxQueued, opts.MaxQueueWait),
 	}

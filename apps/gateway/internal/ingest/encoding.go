@@ -79,3 +79,15 @@ func EncodePartialSuccess(enc Encoding, message string) ([]byte, error) {
 	}
 	return response.MarshalProto()
 }
+
+// EncodeRejected is a success answer whose partial_success says how many data points were
+// refused for good and why: the OTLP exporter of a Collector logs it and does not retry them.
+func EncodeRejected(enc Encoding, rejectedPoints int64, message string) ([]byte, error) {
+	response := pmetricotlp.NewExportResponse()
+	response.PartialSuccess().SetRejectedDataPoints(rejectedPoints)
+	response.PartialSuccess().SetErrorMessage(message)
+	if enc == JSON {
+		return response.MarshalJSON()
+	}
+	return response.MarshalProto()
+}

@@ -19,6 +19,10 @@ func FuzzDecodeAndMap(f *testing.F) {
 	f.Add(otlpfixture.Proto(md), false)
 	f.Add(otlpfixture.JSON(md), true)
 	f.Add([]byte(`{"resourceMetrics":[{"resource":{},"scopeMetrics":[]}]}`), true)
+	scrape := otlpfixture.Scrape{Start: now.Add(-time.Hour), Time: now.Add(-time.Minute),
+		Disks:  []otlpfixture.HostDisk{{Device: "sda", ReadBytes: 4096, ReadOps: 1, IOSeconds: 0.5, PendingOperations: 1}},
+		Memory: &otlpfixture.HostMemory{Free: 1 << 20, Limit: 1 << 30}, Swap: []otlpfixture.HostSwap{{Device: "/swap", Used: 1, Free: 2}}}
+	f.Add(otlpfixture.Proto(otlpfixture.BuildHostmetrics(scrape)), false)
 	f.Fuzz(func(t *testing.T, body []byte, asJSON bool) {
 		enc := Protobuf
 		if asJSON {
@@ -30,6 +34,17 @@ func FuzzDecodeAndMap(f *testing.F) {
 		}
 		bounds := Bounds{MaxAge: time.Hour, MaxAhead: time.Minute, MaxTimestamps: 100, MaxDevices: 8}
 		if CheckBounds(metrics, bounds, now) != nil {
+			return
+		}
+		if IsSourceExport(metrics) {
+			// A Collector source: plan, then apply against no stored series: nothing may panic.
+			plan, err := PlanSource(metrics)
+			if err != nil {
+				return
+			}
+			if _, err := plan.Apply(nil); err != nil {
+				return
+			}
 			return
 		}
 		request, err := Map(metrics)

@@ -38,6 +38,17 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 	if err != nil {
 		return telemetry.Batch{}, err
 	}
+	batch, err := mapRows(rm, ignored)
+	if err != nil {
+		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+	}
+	batch.Seq = seq
+	batch.Digest = digest(batch)
+	return batch, nil
+}
+
+// mapRows maps one ResourceMetrics in the agent's shape onto rows; the caller sets the sequence.
+func mapRows(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.Batch, error) {
 	disk := diskRows{}
 	memory := memoryRows{}
 	deep := newDeepRows()
@@ -47,6 +58,7 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 		metrics := scopes.At(s).Metrics()
 		for m := 0; m < metrics.Len(); m++ {
 			metric := metrics.At(m)
+			var err error
 			if spec, ok := diskMetrics[metric.Name()]; ok {
 				err = disk.add(metric, spec)
 			} else if spec, ok := memoryMetrics[metric.Name()]; ok {
@@ -59,33 +71,31 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 				ignored[metric.Name()] += dataPointCount(metric)
 			}
 			if err != nil {
-				return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+				return telemetry.Batch{}, err
 			}
 		}
 	}
 	diskIO, err := disk.rows()
 	if err != nil {
-		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+		return telemetry.Batch{}, err
 	}
 	memoryRowsOut, err := memory.rows()
 	if err != nil {
-		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+		return telemetry.Batch{}, err
 	}
 	deepOut, err := deep.rows()
 	if err != nil {
-		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+		return telemetry.Batch{}, err
 	}
 	if deepOut.Capabilities, err = capabilities(rm.Resource()); err != nil {
-		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+		return telemetry.Batch{}, err
 	}
 	missRatioCurves, err := curves.rows()
 	if err != nil {
-		return telemetry.Batch{}, fmt.Errorf("batch %d: %w", seq, err)
+		return telemetry.Batch{}, err
 	}
-	batch := telemetry.Batch{Seq: seq, Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut,
-		MissRatioCurves: missRatioCurves}
-	batch.Digest = digest(batch)
-	return batch, nil
+	return telemetry.Batch{Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut,
+		MissRatioCurves: missRatioCurves}, nil
 }
 
 // digest hashes what the batch would store (its rows, host and capabilities) in a canonical

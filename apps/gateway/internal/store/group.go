@@ -73,6 +73,21 @@ type agentMark struct {
 	advanced         bool
 }
 
+// refusal re-checks a credential under the agent row's lock: one rotated, revoked or expired
+// since authentication (or since a gateway cached it, see Credentials) writes nothing. A nil mark
+// is an agent row that is gone.
+func (mark *agentMark) refusal(agent Agent) error {
+	switch {
+	case mark == nil || !bytes.Equal(mark.credentialHash, agent.CredentialHash):
+		return ErrUnknownCredential
+	case mark.revoked:
+		return ErrRevokedCredential
+	case mark.expired:
+		return ErrExpiredCredential
+	}
+	return nil
+}
+
 func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Outcome, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -94,18 +109,9 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 	hosts := map[string]telemetry.HostInfo{} // per server, newest request last
 	var touched []Agent
 	for i, m := range members {
-		mark, ok := marks[m.Agent.ID]
-		// Re-checked under the lock: a credential rotated, revoked or expired since
-		// authentication (or since a gateway cached it, see Credentials) writes nothing.
-		switch {
-		case !ok || !bytes.Equal(mark.credentialHash, m.Agent.CredentialHash):
-			outcomes[i].Err = ErrUnknownCredential
-			continue
-		case mark.revoked:
-			outcomes[i].Err = ErrRevokedCredential
-			continue
-		case mark.expired:
-			outcomes[i].Err = ErrExpiredCredential
+		mark := marks[m.Agent.ID]
+		if err := mark.refusal(m.Agent); err != nil {
+			outcomes[i].Err = err
 			continue
 		}
 		result := WriteResult{PreviousHWM: mark.hwm}
