@@ -143,7 +143,8 @@ func retryDelay(failures int) time.Duration {
 
 // mergeUpdates folds a newer update of an agent into an older one still waiting: the newest
 // seen time, report fields and policy status win, capabilities merge key by key, and an APPLIED
-// in the older one survives a later non-APPLIED status.
+// (with the time it arrived) and the policy sent in the older one survive a later status
+// without them.
 func mergeUpdates(older, newer store.AgentUpdate) store.AgentUpdate {
 	merged := newer
 	if older.SeenAt.After(merged.SeenAt) {
@@ -171,9 +172,14 @@ func mergeUpdates(older, newer store.AgentUpdate) store.AgentUpdate {
 	switch {
 	case merged.Policy == nil:
 		merged.Policy = older.Policy
-	case older.Policy != nil && merged.Policy.AppliedHash == "":
+	case older.Policy != nil:
 		policy := *merged.Policy
-		policy.AppliedHash = older.Policy.AppliedHash
+		if policy.AppliedHash == "" {
+			policy.AppliedHash, policy.AppliedAt = older.Policy.AppliedHash, older.Policy.AppliedAt
+		}
+		if policy.Sent == "" {
+			policy.Sent = older.Policy.Sent // the last policy sent is still the one the row waits for
+		}
 		merged.Policy = &policy
 	}
 	return merged

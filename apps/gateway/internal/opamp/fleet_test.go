@@ -15,9 +15,8 @@ import (
 // demand.
 type countingStore struct {
 	*store.Store
-	policyReads   atomic.Int64
-	failUpdates   atomic.Bool
-	updateBatches atomic.Int64
+	policyReads atomic.Int64
+	failUpdates atomic.Bool
 }
 
 func (c *countingStore) PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error) {
@@ -25,12 +24,20 @@ func (c *countingStore) PolicyTargets(ctx context.Context, orgID string, serverI
 	return c.Store.PolicyTargets(ctx, orgID, serverIDs)
 }
 
-func (c *countingStore) RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error {
-	c.updateBatches.Add(1)
+var errRefused = errors.New("test: the database refused the batch")
+
+func (c *countingStore) RecordAgentReports(ctx context.Context, updates []store.AgentUpdate) error {
 	if c.failUpdates.Load() {
-		return errors.New("test: the database refused the batch")
+		return errRefused
 	}
-	return c.Store.RecordAgentUpdates(ctx, updates)
+	return c.Store.RecordAgentReports(ctx, updates)
+}
+
+func (c *countingStore) RecordPolicyStatuses(ctx context.Context, updates []store.AgentUpdate) error {
+	if c.failUpdates.Load() {
+		return errRefused
+	}
+	return c.Store.RecordPolicyStatuses(ctx, updates)
 }
 
 func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *countingStore) {

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -40,7 +41,8 @@ type Store interface {
 	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
 	RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error
-	MarkAgentsSeen(ctx context.Context, updates []store.AgentUpdate) error
+	RecordAgentReports(ctx context.Context, updates []store.AgentUpdate) error
+	RecordPolicyStatuses(ctx context.Context, updates []store.AgentUpdate) error
 	PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error)
 	RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error
 	AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error)
@@ -71,6 +73,10 @@ type Settings struct {
 	// ReportLinger is how long a report with news (description, health, effective config,
 	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.
 	ReportLinger time.Duration
+	// PendingMarkDelay is how long a pushed policy waits for the agent's answer before the
+	// server's row is marked pending on it; an agent answering sooner costs one write (its
+	// APPLIED or FAILED), not two. Default 2 s.
+	PendingMarkDelay time.Duration
 	// FanoutLinger is how long a policy-change notification waits for the others of the same
 	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
 	FanoutLinger time.Duration
@@ -110,6 +116,7 @@ const (
 	DefaultMaxConnectionsPerAgent = 4
 	DefaultSeenFlushInterval      = 5 * time.Second
 	DefaultReportLinger           = 20 * time.Millisecond
+	DefaultPendingMarkDelay       = 2 * time.Second
 	DefaultFanoutLinger           = 10 * time.Millisecond
 	DefaultMaxBatch               = 1000
 )
@@ -122,13 +129,16 @@ type Server struct {
 	connContext opampserver.ConnContext
 	registry    *registry
 	fanout      *fanout
-	seen        *coalescer[store.AgentUpdate] // every message: last seen
-	reports     *coalescer[store.AgentUpdate] // messages with news: description, health, status
-	writing     sync.Mutex                    // one batch write at a time
+	seen         *coalescer[store.AgentUpdate] // every message: last seen
+	reports      *coalescer[store.AgentUpdate] // messages with news: description, health, effective config
+	statuses     *coalescer[store.AgentUpdate] // RemoteConfigStatus: server_policy_status
+	pendingMarks *coalescer[sentMark]          // pushes not answered within PendingMarkDelay
+	writing      sync.Mutex                    // one write of agents' and servers' rows at a time
 }
 
-// serialised makes the batch writers take turns: two batches updating the same agents' rows at
-// once would lock them in different orders and deadlock.
+// serialised makes the writers of agents' and servers' rows take turns: two batches updating
+// the same rows at once would lock them in different orders and deadlock. The policy-status
+// writers need no turn: both upsert in server_id order.
 func (s *Server) serialised(write func(context.Context, []store.AgentUpdate) error) func(context.Context, []store.AgentUpdate) error {
 	return func(ctx context.Context, batch []store.AgentUpdate) error {
 		s.writing.Lock()
@@ -162,6 +172,7 @@ func New(settings Settings) (*Server, error) {
 	}
 	settings.SeenFlushInterval = positiveOr(settings.SeenFlushInterval, DefaultSeenFlushInterval)
 	settings.ReportLinger = positiveOr(settings.ReportLinger, DefaultReportLinger)
+	settings.PendingMarkDelay = positiveOr(settings.PendingMarkDelay, DefaultPendingMarkDelay)
 	settings.FanoutLinger = positiveOr(settings.FanoutLinger, DefaultFanoutLinger)
 	if settings.MaxBatch <= 0 {
 		settings.MaxBatch = DefaultMaxBatch
@@ -170,10 +181,16 @@ func New(settings Settings) (*Server, error) {
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
 	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.MarkAgentsSeen))
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
 	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentUpdates))
-	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
+		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
+	s.statuses = newCoalescer("policy statuses", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordPolicyStatuses)
+	// Never flushed early for being many: a fleet-wide push must still give every agent its delay.
+	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, settings.DatabaseTimeout,
+		settings.Logger, newerMark, s.writePendingMarks)
+	s.seen.onFlush, s.reports.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten,
+		settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
 		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
@@ -203,9 +220,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	writers, stopWriters := context.WithCancel(context.Background())
 	var writing sync.WaitGroup
-	for _, c := range []*coalescer[store.AgentUpdate]{s.seen, s.reports} {
+	for _, run := range []func(context.Context){s.seen.run, s.reports.run, s.statuses.run, s.pendingMarks.run} {
 		writing.Add(1)
-		go func() { defer writing.Done(); c.run(writers) }()
+		go func() { defer writing.Done(); run(writers) }()
 	}
 	<-ctx.Done()
 	wg.Wait()

@@ -32,7 +32,7 @@ func TestRecordAgentUpdatesKeepsOrderAndTenants(t *testing.T) {
 	newer := time.Now().Add(time.Hour).Truncate(time.Microsecond)
 	older := newer.Add(-time.Minute)
 	for _, at := range []time.Time{newer, older} {
-		if err := s.MarkAgentsSeen(ctx, []AgentUpdate{{Agent: a, SeenAt: at}}); err != nil {
+		if err := s.RecordAgentReports(ctx, []AgentUpdate{{Agent: a, SeenAt: at}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func TestRecordAgentUpdatesKeepsOrderAndTenants(t *testing.T) {
 	forged := b
 	forged.OrgID = "org-a" // the batch is scoped to org-a; org-b's rows must stay untouched
 	before, _ := seenOf(b)
-	if err := s.MarkAgentsSeen(ctx, []AgentUpdate{{Agent: forged, SeenAt: newer}}); err != nil {
+	if err := s.RecordAgentReports(ctx, []AgentUpdate{{Agent: forged, SeenAt: newer}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RecordAgentUpdates(ctx, []AgentUpdate{{Agent: forged, SeenAt: newer,
