@@ -15,8 +15,14 @@ import (
 // demand.
 type countingStore struct {
 	*store.Store
-	policyReads atomic.Int64
-	failUpdates atomic.Bool
+	policyReads  atomic.Int64
+	failUpdates  atomic.Bool
+	pendingMarks atomic.Int64 // servers marked pending by RecordPoliciesSent
+}
+
+func (c *countingStore) RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error {
+	c.pendingMarks.Add(int64(len(hashes)))
+	return c.Store.RecordPoliciesSent(ctx, orgID, hashes)
 }
 
 func (c *countingStore) PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error) {

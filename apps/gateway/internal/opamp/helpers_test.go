@@ -230,6 +230,7 @@ type agentOptions struct {
 	secret    string
 	status    *protobufs.RemoteConfigStatus // what a restarted agent remembers
 	decide    func(body []byte) error
+	silent    bool // receives RemoteConfig and never answers it
 }
 
 func (h *harness) startAgent(o agentOptions) *fakeAgent {
@@ -281,6 +282,9 @@ func (h *harness) startAgent(o agentOptions) *fakeAgent {
 					return
 				}
 				a.received <- msg.RemoteConfig
+				if o.silent {
+					return
+				}
 				body := msg.RemoteConfig.GetConfig().GetConfigMap()[PolicyConfigName].GetBody()
 				status := &protobufs.RemoteConfigStatus{LastRemoteConfigHash: msg.RemoteConfig.GetConfigHash(),
 					Status: protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED}
