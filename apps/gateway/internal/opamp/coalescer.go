@@ -11,7 +11,7 @@ import (
 
 // coalescer gathers per-key values and writes them in batches: the first value added after a
 // write starts a wait of `linger`, then what was gathered meanwhile goes out together, at most
-// maxBatch per write (sooner when maxBatch values are waiting). A value added for a key already waiting is merged into it,
+// maxBatch per write (sooner when maxBatch values are waiting and the coalescer is eager). A value added for a key already waiting is merged into it,
 // so an agent heard from many times in one wait costs one row. A failed write keeps the whole
 // batch, merged under anything newer that arrived meanwhile, and is retried after a backoff:
 // nothing an agent said is lost to a database outage shorter than the gateway's life.
@@ -19,6 +19,7 @@ type coalescer[V any] struct {
 	name     string
 	linger   time.Duration
 	maxBatch int
+	eager    bool // write as soon as maxBatch values wait, without waiting out the linger
 	merge    func(older, newer V) V
 	write    func(ctx context.Context, batch []V) error
 	timeout  time.Duration
@@ -31,9 +32,9 @@ type coalescer[V any] struct {
 	full    chan struct{} // maxBatch values are waiting
 }
 
-func newCoalescer[V any](name string, linger time.Duration, maxBatch int, timeout time.Duration, log *slog.Logger,
+func newCoalescer[V any](name string, linger time.Duration, maxBatch int, eager bool, timeout time.Duration, log *slog.Logger,
 	merge func(older, newer V) V, write func(context.Context, []V) error) *coalescer[V] {
-	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, merge: merge, write: write, timeout: timeout,
+	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, eager: eager, merge: merge, write: write, timeout: timeout,
 		log: log, pending: map[string]V{}, wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
 }
 
@@ -47,7 +48,7 @@ func (c *coalescer[V]) add(key string, v V) {
 	n := len(c.pending)
 	c.mu.Unlock()
 	signal(c.wake)
-	if n >= c.maxBatch {
+	if c.eager && n >= c.maxBatch {
 		signal(c.full)
 	}
 }

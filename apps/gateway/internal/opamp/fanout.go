@@ -44,6 +44,32 @@ func (f *fanout) add(serverIDs ...string) {
 	signal(f.wake)
 }
 
+// maxFanoutWait bounds how long a fan-out keeps gathering notifications that are still arriving.
+const maxFanoutWait = 200 * time.Millisecond
+
+// gather waits until no notification arrived for FanoutLinger (at most maxFanoutWait) and takes
+// what is pending: a fleet-wide commit's notifications, read by a busy gateway over a few hundred
+// milliseconds, make one fan-out (one read of the policies) instead of dozens.
+func (f *fanout) gather(ctx context.Context) map[string]struct{} {
+	deadline := time.Now().Add(max(maxFanoutWait, f.s.settings.FanoutLinger))
+	f.mu.Lock()
+	size := len(f.pending)
+	f.mu.Unlock()
+	for {
+		sleep(ctx, f.s.settings.FanoutLinger)
+		f.mu.Lock()
+		grown := len(f.pending) > size
+		size = len(f.pending)
+		if !grown || !time.Now().Before(deadline) || ctx.Err() != nil {
+			taken := f.pending
+			f.pending = map[string]struct{}{}
+			f.mu.Unlock()
+			return taken
+		}
+		f.mu.Unlock()
+	}
+}
+
 func (f *fanout) run(ctx context.Context) {
 	failures := 0
 	for {
@@ -52,11 +78,7 @@ func (f *fanout) run(ctx context.Context) {
 			return
 		case <-f.wake:
 		}
-		sleep(ctx, f.s.settings.FanoutLinger)
-		f.mu.Lock()
-		taken := f.pending
-		f.pending = map[string]struct{}{}
-		f.mu.Unlock()
+		taken := f.gather(ctx)
 		failed := f.s.pushPolicies(ctx, taken)
 		if len(failed) == 0 {
 			failures = 0

@@ -78,7 +78,8 @@ type Settings struct {
 	// APPLIED or FAILED), not two. Default 2 s.
 	PendingMarkDelay time.Duration
 	// FanoutLinger is how long a policy-change notification waits for the others of the same
-	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
+	// commit, so a fleet-wide change is read once per organisation: the gathering goes on while
+	// notifications keep arriving within this gap, up to 200 ms. Default 10 ms.
 	FanoutLinger time.Duration
 	// MaxBatch bounds the agents in one batch write (and writes at once when this many wait).
 	// Default 1000: a write stays well inside DatabaseTimeout on a busy database.
@@ -180,14 +181,16 @@ func New(settings Settings) (*Server, error) {
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
-	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
+	// Heartbeats keep their interval even when a fleet-wide change makes every agent speak at
+	// once: those writes would only compete with the confirmations.
+	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, false, settings.DatabaseTimeout,
 		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
-	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
+	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, true, settings.DatabaseTimeout,
 		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
-	s.statuses = newCoalescer("policy statuses", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
+	s.statuses = newCoalescer("policy statuses", settings.ReportLinger, settings.MaxBatch, true, settings.DatabaseTimeout,
 		settings.Logger, mergeUpdates, settings.Store.RecordPolicyStatuses)
 	// Never flushed early for being many: a fleet-wide push must still give every agent its delay.
-	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, settings.DatabaseTimeout,
+	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, false, settings.DatabaseTimeout,
 		settings.Logger, newerMark, s.writePendingMarks)
 	s.seen.onFlush, s.reports.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten,
 		settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
