@@ -134,6 +134,9 @@ type changeResult struct {
 	// When a reader of the database (the console) could first see the APPLIED rows: the first
 	// poll that counted half, 99 % and all of them, on the database clock (statement start).
 	visible50, visible99, visibleAll time.Duration
+	// CPU seconds used from the save until every row was visible (the database's from after the
+	// save's commit, so the worker's upsert is not counted); -1 not measured.
+	gatewayCPU, databaseCPU float64
 }
 
 // visibilityPoll is how often the rows are counted while a change spreads; it bounds how late
@@ -142,11 +145,13 @@ const visibilityPoll = 25 * time.Millisecond
 
 // timeChange saves the i-th policy and measures, per server, applied_at − save, and when the
 // confirmations became visible to a reader.
-func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, i, n int) (changeResult, error) {
+func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, cpu cpuMeter, i, n int) (changeResult, error) {
+	gateway0, _ := cpu.read()
 	savedAt, err := f.commitPolicy(ctx, admin, i)
 	if err != nil {
 		return changeResult{}, err
 	}
+	_, database0 := cpu.read() // after the save's own upsert of every effective policy
 	r := changeResult{visible50: -1, visible99: -1}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -164,6 +169,8 @@ func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, i, n int) (
 		}
 		if applied >= n {
 			r.visibleAll = at.Sub(savedAt)
+			gateway1, database1 := cpu.read()
+			r.gatewayCPU, r.databaseCPU = cpuDelta(gateway0, gateway1), cpuDelta(database0, database1)
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -190,6 +197,13 @@ func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, i, n int) (
 	logf("change %d: %d servers APPLIED, applied_at p50 %s p99 %s max %s; visible p50 %s p99 %s all %s",
 		i, r.n, r.p50, r.p99, r.max, r.visible50, r.visible99, r.visibleAll)
 	return r, rows.Err()
+}
+
+func cpuDelta(before, after float64) float64 {
+	if before < 0 || after < 0 {
+		return -1
+	}
+	return after - before
 }
 
 func quantile(sorted []time.Duration, q float64) time.Duration {

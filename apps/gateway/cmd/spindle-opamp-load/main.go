@@ -107,11 +107,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	logf("idle: %.1f commits/s, %.1f rows updated/s", idle.commitsPerSecond, idle.rowsUpdatedPerSecond)
+	cpu := cpuMeter{gatewayPID: o.gatewayPID, postmasterPID: postmasterPID(ctx, admin)}
 	var results []changeResult
 	var changeErr error
 	for i := 1; i <= o.changes && changeErr == nil; i++ {
 		var r changeResult
-		if r, changeErr = fleet.timeChange(ctx, admin, i, o.agents); changeErr == nil {
+		if r, changeErr = fleet.timeChange(ctx, admin, cpu, i, o.agents); changeErr == nil {
 			results = append(results, r)
 			settle(ctx, 5*time.Second)
 		}

@@ -120,10 +120,10 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	return response
 }
 
-// queueUpdate hands what a WebSocket message says to the batch writers: every message marks the
-// agent and its server seen (written every SeenFlushInterval); a RemoteConfigStatus goes to the
-// policy-status writer and other news to the report writer, each within ReportLinger, so the
-// confirmations a policy change waits for never queue behind the agents' other rows. A
+// queueUpdate hands what a WebSocket message says to the batch writers: a RemoteConfigStatus to
+// the policy-status writer (within ReportLinger), so the confirmations a policy change waits for
+// never queue behind other rows; everything else (the agent seen, its description, health,
+// effective config) to the writer of agents' and servers' rows (every SeenFlushInterval). A
 // plain-HTTP poll is written at once: the agent's next poll may reach another gateway, which
 // must see what this one said. Called with c.mu held.
 func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentToServer) {
@@ -164,13 +164,11 @@ func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentT
 		}
 		return
 	}
-	c.server.seen.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, SeenAt: now})
 	if update.Policy != nil {
 		c.server.statuses.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, Policy: update.Policy})
 	}
-	if r := update.Report; r.Host != nil || r.Capabilities != nil || r.Health != nil || r.EffectiveConfig != nil {
-		c.server.reports.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, Report: r})
-	}
+	update.Policy = nil
+	c.server.seen.add(c.agent.ID, update)
 }
 
 // policyToSend returns the RemoteConfig to send on a plain-HTTP poll, or nil when the agent

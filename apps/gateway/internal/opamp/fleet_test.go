@@ -132,12 +132,17 @@ func TestReportsAreRetriedWhenTheBatchWriteFails(t *testing.T) {
 		return status == "applied" && applied == hash && reported == hash
 	})
 	var hostname string
-	var healthy bool
-	if err := h.db.QueryRow(context.Background(), `SELECT s.hostname, (a.health->>'healthy')::bool
-		FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).Scan(&hostname, &healthy); err != nil {
-		t.Fatal(err)
+	var healthy *bool
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := h.db.QueryRow(context.Background(), `SELECT s.hostname, (a.health->>'healthy')::bool
+			FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).Scan(&hostname, &healthy); err != nil {
+			t.Fatal(err)
+		}
+		if healthy != nil || time.Now().After(deadline) {
+			break
+		}
 	}
-	if hostname != "db-opamp" || !healthy {
+	if hostname != "db-opamp" || healthy == nil || !*healthy {
 		t.Fatalf("after the retry: hostname %q healthy %v, want the agent's report", hostname, healthy)
 	}
 }

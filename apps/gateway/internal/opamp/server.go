@@ -66,12 +66,13 @@ type Settings struct {
 	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
 	// two while it reconnects). Default 4.
 	MaxConnectionsPerAgent int
-	// SeenFlushInterval is how often the "last seen" of the agents heard from is written, for
-	// all of them in one statement per table. Default 5 s: well inside the console's 30 s
+	// SeenFlushInterval is how often what the agents heard from said about themselves ("last
+	// seen", description, capabilities, health, effective config) is written, for all of them in
+	// one statement per table and MaxBatch agents. Default 5 s: well inside the console's 30 s
 	// online window, which telemetry every 10 s keeps fresh anyway.
 	SeenFlushInterval time.Duration
-	// ReportLinger is how long a report with news (description, health, effective config,
-	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.
+	// ReportLinger is how long a RemoteConfigStatus waits for others to share its batch write.
+	// Default 20 ms.
 	ReportLinger time.Duration
 	// PendingMarkDelay is how long a pushed policy waits for the agent's answer before the
 	// server's row is marked pending on it; an agent answering sooner costs one write (its
@@ -130,25 +131,9 @@ type Server struct {
 	connContext opampserver.ConnContext
 	registry    *registry
 	fanout      *fanout
-	seen         *coalescer[store.AgentUpdate] // every message: last seen
-	reports      *coalescer[store.AgentUpdate] // messages with news: description, health, effective config
+	seen         *coalescer[store.AgentUpdate] // every message: last seen, and what the agent said about itself
 	statuses     *coalescer[store.AgentUpdate] // RemoteConfigStatus: server_policy_status
 	pendingMarks *coalescer[sentMark]          // pushes not answered within PendingMarkDelay
-	writing      sync.Mutex                    // one write of agents' and servers' rows at a time
-}
-
-// serialised makes the writers of agents' and servers' rows take turns: two batches updating
-// the same rows at once would lock them in different orders and deadlock. The policy-status
-// writers need no turn: both upsert in server_id order.
-func (s *Server) serialised(write func(context.Context, []store.AgentUpdate) error) func(context.Context, []store.AgentUpdate) error {
-	return func(ctx context.Context, batch []store.AgentUpdate) error {
-		s.writing.Lock()
-		defer s.writing.Unlock()
-		started := time.Now()
-		err := write(ctx, batch)
-		s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
-		return err
-	}
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -181,19 +166,17 @@ func New(settings Settings) (*Server, error) {
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
-	// Heartbeats keep their interval even when a fleet-wide change makes every agent speak at
-	// once: those writes would only compete with the confirmations.
-	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, false, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
-	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, true, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentReports))
+	// One writer of agents' and servers' rows, at its interval even when a fleet-wide change makes
+	// every agent speak at once: those writes would only compete with the confirmations, and an
+	// agent's row is written once per interval whatever it said meanwhile.
+	s.seen = newCoalescer("agent reports", settings.SeenFlushInterval, settings.MaxBatch, false, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordAgentReports)
 	s.statuses = newCoalescer("policy statuses", settings.ReportLinger, settings.MaxBatch, true, settings.DatabaseTimeout,
 		settings.Logger, mergeUpdates, settings.Store.RecordPolicyStatuses)
 	// Never flushed early for being many: a fleet-wide push must still give every agent its delay.
 	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, false, settings.DatabaseTimeout,
 		settings.Logger, newerMark, s.writePendingMarks)
-	s.seen.onFlush, s.reports.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten,
-		settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
+	s.seen.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
 		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
@@ -223,7 +206,7 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	writers, stopWriters := context.WithCancel(context.Background())
 	var writing sync.WaitGroup
-	for _, run := range []func(context.Context){s.seen.run, s.reports.run, s.statuses.run, s.pendingMarks.run} {
+	for _, run := range []func(context.Context){s.seen.run, s.statuses.run, s.pendingMarks.run} {
 		writing.Add(1)
 		go func() { defer writing.Done(); run(writers) }()
 	}
