@@ -116,8 +116,10 @@ func (c *coalescer[V]) flush(ctx context.Context) bool {
 		batch = append(batch, v)
 	}
 	writeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+	started := time.Now()
 	err := c.write(writeCtx, batch)
 	cancel()
+	c.log.Debug("wrote a batch of OpAMP reports", "batch", c.name, "agents", len(batch), "took", time.Since(started).String(), "error", err)
 	if c.onFlush != nil {
 		c.onFlush(len(batch), err)
 	}

@@ -140,11 +140,12 @@ func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentT
 		c.capabilityBits = bits
 	}
 	// An effective config already recorded as the policy sent here changes nothing.
-	if hash, _ := update.Report.EffectiveConfig["hash"].(string); hash != "" {
-		if hash == c.effectiveHash {
+	if effective := update.Report.EffectiveConfig; effective != nil {
+		hash, _ := effective["hash"].(string)
+		if hash != "" && hash == c.effectiveHash {
 			update.Report.EffectiveConfig = nil
 		}
-		c.effectiveHash = hash
+		c.effectiveHash = hash // "" after a document that is not the policy sent
 	}
 	if status := msg.GetRemoteConfigStatus(); status != nil && len(status.GetLastRemoteConfigHash()) > 0 {
 		report := policyReport(status)

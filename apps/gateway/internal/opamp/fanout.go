@@ -15,7 +15,7 @@ import (
 
 // fanout pushes effective policies to the WebSockets connected here. A fleet-wide change
 // arrives as one notification per server, all at the commit of the worker's transaction; the
-// fan-out gathers them for a moment (FanoutLinger) and then costs one read and one write per
+// fan-out gathers them while they arrive (FanoutLinger) and then costs one read per
 // organisation, not per agent: server_effective_policies and server_policy_status for every
 // named server at once, then the pushes themselves on sendWorkers goroutines; the pending marks
 // are queued, never waited for.
