@@ -76,7 +76,8 @@ type Settings struct {
 	ReportLinger time.Duration
 	// PendingMarkDelay is how long a pushed policy waits for the agent's answer before the
 	// server's row is marked pending on it; an agent answering sooner costs one write (its
-	// APPLIED or FAILED), not two. Default 2 s.
+	// APPLIED or FAILED), not two. Default 10 s: a healthy agent answers well within a second,
+	// and a busy host whose agents answer late should not pay for every change twice.
 	PendingMarkDelay time.Duration
 	// FanoutLinger is how long a policy-change notification waits for the others of the same
 	// commit, so a fleet-wide change is read once per organisation: the gathering goes on while
@@ -118,19 +119,19 @@ const (
 	DefaultMaxConnectionsPerAgent = 4
 	DefaultSeenFlushInterval      = 5 * time.Second
 	DefaultReportLinger           = 20 * time.Millisecond
-	DefaultPendingMarkDelay       = 2 * time.Second
+	DefaultPendingMarkDelay       = 10 * time.Second
 	DefaultFanoutLinger           = 10 * time.Millisecond
 	DefaultMaxBatch               = 1000
 )
 
 // Server is the gateway's OpAMP server.
 type Server struct {
-	settings    Settings
-	opamp       opampserver.OpAMPServer
-	handler     opampserver.HTTPHandlerFunc
-	connContext opampserver.ConnContext
-	registry    *registry
-	fanout      *fanout
+	settings     Settings
+	opamp        opampserver.OpAMPServer
+	handler      opampserver.HTTPHandlerFunc
+	connContext  opampserver.ConnContext
+	registry     *registry
+	fanout       *fanout
 	seen         *coalescer[store.AgentUpdate] // every message: last seen, and what the agent said about itself
 	statuses     *coalescer[store.AgentUpdate] // RemoteConfigStatus: server_policy_status
 	pendingMarks *coalescer[sentMark]          // pushes not answered within PendingMarkDelay
