@@ -5,7 +5,9 @@
 //   - the database's transactions and row updates per second while the fleet only heartbeats,
 //   - save → APPLIED for fleet-wide policy changes: the worker's materialisation of a new
 //     effective policy for every server, committed in one transaction, until each server's
-//     server_policy_status row says APPLIED (p50, p99, max),
+//     server_policy_status row says APPLIED, two ways: applied_at (when the gateway received the
+//     agent's APPLIED) and when a reader of the database first sees the rows (p50, p99, all),
+//     with the CPU seconds the gateway and the database used meanwhile,
 //
 // while a few other enrolled servers keep exporting OTLP batches (acknowledged / refused).
 // The exact command and the figures of a run are in docs/benchmarks.md.
@@ -107,11 +109,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	logf("idle: %.1f commits/s, %.1f rows updated/s", idle.commitsPerSecond, idle.rowsUpdatedPerSecond)
+	cpu := cpuMeter{gatewayPID: o.gatewayPID, postmasterPID: postmasterPID(ctx, admin)}
 	var results []changeResult
 	var changeErr error
 	for i := 1; i <= o.changes && changeErr == nil; i++ {
 		var r changeResult
-		if r, changeErr = fleet.timeChange(ctx, admin, i, o.agents); changeErr == nil {
+		if r, changeErr = fleet.timeChange(ctx, admin, cpu, i, o.agents); changeErr == nil {
 			results = append(results, r)
 			settle(ctx, 5*time.Second)
 		}

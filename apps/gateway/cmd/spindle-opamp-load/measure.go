@@ -73,3 +73,73 @@ func residentBytes(pid int) int64 {
 	}
 	return 0
 }
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on Linux).
+const clockTicks = 100
+
+// cpuTimes reads utime+stime and cutime+cstime (reaped children) of a process, in seconds;
+// ok false when unreadable.
+func cpuTimes(pid int) (own, children float64, ppid int, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	// The command name may hold spaces; the fields after it start past the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 15 {
+		return 0, 0, 0, false
+	}
+	num := func(k int) float64 { v, _ := strconv.ParseFloat(f[k], 64); return v }
+	ppid, _ = strconv.Atoi(f[1])
+	// f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
+	return (num(11) + num(12)) / clockTicks, (num(13) + num(14)) / clockTicks, ppid, true
+}
+
+// cpuMeter reads the CPU seconds used so far by the gateway and by the database cluster (the
+// postmaster's live children plus the reaped ones); -1 where not measured.
+type cpuMeter struct {
+	gatewayPID, postmasterPID int
+}
+
+func (m cpuMeter) read() (gateway, database float64) {
+	gateway, database = -1, -1
+	if own, _, _, ok := cpuTimes(m.gatewayPID); ok && m.gatewayPID > 0 {
+		gateway = own
+	}
+	if m.postmasterPID <= 0 {
+		return
+	}
+	own, reaped, _, ok := cpuTimes(m.postmasterPID)
+	if !ok {
+		return
+	}
+	database = own + reaped
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if own, _, ppid, ok := cpuTimes(pid); ok && ppid == m.postmasterPID {
+			database += own
+		}
+	}
+	return
+}
+
+// postmasterPID is the parent of this session's backend, when the database runs on this host.
+func postmasterPID(ctx context.Context, admin *pgxpool.Pool) int {
+	var backend int
+	if admin.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend) != nil {
+		return 0
+	}
+	if _, _, ppid, ok := cpuTimes(backend); ok {
+		return ppid
+	}
+	return 0
+}

@@ -19,11 +19,20 @@ func report(o options, connected int, rssBefore, rssAfter int64, idle idleResult
 	}
 	fmt.Printf(" (includes the ingest load: %d servers every %s)\n", o.ingestAgents, o.ingestInterval)
 	for i, c := range changes {
-		fmt.Printf("policy change %d → APPLIED            %d servers: p50 %s, p99 %s, max %s; all visible to a 50 ms poll %s after the commit\n",
-			i+1, c.n, ms(c.p50), ms(c.p99), ms(c.max), ms(c.allVisibleAfter))
+		fmt.Printf("policy change %d → APPLIED            %d servers: received by the gateway (applied_at) p50 %s, p99 %s, max %s; "+
+			"visible in the database (%s) p50 %s, p99 %s, all %s\n",
+			i+1, c.n, ms(c.p50), ms(c.p99), ms(c.max), c.visibleBasis, ms(c.visible50), ms(c.visible99), ms(c.visibleAll))
+		fmt.Printf("  CPU from the save until all visible  gateway %s, database %s\n", seconds(c.gatewayCPU), seconds(c.databaseCPU))
 	}
 	fmt.Printf("ingest meanwhile                    %d batches acknowledged, %d refused or failed; latency p50 %s, p99 %s\n",
 		ingest.acked, ingest.refused, ms(ingest.p50), ms(ingest.p99))
+}
+
+func seconds(s float64) string {
+	if s < 0 {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.2f s", s)
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -11,7 +11,7 @@ import (
 
 // coalescer gathers per-key values and writes them in batches: the first value added after a
 // write starts a wait of `linger`, then what was gathered meanwhile goes out together, at most
-// maxBatch per write (sooner when maxBatch values are waiting). A value added for a key already waiting is merged into it,
+// maxBatch per write (sooner when maxBatch values are waiting and the coalescer is eager). A value added for a key already waiting is merged into it,
 // so an agent heard from many times in one wait costs one row. A failed write keeps the whole
 // batch, merged under anything newer that arrived meanwhile, and is retried after a backoff:
 // nothing an agent said is lost to a database outage shorter than the gateway's life.
@@ -19,6 +19,7 @@ type coalescer[V any] struct {
 	name     string
 	linger   time.Duration
 	maxBatch int
+	eager    bool // write as soon as maxBatch values wait, without waiting out the linger
 	merge    func(older, newer V) V
 	write    func(ctx context.Context, batch []V) error
 	timeout  time.Duration
@@ -31,9 +32,9 @@ type coalescer[V any] struct {
 	full    chan struct{} // maxBatch values are waiting
 }
 
-func newCoalescer[V any](name string, linger time.Duration, maxBatch int, timeout time.Duration, log *slog.Logger,
+func newCoalescer[V any](name string, linger time.Duration, maxBatch int, eager bool, timeout time.Duration, log *slog.Logger,
 	merge func(older, newer V) V, write func(context.Context, []V) error) *coalescer[V] {
-	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, merge: merge, write: write, timeout: timeout,
+	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, eager: eager, merge: merge, write: write, timeout: timeout,
 		log: log, pending: map[string]V{}, wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
 }
 
@@ -47,7 +48,7 @@ func (c *coalescer[V]) add(key string, v V) {
 	n := len(c.pending)
 	c.mu.Unlock()
 	signal(c.wake)
-	if n >= c.maxBatch {
+	if c.eager && n >= c.maxBatch {
 		signal(c.full)
 	}
 }
@@ -115,8 +116,10 @@ func (c *coalescer[V]) flush(ctx context.Context) bool {
 		batch = append(batch, v)
 	}
 	writeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+	started := time.Now()
 	err := c.write(writeCtx, batch)
 	cancel()
+	c.log.Debug("wrote a batch of OpAMP reports", "batch", c.name, "agents", len(batch), "took", time.Since(started).String(), "error", err)
 	if c.onFlush != nil {
 		c.onFlush(len(batch), err)
 	}
@@ -143,7 +146,8 @@ func retryDelay(failures int) time.Duration {
 
 // mergeUpdates folds a newer update of an agent into an older one still waiting: the newest
 // seen time, report fields and policy status win, capabilities merge key by key, and an APPLIED
-// in the older one survives a later non-APPLIED status.
+// (with the time it arrived) and the policy sent in the older one survive a later status
+// without them.
 func mergeUpdates(older, newer store.AgentUpdate) store.AgentUpdate {
 	merged := newer
 	if older.SeenAt.After(merged.SeenAt) {
@@ -171,9 +175,14 @@ func mergeUpdates(older, newer store.AgentUpdate) store.AgentUpdate {
 	switch {
 	case merged.Policy == nil:
 		merged.Policy = older.Policy
-	case older.Policy != nil && merged.Policy.AppliedHash == "":
+	case older.Policy != nil:
 		policy := *merged.Policy
-		policy.AppliedHash = older.Policy.AppliedHash
+		if policy.AppliedHash == "" {
+			policy.AppliedHash, policy.AppliedAt = older.Policy.AppliedHash, older.Policy.AppliedAt
+		}
+		if policy.Sent == "" {
+			policy.Sent = older.Policy.Sent // the last policy sent is still the one the row waits for
+		}
 		merged.Policy = &policy
 	}
 	return merged

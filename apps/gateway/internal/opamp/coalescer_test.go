@@ -13,13 +13,14 @@ import (
 )
 
 // A write takes at most maxBatch values, a failed write loses nothing (its values come back,
-// merged under newer ones), and the merge keeps an APPLIED that a later status followed.
+// merged under newer ones), and the merge keeps an APPLIED (with its arrival time) and the hash
+// sent that a later status followed.
 func TestCoalescerBoundsBatchesAndKeepsFailedOnes(t *testing.T) {
 	var mu sync.Mutex
 	var sizes []int
 	written := map[string]store.AgentUpdate{}
 	fail := true
-	c := newCoalescer("test", time.Hour, 2, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
+	c := newCoalescer("test", time.Hour, 2, true, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
 		func(_ context.Context, batch []store.AgentUpdate) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -35,7 +36,7 @@ func TestCoalescerBoundsBatchesAndKeepsFailedOnes(t *testing.T) {
 	at := time.Now()
 	for _, id := range []string{"a", "b", "c"} {
 		c.add(id, store.AgentUpdate{Agent: store.Agent{ID: id}, SeenAt: at,
-			Policy: &store.PolicyUpdate{Latest: store.PolicyReport{Hash: "h1", State: store.PolicyApplied}, AppliedHash: "h1"}})
+			Policy: &store.PolicyUpdate{Latest: store.PolicyReport{Hash: "h1", State: store.PolicyApplied}, AppliedHash: "h1", AppliedAt: at, Sent: "h1"}})
 	}
 	if c.flush(context.Background()) {
 		t.Fatal("a refused write reported success")
@@ -60,7 +61,8 @@ func TestCoalescerBoundsBatchesAndKeepsFailedOnes(t *testing.T) {
 		t.Fatalf("written %d agents after the retry, want 3", len(written))
 	}
 	a := written["a"]
-	if a.Policy.Latest.Hash != "h2" || a.Policy.AppliedHash != "h1" || !a.SeenAt.Equal(at.Add(time.Second)) {
-		t.Fatalf("agent a merged as %+v (seen %s); want latest h2 failed, applied h1, the newer seen time", a.Policy, a.SeenAt)
+	if a.Policy.Latest.Hash != "h2" || a.Policy.AppliedHash != "h1" || !a.Policy.AppliedAt.Equal(at) || a.Policy.Sent != "h1" ||
+		!a.SeenAt.Equal(at.Add(time.Second)) {
+		t.Fatalf("agent a merged as %+v (seen %s); want latest h2 failed, applied h1 when it arrived, sent h1, the newer seen time", a.Policy, a.SeenAt)
 	}
 }

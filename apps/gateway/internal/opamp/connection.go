@@ -31,6 +31,8 @@ type agentConnection struct {
 	reportedHash   string // last_remote_config_hash from the agent; "" unknown
 	reportedKnow   bool
 	sentHash       string // last RemoteConfig sent on this connection
+	sentBody       []byte // its document (shared with every connection sent the same policy)
+	effectiveHash  string // the sent policy last recorded as the agent's effective config
 	acceptsPush    bool   // AcceptsRemoteConfig; assumed until the agent says otherwise
 	capabilityBits uint64 // the capabilities last reported on this connection
 }
@@ -118,12 +120,15 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	return response
 }
 
-// queueUpdate hands what a WebSocket message says to the batch writers: every message marks the
-// agent and its server seen (written every SeenFlushInterval), news goes out within
-// ReportLinger. A plain-HTTP poll is written at once: the agent's next poll may reach another
-// gateway, which must see what this one said. Called with c.mu held.
+// queueUpdate hands what a WebSocket message says to the batch writers: a RemoteConfigStatus to
+// the policy-status writer (within ReportLinger), so the confirmations a policy change waits for
+// never queue behind other rows; everything else (the agent seen, its description, health,
+// effective config) to the writer of agents' and servers' rows (every SeenFlushInterval). A
+// plain-HTTP poll is written at once: the agent's next poll may reach another gateway, which
+// must see what this one said. Called with c.mu held.
 func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentToServer) {
-	update := store.AgentUpdate{Agent: c.agent, SeenAt: time.Now(), Report: agentReport(msg)}
+	now := time.Now()
+	update := store.AgentUpdate{Agent: c.agent, SeenAt: now, Report: agentReport(msg, sentPolicy{hash: c.sentHash, body: c.sentBody})}
 	// opamp-go repeats the capability bits in every message; only a change is news.
 	if bits := msg.GetCapabilities(); bits != 0 {
 		if bits == c.capabilityBits && update.Report.Capabilities != nil {
@@ -134,29 +139,37 @@ func (c *agentConnection) queueUpdate(ctx context.Context, msg *protobufs.AgentT
 		}
 		c.capabilityBits = bits
 	}
+	// An effective config already recorded as the policy sent here changes nothing.
+	if effective := update.Report.EffectiveConfig; effective != nil {
+		hash, _ := effective["hash"].(string)
+		if hash != "" && hash == c.effectiveHash {
+			update.Report.EffectiveConfig = nil
+		}
+		c.effectiveHash = hash // "" after a document that is not the policy sent
+	}
 	if status := msg.GetRemoteConfigStatus(); status != nil && len(status.GetLastRemoteConfigHash()) > 0 {
 		report := policyReport(status)
 		c.reportedHash, c.reportedKnow = report.Hash, true
-		update.Policy = &store.PolicyUpdate{Latest: report}
+		update.Policy = &store.PolicyUpdate{Latest: report, ReportedAt: now}
 		if report.State == store.PolicyApplied {
-			update.Policy.AppliedHash = report.Hash
+			update.Policy.AppliedHash, update.Policy.AppliedAt = report.Hash, now
+		}
+		if report.Hash == c.sentHash {
+			update.Policy.Sent = report.Hash
 		}
 		c.logReport(report)
 	}
 	if !c.webSocket {
-		if err := c.server.settings.Store.MarkAgentsSeen(ctx, []store.AgentUpdate{update}); err != nil {
-			c.log.Warn("could not mark the agent seen", "error", err)
-		}
 		if err := c.server.settings.Store.RecordAgentUpdates(ctx, []store.AgentUpdate{update}); err != nil {
 			c.log.Warn("could not record the agent's OpAMP report", "error", err)
 		}
 		return
 	}
-	c.server.seen.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, SeenAt: update.SeenAt})
-	r := update.Report
-	if update.Policy != nil || r.Host != nil || r.Capabilities != nil || r.Health != nil || r.EffectiveConfig != nil {
-		c.server.reports.add(c.agent.ID, update)
+	if update.Policy != nil {
+		c.server.statuses.add(c.agent.ID, store.AgentUpdate{Agent: c.agent, Policy: update.Policy})
 	}
+	update.Policy = nil
+	c.server.seen.add(c.agent.ID, update)
 }
 
 // policyToSend returns the RemoteConfig to send on a plain-HTTP poll, or nil when the agent
@@ -192,7 +205,7 @@ func (c *agentConnection) policyToSend(ctx context.Context) *protobufs.AgentRemo
 	if err := c.server.settings.Store.RecordPolicySent(ctx, c.agent, policy.Hash); err != nil {
 		c.log.Warn("could not record the policy sent", "error", err)
 	}
-	c.sentHash = policy.Hash
+	c.sentHash, c.sentBody = policy.Hash, policy.Document
 	c.log.Info("sending policy", "hash", policy.Hash)
 	c.server.settings.Callbacks.OnPolicySent(c.agent.ServerID, policy.Hash)
 	return remote
@@ -203,6 +216,7 @@ func (c *agentConnection) logReport(report store.PolicyReport) {
 	case store.PolicyFailed:
 		c.log.Warn("agent refused the policy", "hash", report.Hash, "message", report.Message)
 	case store.PolicyApplied:
-		c.log.Info("agent applied the policy", "hash", report.Hash)
+		// Debug: a fleet-wide change would write one line per agent.
+		c.log.Debug("agent applied the policy", "hash", report.Hash)
 	}
 }

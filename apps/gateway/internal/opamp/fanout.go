@@ -3,6 +3,7 @@ package opamp
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,9 +15,10 @@ import (
 
 // fanout pushes effective policies to the WebSockets connected here. A fleet-wide change
 // arrives as one notification per server, all at the commit of the worker's transaction; the
-// fan-out gathers them for a moment (FanoutLinger) and then costs one read and one write per
+// fan-out gathers them while they arrive (FanoutLinger) and then costs one read per
 // organisation, not per agent: server_effective_policies and server_policy_status for every
-// named server at once, then the pushes themselves on sendWorkers goroutines.
+// named server at once, then the pushes themselves on sendWorkers goroutines; the pending marks
+// are queued, never waited for.
 type fanout struct {
 	s       *Server
 	mu      sync.Mutex
@@ -42,6 +44,32 @@ func (f *fanout) add(serverIDs ...string) {
 	signal(f.wake)
 }
 
+// maxFanoutWait bounds how long a fan-out keeps gathering notifications that are still arriving.
+const maxFanoutWait = 200 * time.Millisecond
+
+// gather waits until no notification arrived for FanoutLinger (at most maxFanoutWait) and takes
+// what is pending: a fleet-wide commit's notifications, read by a busy gateway over a few hundred
+// milliseconds, make one fan-out (one read of the policies) instead of dozens.
+func (f *fanout) gather(ctx context.Context) map[string]struct{} {
+	deadline := time.Now().Add(max(maxFanoutWait, f.s.settings.FanoutLinger))
+	f.mu.Lock()
+	size := len(f.pending)
+	f.mu.Unlock()
+	for {
+		sleep(ctx, f.s.settings.FanoutLinger)
+		f.mu.Lock()
+		grown := len(f.pending) > size
+		size = len(f.pending)
+		if !grown || !time.Now().Before(deadline) || ctx.Err() != nil {
+			taken := f.pending
+			f.pending = map[string]struct{}{}
+			f.mu.Unlock()
+			return taken
+		}
+		f.mu.Unlock()
+	}
+}
+
 func (f *fanout) run(ctx context.Context) {
 	failures := 0
 	for {
@@ -50,11 +78,7 @@ func (f *fanout) run(ctx context.Context) {
 			return
 		case <-f.wake:
 		}
-		sleep(ctx, f.s.settings.FanoutLinger)
-		f.mu.Lock()
-		taken := f.pending
-		f.pending = map[string]struct{}{}
-		f.mu.Unlock()
+		taken := f.gather(ctx)
 		failed := f.s.pushPolicies(ctx, taken)
 		if len(failed) == 0 {
 			failures = 0
@@ -97,15 +121,14 @@ func (s *Server) pushPolicies(ctx context.Context, serverIDs map[string]struct{}
 			continue
 		}
 		read := time.Since(started)
+		s.recordSent(targets)
 		s.send(targets)
-		sent := time.Since(started)
-		s.recordSent(ctx, orgID, targets)
 		level := slog.LevelDebug // a connecting agent's first policy
 		if len(targets) >= 100 {
 			level = slog.LevelInfo // a change reaching many agents: worth an operator's line
 		}
 		s.settings.Logger.Log(ctx, level, "pushed policies", "org_id", orgID, "servers", len(ids), "sent", len(targets),
-			"read", read.String(), "sent_after", sent.String(), "took", time.Since(started).String())
+			"read", read.String(), "sent_after", time.Since(started).String())
 	}
 	return failed
 }
@@ -144,27 +167,67 @@ func (s *Server) orgPushTargets(ctx context.Context, orgID string, ids []string,
 	return targets
 }
 
-// recordSent marks the servers pending on the policy sent, after the pushes: the agents' replies
-// need not wait for this write, and its upsert gives way to an APPLIED already recorded.
-func (s *Server) recordSent(ctx context.Context, orgID string, targets []pushTarget) {
-	for start := 0; start < len(targets); start += s.settings.MaxBatch {
-		chunk := targets[start:min(start+s.settings.MaxBatch, len(targets))]
-		sent := make(map[string]string, len(chunk))
-		for _, t := range chunk {
-			sent[t.conn.agent.ServerID] = t.hash
-		}
-		s.recordSentChunk(ctx, orgID, sent)
+// recordSent queues the pending marks of the pushes (pendingMarks). The fan-out never waits for
+// a database write: a fleet-wide change pushed in several batches sends each one at once.
+func (s *Server) recordSent(targets []pushTarget) {
+	now := time.Now()
+	for _, t := range targets {
+		s.pendingMarks.add(t.conn.agent.ID, sentMark{conn: t.conn, hash: t.hash, at: now})
 	}
 }
 
-func (s *Server) recordSentChunk(ctx context.Context, orgID string, sent map[string]string) {
-	dbCtx, cancel := context.WithTimeout(ctx, s.settings.DatabaseTimeout)
-	defer cancel()
-	s.writing.Lock()
-	defer s.writing.Unlock()
-	if err := s.settings.Store.RecordPoliciesSent(dbCtx, orgID, sent); err != nil {
-		s.settings.Logger.Warn("could not record the policies sent", "org_id", orgID, "servers", len(sent), "error", err)
+// sentMark is a policy pushed to an agent that has not answered it yet.
+type sentMark struct {
+	conn *agentConnection
+	hash string
+	at   time.Time // when it was pushed
+}
+
+func newerMark(a, b sentMark) sentMark {
+	if a.at.After(b.at) {
+		return a
 	}
+	return b
+}
+
+// writePendingMarks records desired_version_hash = the hash sent, status pending, for the
+// pushes still unanswered PendingMarkDelay after they were sent (younger ones wait for the next
+// round). One the agent answered meanwhile is left out: its APPLIED or FAILED carries the hash
+// sent (PolicyUpdate.Sent), so the row goes from the old state to the new one in one write, and
+// the console (which compares the row with the effective hash) shows pending in between all the
+// same. At most MaxBatch rows per statement.
+func (s *Server) writePendingMarks(ctx context.Context, marks []sentMark) error {
+	due := time.Now().Add(-s.settings.PendingMarkDelay)
+	byOrg := map[string][]sentMark{}
+	for _, m := range marks {
+		switch {
+		case m.conn.answered(m.hash):
+		case m.at.After(due):
+			s.pendingMarks.add(m.conn.agent.ID, m)
+		default:
+			byOrg[m.conn.agent.OrgID] = append(byOrg[m.conn.agent.OrgID], m)
+		}
+	}
+	var errs []error
+	for orgID, list := range byOrg {
+		for start := 0; start < len(list); start += s.settings.MaxBatch {
+			sent := map[string]string{}
+			for _, m := range list[start:min(start+s.settings.MaxBatch, len(list))] {
+				sent[m.conn.agent.ServerID] = m.hash
+			}
+			if err := s.settings.Store.RecordPoliciesSent(ctx, orgID, sent); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// answered says whether the agent reported a status for this hash on this connection.
+func (c *agentConnection) answered(hash string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reportedKnow && c.reportedHash == hash
 }
 
 // send writes the pushes on sendWorkers goroutines and waits for them.
@@ -215,7 +278,7 @@ func (c *agentConnection) sendPolicy(hash string, remote *protobufs.AgentRemoteC
 		_ = c.conn.Disconnect()
 		return
 	}
-	c.sentHash = hash
+	c.sentHash, c.sentBody = hash, remote.GetConfig().GetConfigMap()[PolicyConfigName].GetBody()
 	c.log.Debug("sent policy", "hash", hash)
 	c.server.settings.Callbacks.OnPolicySent(c.agent.ServerID, hash)
 }

@@ -15,9 +15,14 @@ import (
 // demand.
 type countingStore struct {
 	*store.Store
-	policyReads   atomic.Int64
-	failUpdates   atomic.Bool
-	updateBatches atomic.Int64
+	policyReads  atomic.Int64
+	failUpdates  atomic.Bool
+	pendingMarks atomic.Int64 // servers marked pending by RecordPoliciesSent
+}
+
+func (c *countingStore) RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error {
+	c.pendingMarks.Add(int64(len(hashes)))
+	return c.Store.RecordPoliciesSent(ctx, orgID, hashes)
 }
 
 func (c *countingStore) PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error) {
@@ -25,12 +30,20 @@ func (c *countingStore) PolicyTargets(ctx context.Context, orgID string, serverI
 	return c.Store.PolicyTargets(ctx, orgID, serverIDs)
 }
 
-func (c *countingStore) RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error {
-	c.updateBatches.Add(1)
+var errRefused = errors.New("test: the database refused the batch")
+
+func (c *countingStore) RecordAgentReports(ctx context.Context, updates []store.AgentUpdate) error {
 	if c.failUpdates.Load() {
-		return errors.New("test: the database refused the batch")
+		return errRefused
 	}
-	return c.Store.RecordAgentUpdates(ctx, updates)
+	return c.Store.RecordAgentReports(ctx, updates)
+}
+
+func (c *countingStore) RecordPolicyStatuses(ctx context.Context, updates []store.AgentUpdate) error {
+	if c.failUpdates.Load() {
+		return errRefused
+	}
+	return c.Store.RecordPolicyStatuses(ctx, updates)
 }
 
 func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *countingStore) {
@@ -119,12 +132,17 @@ func TestReportsAreRetriedWhenTheBatchWriteFails(t *testing.T) {
 		return status == "applied" && applied == hash && reported == hash
 	})
 	var hostname string
-	var healthy bool
-	if err := h.db.QueryRow(context.Background(), `SELECT s.hostname, (a.health->>'healthy')::bool
-		FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).Scan(&hostname, &healthy); err != nil {
-		t.Fatal(err)
+	var healthy *bool
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := h.db.QueryRow(context.Background(), `SELECT s.hostname, (a.health->>'healthy')::bool
+			FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).Scan(&hostname, &healthy); err != nil {
+			t.Fatal(err)
+		}
+		if healthy != nil || time.Now().After(deadline) {
+			break
+		}
 	}
-	if hostname != "db-opamp" || !healthy {
+	if hostname != "db-opamp" || healthy == nil || !*healthy {
 		t.Fatalf("after the retry: hostname %q healthy %v, want the agent's report", hostname, healthy)
 	}
 }

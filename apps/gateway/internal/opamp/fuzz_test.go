@@ -26,7 +26,7 @@ func FuzzAgentMessage(f *testing.F) {
 		if proto.Unmarshal(data, &msg) != nil {
 			return
 		}
-		report := agentReport(&msg)
+		report := agentReport(&msg, sentPolicy{})
 		if report.Host != nil {
 			for _, field := range []string{report.Host.Hostname, report.Host.OS, report.Host.OSVersion, report.Host.Kernel, report.Host.Arch, report.Host.AgentVersion} {
 				if len([]rune(field)) > maxHostFieldRunes {

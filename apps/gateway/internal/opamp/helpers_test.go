@@ -75,6 +75,9 @@ func newHarnessWith(t *testing.T, ttl time.Duration, customize func(*Settings)) 
 		Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Credentials:    store.NewCredentials(st.AuthenticateAgent, ttl, 100),
 		ListenRetryMin: 20 * time.Millisecond, ListenRetryMax: 100 * time.Millisecond,
+		// Reports and heartbeats are written at this interval; the default 5 s would only make
+		// the tests that read a description or health wait.
+		SeenFlushInterval: 250 * time.Millisecond,
 		Callbacks: Callbacks{
 			OnPolicySent: func(_, hash string) {
 				select {
@@ -230,6 +233,7 @@ type agentOptions struct {
 	secret    string
 	status    *protobufs.RemoteConfigStatus // what a restarted agent remembers
 	decide    func(body []byte) error
+	silent    bool // receives RemoteConfig and never answers it
 }
 
 func (h *harness) startAgent(o agentOptions) *fakeAgent {
@@ -281,6 +285,9 @@ func (h *harness) startAgent(o agentOptions) *fakeAgent {
 					return
 				}
 				a.received <- msg.RemoteConfig
+				if o.silent {
+					return
+				}
 				body := msg.RemoteConfig.GetConfig().GetConfigMap()[PolicyConfigName].GetBody()
 				status := &protobufs.RemoteConfigStatus{LastRemoteConfigHash: msg.RemoteConfig.GetConfigHash(),
 					Status: protobufs.RemoteConfigStatuses_RemoteConfigStatuses_APPLIED}

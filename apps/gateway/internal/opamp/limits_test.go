@@ -51,7 +51,7 @@ func TestReportedCapabilitiesAndEffectiveConfigAreBounded(t *testing.T) {
 			PolicyConfigName: {Body: []byte(`"` + strings.Repeat("y", MaxEffectiveConfigBytes) + `"`)},
 		}}},
 	}
-	report := agentReport(msg)
+	report := agentReport(msg, sentPolicy{})
 	available := report.Capabilities["available"].([]string)
 	if len(available) != maxCapabilities || report.Capabilities["truncated"] != 10_000 {
 		t.Fatalf("%d capabilities stored (truncated %v), want %d", len(available), report.Capabilities["truncated"], maxCapabilities)

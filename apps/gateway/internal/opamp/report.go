@@ -1,6 +1,7 @@
 package opamp
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"sort"
@@ -31,9 +32,17 @@ const MaxEffectiveConfigBytes = 256 << 10
 // attribute the agent puts on its OTLP resource.
 const CapabilitiesAttribute = "spindle.agent.capabilities"
 
+// sentPolicy is the policy a connection last sent: its hash and the document's exact bytes.
+type sentPolicy struct {
+	hash string
+	body []byte
+}
+
 // agentReport maps the parts of an AgentToServer message that describe the agent; what the
-// message leaves out (unchanged since the last one) stays nil.
-func agentReport(msg *protobufs.AgentToServer) store.AgentReport {
+// message leaves out (unchanged since the last one) stays nil. An effective config that is
+// byte for byte the policy sent on this connection is recorded by its hash: the document is in
+// server_effective_policies already, and 10,000 copies of it would be written for nothing.
+func agentReport(msg *protobufs.AgentToServer, sent sentPolicy) store.AgentReport {
 	var report store.AgentReport
 	capabilities := map[string]any{}
 	if d := msg.GetAgentDescription(); d != nil {
@@ -78,7 +87,9 @@ func agentReport(msg *protobufs.AgentToServer) store.AgentReport {
 	if ec := msg.GetEffectiveConfig(); ec != nil {
 		effective := map[string]any{"reportedAt": time.Now().UTC().Format(time.RFC3339Nano)}
 		if file := ec.GetConfigMap().GetConfigMap()[PolicyConfigName]; file != nil {
-			if body := file.GetBody(); len(body) > MaxEffectiveConfigBytes {
+			if body := file.GetBody(); sent.hash != "" && bytes.Equal(body, sent.body) {
+				effective["hash"] = sent.hash
+			} else if len(body) > MaxEffectiveConfigBytes {
 				effective["refused"] = fmt.Sprintf("the reported document is %d bytes; the gateway stores at most %d", len(body), MaxEffectiveConfigBytes)
 			} else {
 				effective["document"] = effectiveConfigJSON(body)

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -40,7 +41,8 @@ type Store interface {
 	ReportedPolicyHash(ctx context.Context, agent store.Agent) (string, error)
 	RecordPolicySent(ctx context.Context, agent store.Agent, hash string) error
 	RecordAgentUpdates(ctx context.Context, updates []store.AgentUpdate) error
-	MarkAgentsSeen(ctx context.Context, updates []store.AgentUpdate) error
+	RecordAgentReports(ctx context.Context, updates []store.AgentUpdate) error
+	RecordPolicyStatuses(ctx context.Context, updates []store.AgentUpdate) error
 	PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]store.PolicyTarget, error)
 	RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error
 	AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error)
@@ -64,15 +66,22 @@ type Settings struct {
 	// MaxConnectionsPerAgent bounds the WebSockets one credential holds open (an agent needs one,
 	// two while it reconnects). Default 4.
 	MaxConnectionsPerAgent int
-	// SeenFlushInterval is how often the "last seen" of the agents heard from is written, for
-	// all of them in one statement per table. Default 5 s: well inside the console's 30 s
+	// SeenFlushInterval is how often what the agents heard from said about themselves ("last
+	// seen", description, capabilities, health, effective config) is written, for all of them in
+	// one statement per table and MaxBatch agents. Default 5 s: well inside the console's 30 s
 	// online window, which telemetry every 10 s keeps fresh anyway.
 	SeenFlushInterval time.Duration
-	// ReportLinger is how long a report with news (description, health, effective config,
-	// RemoteConfigStatus) waits for others to share its batch write. Default 20 ms.
+	// ReportLinger is how long a RemoteConfigStatus waits for others to share its batch write.
+	// Default 20 ms.
 	ReportLinger time.Duration
+	// PendingMarkDelay is how long a pushed policy waits for the agent's answer before the
+	// server's row is marked pending on it; an agent answering sooner costs one write (its
+	// APPLIED or FAILED), not two. Default 10 s: a healthy agent answers well within a second,
+	// and a busy host whose agents answer late should not pay for every change twice.
+	PendingMarkDelay time.Duration
 	// FanoutLinger is how long a policy-change notification waits for the others of the same
-	// commit, so a fleet-wide change is read and recorded once per organisation. Default 10 ms.
+	// commit, so a fleet-wide change is read once per organisation: the gathering goes on while
+	// notifications keep arriving within this gap, up to 200 ms. Default 10 ms.
 	FanoutLinger time.Duration
 	// MaxBatch bounds the agents in one batch write (and writes at once when this many wait).
 	// Default 1000: a write stays well inside DatabaseTimeout on a busy database.
@@ -110,34 +119,22 @@ const (
 	DefaultMaxConnectionsPerAgent = 4
 	DefaultSeenFlushInterval      = 5 * time.Second
 	DefaultReportLinger           = 20 * time.Millisecond
+	DefaultPendingMarkDelay       = 10 * time.Second
 	DefaultFanoutLinger           = 10 * time.Millisecond
 	DefaultMaxBatch               = 1000
 )
 
 // Server is the gateway's OpAMP server.
 type Server struct {
-	settings    Settings
-	opamp       opampserver.OpAMPServer
-	handler     opampserver.HTTPHandlerFunc
-	connContext opampserver.ConnContext
-	registry    *registry
-	fanout      *fanout
-	seen        *coalescer[store.AgentUpdate] // every message: last seen
-	reports     *coalescer[store.AgentUpdate] // messages with news: description, health, status
-	writing     sync.Mutex                    // one batch write at a time
-}
-
-// serialised makes the batch writers take turns: two batches updating the same agents' rows at
-// once would lock them in different orders and deadlock.
-func (s *Server) serialised(write func(context.Context, []store.AgentUpdate) error) func(context.Context, []store.AgentUpdate) error {
-	return func(ctx context.Context, batch []store.AgentUpdate) error {
-		s.writing.Lock()
-		defer s.writing.Unlock()
-		started := time.Now()
-		err := write(ctx, batch)
-		s.settings.Logger.Debug("wrote a batch of OpAMP reports", "agents", len(batch), "took", time.Since(started).String(), "error", err)
-		return err
-	}
+	settings     Settings
+	opamp        opampserver.OpAMPServer
+	handler      opampserver.HTTPHandlerFunc
+	connContext  opampserver.ConnContext
+	registry     *registry
+	fanout       *fanout
+	seen         *coalescer[store.AgentUpdate] // every message: last seen, and what the agent said about itself
+	statuses     *coalescer[store.AgentUpdate] // RemoteConfigStatus: server_policy_status
+	pendingMarks *coalescer[sentMark]          // pushes not answered within PendingMarkDelay
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -162,6 +159,7 @@ func New(settings Settings) (*Server, error) {
 	}
 	settings.SeenFlushInterval = positiveOr(settings.SeenFlushInterval, DefaultSeenFlushInterval)
 	settings.ReportLinger = positiveOr(settings.ReportLinger, DefaultReportLinger)
+	settings.PendingMarkDelay = positiveOr(settings.PendingMarkDelay, DefaultPendingMarkDelay)
 	settings.FanoutLinger = positiveOr(settings.FanoutLinger, DefaultFanoutLinger)
 	if settings.MaxBatch <= 0 {
 		settings.MaxBatch = DefaultMaxBatch
@@ -169,11 +167,17 @@ func New(settings Settings) (*Server, error) {
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
-	s.seen = newCoalescer("heartbeats", settings.SeenFlushInterval, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.MarkAgentsSeen))
-	s.reports = newCoalescer("reports", settings.ReportLinger, settings.MaxBatch, settings.DatabaseTimeout,
-		settings.Logger, mergeUpdates, s.serialised(settings.Store.RecordAgentUpdates))
-	s.seen.onFlush, s.reports.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
+	// One writer of agents' and servers' rows, at its interval even when a fleet-wide change makes
+	// every agent speak at once: those writes would only compete with the confirmations, and an
+	// agent's row is written once per interval whatever it said meanwhile.
+	s.seen = newCoalescer("agent reports", settings.SeenFlushInterval, settings.MaxBatch, false, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordAgentReports)
+	s.statuses = newCoalescer("policy statuses", settings.ReportLinger, settings.MaxBatch, true, settings.DatabaseTimeout,
+		settings.Logger, mergeUpdates, settings.Store.RecordPolicyStatuses)
+	// Never flushed early for being many: a fleet-wide push must still give every agent its delay.
+	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, false, settings.DatabaseTimeout,
+		settings.Logger, newerMark, s.writePendingMarks)
+	s.seen.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
 		Callbacks: servertypes.Callbacks{OnConnecting: s.onConnecting},
@@ -203,9 +207,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	writers, stopWriters := context.WithCancel(context.Background())
 	var writing sync.WaitGroup
-	for _, c := range []*coalescer[store.AgentUpdate]{s.seen, s.reports} {
+	for _, run := range []func(context.Context){s.seen.run, s.statuses.run, s.pendingMarks.run} {
 		writing.Add(1)
-		go func() { defer writing.Done(); c.run(writers) }()
+		go func() { defer writing.Done(); run(writers) }()
 	}
 	<-ctx.Done()
 	wg.Wait()

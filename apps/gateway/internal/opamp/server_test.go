@@ -38,30 +38,41 @@ func TestDeliversPolicyAndRecordsStatus(t *testing.T) {
 				return status == "applied" && applied == hash && reported == hash
 			})
 
+			// The report is written apart from the status (and may land just after it); a
+			// WebSocket agent echoing the policy sent byte for byte has it recorded by its hash.
 			var hostname, agentVersion string
 			var opampCaps, available []string
-			var healthy bool
-			var effective string
-			err := h.db.QueryRow(context.Background(), `
-				SELECT s.hostname, s.agent_version, ARRAY(SELECT jsonb_array_elements_text(a.capabilities->'opamp')),
-				       ARRAY(SELECT jsonb_array_elements_text(a.capabilities->'available')), (a.health->>'healthy')::bool,
-				       COALESCE(a.effective_config->'document'->'telemetry'->>'intervalSeconds', '')
-				FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).
-				Scan(&hostname, &agentVersion, &opampCaps, &available, &healthy, &effective)
-			must(t, err)
-			if hostname != "db-opamp" || agentVersion != "9.9.9" || !healthy || len(available) != 1 || available[0] != "ebpf.block_latency" {
+			var healthy *bool
+			var effectiveInterval, effectiveHash string
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				err := h.db.QueryRow(context.Background(), `
+					SELECT s.hostname, s.agent_version, ARRAY(SELECT jsonb_array_elements_text(a.capabilities->'opamp')),
+					       ARRAY(SELECT jsonb_array_elements_text(a.capabilities->'available')), (a.health->>'healthy')::bool,
+					       COALESCE(a.effective_config->'document'->'telemetry'->>'intervalSeconds', ''),
+					       COALESCE(a.effective_config->>'hash', '')
+					FROM servers s JOIN agents a ON a.server_id = s.id WHERE s.id = $1`, h.serverID).
+					Scan(&hostname, &agentVersion, &opampCaps, &available, &healthy, &effectiveInterval, &effectiveHash)
+				must(t, err)
+				if healthy != nil && (effectiveInterval != "" || effectiveHash != "") || time.Now().After(deadline) {
+					break
+				}
+			}
+			if hostname != "db-opamp" || agentVersion != "9.9.9" || healthy == nil || !*healthy || len(available) != 1 || available[0] != "ebpf.block_latency" {
 				t.Fatalf("agent report not recorded: hostname=%q version=%q healthy=%v available=%v", hostname, agentVersion, healthy, available)
 			}
 			if strings.Join(opampCaps, ",") != "ReportsStatus,AcceptsRemoteConfig,ReportsEffectiveConfig,ReportsHealth,ReportsRemoteConfig" {
 				t.Fatalf("OpAMP capabilities recorded as %v", opampCaps)
 			}
-			deadline := time.Now().Add(60 * time.Second)
-			for effective != "30" && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-				_ = h.db.QueryRow(context.Background(), `SELECT COALESCE(effective_config->'document'->'telemetry'->>'intervalSeconds', '') FROM agents WHERE server_id = $1`, h.serverID).Scan(&effective)
-			}
-			if effective != "30" {
-				t.Fatalf("effective config recorded as interval %q, want 30", effective)
+			switch transport {
+			case "websocket":
+				if effectiveHash != hash || effectiveInterval != "" {
+					t.Fatalf("effective config recorded as hash %q, document interval %q; want the hash sent %s and no copy of the document",
+						effectiveHash, effectiveInterval, hash)
+				}
+			default: // a poll's answer is not remembered across polls: the document is stored
+				if effectiveInterval != "30" {
+					t.Fatalf("effective config recorded as interval %q, want 30", effectiveInterval)
+				}
 			}
 
 			document, hash = h.setPolicy(15)

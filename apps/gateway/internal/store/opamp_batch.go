@@ -26,10 +26,17 @@ type AgentUpdate struct {
 
 // PolicyUpdate is the newest RemoteConfigStatus of an agent, and the hash it last reported
 // APPLIED since the previous flush ("" none), so an APPLIED followed by a FAILED within one
-// batch still moves applied_hash.
+// batch still moves applied_hash. The times are when the gateway received each report, not
+// when a batch wrote it: the console and the recommendations' realised effects read applied_at
+// as the moment the agent confirmed the policy.
 type PolicyUpdate struct {
 	Latest      PolicyReport
+	ReportedAt  time.Time
 	AppliedHash string
+	AppliedAt   time.Time
+	// Sent is set when the report answers a policy this gateway sent the agent: the report then
+	// stands for the pending mark too (desired_version_hash = Sent), which is not written apart.
+	Sent string
 }
 
 // RecordAgentUpdates writes a batch of agent reports: agents (opamp_seen_at, capabilities,
@@ -37,35 +44,51 @@ type PolicyUpdate struct {
 // server_policy_status. All or nothing: on error the caller keeps the batch and tries again.
 func (s *Store) RecordAgentUpdates(ctx context.Context, updates []AgentUpdate) error {
 	return s.inEachOrg(ctx, updates, func(tx pgx.Tx, orgID string, batch []AgentUpdate) error {
-		if err := updateAgents(ctx, tx, orgID, batch); err != nil {
-			return err
-		}
-		described := make([]AgentUpdate, 0, len(batch))
-		for _, u := range batch {
-			if u.Report.Host != nil {
-				described = append(described, u)
-			}
-		}
-		if err := updateServers(ctx, tx, orgID, described); err != nil {
+		if err := updateAgentRows(ctx, tx, orgID, batch); err != nil {
 			return err
 		}
 		return updatePolicyStatus(ctx, tx, orgID, batch)
 	})
 }
 
-// MarkAgentsSeen writes agents.opamp_seen_at and servers.last_seen_at (only SeenAt is read).
-// A seen time never moves backwards, so an older batch retried after a newer one changes nothing.
-func (s *Store) MarkAgentsSeen(ctx context.Context, updates []AgentUpdate) error {
+// RecordAgentReports writes what the agents said about themselves: agents (opamp_seen_at,
+// capabilities, health, effective config) and servers (last_seen_at, host metadata of those
+// that described themselves); Policy is not read. A seen time never moves backwards, so an
+// older batch retried after a newer one changes nothing.
+func (s *Store) RecordAgentReports(ctx context.Context, updates []AgentUpdate) error {
 	return s.inEachOrg(ctx, updates, func(tx pgx.Tx, orgID string, batch []AgentUpdate) error {
-		seenOnly := make([]AgentUpdate, len(batch))
-		for i, u := range batch {
-			seenOnly[i] = AgentUpdate{Agent: u.Agent, SeenAt: u.SeenAt}
-		}
-		if err := updateAgents(ctx, tx, orgID, seenOnly); err != nil {
-			return err
-		}
-		return updateServers(ctx, tx, orgID, seenOnly)
+		return updateAgentRows(ctx, tx, orgID, batch)
 	})
+}
+
+// RecordPolicyStatuses writes only server_policy_status for the updates with a Policy: the
+// confirmations a policy change waits for, kept apart from the agents' and servers' rows so they
+// never queue behind them.
+func (s *Store) RecordPolicyStatuses(ctx context.Context, updates []AgentUpdate) error {
+	withPolicy := make([]AgentUpdate, 0, len(updates))
+	for _, u := range updates {
+		if u.Policy != nil {
+			withPolicy = append(withPolicy, u)
+		}
+	}
+	return s.inEachOrg(ctx, withPolicy, func(tx pgx.Tx, orgID string, batch []AgentUpdate) error {
+		return updatePolicyStatus(ctx, tx, orgID, batch)
+	})
+}
+
+// updateAgentRows writes the agents' rows, and the servers' rows of those with a seen time or
+// a host description (an update with a zero SeenAt carries news only and moves no "last seen").
+func updateAgentRows(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
+	if err := updateAgents(ctx, tx, orgID, batch); err != nil {
+		return err
+	}
+	servers := make([]AgentUpdate, 0, len(batch))
+	for _, u := range batch {
+		if !u.SeenAt.IsZero() || u.Report.Host != nil {
+			servers = append(servers, u)
+		}
+	}
+	return updateServers(ctx, tx, orgID, servers)
 }
 
 // inEachOrg runs work once per organisation of the updates, all in one transaction.
@@ -92,10 +115,10 @@ func (s *Store) inEachOrg(ctx context.Context, updates []AgentUpdate, work func(
 
 func updateAgents(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
 	n := len(batch)
-	ids, seen := make([]string, n), make([]time.Time, n)
+	ids, seen := make([]string, n), make([]*time.Time, n)
 	capabilities, health, effective := make([]*string, n), make([]*string, n), make([]*string, n)
 	for i, u := range batch {
-		ids[i], seen[i] = u.Agent.ID, u.SeenAt
+		ids[i], seen[i] = u.Agent.ID, optionalTime(u.SeenAt)
 		capabilities[i] = jsonText(u.Report.Capabilities)
 		health[i] = jsonText(u.Report.Health)
 		effective[i] = jsonText(u.Report.EffectiveConfig)
@@ -119,10 +142,10 @@ func updateServers(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUp
 	if n == 0 {
 		return nil
 	}
-	ids, seen := make([]string, n), make([]time.Time, n)
+	ids, seen := make([]string, n), make([]*time.Time, n)
 	hostname, os, osVersion, kernel, arch, version := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, u := range batch {
-		ids[i], seen[i] = u.Agent.ServerID, u.SeenAt
+		ids[i], seen[i] = u.Agent.ServerID, optionalTime(u.SeenAt)
 		if h := u.Report.Host; h != nil {
 			hostname[i], os[i], osVersion[i], kernel[i], arch[i], version[i] = h.Hostname, h.OS, h.OSVersion, h.Kernel, h.Arch, h.AgentVersion
 		}
@@ -146,43 +169,80 @@ func updateServers(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUp
 }
 
 // updatePolicyStatus is RecordPolicyReport for many servers: applied_hash and applied_at move
-// only on APPLIED (applied_at only when the hash changes).
+// only on APPLIED (applied_at only when the hash changes), and both times are the reports'
+// arrival at the gateway. A report answering a policy this gateway sent (Sent) also sets
+// desired_version_hash, so a FAILED is shown against the policy it refused; other reports leave
+// desired_version_hash to the pending marks (RecordPoliciesSent).
 func updatePolicyStatus(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
-	var servers, hashes, states, messages, applied []string
+	var answered, other policyStatusRows
 	for _, u := range batch {
-		if u.Policy == nil {
-			continue
+		switch {
+		case u.Policy == nil:
+		case u.Policy.Sent != "":
+			answered.add(u)
+		default:
+			other.add(u)
 		}
-		servers = append(servers, u.Agent.ServerID)
-		hashes = append(hashes, u.Policy.Latest.Hash)
-		states = append(states, string(u.Policy.Latest.State))
-		messages = append(messages, u.Policy.Latest.Message)
-		applied = append(applied, u.Policy.AppliedHash)
 	}
-	if len(servers) == 0 {
+	if err := answered.write(ctx, tx, orgID, `EXCLUDED.desired_version_hash`); err != nil {
+		return err
+	}
+	return other.write(ctx, tx, orgID, `COALESCE(p.desired_version_hash, EXCLUDED.desired_version_hash)`)
+}
+
+// policyStatusRows are the columns of a policy status upsert, one array each.
+type policyStatusRows struct {
+	servers, desired, hashes, states, messages, applied []string
+	reportedAt, appliedAt                               []*time.Time
+}
+
+func (r *policyStatusRows) add(u AgentUpdate) {
+	p := u.Policy
+	r.servers = append(r.servers, u.Agent.ServerID)
+	r.desired = append(r.desired, p.Sent)
+	r.hashes = append(r.hashes, p.Latest.Hash)
+	r.states = append(r.states, string(p.Latest.State))
+	r.messages = append(r.messages, p.Latest.Message)
+	r.applied = append(r.applied, p.AppliedHash)
+	r.reportedAt = append(r.reportedAt, optionalTime(p.ReportedAt))
+	r.appliedAt = append(r.appliedAt, optionalTime(p.AppliedAt))
+}
+
+// write upserts the rows; desired is the SQL that sets desired_version_hash of an existing row.
+func (r *policyStatusRows) write(ctx context.Context, tx pgx.Tx, orgID, desired string) error {
+	if len(r.servers) == 0 {
 		return nil
 	}
 	_, err := tx.Exec(ctx, `
 		INSERT INTO server_policy_status AS p (org_id, server_id, desired_version_hash, reported_hash, applied_hash,
 			status, message, reported_at, applied_at)
-		SELECT $1, r.server_id, r.hash, r.hash, NULLIF(r.applied, ''), r.status, r.message, now(),
-			CASE WHEN r.applied <> '' THEN now() END
-		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(server_id, hash, status, message, applied)
+		SELECT $1, r.server_id, COALESCE(NULLIF(r.desired, ''), r.hash), r.hash, NULLIF(r.applied, ''), r.status, r.message,
+			COALESCE(r.reported_at, now()), CASE WHEN r.applied <> '' THEN COALESCE(r.applied_at, now()) END
+		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
+			AS r(server_id, desired, hash, status, message, applied, reported_at, applied_at)
 		ORDER BY r.server_id -- rows locked in one order, as RecordPoliciesSent does: no deadlock between them
 		ON CONFLICT (server_id) DO UPDATE SET
-			desired_version_hash = COALESCE(p.desired_version_hash, EXCLUDED.desired_version_hash),
+			desired_version_hash = `+desired+`,
 			reported_hash = EXCLUDED.reported_hash,
 			status        = EXCLUDED.status,
 			message       = EXCLUDED.message,
-			reported_at   = now(),
+			reported_at   = EXCLUDED.reported_at,
 			applied_hash  = COALESCE(EXCLUDED.applied_hash, p.applied_hash),
 			applied_at    = CASE WHEN EXCLUDED.applied_hash IS NOT NULL AND p.applied_hash IS DISTINCT FROM EXCLUDED.applied_hash
-			                     THEN now() ELSE p.applied_at END
-		WHERE p.org_id = EXCLUDED.org_id`, orgID, servers, hashes, states, messages, applied)
+			                     THEN EXCLUDED.applied_at ELSE p.applied_at END
+		WHERE p.org_id = EXCLUDED.org_id`,
+		orgID, r.servers, r.desired, r.hashes, r.states, r.messages, r.applied, r.reportedAt, r.appliedAt)
 	if err != nil {
 		return fmt.Errorf("record policy status: %w", err)
 	}
 	return nil
+}
+
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 func jsonText(v map[string]any) *string {
