@@ -39,12 +39,30 @@ func (c *copySet) add(table string, columns []string, row []any) {
 	t.rows = append(t.rows, row)
 }
 
-// queueInserts queues one INSERT per table, its rows sent as one array per column and
-// unnested by the server: unlike COPY, which needs its own round trips, these travel in the
-// pipeline of the group's closing statements. types holds each table's column types.
+// copyAtRows is the size from which a table's rows go by COPY rather than in the pipeline: COPY
+// costs the database 2.4 times less CPU per row than INSERT … SELECT unnest() at 500 rows of
+// disk_latency, but two round trips of its own (docs/benchmarks.md, "Ingest end to end
+// against raw COPY"). Small groups are bound by round trips, large ones by CPU.
+const copyAtRows = 256
+
+// copyLarge writes every table of at least copyAtRows rows with one COPY each.
+func (c *copySet) copyLarge(ctx context.Context, tx querier) error {
+	for _, t := range c.tables {
+		if len(t.rows) >= copyAtRows {
+			if err := copyRows(ctx, tx, t.table, t.columns, t.rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// queueInserts queues one INSERT per table below copyAtRows rows, its rows sent as one array per
+// column and unnested by the server: unlike COPY, which needs its own round trips, these travel
+// in the pipeline of the group's closing statements. types holds each table's column types.
 func (c *copySet) queueInserts(batch *pgx.Batch, queued *[]string, types map[string]map[string]string) {
 	for _, t := range c.tables {
-		if len(t.rows) == 0 {
+		if len(t.rows) == 0 || len(t.rows) >= copyAtRows {
 			continue
 		}
 		names := make([]string, len(t.columns))
@@ -111,11 +129,13 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	*queued = append(*queued, fmt.Sprintf("queue %d rollup ranges (is migration 20261125120000_group_rollup_queue applied?)", len(order)))
 }
 
-// tables names every table the set writes.
-func (c *copySet) tableNames() []string {
-	names := make([]string, len(c.tables))
-	for i, t := range c.tables {
-		names[i] = t.table
+// insertedTables names the tables queueInserts writes.
+func (c *copySet) insertedTables() []string {
+	var names []string
+	for _, t := range c.tables {
+		if len(t.rows) > 0 && len(t.rows) < copyAtRows {
+			names = append(names, t.table)
+		}
 	}
 	return names
 }

@@ -26,8 +26,8 @@ type Outcome struct {
 }
 
 // WriteGroup writes the requests of several agents of one organisation in one transaction: one
-// lock statement for their agent rows, one COPY per table for all their rows, one statement
-// advancing every mark, one touching every server. Each member stays all or nothing and exactly
+// lock statement for their agent rows, one INSERT or COPY per table for all their rows, one statement
+// advancing every mark, one touching every server, one queueing their rollups. Each member stays all or nothing and exactly
 // once for its agent: members of one agent are taken in order against the mark as it rises, a
 // member whose credential fails the check under the lock writes nothing and does not stop the
 // others, and when the database refuses the group's data (a constraint, a value out of range)
@@ -87,8 +87,9 @@ type querier interface {
 var _, _ querier = (*pgx.Conn)(nil), pgx.Tx(nil)
 
 // writeGroup runs the group's transaction in two round trips when its members carry only
-// interval rows (as agents' exports do): BEGIN, the organisation and the agent locks in one
-// pipeline; every row, mark, last-seen, rollup-queue entry and the COMMIT in a second. On a busy
+// interval rows (as agents' exports do) and no table has copyAtRows rows: BEGIN, the
+// organisation and the agent locks in one pipeline; every row, mark, last-seen, rollup-queue
+// entry and the COMMIT in a second. A large table's rows go by COPY in between. On a busy
 // host each round trip waits for the scheduler twice (database, gateway), which is what bounded
 // group commit before (docs/benchmarks.md, "Ingest end to end against raw COPY").
 func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Outcome, err error) {
@@ -149,8 +150,11 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 		hosts[m.Agent.ServerID] = mergeHost(hosts[m.Agent.ServerID], newestHost(m.Batches))
 	}
 
-	types, err := s.columnTypes(ctx, conn, set.tableNames())
+	types, err := s.columnTypes(ctx, conn, set.insertedTables())
 	if err != nil {
+		return nil, err
+	}
+	if err = set.copyLarge(ctx, conn); err != nil {
 		return nil, err
 	}
 	// State (scans, lists, capabilities, curves) reads before it writes: its own round trips,

@@ -165,3 +165,37 @@ func TestWriteGroupQueuesEachServersRollupRangeOnce(t *testing.T) {
 		t.Fatalf("%d inserts outside the gateway queued, want every one", n)
 	}
 }
+
+// A table with copyAtRows rows or more goes by COPY, the others in the closing pipeline, in the
+// same transaction: every row lands once and each server's range is queued once.
+func TestWriteGroupCopiesALargeTableAndInsertsTheRest(t *testing.T) {
+	s := openTestStore(t)
+	testdb.Org(t, s.pool, "org-a")
+	a := authenticate(t, s, enrol(t, s, "org-a", "machine-a").Credential)
+	b := authenticate(t, s, enrol(t, s, "org-a", "machine-b").Credential)
+	large := make([]telemetry.Batch, copyAtRows)
+	for i := range large {
+		large[i] = diskBatch(int64(i+1), t0.Add(time.Duration(i)*10*time.Second), int64(i))
+	}
+	small := diskBatch(1, t0, 5)
+	small.Memory = []telemetry.MemoryRow{{Time: t0, TotalBytes: m(1 << 30), AvailableBytes: m(1 << 29)}}
+	if _, err := s.WriteGroup(context.Background(), []Member{{Agent: a, Batches: large}, {Agent: b, Batches: []telemetry.Batch{small}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM disk_io`); n != copyAtRows+1 {
+		t.Fatalf("%d disk rows, want %d", n, copyAtRows+1)
+	}
+	if n := count(t, s, `SELECT count(*) FROM memory WHERE server_id = $1`, b.ServerID); n != 1 {
+		t.Fatalf("%d memory rows, want 1", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending WHERE source = 'disk_io' AND server_id = $1 AND first_time = $2 AND last_time = $3`,
+		a.ServerID, t0, t0.Add(time.Duration(copyAtRows-1)*10*time.Second)); n != 1 {
+		t.Fatal("the copied server's range is not queued once")
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending`); n != 3 {
+		t.Fatalf("%d queued ranges, want 3 (disk_io a and b, memory b)", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM agents WHERE id = $1 AND batch_hwm = $2`, a.ID, copyAtRows); n != 1 {
+		t.Fatal("the copied member's mark did not advance")
+	}
+}
