@@ -86,10 +86,10 @@ type querier interface {
 
 var _, _ querier = (*pgx.Conn)(nil), pgx.Tx(nil)
 
-// writeGroup runs the group's transaction in two round trips when its members carry only
+// writeGroup runs the group's transaction in three round trips when its members carry only
 // interval rows (as agents' exports do) and no table has copyAtRows rows: BEGIN, the
-// organisation and the agent locks in one pipeline; every row, mark, last-seen, rollup-queue
-// entry and the COMMIT in a second. A large table's rows go by COPY in between. On a busy
+// organisation and the agent locks in one pipeline; every row, mark, last-seen and rollup-queue
+// entry in a second; COMMIT. A large table's rows go by COPY between the first two. On a busy
 // host each round trip waits for the scheduler twice (database, gateway), which is what bounded
 // group commit before (docs/benchmarks.md, "Ingest end to end against raw COPY").
 func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Outcome, err error) {
@@ -181,17 +181,22 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 	if queueTouchServers(closing, touched, hosts) {
 		queued = append(queued, "mark servers seen")
 	}
-	closing.Queue("COMMIT")
-	queued = append(queued, "commit telemetry")
 	if err = runPipeline(ctx, conn, closing, queued); err != nil {
 		return nil, err
+	}
+	// COMMIT waits for the pipeline's answer rather than riding in it: a pipelined COMMIT is
+	// executed by the server even after the gateway lost the connection (it is already in the
+	// server's buffer), so a group answered 503 could stay written. Sent alone, a lost
+	// connection before it rolls the group back.
+	if _, err = conn.Exec(ctx, "COMMIT"); err != nil {
+		return nil, fmt.Errorf("commit telemetry: %w", err)
 	}
 	return outcomes, nil
 }
 
 // runPipeline sends batch in one round trip and returns the first statement's error, named by
 // what (one description per queued statement). The server skips the statements after a failed
-// one, COMMIT among them, so the transaction is then rolled back by the caller.
+// one; the caller then rolls the transaction back.
 func runPipeline(ctx context.Context, conn *pgx.Conn, batch *pgx.Batch, what []string) error {
 	results := conn.SendBatch(ctx, batch)
 	for _, description := range what {

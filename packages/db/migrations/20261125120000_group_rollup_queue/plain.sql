@@ -35,3 +35,7 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- The worker claims each source's ranges on a connection of its own (apps/worker/src/jobs/
+-- rollup.ts); this finds them in id order without reading the other sources' rows.
+CREATE INDEX rollup_pending_source_id_idx ON rollup_pending (source, id);
