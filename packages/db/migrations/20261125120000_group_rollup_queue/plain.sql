@@ -5,15 +5,18 @@
 -- per-table statement triggers, which still queue every other writer's inserts (tools, tests,
 -- hand-written SQL), skip its statements.
 
+-- PL/pgSQL rather than SQL: its INSERT is planned once per connection, not on every call.
 CREATE FUNCTION queue_rollup_ranges(sources text[], org_ids text[], server_ids uuid[],
                                     first_times timestamptz[], last_times timestamptz[])
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO rollup_pending (source, org_id, server_id, first_time, last_time)
   SELECT r.source, r.org_id, r.server_id, r.first_time, r.last_time
   FROM unnest(sources, org_ids, server_ids, first_times, last_times) AS r(source, org_id, server_id, first_time, last_time)
   -- Only tables that have rollups (a queue_rollup trigger) are queued: a raw table added
   -- without rollups costs nothing here and does not trip rollup_pending's source check.
-  WHERE r.source IN (SELECT t.tgrelid::regclass::text FROM pg_trigger t WHERE t.tgfoid = 'queue_rollup'::regproc)
+  WHERE r.source IN (SELECT t.tgrelid::regclass::text FROM pg_trigger t WHERE t.tgfoid = 'queue_rollup'::regproc);
+END
 $$;
 GRANT EXECUTE ON FUNCTION queue_rollup_ranges(text[], text[], uuid[], timestamptz[], timestamptz[]) TO spindle_gateway;
 
