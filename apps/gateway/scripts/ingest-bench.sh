@@ -22,13 +22,16 @@ rm -rf "$root"; mkdir -p "$root"
 is_root && chown postgres "$root"
 as_pg_owner "$bindir/initdb -D $root/data --auth=trust -U postgres -E UTF8" >"$root/initdb.log" 2>&1 || die "initdb failed: see $root/initdb.log"
 as_pg_owner "$bindir/pg_ctl -D $root/data -w -l $root/server.log -o \"-p $port -k $root -c listen_addresses=127.0.0.1 \
-  -c fsync=on -c synchronous_commit=on -c shared_buffers=512MB -c max_wal_size=4GB -c max_connections=100\" start" >&2 \
+  -c fsync=on -c synchronous_commit=on -c shared_buffers=512MB -c max_wal_size=4GB -c max_connections=100 \
+  -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c track_functions=all\" start" >&2 \
   || die "PostgreSQL did not start: see $root/server.log"
 trap 'kill "${gateway_pid:-}" "${worker_pid:-}" 2>/dev/null || true; as_pg_owner "$bindir/pg_ctl -D $root/data -m fast stop" >/dev/null 2>&1 || true' EXIT
 
 admin="postgres://postgres@127.0.0.1:$port/postgres"
 psql "$admin" -qAt -c "CREATE DATABASE spindle" >/dev/null
 url="postgres://postgres@127.0.0.1:$port/spindle"
+# Where PostgreSQL spends the measured run (the benchmark prints the top statements).
+psql "$url" -qAt -c "CREATE EXTENSION pg_stat_statements" >/dev/null
 DATABASE_URL=$url node --import tsx packages/db/src/cli.ts migrate >&2
 
 bin=${GATEWAY_BIN:-}
@@ -41,7 +44,7 @@ fi
 # Rate limits off (the benchmark's senders share one address), admission wide enough for every
 # sender, logs at warn: the measurement is of the write path, not of per-client protection.
 env DATABASE_URL="$url" SPINDLE_GATEWAY_ADDR="127.0.0.1:$gateway_port" SPINDLE_GATEWAY_STATE_DIR="$root/state" \
-  SPINDLE_RATE_PER_ADDRESS=0 SPINDLE_RATE_PER_CREDENTIAL=0 SPINDLE_MAX_CONCURRENT_WRITES=64 SPINDLE_MAX_QUEUED_WRITES=64 \
+  SPINDLE_RATE_PER_ADDRESS=0 SPINDLE_RATE_PER_CREDENTIAL=0 SPINDLE_MAX_CONCURRENT_WRITES=1024 SPINDLE_MAX_QUEUED_WRITES=1024 \
   SPINDLE_LOG_LEVEL=warn ${GATEWAY_ENV:-} "$bin" 2>"$root/gateway.log" &
 gateway_pid=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$gateway_port/healthz" >/dev/null && break; sleep 0.1; done

@@ -11,12 +11,14 @@ import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, startAlertInterval, startRecommendationsInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
+import { defaultParallelSources } from "./jobs/rollup.js";
 
 async function main(): Promise<void> {
   const env = parseEnv();
   const pool = createPool(env.DATABASE_URL, {
     applicationName: "spindle-worker",
-    max: env.SPINDLE_WORKER_CONCURRENCY + 2,
+    // The rollup job holds defaultParallelSources connections while it runs.
+    max: env.SPINDLE_WORKER_CONCURRENCY + 1 + defaultParallelSources,
   });
   const timeseriesMode = await readTimeseriesMode(pool).catch((error: Error & { code?: string }) => {
     throw error.code ? explainConnectionFailure(env.DATABASE_URL, error) : error;

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,35 +40,65 @@ func enrollAgents(ctx context.Context, db *pgxpool.Pool, client *http.Client, ga
 		VALUES ($1, 'ingest benchmark', $2, $3, $4)`, org, hash[:], token[len(token)-4:], time.Now().Add(time.Hour)); err != nil {
 		return nil, fmt.Errorf("create the benchmark enrolment token: %w", err)
 	}
-	agents := make([]*agent, 0, n)
-	for i := 0; i < n; i++ {
-		hostname := fmt.Sprintf("bench-%s-%04d", runID, i)
-		body, _ := json.Marshal(map[string]string{"token": token, "machineId": fmt.Sprintf("%x", sha256.Sum256([]byte(hostname)))[:32],
-			"hostname": hostname, "os": "linux", "osVersion": "Debian 12", "kernel": "6.1.0", "arch": "amd64", "agentVersion": "bench"})
-		var enrolled struct {
-			ServerID   string `json:"serverId"`
-			Credential string `json:"credential"`
-			BatchHWM   int64  `json:"batchHwm"`
-		}
-		// Enrolment has its own small admission pool; a 429 is waited out as the agent would.
-		for attempt := 0; ; attempt++ {
-			resp, err := client.Post(gateway+"/v1/enroll", "application/json", bytes.NewReader(body))
-			if err != nil {
-				return nil, fmt.Errorf("enrol %s: %w", hostname, err)
+	// Eight enrolments at once: a fleet of thousands enrols in a minute instead of many.
+	agents := make([]*agent, n)
+	errs := make(chan error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				a, err := enrollOne(client, gateway, token, fmt.Sprintf("bench-%s-%05d", runID, i))
+				if err != nil {
+					errs <- err
+					continue
+				}
+				agents[i] = a
 			}
-			if resp.StatusCode == http.StatusTooManyRequests && attempt < 50 {
-				resp.Body.Close()
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			err = json.NewDecoder(resp.Body).Decode(&enrolled)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || err != nil {
-				return nil, fmt.Errorf("enrol %s: HTTP %d (%v)", hostname, resp.StatusCode, err)
-			}
-			break
-		}
-		agents = append(agents, &agent{Hostname: hostname, ServerID: enrolled.ServerID, Credential: enrolled.Credential, Seq: enrolled.BatchHWM})
+		}()
+	}
+	for i := 0; i < n && ctx.Err() == nil && len(errs) == 0; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return agents, nil
+}
+
+// enrollOne enrols one machine as `spindle-agent enroll` would.
+func enrollOne(client *http.Client, gateway, token, hostname string) (*agent, error) {
+	body, _ := json.Marshal(map[string]string{"token": token, "machineId": fmt.Sprintf("%x", sha256.Sum256([]byte(hostname)))[:32],
+		"hostname": hostname, "os": "linux", "osVersion": "Debian 12", "kernel": "6.1.0", "arch": "amd64", "agentVersion": "bench"})
+	var enrolled struct {
+		ServerID   string `json:"serverId"`
+		Credential string `json:"credential"`
+		BatchHWM   int64  `json:"batchHwm"`
+	}
+	// Enrolment has its own small admission pool; a 429 is waited out as the agent would.
+	for attempt := 0; ; attempt++ {
+		resp, err := client.Post(gateway+"/v1/enroll", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("enrol %s: %w", hostname, err)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests && attempt < 600 {
+			resp.Body.Close()
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		err = json.NewDecoder(resp.Body).Decode(&enrolled)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil {
+			return nil, fmt.Errorf("enrol %s: HTTP %d (%v)", hostname, resp.StatusCode, err)
+		}
+		return &agent{Hostname: hostname, ServerID: enrolled.ServerID, Credential: enrolled.Credential, Seq: enrolled.BatchHWM}, nil
+	}
 }

@@ -87,6 +87,10 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	pendingBefore := rollupPending(ctx, db)
+	statements := resetStatements(ctx, db)
+	if statements {
+		_, _ = db.Exec(ctx, `SELECT pg_stat_reset()`) // pg_stat_user_functions: the trigger functions' time
+	}
 	groupsBefore := gatewayCounters(ctx, client, o.gateway)
 	gatewayCPU, err := startCPU(o.gatewayPID, false)
 	if err != nil {
@@ -134,6 +138,10 @@ func run(ctx context.Context, o options) error {
 	if worst.Samples > 0 {
 		fmt.Printf("  rollup queue, %d samples %10d rows at most, oldest waited at most %s\n",
 			worst.Samples, worst.Pending, worst.OldestAge.Round(time.Second))
+	}
+
+	if statements {
+		printStatements(ctx, db, load.Seconds, 12)
 	}
 
 	if o.rawDuration <= 0 {

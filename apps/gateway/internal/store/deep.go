@@ -96,7 +96,7 @@ func deepRowCount(batch telemetry.Batch) int {
 // being written (in ascending sequence), in the caller's transaction: the fragmentation scans,
 // the newest page-cache and managed-file lists, and the capabilities of the newest batch that
 // reported them.
-func writeDeepState(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) error {
+func writeDeepState(ctx context.Context, tx querier, agent Agent, batches []telemetry.Batch) error {
 	var capabilities []string
 	var topFiles *telemetry.PageCacheTopFiles
 	var writeOptFiles *telemetry.WriteOptFiles
@@ -140,7 +140,7 @@ func writeDeepState(ctx context.Context, tx pgx.Tx, agent Agent, batches []telem
 // writeFragmentation appends the scan summary to the root's history only when it differs from
 // the newest stored result (the agent repeats it every interval), and replaces the root's worst
 // files only when the list changed, so an unchanged scan costs two reads and no writes.
-func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan telemetry.FragmentationScan) error {
+func writeFragmentation(ctx context.Context, tx querier, agent Agent, scan telemetry.FragmentationScan) error {
 	if scan.Summary {
 		_, err := tx.Exec(ctx, `
 			INSERT INTO fragmentation_scans (time, org_id, server_id, root, files, fragmented_files, extents, excess_extents,
@@ -189,7 +189,7 @@ func writeFragmentation(ctx context.Context, tx pgx.Tx, agent Agent, scan teleme
 }
 
 // replaceTopFiles makes list the server's page-cache top files.
-func replaceTopFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry.PageCacheTopFiles) error {
+func replaceTopFiles(ctx context.Context, tx querier, agent Agent, list telemetry.PageCacheTopFiles) error {
 	rows := make([][]any, 0, len(list.Files))
 	for _, f := range list.Files {
 		rows = append(rows, []any{agent.OrgID, agent.ServerID, f.Path, f.Accesses, f.Misses, list.IntervalSeconds, list.Time})
@@ -198,7 +198,7 @@ func replaceTopFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry
 }
 
 // replaceWriteOptFiles makes list the server's managed-file extents.
-func replaceWriteOptFiles(ctx context.Context, tx pgx.Tx, agent Agent, list telemetry.WriteOptFiles) error {
+func replaceWriteOptFiles(ctx context.Context, tx querier, agent Agent, list telemetry.WriteOptFiles) error {
 	rows := make([][]any, 0, len(list.Files))
 	for _, f := range list.Files {
 		rows = append(rows, []any{agent.OrgID, agent.ServerID, f.Path, f.Extents, list.Time})
@@ -209,7 +209,7 @@ func replaceWriteOptFiles(ctx context.Context, tx pgx.Tx, agent Agent, list tele
 // replaceNewestList makes rows the server's list in table (a per-server list with a seen_at
 // column, never history), unless the stored list is newer: a batch replayed late must not bring
 // back an older list. table and columns are constants of this package, never input.
-func replaceNewestList(ctx context.Context, tx pgx.Tx, agent Agent, table string, columns []string, seenAt time.Time, rows [][]any) error {
+func replaceNewestList(ctx context.Context, tx querier, agent Agent, table string, columns []string, seenAt time.Time, rows [][]any) error {
 	var newer bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE org_id = $1 AND server_id = $2 AND seen_at > $3)`,
 		agent.OrgID, agent.ServerID, seenAt).Scan(&newer); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
@@ -25,8 +26,8 @@ type Outcome struct {
 }
 
 // WriteGroup writes the requests of several agents of one organisation in one transaction: one
-// lock statement for their agent rows, one COPY per table for all their rows, one statement
-// advancing every mark, one touching every server. Each member stays all or nothing and exactly
+// lock statement for their agent rows, one INSERT or COPY per table for all their rows, one statement
+// advancing every mark, one touching every server, one queueing their rollups. Each member stays all or nothing and exactly
 // once for its agent: members of one agent are taken in order against the mark as it rises, a
 // member whose credential fails the check under the lock writes nothing and does not stop the
 // others, and when the database refuses the group's data (a constraint, a value out of range)
@@ -88,17 +89,39 @@ func (mark *agentMark) refusal(agent Agent) error {
 	return nil
 }
 
+// querier is what the group's statements need of its connection: the group runs on a bare
+// *pgx.Conn (its BEGIN and COMMIT travel in pipelines), other callers hold a pgx.Tx.
+type querier interface {
+	Exec(ctx context.Context, sql string, arguments ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	CopyFrom(ctx context.Context, tableName pgx.Identifier, columnNames []string, rowSrc pgx.CopyFromSource) (int64, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+var _, _ querier = (*pgx.Conn)(nil), pgx.Tx(nil)
+
+// writeGroup runs the group's transaction in three round trips when its members carry only
+// interval rows (as agents' exports do) and no table has copyAtRows rows: BEGIN, the
+// organisation and the agent locks in one pipeline; every row, mark, last-seen and rollup-queue
+// entry in a second; COMMIT. A large table's rows go by COPY between the first two. On a busy
+// host each round trip waits for the scheduler twice (database, gateway), which is what bounded
+// group commit before (docs/benchmarks.md, "Ingest end to end against raw COPY").
 func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Outcome, err error) {
-	tx, err := s.pool.Begin(ctx)
+	pooled, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("begin telemetry transaction: %w", err)
 	}
+	// A connection left inside a transaction (an error below before the ROLLBACK got through)
+	// is closed by Release rather than reused.
+	defer pooled.Release()
+	conn := pooled.Conn()
 	defer func() {
 		if err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	marks, err := lockAgents(ctx, tx, members)
+	marks, err := beginAndLockAgents(ctx, conn, members)
 	if err != nil {
 		return nil, err
 	}
@@ -133,39 +156,109 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 		hosts[m.Agent.ServerID] = mergeHost(hosts[m.Agent.ServerID], newestHost(m.Batches))
 	}
 
-	if err = set.copy(ctx, tx); err != nil {
+	types, err := s.columnTypes(ctx, conn, set.insertedTables())
+	if err != nil {
 		return nil, err
 	}
+	if err = set.copyLarge(ctx, conn); err != nil {
+		return nil, err
+	}
+	// State (scans, lists, capabilities, curves) reads before it writes: its own round trips,
+	// only for the members that carry any.
 	for i, m := range members {
 		if len(written[i]) > 0 {
-			if err = writeDeepState(ctx, tx, m.Agent, written[i]); err != nil {
+			if err = writeDeepState(ctx, conn, m.Agent, written[i]); err != nil {
 				return nil, err
 			}
-			curves, err := writeMissRatioCurves(ctx, tx, m.Agent, written[i])
+			curves, err := writeMissRatioCurves(ctx, conn, m.Agent, written[i])
 			if err != nil {
 				return nil, err
 			}
 			outcomes[i].Result.DeepRows += curves
 		}
 	}
-	// The closing statements travel in one round trip: on a busy host every round trip of a
-	// group's transaction costs more than the statement itself.
 	closing := &pgx.Batch{}
-	queueAdvanceMarks(closing, marks)
-	queueTouchServers(closing, touched, hosts)
-	if err = tx.SendBatch(ctx, closing).Close(); err != nil {
-		return nil, fmt.Errorf("advance batch high-water marks and mark servers seen: %w", err)
+	var queued []string // what each statement is, for the error of the one that failed
+	set.queueInserts(closing, &queued, types)
+	set.queueRollupRanges(closing, &queued)
+	if queueAdvanceMarks(closing, marks) {
+		queued = append(queued, "advance batch high-water marks")
 	}
-	if err = tx.Commit(ctx); err != nil {
+	if queueTouchServers(closing, touched, hosts) {
+		queued = append(queued, "mark servers seen")
+	}
+	if err = runPipeline(ctx, conn, closing, queued); err != nil {
+		return nil, err
+	}
+	// COMMIT waits for the pipeline's answer rather than riding in it: a pipelined COMMIT is
+	// executed by the server even after the gateway lost the connection (it is already in the
+	// server's buffer), so a group answered 503 could stay written. Sent alone, a lost
+	// connection before it rolls the group back.
+	if _, err = conn.Exec(ctx, "COMMIT"); err != nil {
 		return nil, fmt.Errorf("commit telemetry: %w", err)
 	}
 	return outcomes, nil
 }
 
-// lockAgents scopes the transaction to the group's organisation (as scopeToOrg does) and locks
-// the group's agent rows in id order (two groups sharing agents cannot deadlock), so concurrent
-// requests of one agent cannot both pass the same mark; all in one round trip.
-func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*agentMark, error) {
+// runPipeline sends batch in one round trip and returns the first statement's error, named by
+// what (one description per queued statement). The server skips the statements after a failed
+// one; the caller then rolls the transaction back.
+func runPipeline(ctx context.Context, conn *pgx.Conn, batch *pgx.Batch, what []string) error {
+	results := conn.SendBatch(ctx, batch)
+	for _, description := range what {
+		if _, err := results.Exec(); err != nil {
+			_ = results.Close()
+			return fmt.Errorf("%s: %w", description, err)
+		}
+	}
+	if err := results.Close(); err != nil {
+		return fmt.Errorf("%s: %w", what[len(what)-1], err)
+	}
+	return nil
+}
+
+// columnTypes returns the SQL types of the columns of tables (the unnest casts of
+// queueInserts), read from the catalogue once per table and kept: the schema is the
+// migrations', which change only with a new gateway release.
+func (s *Store) columnTypes(ctx context.Context, conn querier, tables []string) (map[string]map[string]string, error) {
+	types := make(map[string]map[string]string, len(tables))
+	for _, table := range tables {
+		if known, ok := s.tableTypes.Load(table); ok {
+			types[table] = known.(map[string]string)
+			continue
+		}
+		rows, err := conn.Query(ctx, `
+			SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+			WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`, table)
+		if err != nil {
+			return nil, fmt.Errorf("read the columns of %s: %w", table, err)
+		}
+		columns := map[string]string{}
+		for rows.Next() {
+			var name, kind string
+			if err := rows.Scan(&name, &kind); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read the columns of %s: %w", table, err)
+			}
+			columns[name] = kind
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read the columns of %s: %w", table, err)
+		}
+		if len(columns) == 0 {
+			return nil, fmt.Errorf("table %s not found: are the migrations applied?", table)
+		}
+		s.tableTypes.Store(table, columns)
+		types[table] = columns
+	}
+	return types, nil
+}
+
+// beginAndLockAgents opens the transaction, scopes it to the group's organisation (as scopeToOrg
+// does), says the group queues its own rollup ranges, and locks the group's agent rows in id
+// order (two groups sharing agents cannot deadlock), so concurrent requests of one agent cannot
+// both pass the same mark; all in one round trip.
+func beginAndLockAgents(ctx context.Context, conn *pgx.Conn, members []Member) (map[string]*agentMark, error) {
 	ids := make([]string, 0, len(members))
 	for _, m := range members {
 		ids = append(ids, m.Agent.ID)
@@ -173,14 +266,18 @@ func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*a
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	batch := &pgx.Batch{}
+	batch.Queue(`BEGIN`)
 	batch.Queue(`SET LOCAL ROLE spindle_gateway`)
-	batch.Queue(`SELECT set_config('spindle.org_id', $1, true)`, members[0].Agent.OrgID)
+	batch.Queue(`SELECT set_config('spindle.org_id', $1, true), set_config('spindle.rollups_queued', 'on', true)`, members[0].Agent.OrgID)
 	batch.Queue(`
 		SELECT id::text, credential_hash, batch_hwm, revoked_at IS NOT NULL, credential_expires_at <= now()
 		FROM agents WHERE id = ANY($1::uuid[])
 		ORDER BY id FOR UPDATE`, ids)
-	results := tx.SendBatch(ctx, batch)
+	results := conn.SendBatch(ctx, batch)
 	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return nil, fmt.Errorf("begin telemetry transaction: %w", err)
+	}
 	if _, err := results.Exec(); err != nil {
 		return nil, fmt.Errorf("adopt the spindle_gateway role (is migration 20261123130000_tenant_security applied, and the gateway's login granted spindle_gateway?): %w", err)
 	}
@@ -212,7 +309,7 @@ func lockAgents(ctx context.Context, tx pgx.Tx, members []Member) (map[string]*a
 }
 
 // queueAdvanceMarks sets every advanced mark in one statement.
-func queueAdvanceMarks(batch *pgx.Batch, marks map[string]*agentMark) {
+func queueAdvanceMarks(batch *pgx.Batch, marks map[string]*agentMark) bool {
 	var ids []string
 	var hwms []int64
 	for id, mark := range marks {
@@ -222,19 +319,20 @@ func queueAdvanceMarks(batch *pgx.Batch, marks map[string]*agentMark) {
 		}
 	}
 	if len(ids) == 0 {
-		return
+		return false
 	}
 	batch.Queue(`
 		UPDATE agents SET batch_hwm = m.hwm
 		FROM unnest($1::uuid[], $2::bigint[]) AS m(id, hwm)
 		WHERE agents.id = m.id`, ids, hwms)
+	return true
 }
 
 // queueTouchServers marks the servers seen and records what their agents report about the host,
 // in one statement; an attribute an agent did not send leaves the stored value alone.
-func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]telemetry.HostInfo) {
+func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]telemetry.HostInfo) bool {
 	if len(agents) == 0 {
-		return
+		return false
 	}
 	n := len(agents)
 	ids, orgs := make([]string, 0, n), make([]string, 0, n)
@@ -259,6 +357,7 @@ func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]teleme
 			AS h(id, org_id, hostname, os, os_version, kernel, arch, agent_version)
 		WHERE servers.id = h.id AND servers.org_id = h.org_id`,
 		ids, orgs, fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+	return true
 }
 
 // touchServer marks one agent's server seen (OpAMP reports), as queueTouchServers does.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
@@ -119,5 +120,82 @@ func TestWriteGroupRefusesToMixOrganisations(t *testing.T) {
 	}
 	if n := count(t, s, `SELECT count(*) FROM disk_io`); n != 0 {
 		t.Fatalf("%d rows written", n)
+	}
+}
+
+// A group queues each server's rollup range once, spanning what it wrote, in its own statement
+// (migration 20261125120000_group_rollup_queue), and the tables' triggers do not queue it again;
+// an insert outside the gateway, on the same pooled connections afterwards, is still queued by
+// its trigger (the group's setting ends with its transaction).
+func TestWriteGroupQueuesEachServersRollupRangeOnce(t *testing.T) {
+	s := openTestStore(t)
+	testdb.Org(t, s.pool, "org-a")
+	a := authenticate(t, s, enrol(t, s, "org-a", "machine-a").Credential)
+	b := authenticate(t, s, enrol(t, s, "org-a", "machine-b").Credential)
+	ctx := context.Background()
+	if _, err := s.WriteGroup(ctx, []Member{
+		{Agent: a, Batches: []telemetry.Batch{diskBatch(1, t0, 10), diskBatch(2, t0.Add(20e9), 11)}},
+		{Agent: b, Batches: []telemetry.Batch{diskBatch(1, t0.Add(10e9), 20)}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		server      string
+		first, last time.Time
+	}{{a.ServerID, t0, t0.Add(20e9)}, {b.ServerID, t0.Add(10e9), t0.Add(10e9)}} {
+		if n := count(t, s, `SELECT count(*) FROM rollup_pending WHERE source = 'disk_io' AND org_id = 'org-a' AND server_id = $1`, want.server); n != 1 {
+			t.Fatalf("server %s: %d queued ranges, want 1", want.server, n)
+		}
+		if n := count(t, s, `SELECT count(*) FROM rollup_pending WHERE server_id = $1 AND first_time = $2 AND last_time = $3`,
+			want.server, want.first, want.last); n != 1 {
+			t.Fatalf("server %s: queued range is not %s … %s", want.server, want.first, want.last)
+		}
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending`); n != 2 {
+		t.Fatalf("%d queued ranges, want 2", n)
+	}
+	// Every pooled connection inserts once: none may still carry the group's setting.
+	for i := 0; i < int(s.pool.Stat().TotalConns())+1; i++ {
+		if _, err := s.pool.Exec(ctx, `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds) VALUES ($1, 'org-a', $2, 'sdz', 10)`,
+			t0.Add(time.Duration(i+10)*time.Minute), a.ServerID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending WHERE first_time >= $1`, t0.Add(10*time.Minute)); n != int(s.pool.Stat().TotalConns())+1 {
+		t.Fatalf("%d inserts outside the gateway queued, want every one", n)
+	}
+}
+
+// A table with copyAtRows rows or more goes by COPY, the others in the closing pipeline, in the
+// same transaction: every row lands once and each server's range is queued once.
+func TestWriteGroupCopiesALargeTableAndInsertsTheRest(t *testing.T) {
+	s := openTestStore(t)
+	testdb.Org(t, s.pool, "org-a")
+	a := authenticate(t, s, enrol(t, s, "org-a", "machine-a").Credential)
+	b := authenticate(t, s, enrol(t, s, "org-a", "machine-b").Credential)
+	large := make([]telemetry.Batch, copyAtRows)
+	for i := range large {
+		large[i] = diskBatch(int64(i+1), t0.Add(time.Duration(i)*10*time.Second), int64(i))
+	}
+	small := diskBatch(1, t0, 5)
+	small.Memory = []telemetry.MemoryRow{{Time: t0, TotalBytes: m(1 << 30), AvailableBytes: m(1 << 29)}}
+	if _, err := s.WriteGroup(context.Background(), []Member{{Agent: a, Batches: large}, {Agent: b, Batches: []telemetry.Batch{small}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM disk_io`); n != copyAtRows+1 {
+		t.Fatalf("%d disk rows, want %d", n, copyAtRows+1)
+	}
+	if n := count(t, s, `SELECT count(*) FROM memory WHERE server_id = $1`, b.ServerID); n != 1 {
+		t.Fatalf("%d memory rows, want 1", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending WHERE source = 'disk_io' AND server_id = $1 AND first_time = $2 AND last_time = $3`,
+		a.ServerID, t0, t0.Add(time.Duration(copyAtRows-1)*10*time.Second)); n != 1 {
+		t.Fatal("the copied server's range is not queued once")
+	}
+	if n := count(t, s, `SELECT count(*) FROM rollup_pending`); n != 3 {
+		t.Fatalf("%d queued ranges, want 3 (disk_io a and b, memory b)", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM agents WHERE id = $1 AND batch_hwm = $2`, a.ID, copyAtRows); n != 1 {
+		t.Fatal("the copied member's mark did not advance")
 	}
 }

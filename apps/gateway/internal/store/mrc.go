@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
 // writeMissRatioCurves inserts the batches' curves into cache_mrc in the caller's transaction.
 // A curve already stored for the same server, curve, scope and window end (a batch number reused
 // by a wiped agent) is left as it is: the first word on a window stands.
-func writeMissRatioCurves(ctx context.Context, tx pgx.Tx, agent Agent, batches []telemetry.Batch) (int, error) {
+func writeMissRatioCurves(ctx context.Context, tx querier, agent Agent, batches []telemetry.Batch) (int, error) {
 	rows := 0
 	for _, batch := range batches {
 		for _, c := range batch.MissRatioCurves {

@@ -27,23 +27,26 @@ func (e *InvalidSourceError) Unwrap() error { return e.Err }
 // series' last point are dropped by convert, so a batch the Collector sends again writes
 // nothing twice: at least once, duplicates removed by series and time.
 func (s *Store) WriteSource(ctx context.Context, agent Agent, keys []string, convert SourceConvert) (result WriteResult, err error) {
-	tx, err := s.pool.Begin(ctx)
+	pooled, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("begin telemetry transaction: %w", err)
 	}
+	// As in writeGroup: a connection left inside a transaction is closed by Release, not reused.
+	defer pooled.Release()
+	conn := pooled.Conn()
 	defer func() {
 		if err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	marks, err := lockAgents(ctx, tx, []Member{{Agent: agent}})
+	marks, err := beginAndLockAgents(ctx, conn, []Member{{Agent: agent}})
 	if err != nil {
 		return WriteResult{}, err
 	}
 	if err = marks[agent.ID].refusal(agent); err != nil {
 		return WriteResult{}, err
 	}
-	last, err := readSeries(ctx, tx, agent, keys)
+	last, err := readSeries(ctx, conn, agent, keys)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -53,19 +56,31 @@ func (s *Store) WriteSource(ctx context.Context, agent Agent, keys []string, con
 	}
 	set := newCopySet()
 	addIntervalRows(set, agent, batch)
-	if err = set.copy(ctx, tx); err != nil {
+	types, err := s.columnTypes(ctx, conn, set.insertedTables())
+	if err != nil {
 		return WriteResult{}, err
 	}
-	if err = writeDeepState(ctx, tx, agent, []telemetry.Batch{batch}); err != nil {
+	if err = set.copyLarge(ctx, conn); err != nil {
+		return WriteResult{}, err
+	}
+	if err = writeDeepState(ctx, conn, agent, []telemetry.Batch{batch}); err != nil {
 		return WriteResult{}, err
 	}
 	closing := &pgx.Batch{}
-	queueStoreSeries(closing, agent, series)
-	queueTouchServers(closing, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: batch.Host})
-	if err = tx.SendBatch(ctx, closing).Close(); err != nil {
-		return WriteResult{}, fmt.Errorf("store cumulative series and mark the server seen: %w", err)
+	var queued []string
+	set.queueInserts(closing, &queued, types)
+	set.queueRollupRanges(closing, &queued) // the transaction set spindle.rollups_queued
+	if len(series) > 0 {
+		queueStoreSeries(closing, agent, series)
+		queued = append(queued, "store cumulative series")
 	}
-	if err = tx.Commit(ctx); err != nil {
+	if queueTouchServers(closing, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: batch.Host}) {
+		queued = append(queued, "mark the server seen")
+	}
+	if err = runPipeline(ctx, conn, closing, queued); err != nil {
+		return WriteResult{}, err
+	}
+	if _, err = conn.Exec(ctx, "COMMIT"); err != nil {
 		return WriteResult{}, fmt.Errorf("commit telemetry: %w", err)
 	}
 	return WriteResult{WrittenBatches: 1, DiskIORows: len(batch.DiskIO), MemoryRows: len(batch.Memory),
@@ -78,7 +93,7 @@ func IsInvalidSource(err error) bool {
 	return errors.As(err, &invalid)
 }
 
-func readSeries(ctx context.Context, tx pgx.Tx, agent Agent, keys []string) (map[string]telemetry.SeriesPoint, error) {
+func readSeries(ctx context.Context, tx querier, agent Agent, keys []string) (map[string]telemetry.SeriesPoint, error) {
 	rows, err := tx.Query(ctx, `
 		SELECT series_key, start_unix_nano, last_unix_nano, last_int, last_double
 		FROM cumulative_series

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,6 +18,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	// lifetime of an agent credential (credential.go); zero means DefaultCredentialLifetime.
 	lifetime time.Duration
+	// tableTypes caches each telemetry table's column types (group.go columnTypes).
+	tableTypes sync.Map
 }
 
 // Open creates the pool without connecting: the gateway starts while the database is down and

@@ -218,18 +218,19 @@ export const rollupStatementsBySource: Record<string, readonly string[]> = {
   ...rollupStatements, ...deepRollupStatements, ...gainsRollupStatements, ...sqlServerRollupStatements,
 };
 
-/** Takes up to $1 pending ranges that no other worker holds, and removes them (on commit). */
+/** Takes up to $1 pending ranges of source $2 that no other worker holds, and removes them (on commit). */
 export const claimPendingSql = `
   DELETE FROM rollup_pending
-  WHERE id IN (SELECT id FROM rollup_pending ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  WHERE id IN (SELECT id FROM rollup_pending WHERE source = $2 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING source, org_id, server_id, first_time, last_time`;
 
 /**
- * Two workers may claim different pending rows for the same server; recomputing a bucket from
- * a snapshot that misses the other's rows would overwrite a newer result with an older one.
- * Holding a per-server lock while recomputing makes the later worker read after the earlier
- * one committed. Locks are taken in server order so two workers never deadlock.
+ * Two workers may claim different pending rows for the same server and source; recomputing a
+ * bucket from a snapshot that misses the other's rows would overwrite a newer result with an
+ * older one. Holding a per-(server, source) lock while recomputing makes the later worker read
+ * after the earlier one committed; sources have disjoint rollup tables, so they need not wait for
+ * each other. Locks are taken in server order so two workers never deadlock.
  */
 export const lockServersSql = `
-  SELECT pg_advisory_xact_lock(${0x5350}, hashtext(server_id))
+  SELECT pg_advisory_xact_lock(${0x5350}, hashtext($2 || '/' || server_id))
   FROM unnest($1::text[]) AS server_id ORDER BY server_id`;

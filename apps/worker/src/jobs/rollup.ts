@@ -11,8 +11,10 @@ export interface RollupResult {
 export interface RollupOptions {
   /** Pending ranges per transaction; a transaction's locks are held while its SQL runs. */
   batchSize?: number;
-  /** Stop after this many batches so one call cannot run forever behind a flood of inserts. */
+  /** Stop a source after this many batches so one call cannot run forever behind a flood of inserts. */
   maxBatches?: number;
+  /** Sources rolled up at once, each on its own connection (the pool must have them to spare). */
+  parallelSources?: number;
 }
 
 interface PendingRange {
@@ -24,55 +26,65 @@ interface PendingRange {
   last_time: Date;
 }
 
+/** Connections the rollup job uses at once by default (apps/worker/src/main.ts sizes the pool). */
+export const defaultParallelSources = 3;
+
 /**
  * Plain mode only: recomputes the 1-minute and 1-hour buckets touched by rows inserted since
  * the last run (including late rows from an agent's replayed spool), reading the raw rows of
  * just those servers and time spans. Safe to run from any number of workers at once.
+ *
+ * Each source (raw table) is claimed and rolled up in transactions of its own, several sources
+ * at once: their rollup tables are disjoint, and one after another on one connection the
+ * families' recomputes fell behind a busy gateway (docs/benchmarks.md, "Ingest end to end
+ * against raw COPY").
  */
 export async function rollupPending(pool: pg.Pool, options: RollupOptions = {}): Promise<RollupResult> {
   // Large claims are what lets rollups keep up with a busy gateway: every claim recomputes each
   // touched minute and hour once, however many ranges fed it, so 500 ranges a claim recomputed
-  // each hour hundreds of times an hour at ~450 batches/s and fell behind by a minute a minute
-  // (docs/benchmarks.md, "Ingest end to end against raw COPY").
+  // each hour hundreds of times an hour at ~450 batches/s and fell behind by a minute a minute.
   const batchSize = options.batchSize ?? 10_000;
   const maxBatches = options.maxBatches ?? 20;
-  const result: RollupResult = { rangesProcessed: 0, serversRolledUp: 0 };
-  for (let batch = 0; batch < maxBatches; batch++) {
-    const processed = await rollupOneBatch(pool, batchSize);
-    result.rangesProcessed += processed.ranges;
-    result.serversRolledUp += processed.servers;
-    if (processed.ranges < batchSize) break;
-  }
-  return result;
+  const sources = Object.keys(rollupStatementsBySource);
+  const servers = new Set<string>();
+  let rangesProcessed = 0;
+  const next = async (): Promise<void> => {
+    for (let source = sources.shift(); source !== undefined; source = sources.shift()) {
+      for (let batch = 0; batch < maxBatches; batch++) {
+        const processed = await rollupOneBatch(pool, source, batchSize);
+        rangesProcessed += processed.ranges;
+        for (const server of processed.servers) servers.add(server);
+        if (processed.ranges < batchSize) break;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.parallelSources ?? defaultParallelSources) }, next));
+  return { rangesProcessed, serversRolledUp: servers.size };
 }
 
-async function rollupOneBatch(pool: pg.Pool, batchSize: number): Promise<{ ranges: number; servers: number }> {
+async function rollupOneBatch(pool: pg.Pool, source: string, batchSize: number): Promise<{ ranges: number; servers: string[] }> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     // Rollups sum every organisation's pending ranges in one pass, so they run as spindle_system,
     // the one role whose row-level-security policy is not limited to one organisation.
     await client.query("SET LOCAL ROLE spindle_system");
-    const { rows } = await client.query<PendingRange>(claimPendingSql, [batchSize]);
+    const { rows } = await client.query<PendingRange>(claimPendingSql, [batchSize, source]);
     if (rows.length > 0) {
       const servers = [...new Set(rows.map((row) => row.server_id))].sort();
-      await client.query(lockServersSql, [servers]);
-      for (const [source, statements] of Object.entries(rollupStatementsBySource)) {
-        const ranges = rows.filter((row) => row.source === source);
-        if (ranges.length === 0) continue;
-        const params = [
-          ranges.map((row) => row.org_id),
-          ranges.map((row) => row.server_id),
-          ranges.map((row) => row.first_time),
-          ranges.map((row) => row.last_time),
-        ];
-        for (const statement of statements) await client.query(statement, params);
-      }
+      await client.query(lockServersSql, [servers, source]);
+      const params = [
+        rows.map((row) => row.org_id),
+        rows.map((row) => row.server_id),
+        rows.map((row) => row.first_time),
+        rows.map((row) => row.last_time),
+      ];
+      for (const statement of rollupStatementsBySource[source]!) await client.query(statement, params);
       await client.query("COMMIT");
-      return { ranges: rows.length, servers: servers.length };
+      return { ranges: rows.length, servers };
     }
     await client.query("COMMIT");
-    return { ranges: 0, servers: 0 };
+    return { ranges: 0, servers: [] };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;

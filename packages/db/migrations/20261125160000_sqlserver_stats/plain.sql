@@ -31,8 +31,11 @@ ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
   CHECK (source IN ('disk_io', 'memory', 'disk_latency', 'disk_split_io', 'page_cache', 'pg_database_stats', 'pressure', 'read_cache', 'write_opt',
                     'filesystem', 'agent_spool', 'sqlserver_stats'));
 
+-- Skipped inside a gateway group, which queues its ranges itself (20261125120000_group_rollup_queue).
 CREATE TRIGGER sqlserver_stats_queue_rollup AFTER INSERT ON sqlserver_stats
-  REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT EXECUTE FUNCTION queue_rollup();
+  REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT
+  WHEN (current_setting('spindle.rollups_queued', true) IS DISTINCT FROM 'on')
+  EXECUTE FUNCTION queue_rollup();
 
 SELECT spindle_protect_tenant_relation('sqlserver_stats');
 SELECT spindle_protect_tenant_relation('sqlserver_stats_1m');
