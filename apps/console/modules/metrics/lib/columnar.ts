@@ -24,6 +24,7 @@ function pushGap<S extends { time: number[] }>(series: S, at: number, names: rea
   for (const name of names) (series[name] as (number | null)[]).push(null);
 }
 
+/** Rows in time order per device (any interleaving of devices); series come back by device name. */
 export function buildDeviceSeries(rows: DiskBucketRow[], bucketSeconds: number | null): DeviceSeries[] {
   const byDevice = new Map<string, DeviceSeries>();
   const rateNames: DiskIoRateName[] = diskIoRateSeries.map(({ name }) => name);
@@ -47,7 +48,7 @@ export function buildDeviceSeries(rows: DiskBucketRow[], bucketSeconds: number |
     series.time.push(row.t);
     for (const name of rateNames) series[name].push(compact(rates[name]));
   }
-  return [...byDevice.values()];
+  return [...byDevice.values()].sort((a, b) => (a.device < b.device ? -1 : a.device > b.device ? 1 : 0));
 }
 
 function medianSpacing(times: number[]): number {
