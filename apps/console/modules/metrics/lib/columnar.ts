@@ -11,8 +11,8 @@ const GAP_FACTOR = 1.5;
 /**
  * Four significant digits: plenty for a chart, and it keeps a week of series small. The same
  * numbers as Number(value.toPrecision(4)) (columnar.test.ts holds them to it) in arithmetic: a
- * 24 h chart rounds some 50,000 values, and formatting each as a string cost more CPU than the
- * database spent finding them (docs/benchmarks.md, "Console at fleet scale").
+ * 24 h chart rounds some 50,000 values, and formatting each as a string cost about as much CPU
+ * as the database spent finding them (docs/benchmarks.md, "Console at fleet scale").
  */
 export function compact(value: number | null): number | null {
   if (value === null || !Number.isFinite(value)) return null;
