@@ -5,6 +5,8 @@
 -- index-only scan over a few dozen adjacent leaf pages. Same key, so the rollup job's
 -- ON CONFLICT (org_id, server_id, bucket, device) is unchanged. docs/benchmarks.md, "Console at
 -- fleet scale", has the measurements; the 1-hour tables hold 60 times fewer rows and are left as they are.
+-- Rebuilding a key locks the table against the rollup job while it runs (about 3 minutes for
+-- 6.4 million rows on a busy 2-core machine); rollups queue in rollup_pending meanwhile, nothing is lost.
 
 ALTER TABLE disk_io_1m
   DROP CONSTRAINT disk_io_1m_pkey,
