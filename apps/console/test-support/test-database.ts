@@ -41,12 +41,18 @@ async function ensureConsoleLogin(client: pg.Client): Promise<void> {
   await client.query(`GRANT spindle_console TO ${consoleTestLogin}`);
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh copy of the template under a random name; a benchmark passes `keep` with a fixed name
+ * to open the copy an earlier run left (loading a fleet takes minutes) or create it once.
+ */
+export async function createTestDatabase(keep?: { name: string }): Promise<TestDatabase & { reused: boolean }> {
   if ("skip" in settings) throw new Error(settings.skip);
-  const name = `console_test_${randomBytes(6).toString("hex")}`;
-  await admin(async (client) => {
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${pg.escapeIdentifier(settings.template)}`);
+  const name = keep?.name ?? `console_test_${randomBytes(6).toString("hex")}`;
+  const reused = await admin(async (client) => {
+    const { rowCount } = keep ? await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]) : { rowCount: 0 };
+    if (!rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(settings.template)}`);
     await ensureConsoleLogin(client);
+    return Boolean(rowCount);
   });
   const url = new URL(settings.adminUrl);
   url.pathname = `/${name}`;
@@ -57,13 +63,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   login.password = "";
   const consolePrisma = createPrisma(login.toString());
   const consolePool = createPool(login.toString());
-  const handle: Omit<TestDatabase, keyof Db> = {
+  const handle: Omit<TestDatabase, keyof Db> & { reused: boolean } = {
+    reused,
     prisma,
     pool,
     async drop() {
       await Promise.all([prisma.$disconnect(), consolePrisma.$disconnect()]);
       await Promise.all([pool.end(), consolePool.end()]);
-      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
     },
   };
   return databaseOf(consolePrisma, consolePool, handle);

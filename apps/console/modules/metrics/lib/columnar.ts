@@ -8,9 +8,28 @@ import type { DiskBucketRow, MemoryBucketRow } from "./series-sql";
 /** A point more than 1.5 steps after the previous one means at least one step is missing. */
 const GAP_FACTOR = 1.5;
 
-/** Four significant digits: plenty for a chart, and it keeps a week of series small. */
+/**
+ * Four significant digits: plenty for a chart, and it keeps a week of series small. The same
+ * numbers as Number(value.toPrecision(4)) (columnar.test.ts holds them to it) in arithmetic: a
+ * 24 h chart rounds some 50,000 values, and formatting each as a string cost about as much CPU
+ * as the database spent finding them (docs/benchmarks.md, "Console at fleet scale").
+ */
 export function compact(value: number | null): number | null {
-  return value === null || !Number.isFinite(value) ? null : Number(value.toPrecision(4));
+  if (value === null || !Number.isFinite(value)) return null;
+  const size = Math.abs(value);
+  if (size === 0) return 0;
+  let exponent = Math.floor(Math.log10(size));
+  if (10 ** exponent > size) exponent -= 1; // log10 of a value just under a power of ten can round up
+  if (exponent < -290 || exponent > 290) return Number(value.toPrecision(4)); // powers of ten beyond double range
+  // Scaled by an exact integer power of ten either way, so each product or quotient is correctly rounded.
+  const large = exponent >= 3;
+  const factor = 10 ** Math.abs(exponent - 3);
+  const scaled = large ? size / factor : size * factor;
+  // Near a half the scaling's own rounding may tip the result; the exact decimal decides there.
+  if (Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6) return Number(value.toPrecision(4));
+  const digits = Math.round(scaled);
+  const rounded = large ? digits * factor : digits / factor;
+  return value < 0 ? -rounded : rounded;
 }
 
 function emptyDevice(device: string): DeviceSeries {
@@ -24,6 +43,7 @@ function pushGap<S extends { time: number[] }>(series: S, at: number, names: rea
   for (const name of names) (series[name] as (number | null)[]).push(null);
 }
 
+/** Rows in time order per device (any interleaving of devices); series come back by device name. */
 export function buildDeviceSeries(rows: DiskBucketRow[], bucketSeconds: number | null): DeviceSeries[] {
   const byDevice = new Map<string, DeviceSeries>();
   const rateNames: DiskIoRateName[] = diskIoRateSeries.map(({ name }) => name);
@@ -47,7 +67,7 @@ export function buildDeviceSeries(rows: DiskBucketRow[], bucketSeconds: number |
     series.time.push(row.t);
     for (const name of rateNames) series[name].push(compact(rates[name]));
   }
-  return [...byDevice.values()];
+  return [...byDevice.values()].sort((a, b) => (a.device < b.device ? -1 : a.device > b.device ? 1 : 0));
 }
 
 function medianSpacing(times: number[]): number {

@@ -136,6 +136,31 @@ describe("queryServerMetrics", { skip: skipWithoutDatabase }, () => {
     }
   });
 
+  it("keeps each device's series apart and lists devices by name, whichever reported first", async () => {
+    // Rows come back in (time, device) order: sdc reports alone first, then both, then sda alone.
+    const { id: mixed } = await createServer(db.prisma, orgId, "mixed01", now);
+    const sample = (time: Date, device: string, readOps: number) => db.pool.query(
+      `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms)
+       VALUES ($1, $2, $3, $4, 10, $5, 0, 0, 0, $5)`, [time, orgId, mixed, device, readOps]);
+    await sample(at("09:58:10"), "sdc", 30);
+    await sample(at("09:58:20"), "sdc", 40);
+    await sample(at("09:58:20"), "sda", 100);
+    await sample(at("09:59:10"), "sda", 200);
+    await rollUpAggregates(db.pool);
+    const raw = await queryServerMetrics(db, orgId, mixed, "1h", now);
+    assert.deepEqual(raw.devices.map((series) => series.device), ["sda", "sdc"]);
+    assert.deepEqual(device(raw, "sdc").time, [epoch(at("09:58:10")), epoch(at("09:58:20"))]);
+    assert.deepEqual(device(raw, "sdc").readIops, [3, 4]);
+    assert.deepEqual(device(raw, "sda").time, [epoch(at("09:58:20")), epoch(at("09:58:30")), epoch(at("09:59:10"))]);
+    assert.deepEqual(device(raw, "sda").readIops, [10, null, 20]);
+    const minute = await queryServerMetrics(db, orgId, mixed, "24h", now);
+    assert.deepEqual(minute.devices.map((series) => series.device), ["sda", "sdc"]);
+    assert.deepEqual(device(minute, "sdc").time, [epoch(at("09:58:00"))]);
+    assert.deepEqual(device(minute, "sdc").readIops, [3.5]);
+    assert.deepEqual(device(minute, "sda").time, [epoch(at("09:58:00")), epoch(at("09:59:00"))]);
+    assert.deepEqual(device(minute, "sda").readIops, [10, 20]);
+  });
+
   it("returns empty series before the first interval has arrived", async () => {
     const { id: fresh } = await createServer(db.prisma, orgId, "new01");
     const metrics = await queryServerMetrics(db, orgId, fresh, "1h", now);

@@ -1,4 +1,4 @@
-import { inOrgSql, type Db } from "@/lib/db";
+import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { MetricsRange, ServerMetrics } from "../types/metrics";
 import { buildDeviceSeries, buildMemorySeries } from "./columnar";
@@ -18,13 +18,23 @@ export async function queryServerMetrics(
   range: MetricsRange,
   now = new Date(),
 ): Promise<ServerMetrics> {
+  return inOrgSql(db, orgId, (sql) => readServerMetrics(sql, orgId, serverId, range, now));
+}
+
+/** queryServerMetrics inside a unit of work that is already open (also the TimescaleDB bench's entry). */
+export async function readServerMetrics(
+  sql: OrgSql,
+  orgId: string,
+  serverId: string,
+  range: MetricsRange,
+  now = new Date(),
+): Promise<ServerMetrics> {
   const source = rangeSources[range];
   const from = new Date(now.getTime() - source.seconds * 1000);
   const params = [orgId, serverId, from, now];
-  const [disk, memory] = await inOrgSql(db, orgId, async (sql) => {
-    await readServerSql(sql, orgId, serverId, now);
-    return [await sql.query<DiskBucketRow>(diskSeriesSql(source), params), await sql.query<MemoryBucketRow>(memorySeriesSql(source), params)];
-  });
+  await readServerSql(sql, orgId, serverId, now);
+  const disk = await sql.query<DiskBucketRow>(diskSeriesSql(source), params);
+  const memory = await sql.query<MemoryBucketRow>(memorySeriesSql(source), params);
   return {
     range,
     source: { disk: source.diskTable, memory: source.memoryTable },

@@ -1,7 +1,9 @@
 // SQL for the chart series. Table names come from rangeSources (a closed set), never from input.
 // Rows are grouped once more by (time, device) and summed: exact for counters whatever the source
 // (raw rows, a continuous aggregate, or a worker-maintained rollup), and it keeps rates and
-// I/O-weighted latency computed from sums only.
+// I/O-weighted latency computed from sums only. Rows come in (time, device) order, the order of
+// the aggregates' keys, so the grouping streams off the index without a sort (buildDeviceSeries
+// splits them by device).
 import type { RangeSource } from "./range-source";
 
 const counters = [
@@ -28,7 +30,7 @@ export function diskSeriesSql(source: RangeSource): string {
 FROM ${source.diskTable}
 WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
 GROUP BY ${time}, device
-ORDER BY device, ${time}`;
+ORDER BY ${time}, device`;
 }
 
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"] as const;
