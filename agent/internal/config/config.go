@@ -30,6 +30,7 @@ const (
 	DefaultLogLevel      = "info"
 	DefaultEBPF          = "auto"
 	maxBlockSampleCap    = 1 << 18 // 12 MiB of samples: the agent's memory budget is 40 MiB
+	minMRCWindow         = 10 * time.Second
 )
 
 // ebpfCollectors are the collectors that load eBPF programs; `ebpf: off` switches them all off.
@@ -107,7 +108,7 @@ type BlockSamplesConfig struct {
 // MRCConfig switches the miss-ratio curves and sets their window; zero means the default.
 type MRCConfig struct {
 	Enabled *bool         `yaml:"enabled,omitempty"`
-	Window  time.Duration `yaml:"window,omitempty"` // the span each curve describes (default 5m, 1m to 1h)
+	Window  time.Duration `yaml:"window,omitempty"` // the span each curve describes (default 5m, 10s to 1h)
 }
 
 // PageCacheConfig switches page-cache counting and sizes its list of top files.
@@ -219,8 +220,10 @@ func (c Config) Validate() error {
 	if bs := c.Collectors.BlockSamples; bs.Capacity < 0 || bs.Capacity > maxBlockSampleCap {
 		errs = append(errs, fmt.Errorf("collectors.block_samples.capacity %d must be between 1 and %d", bs.Capacity, maxBlockSampleCap))
 	}
-	if w := c.Collectors.MRC.Window; w != 0 && (w < time.Minute || w > time.Hour) {
-		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between 1m and 1h", w))
+	// Below a minute a curve rests on few accesses on most hosts (its confidence says so); the
+	// short end is there for tests and demonstrations that cannot wait five minutes per curve.
+	if w := c.Collectors.MRC.Window; w != 0 && (w < minMRCWindow || w > time.Hour) {
+		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between %s and 1h", w, minMRCWindow))
 	}
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
