@@ -1,47 +1,30 @@
 // Issue 9's known-workload test, every part real: the agent as root with eBPF, the gateway, the
 // worker, the console (its API, as a signed-in owner) and a PostgreSQL of their own. The test
-// drives a workload whose miss-ratio curve it knows: a hot set of 32 files of 1 MiB read four
-// times per round, then the next 32 MiB of a scan, so an LRU cache of at least hot set + one
-// round's scan (64 MiB) hits 4 × 32 / (4 × 32 + 32) = 80 % of the reads and one below the hot set
-// (the policy's 16 MiB) hits none. The read cache manages both; the agent's curves (15 s windows
-// in agent.yaml) lead the worker to a budget recommendation; the test checks the recommendation
-// against the known structure, applies it through the console, waits for the agent to confirm the
-// new policy and for the realised window (30 s), and requires the realised hit ratio, measured by
-// the read cache's own counters (eBPF accesses, mincore misses), within the recommendation's stated
+// drives a workload whose miss-ratio curve it knows (support/known-workload.ts: a hot set of
+// 32 MiB read four times per round plus 32 MiB of scan, 80 % hits in an LRU cache of 64 MiB, none
+// below the hot set). The read cache manages it at a budget of 16 MiB; the agent's curves (15 s
+// windows in agent.yaml) lead the worker to a budget recommendation; the test checks it against
+// the known structure, applies it through the console, waits for the agent to enforce the new
+// budget and for the realised window (30 s), and requires the realised hit ratio, measured by the
+// read cache's own counters (eBPF accesses, mincore misses), within the recommendation's stated
 // tolerance of the predicted one. A curve that misplaced the knee, or a prediction the cache does
-// not deliver, fails it. Every wait is for a row or an answer, never for a span of time; the
-// workload's pause between rounds only paces the load on a shared machine.
-//
-// The scan reads a sparse file: to the page cache, the read cache and the curves it is a scan
-// like any other (each page is brought in, counted as a miss, dropped behind), but it costs page
-// cache work, not gigabytes of disk. It must not wrap before the curve the recommendation rests
-// on ends (a second pass would be reuse the curve sees); the test checks that too.
+// not deliver, fails it. Every wait is for a row or an answer, never for a span of time.
 //
 // Root only (eBPF, mlock, fadvise on any file); ports 55590–55592, or SPINDLE_RECO_PG_PORT /
 // SPINDLE_RECO_GATEWAY_PORT / SPINDLE_RECO_CONSOLE_PORT.
 import assert from "node:assert/strict";
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
-import { setTimeout as pause } from "node:timers/promises";
+import { userInfo } from "node:os";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
 import { ConsoleProcess, ConsoleSession } from "../support/console";
 import { GatewayProcess } from "../support/gateway";
+import { KnownWorkload } from "../support/known-workload";
 import { PostgresCluster, queryRows } from "../support/postgres";
 import { WorkerProcess } from "../support/worker";
 
 const mib = 1024 * 1024;
-const hotFiles = 32;
-const hotFileBytes = mib;
-const hotPassesPerRound = 4;
-const scanBytesPerRound = 32 * mib;
-const scanFileBytes = 8 * 1024 * mib;
-const hotSetBytes = hotFiles * hotFileBytes;
-/** The workload's hit ratio in an LRU cache holding the hot set and one round's scan. */
-const knownHitRatio = (hotPassesPerRound * hotSetBytes) / (hotPassesPerRound * hotSetBytes + scanBytesPerRound);
 const startBudgetBytes = 16 * mib;
 const realiseAfterSeconds = 30;
 
@@ -56,7 +39,6 @@ const worker = new WorkerProcess(databaseUrl, {
   SPINDLE_CONSOLE_URL: consoleApp.url,
 });
 const agent = new InstalledAgent();
-const dataDir = mkdtempSync(join(tmpdir(), "spindle-reco-realised-"));
 const query = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => queryRows<T>(databaseUrl, sql, params);
 
 interface Recommendation {
@@ -71,60 +53,7 @@ interface Recommendation {
     | { status: "not-measured"; reason: string } | null;
 }
 
-/** The test's workload: rounds of hot passes and the next stretch of the scan, until stopped. */
-class Workload {
-  private running = true;
-  private done: Promise<void> = Promise.resolve();
-  private scanOffset = 0;
-  /** When the scan first came back to its start (null: it has not). */
-  wrappedAt: Date | null = null;
-  startedAt = new Date(0);
-  rounds = 0;
-
-  start(): void {
-    this.startedAt = new Date();
-    this.done = this.loop();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    await this.done;
-  }
-
-  private async loop(): Promise<void> {
-    const buffer = Buffer.alloc(mib);
-    while (this.running) {
-      for (let pass = 0; pass < hotPassesPerRound; pass++) {
-        for (let i = 0; i < hotFiles; i++) readRange(hotPath(i), 0, hotFileBytes, buffer);
-      }
-      readRange(join(dataDir, "scan"), this.scanOffset, scanBytesPerRound, buffer);
-      this.scanOffset += scanBytesPerRound;
-      if (this.scanOffset >= scanFileBytes) {
-        this.scanOffset = 0;
-        this.wrappedAt ??= new Date();
-      }
-      this.rounds++;
-      await pause(400);
-    }
-  }
-}
-
-const hotPath = (i: number) => join(dataDir, `hot${String(i).padStart(2, "0")}.dat`);
-
-function readRange(path: string, offset: number, length: number, buffer: Buffer): void {
-  const fd = openSync(path, "r");
-  try {
-    for (let done = 0; done < length;) {
-      const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - done), offset + done);
-      if (n === 0) throw new Error(`${path} ended at ${offset + done}`);
-      done += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const workload = new Workload();
+const workload = new KnownWorkload();
 const session = new ConsoleSession(consoleApp.url);
 let serverId = "";
 
@@ -135,20 +64,16 @@ before(async () => {
   await gateway.start();
   worker.start();
   await consoleApp.start();
-  for (let i = 0; i < hotFiles; i++) writeFileSync(hotPath(i), randomBytes(hotFileBytes));
-  // Sparse: no block is written, every page read comes from a hole.
-  writeFileSync(join(dataDir, "scan"), "");
-  truncateSync(join(dataDir, "scan"), scanFileBytes);
+  workload.create();
 });
 
 after(async () => {
-  await workload.stop();
+  await workload.destroy();
   await agent.destroy();
   await worker.stop();
   await consoleApp.stop();
   await gateway.stop();
   cluster?.destroy();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 test("a budget recommendation on a known workload is applied from the console and realised within its confidence", { skip, timeout: 420_000 }, async () => {
@@ -171,7 +96,7 @@ test("a budget recommendation on a known workload is applied from the console an
     name: "Read cache for the workload",
     // Sampling every 2 s (the policy's interval wins over agent.yaml's): curves on time, many read-cache intervals per window.
     document: { schemaVersion: 1, telemetry: { intervalSeconds: 2 },
-      readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: startBudgetBytes, scanResistanceThresholdBytes: 8 * mib } },
+      readCache: { enabled: true, include: [`${workload.dir}/**`], budgetBytes: startBudgetBytes, scanResistanceThresholdBytes: 8 * mib } },
     comment: "read cache on with a budget below the hot set",
   });
   await session.post("/api/policies/assignments", { scope: "organization", policyId: policy.id });
@@ -201,16 +126,16 @@ test("a budget recommendation on a known workload is applied from the console an
     `window ${evidence.window.from} – ${evidence.window.to}; ${workload.rounds} rounds so far`);
   assert.equal(applied.status, "applied");
   assert.ok(workload.wrappedAt === null || workload.wrappedAt > new Date(evidence.window.to),
-    `the scan wrapped at ${workload.wrappedAt?.toISOString()}, inside the curve's window: make scanFileBytes larger`);
+    `the scan wrapped at ${workload.wrappedAt?.toISOString()}, inside the curve's window: make KnownWorkload.scanFileBytes larger`);
   assert.ok(confidence.tolerance !== null, `a budget prediction states its tolerance: ${JSON.stringify(confidence)}`);
   const tolerance = confidence.tolerance!;
   // The known structure: the knee is the hot set plus one round's scan, the budget below the hot set hits nothing.
-  assert.ok(budgetBytes >= hotSetBytes && budgetBytes <= 2 * (hotSetBytes + scanBytesPerRound),
-    `recommended budget ${budgetBytes / mib} MiB, want about ${(hotSetBytes + scanBytesPerRound) / mib} MiB (hot set + one round's scan)`);
+  assert.ok(budgetBytes >= KnownWorkload.hotSetBytes && budgetBytes <= 2 * KnownWorkload.kneeBytes,
+    `recommended budget ${budgetBytes / mib} MiB, want about ${KnownWorkload.kneeBytes / mib} MiB (hot set + one round's scan)`);
   assert.ok(prediction.before !== null && prediction.before <= tolerance,
     `predicted ${prediction.before} at the starting budget, below the hot set, where LRU hits nothing`);
-  assert.ok(prediction.after !== null && Math.abs(prediction.after - knownHitRatio) <= tolerance,
-    `predicted ${prediction.after} at the knee, the workload's structure gives ${knownHitRatio} (±${tolerance})`);
+  assert.ok(prediction.after !== null && Math.abs(prediction.after - KnownWorkload.hitRatio) <= tolerance,
+    `predicted ${prediction.after} at the knee, the workload's structure gives ${KnownWorkload.hitRatio} (±${tolerance})`);
 
   // The agent confirms the new policy and enforces the budget; the worker measures the realised window.
   await eventually("the agent to enforce the recommended budget", async () => {
