@@ -45,6 +45,13 @@ const envSchema = z.object({
     .min(20)
     .max(7 * 86_400)
     .default(86_400),
+  // The recommendations digest (docs/recommendations.md, "Digest"): at most one per organisation per period.
+  SPINDLE_RECOMMENDATION_DIGEST_SECONDS: z.coerce
+    .number({ error: "SPINDLE_RECOMMENDATION_DIGEST_SECONDS must be a number of seconds, 60 to 604800 (default 86400)" })
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(86_400),
   // Notifications (docs/notifications.md, "Delivery").
   SPINDLE_CONSOLE_URL: z
     .url({ protocol: /^https?$/, error: "SPINDLE_CONSOLE_URL must be the console's public http(s) URL, e.g. https://spindle.example.com" })

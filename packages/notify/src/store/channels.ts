@@ -25,11 +25,13 @@ export interface ChannelView {
   config: Record<string, unknown>;
   secretHints: Record<string, string>;
   enabled: boolean;
+  /** Opted in to the recommendations digest (store/digest.ts). */
+  recommendationDigest: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const viewColumns = "id::text, name, kind, config, secret_hints, enabled, created_at, updated_at";
+const viewColumns = "id::text, name, kind, config, secret_hints, enabled, recommendation_digest, created_at, updated_at";
 
 function toView(row: any): ChannelView {
   return {
@@ -39,6 +41,7 @@ function toView(row: any): ChannelView {
     config: row.config,
     secretHints: row.secret_hints,
     enabled: row.enabled,
+    recommendationDigest: row.recommendation_digest,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
