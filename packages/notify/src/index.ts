@@ -7,7 +7,7 @@ export * from "./routing.js";
 export * from "./standard-webhooks.js";
 export { NotifyInputError } from "./input-error.js";
 export * from "./digest.js";
-export { enqueueRecommendationDigest, setRecommendationDigest, type DigestRequest, type DigestResult } from "./store/digest.js";
+export { enqueueRecommendationDigest, type DigestRequest, type DigestResult } from "./store/digest.js";
 export { renderNotification, type DigestToRender, type EmailMessage, type HttpMessage, type NotificationToRender, type RenderContext, type RenderedMessage } from "./render/index.js";
 export { alertKeyOf } from "./render/text.js";
 export { DeliveryError, isPrivateAddress, sendRendered, type SendOptions, type TargetPolicy } from "./send/index.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { withOrgTransaction } from "@spindle/db";
-import { enqueueRecommendationDigest, NotifyInputError, setRecommendationDigest } from "@spindle/notify";
+import { enqueueRecommendationDigest, NotifyInputError, updateChannel } from "@spindle/notify";
 import { startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from "@spindle/notify/testing";
 import { run, type Runner } from "graphile-worker";
 import { startNotificationQueueing } from "../notification-queueing.js";
@@ -23,6 +23,9 @@ const serverB = "6b2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e";
 const day = 86_400;
 const settings = { periodSeconds: day };
 const monday = new Date("2026-11-23T10:00:00Z");
+
+/** The console's switch on a channel (PATCH /api/alerts/channels/:id { recommendationDigest: true }). */
+const optIn = (tx: Parameters<typeof updateChannel>[0], orgId: string, id: string) => updateChannel(tx, { orgId, id, recommendationDigest: true });
 
 describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, () => {
   let plain: PlainDatabase;
@@ -78,12 +81,12 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
     const pagerA = await routedChannel(plain.pool, orgA, "Pager", "pagerduty", { eventsUrl: `${http.url}/pagerduty` }, { routingKey: "R0123456789abcdefR0123456789abcd" });
     const mailB = await routedChannel(plain.pool, orgB, "Mail", "email", mail(orgB), { password: null });
     await inOrg(plain.pool, orgA, "spindle_console", async (tx) => {
-      assert.equal(await setRecommendationDigest(tx, orgA, mailA.channel.id, true), true);
-      await assert.rejects(setRecommendationDigest(tx, orgA, pagerA.channel.id, true), NotifyInputError);
+      assert.equal((await optIn(tx, orgA, mailA.channel.id))?.recommendationDigest, true);
+      await assert.rejects(optIn(tx, orgA, pagerA.channel.id), NotifyInputError);
       // Another organisation's channel is not there for org A's console.
-      assert.equal(await setRecommendationDigest(tx, orgA, mailB.channel.id, true), false);
+      assert.equal(await optIn(tx, orgA, mailB.channel.id), null);
     });
-    await inOrg(plain.pool, orgB, "spindle_console", (tx) => setRecommendationDigest(tx, orgB, mailB.channel.id, true));
+    await inOrg(plain.pool, orgB, "spindle_console", (tx) => optIn(tx, orgB, mailB.channel.id));
 
     const raiseA = await recommendation(orgA, serverA, "Raise the read-cache budget from 256 MiB to 768 MiB");
     const dismissedA = await recommendation(orgA, serverA, "Dismissed advice", "dismissed");
@@ -131,7 +134,7 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
     const serverC = "7c3e4d5c-6a7b-4c8d-9e0f-1a2b3c4d5e6f";
     await seedOrganization(plain.pool, orgC, serverC, []);
     const channel = await routedChannel(plain.pool, orgC, "Mail", "email", mail(orgC), { password: null });
-    await inOrg(plain.pool, orgC, "spindle_console", (tx) => setRecommendationDigest(tx, orgC, channel.channel.id, true));
+    await inOrg(plain.pool, orgC, "spindle_console", (tx) => optIn(tx, orgC, channel.channel.id));
     const id = await recommendation(orgC, serverC, "Defragment the hot table file");
 
     // The job's transaction dies after queueing (before notified_at and the commit).

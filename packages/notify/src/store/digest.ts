@@ -3,7 +3,6 @@
 // listed recommendations' notified_at: the digest row (unique per organisation and period), one
 // outbox row per opted-in channel and the marks commit together or not at all, so a crash
 // neither loses new recommendations nor sends them twice; the outbox then delivers each row once.
-import { NotifyInputError } from "../input-error.js";
 import { maxDigestItems, parseRecommendationDigest, type DigestItem } from "../digest.js";
 import type { Queryable } from "./queryable.js";
 
@@ -57,17 +56,4 @@ export async function enqueueRecommendationDigest(tx: Queryable, request: Digest
     notificationIds.push((rows[0] as { id: string }).id);
   }
   return { status: "queued", digestId: digest.id, notificationIds, recommendationIds };
-}
-
-/** The console's opt-in switch on a channel; PagerDuty cannot opt in. Returns false when the channel is not the organisation's. */
-export async function setRecommendationDigest(tx: Queryable, orgId: string, channelId: string, enabled: boolean): Promise<boolean> {
-  const { rows } = await tx.query("SELECT kind FROM notification_channels WHERE org_id = $1 AND id::text = $2", [orgId, channelId]);
-  const channel = rows[0] as { kind: string } | undefined;
-  if (!channel) return false;
-  if (enabled && channel.kind === "pagerduty") {
-    throw new NotifyInputError("cannot send the digest there", ["recommendationDigest: a PagerDuty channel opens incidents; send the digest by e-mail, chat or webhook"]);
-  }
-  await tx.query("UPDATE notification_channels SET recommendation_digest = $3, updated_at = now() WHERE org_id = $1 AND id::text = $2",
-    [orgId, channelId, enabled]);
-  return true;
 }
