@@ -74,6 +74,15 @@ export class InstalledAgent {
     writeFileSync(this.config, updated, { mode: 0o600 });
   }
 
+  /** Shortens the miss-ratio curves' window (`collectors.mrc.window`), so a test sees curves within a minute; restart to apply. */
+  setMRCWindow(seconds: number): void {
+    const yaml = readFileSync(this.config, "utf8");
+    // `spindle-agent enroll` writes every collector, the curves' as `mrc: {}`.
+    const updated = yaml.replace(/^(\s+)mrc: \{\}$/m, `$1mrc: {window: ${seconds}s}`);
+    if (updated === yaml) throw new Error(`agent.yaml has no "mrc: {}" collector line to set the window on:\n${yaml}`);
+    writeFileSync(this.config, updated, { mode: 0o600 });
+  }
+
   /** Lets the console's proof runs write in these directories (agent.yaml bench.paths); restart to apply. */
   allowBenchPaths(paths: string[]): void {
     const yaml = readFileSync(this.config, "utf8").replace(/^bench:.*\n(?:[ ].*\n)*/m, "");

@@ -8,7 +8,9 @@ import { e2eStack } from "./stack";
 // The gateway port of support/stack.ts (overridable per checkout), read here without its side effects.
 const gatewayUrl = `http://127.0.0.1:${Number(process.env.SPINDLE_E2E_GATEWAY_PORT ?? 4400)}`;
 
-export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2): Promise<string> {
+/** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
+export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2,
+  configure: (agent: InstalledAgent) => void = () => {}): Promise<string> {
   await page.goto("/servers/add");
   await page.getByTestId("create-token").click();
   const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
@@ -22,6 +24,7 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway!, token!));
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
+  configure(agent);
   agent.start();
   return oneLiner;
 }

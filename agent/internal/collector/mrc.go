@@ -31,7 +31,8 @@ type ReadCacheScopes interface {
 	UseReadCacheScopes(managedFiles func() map[string]string)
 }
 
-// scopeRefresh is how often the managed files are stat'ed again to map inodes to scopes.
+// scopeRefresh is how often the managed files are stat'ed again to map inodes to scopes; at
+// least twice per window, so a short window's curves cover the files a new policy manages.
 const scopeRefresh = time.Minute
 
 // fileKey is a file as the kernel names it in samples: superblock device (MKDEV) and inode.
@@ -204,7 +205,7 @@ func (c *mrcCollector) stillThere(id mrc.CurveID, scopes map[fileKey]string, dis
 // stat can be slow on a network file system).
 func (c *mrcCollector) resolveScopes(now time.Time) (map[fileKey]string, bool) {
 	c.mu.Lock()
-	managed, due := c.managedFiles, now.Sub(c.scopesAt) >= scopeRefresh
+	managed, due := c.managedFiles, now.Sub(c.scopesAt) >= min(scopeRefresh, c.window/2)
 	if due {
 		c.scopesAt = now
 	}

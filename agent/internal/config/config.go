@@ -29,6 +29,7 @@ const (
 	minSpoolMaxBytes     = 1 << 20
 	DefaultLogLevel      = "info"
 	DefaultEBPF          = "auto"
+	minMRCWindow         = 10 * time.Second
 )
 
 // ebpfCollectors are the collectors that load eBPF programs; `ebpf: off` switches them all off.
@@ -118,7 +119,7 @@ func (c Config) Retired() []string {
 // MRCConfig switches the miss-ratio curves and sets their window; zero means the default.
 type MRCConfig struct {
 	Enabled *bool         `yaml:"enabled,omitempty"`
-	Window  time.Duration `yaml:"window,omitempty"` // the span each curve describes (default 5m, 1m to 1h)
+	Window  time.Duration `yaml:"window,omitempty"` // the span each curve describes (default 5m, 10s to 1h)
 }
 
 // PageCacheConfig switches page-cache counting and sizes its list of top files.
@@ -232,8 +233,10 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("ebpf %q is not one of auto, on, off", c.EBPF))
 	}
-	if w := c.Collectors.MRC.Window; w != 0 && (w < time.Minute || w > time.Hour) {
-		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between 1m and 1h", w))
+	// Below a minute a curve rests on few accesses on most hosts (its confidence says so); the
+	// short end is there for tests and demonstrations that cannot wait five minutes per curve.
+	if w := c.Collectors.MRC.Window; w != 0 && (w < minMRCWindow || w > time.Hour) {
+		errs = append(errs, fmt.Errorf("collectors.mrc.window %s must be between %s and 1h", w, minMRCWindow))
 	}
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))

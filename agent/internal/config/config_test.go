@@ -70,6 +70,7 @@ func TestValidationErrorsSayWhatIsWrong(t *testing.T) {
 		"intervall: 10s":                           "field intervall not found",
 		"collectors: {diskstatz: {enabled: true}}": "field diskstatz not found",
 		"read_cache: {memory_latency_period: 10s}": "read_cache.memory_latency_period 10s is below the minimum 1m0s",
+		"collectors: {mrc: {window: 5s}}":          "collectors.mrc.window 5s must be between 10s and 1h",
 	}
 	for yamlText, want := range cases {
 		_, err := Parse([]byte(yamlText))

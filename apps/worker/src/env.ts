@@ -37,10 +37,19 @@ const envSchema = z.object({
     .min(5)
     .max(86_400)
     .default(900),
+  // Below ten minutes the after window holds too few samples to judge a prediction by on most
+  // hosts; the short end is for tests and demonstrations on a driven workload.
   SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS: z.coerce
-    .number({ error: "SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS must be a number of seconds, at least 600 (default 86400)" })
+    .number({ error: "SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS must be a number of seconds, at least 20 (default 86400)" })
     .int()
-    .min(600)
+    .min(20)
+    .max(7 * 86_400)
+    .default(86_400),
+  // The recommendations digest (docs/recommendations.md, "Digest"): at most one per organisation per period.
+  SPINDLE_RECOMMENDATION_DIGEST_SECONDS: z.coerce
+    .number({ error: "SPINDLE_RECOMMENDATION_DIGEST_SECONDS must be a number of seconds, 60 to 604800 (default 86400)" })
+    .int()
+    .min(60)
     .max(7 * 86_400)
     .default(86_400),
   // Notifications (docs/notifications.md, "Delivery").

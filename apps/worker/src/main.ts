@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       timeseriesMode,
       delivery,
       recommendations: { realiseAfterSeconds: env.SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS },
+      recommendationDigest: { periodSeconds: env.SPINDLE_RECOMMENDATION_DIGEST_SECONDS },
     }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,

@@ -3,6 +3,7 @@ import type { Runner, TaskSpec } from "graphile-worker";
 import { alertEvaluationIntervalSeconds, alertsEvaluateJobSpec, alertsEvaluateTask } from "./alerts/task.js";
 import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import { notificationSweepTask } from "./jobs/notification-task.js";
+import { recommendationsDigestJobSpec, recommendationsDigestTask } from "./recommendations/digest.js";
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
 import { curveRetentionTask } from "./jobs/retention.js";
 
@@ -18,7 +19,8 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * minutes a full recompute of effective policies (the safety net under LISTEN/NOTIFY, which loses
  * what is sent while no worker listens), every minute alert evaluation (the 30-second ticks
  * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
- * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations,
+ * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations
+ * and, on the same queue after it, the recommendations digest (one per organisation and period),
  * and hourly the miss-ratio curves' retention (a plain table in both modes); in plain mode also
  * rollup every minute and retention hourly (backfilled once after an outage of every worker).
  */
@@ -30,6 +32,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `* * * * * ${alertsEvaluateTask} ?queue=${alerts.queueName}&jobKey=${alerts.jobKey}&max=${alerts.maxAttempts}`,
     `* * * * * ${notificationSweepTask} ?jobKey=${notificationSweepTask}&max=3`,
     `*/15 * * * * ${recommendationsRefreshTask} ?queue=${recommendationsRefreshJobSpec.queueName}&jobKey=${recommendationsRefreshJobSpec.jobKey}&max=${recommendationsRefreshJobSpec.maxAttempts}`,
+    `*/15 * * * * ${recommendationsDigestTask} ?queue=${recommendationsDigestJobSpec.queueName}&jobKey=${recommendationsDigestJobSpec.jobKey}&max=${recommendationsDigestJobSpec.maxAttempts}`,
     `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
   ];
   if (mode !== "plain") return lines.join("\n");

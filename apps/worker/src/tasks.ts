@@ -9,6 +9,7 @@ import type { DeliverySettings } from "./jobs/notification-delivery.js";
 import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
 import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
+import { createRecommendationsDigestTask, recommendationsDigestTask, type DigestSettings } from "./recommendations/digest.js";
 import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
 import type { RefreshSettings } from "./recommendations/refresh.js";
 
@@ -24,6 +25,8 @@ export interface TaskDependencies {
   delivery: DeliverySettings;
   /** Defaults to measuring the realised effect a day after the agent applied a recommendation. */
   recommendations?: RefreshSettings;
+  /** Defaults to one recommendations digest per organisation per day. */
+  recommendationDigest?: DigestSettings;
 }
 
 /** Every job the worker runs, by name. */
@@ -34,6 +37,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
     [notificationSweepTask]: createNotificationSweepTask(deps.pool),
     [recommendationsRefreshTask]: createRecommendationsRefreshTask(deps.pool, deps.recommendations ?? { realiseAfterSeconds: 86_400 }),
+    [recommendationsDigestTask]: createRecommendationsDigestTask(deps.pool, deps.recommendationDigest ?? { periodSeconds: 86_400 }),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {

@@ -70,7 +70,7 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.equal(finished.status, "succeeded");
     const channel = await prisma.notificationChannel.create({
       data: { orgId: org.id, name: "On-call", kind: "webhook", config: { url: "https://hooks.example.com/spindle" },
-        secrets: { signingSecret: "whsec_" + "A".repeat(32) }, secretHints: { signingSecret: "…AAAA" }, createdBy: user.id },
+        secrets: { signingSecret: "whsec_" + "A".repeat(32) }, secretHints: { signingSecret: "…AAAA" }, recommendationDigest: true, createdBy: user.id },
     });
     await prisma.notificationRoute.create({
       data: { orgId: org.id, channelId: channel.id, severities: ["warning", "critical"], scope: "server", serverId: server.id, createdBy: user.id },
@@ -93,6 +93,10 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.equal(applied.snoozedUntil, null);
     assert.equal(applied.resolvedAt, null);
     assert.deepEqual(applied.realised, { status: "measured", after: 0.87 });
+    const digest = await prisma.recommendationDigest.create({
+      data: { orgId: org.id, periodStart: new Date("2026-11-25T00:00:00Z"), recommendationIds: [recommendation.id], channels: 1 },
+    });
+    assert.deepEqual(digest.recommendationIds, [recommendation.id]);
 
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },

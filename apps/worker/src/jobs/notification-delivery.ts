@@ -10,6 +10,7 @@ import {
   isSealed,
   parseAlertNotice,
   parseChannelSettings,
+  parseRecommendationDigest,
   renderNotification,
   secretsBinding,
   sendRendered,
@@ -49,7 +50,7 @@ export type DeliveryOutcome =
 
 interface Claimed {
   attempts: number;
-  purpose: "alert" | "test";
+  purpose: "alert" | "test" | "recommendations";
   notice: unknown;
   channel_id: string;
   channel_name: string;
@@ -77,13 +78,15 @@ export async function deliverNotification(pool: pg.Pool, ref: NotificationRef, s
   let settingsOfChannel: ChannelSettings;
   let message: RenderedMessage;
   try {
-    if (claimed.purpose === "alert" && !claimed.enabled) {
+    if (claimed.purpose !== "test" && !claimed.enabled) {
       return record(pool, ref, claimed.attempts, settings, new DeliveryError("the channel was disabled before this notification could be sent", false));
     }
     settingsOfChannel = parseChannelSettings({ kind: claimed.kind, config: claimed.config, secrets: openSecrets(ref, claimed, settings) });
-    const notice = parseAlertNotice(claimed.notice);
+    const common = { id: ref.notificationId, channelName: claimed.channel_name };
     message = renderNotification(
-      { id: ref.notificationId, purpose: claimed.purpose, channelName: claimed.channel_name, notice },
+      claimed.purpose === "recommendations"
+        ? { ...common, purpose: claimed.purpose, digest: parseRecommendationDigest(claimed.notice) }
+        : { ...common, purpose: claimed.purpose, notice: parseAlertNotice(claimed.notice) },
       settingsOfChannel,
       { consoleUrl: settings.consoleUrl },
     );

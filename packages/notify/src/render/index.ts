@@ -1,4 +1,5 @@
 import type { ChannelSettings } from "../channel-kinds.js";
+import { renderDigest, type DigestToRender } from "./digest.js";
 import { renderEmail } from "./email.js";
 import type { NotificationToRender, RenderContext, RenderedMessage } from "./message.js";
 import { renderPagerDuty } from "./pagerduty.js";
@@ -6,10 +7,12 @@ import { renderSlack } from "./slack.js";
 import { renderTeams } from "./teams.js";
 import { renderWebhook } from "./webhook.js";
 
+export type { DigestToRender } from "./digest.js";
 export type { EmailMessage, HttpMessage, NotificationToRender, RenderContext, RenderedMessage } from "./message.js";
 
-/** The message one channel receives for one outbox row. */
-export function renderNotification(message: NotificationToRender, settings: ChannelSettings, context: RenderContext): RenderedMessage {
+/** The message one channel receives for one outbox row: an alert (or test), or a recommendations digest. */
+export function renderNotification(message: NotificationToRender | DigestToRender, settings: ChannelSettings, context: RenderContext): RenderedMessage {
+  if (message.purpose === "recommendations") return renderDigest(message, settings, context);
   switch (settings.kind) {
     case "email":
       return renderEmail(message, settings, context);

@@ -25,11 +25,13 @@ export interface ChannelView {
   config: Record<string, unknown>;
   secretHints: Record<string, string>;
   enabled: boolean;
+  /** Opted in to the recommendations digest (store/digest.ts). */
+  recommendationDigest: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const viewColumns = "id::text, name, kind, config, secret_hints, enabled, created_at, updated_at";
+const viewColumns = "id::text, name, kind, config, secret_hints, enabled, recommendation_digest, created_at, updated_at";
 
 function toView(row: any): ChannelView {
   return {
@@ -39,6 +41,7 @@ function toView(row: any): ChannelView {
     config: row.config,
     secretHints: row.secret_hints,
     enabled: row.enabled,
+    recommendationDigest: row.recommendation_digest,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -96,6 +99,8 @@ export interface UpdateChannelInput {
   config?: unknown;
   /** Replaces every secret of the channel; leave out to keep them. */
   secrets?: Record<string, unknown>;
+  /** Opt in to (or out of) the recommendations digest; a PagerDuty channel cannot opt in. */
+  recommendationDigest?: boolean;
 }
 
 /** The kind never changes (make a new channel); null when the channel is not in this organisation. */
@@ -116,6 +121,13 @@ export async function updateChannel(tx: Queryable, input: UpdateChannelInput): P
     set("name", name.data);
   }
   if (input.enabled !== undefined) set("enabled", input.enabled);
+  if (input.recommendationDigest !== undefined) {
+    if (input.recommendationDigest && kind === "pagerduty") {
+      throw new NotifyInputError("cannot send the digest there",
+        ["recommendationDigest: a PagerDuty channel opens incidents; send the recommendations digest by e-mail, chat or webhook"]);
+    }
+    set("recommendation_digest", input.recommendationDigest);
+  }
   // Config and secrets of every kind validate independently, so either may change alone.
   const option = channelSettingsSchema.options.find((candidate) => candidate.shape.kind.value === kind)!;
   if (input.config !== undefined) {

@@ -74,6 +74,18 @@ describe("queryCacheCurves", { skip: skipWithoutDatabase }, () => {
     await assert.rejects(queryCacheCurves(db, orgId, serverId, "2026-11-21T09:50:00Z"), (e: unknown) => e instanceof ProblemError && e.status === 404);
   });
 
+  it("shows a window whose end the gateway stored in microseconds (an ISO end has milliseconds)", async () => {
+    const { id: gatewayServer } = await createServer(db.prisma, orgId, "db02", end);
+    await db.pool.query(
+      `INSERT INTO cache_mrc (org_id, server_id, time, window_seconds, curve, scope, sample_rate, sampled_accesses, sizes_bytes, hit_ratios)
+       VALUES ($1, $2, '2026-11-21T10:00:00.313184Z', 15, 'read_cache', '/srv/pg/**', 0.01, 5230, $3, $4)`,
+      [orgId, gatewayServer, [String(gib)], [0.8]],
+    );
+    const shown = await queryCacheCurves(db, orgId, gatewayServer);
+    assert.equal(shown.end, "2026-11-21T10:00:00.313Z");
+    assert.deepEqual(shown.curves.map((c) => c.hitRatios), [[0.8]]);
+  });
+
   it("never shows another organisation's server or curves", async () => {
     await assert.rejects(queryCacheCurves(db, orgId, otherServerId), (e: unknown) => e instanceof ProblemError && e.status === 404);
     const other = await queryCacheCurves(db, otherOrgId, otherServerId);

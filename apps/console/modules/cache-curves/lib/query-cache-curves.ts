@@ -49,7 +49,9 @@ export async function queryCacheCurves(db: Db, orgId: string, serverId: string, 
 async function curvesAt(sql: OrgSql, orgId: string, serverId: string, end: string): Promise<CacheCurve[]> {
   const { rows } = await sql.query<CurveRow>(
     `SELECT curve, scope, sample_rate, sampled_accesses, window_seconds, sizes_bytes, hit_ratios FROM cache_mrc
-     WHERE org_id = $1 AND server_id = $2 AND time = $3
+     -- The gateway stores microseconds, a window's end travels as an ISO string in milliseconds:
+     -- match the millisecond (found by the real agent's curves, which never showed).
+     WHERE org_id = $1 AND server_id = $2 AND time >= $3::timestamptz AND time < $3::timestamptz + interval '1 millisecond'
      ORDER BY CASE curve WHEN 'page_cache' THEN 0 WHEN 'read_cache' THEN 1 ELSE 2 END, scope`,
     [orgId, serverId, end],
   );

@@ -37,7 +37,9 @@ export function ChannelsView({ initial, servers, canManage }: { initial: Channel
       setError(failure instanceof Error ? failure.message : String(failure));
     }
   }
-  const toggle = (c: ChannelSummary) => act(async () => replace((await fetchJson<{ channel: ChannelSummary }>(`/api/alerts/channels/${c.id}`, { method: "PATCH", body: JSON.stringify({ enabled: !c.enabled }) })).channel));
+  const patch = (c: ChannelSummary, change: { enabled: boolean } | { recommendationDigest: boolean }) => act(async () =>
+    replace((await fetchJson<{ channel: ChannelSummary }>(`/api/alerts/channels/${c.id}`, { method: "PATCH", body: JSON.stringify(change) })).channel));
+  const toggle = (c: ChannelSummary) => patch(c, { enabled: !c.enabled });
   const remove = (c: ChannelSummary) => act(async () => {
     if (!window.confirm(`Delete the channel "${c.name}" with its routes and delivery history?`)) return;
     await fetchJson(`/api/alerts/channels/${c.id}`, { method: "DELETE" });
@@ -79,6 +81,12 @@ export function ChannelsView({ initial, servers, canManage }: { initial: Channel
               {canManage ? (
                 <>
                   <label className="flex items-center gap-1 text-sm"><input type="checkbox" checked={c.enabled} onChange={() => toggle(c)} aria-label={`${c.name} enabled`} /> enabled</label>
+                  {c.kind !== "pagerduty" ? (
+                    <label className="flex items-center gap-1 text-sm" title="New recommendations in one message per period (a day by default): what to change, why, the predicted effect and a link to each">
+                      <input type="checkbox" checked={c.recommendationDigest} onChange={() => patch(c, { recommendationDigest: !c.recommendationDigest })}
+                        aria-label={`${c.name} recommendations digest`} data-testid="channel-digest" /> recommendations digest
+                    </label>
+                  ) : null}
                   <Button variant="outline" size="sm" onClick={() => setEditing(c.id)} data-testid="edit-channel">Edit</Button>
                   <Button variant="ghost" size="sm" onClick={() => remove(c)} data-testid="delete-channel"><Trash2 /> Delete</Button>
                 </>

@@ -75,6 +75,19 @@ describe("notification channels in the console", { skip: skipWithoutDatabase }, 
     assert.ok(!audit.includes("secret-token"), "no secret in the audit log");
   });
 
+  it("opts a channel in to the recommendations digest, audited with the value; never a PagerDuty channel or another organisation's", async () => {
+    const { channel } = await createChannelFor(db, owner, { name: "Digest hook", kind: "webhook", config: { url: "https://hooks.example.com/digest" }, secrets: {} });
+    assert.equal(channel.recommendationDigest, false, "off until someone opts in");
+    const on = await updateChannelFor(db, owner, channel.id, { recommendationDigest: true });
+    assert.equal(on.recommendationDigest, true);
+    const entry = (await listAuditLog(db, owner.orgId)).entries.find((e) => e.action === "notification_channel.updated" && e.target === channel.id);
+    assert.match(JSON.stringify(entry), /"recommendationDigest":true/);
+    const pager = await createChannelFor(db, owner, { name: "Pager", kind: "pagerduty", config: {}, secrets: { routingKey: "R0123456789abcdefR0123456789abcd" } });
+    await assert.rejects(updateChannelFor(db, owner, pager.channel.id, { recommendationDigest: true }), { status: 400 });
+    await assert.rejects(updateChannelFor(db, other, channel.id, { recommendationDigest: false }), { status: 404 });
+    assert.equal((await listChannelSummaries(db, owner.orgId)).find((c) => c.id === channel.id)?.recommendationDigest, true);
+  });
+
   it("lets viewers read but not change or test, and keeps organisations apart", async () => {
     const [channel] = await listChannelSummaries(db, viewer.orgId);
     assert.ok(channel);

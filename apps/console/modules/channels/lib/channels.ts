@@ -75,7 +75,10 @@ export async function updateChannelFor(db: Db, actor: ChannelActor, channelId: s
     const channel = await asProblem(updateChannel(sql, { orgId: actor.orgId, id: channelId, ...body }));
     if (!channel) throw notFound("This channel");
     // Which fields changed, never their values: secrets stay out of the audit log too.
-    await audit(sql, actor, "notification_channel.updated", channel.id, { name: channel.name, changed: Object.keys(body).sort() });
+    await audit(sql, actor, "notification_channel.updated", channel.id, {
+      name: channel.name, changed: Object.keys(body).sort(),
+      ...(body.recommendationDigest === undefined ? {} : { recommendationDigest: body.recommendationDigest }),
+    });
     const routes = (await listRoutes(sql, actor.orgId)).filter((r) => r.channelId === channel.id);
     return json({ ...channel, routes });
   });

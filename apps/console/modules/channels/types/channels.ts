@@ -21,6 +21,8 @@ export const updateChannelBody = z
     enabled: z.boolean().optional(),
     config: z.record(z.string(), z.unknown()).optional(),
     secrets: z.record(z.string(), z.unknown()).optional(),
+    /** Send the recommendations digest here too (not on PagerDuty). */
+    recommendationDigest: z.boolean().optional(),
   })
   .strict();
 export type UpdateChannelBody = z.infer<typeof updateChannelBody>;

@@ -20,7 +20,7 @@ export function RecommendationCard({ recommendation: r, showServer, canAct, busy
   onAction: (action: RecommendationAction) => void;
 }) {
   return (
-    <article className="grid gap-3 rounded-xl border bg-card p-5 shadow-sm" data-testid="recommendation" data-kind={r.kind} data-status={r.status} data-recommendation-id={r.id}>
+    <article id={`recommendation-${r.id}`} className="grid gap-3 rounded-xl border bg-card p-5 shadow-sm scroll-mt-6" data-testid="recommendation" data-kind={r.kind} data-status={r.status} data-recommendation-id={r.id}>
       <header className="flex flex-wrap items-start justify-between gap-2">
         <div className="grid gap-1">
           <h3 className="font-semibold" data-testid="recommendation-title">{r.title}</h3>

@@ -66,7 +66,8 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
       </div>
       <div className="mt-6">
         <ServerGainsSection serverId={server.id} />
-        <div className="mt-6">
+        {/* The anchor recommendations' evidence links point at. */}
+        <div className="mt-6 scroll-mt-6" id="miss-ratio-curves">
           <CacheCurvesSection serverId={server.id} />
         </div>
         <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { benchRun: ["start"] })} />
