@@ -33,24 +33,8 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if !s.allowCredential(w, secret) {
 		return
 	}
-	encoding, ok := ingest.EncodingForContentType(r.Header.Get("Content-Type"))
+	body, encoding, release, ok := s.receiveExport(w, r, "export refused")
 	if !ok {
-		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
-			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)")
-		return
-	}
-	// The body first, under its own deadline: only a request that has fully arrived waits for a
-	// write slot.
-	body, err := s.readBodyFirst(w, r, s.maxBodyBytes)
-	if err != nil {
-		s.log.Info("export refused", "remote", r.RemoteAddr, "error", err)
-		writeBodyError(w, err)
-		return
-	}
-
-	release, ok := s.writes.acquire(r.Context())
-	if !ok {
-		writeOverloaded(w)
 		return
 	}
 	defer release()
@@ -133,4 +117,27 @@ func (s *server) writeAuthError(w http.ResponseWriter, r *http.Request, err erro
 		s.log.Error("request failed", "path", r.URL.Path, "error", err)
 		writeInternal(w)
 	}
+}
+
+// receiveExport checks an OTLP export's media type, reads its body under its own deadline, and
+// then takes a write slot: only a request that has fully arrived waits for one. It answers the
+// request itself when it cannot go on (ok false); otherwise the caller releases the slot.
+func (s *server) receiveExport(w http.ResponseWriter, r *http.Request, refused string) (body []byte, encoding ingest.Encoding, release func(), ok bool) {
+	encoding, ok = ingest.EncodingForContentType(r.Header.Get("Content-Type"))
+	if !ok {
+		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
+			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)")
+		return nil, 0, nil, false
+	}
+	body, err := s.readBodyFirst(w, r, s.maxBodyBytes)
+	if err != nil {
+		s.log.Info(refused, "remote", r.RemoteAddr, "error", err)
+		writeBodyError(w, err)
+		return nil, 0, nil, false
+	}
+	if release, ok = s.writes.acquire(r.Context()); !ok {
+		writeOverloaded(w)
+		return nil, 0, nil, false
+	}
+	return body, encoding, release, true
 }

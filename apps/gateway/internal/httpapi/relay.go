@@ -78,21 +78,8 @@ func (s *server) handleRelayedMetrics(w http.ResponseWriter, r *http.Request, se
 			"the relay credential is not one of this gateway's SPINDLE_RELAY_CREDENTIALS; set the Collector's otlphttp headers to one of them")
 		return
 	}
-	encoding, ok := ingest.EncodingForContentType(r.Header.Get("Content-Type"))
+	body, encoding, release, ok := s.receiveExport(w, r, "relayed export refused")
 	if !ok {
-		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
-			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)")
-		return
-	}
-	body, err := s.readBodyFirst(w, r, s.maxBodyBytes)
-	if err != nil {
-		s.log.Info("relayed export refused", "remote", r.RemoteAddr, "error", err)
-		writeBodyError(w, err)
-		return
-	}
-	release, ok := s.writes.acquire(r.Context())
-	if !ok {
-		writeOverloaded(w)
 		return
 	}
 	defer release()

@@ -103,14 +103,9 @@ func (rows accelRows) add(m pmetric.Metric, spec accelMetric) error {
 // positiveSeconds reads a duration gauge kept in seconds: finite and above zero (a measured
 // time is never 0; an unmeasured one is not sent).
 func positiveSeconds(dp pmetric.NumberDataPoint) (float64, error) {
-	var v float64
-	switch dp.ValueType() {
-	case pmetric.NumberDataPointValueTypeDouble:
-		v = dp.DoubleValue()
-	case pmetric.NumberDataPointValueTypeInt:
-		v = float64(dp.IntValue())
-	default:
-		return 0, fmt.Errorf("the point has no value")
+	v, err := floatValue(dp)
+	if err != nil {
+		return 0, err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		return 0, fmt.Errorf("value %v is not a positive finite number of seconds", v)

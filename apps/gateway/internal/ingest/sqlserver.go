@@ -116,14 +116,9 @@ func (rows sqlServerRows) set(dp pmetric.NumberDataPoint, what string, fill func
 
 // ratioValue reads a share between 0 and 1.
 func ratioValue(dp pmetric.NumberDataPoint) (float64, error) {
-	var v float64
-	switch dp.ValueType() {
-	case pmetric.NumberDataPointValueTypeDouble:
-		v = dp.DoubleValue()
-	case pmetric.NumberDataPointValueTypeInt:
-		v = float64(dp.IntValue())
-	default:
-		return 0, fmt.Errorf("the point has no value")
+	v, err := floatValue(dp)
+	if err != nil {
+		return 0, err
 	}
 	if math.IsNaN(v) || v < 0 || v > 1 {
 		return 0, fmt.Errorf("value %v is not a ratio between 0 and 1", v)

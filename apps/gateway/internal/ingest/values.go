@@ -71,3 +71,14 @@ func microsFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
 	}
 	return roundedNonNegative(dp, 1_000_000)
 }
+
+// floatValue reads a point's value as a float, from an int or a double point.
+func floatValue(dp pmetric.NumberDataPoint) (float64, error) {
+	switch dp.ValueType() {
+	case pmetric.NumberDataPointValueTypeDouble:
+		return dp.DoubleValue(), nil
+	case pmetric.NumberDataPointValueTypeInt:
+		return float64(dp.IntValue()), nil
+	}
+	return 0, fmt.Errorf("the point has no value")
+}
