@@ -77,7 +77,14 @@ func thresholdFor(rate float64) uint64 {
 	if rate >= 1 {
 		return math.MaxUint64
 	}
-	return uint64(rate * (1 << 64))
+	t := uint64(rate * (1 << 64))
+	if rate <= 1.0/StratumKeys {
+		// 0.01 × 2^64 rounds a few units above strataEnd − 1, where the kernel would have to
+		// hash every key of a group instead of its chosen one (stratifiedHash): the difference
+		// is 4 in 2^64 of the rate.
+		t = min(t, strataEnd-1)
+	}
+	return t
 }
 
 // Rate is the current sampling rate.

@@ -102,6 +102,83 @@ func TestHotSetAndScanCurve(t *testing.T) {
 	}
 }
 
+// TestOnePagePerGroupAtOnePercent reads a 4 MiB file once at the agent's starting rate, where
+// the kernel hashes only each group's chosen page (spindle_mrc.h): the pages it hands over must
+// be exactly those whose mrc.PageKeyHash is below the threshold, one in each aligned group of
+// mrc.StratumKeys pages.
+func TestOnePagePerGroupAtOnePercent(t *testing.T) {
+	bpftest.RequireRoot(t)
+	dir := t.TempDir()
+	data, marker := filepath.Join(dir, "data"), filepath.Join(dir, "marker")
+	const pages = 1024
+	pageBytes := os.Getpagesize()
+	writeFile(t, data, pages*pageBytes)
+	writeFile(t, marker, 1<<20)
+	dataIno, markerIno := inode(t, data), inode(t, marker)
+	est, err := mrc.New(mrc.Settings{KeyBytes: uint64(pageBytes), MaxKeys: mrc.DefaultMaxKeys, Rate: mrc.DefaultRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	threshold := est.Threshold()
+
+	var mu sync.Mutex
+	got := map[uint64]int{}
+	var dev uint32
+	markerSeen := make(chan struct{})
+	var once sync.Once
+	p, err := Load(Settings{OnlyProcess: os.Getpid(), Handle: func(s Sample) {
+		if s.Stream != PageCache {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch s.Inode {
+		case dataIno:
+			got[s.Index]++
+			dev = uint32(s.Dev)
+		case markerIno:
+			once.Do(func() { close(markerSeen) })
+		}
+	}})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	defer p.Close()
+	if err := p.SetThreshold(PageCache, threshold); err != nil {
+		t.Fatal(err)
+	}
+	readRange(t, data, 0, int64(pages*pageBytes))
+	for done := false; !done; {
+		readRange(t, marker, 0, 1<<20)
+		select {
+		case <-markerSeen:
+			done = true
+		default:
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 {
+		t.Fatal("no page of the data file sampled")
+	}
+	groups := map[uint64]int{}
+	for index := range uint64(pages) {
+		want := 0
+		if mrc.PageKeyHash(dev, dataIno, index) < threshold {
+			want = 1
+			groups[index/mrc.StratumKeys]++
+		}
+		if got[index] != want {
+			t.Errorf("page %d sampled %d times, want %d", index, got[index], want)
+		}
+	}
+	for g := range uint64(pages / mrc.StratumKeys) {
+		if groups[g] != 1 {
+			t.Errorf("group %d: %d pages below the threshold, want 1", g, groups[g])
+		}
+	}
+}
+
 func writeFile(t *testing.T, path string, size int) {
 	t.Helper()
 	buf := make([]byte, size)

@@ -1,8 +1,9 @@
 // Command mrcaccuracy measures how close the agent's sampled miss-ratio curves come to exact LRU
 // curves, and what a curve costs in memory: the benchmark of docs/benchmarks.md ("Miss-ratio
 // curves"). It runs the synthetic traces of internal/mrc/traces and, with -trace, a trace the
-// agent recorded (mrcrecord: one little-endian uint64 key hash per access). Each trace is
-// sampled -salts times with independent hashes (salt 0 is the agent's own), because one 1 %
+// agent recorded (mrcrecord: the device, inode and page index of every access, three
+// little-endian uint64 each). Each trace is sampled -salts times with independent hashes
+// (traces.Hashes; salt 0 is the agent's own), because one 1 %
 // sample says little about the error the next host will see: the table gives the mean and the
 // worst over the samples, and the signed error at the smallest sizes tells bias from chance.
 package main
@@ -59,7 +60,7 @@ func run(keys, accesses int, rate float64, seeds, salts int, tracePath, only str
 		}
 		for seed := 1; seed <= seeds; seed++ {
 			t := shape(uint64(seed))
-			if err := report(names[i], fmt.Sprint(seed), traces.Hashes(t, accesses), t.Keys, rate, salts); err != nil {
+			if err := report(names[i], fmt.Sprint(seed), traces.Keys(t, accesses), t.Keys, rate, salts); err != nil {
 				return err
 			}
 		}
@@ -67,12 +68,12 @@ func run(keys, accesses int, rate float64, seeds, salts int, tracePath, only str
 	if tracePath == "" {
 		return nil
 	}
-	hashes, distinct, err := readTrace(tracePath)
+	accessKeys, distinct, err := readTrace(tracePath)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d accesses, %d distinct keys\n", tracePath, len(hashes), distinct)
-	return report("recorded", "-", hashes, distinct, rate, salts)
+	fmt.Printf("%s: %d accesses, %d distinct keys\n", tracePath, len(accessKeys), distinct)
+	return report("recorded", "-", accessKeys, distinct, rate, salts)
 }
 
 // stats is the mean, worst and standard deviation of one measure over the samples.
@@ -110,15 +111,15 @@ func (s stats) sd() float64 {
 	return math.Sqrt(sum / float64(len(s)))
 }
 
-func report(name, seed string, hashes []uint64, keys int, rate float64, salts int) error {
-	exact, err := traces.Exact(hashes, keys)
+func report(name, seed string, accessKeys []traces.Key, keys int, rate float64, salts int) error {
+	exact, err := traces.Exact(traces.Hashes(accessKeys, 0), keys)
 	if err != nil {
 		return err
 	}
 	var logMAE, linMAE, plainMAE, small, sampled stats
 	endRate := 0.0
 	for salt := range uint64(salts) {
-		sample := traces.Resalt(hashes, salt)
+		sample := traces.Hashes(accessKeys, salt)
 		adjusted, err := traces.Sampled(sample, rate, mrc.DefaultMaxKeys, true)
 		if err != nil {
 			return err
@@ -155,24 +156,28 @@ func signedError(estimate, exact mrc.Curve, from, to uint64) float64 {
 	return sum / float64(max(n, 1))
 }
 
-func readTrace(path string) ([]uint64, int, error) {
+// traceRecordBytes is one access of a recorded trace: device, inode, page index.
+const traceRecordBytes = 24
+
+func readTrace(path string) ([]traces.Key, int, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(raw)%8 != 0 {
-		return nil, 0, fmt.Errorf("%s: %d bytes is not a whole number of uint64 hashes", path, len(raw))
+	if len(raw)%traceRecordBytes != 0 {
+		return nil, 0, fmt.Errorf("%s: %d bytes is not a whole number of %d-byte access records (device, inode, page index): record it again with this tree's mrcrecord", path, len(raw), traceRecordBytes)
 	}
-	hashes := make([]uint64, len(raw)/8)
-	distinct := map[uint64]bool{}
-	for i := range hashes {
-		hashes[i] = binary.LittleEndian.Uint64(raw[i*8:])
-		distinct[hashes[i]] = true
+	accessKeys := make([]traces.Key, len(raw)/traceRecordBytes)
+	distinct := map[traces.Key]bool{}
+	for i := range accessKeys {
+		r := raw[i*traceRecordBytes:]
+		accessKeys[i] = traces.Key{Dev: uint32(binary.LittleEndian.Uint64(r)), Ino: binary.LittleEndian.Uint64(r[8:]), Index: binary.LittleEndian.Uint64(r[16:])}
+		distinct[accessKeys[i]] = true
 	}
-	if len(hashes) == 0 {
+	if len(accessKeys) == 0 {
 		return nil, 0, fmt.Errorf("%s: %w", path, io.ErrUnexpectedEOF)
 	}
-	return hashes, len(distinct), nil
+	return accessKeys, len(distinct), nil
 }
 
 func curveBytes() int {

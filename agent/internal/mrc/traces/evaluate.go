@@ -57,33 +57,35 @@ func Sampled(hashes []uint64, rate float64, maxKeys int, adjust bool) (mrc.Curve
 	return c, nil
 }
 
-// Resalt maps every hash through a bijection chosen by salt: the same stream (same exact
-// curve, since equal keys stay equal and distinct keys stay distinct) with an independent
-// spatial sample, so one trace gives as many independent 1 % samples as salts.
-// Salt 0 is the agent's own hash.
-func Resalt(hashes []uint64, salt uint64) []uint64 {
-	if salt == 0 {
-		return hashes
-	}
-	out := make([]uint64, len(hashes))
-	for i, h := range hashes {
-		// splitmix64's finaliser of h plus an odd multiple of the salt: a bijection of h.
-		x := h + salt*0x9e3779b97f4a7c15
-		x ^= x >> 30
-		x *= 0xbf58476d1ce4e5b9
-		x ^= x >> 27
-		x *= 0x94d049bb133111eb
-		x ^= x >> 31
-		out[i] = x
+// Key is one page-cache access key, as the kernel program hashes it: the file (superblock
+// device, inode) and the page index in it.
+type Key struct {
+	Dev        uint32
+	Ino, Index uint64
+}
+
+// Keys draws n accesses from t, as pages of one file.
+func Keys(t Trace, n int) []Key {
+	out := make([]Key, n)
+	for i := range out {
+		out[i] = Key{Dev: 1, Ino: 1, Index: t.Next()}
 	}
 	return out
 }
 
-// Hashes draws n accesses from t and returns their sampling hashes.
-func Hashes(t Trace, n int) []uint64 {
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = mrc.PageKeyHash(1, 1, t.Next())
+// Hashes are the sampling hashes (mrc.PageKeyHash) of the accesses with every inode number
+// XORed with a mask chosen by salt: the same stream (equal keys stay equal, distinct keys
+// distinct, pages keep their place in their file, so the exact curve is unchanged) with an
+// independent spatial sample, so one trace gives as many independent 1 % samples as salts.
+// Salt 0 is the agent's own hash.
+func Hashes(keys []Key, salt uint64) []uint64 {
+	mask := uint64(0)
+	if salt != 0 {
+		mask = salt * 0x9e3779b97f4a7c15
+	}
+	out := make([]uint64, len(keys))
+	for i, k := range keys {
+		out[i] = mrc.PageKeyHash(k.Dev, k.Ino^mask, k.Index)
 	}
 	return out
 }

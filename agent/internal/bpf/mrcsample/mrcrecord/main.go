@@ -2,7 +2,8 @@
 
 // Command mrcrecord records the host's page-cache access stream as the agent's kernel program
 // sees it, for the benchmarks of docs/benchmarks.md: at -rate 1 (every access) the trace the
-// accuracy benchmark replays, one little-endian uint64 key hash per access in arrival order; at
+// accuracy benchmark replays, the key of every access in arrival order (device, inode, page
+// index: three little-endian uint64, so the benchmark can hash it with any salt); at
 // -rate 0.01 the agent's own sampling, to measure its in-kernel cost. Run as root while a
 // workload runs; it stops after -duration and reports what the kernel saw and lost.
 package main
@@ -44,14 +45,16 @@ func record(path string, duration time.Duration, rate float64) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var mu sync.Mutex
 	var n uint64
-	var buf [8]byte
+	var buf [24]byte
 	p, err := mrcsample.Load(mrcsample.Settings{Handle: func(s mrcsample.Sample) {
 		if s.Stream != mrcsample.PageCache {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		binary.LittleEndian.PutUint64(buf[:], s.Hash)
+		binary.LittleEndian.PutUint64(buf[:], uint64(s.Dev))
+		binary.LittleEndian.PutUint64(buf[8:], s.Inode)
+		binary.LittleEndian.PutUint64(buf[16:], s.Index)
 		w.Write(buf[:])
 		n++
 	}})
