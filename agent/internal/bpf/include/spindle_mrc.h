@@ -6,8 +6,8 @@
  * Sampling is spatial (fixed-size SHARDS, Waldspurger et al., FAST 2015): an access key is
  * hashed and kept when the hash is below its stream's threshold, so every access to a sampled
  * key is kept and reuse distances survive sampling. The hash is the agent's mrc.PageKeyHash /
- * mrc.BlockKeyHash (splitmix64, stratified over aligned groups of keys: mrc_key_hash), bit for
- * bit. */
+ * mrc.BlockKeyHash (splitmix64, stratified over aligned groups of keys: mrc_sample_one), bit
+ * for bit. */
 #ifndef SPINDLE_MRC_H
 #define SPINDLE_MRC_H
 
@@ -100,41 +100,33 @@ static __always_inline void mrc_emit(struct mrc_run *r, __u64 index, __u64 hash)
 }
 
 /* The agent's mrc.StratumKeys: keys are sampled one per aligned group of this many (see
- * mrc_key_hash). */
+ * mrc_sample_one). */
 #define MRC_STRATUM_KEYS 100ULL
 /* The first hash no group's chosen key gets: U64_MAX / MRC_STRATUM_KEYS + 1. */
 #define MRC_STRATA_END (0xffffffffffffffffULL / MRC_STRATUM_KEYS + 1)
 
-/* mrc_key_hash is mrc.stratifiedHash, bit for bit: each aligned group of MRC_STRATUM_KEYS keys
- * has one chosen key, picked by the group's hash, hashed below MRC_STRATA_END by the rest of the
- * group's hash; every other key hashes at or above it. At rates up to 1 % only chosen keys are
- * sampled, so a contiguous range of pages or blocks is sampled in exact proportion while every
- * key keeps the rate's chance, and lowering the threshold drops whole groups by their hash. */
-static __always_inline __u64 mrc_key_hash(__u64 base, __u64 index)
-{
-	__u64 group = mix64(base ^ mix64(index / MRC_STRATUM_KEYS)), own;
-
-	if (index % MRC_STRATUM_KEYS == group % MRC_STRATUM_KEYS)
-		return group / MRC_STRATUM_KEYS;
-	own = mix64(base ^ index);
-	return 0xffffffffffffffffULL - own + own / MRC_STRATUM_KEYS;
-}
-
+/* One key's hash is mrc.stratifiedHash, bit for bit: each aligned group of MRC_STRATUM_KEYS keys
+ * has one chosen key, picked by the group's hash and hashed below MRC_STRATA_END to the rest of
+ * it; every other key hashes to its own hash spread over MRC_STRATA_END - 1 and above. At rates
+ * up to 1 % only chosen keys are sampled, so a contiguous range of pages or blocks is sampled in
+ * exact proportion while every key keeps the rate's chance, and lowering the threshold drops
+ * whole groups by their hash. */
 static long mrc_sample_one(__u64 i, void *ctx)
 {
 	struct mrc_run *r = ctx;
 	__u64 index = r->first + i;
-	__u64 hash;
+	__u64 group = mix64(r->base ^ mix64(index / MRC_STRATUM_KEYS)), hash;
 
-	/* The other keys hash at MRC_STRATA_END - 1 or above: below it, skip their own hash. */
-	if (r->threshold < MRC_STRATA_END) {
-		__u64 group = mix64(r->base ^ mix64(index / MRC_STRATUM_KEYS));
-
-		if (index % MRC_STRATUM_KEYS != group % MRC_STRATUM_KEYS)
-			return 0;
+	if (index % MRC_STRATUM_KEYS == group % MRC_STRATUM_KEYS) {
 		hash = group / MRC_STRATUM_KEYS;
 	} else {
-		hash = mrc_key_hash(r->base, index);
+		__u64 own;
+
+		/* Below MRC_STRATA_END no other key can be sampled: skip its own hash. */
+		if (r->threshold < MRC_STRATA_END)
+			return 0;
+		own = mix64(r->base ^ index);
+		hash = 0xffffffffffffffffULL - own + own / MRC_STRATUM_KEYS;
 	}
 	if (hash < r->threshold)
 		mrc_emit(r, index, hash);
