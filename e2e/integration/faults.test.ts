@@ -81,7 +81,7 @@ async function withOutput<T>(agent: InstalledAgent, body: () => Promise<T>): Pro
   }
 }
 
-test("the gateway killed with SIGKILL mid-COPY: the batch it was writing is written once, on retry", async () => {
+test("the gateway killed with SIGKILL mid-write: the batch it was writing is written once, on retry", async () => {
   const { agent, serverId } = await enrolledAgent("sigkill");
   const fill = fillSpool(agent.config, 300);
   await withOutput(agent, async () => {
@@ -89,18 +89,20 @@ test("the gateway killed with SIGKILL mid-COPY: the batch it was writing is writ
     await eventually("the replay to be under way", async () => (await ledger(databaseUrl, serverId)).hwm >= 20 || undefined);
 
     // Hold the memory table so the gateway's next batch stops inside its transaction, after the
-    // agent's row is locked and its disk rows are copied, at the COPY into memory.
+    // agent's row is locked and its disk rows are written, at the write into memory (a COPY, or
+    // the INSERT … unnest a group sends for tables of fewer rows).
     const blocker = new pg.Client({ connectionString: databaseUrl });
     await blocker.connect();
     await blocker.query("BEGIN; LOCK TABLE memory IN SHARE MODE");
-    const [copying] = await eventually("the gateway to be blocked mid-COPY", async () => {
+    const [copying] = await eventually("the gateway to be blocked mid-write", async () => {
       const rows = await query<{ pid: number; disk_locked: boolean }>(
         `SELECT a.pid, EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
                                WHERE l.pid = a.pid AND c.relname = 'disk_io' AND l.mode = 'RowExclusiveLock') AS disk_locked
-         FROM pg_stat_activity a WHERE a.query ILIKE 'copy "memory"%' AND a.wait_event_type = 'Lock'`);
+         FROM pg_stat_activity a
+         WHERE (a.query ILIKE 'copy "memory"%' OR a.query ILIKE 'insert into "memory"%') AND a.wait_event_type = 'Lock'`);
       return rows.length > 0 ? rows : undefined;
     });
-    assert.ok(copying.disk_locked, "the killed transaction had already copied its disk rows");
+    assert.ok(copying.disk_locked, "the killed transaction had already written its disk rows");
     const markBefore = (await ledger(databaseUrl, serverId)).hwm;
     await gateway.kill();
     await blocker.query("ROLLBACK");

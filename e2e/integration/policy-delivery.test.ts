@@ -43,6 +43,20 @@ async function explained(run: () => Promise<void>): Promise<void> {
 
 let appliedHash = "";
 
+type EffectiveConfig = { hash: string | null; interval: number | null; opamp: string[] };
+
+/** The agent row's effective config: the document it reported, or the hash of the one it echoed. */
+const effectiveConfig = () =>
+  stack.query<EffectiveConfig>(
+    `SELECT effective_config->>'hash' AS hash, (effective_config->'document'->'telemetry'->>'intervalSeconds')::int AS interval,
+            ARRAY(SELECT jsonb_array_elements_text(capabilities->'opamp')) AS opamp FROM agents`);
+
+/**
+ * The gateway stores an echo of the policy it pushed as that policy's hash, anything else as the
+ * document (docs/agent-protocol.md, effective_config): either says the agent runs this policy.
+ */
+const reportsPolicy = (row: EffectiveConfig, hash: string, interval: number) => row.hash === hash || row.interval === interval;
+
 test("a saved policy reaches the agent, which applies it and reports APPLIED", () =>
   explained(async () => {
     const { hash } = await stack.saveOrganisationDefault({ schemaVersion: 1, telemetry: { intervalSeconds: 3, ebpf: "auto" } });
@@ -61,11 +75,12 @@ test("a saved policy reaches the agent, which applies it and reports APPLIED", (
     }, 15_000);
     assert.equal(status.policy?.opampConnected, true);
     assert.equal(status.policy?.opampTransport, "websocket");
-    const [agent] = await stack.query<{ interval: number; opamp: string[] }>(
-      `SELECT (effective_config->'document'->'telemetry'->>'intervalSeconds')::int AS interval,
-              ARRAY(SELECT jsonb_array_elements_text(capabilities->'opamp')) AS opamp FROM agents`);
-    assert.equal(agent!.interval, 3, "the agent reported the policy as its effective config");
-    assert.ok(agent!.opamp.includes("AcceptsRemoteConfig"));
+    // Agent rows are written with the gateway's 5 s heartbeat flush.
+    const agent = await eventually("the agent's effective config to be the policy", async () => {
+      const [row] = await effectiveConfig();
+      return row && reportsPolicy(row, hash, 3) ? row : undefined;
+    }, 30_000);
+    assert.ok(agent.opamp.includes("AcceptsRemoteConfig"));
     appliedHash = hash;
   }));
 
@@ -88,9 +103,8 @@ test("a policy this agent cannot honour is refused with a clear message, and the
     }, 15_000);
     assert.equal(status.policy?.hash, appliedHash);
     assert.equal(status.intervalSeconds, 3, "the agent still samples at the previous policy's interval");
-    const [agent] = await stack.query<{ interval: number }>(
-      "SELECT (effective_config->'document'->'telemetry'->>'intervalSeconds')::int AS interval FROM agents");
-    assert.equal(agent!.interval, 3, "its effective config is unchanged");
+    const [agent] = await effectiveConfig();
+    assert.ok(agent && reportsPolicy(agent, appliedHash, 3), `its effective config is unchanged: ${JSON.stringify(agent)}`);
   }));
 
 const MiB = 1 << 20;
