@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -88,14 +89,7 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if message != "" {
 		response, err = ingest.EncodePartialSuccess(encoding, message)
 	}
-	if err != nil {
-		log.Error("encode export response", "error", err)
-		writeInternal(w)
-		return
-	}
-	w.Header().Set("Content-Type", encoding.ContentType())
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(response)
+	writeExportResponse(w, log, encoding, response, err)
 }
 
 // writeAuthError answers a failed authentication or write.
@@ -140,4 +134,16 @@ func (s *server) receiveExport(w http.ResponseWriter, r *http.Request, refused s
 		return nil, 0, nil, false
 	}
 	return body, encoding, release, true
+}
+
+// writeExportResponse sends an encoded OTLP export response, or a 500 when it could not be encoded.
+func writeExportResponse(w http.ResponseWriter, log *slog.Logger, encoding ingest.Encoding, response []byte, err error) {
+	if err != nil {
+		log.Error("encode export response", "error", err)
+		writeInternal(w)
+		return
+	}
+	w.Header().Set("Content-Type", encoding.ContentType())
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(response)
 }

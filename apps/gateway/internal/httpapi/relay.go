@@ -116,14 +116,7 @@ func (s *server) handleRelayedMetrics(w http.ResponseWriter, r *http.Request, se
 	if rejected > 0 {
 		response, err = ingest.EncodeRejected(encoding, rejected, strings.Join(messages, "; "))
 	}
-	if err != nil {
-		s.log.Error("encode export response", "error", err)
-		writeInternal(w)
-		return
-	}
-	w.Header().Set("Content-Type", encoding.ContentType())
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(response)
+	writeExportResponse(w, s.log, encoding, response, err)
 }
 
 // relayRefusals are resources refused before their agent was known (no or a malformed credential).

@@ -45,12 +45,5 @@ func (s *server) writeSourceExport(ctx context.Context, w http.ResponseWriter, r
 		"deltas", stats.Deltas, "baselines", stats.Baselines, "restarts", stats.Restarts, "duplicates", stats.Duplicates,
 		"ignored_points", plan.IgnoredPoints)
 	response, err := ingest.EncodeSuccess(encoding)
-	if err != nil {
-		log.Error("encode export response", "error", err)
-		writeInternal(w)
-		return
-	}
-	w.Header().Set("Content-Type", encoding.ContentType())
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(response)
+	writeExportResponse(w, log, encoding, response, err)
 }
