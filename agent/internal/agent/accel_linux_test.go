@@ -112,6 +112,10 @@ func TestPolicyRunsTheAccelerationFeaturesAndExportsTheirStats(t *testing.T) {
 
 	// 4. Restart with no policy offered: the last known good one runs again, features included.
 	stop()
+	// The window before the restart was sized to last a minute at appendSlowly's rate, far more
+	// than the appends below: give that space back (as the agent's idle trim would) so the
+	// restored feature has to reserve again, which is what this step checks.
+	releaseReservation(t, wal)
 	gw.setPolicy("")
 	restartedFrom := gw.batchCount()
 	startRun(t, cfg)
@@ -202,6 +206,26 @@ func startRun(t *testing.T, cfg config.Config) (stop func()) {
 }
 
 // appendSlowly grows path by total bytes in 64 KiB appends, as a database grows its log.
+// releaseReservation frees the space reserved past path's end (fallocate KEEP_SIZE) by punching
+// it out, leaving the file's size and data as they are.
+func releaseReservation(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	if past := st.Blocks*512 - st.Size; past > 0 {
+		if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, st.Size, past+(1<<20)); err != nil {
+			t.Fatalf("release the reservation past %s's end: %v", path, err)
+		}
+	}
+}
+
 func appendSlowly(t *testing.T, path string, total int) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
