@@ -10,6 +10,15 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 TURBO_TELEMETRY_DISABLED=1
 log "building"
 npx turbo run build --output-logs=errors-only
 
+# The database and integration tests listen on fixed ports 55400-55700, inside the kernel's
+# ephemeral range: reserve them, or an outgoing connection of a test running beside them can take
+# one as its local port first (seen once: "could not bind … Address already in use").
+reserved=/proc/sys/net/ipv4/ip_local_reserved_ports
+if [ "$(id -u)" = 0 ] && [ -w "$reserved" ] && ! grep -q '55400-55700' "$reserved"; then
+  current=$(cat "$reserved")
+  echo "${current:+$current,}55400-55700" > "$reserved"
+fi
+
 log "starting the test PostgreSQL"
 eval "$(bash scripts/test-db.sh start)"
 trap 'bash scripts/test-db.sh stop' EXIT
