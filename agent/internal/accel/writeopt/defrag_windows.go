@@ -52,7 +52,7 @@ func volumeOf(path string) (windows.Handle, string, error) {
 }
 
 // checkDefragSupported fails with ErrUnsupported unless the volume of path answers
-// FSCTL_GET_VOLUME_BITMAP (NTFS and ReFS do; Wine, network shares and FAT-less stubs do not).
+// FSCTL_GET_VOLUME_BITMAP (NTFS and ReFS answer it; Wine and most network shares do not).
 func checkDefragSupported(path string) error {
 	volume, device, err := volumeOf(path)
 	if err != nil {

@@ -115,17 +115,6 @@ func clen(b []byte) int {
 	return len(b)
 }
 
-// ruleFor returns the first window (chunk size) of the first rule matching path.
-func (w *watcher) ruleFor(path string) (int64, bool) {
-	slashed := filepath.ToSlash(path)
-	for _, rule := range w.rules {
-		if policy.MatchesPattern(rule.Pattern, slashed) {
-			return rule.ChunkBytes, true
-		}
-	}
-	return 0, false
-}
-
 // preallocate reserves the next window past the end of the file when its size comes within half
 // a window of what is reserved (limits size the window). It returns the blocks newly reserved,
 // in bytes.

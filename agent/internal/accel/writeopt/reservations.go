@@ -5,6 +5,7 @@ package writeopt
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/policy"
@@ -66,4 +67,15 @@ func (f *Feature) trimLocked(path string, g *growth, now time.Time) {
 		g.lastSize, g.reservedEnd, g.trimmed = size, size, true
 		f.stats.TrimmedBytes += freedBytes
 	}
+}
+
+// ruleFor returns the first window (chunk size) of the first rule matching path.
+func (w *watcher) ruleFor(path string) (int64, bool) {
+	slashed := filepath.ToSlash(path)
+	for _, rule := range w.rules {
+		if policy.MatchesPattern(rule.Pattern, slashed) {
+			return rule.ChunkBytes, true
+		}
+	}
+	return 0, false
 }

@@ -173,17 +173,6 @@ func (w *watcher) read([]byte) ([]event, error) {
 	return events, errors.Join(errs...)
 }
 
-// ruleFor returns the first window (chunk size) of the first rule matching path.
-func (w *watcher) ruleFor(path string) (int64, bool) {
-	slashed := filepath.ToSlash(path)
-	for _, rule := range w.rules {
-		if policy.MatchesPattern(rule.Pattern, slashed) {
-			return rule.ChunkBytes, true
-		}
-	}
-	return 0, false
-}
-
 // parseNotifications reads FILE_NOTIFY_INFORMATION records (notify_windows.go has the layout).
 func parseNotifications(root string, records []byte) []event {
 	var events []event
