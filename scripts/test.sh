@@ -10,13 +10,15 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 TURBO_TELEMETRY_DISABLED=1
 log "building"
 npx turbo run build --output-logs=errors-only
 
-# The database and integration tests listen on fixed ports 55400-55700, inside the kernel's
-# ephemeral range: reserve them, or an outgoing connection of a test running beside them can take
-# one as its local port first (seen once: "could not bind … Address already in use").
+# The database and integration tests listen on fixed ports 55400-55700 and 56700-56799, inside the
+# kernel's ephemeral range: reserve them, or an outgoing connection of a test running beside them can
+# take one as its local port first (seen: "could not bind … Address already in use").
 reserved=/proc/sys/net/ipv4/ip_local_reserved_ports
-if [ "$(id -u)" = 0 ] && [ -w "$reserved" ] && ! grep -q '55400-55700' "$reserved"; then
-  current=$(cat "$reserved")
-  echo "${current:+$current,}55400-55700" > "$reserved"
+if [ "$(id -u)" = 0 ] && [ -w "$reserved" ]; then
+  for range in 55400-55700 56700-56799; do
+    current=$(cat "$reserved")
+    case ",$current," in *",$range,"*) ;; *) echo "${current:+$current,}$range" > "$reserved" ;; esac
+  done
 fi
 
 log "starting the test PostgreSQL"
