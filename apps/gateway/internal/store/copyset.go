@@ -88,7 +88,10 @@ func (c *copySet) queueInserts(batch *pgx.Batch, queued *[]string, types map[str
 // TimescaleDB, whose continuous aggregates read the raw tables themselves). The transaction
 // set spindle.rollups_queued, so the tables' per-statement triggers do not queue them again.
 func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
-	type key struct{ table, org, server string }
+	type key struct {
+		table       string
+		org, server any // as uuidValue made them
+	}
 	spans := map[key][2]time.Time{}
 	var order []key
 	for _, t := range c.tables {
@@ -98,9 +101,7 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 		}
 		for _, row := range t.rows {
 			when, _ := row[at].(time.Time)
-			orgID, _ := row[org].(string)
-			serverID, _ := row[server].(string)
-			k := key{t.table, orgID, serverID}
+			k := key{t.table, row[org], row[server]}
 			span, seen := spans[k]
 			if !seen {
 				order = append(order, k)
@@ -121,7 +122,7 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	sources, orgs, servers := make([]string, len(order)), make([]string, len(order)), make([]string, len(order))
 	firsts, lasts := make([]time.Time, len(order)), make([]time.Time, len(order))
 	for i, k := range order {
-		sources[i], orgs[i], servers[i] = k.table, k.org, k.server
+		sources[i], orgs[i], servers[i] = k.table, uuidText(k.org), uuidText(k.server)
 		firsts[i], lasts[i] = spans[k][0], spans[k][1]
 	}
 	batch.Queue(`SELECT queue_rollup_ranges($1::text[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[])`,
