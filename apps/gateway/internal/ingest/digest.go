@@ -1,0 +1,104 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+)
+
+// digest hashes what the batch would store (its rows, host and capabilities) in a canonical
+// form: encoders may order attributes, metrics and points any way, so the bytes received are not
+// a stable identity, the rows are; the families emit rows in a fixed order. The form is a
+// length-prefixed binary walk of the batch's fields in declaration order (every exported field,
+// so a field added to a row is hashed without anyone remembering to), map keys sorted. It used
+// to be the SHA-256 of the batch's JSON, which cost more gateway CPU than decoding the export.
+// Digests live only in this process's memory (httpapi's recentBatches), so the form may change
+// between versions.
+func digest(batch telemetry.Batch) [32]byte {
+	batch.Digest = [32]byte{}
+	buf := digestBuffers.Get().(*[]byte)
+	encoded := appendCanonical((*buf)[:0], reflect.ValueOf(batch))
+	sum := sha256.Sum256(encoded)
+	*buf = encoded
+	digestBuffers.Put(buf)
+	return sum
+}
+
+var digestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// appendCanonical appends v's canonical bytes to b. Every variable-length value carries its
+// length and every optional one a presence byte, so no two different values share an encoding.
+func appendCanonical(b []byte, v reflect.Value) []byte {
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return binary.LittleEndian.AppendUint64(b, uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return binary.LittleEndian.AppendUint64(b, v.Uint())
+	case reflect.Float32, reflect.Float64:
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float()))
+	case reflect.String:
+		b = binary.AppendUvarint(b, uint64(v.Len()))
+		return append(b, v.String()...)
+	case reflect.Slice:
+		if v.IsNil() {
+			return append(b, 0) // nil and empty differ: a nil list is "not reported"
+		}
+		b = append(b, 1)
+		fallthrough
+	case reflect.Array:
+		b = binary.AppendUvarint(b, uint64(v.Len()))
+		for i := range v.Len() {
+			b = appendCanonical(b, v.Index(i))
+		}
+		return b
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return append(b, 0)
+		}
+		b = append(b, 1)
+		if v.Kind() == reflect.Interface {
+			// The dynamic type is part of the value: *int64(1) and *float64(1) store differently.
+			b = appendCanonical(b, reflect.ValueOf(v.Elem().Type().String()))
+		}
+		return appendCanonical(b, v.Elem())
+	case reflect.Map:
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(x, y reflect.Value) int {
+			return slices.Compare(appendCanonical(nil, x), appendCanonical(nil, y))
+		})
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, k := range keys {
+			b = appendCanonical(appendCanonical(b, k), v.MapIndex(k))
+		}
+		return b
+	case reflect.Struct:
+		if v.Type() == timeType {
+			// The instant, not the zone it is displayed in: the store writes timestamptz.
+			t := v.Interface().(time.Time)
+			b = binary.LittleEndian.AppendUint64(b, uint64(t.Unix()))
+			return binary.LittleEndian.AppendUint32(b, uint32(t.Nanosecond()))
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				b = appendCanonical(b, v.Field(i))
+			}
+		}
+		return b
+	}
+	// Channels, functions and the like are not row data; a row type holding one is a mistake
+	// the digest test catches (every field must change the digest).
+	panic("ingest: cannot digest a " + v.Type().String())
+}
