@@ -89,8 +89,8 @@ func (c *copySet) queueInserts(batch *pgx.Batch, queued *[]string, types map[str
 // set spindle.rollups_queued, so the tables' per-statement triggers do not queue them again.
 func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	type key struct {
-		table       string
-		org, server any // as uuidValue made them
+		table, org string
+		server     any // as uuidValue made it
 	}
 	spans := map[key][2]time.Time{}
 	var order []key
@@ -101,7 +101,8 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 		}
 		for _, row := range t.rows {
 			when, _ := row[at].(time.Time)
-			k := key{t.table, row[org], row[server]}
+			orgID, _ := row[org].(string)
+			k := key{t.table, orgID, row[server]}
 			span, seen := spans[k]
 			if !seen {
 				order = append(order, k)
@@ -122,7 +123,7 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	sources, orgs, servers := make([]string, len(order)), make([]string, len(order)), make([]string, len(order))
 	firsts, lasts := make([]time.Time, len(order)), make([]time.Time, len(order))
 	for i, k := range order {
-		sources[i], orgs[i], servers[i] = k.table, uuidText(k.org), uuidText(k.server)
+		sources[i], orgs[i], servers[i] = k.table, k.org, uuidText(k.server)
 		firsts[i], lasts[i] = spans[k][0], spans[k][1]
 	}
 	batch.Queue(`SELECT queue_rollup_ranges($1::text[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[])`,

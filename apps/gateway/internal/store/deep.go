@@ -39,8 +39,8 @@ func bucketColumns() []string {
 
 // addDeepRows adds the interval-table rows of one batch's deep telemetry to set (one COPY per
 // table for the whole transaction).
-// org and server are the agent's ids as uuidValue makes them.
-func addDeepRows(set *copySet, org, server any, batch telemetry.Batch) {
+// server is the agent's server id as uuidValue makes it.
+func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 	d := batch.Deep
 	for _, r := range d.DiskLatency {
 		row := make([]any, 0, len(diskLatencyColumns))

@@ -43,7 +43,7 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 // addIntervalRows adds the rows of one batch of agent to set: the wide disk_io and memory rows
 // here, the deep families in deep.go.
 func addIntervalRows(set *copySet, agent Agent, batch telemetry.Batch) {
-	org, server := uuidValue(agent.OrgID), uuidValue(agent.ServerID)
+	org, server := agent.OrgID, uuidValue(agent.ServerID) // org_id is text, server_id uuid
 	for _, r := range batch.DiskIO {
 		set.add("disk_io", diskIOColumns, []any{r.Time, org, server, r.Device, r.IntervalSeconds,
 			r.ReadOps, r.WriteOps, r.ReadBytes, r.WriteBytes, r.ReadMerged, r.WriteMerged,
@@ -56,7 +56,7 @@ func addIntervalRows(set *copySet, agent Agent, batch telemetry.Batch) {
 	addDeepRows(set, org, server, batch)
 }
 
-// uuidValue is an organisation or server id as the interval rows carry it: a binary UUID, which
+// uuidValue is a server id as the interval rows carry it: a binary UUID, which
 // pgx encodes directly. Given the string, pgx fails to plan a binary encoding, formats an error
 // and falls back to parsing text, for every value (in the ingest benchmark that fallback cost
 // more gateway CPU than writing the rows). An id that does not parse, which the database never
