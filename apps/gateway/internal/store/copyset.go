@@ -45,11 +45,12 @@ func (c *copySet) add(table string, columns []string, row []any) {
 // against raw COPY"). Small groups are bound by round trips, large ones by CPU.
 const copyAtRows = 256
 
-// copyLarge writes every table of at least copyAtRows rows with one COPY each.
-func (c *copySet) copyLarge(ctx context.Context, tx querier) error {
+// copyLarge writes every table of at least copyAtRows rows with one binary COPY each
+// (copybinary.go); types holds each table's column types.
+func (c *copySet) copyLarge(ctx context.Context, conn *pgx.Conn, types map[string]map[string]string) error {
 	for _, t := range c.tables {
 		if len(t.rows) >= copyAtRows {
-			if err := copyRows(ctx, tx, t.table, t.columns, t.rows); err != nil {
+			if err := copyRowsEncoded(ctx, conn, t.table, t.columns, types[t.table], t.rows); err != nil {
 				return err
 			}
 		}
@@ -131,11 +132,11 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	*queued = append(*queued, fmt.Sprintf("queue %d rollup ranges (is migration 20261125120000_group_rollup_queue applied?)", len(order)))
 }
 
-// insertedTables names the tables queueInserts writes.
-func (c *copySet) insertedTables() []string {
+// writtenTables names the tables with rows, which copyLarge and queueInserts write.
+func (c *copySet) writtenTables() []string {
 	var names []string
 	for _, t := range c.tables {
-		if len(t.rows) > 0 && len(t.rows) < copyAtRows {
+		if len(t.rows) > 0 {
 			names = append(names, t.table)
 		}
 	}
