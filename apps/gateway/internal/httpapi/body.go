@@ -61,6 +61,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	return body, nil
 }
 
+// presizeAtMost caps the buffer readSized allocates before any byte arrived: bodies are read
+// before admission, so a client announcing the size limit and sending nothing must not make the
+// gateway hold that much memory per connection. Agent batches are a few to tens of KB.
+const presizeAtMost = 256 << 10
+
 // readSized is io.ReadAll into a buffer of the announced size (plus the byte the read that meets
 // EOF needs), instead of growing one from 512 bytes through several copies of every export.
 // The hint only sizes the buffer; the caller's limits still hold.
@@ -68,7 +73,7 @@ func readSized(r io.Reader, sizeHint int64) ([]byte, error) {
 	if sizeHint <= 0 {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, sizeHint+1)
+	b := make([]byte, 0, min(sizeHint, presizeAtMost)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
