@@ -17,7 +17,8 @@ import (
 // a stable identity, the rows are; the families emit rows in a fixed order. The form is a
 // length-prefixed binary walk of the batch's fields in declaration order (every exported field,
 // so a field added to a row is hashed without anyone remembering to), map keys sorted. It used
-// to be the SHA-256 of the batch's JSON, which cost more gateway CPU than decoding the export.
+// to be the SHA-256 of the batch's JSON, which cost the gateway two thirds as much CPU as
+// decoding the export (docs/benchmarks.md, issue 12, third pass).
 // Digests live only in this process's memory (httpapi's recentBatches), so the form may change
 // between versions.
 func digest(batch telemetry.Batch) [32]byte {
