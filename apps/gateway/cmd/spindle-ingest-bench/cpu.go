@@ -81,3 +81,11 @@ func (m *cpuMeter) percentOfCore(seconds float64) float64 {
 	}
 	return float64(ticks-m.startTicks) / clockTicksPerSecond / seconds * 100
 }
+
+// perBatchText is the CPU time per acknowledged batch of a share of one core, or "not measured".
+func perBatchText(percent, batchesPerSecond float64) string {
+	if percent < 0 || batchesPerSecond <= 0 {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.3f ms", percent/100/batchesPerSecond*1000)
+}

@@ -20,7 +20,8 @@ type agent struct {
 	Hostname   string
 	ServerID   string
 	Credential string
-	Seq        int64 // the last sequence number sent
+	Seq        int64          // the last sequence number sent
+	template   *batchTemplate // its batches, encoded once (one sender owns an agent)
 }
 
 // enrollAgents creates an organisation and an enrolment token the way the console does (the

@@ -56,7 +56,14 @@ func runLoad(ctx context.Context, client *http.Client, gateway string, agents []
 			for i := 0; ctx.Err() == nil && len(mine) > 0; i++ {
 				a := mine[i%len(mine)]
 				seq := a.Seq + 1
-				body, err := buildBatch(a.Hostname, seq, firstTime.Add(time.Duration(seq)*batchInterval))
+				var err error
+				if a.template == nil {
+					a.template, err = newTemplate(a.Hostname, seq, firstTime)
+				}
+				var body []byte
+				if err == nil {
+					body, err = a.template.render(seq)
+				}
 				if err != nil {
 					mu.Lock()
 					firstErr = err

@@ -124,9 +124,11 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("  rows/s                  %10.0f\n", perSecond*float64(shape.Rows))
 	fmt.Printf("  column values/s         %10.0f\n", perSecond*float64(shape.Values))
 	fmt.Printf("  latency p50 / p99       %10s / %s\n", percentile(load.Latencies, 0.50).Round(100*time.Microsecond), percentile(load.Latencies, 0.99).Round(100*time.Microsecond))
-	fmt.Printf("  gateway CPU             %10s of a core\n", cpuText(gatewayPercent))
-	fmt.Printf("  PostgreSQL CPU          %10s of a core\n", cpuText(postgresPercent))
-	fmt.Printf("  load generator CPU      %10s of a core (same machine)\n", cpuText(benchCPU.percentOfCore(load.Seconds)))
+	benchPercent := benchCPU.percentOfCore(load.Seconds)
+	// CPU per batch depends far less on the neighbours of a shared host than batches/s does.
+	fmt.Printf("  gateway CPU             %10s of a core, %s per batch\n", cpuText(gatewayPercent), perBatchText(gatewayPercent, perSecond))
+	fmt.Printf("  PostgreSQL CPU          %10s of a core, %s per batch\n", cpuText(postgresPercent), perBatchText(postgresPercent, perSecond))
+	fmt.Printf("  load generator CPU      %10s of a core, %s per batch (same machine)\n", cpuText(benchPercent), perBatchText(benchPercent, perSecond))
 	fmt.Printf("  refused (sent again)    %10s\n", refusedText(load.Refused))
 	if groups := groupsAfter["spindle_gateway_ingest_groups_total"] - groupsBefore["spindle_gateway_ingest_groups_total"]; groups > 0 {
 		members := groupsAfter["spindle_gateway_ingest_group_members_total"] - groupsBefore["spindle_gateway_ingest_group_members_total"]

@@ -30,6 +30,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, tooLarge
 	}
 	var reader io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	sizeHint := r.ContentLength // -1 when unknown
 	switch encoding := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); encoding {
 	case "", "identity":
 	case "gzip":
@@ -43,11 +44,12 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		defer gz.Close()
 		tooLarge.message = fmt.Sprintf("the gunzipped request body is larger than %d bytes; send smaller batches", limit)
 		reader = io.LimitReader(gz, limit+1)
+		sizeHint = -1 // the gunzipped size is not known
 	default:
 		return nil, &bodyError{status: http.StatusUnsupportedMediaType, reason: reasonUnsupportedMediaType,
 			message: fmt.Sprintf("Content-Encoding %q is not supported; send gzip or no encoding", encoding)}
 	}
-	body, err := io.ReadAll(reader)
+	body, err := readSized(reader, sizeHint)
 	switch {
 	case isMaxBytes(err):
 		return nil, tooLarge
@@ -57,6 +59,34 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return nil, tooLarge
 	}
 	return body, nil
+}
+
+// presizeAtMost caps the buffer readSized allocates before any byte arrived: bodies are read
+// before admission, so a client announcing the size limit and sending nothing must not make the
+// gateway hold that much memory per connection. Agent batches are a few to tens of KB.
+const presizeAtMost = 256 << 10
+
+// readSized is io.ReadAll into a buffer of the announced size (plus the byte the read that meets
+// EOF needs), instead of growing one from 512 bytes through several copies of every export.
+// The hint only sizes the buffer; the caller's limits still hold.
+func readSized(r io.Reader, sizeHint int64) ([]byte, error) {
+	if sizeHint <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, min(sizeHint, presizeAtMost)+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // a body longer than announced: grow as io.ReadAll does
+		}
+	}
 }
 
 func isMaxBytes(err error) bool {

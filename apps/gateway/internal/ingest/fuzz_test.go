@@ -1,10 +1,15 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
 // FuzzDecodeAndMap feeds arbitrary bodies through what /v1/metrics does before writing:
@@ -18,6 +23,12 @@ func FuzzDecodeAndMap(f *testing.F) {
 	md := otlpfixture.Build(sample)
 	f.Add(otlpfixture.Proto(md), false)
 	f.Add(otlpfixture.JSON(md), true)
+	// The agent's usual batch: disk I/O, memory and latency histograms (the ingest benchmark's shape).
+	withLatency := otlpfixture.Build(sample)
+	otlpfixture.AddDeep(withLatency, 0, sample, otlpfixture.Deep{Latency: []otlpfixture.Latency{
+		{Device: "sda", Operation: "read", Counts: []uint64{0, 3, 20, 4}, SumSeconds: 0.002},
+		{Device: "sda", Operation: "flush", Counts: []uint64{1}, SumSeconds: 0.0001}}})
+	f.Add(otlpfixture.Proto(withLatency), false)
 	f.Add([]byte(`{"resourceMetrics":[{"resource":{},"scopeMetrics":[]}]}`), true)
 	scrape := otlpfixture.Scrape{Start: now.Add(-time.Hour), Time: now.Add(-time.Minute),
 		Disks:  []otlpfixture.HostDisk{{Device: "sda", ReadBytes: 4096, ReadOps: 1, IOSeconds: 0.5, PendingOperations: 1}},
@@ -51,6 +62,7 @@ func FuzzDecodeAndMap(f *testing.F) {
 		if err != nil {
 			return
 		}
+		sameDigestsAsJSON(t, metrics, enc, request)
 		earliest, latest := now.Add(-bounds.MaxAge), now.Add(bounds.MaxAhead)
 		for _, batch := range request.Batches {
 			for _, row := range batch.DiskIO {
@@ -60,4 +72,48 @@ func FuzzDecodeAndMap(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameDigestsAsJSON encodes the decoded export in the other encoding, maps it again and holds
+// the digest to what it replaced: two batches have the same digest exactly when their JSON (the
+// digest's former input) is the same. A re-encoded export stores the same rows, so both agree
+// that it is the same batch; the digest must not tell it apart, nor confuse it with another.
+func sameDigestsAsJSON(t *testing.T, metrics pmetric.Metrics, enc Encoding, request Request) {
+	t.Helper()
+	var other []byte
+	var err error
+	otherEnc := JSON
+	if enc == JSON {
+		otherEnc = Protobuf
+		other, err = (&pmetric.ProtoMarshaler{}).MarshalMetrics(metrics)
+	} else {
+		other, err = (&pmetric.JSONMarshaler{}).MarshalMetrics(metrics)
+	}
+	if err != nil {
+		return
+	}
+	again, err := Decode(other, otherEnc)
+	if err != nil {
+		return
+	}
+	mapped, err := Map(again)
+	if err != nil || len(mapped.Batches) != len(request.Batches) {
+		return // JSON cannot carry every value protobuf can (NaN): not the digest's concern
+	}
+	encode := func(b telemetry.Batch) []byte {
+		b.Digest = [32]byte{}
+		encoded, _ := json.Marshal(b)
+		return encoded
+	}
+	for i, a := range request.Batches {
+		for j, b := range mapped.Batches {
+			ja, jb := encode(a), encode(b)
+			if ja == nil || jb == nil {
+				continue
+			}
+			if sameJSON, sameDigest := bytes.Equal(ja, jb), a.Digest == b.Digest; sameJSON != sameDigest {
+				t.Fatalf("batch %d as sent and batch %d re-encoded: same JSON %v, same digest %v", i, j, sameJSON, sameDigest)
+			}
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -98,17 +96,6 @@ func mapRows(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.Batc
 		MissRatioCurves: missRatioCurves}, nil
 }
 
-// digest hashes what the batch would store (its rows, host and capabilities) in a canonical
-// form: encoders may order attributes, metrics and points any way, so the bytes received are not
-// a stable identity, the rows are. JSON sorts map keys; the families emit rows in a fixed order.
-func digest(batch telemetry.Batch) [32]byte {
-	batch.Digest = [32]byte{}
-	encoded, err := json.Marshal(batch)
-	if err != nil {
-		return [32]byte{} // rows are plain values; a zero digest matches nothing recorded
-	}
-	return sha256.Sum256(encoded)
-}
 func dataPointCount(m pmetric.Metric) int {
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:

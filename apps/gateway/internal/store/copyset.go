@@ -45,11 +45,12 @@ func (c *copySet) add(table string, columns []string, row []any) {
 // against raw COPY"). Small groups are bound by round trips, large ones by CPU.
 const copyAtRows = 256
 
-// copyLarge writes every table of at least copyAtRows rows with one COPY each.
-func (c *copySet) copyLarge(ctx context.Context, tx querier) error {
+// copyLarge writes every table of at least copyAtRows rows with one binary COPY each
+// (copybinary.go); types holds each table's column types.
+func (c *copySet) copyLarge(ctx context.Context, conn *pgx.Conn, types map[string]map[string]string) error {
 	for _, t := range c.tables {
 		if len(t.rows) >= copyAtRows {
-			if err := copyRows(ctx, tx, t.table, t.columns, t.rows); err != nil {
+			if err := copyRowsEncoded(ctx, conn, t.table, t.columns, types[t.table], t.rows); err != nil {
 				return err
 			}
 		}
@@ -88,7 +89,10 @@ func (c *copySet) queueInserts(batch *pgx.Batch, queued *[]string, types map[str
 // TimescaleDB, whose continuous aggregates read the raw tables themselves). The transaction
 // set spindle.rollups_queued, so the tables' per-statement triggers do not queue them again.
 func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
-	type key struct{ table, org, server string }
+	type key struct {
+		table, org string
+		server     any // as uuidValue made it
+	}
 	spans := map[key][2]time.Time{}
 	var order []key
 	for _, t := range c.tables {
@@ -99,8 +103,7 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 		for _, row := range t.rows {
 			when, _ := row[at].(time.Time)
 			orgID, _ := row[org].(string)
-			serverID, _ := row[server].(string)
-			k := key{t.table, orgID, serverID}
+			k := key{t.table, orgID, row[server]}
 			span, seen := spans[k]
 			if !seen {
 				order = append(order, k)
@@ -121,7 +124,7 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	sources, orgs, servers := make([]string, len(order)), make([]string, len(order)), make([]string, len(order))
 	firsts, lasts := make([]time.Time, len(order)), make([]time.Time, len(order))
 	for i, k := range order {
-		sources[i], orgs[i], servers[i] = k.table, k.org, k.server
+		sources[i], orgs[i], servers[i] = k.table, k.org, uuidText(k.server)
 		firsts[i], lasts[i] = spans[k][0], spans[k][1]
 	}
 	batch.Queue(`SELECT queue_rollup_ranges($1::text[], $2::text[], $3::uuid[], $4::timestamptz[], $5::timestamptz[])`,
@@ -129,11 +132,11 @@ func (c *copySet) queueRollupRanges(batch *pgx.Batch, queued *[]string) {
 	*queued = append(*queued, fmt.Sprintf("queue %d rollup ranges (is migration 20261125120000_group_rollup_queue applied?)", len(order)))
 }
 
-// insertedTables names the tables queueInserts writes.
-func (c *copySet) insertedTables() []string {
+// writtenTables names the tables with rows, which copyLarge and queueInserts write.
+func (c *copySet) writtenTables() []string {
 	var names []string
 	for _, t := range c.tables {
-		if len(t.rows) > 0 && len(t.rows) < copyAtRows {
+		if len(t.rows) > 0 {
 			names = append(names, t.table)
 		}
 	}

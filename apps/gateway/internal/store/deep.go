@@ -39,39 +39,40 @@ func bucketColumns() []string {
 
 // addDeepRows adds the interval-table rows of one batch's deep telemetry to set (one COPY per
 // table for the whole transaction).
-func addDeepRows(set *copySet, agent Agent, batch telemetry.Batch) {
+// server is the agent's server id as uuidValue makes it.
+func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 	d := batch.Deep
 	for _, r := range d.DiskLatency {
 		row := make([]any, 0, len(diskLatencyColumns))
-		row = append(row, r.Time, agent.OrgID, agent.ServerID, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds)
+		row = append(row, r.Time, org, server, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds)
 		for _, c := range r.Buckets {
 			row = append(row, c)
 		}
 		set.add("disk_latency", diskLatencyColumns, row)
 	}
 	for _, r := range d.DiskSplit {
-		set.add("disk_split_io", diskSplitColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Device, r.IntervalSeconds, r.SplitOps})
+		set.add("disk_split_io", diskSplitColumns, []any{r.Time, org, server, r.Device, r.IntervalSeconds, r.SplitOps})
 	}
 	for _, r := range d.PageCache {
-		set.add("page_cache", pageCacheColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.Accesses, r.Misses})
+		set.add("page_cache", pageCacheColumns, []any{r.Time, org, server, r.IntervalSeconds, r.Accesses, r.Misses})
 	}
 	for _, r := range d.PgDatabase {
-		set.add("pg_database_stats", pgDatabaseColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Database, r.IntervalSeconds,
+		set.add("pg_database_stats", pgDatabaseColumns, []any{r.Time, org, server, r.Database, r.IntervalSeconds,
 			r.Commits, r.Rollbacks, r.BlocksHit, r.BlocksRead, r.BlockReadTimeMicros})
 	}
 	for _, r := range d.Pressure {
-		set.add("pressure", pressureColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds,
+		set.add("pressure", pressureColumns, []any{r.Time, org, server, r.IntervalSeconds,
 			r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
 	}
 	for _, r := range d.Filesystems {
-		set.add("filesystem", filesystemColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Mountpoint, r.Device, r.FSType,
+		set.add("filesystem", filesystemColumns, []any{r.Time, org, server, r.Mountpoint, r.Device, r.FSType,
 			r.IntervalSeconds, r.SizeBytes, r.FreeBytes, r.AvailableBytes})
 	}
 	for _, r := range d.AgentSpool {
-		set.add("agent_spool", agentSpoolColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
+		set.add("agent_spool", agentSpoolColumns, []any{r.Time, org, server, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
 	}
 	for _, r := range d.SQLServer {
-		set.add("sqlserver_stats", sqlServerColumns, []any{r.Time, agent.OrgID, agent.ServerID, r.Instance, r.IntervalSeconds,
+		set.add("sqlserver_stats", sqlServerColumns, []any{r.Time, org, server, r.Instance, r.IntervalSeconds,
 			r.BatchRequests, r.BufferCacheHitRatio, r.PageLifeExpectancySeconds})
 	}
 	for _, family := range telemetry.AccelFamilies {
@@ -80,7 +81,7 @@ func addDeepRows(set *copySet, agent Agent, batch telemetry.Batch) {
 			rows = d.WriteOpt
 		}
 		for _, r := range rows {
-			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, agent.OrgID, agent.ServerID, r.IntervalSeconds}, r.Values...))
+			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, org, server, r.IntervalSeconds}, r.Values...))
 		}
 	}
 }

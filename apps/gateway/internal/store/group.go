@@ -156,11 +156,11 @@ func (s *Store) writeGroup(ctx context.Context, members []Member) (outcomes []Ou
 		hosts[m.Agent.ServerID] = mergeHost(hosts[m.Agent.ServerID], newestHost(m.Batches))
 	}
 
-	types, err := s.columnTypes(ctx, conn, set.insertedTables())
+	types, err := s.columnTypes(ctx, conn, set.writtenTables())
 	if err != nil {
 		return nil, err
 	}
-	if err = set.copyLarge(ctx, conn); err != nil {
+	if err = set.copyLarge(ctx, conn, types); err != nil {
 		return nil, err
 	}
 	// State (scans, lists, capabilities, curves) reads before it writes: its own round trips,

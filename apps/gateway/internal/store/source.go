@@ -56,11 +56,11 @@ func (s *Store) WriteSource(ctx context.Context, agent Agent, keys []string, con
 	}
 	set := newCopySet()
 	addIntervalRows(set, agent, batch)
-	types, err := s.columnTypes(ctx, conn, set.insertedTables())
+	types, err := s.columnTypes(ctx, conn, set.writtenTables())
 	if err != nil {
 		return WriteResult{}, err
 	}
-	if err = set.copyLarge(ctx, conn); err != nil {
+	if err = set.copyLarge(ctx, conn, types); err != nil {
 		return WriteResult{}, err
 	}
 	if err = writeDeepState(ctx, conn, agent, []telemetry.Batch{batch}); err != nil {
