@@ -107,7 +107,7 @@ func TestWebSocketAnswersOnlyWhatNeedsAnAnswer(t *testing.T) {
 	seen := h.waitSeenAfter(time.Time{})
 
 	a.send(&protobufs.AgentToServer{Capabilities: caps}) // a heartbeat
-	seen = h.waitSeenAfter(seen)                       // handled (and any answer written) before this
+	seen = h.waitSeenAfter(seen)                         // handled (and any answer written) before this
 	_, hash := h.setPolicy(45)
 	push := a.next()
 	if got := hex.EncodeToString(push.GetRemoteConfig().GetConfigHash()); got != hash {
