@@ -140,6 +140,7 @@ type changeResult struct {
 	// CPU seconds used from the save until every row was visible (the database's from after the
 	// save's commit, so the worker's upsert is not counted); -1 not measured.
 	gatewayCPU, databaseCPU float64
+	agentsCPU               float64 // this tool: the simulated agents (and the ingest senders), which share the host's cores
 }
 
 // visibilityPoll is how often the rows are counted while a change spreads. The count reads
@@ -153,6 +154,7 @@ func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, cpu cpuMete
 	var commitTimes string
 	_ = admin.QueryRow(ctx, `SHOW track_commit_timestamp`).Scan(&commitTimes)
 	gateway0, _ := cpu.read()
+	agents0 := cpu.self()
 	savedAt, err := f.commitPolicy(ctx, admin, i)
 	if err != nil {
 		return changeResult{}, err
@@ -177,6 +179,7 @@ func (f *fleet) timeChange(ctx context.Context, admin *pgxpool.Pool, cpu cpuMete
 			r.visibleAll = at.Sub(savedAt)
 			gateway1, database1 := cpu.read()
 			r.gatewayCPU, r.databaseCPU = cpuDelta(gateway0, gateway1), cpuDelta(database0, database1)
+			r.agentsCPU = cpuDelta(agents0, cpu.self())
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -26,6 +27,9 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
+
+// toolGCPercent is this tool's GOGC unless the environment sets one.
+const toolGCPercent = 400
 
 type options struct {
 	databaseURL    string
@@ -53,6 +57,13 @@ func main() {
 	flag.DurationVar(&o.ingestInterval, "ingest-interval", time.Second, "how often each ingest server exports")
 	flag.IntVar(&o.connectRate, "connect-rate", 500, "WebSocket connections opened per second")
 	flag.Parse()
+	// 10,000 clients in one process make garbage a real agent (one client, its own process)
+	// never piles up: collecting it at Go's default pace, and regrowing the client goroutines'
+	// stacks the collector shrinks, took about a quarter of this tool's CPU, which the gateway
+	// and the database on the same cores then lacked. GOGC in the environment still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(toolGCPercent)
+	}
 	if o.databaseURL == "" || o.agents <= 0 {
 		fmt.Fprintln(os.Stderr, "spindle-opamp-load: set -database-url (or DATABASE_URL) and a positive -agents")
 		os.Exit(2)

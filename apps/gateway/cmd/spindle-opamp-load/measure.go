@@ -132,6 +132,14 @@ func (m cpuMeter) read() (gateway, database float64) {
 	return
 }
 
+// self is the CPU seconds this tool used so far (the simulated agents); -1 when unreadable.
+func (cpuMeter) self() float64 {
+	if own, _, _, ok := cpuTimes(os.Getpid()); ok {
+		return own
+	}
+	return -1
+}
+
 // postmasterPID is the parent of this session's backend, when the database runs on this host.
 func postmasterPID(ctx context.Context, admin *pgxpool.Pool) int {
 	var backend int

@@ -22,7 +22,8 @@ func report(o options, connected int, rssBefore, rssAfter int64, idle idleResult
 		fmt.Printf("policy change %d → APPLIED            %d servers: received by the gateway (applied_at) p50 %s, p99 %s, max %s; "+
 			"visible in the database (%s) p50 %s, p99 %s, all %s\n",
 			i+1, c.n, ms(c.p50), ms(c.p99), ms(c.max), c.visibleBasis, ms(c.visible50), ms(c.visible99), ms(c.visibleAll))
-		fmt.Printf("  CPU from the save until all visible  gateway %s, database %s\n", seconds(c.gatewayCPU), seconds(c.databaseCPU))
+		fmt.Printf("  CPU from the save until all visible  gateway %s, database %s, simulated agents (this tool) %s\n",
+			seconds(c.gatewayCPU), seconds(c.databaseCPU), seconds(c.agentsCPU))
 	}
 	fmt.Printf("ingest meanwhile                    %d batches acknowledged, %d refused or failed; latency p50 %s, p99 %s\n",
 		ingest.acked, ingest.refused, ms(ingest.p50), ms(ingest.p99))

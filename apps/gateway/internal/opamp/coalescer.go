@@ -15,6 +15,9 @@ import (
 // so an agent heard from many times in one wait costs one row. A failed write keeps the whole
 // batch, merged under anything newer that arrived meanwhile, and is retried after a backoff:
 // nothing an agent said is lost to a database outage shorter than the gateway's life.
+//
+// Several run loops may write at once (disjoint batches, on their own connections); a key is in
+// at most one write at a time, so an agent's newer value is never overtaken by an older one.
 type coalescer[V any] struct {
 	name     string
 	linger   time.Duration
@@ -26,16 +29,17 @@ type coalescer[V any] struct {
 	log      *slog.Logger
 	onFlush  func(n int, err error) // observers (tests); may be nil
 
-	mu      sync.Mutex
-	pending map[string]V
-	wake    chan struct{} // a value is waiting
-	full    chan struct{} // maxBatch values are waiting
+	mu       sync.Mutex
+	pending  map[string]V
+	inflight map[string]struct{} // keys being written now; their newer values wait for the next write
+	wake     chan struct{}       // a value is waiting
+	full     chan struct{}       // maxBatch values are waiting
 }
 
 func newCoalescer[V any](name string, linger time.Duration, maxBatch int, eager bool, timeout time.Duration, log *slog.Logger,
 	merge func(older, newer V) V, write func(context.Context, []V) error) *coalescer[V] {
 	return &coalescer[V]{name: name, linger: linger, maxBatch: maxBatch, eager: eager, merge: merge, write: write, timeout: timeout,
-		log: log, pending: map[string]V{}, wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
+		log: log, pending: map[string]V{}, inflight: map[string]struct{}{}, wake: make(chan struct{}, 1), full: make(chan struct{}, 1)}
 }
 
 // add queues v under key; it never blocks on the database.
@@ -92,25 +96,46 @@ func (c *coalescer[V]) run(ctx context.Context) {
 // false.
 func (c *coalescer[V]) flush(ctx context.Context) bool {
 	c.mu.Lock()
-	taken := c.pending
-	if len(taken) <= c.maxBatch {
-		c.pending = make(map[string]V, len(taken))
+	var taken map[string]V
+	if len(c.inflight) == 0 && len(c.pending) <= c.maxBatch {
+		taken, c.pending = c.pending, make(map[string]V, len(c.pending))
 	} else {
-		taken = make(map[string]V, c.maxBatch)
+		taken = make(map[string]V, min(c.maxBatch, len(c.pending)))
+		left := false // a value that another write may take now
 		for key, v := range c.pending {
-			taken[key] = v
-			delete(c.pending, key)
+			if _, busy := c.inflight[key]; busy {
+				continue // after the write that holds its older value
+			}
 			if len(taken) == c.maxBatch {
+				left = true
 				break
 			}
+			taken[key] = v
+			delete(c.pending, key)
 		}
-		signal(c.wake)
-		signal(c.full) // no linger for the rest
+		if left {
+			signal(c.wake)
+			signal(c.full) // no linger for the rest
+		}
+	}
+	for key := range taken {
+		c.inflight[key] = struct{}{}
 	}
 	c.mu.Unlock()
 	if len(taken) == 0 {
 		return true
 	}
+	defer func() {
+		c.mu.Lock()
+		for key := range taken {
+			delete(c.inflight, key)
+		}
+		waiting := len(c.pending) > 0
+		c.mu.Unlock()
+		if waiting {
+			signal(c.wake) // values that waited for this write
+		}
+	}()
 	batch := make([]V, 0, len(taken))
 	for _, v := range taken {
 		batch = append(batch, v)

@@ -66,3 +66,47 @@ func TestCoalescerBoundsBatchesAndKeepsFailedOnes(t *testing.T) {
 		t.Fatalf("agent a merged as %+v (seen %s); want latest h2 failed, applied h1 when it arrived, sent h1, the newer seen time", a.Policy, a.SeenAt)
 	}
 }
+
+// Two writers share the work but never one agent: while a write holds an agent's older value,
+// its newer one waits (another agent's value goes out meanwhile) and is written after it.
+func TestCoalescerWritersNeverOvertakeAnAgent(t *testing.T) {
+	first := time.Now()
+	started, release := make(chan struct{}), make(chan struct{})
+	written := make(chan store.AgentUpdate, 8)
+	c := newCoalescer("test", time.Millisecond, 10, false, 10*time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
+		func(_ context.Context, batch []store.AgentUpdate) error {
+			for _, u := range batch {
+				if u.Agent.ID == "a" && u.SeenAt.Equal(first) {
+					close(started)
+					<-release // the older value's write is slow
+				}
+			}
+			for _, u := range batch {
+				written <- u
+			}
+			return nil
+		})
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.run(ctx) }()
+	}
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer func() { unblock(); stop(); wg.Wait() }() // a failed check must not leave the slow write blocked
+
+	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: first})
+	<-started
+	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: first.Add(time.Second)})
+	c.add("b", store.AgentUpdate{Agent: store.Agent{ID: "b"}, SeenAt: first})
+	if u := <-written; u.Agent.ID != "b" {
+		t.Fatalf("while a's first write was in flight the other writer wrote %s at %s, want only b", u.Agent.ID, u.SeenAt)
+	}
+	unblock()
+	for _, want := range []time.Time{first, first.Add(time.Second)} {
+		if u := <-written; u.Agent.ID != "a" || !u.SeenAt.Equal(want) {
+			t.Fatalf("wrote %s seen %s, want a seen %s (a's values in order)", u.Agent.ID, u.SeenAt, want)
+		}
+	}
+}

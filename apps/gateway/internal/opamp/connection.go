@@ -96,7 +96,7 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 				return nil
 			}
 			c.log.Warn("OpAMP message not recorded: database unavailable", "error", err)
-			return response
+			return nil
 		}
 	}
 	if msg.GetAgentDisconnect() != nil {
@@ -113,8 +113,16 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	if c.webSocket {
 		if first {
 			c.server.fanout.add(c.agent.ServerID)
+			return response // the first answer also carries opamp-go's CustomCapabilities
 		}
-		return response
+		if response.Flags != 0 {
+			return response
+		}
+		// Nothing to say: over a WebSocket either side speaks when it has news (opamp-go sends no
+		// frame for nil), and an empty answer to every heartbeat and confirmation would cost a
+		// write here and a read, a decode and a callback in the agent, for 10,000 agents at once
+		// after a fleet-wide change.
+		return nil
 	}
 	response.RemoteConfig = c.policyToSend(ctx)
 	return response

@@ -74,6 +74,10 @@ type Settings struct {
 	// ReportLinger is how long a RemoteConfigStatus waits for others to share its batch write.
 	// Default 20 ms.
 	ReportLinger time.Duration
+	// StatusWriters is how many policy-status batches may be written at once, each on its own
+	// connection: a fleet-wide change brings 10,000 confirmations within a second or two, and
+	// the database can upsert one batch while it commits another. Default 2.
+	StatusWriters int
 	// PendingMarkDelay is how long a pushed policy waits for the agent's answer before the
 	// server's row is marked pending on it; an agent answering sooner costs one write (its
 	// APPLIED or FAILED), not two. Default 10 s: a healthy agent answers well within a second,
@@ -119,6 +123,7 @@ const (
 	DefaultMaxConnectionsPerAgent = 4
 	DefaultSeenFlushInterval      = 5 * time.Second
 	DefaultReportLinger           = 20 * time.Millisecond
+	DefaultStatusWriters          = 2
 	DefaultPendingMarkDelay       = 10 * time.Second
 	DefaultFanoutLinger           = 10 * time.Millisecond
 	DefaultMaxBatch               = 1000
@@ -164,6 +169,9 @@ func New(settings Settings) (*Server, error) {
 	if settings.MaxBatch <= 0 {
 		settings.MaxBatch = DefaultMaxBatch
 	}
+	if settings.StatusWriters <= 0 {
+		settings.StatusWriters = DefaultStatusWriters
+	}
 	settings.Callbacks.setDefaults()
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
@@ -207,7 +215,11 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	writers, stopWriters := context.WithCancel(context.Background())
 	var writing sync.WaitGroup
-	for _, run := range []func(context.Context){s.seen.run, s.statuses.run, s.pendingMarks.run} {
+	runs := []func(context.Context){s.seen.run, s.pendingMarks.run}
+	for range s.settings.StatusWriters {
+		runs = append(runs, s.statuses.run)
+	}
+	for _, run := range runs {
 		writing.Add(1)
 		go func() { defer writing.Done(); run(writers) }()
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The OpAMP server of a gateway holding thousands of agents writes what they report in batches:
@@ -115,10 +116,14 @@ func (s *Store) inEachOrg(ctx context.Context, updates []AgentUpdate, work func(
 
 func updateAgents(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
 	n := len(batch)
-	ids, seen := make([]string, n), make([]*time.Time, n)
+	ids, seen := make([]pgtype.UUID, n), make([]pgtype.Timestamptz, n)
 	capabilities, health, effective := make([]*string, n), make([]*string, n), make([]*string, n)
 	for i, u := range batch {
-		ids[i], seen[i] = u.Agent.ID, optionalTime(u.SeenAt)
+		var err error
+		if ids[i], err = uuidParam(u.Agent.ID); err != nil {
+			return err
+		}
+		seen[i] = optionalTime(u.SeenAt)
 		capabilities[i] = jsonText(u.Report.Capabilities)
 		health[i] = jsonText(u.Report.Health)
 		effective[i] = jsonText(u.Report.EffectiveConfig)
@@ -142,10 +147,14 @@ func updateServers(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUp
 	if n == 0 {
 		return nil
 	}
-	ids, seen := make([]string, n), make([]*time.Time, n)
+	ids, seen := make([]pgtype.UUID, n), make([]pgtype.Timestamptz, n)
 	hostname, os, osVersion, kernel, arch, version := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, u := range batch {
-		ids[i], seen[i] = u.Agent.ServerID, optionalTime(u.SeenAt)
+		var err error
+		if ids[i], err = uuidParam(u.Agent.ServerID); err != nil {
+			return err
+		}
+		seen[i] = optionalTime(u.SeenAt)
 		if h := u.Report.Host; h != nil {
 			hostname[i], os[i], osVersion[i], kernel[i], arch[i], version[i] = h.Hostname, h.OS, h.OSVersion, h.Kernel, h.Arch, h.AgentVersion
 		}
@@ -176,12 +185,16 @@ func updateServers(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUp
 func updatePolicyStatus(ctx context.Context, tx pgx.Tx, orgID string, batch []AgentUpdate) error {
 	var answered, other policyStatusRows
 	for _, u := range batch {
+		var err error
 		switch {
 		case u.Policy == nil:
 		case u.Policy.Sent != "":
-			answered.add(u)
+			err = answered.add(u)
 		default:
-			other.add(u)
+			err = other.add(u)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if err := answered.write(ctx, tx, orgID, `EXCLUDED.desired_version_hash`); err != nil {
@@ -192,13 +205,18 @@ func updatePolicyStatus(ctx context.Context, tx pgx.Tx, orgID string, batch []Ag
 
 // policyStatusRows are the columns of a policy status upsert, one array each.
 type policyStatusRows struct {
-	servers, desired, hashes, states, messages, applied []string
-	reportedAt, appliedAt                               []*time.Time
+	servers                                    []pgtype.UUID
+	desired, hashes, states, messages, applied []string
+	reportedAt, appliedAt                      []pgtype.Timestamptz
 }
 
-func (r *policyStatusRows) add(u AgentUpdate) {
+func (r *policyStatusRows) add(u AgentUpdate) error {
 	p := u.Policy
-	r.servers = append(r.servers, u.Agent.ServerID)
+	server, err := uuidParam(u.Agent.ServerID)
+	if err != nil {
+		return err
+	}
+	r.servers = append(r.servers, server)
 	r.desired = append(r.desired, p.Sent)
 	r.hashes = append(r.hashes, p.Latest.Hash)
 	r.states = append(r.states, string(p.Latest.State))
@@ -206,6 +224,7 @@ func (r *policyStatusRows) add(u AgentUpdate) {
 	r.applied = append(r.applied, p.AppliedHash)
 	r.reportedAt = append(r.reportedAt, optionalTime(p.ReportedAt))
 	r.appliedAt = append(r.appliedAt, optionalTime(p.AppliedAt))
+	return nil
 }
 
 // write upserts the rows; desired is the SQL that sets desired_version_hash of an existing row.
@@ -238,11 +257,30 @@ func (r *policyStatusRows) write(ctx context.Context, tx pgx.Tx, orgID, desired 
 	return nil
 }
 
-func optionalTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
+// The batch statements take their arrays in pgx's binary encoding: a []string bound to a uuid[]
+// failed the binary plan first (formatting the whole array into an error) and fell back to text.
+
+func optionalTime(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()}
+}
+
+func uuidParam(id string) (pgtype.UUID, error) {
+	var u pgtype.UUID
+	if err := u.Scan(id); err != nil {
+		return u, fmt.Errorf("id %q is not a UUID: %w", id, err)
 	}
-	return &t
+	return u, nil
+}
+
+func uuidParams(ids []string) ([]pgtype.UUID, error) {
+	out := make([]pgtype.UUID, len(ids))
+	for i, id := range ids {
+		var err error
+		if out[i], err = uuidParam(id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func jsonText(v map[string]any) *string {
@@ -267,14 +305,18 @@ type PolicyTarget struct {
 // organisation in one query; servers without an effective policy are left out. Identical
 // documents share one slice, so pushing one policy to a whole fleet holds it in memory once.
 func (s *Store) PolicyTargets(ctx context.Context, orgID string, serverIDs []string) (map[string]PolicyTarget, error) {
+	ids, err := uuidParams(serverIDs)
+	if err != nil {
+		return nil, fmt.Errorf("read effective policies: %w", err)
+	}
 	targets := make(map[string]PolicyTarget, len(serverIDs))
 	documents := map[string][]byte{}
-	err := s.inOrg(ctx, orgID, func(tx pgx.Tx) error {
+	err = s.inOrg(ctx, orgID, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			SELECT e.server_id::text, e.hash, e.document::text, COALESCE(p.reported_hash, '')
 			FROM server_effective_policies e
 			LEFT JOIN server_policy_status p ON p.server_id = e.server_id AND p.org_id = e.org_id
-			WHERE e.org_id = $1 AND e.server_id = ANY($2::uuid[]) AND e.hash IS NOT NULL`, orgID, serverIDs)
+			WHERE e.org_id = $1 AND e.server_id = ANY($2::uuid[]) AND e.hash IS NOT NULL`, orgID, ids)
 		if err != nil {
 			return err
 		}
@@ -305,9 +347,13 @@ func (s *Store) RecordPoliciesSent(ctx context.Context, orgID string, hashes map
 	if len(hashes) == 0 {
 		return nil
 	}
-	servers, sent := make([]string, 0, len(hashes)), make([]string, 0, len(hashes))
+	servers, sent := make([]pgtype.UUID, 0, len(hashes)), make([]string, 0, len(hashes))
 	for serverID, hash := range hashes {
-		servers, sent = append(servers, serverID), append(sent, hash)
+		server, err := uuidParam(serverID)
+		if err != nil {
+			return fmt.Errorf("record policies sent: %w", err)
+		}
+		servers, sent = append(servers, server), append(sent, hash)
 	}
 	err := s.execInOrg(ctx, orgID, `
 		INSERT INTO server_policy_status AS p (org_id, server_id, desired_version_hash, status, message)
