@@ -1,9 +1,9 @@
-// Turns the database's bucket columns into the compact columnar arrays the charts draw. Where data is missing (agent
+// Turns the database's buckets into the compact columnar arrays the charts draw. Where data is missing (agent
 // stopped, server down) a null point is inserted so the chart shows a gap instead of a straight
 // line bridging the outage.
 import { deriveDiskIo, diskIoRateSeries, type DiskIoRateName } from "@spindle/domain";
 import type { DeviceSeries, MemorySeries } from "../types/metrics";
-import type { DiskSumColumns, MemoryColumns } from "./series-sql";
+import type { DiskBucketSums, MemoryBucket } from "./series-sql";
 
 /** A point more than 1.5 steps after the previous one means at least one step is missing. */
 const GAP_FACTOR = 1.5;
@@ -43,28 +43,16 @@ function pushGap<S extends { time: number[] }>(series: S, at: number, names: rea
   for (const name of names) (series[name] as (number | null)[]).push(null);
 }
 
-/** One series per device (bucket sums in time order, columnar), by device name, gaps as null points. */
-export function buildDeviceSeries(devices: readonly { device: string; sums: DiskSumColumns }[], bucketSeconds: number | null): DeviceSeries[] {
+/** One series per device (its buckets in time order), by device name, gaps as null points. */
+export function buildDeviceSeries(devices: readonly { device: string; buckets: DiskBucketSums[] }[], bucketSeconds: number | null): DeviceSeries[] {
   const rateNames: DiskIoRateName[] = diskIoRateSeries.map(({ name }) => name);
-  const all = devices.map(({ device, sums }) => {
+  const all = devices.map(({ device, buckets }) => {
     const series = emptyDevice(device);
-    for (let i = 0; i < sums.t.length; i++) {
-      const t = sums.t[i]!;
-      const intervalSeconds = sums.interval_seconds[i]!;
+    for (const [t, intervalSeconds, readOps, writeOps, readBytes, writeBytes, readTimeMs, writeTimeMs, ioTimeMs, weightedIoTimeMs] of buckets) {
       const step = bucketSeconds ?? intervalSeconds;
       const previous = series.time.at(-1);
       if (previous !== undefined && t - previous > GAP_FACTOR * step) pushGap(series, previous + step, rateNames);
-      const rates = deriveDiskIo({
-        intervalSeconds,
-        readOps: sums.read_ops[i] ?? null,
-        writeOps: sums.write_ops[i] ?? null,
-        readBytes: sums.read_bytes[i] ?? null,
-        writeBytes: sums.write_bytes[i] ?? null,
-        readTimeMs: sums.read_time_ms[i] ?? null,
-        writeTimeMs: sums.write_time_ms[i] ?? null,
-        ioTimeMs: sums.io_time_ms[i] ?? null,
-        weightedIoTimeMs: sums.weighted_io_time_ms[i] ?? null,
-      });
+      const rates = deriveDiskIo({ intervalSeconds, readOps, writeOps, readBytes, writeBytes, readTimeMs, writeTimeMs, ioTimeMs, weightedIoTimeMs });
       series.time.push(t);
       for (const name of rateNames) series[name].push(compact(rates[name]));
     }
@@ -83,21 +71,19 @@ function wholeBytes(value: number | null): number | null {
   return value === null ? null : Math.round(value);
 }
 
-export function buildMemorySeries(gauges: MemoryColumns | null, bucketSeconds: number | null): MemorySeries {
+export function buildMemorySeries(buckets: readonly MemoryBucket[], bucketSeconds: number | null): MemorySeries {
   const memory: MemorySeries = { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] };
-  if (gauges === null) return memory;
   const names = ["totalBytes", "availableBytes", "cachedBytes", "dirtyBytes"] as const;
   // Raw memory rows carry no interval: the typical spacing of the samples stands in for it.
-  const step = bucketSeconds ?? medianSpacing(gauges.t);
-  for (let i = 0; i < gauges.t.length; i++) {
-    const t = gauges.t[i]!;
+  const step = bucketSeconds ?? medianSpacing(buckets.map(([t]) => t));
+  for (const [t, totalBytes, availableBytes, cachedBytes, dirtyBytes] of buckets) {
     const previous = memory.time.at(-1);
     if (previous !== undefined && t - previous > GAP_FACTOR * step) pushGap(memory, previous + step, names);
     memory.time.push(t);
-    memory.totalBytes.push(wholeBytes(gauges.total_bytes[i] ?? null));
-    memory.availableBytes.push(wholeBytes(gauges.available_bytes[i] ?? null));
-    memory.cachedBytes.push(wholeBytes(gauges.cached_bytes[i] ?? null));
-    memory.dirtyBytes.push(wholeBytes(gauges.dirty_bytes[i] ?? null));
+    memory.totalBytes.push(wholeBytes(totalBytes));
+    memory.availableBytes.push(wholeBytes(availableBytes));
+    memory.cachedBytes.push(wholeBytes(cachedBytes));
+    memory.dirtyBytes.push(wholeBytes(dirtyBytes));
   }
   return memory;
 }

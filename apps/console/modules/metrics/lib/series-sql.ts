@@ -4,12 +4,12 @@
 // I/O-weighted latency computed from sums only. The grouping streams off the index in (time,
 // device) order without a sort.
 //
-// The database answers in columns, one JSON text per device (and one for memory): a 24 h chart is
-// 5,756 buckets, and as one row object each node-postgres spent about as much CPU turning them
-// into objects as the database spent finding them (docs/benchmarks.md, "Console at fleet scale").
-// Arrays in JSON cost one native JSON.parse. Values keep their SQL types into JSON: a bigint
-// counter's sum is numeric, written as its exact decimal, which JSON.parse rounds to the same
-// double as a cast to float8 would; a sum that measured nothing is NULL, a JSON null.
+// The database answers with one JSON text per device (and one for memory): its buckets in time
+// order, each an array of its values. A 24 h chart is 5,756 buckets, and as one row object each
+// node-postgres spent more CPU turning them into objects than the database spent finding them,
+// where one native JSON.parse costs a few milliseconds (docs/benchmarks.md, "Console at fleet
+// scale"). One ordered aggregate per device: an aggregate per column would sort the device's
+// buckets once per column. A sum that measured nothing is NULL, a JSON null.
 import type { RangeSource } from "./range-source";
 
 const counters = [
@@ -25,25 +25,27 @@ const counters = [
 ] as const;
 
 /**
- * One device's bucket sums in time order, column by column. A counter is null where the agent
- * did not measure it (sum() of NULLs): never drawn as 0.
+ * One bucket of one device: its time (unix seconds), then the sums in the order of `counters`. A
+ * counter is null where the agent did not measure it (sum() of NULLs): never drawn as 0.
  */
-export type DiskSumColumns = { t: number[]; interval_seconds: number[] } &
-  Record<Exclude<(typeof counters)[number], "interval_seconds">, (number | null)[]>;
+export type DiskBucketSums = [t: number, intervalSeconds: number, readOps: number | null, writeOps: number | null, readBytes: number | null,
+  writeBytes: number | null, readTimeMs: number | null, writeTimeMs: number | null, ioTimeMs: number | null, weightedIoTimeMs: number | null];
 
-/** A row of diskSeriesSql: one per device, its columns as JSON text (JSON.parse gives DiskSumColumns). */
+/** A row of diskSeriesSql: one per device, its buckets in time order as JSON text (DiskBucketSums[]). */
 export type DiskSeriesRow = { device: string; series: string };
 
-/** json_build_object('t', json_agg(t ORDER BY t), …) over the given columns. */
-function columnsAsJson(columns: readonly string[]): string {
-  return `json_build_object(${columns.map((column) => `'${column}', json_agg(${column} ORDER BY t)`).join(", ")})`;
+/** json_agg of one JSON array per bucket, in time order. */
+function bucketsAsJson(columns: readonly string[]): string {
+  return `json_agg(json_build_array(${columns.join(", ")}) ORDER BY t)::text`;
 }
 
 export function diskSeriesSql(source: RangeSource): string {
   const time = source.bucketSeconds === null ? "time" : "bucket";
+  // A bigint counter's sum is numeric, written as its exact decimal, which JSON.parse rounds to
+  // the same double as a cast to float8 would, without the cast (numeric to text to double inside
+  // the database). t is a float8: extract() gives numeric, six zero decimals for nothing.
   const sums = counters.map((column) => `sum(${column}) AS ${column}`).join(", ");
-  // t is a float8: extract() gives numeric, with six zero decimals to print and parse for nothing.
-  return `SELECT device, ${columnsAsJson(["t", ...counters])}::text AS series
+  return `SELECT device, ${bucketsAsJson(["t", ...counters])} AS series
 FROM (
   SELECT extract(epoch FROM ${time})::float8 AS t, device, ${sums}
   FROM ${source.diskTable}
@@ -55,10 +57,10 @@ GROUP BY device`;
 
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"] as const;
 
-/** The memory gauges in time order, column by column; null where not measured. */
-export type MemoryColumns = { t: number[] } & Record<(typeof gauges)[number], (number | null)[]>;
+/** One memory bucket: its time, then the gauges in the order of `gauges`; null where not measured. */
+export type MemoryBucket = [t: number, totalBytes: number | null, availableBytes: number | null, cachedBytes: number | null, dirtyBytes: number | null];
 
-/** The one row of memorySeriesSql: its columns as JSON text, or null when there are no samples. */
+/** The one row of memorySeriesSql: its buckets in time order as JSON text (MemoryBucket[]), or null when there are none. */
 export type MemorySeriesRow = { series: string | null };
 
 /**
@@ -70,7 +72,7 @@ export function memorySeriesSql(source: RangeSource): string {
   const time = raw ? "time" : "bucket";
   const weight = raw ? "1" : "samples";
   const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}) FILTER (WHERE ${column} IS NOT NULL))::float8 AS ${column}`).join(",\n    ");
-  return `SELECT CASE WHEN count(*) > 0 THEN ${columnsAsJson(["t", ...gauges])}::text END AS series
+  return `SELECT ${bucketsAsJson(["t", ...gauges])} AS series
 FROM (
   SELECT extract(epoch FROM ${time})::float8 AS t,
     ${averages}
