@@ -1,6 +1,6 @@
-// Turns the database's buckets into the compact columnar arrays the charts draw. Where data is missing (agent
-// stopped, server down) a null point is inserted so the chart shows a gap instead of a straight
-// line bridging the outage.
+// Turns the database's buckets into the compact columnar arrays the charts draw. Where data is
+// missing (agent stopped, server down) a null point is inserted so the chart shows a gap instead
+// of a straight line bridging the outage.
 import { deriveDiskIo, diskIoRateSeries, type DiskIoRateName } from "@spindle/domain";
 import type { DeviceSeries, MemorySeries } from "../types/metrics";
 import type { DiskBucketSums, MemoryBucket } from "./series-sql";
