@@ -1,4 +1,4 @@
-// The chart series come from the database as JSON columns per device (series-sql.ts). This holds
+// The chart series come from the database as one JSON text per device (series-sql.ts). This holds
 // them to exactly what the row-per-bucket query and its shaping answered before, on the same data,
 // in both time-series modes: plain PostgreSQL (the worker's rollup tables) and TimescaleDB
 // (hypertables and real-time continuous aggregates, in PGlite). The data has what the shaping
@@ -60,7 +60,7 @@ async function insertTelemetry(sql: Queryable, orgId: string, serverId: string):
   }
 }
 
-// What readServerMetrics answered before the columns: one row per (bucket, device), shaped in
+// What readServerMetrics answered before the JSON: one row per (bucket, device), shaped in
 // JavaScript. Kept here as the reference the columnar answer must equal.
 const counters = ["interval_seconds", "read_ops", "write_ops", "read_bytes", "write_bytes", "read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms"];
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"];
@@ -148,13 +148,13 @@ const windows: [MetricsRange, Date][] = (["1h", "24h", "7d"] as const).flatMap((
 
 async function assertSameAnswers(inTransaction: <T>(work: (sql: OrgSql) => Promise<T>) => Promise<T>, orgId: string, serverId: string) {
   for (const [range, end] of windows) {
-    const [columnar, reference] = await inTransaction(async (sql) =>
+    const [fromJson, reference] = await inTransaction(async (sql) =>
       [await readServerMetrics(sql, orgId, serverId, range, end), await referenceMetrics(sql, orgId, serverId, range, end)]);
     const label = `${range} ending ${end.toISOString()}`;
     assert.ok(reference.devices.length === 3 && reference.devices.every((d) => d.time.length > 0), `${label}: the reference sees data`);
     assert.ok(reference.devices[0]!.readLatencyMs.some((v) => v === null) && reference.memory.dirtyBytes.some((v) => v === null),
       `${label}: gaps and unmeasured values are in the window`);
-    assert.deepEqual(columnar, reference, label);
+    assert.deepEqual(fromJson, reference, label);
   }
   // No samples at all: no devices and an empty memory series, as before.
   const empty = await inTransaction((sql) => readServerMetrics(sql, orgId, serverId, "1h", new Date(now.getTime() - 40 * 24 * hour)));
@@ -162,7 +162,7 @@ async function assertSameAnswers(inTransaction: <T>(work: (sql: OrgSql) => Promi
     { devices: [], memory: { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] } });
 }
 
-describe("chart series as columns: the same answer as rows", () => {
+describe("chart series as JSON per device: the same answer as rows", () => {
   describe("plain PostgreSQL", { skip: skipWithoutDatabase }, () => {
     let db: TestDatabase;
     let orgId: string;
@@ -191,7 +191,7 @@ describe("chart series as columns: the same answer as rows", () => {
 
   describe("TimescaleDB (PGlite)", () => {
     let db: PGlite;
-    const orgId = "org-columns";
+    const orgId = "org-json";
     let serverId: string;
 
     before(async () => {
@@ -202,7 +202,7 @@ describe("chart series as columns: the same answer as rows", () => {
       };
       const { timeseriesMode } = await runMigrations(session);
       assert.equal(timeseriesMode, "timescaledb");
-      await db.query("INSERT INTO organizations (id, name, slug, created_at) VALUES ($1, 'Columns', 'columns', now())", [orgId]);
+      await db.query("INSERT INTO organizations (id, name, slug, created_at) VALUES ($1, 'Json', 'json', now())", [orgId]);
       const { rows } = await db.query<{ id: string }>(
         "INSERT INTO servers (org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, 'machine-1', 'db01', 'linux', $2) RETURNING id::text", [orgId, now]);
       serverId = rows[0]!.id;
