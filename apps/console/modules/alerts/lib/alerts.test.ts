@@ -272,6 +272,34 @@ describe("alerts in the console", { skip: skipWithoutDatabase }, () => {
     assert.deepEqual((await listOpenAlerts(db, other.orgId)).filter((a) => a.ruleId === rule.id), [], "another organisation sees none of them");
   });
 
+  it("keeps open alerts and silences within their organisation, also when asked for another's server", async () => {
+    const left: AlertActor = { ...(await createOrganisation(db.prisma, "Left")), role: "owner" };
+    const right: AlertActor = { ...(await createOrganisation(db.prisma, "Right")), role: "owner" };
+    const leftServer = (await createServer(db.prisma, left.orgId, "left01", new Date())).id;
+    const rightServer = (await createServer(db.prisma, right.orgId, "right01", new Date())).id;
+    const since = new Date(Date.now() - 60_000);
+    for (const [actor, server] of [[left, leftServer], [right, rightServer]] as const) {
+      const rule = await createRule(db, actor, { ...highReads, name: `Reads on ${actor.orgId}` });
+      await db.pool.query(
+        `INSERT INTO alert_states (org_id, rule_id, server_id, component, state, state_since, condition_since, value, updated_at)
+         VALUES ($1, $2, $3, 'sda', 'firing', $4, $4, 90, $4)`, [actor.orgId, rule.id, server, since]);
+      await db.pool.query(
+        `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
+         VALUES ($1, $2, $3, 'warning', $4, 'sda', $5, 'pending', 'firing', 90, 50, '>')`, [actor.orgId, rule.id, rule.name, server, since]);
+    }
+    // Right silences everything it has; Left's alert must not show it.
+    await createSilence(db, right, { ruleId: null, scope: { scope: "organization" }, startsAt: new Date(), endsAt: new Date(Date.now() + 3600_000), comment: "right only" });
+    const [leftAlert, ...moreLeft] = await listOpenAlerts(db, left.orgId);
+    assert.deepEqual(moreLeft, []);
+    assert.equal(leftAlert?.serverId, leftServer);
+    assert.equal(leftAlert?.silence, null, "another organisation's silence covers none of ours");
+    assert.ok(leftAlert?.alertId);
+    const [rightAlert] = await listOpenAlerts(db, right.orgId);
+    assert.equal(rightAlert?.silence?.comment, "right only");
+    assert.deepEqual(await listOpenAlerts(db, right.orgId, { serverId: leftServer }), [], "another organisation's server shows nothing");
+    assert.deepEqual((await listOpenAlerts(db, left.orgId, { serverId: leftServer })).map((a) => a.alertId), [leftAlert?.alertId]);
+  });
+
   it("lists silences as active, upcoming and expired, and refuses one already over", async () => {
     const hour = 3600_000;
     const upcoming = await createSilence(db, owner, { ruleId: null, scope: { scope: "tag", tag: "db" }, startsAt: new Date(Date.now() + hour), endsAt: new Date(Date.now() + 2 * hour), comment: "maintenance" });

@@ -3,7 +3,7 @@ import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { MetricsRange, ServerMetrics } from "../types/metrics";
 import { buildDeviceSeries, buildMemorySeries } from "./columnar";
 import { rangeSources } from "./range-source";
-import { diskSeriesSql, memorySeriesSql, type DiskBucketRow, type MemoryBucketRow } from "./series-sql";
+import { diskSeriesSql, memorySeriesSql, type DiskBucketSums, type DiskSeriesRow, type MemoryBucket, type MemorySeriesRow } from "./series-sql";
 
 /**
  * The chart series of one server over a range, from the table that suits the range. The server
@@ -33,15 +33,15 @@ export async function readServerMetrics(
   const from = new Date(now.getTime() - source.seconds * 1000);
   const params = [orgId, serverId, from, now];
   await readServerSql(sql, orgId, serverId, now);
-  const disk = await sql.query<DiskBucketRow>(diskSeriesSql(source), params);
-  const memory = await sql.query<MemoryBucketRow>(memorySeriesSql(source), params);
+  const disk = await sql.query<DiskSeriesRow>(diskSeriesSql(source), params);
+  const memory = await sql.query<MemorySeriesRow>(memorySeriesSql(source), params);
   return {
     range,
     source: { disk: source.diskTable, memory: source.memoryTable },
     bucketSeconds: source.bucketSeconds,
     from: from.toISOString(),
     to: now.toISOString(),
-    devices: buildDeviceSeries(disk.rows, source.bucketSeconds),
-    memory: buildMemorySeries(memory.rows, source.bucketSeconds),
+    devices: buildDeviceSeries(disk.rows.map((row) => ({ device: row.device, buckets: JSON.parse(row.series) as DiskBucketSums[] })), source.bucketSeconds),
+    memory: buildMemorySeries(memory.rows[0]?.series ? (JSON.parse(memory.rows[0].series) as MemoryBucket[]) : [], source.bucketSeconds),
   };
 }

@@ -1,9 +1,15 @@
 // SQL for the chart series. Table names come from rangeSources (a closed set), never from input.
 // Rows are grouped once more by (time, device) and summed: exact for counters whatever the source
 // (raw rows, a continuous aggregate, or a worker-maintained rollup), and it keeps rates and
-// I/O-weighted latency computed from sums only. Rows come in (time, device) order, the order of
-// the aggregates' keys, so the grouping streams off the index without a sort (buildDeviceSeries
-// splits them by device).
+// I/O-weighted latency computed from sums only. The grouping streams off the index in (time,
+// device) order without a sort.
+//
+// The database answers with one JSON text per device (and one for memory): its buckets in time
+// order, each an array of its values. A 24 h chart is 5,756 buckets, and as one row object each
+// node-postgres spent more CPU turning them into objects than the database spent finding them,
+// where one native JSON.parse costs a few milliseconds (docs/benchmarks.md, "Console at fleet
+// scale"). One ordered aggregate per device: an aggregate per column would sort the device's
+// buckets once per column. A sum that measured nothing is NULL, a JSON null.
 import type { RangeSource } from "./range-source";
 
 const counters = [
@@ -18,24 +24,44 @@ const counters = [
   "weighted_io_time_ms",
 ] as const;
 
-/** A counter is null where the agent did not measure it (sum() of NULLs): never drawn as 0. */
-export type DiskBucketRow = { t: number; device: string; interval_seconds: number } &
-  Record<Exclude<(typeof counters)[number], "interval_seconds">, number | null>;
+/**
+ * One bucket of one device: its time (unix seconds), then the sums in the order of `counters`. A
+ * counter is null where the agent did not measure it (sum() of NULLs): never drawn as 0.
+ */
+export type DiskBucketSums = [t: number, intervalSeconds: number, readOps: number | null, writeOps: number | null, readBytes: number | null,
+  writeBytes: number | null, readTimeMs: number | null, writeTimeMs: number | null, ioTimeMs: number | null, weightedIoTimeMs: number | null];
+
+/** A row of diskSeriesSql: one per device, its buckets in time order as JSON text (DiskBucketSums[]). */
+export type DiskSeriesRow = { device: string; series: string };
+
+/** json_agg of one JSON array per bucket, in time order. */
+function bucketsAsJson(columns: readonly string[]): string {
+  return `json_agg(json_build_array(${columns.join(", ")}) ORDER BY t)::text`;
+}
 
 export function diskSeriesSql(source: RangeSource): string {
   const time = source.bucketSeconds === null ? "time" : "bucket";
-  const sums = counters.map((column) => `sum(${column})::float8 AS ${column}`).join(",\n  ");
-  return `SELECT extract(epoch FROM ${time})::float8 AS t, device,
-  ${sums}
-FROM ${source.diskTable}
-WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
-GROUP BY ${time}, device
-ORDER BY ${time}, device`;
+  // A bigint counter's sum is numeric, written as its exact decimal, which JSON.parse rounds to
+  // the same double as a cast to float8 would, without the cast (numeric to text to double inside
+  // the database). t is a float8: extract() gives numeric, six zero decimals for nothing.
+  const sums = counters.map((column) => `sum(${column}) AS ${column}`).join(", ");
+  return `SELECT device, ${bucketsAsJson(["t", ...counters])} AS series
+FROM (
+  SELECT extract(epoch FROM ${time})::float8 AS t, device, ${sums}
+  FROM ${source.diskTable}
+  WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+  GROUP BY ${time}, device
+) AS buckets
+GROUP BY device`;
 }
 
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"] as const;
 
-export type MemoryBucketRow = { t: number } & Record<(typeof gauges)[number], number | null>;
+/** One memory bucket: its time, then the gauges in the order of `gauges`; null where not measured. */
+export type MemoryBucket = [t: number, totalBytes: number | null, availableBytes: number | null, cachedBytes: number | null, dirtyBytes: number | null];
+
+/** The one row of memorySeriesSql: its buckets in time order as JSON text (MemoryBucket[]), or null when there are none. */
+export type MemorySeriesRow = { series: string | null };
 
 /**
  * Gauges: raw rows as they are; aggregate buckets as sample-weighted averages over the buckets
@@ -45,11 +71,13 @@ export function memorySeriesSql(source: RangeSource): string {
   const raw = source.bucketSeconds === null;
   const time = raw ? "time" : "bucket";
   const weight = raw ? "1" : "samples";
-  const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}) FILTER (WHERE ${column} IS NOT NULL))::float8 AS ${column}`).join(",\n  ");
-  return `SELECT extract(epoch FROM ${time})::float8 AS t,
-  ${averages}
-FROM ${source.memoryTable}
-WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
-GROUP BY ${time}
-ORDER BY ${time}`;
+  const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}) FILTER (WHERE ${column} IS NOT NULL))::float8 AS ${column}`).join(",\n    ");
+  return `SELECT ${bucketsAsJson(["t", ...gauges])} AS series
+FROM (
+  SELECT extract(epoch FROM ${time})::float8 AS t,
+    ${averages}
+  FROM ${source.memoryTable}
+  WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+  GROUP BY ${time}
+) AS buckets`;
 }
