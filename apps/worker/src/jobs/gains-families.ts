@@ -46,8 +46,3 @@ export const gainsFamilies: GainsFamily[] = [
       "unmanaged_grown_bytes", "unmanaged_extents_added"].map(sum),
   },
 ];
-
-/** The hour's expression from minute rows `s`: the sum of the minutes, in the column's type. */
-export function fromMinutes(c: GainsColumn): string {
-  return c.type === "bigint" ? `sum(s.${c.column})::bigint` : `sum(s.${c.column})`;
-}
