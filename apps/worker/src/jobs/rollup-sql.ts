@@ -51,8 +51,15 @@ function bucketsInSpans(spec: RollupSpec): string {
     },
            ${spec.aggregates.map(([column, expression]) => `${expression} AS ${column}`).join(",\n           ")}
     FROM spans p
-    JOIN ${spec.source} s ON s.org_id = p.org_id AND s.server_id = p.server_id
-                         AND s.${spec.sourceTime} >= lower(p.span) AND s.${spec.sourceTime} < upper(p.span)
+    -- One index range scan per span. As a plain join the planner merged the spans with the
+    -- source's whole (org_id, server_id, time) index: every row of every claimed server, read on
+    -- every claim, so a claim's cost grew with the table (OFFSET 0 keeps the subquery lateral).
+    CROSS JOIN LATERAL (
+      SELECT * FROM ${spec.source} r
+      WHERE r.org_id = p.org_id AND r.server_id = p.server_id
+        AND r.${spec.sourceTime} >= lower(p.span) AND r.${spec.sourceTime} < upper(p.span)
+      OFFSET 0
+    ) s
     GROUP BY ${["1", "s.org_id", "s.server_id", ...groupKeys].join(", ")}`;
 }
 
@@ -110,8 +117,10 @@ function minutesAndHourChange(family: MergeableFamily): string {
     WITH ${claimedSpans("1 minute")},
     fresh AS (${bucketsInSpans(minute)}
     ),
+    -- A primary-key lookup per touched minute (as a join, a hash join over the whole table).
     previous AS (
-      SELECT o.* FROM fresh f JOIN ${minute.target} o ON ${sameMinute}
+      SELECT o.* FROM fresh f
+      CROSS JOIN LATERAL (SELECT * FROM ${minute.target} o WHERE ${sameMinute} LIMIT 1) o
     ),
     minutes AS (
       INSERT INTO ${minute.target} (${rollupColumns(minute).join(", ")})
