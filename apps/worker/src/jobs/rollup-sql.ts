@@ -93,8 +93,8 @@ interface MergeableFamily {
  * sum of its minutes, and raw rows are only ever added, so a minute's sums and maximum only
  * grow: the hour stays equal to the sum (maximum) of its minutes with work proportional to the
  * minutes touched, not to how far the hour has filled (60 minute rows per key at its end, read
- * on every claim: docs/benchmarks.md, "Rollups keeping up"). `previous` reads the minutes before
- * `minutes` rewrites them: every part of one statement reads the same snapshot. NULL stays "not
+ * on every claim: docs/benchmarks.md, "Rollups keeping up"). The lookup of each minute as it was
+ * reads it before `minutes` rewrites it: every part of one statement reads the same snapshot. NULL stays "not
  * measured": a minute's change is NULL when neither version measured the column, and an hour
  * that measured nothing takes the change as it is.
  */
@@ -117,11 +117,6 @@ function minutesAndHourChange(family: MergeableFamily): string {
     WITH ${claimedSpans("1 minute")},
     fresh AS (${bucketsInSpans(minute)}
     ),
-    -- A primary-key lookup per touched minute (as a join, a hash join over the whole table).
-    previous AS (
-      SELECT o.* FROM fresh f
-      CROSS JOIN LATERAL (SELECT * FROM ${minute.target} o WHERE ${sameMinute} LIMIT 1) o
-    ),
     minutes AS (
       INSERT INTO ${minute.target} (${rollupColumns(minute).join(", ")})
       SELECT ${rollupColumns(minute).join(", ")} FROM fresh
@@ -131,7 +126,12 @@ function minutesAndHourChange(family: MergeableFamily): string {
     INSERT INTO ${family.source}_1h AS h (${rollupColumns(minute).join(", ")})
     SELECT date_bin(INTERVAL '1 hour', f.bucket, ${origin}), f.org_id, f.server_id${fKeys},
            ${family.columns.map((c) => change(c)).join(",\n           ")}
-    FROM fresh f LEFT JOIN previous o ON ${sameMinute}
+    FROM fresh f
+    -- The minute as it was: a primary-key probe per touched minute, whatever the planner thinks
+    -- of fresh's size (as a join it became a hash join over the whole minute table, or a nested
+    -- loop rescanning every minute for every minute). The statement's snapshot predates
+    -- \`minutes\`, so this reads the values that upsert replaces.
+    LEFT JOIN LATERAL (SELECT * FROM ${minute.target} o WHERE ${sameMinute} LIMIT 1) o ON true
     GROUP BY 1, f.org_id, f.server_id${fKeys}
     ON CONFLICT ${conflictKey(family.keys)}
     DO UPDATE SET ${family.columns.map((c) => mergeInto(c)).join(", ")}`;
