@@ -93,10 +93,10 @@ interface MergeableFamily {
  * sum of its minutes, and raw rows are only ever added, so a minute's sums and maximum only
  * grow: the hour stays equal to the sum (maximum) of its minutes with work proportional to the
  * minutes touched, not to how far the hour has filled (60 minute rows per key at its end, read
- * on every claim: docs/benchmarks.md, "Rollups keeping up"). The lookup of each minute as it was
- * reads it before `minutes` rewrites it: every part of one statement reads the same snapshot. NULL stays "not
- * measured": a minute's change is NULL when neither version measured the column, and an hour
- * that measured nothing takes the change as it is.
+ * on every claim: docs/benchmarks.md, "Rollups at the maximum ingest rate"). The lookup of each
+ * minute as it was reads it before `minutes` rewrites it: every part of one statement reads the
+ * same snapshot. NULL stays "not measured": a minute's change is NULL when neither version
+ * measured the column, and an hour that measured nothing takes the change as it is.
  */
 function minutesAndHourChange(family: MergeableFamily): string {
   const minute: RollupSpec = {
