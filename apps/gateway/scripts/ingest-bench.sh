@@ -7,7 +7,8 @@
 # (25607), GATEWAY_BIN (default: build this tree's gateway), GATEWAY_ENV (extra VAR=value words
 # for the gateway, e.g. "SPINDLE_INGEST_GROUP_WINDOW=0s"), BENCH_WORKER=1 (also run the real
 # worker, apps/worker, so plain-mode rollups run during the load as in production; its log is
-# $BENCH_PG_DIR/worker.log).
+# $BENCH_PG_DIR/worker.log), BENCH_WORKER_MAIN (the worker's entry point, default
+# apps/worker/src/main.ts: another copy of the worker's src/ inside apps/worker runs an older worker).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/lib.sh
@@ -50,7 +51,7 @@ gateway_pid=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$gateway_port/healthz" >/dev/null && break; sleep 0.1; done
 
 if [ "${BENCH_WORKER:-0}" = 1 ]; then
-  DATABASE_URL=$url node --import tsx apps/worker/src/main.ts >"$root/worker.log" 2>&1 &
+  DATABASE_URL=$url node --import tsx "${BENCH_WORKER_MAIN:-apps/worker/src/main.ts}" >"$root/worker.log" 2>&1 &
   worker_pid=$!
 fi
 

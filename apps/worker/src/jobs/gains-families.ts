@@ -9,7 +9,6 @@ export interface GainsColumn {
   column: string;
   /** Its value over raw rows `s` of one bucket. */
   fromRaw: string;
-  type: "bigint" | "double precision";
 }
 
 export interface GainsFamily {
@@ -17,12 +16,12 @@ export interface GainsFamily {
   columns: GainsColumn[];
 }
 
-const sum = (column: string): GainsColumn => ({ column, fromRaw: `sum(s.${column})::bigint`, type: "bigint" });
+const sum = (column: string): GainsColumn => ({ column, fromRaw: `sum(s.${column})::bigint` });
 
 /** A gauge's mean over any window is `<g>_sum / <g>_samples`; rows that did not carry it do not count. */
 const gauge = (g: string): GainsColumn[] => [
-  { column: `${g}_sum`, fromRaw: `sum(s.${g})::bigint`, type: "bigint" },
-  { column: `${g}_samples`, fromRaw: `count(s.${g})`, type: "bigint" },
+  { column: `${g}_sum`, fromRaw: `sum(s.${g})::bigint` },
+  { column: `${g}_samples`, fromRaw: `count(s.${g})` },
 ];
 
 export const gainsFamilies: GainsFamily[] = [
@@ -35,7 +34,6 @@ export const gainsFamilies: GainsFamily[] = [
       {
         column: "memory_read_latency_weighted_seconds",
         fromRaw: "sum(s.memory_read_latency_seconds * s.memory_read_latency_samples)",
-        type: "double precision",
       },
       sum("memory_read_latency_samples"),
     ],
@@ -46,8 +44,3 @@ export const gainsFamilies: GainsFamily[] = [
       "unmanaged_grown_bytes", "unmanaged_extents_added"].map(sum),
   },
 ];
-
-/** The hour's expression from minute rows `s`: the sum of the minutes, in the column's type. */
-export function fromMinutes(c: GainsColumn): string {
-  return c.type === "bigint" ? `sum(s.${c.column})::bigint` : `sum(s.${c.column})`;
-}

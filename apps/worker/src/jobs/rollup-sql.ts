@@ -1,10 +1,11 @@
 // The SQL that maintains the plain-mode rollup tables (disk_io_1m/1h, memory_1m/1h, the deep and
 // gains families). Each statement takes the claimed pending ranges as four parallel arrays (org_id, server_id,
-// first_time, last_time), widens them to whole buckets, merges overlaps per server, recomputes
-// those buckets and upserts them. Bucketing matches TimescaleDB's time_bucket (same origin),
-// so both storage modes put a sample in the same bucket.
+// first_time, last_time), widens them to whole minutes, merges overlaps per server, recomputes
+// those minutes from raw rows and upserts them; hours take what those minutes changed by
+// (memory's recomputes its touched hours from their minutes). Bucketing matches TimescaleDB's
+// time_bucket (same origin), so both storage modes put a sample in the same bucket.
 
-import { fromMinutes, gainsFamilies } from "./gains-families.js";
+import { gainsFamilies } from "./gains-families.js";
 
 const origin = "TIMESTAMPTZ '2000-01-03 00:00:00+00'";
 
@@ -41,73 +42,161 @@ function claimedSpans(width: string): string {
     )`;
 }
 
-function upsert(spec: RollupSpec): string {
-  const keyColumns = ["bucket", "org_id", "server_id", ...spec.keys];
-  const columns = [...keyColumns, ...spec.aggregates.map(([column]) => column)];
+/** The spec's buckets within the claimed spans, recomputed from every source row in them. */
+function bucketsInSpans(spec: RollupSpec): string {
   const groupKeys = spec.keys.map((key) => `s.${key}`);
   return `
-    WITH ${claimedSpans(spec.width)}
-    INSERT INTO ${spec.target} (${columns.join(", ")})
     SELECT date_bin(INTERVAL '${spec.width}', s.${spec.sourceTime}, ${origin}) AS bucket, s.org_id, s.server_id${
       groupKeys.length ? `, ${groupKeys.join(", ")}` : ""
     },
            ${spec.aggregates.map(([column, expression]) => `${expression} AS ${column}`).join(",\n           ")}
     FROM spans p
-    JOIN ${spec.source} s ON s.org_id = p.org_id AND s.server_id = p.server_id
-                         AND s.${spec.sourceTime} >= lower(p.span) AND s.${spec.sourceTime} < upper(p.span)
-    GROUP BY ${["1", "s.org_id", "s.server_id", ...groupKeys].join(", ")}
-    ON CONFLICT (org_id, server_id, bucket${spec.keys.map((key) => `, ${key}`).join("")})
+    -- One index range scan per span. As a plain join the planner merged the spans with the
+    -- source's whole (org_id, server_id, time) index: every row of every claimed server, read on
+    -- every claim, so a claim's cost grew with the table (OFFSET 0 keeps the subquery lateral).
+    CROSS JOIN LATERAL (
+      SELECT * FROM ${spec.source} r
+      WHERE r.org_id = p.org_id AND r.server_id = p.server_id
+        AND r.${spec.sourceTime} >= lower(p.span) AND r.${spec.sourceTime} < upper(p.span)
+      OFFSET 0
+    ) s
+    GROUP BY ${["1", "s.org_id", "s.server_id", ...groupKeys].join(", ")}`;
+}
+
+const rollupColumns = (spec: RollupSpec) => ["bucket", "org_id", "server_id", ...spec.keys, ...spec.aggregates.map(([column]) => column)];
+const conflictKey = (keys: string[]) => `(org_id, server_id, bucket${keys.map((key) => `, ${key}`).join("")})`;
+
+function upsert(spec: RollupSpec): string {
+  return `
+    WITH ${claimedSpans(spec.width)}
+    INSERT INTO ${spec.target} (${rollupColumns(spec).join(", ")})
+    ${bucketsInSpans(spec)}
+    ON CONFLICT ${conflictKey(spec.keys)}
     DO UPDATE SET ${spec.aggregates.map(([column]) => `${column} = EXCLUDED.${column}`).join(", ")}`;
 }
 
-// Hours are summed from minutes, not raw rows: a sum of sums (and a max of maxes) is exact, and
-// it reads 60 rows per device-hour instead of 360. Averages are weighted by sample count.
+/** How an hour merges its minutes' values of one column. */
+type Merge = "sum" | "max";
+
+/** A family whose every minute column an hour merges as a sum or a maximum of its minutes. */
+interface MergeableFamily {
+  source: string;
+  keys: string[];
+  /** Minute columns: the expression over raw rows `s`, and how the hour merges them. */
+  columns: { column: string; fromRaw: string; merge: Merge }[];
+}
+
+/**
+ * One statement for a mergeable family: recomputes the touched minutes from raw rows (as
+ * `upsert`) and adds to each touched hour only what those minutes changed by (new minute minus
+ * the minute as it was), instead of re-reading every minute of the hour. An hour's sum is the
+ * sum of its minutes, and raw rows are only ever added, so a minute's sums and maximum only
+ * grow: the hour stays equal to the sum (maximum) of its minutes with work proportional to the
+ * minutes touched, not to how far the hour has filled (60 minute rows per key at its end, read
+ * on every claim: docs/benchmarks.md, "Rollups at the maximum ingest rate"). The lookup of each
+ * minute as it was reads it before `minutes` rewrites it: every part of one statement reads the
+ * same snapshot. NULL stays "not measured": a minute's change is NULL when neither version
+ * measured the column, and an hour that measured nothing takes the change as it is.
+ */
+function minutesAndHourChange(family: MergeableFamily): string {
+  const minute: RollupSpec = {
+    target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: family.keys,
+    aggregates: family.columns.map(({ column, fromRaw }) => [column, fromRaw]),
+  };
+  const sameMinute = ["org_id", "server_id", "bucket", ...family.keys].map((key) => `o.${key} = f.${key}`).join(" AND ");
+  const fKeys = family.keys.map((key) => `, f.${key}`).join("");
+  const change = ({ column, merge }: MergeableFamily["columns"][number]) =>
+    merge === "max"
+      ? `max(f.${column})`
+      : `sum(coalesce(f.${column}, 0) - coalesce(o.${column}, 0)) FILTER (WHERE f.${column} IS NOT NULL OR o.${column} IS NOT NULL)`;
+  const mergeInto = ({ column, merge }: MergeableFamily["columns"][number]) =>
+    merge === "max"
+      ? `${column} = greatest(h.${column}, EXCLUDED.${column})`
+      : `${column} = CASE WHEN h.${column} IS NULL THEN EXCLUDED.${column} ELSE h.${column} + coalesce(EXCLUDED.${column}, 0) END`;
+  return `
+    WITH ${claimedSpans("1 minute")},
+    fresh AS (${bucketsInSpans(minute)}
+    ),
+    minutes AS (
+      INSERT INTO ${minute.target} (${rollupColumns(minute).join(", ")})
+      SELECT ${rollupColumns(minute).join(", ")} FROM fresh
+      ON CONFLICT ${conflictKey(family.keys)}
+      DO UPDATE SET ${family.columns.map(({ column }) => `${column} = EXCLUDED.${column}`).join(", ")}
+    )
+    INSERT INTO ${family.source}_1h AS h (${rollupColumns(minute).join(", ")})
+    SELECT date_bin(INTERVAL '1 hour', f.bucket, ${origin}), f.org_id, f.server_id${fKeys},
+           ${family.columns.map((c) => change(c)).join(",\n           ")}
+    FROM fresh f
+    -- The minute as it was: a primary-key probe per touched minute, whatever the planner thinks
+    -- of fresh's size (as a join it became a hash join over the whole minute table, or a nested
+    -- loop rescanning every minute for every minute). The statement's snapshot predates
+    -- \`minutes\`, so this reads the values that upsert replaces.
+    LEFT JOIN LATERAL (SELECT * FROM ${minute.target} o WHERE ${sameMinute} LIMIT 1) o ON true
+    GROUP BY 1, f.org_id, f.server_id${fKeys}
+    ON CONFLICT ${conflictKey(family.keys)}
+    DO UPDATE SET ${family.columns.map((c) => mergeInto(c)).join(", ")}`;
+}
+
+/**
+ * The hour of a mergeable family recomputed from all its minutes: what `minutesAndHourChange`
+ * must keep each hour equal to (the tests compare the two).
+ */
+export function hourFromMinutesSql(family: MergeableFamily): string {
+  const keys = family.keys.map((key) => `, ${key}`).join("");
+  return `
+    SELECT date_bin(INTERVAL '1 hour', bucket, ${origin}) AS bucket, org_id, server_id${keys},
+           ${family.columns.map(({ column, merge }) => `${merge}(${column}) AS ${column}`).join(", ")}
+    FROM ${family.source}_1m GROUP BY 1, org_id, server_id${keys}`;
+}
+
+/** The minutes of a mergeable family recomputed from all its raw rows. */
+export function minutesFromRawSql(family: MergeableFamily): string {
+  const keys = family.keys.map((key) => `, s.${key}`).join("");
+  return `
+    SELECT date_bin(INTERVAL '1 minute', s.time, ${origin}) AS bucket, s.org_id, s.server_id${keys},
+           ${family.columns.map(({ column, fromRaw }) => `${fromRaw} AS ${column}`).join(", ")}
+    FROM ${family.source} s GROUP BY 1, s.org_id, s.server_id${keys}`;
+}
+
+const sum = (column: string, fromRaw = `sum(s.${column})::bigint`) => ({ column, fromRaw, merge: "sum" as const });
+const intervalSeconds = sum("interval_seconds", "sum(s.interval_seconds)");
+const samples = sum("samples", "count(*)");
+
 // A metric the agent did not send is NULL (not measured): sum, avg, min and max skip it, and a
 // bucket where nothing measured it stays NULL, as in TimescaleDB's continuous aggregates.
-export const rollupStatements = {
-  disk_io: [
-    upsert({
-      target: "disk_io_1m", source: "disk_io", sourceTime: "time", width: "1 minute", keys: ["device"],
-      aggregates: [
-        ["interval_seconds", "sum(s.interval_seconds)"],
-        ...diskCounters.map((c): [string, string] => [c, `sum(s.${c})::bigint`]),
-        ["in_progress_max", "max(s.in_progress)"],
-        ["samples", "count(*)"],
-      ],
-    }),
-    upsert({
-      target: "disk_io_1h", source: "disk_io_1m", sourceTime: "bucket", width: "1 hour", keys: ["device"],
-      aggregates: [
-        ["interval_seconds", "sum(s.interval_seconds)"],
-        ...diskCounters.map((c): [string, string] => [c, `sum(s.${c})::bigint`]),
-        ["in_progress_max", "max(s.in_progress_max)"],
-        ["samples", "sum(s.samples)::bigint"],
-      ],
-    }),
-  ],
-  memory: [
-    upsert({
-      target: "memory_1m", source: "memory", sourceTime: "time", width: "1 minute", keys: [],
-      aggregates: [
-        ...memoryGauges.map((g): [string, string] => [g, `avg(s.${g})::bigint`]),
-        ["available_min_bytes", "min(s.available_bytes)"],
-        ["samples", "count(*)"],
-      ],
-    }),
-    upsert({
-      target: "memory_1h", source: "memory_1m", sourceTime: "bucket", width: "1 hour", keys: [],
-      aggregates: [
-        // Minutes where a gauge was not measured (NULL) carry no weight for it, so an hour with
-        // no measured value stays NULL rather than becoming a diluted average or 0.
-        ...memoryGauges.map((g): [string, string] => [
-          g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${g} IS NOT NULL))::bigint`,
-        ]),
-        ["available_min_bytes", "min(s.available_min_bytes)"],
-        ["samples", "sum(s.samples)::bigint"],
-      ],
-    }),
-  ],
-} as const;
+const diskIo: MergeableFamily = {
+  source: "disk_io",
+  keys: ["device"],
+  columns: [intervalSeconds, ...diskCounters.map((c) => sum(c)), { column: "in_progress_max", fromRaw: "max(s.in_progress)", merge: "max" }, samples],
+};
+
+/**
+ * Memory's hour is a sample-weighted mean of its minutes' means, which a change to one minute
+ * cannot be added to; it keeps recomputing each touched hour from its minutes (one row per
+ * server and minute, the smallest of the families).
+ */
+const memoryStatements = [
+  upsert({
+    target: "memory_1m", source: "memory", sourceTime: "time", width: "1 minute", keys: [],
+    aggregates: [
+      ...memoryGauges.map((g): [string, string] => [g, `avg(s.${g})::bigint`]),
+      ["available_min_bytes", "min(s.available_bytes)"],
+      ["samples", "count(*)"],
+    ],
+  }),
+  upsert({
+    target: "memory_1h", source: "memory_1m", sourceTime: "bucket", width: "1 hour", keys: [],
+    aggregates: [
+      // Minutes where a gauge was not measured (NULL) carry no weight for it, so an hour with
+      // no measured value stays NULL rather than becoming a diluted average or 0.
+      ...memoryGauges.map((g): [string, string] => [
+        g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${g} IS NOT NULL))::bigint`,
+      ]),
+      ["available_min_bytes", "min(s.available_min_bytes)"],
+      ["samples", "sum(s.samples)::bigint"],
+    ],
+  }),
+];
 
 /**
  * The deep-telemetry families (20261121140000_deep_telemetry): every column is a delta, so the
@@ -132,50 +221,7 @@ const deepFamilies: { source: string; keys: string[]; sums: string[] }[] = [
 ];
 
 /** sum() of a bigint is numeric: cast back so rollups hold the aggregates' types. */
-const sumOf = (column: string) => (column === "sum_seconds" ? `sum(s.${column})` : `sum(s.${column})::bigint`);
-
-function deepRollup(family: (typeof deepFamilies)[number]): string[] {
-  const sums = family.sums.map((c): [string, string] => [c, sumOf(c)]);
-  return [
-    upsert({
-      target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: family.keys,
-      aggregates: [["interval_seconds", "sum(s.interval_seconds)"], ...sums, ["samples", "count(*)"]],
-    }),
-    upsert({
-      target: `${family.source}_1h`, source: `${family.source}_1m`, sourceTime: "bucket", width: "1 hour", keys: family.keys,
-      aggregates: [["interval_seconds", "sum(s.interval_seconds)"], ...sums, ["samples", "sum(s.samples)::bigint"]],
-    }),
-  ];
-}
-
-export const deepRollupStatements: Record<string, string[]> = Object.fromEntries(
-  deepFamilies.map((family) => [family.source, deepRollup(family)]),
-);
-
-/** The acceleration-gains families (gains-families.ts): minutes from raw rows, hours from minutes. */
-export const gainsRollupStatements: Record<string, string[]> = Object.fromEntries(
-  gainsFamilies.map((family) => [
-    family.source,
-    [
-      upsert({
-        target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: [],
-        aggregates: [
-          ["interval_seconds", "sum(s.interval_seconds)"],
-          ...family.columns.map((c): [string, string] => [c.column, c.fromRaw]),
-          ["samples", "count(*)"],
-        ],
-      }),
-      upsert({
-        target: `${family.source}_1h`, source: `${family.source}_1m`, sourceTime: "bucket", width: "1 hour", keys: [],
-        aggregates: [
-          ["interval_seconds", "sum(s.interval_seconds)"],
-          ...family.columns.map((c): [string, string] => [c.column, fromMinutes(c)]),
-          ["samples", "sum(s.samples)::bigint"],
-        ],
-      }),
-    ],
-  ]),
-);
+const sumOf = (column: string) => (column === "sum_seconds" ? sum(column, `sum(s.${column})`) : sum(column));
 
 /**
  * SQL Server statistics (20261125160000_sqlserver_stats): a batch-request delta that is NULL on
@@ -184,38 +230,37 @@ export const gainsRollupStatements: Record<string, string[]> = Object.fromEntrie
  * any window without counting unmeasured intervals as 0: the seconds that measured batches, and
  * the samples that carried a hit ratio.
  */
-export const sqlServerRollupStatements: Record<string, string[]> = {
-  sqlserver_stats: [
-    upsert({
-      target: "sqlserver_stats_1m", source: "sqlserver_stats", sourceTime: "time", width: "1 minute", keys: ["instance"],
-      aggregates: [
-        ["interval_seconds", "sum(s.interval_seconds)"],
-        ["batch_requests", "sum(s.batch_requests)::bigint"],
-        ["batch_seconds", "sum(s.interval_seconds) FILTER (WHERE s.batch_requests IS NOT NULL)"],
-        ["hit_ratio_sum", "sum(s.buffer_cache_hit_ratio)"],
-        ["hit_ratio_samples", "count(s.buffer_cache_hit_ratio)"],
-        ["page_life_expectancy_s", "sum(s.page_life_expectancy_s)::bigint"],
-        ["samples", "count(*)"],
-      ],
-    }),
-    upsert({
-      target: "sqlserver_stats_1h", source: "sqlserver_stats_1m", sourceTime: "bucket", width: "1 hour", keys: ["instance"],
-      aggregates: [
-        ["interval_seconds", "sum(s.interval_seconds)"],
-        ["batch_requests", "sum(s.batch_requests)::bigint"],
-        ["batch_seconds", "sum(s.batch_seconds)"],
-        ["hit_ratio_sum", "sum(s.hit_ratio_sum)"],
-        ["hit_ratio_samples", "sum(s.hit_ratio_samples)::bigint"],
-        ["page_life_expectancy_s", "sum(s.page_life_expectancy_s)::bigint"],
-        ["samples", "sum(s.samples)::bigint"],
-      ],
-    }),
+const sqlServerStats: MergeableFamily = {
+  source: "sqlserver_stats",
+  keys: ["instance"],
+  columns: [
+    intervalSeconds,
+    sum("batch_requests"),
+    sum("batch_seconds", "sum(s.interval_seconds) FILTER (WHERE s.batch_requests IS NOT NULL)"),
+    sum("hit_ratio_sum", "sum(s.buffer_cache_hit_ratio)"),
+    sum("hit_ratio_samples", "count(s.buffer_cache_hit_ratio)"),
+    sum("page_life_expectancy_s"),
+    samples,
   ],
 };
 
-/** Every rollup source (rollup_pending.source) and the statements that recompute its buckets. */
+/** Every family whose hours merge their minutes by sum or maximum (all but memory). */
+export const mergeableFamilies: MergeableFamily[] = [
+  diskIo,
+  ...deepFamilies.map((family) => ({
+    source: family.source, keys: family.keys, columns: [intervalSeconds, ...family.sums.map(sumOf), samples],
+  })),
+  // The acceleration-gains families (gains-families.ts): every column a sum or a count.
+  ...gainsFamilies.map((family) => ({
+    source: family.source, keys: [], columns: [intervalSeconds, ...family.columns.map((c) => sum(c.column, c.fromRaw)), samples],
+  })),
+  sqlServerStats,
+];
+
+/** Every rollup source (rollup_pending.source) and the statements that bring its minutes and hours up to date. */
 export const rollupStatementsBySource: Record<string, readonly string[]> = {
-  ...rollupStatements, ...deepRollupStatements, ...gainsRollupStatements, ...sqlServerRollupStatements,
+  memory: memoryStatements,
+  ...Object.fromEntries(mergeableFamilies.map((family) => [family.source, [minutesAndHourChange(family)]])),
 };
 
 /** Takes up to $1 pending ranges of source $2 that no other worker holds, and removes them (on commit). */

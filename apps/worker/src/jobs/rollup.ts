@@ -30,9 +30,11 @@ interface PendingRange {
 export const defaultParallelSources = 3;
 
 /**
- * Plain mode only: recomputes the 1-minute and 1-hour buckets touched by rows inserted since
- * the last run (including late rows from an agent's replayed spool), reading the raw rows of
- * just those servers and time spans. Safe to run from any number of workers at once.
+ * Plain mode only: recomputes the 1-minute buckets touched by rows inserted since the last run
+ * (including late rows from an agent's replayed spool), reading the raw rows of just those
+ * servers and time spans, and brings their hours up to date by what those minutes changed
+ * (memory: by recomputing the touched hours from their minutes). Safe to run from any number of
+ * workers at once.
  *
  * Each source (raw table) is claimed and rolled up in transactions of its own, several sources
  * at once: their rollup tables are disjoint, and one after another on one connection the
@@ -41,8 +43,9 @@ export const defaultParallelSources = 3;
  */
 export async function rollupPending(pool: pg.Pool, options: RollupOptions = {}): Promise<RollupResult> {
   // Large claims are what lets rollups keep up with a busy gateway: every claim recomputes each
-  // touched minute and hour once, however many ranges fed it, so 500 ranges a claim recomputed
-  // each hour hundreds of times an hour at ~450 batches/s and fell behind by a minute a minute.
+  // touched minute once, however many ranges fed it, so 500 ranges a claim recomputed each
+  // minute (and, before hours took their minutes' changes, each hour) many times over at ~450
+  // batches/s and fell behind by a minute a minute.
   const batchSize = options.batchSize ?? 10_000;
   const maxBatches = options.maxBatches ?? 20;
   const sources = Object.keys(rollupStatementsBySource);
@@ -69,6 +72,9 @@ async function rollupOneBatch(pool: pg.Pool, source: string, batchSize: number):
     // Rollups sum every organisation's pending ranges in one pass, so they run as spindle_system,
     // the one role whose row-level-security policy is not limited to one organisation.
     await client.query("SET LOCAL ROLE spindle_system");
+    // The statements' cost estimates cross the JIT threshold, and compiling them took about a
+    // second a statement, more than the index lookups they run.
+    await client.query("SET LOCAL jit = off");
     const { rows } = await client.query<PendingRange>(claimPendingSql, [batchSize, source]);
     if (rows.length > 0) {
       const servers = [...new Set(rows.map((row) => row.server_id))].sort();
