@@ -181,15 +181,22 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return hi ? log2_u32(hi) + 32 : log2_u32((__u32)v);
 }
 
-/* The smallest i with latency <= 2^i us: with us = ceil(ns / 1000) that is ceil(log2(us)). */
-static __always_inline __u32 latency_slot(__u64 ns)
+/* The smallest i with latency <= 2^i us, i.e. ceil(ns / 1000) <= 2^i, i.e. ns <= 1000 * 2^i,
+ * found without a division (a DIV per I/O costs more than the rest of the arithmetic): with
+ * k = ceil(log2(ns)), 1000 * 2^(k-11) < 2^(k-1) < ns <= 2^k < 1000 * 2^(k-9), so i is k-10 or
+ * k-9 and one comparison tells which. */
+static __always_inline __u64 latency_slot(__u64 ns)
 {
-	__u64 us = (ns + 999) / 1000;
-	__u32 slot;
+	/* 64-bit throughout: with 32-bit values the compiler bounds-checks a zero-extended copy and
+	 * indexes with the original, which the verifier cannot follow. */
+	__u64 k, slot;
 
-	if (us <= 1)
+	if (ns <= 1000)
 		return 0;
-	slot = log2_u64(us - 1) + 1;
+	k = log2_u64(ns - 1) + 1;
+	slot = k >= 10 ? k - 10 : 0;
+	if (ns > (1000ULL << slot))
+		slot++;
 	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
 }
 
