@@ -17,7 +17,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/spindle-io/spindle/agent/internal/pgquery"
 )
 
 // ErrUnavailable means the profile cannot run on this machine (e.g. no pgbench); the message
@@ -30,7 +32,7 @@ const pgbenchScaleBytes = 16 << 20
 
 // pgDatabase is the scratch database a pgbench run creates.
 type pgDatabase struct {
-	admin    *pgx.Conn
+	admin    *pgconn.PgConn
 	name     string
 	conninfo string // key=value for pgbench, naming the scratch database
 	env      []string
@@ -56,17 +58,17 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 		}
 		allowed = append(allowed, dir)
 	}
-	config, err := pgx.ParseConfig(r.req.Postgres.ConnString)
+	config, err := pgconn.ParseConfig(r.req.Postgres.ConnString)
 	if err != nil {
 		return invalid("the PostgreSQL connection string does not parse: %v", err)
 	}
-	admin, err := pgx.ConnectConfig(ctx, config)
+	admin, err := pgconn.ConnectConfig(ctx, config)
 	if err != nil {
 		return fmt.Errorf("%w: pgbench profile skipped: cannot connect to PostgreSQL: %v", ErrUnavailable, err)
 	}
 	defer admin.Close(context.WithoutCancel(ctx))
-	var dataDir string
-	if err := admin.QueryRow(ctx, "SHOW data_directory").Scan(&dataDir); err != nil {
+	dataDir, err := pgquery.Value(ctx, admin, "SHOW data_directory")
+	if err != nil {
 		return refused("cannot locate PostgreSQL's data directory (%v): the role needs superuser or "+
 			"pg_read_all_settings, so the run can check its files stay inside the allowed paths", err)
 	}
@@ -90,7 +92,7 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 		r.report(Progress{Phase: PhaseCleaning, Message: "dropping the scratch database"})
 		dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if _, dropErr := admin.Exec(dropCtx, "DROP DATABASE IF EXISTS "+pgx.Identifier{db.name}.Sanitize()+" WITH (FORCE)"); dropErr != nil && err == nil {
+		if dropErr := pgquery.Exec(dropCtx, admin, "DROP DATABASE IF EXISTS "+pgquery.Identifier(db.name)+" WITH (FORCE)"); dropErr != nil && err == nil {
 			err = fmt.Errorf("drop the scratch database %s: %w (drop it by hand)", db.name, dropErr)
 		}
 	}()
@@ -156,19 +158,24 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	return nil
 }
 
-func createScratchDatabase(ctx context.Context, admin *pgx.Conn, config *pgx.ConnConfig, base string) (*pgDatabase, error) {
+func createScratchDatabase(ctx context.Context, admin *pgconn.PgConn, config *pgconn.Config, base string) (*pgDatabase, error) {
 	var random [4]byte
 	_, _ = rand.Read(random[:])
 	name := "spindle_bench_" + hex.EncodeToString(random[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if err := pgquery.Exec(ctx, admin, "CREATE DATABASE "+pgquery.Identifier(name)); err != nil {
 		return nil, fmt.Errorf("create the scratch database (the role needs CREATEDB): %w", err)
 	}
-	var oid uint32
-	if err := admin.QueryRow(ctx, "SELECT oid FROM pg_database WHERE datname = $1", name).Scan(&oid); err != nil {
+	// name is ours: spindle_bench_ and hex digits, no quoting needed beyond the literal.
+	rawOID, err := pgquery.Value(ctx, admin, "SELECT oid FROM pg_database WHERE datname = '"+name+"'")
+	if err != nil {
 		return nil, err
 	}
+	oid, err := strconv.ParseUint(rawOID, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("oid of the scratch database: %w", err)
+	}
 	conninfo := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", config.Host, config.Port, config.User, name)
-	db := &pgDatabase{admin: admin, name: name, conninfo: conninfo, dir: filepath.Join(base, strconv.FormatUint(uint64(oid), 10))}
+	db := &pgDatabase{admin: admin, name: name, conninfo: conninfo, dir: filepath.Join(base, strconv.FormatUint(oid, 10))}
 	if config.Password != "" {
 		db.env = append(db.env, "PGPASSWORD="+config.Password)
 	}

@@ -52,7 +52,7 @@ func (c *pageCacheCollector) FileAccesses(paths []string) map[string]readcache.F
 			continue
 		}
 		seen[id] = true
-		cur, held := perFile[id]
+		cur, held := perFile.Get(id)
 		if !held {
 			continue
 		}

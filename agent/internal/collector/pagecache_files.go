@@ -24,7 +24,7 @@ type fileUse struct {
 // own bounds.
 type topFiles struct {
 	n     int
-	prev  map[pagecache.FileID]pagecache.Counts
+	prev  pagecache.Files
 	paths *filePaths
 }
 
@@ -32,17 +32,22 @@ func newTopFiles(n int, procPath string) *topFiles {
 	if n <= 0 {
 		n = DefaultPageCacheTopFiles
 	}
-	return &topFiles{n: n, prev: map[pagecache.FileID]pagecache.Counts{}, paths: newFilePaths(procPath)}
+	return &topFiles{n: n, paths: newFilePaths(procPath)}
 }
 
 // next returns, from the counts of this tick, the n files with the most accesses since the
 // previous tick (none with zero accesses), most accesses first, with their paths.
-func (t *topFiles) next(cur map[pagecache.FileID]pagecache.Counts) []fileUse {
+func (t *topFiles) next(cur pagecache.Files) []fileUse {
 	uses := make([]fileUse, 0, t.n+1)
-	for id, c := range cur {
+	j := 0 // both readings are sorted by file: walk prev alongside
+	for _, f := range cur {
+		id, c := f.ID, f.Counts
+		for j < len(t.prev) && pagecache.CompareFileIDs(t.prev[j].ID, id) < 0 {
+			j++
+		}
 		delta := c
-		if before, ok := t.prev[id]; ok && covers(c, before) {
-			delta = c.Sub(before)
+		if j < len(t.prev) && t.prev[j].ID == id && covers(c, t.prev[j].Counts) {
+			delta = c.Sub(t.prev[j].Counts)
 		} // else: new, or evicted and counted afresh since: all of c is this interval's
 		accesses, misses := delta.AccessesAndMisses()
 		if accesses == 0 {

@@ -78,23 +78,33 @@ func TestPageCacheTopFiles(t *testing.T) {
 	}
 }
 
+// filesOf is a reading as pagecache.Probe.ReadFiles returns it: sorted by file.
+func filesOf(m map[pagecache.FileID]pagecache.Counts) pagecache.Files {
+	var out pagecache.Files
+	for id, c := range m {
+		out = append(out, pagecache.FileCounts{ID: id, Counts: c})
+	}
+	out.Sort()
+	return out
+}
+
 // TestTopFilesDeltasAndNames ranks files by the accesses of the interval, counts a file that
 // came back after an eviction from zero, and names a file no process holds open by inode.
 func TestTopFilesDeltasAndNames(t *testing.T) {
 	top := newTopFiles(2, t.TempDir()) // an empty /proc: nothing can be named
 	a, b, c := pagecache.FileID{Dev: 2049, Ino: 11}, pagecache.FileID{Dev: 2049, Ino: 12}, pagecache.FileID{Dev: 2050, Ino: 13}
-	top.next(map[pagecache.FileID]pagecache.Counts{a: {Read: 100, Added: 10}, b: {Read: 50}, c: {Read: 500, Added: 90}})
+	top.next(filesOf(map[pagecache.FileID]pagecache.Counts{a: {Read: 100, Added: 10}, b: {Read: 50}, c: {Read: 500, Added: 90}}))
 
-	got := top.next(map[pagecache.FileID]pagecache.Counts{
+	got := top.next(filesOf(map[pagecache.FileID]pagecache.Counts{
 		a: {Read: 400, Added: 30},  // +300 accesses, +20 misses
 		b: {Read: 5, Added: 5},     // evicted and back: 5 accesses, 5 misses since
 		c: {Read: 510, Added: 100}, // +10, +10
-	})
+	}))
 	want := []fileUse{{id: a, path: "inode:2049:11", accesses: 300, misses: 20}, {id: c, path: "inode:2050:13", accesses: 10, misses: 10}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("top files = %+v, want %+v", got, want)
 	}
-	if got := top.next(map[pagecache.FileID]pagecache.Counts{a: {Read: 400, Added: 30}}); len(got) != 0 {
+	if got := top.next(filesOf(map[pagecache.FileID]pagecache.Counts{a: {Read: 400, Added: 30}})); len(got) != 0 {
 		t.Errorf("an interval without reads lists %+v, want nothing", got)
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
+	"github.com/spindle-io/spindle/agent/internal/pgquery"
 )
 
 func init() {
@@ -34,7 +35,7 @@ const pgConnectTimeout = 5 * time.Second
 type pgstatsCollector struct {
 	opts    PostgreSQLOptions
 	logger  *slog.Logger
-	conn    *pgx.Conn
+	conn    *pgconn.PgConn
 	version int // server_version_num of conn's server
 	dbPrev  map[int64]databaseCounters
 	ioPrev  map[ioStatsKey]ioCounters
@@ -47,7 +48,7 @@ func newPgstatsCollector(opts Options) (Collector, error) {
 	if opts.PostgreSQL.DSN == "" {
 		return nil, errors.New("databases.postgresql.dsn is empty: set it in the agent config, or switch collectors.pgstats off")
 	}
-	if _, err := pgx.ParseConfig(opts.PostgreSQL.DSN); err != nil {
+	if _, err := pgconn.ParseConfig(opts.PostgreSQL.DSN); err != nil {
 		return nil, fmt.Errorf("databases.postgresql.dsn: %w", err)
 	}
 	c := &pgstatsCollector{opts: opts.PostgreSQL, logger: opts.Logger}
@@ -67,7 +68,7 @@ func (c *pgstatsCollector) Capability() Capability {
 }
 
 func (c *pgstatsCollector) connect(ctx context.Context) error {
-	cfg, err := pgx.ParseConfig(c.opts.DSN)
+	cfg, err := pgconn.ParseConfig(c.opts.DSN)
 	if err != nil {
 		return fmt.Errorf("databases.postgresql.dsn: %w", err)
 	}
@@ -75,17 +76,13 @@ func (c *pgstatsCollector) connect(ctx context.Context) error {
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > pgConnectTimeout {
 		cfg.ConnectTimeout = pgConnectTimeout
 	}
-	// The simple protocol sends both statistics queries as one statement list: one round trip,
-	// one snapshot, and one transaction of the agent's own per tick (no prepare round trips,
-	// which would each count as a transaction too).
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL at %s:%d: %w (check databases.postgresql.dsn in the agent config, that the server is running, and that pg_hba.conf lets the agent's user in)",
 			cfg.Host, cfg.Port, err)
 	}
-	var raw string
-	if err := conn.QueryRow(ctx, "SHOW server_version_num").Scan(&raw); err != nil {
+	raw, err := pgquery.Value(ctx, conn, "SHOW server_version_num")
+	if err != nil {
 		conn.Close(context.Background())
 		return fmt.Errorf("PostgreSQL at %s:%d: read server_version_num: %w", cfg.Host, cfg.Port, err)
 	}

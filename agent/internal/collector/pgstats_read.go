@@ -2,9 +2,11 @@ package collector
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/spindle-io/spindle/agent/internal/pgquery"
 )
 
 // databaseCounters is one pg_stat_database row.
@@ -46,65 +48,98 @@ func (now ioCounters) continues(before ioCounters) bool {
 
 // read runs the statistics queries in one round trip.
 func (c *pgstatsCollector) read(ctx context.Context) (map[int64]databaseCounters, map[ioStatsKey]ioCounters, error) {
-	batch := &pgx.Batch{}
-	dbQuery, dbArgs := databaseStatsQuery(c.opts.Databases)
-	batch.Queue(dbQuery, dbArgs...)
-	ioQuery, withIO := ioStatsQuery(c.version)
-	if withIO {
-		batch.Queue(ioQuery)
-	}
-	results := c.conn.SendBatch(ctx, batch)
-	defer results.Close()
-
-	dbs := map[int64]databaseCounters{}
-	rows, err := results.Query()
+	sql, err := databaseStatsQuery(c.opts.Databases)
 	if err != nil {
 		return nil, nil, err
 	}
-	for rows.Next() {
-		var id int64
+	ioQuery, withIO := ioStatsQuery(c.version)
+	if withIO {
+		sql += ";\n" + ioQuery
+	}
+	results, err := pgquery.Query(ctx, c.conn, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want := map[bool]int{false: 1, true: 2}[withIO]; len(results) != want {
+		return nil, nil, fmt.Errorf("%d results for %d statistics queries", len(results), want)
+	}
+
+	dbs := map[int64]databaseCounters{}
+	for _, row := range results[0] {
 		var d databaseCounters
-		var reset *time.Time
-		if err := rows.Scan(&id, &d.name, &d.commits, &d.rollbacks, &d.blocksHit, &d.blocksRead, &d.readTimeMillis, &reset); err != nil {
-			rows.Close()
-			return nil, nil, err
+		var id int64
+		p := &textRow{cols: row}
+		if len(row) != 8 {
+			return nil, nil, fmt.Errorf("pg_stat_database: %d columns, want 8", len(row))
 		}
-		if reset != nil {
-			d.statsReset = *reset
+		id, d.name = p.int(0), p.text(1)
+		d.commits, d.rollbacks, d.blocksHit, d.blocksRead = p.int(2), p.int(3), p.int(4), p.int(5)
+		d.readTimeMillis, d.statsReset = p.float(6), p.micros(7)
+		if p.err != nil {
+			return nil, nil, fmt.Errorf("pg_stat_database: %w", p.err)
 		}
 		dbs[id] = d
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
-	}
 	if !withIO {
-		return dbs, nil, results.Close()
+		return dbs, nil, nil
 	}
 
 	ios := map[ioStatsKey]ioCounters{}
-	rows, err = results.Query()
-	if err != nil {
-		return nil, nil, err
-	}
-	for rows.Next() {
+	for _, row := range results[1] {
 		var k ioStatsKey
 		var v ioCounters
-		var reset *time.Time
-		dest := []any{&k.backendType, &k.object, &k.context}
+		p := &textRow{cols: row}
+		if len(row) != 3+len(v.ops)+1 {
+			return nil, nil, fmt.Errorf("pg_stat_io: %d columns, want %d", len(row), 3+len(v.ops)+1)
+		}
+		k.backendType, k.object, k.context = p.text(0), p.text(1), p.text(2)
 		for i := range v.ops {
-			dest = append(dest, &v.ops[i])
+			v.ops[i] = p.int(3 + i)
 		}
-		if err := rows.Scan(append(dest, &reset)...); err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
-		if reset != nil {
-			v.statsReset = *reset
+		v.statsReset = p.micros(3 + len(v.ops))
+		if p.err != nil {
+			return nil, nil, fmt.Errorf("pg_stat_io: %w", p.err)
 		}
 		ios[k] = v
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
+	return dbs, ios, nil
+}
+
+// textRow parses one text-format row, keeping the first error. NULL reads as zero: only
+// blk_read_time and stats_reset can be NULL, and a zero stats_reset means never reset.
+type textRow struct {
+	cols [][]byte
+	err  error
+}
+
+func (r *textRow) text(i int) string { return string(r.cols[i]) }
+
+func (r *textRow) int(i int) int64 {
+	if r.cols[i] == nil {
+		return 0
 	}
-	return dbs, ios, results.Close()
+	n, err := strconv.ParseInt(string(r.cols[i]), 10, 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("column %d: %w", i+1, err)
+	}
+	return n
+}
+
+func (r *textRow) float(i int) float64 {
+	if r.cols[i] == nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(r.cols[i]), 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("column %d: %w", i+1, err)
+	}
+	return f
+}
+
+// micros reads microseconds since the epoch (statsResetMicros); NULL is the zero time.
+func (r *textRow) micros(i int) time.Time {
+	if r.cols[i] == nil {
+		return time.Time{}
+	}
+	return time.UnixMicro(r.int(i))
 }

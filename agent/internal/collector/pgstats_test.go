@@ -21,13 +21,16 @@ func TestPgStatIOIsReadFromPostgreSQL16(t *testing.T) {
 }
 
 func TestDatabaseStatsQuerySelectsTheConfiguredDatabases(t *testing.T) {
-	all, args := databaseStatsQuery(nil)
-	if strings.Contains(all, "ANY") || args != nil || !strings.Contains(all, "NOT d.datistemplate") {
-		t.Errorf("all databases: %q %v", all, args)
+	all, err := databaseStatsQuery(nil)
+	if strings.Contains(all, "ANY") || err != nil || !strings.Contains(all, "NOT d.datistemplate") {
+		t.Errorf("all databases: %q %v", all, err)
 	}
-	some, args := databaseStatsQuery([]string{"shop", "auth"})
-	if !strings.Contains(some, "d.datname = ANY($1)") || len(args) != 1 {
-		t.Errorf("named databases: %q %v", some, args)
+	some, err := databaseStatsQuery([]string{"shop", `o'brien\`})
+	if want := `d.datname = ANY(ARRAY[E'shop', E'o''brien\\']::name[])`; !strings.Contains(some, want) || err != nil {
+		t.Errorf("named databases: %q %v; want it to contain %s", some, err, want)
+	}
+	if _, err := databaseStatsQuery([]string{"a\x00b"}); err == nil {
+		t.Error("a name with a NUL character was quoted into the query")
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Defaults of the fragmentation scanner.
@@ -76,8 +76,8 @@ func (d DatabasesConfig) validate(pgstats CollectorConfig) error {
 		}
 		return nil
 	}
-	// pgx redacts the password in its parse errors.
-	if _, err := pgx.ParseConfig(pg.DSN); err != nil {
+	// pgconn redacts the password in its parse errors.
+	if _, err := pgconn.ParseConfig(pg.DSN); err != nil {
 		return fmt.Errorf("databases.postgresql.dsn: %w", err)
 	}
 	return nil

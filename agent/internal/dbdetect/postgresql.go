@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/spindle-io/spindle/agent/internal/pgquery"
 )
 
 // postgreSQLDataGlobs are where distributions put clusters: Debian/Ubuntu, RHEL and its
@@ -103,15 +105,11 @@ func AskPostgreSQL(dsn string, timeout time.Duration) func(ctx context.Context) 
 	return func(ctx context.Context) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn)
+		conn, err := pgconn.Connect(ctx, dsn)
 		if err != nil {
 			return "", err
 		}
 		defer conn.Close(context.Background())
-		var dir string
-		if err := conn.QueryRow(ctx, "SHOW data_directory").Scan(&dir); err != nil {
-			return "", err
-		}
-		return dir, nil
+		return pgquery.Value(ctx, conn, "SHOW data_directory")
 	}
 }

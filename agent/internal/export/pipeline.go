@@ -1,18 +1,15 @@
 // Package export turns what collectors record into OTLP batches on the spool, with the
 // official OpenTelemetry Go SDK: synchronous instruments, a ManualReader collected once per
 // tick with delta temporality (so each batch covers exactly one interval), and the official
-// OTLP/HTTP exporter for the protobuf encoding, whose HTTP client writes to the spool.
+// OTLP protobuf messages for the request body (otlp.go), gzipped and written to the spool.
 package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -21,10 +18,6 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/spool"
 )
-
-// spoolEndpoint is never dialled: the exporter's transport is the spool. It only has to be
-// a valid URL for the exporter to build its request.
-const spoolEndpoint = "http://spool.invalid/v1/metrics"
 
 // meterName is the instrumentation scope of every metric the agent sends.
 const meterName = "github.com/spindle-io/spindle/agent"
@@ -40,14 +33,14 @@ type Settings struct {
 	Now func() time.Time
 }
 
-// Pipeline owns the meter provider, reader and exporter. Flush must not be called
+// Pipeline owns the meter provider and reader. Flush must not be called
 // concurrently with itself; Sink is safe for concurrent use.
 type Pipeline struct {
 	provider *sdkmetric.MeterProvider
 	reader   *sdkmetric.ManualReader
-	exporter *otlpmetrichttp.Exporter
 	base     *resource.Resource
 	sequence *spool.Sequence
+	spool    *spool.Spool
 	sink     *sink
 	now      func() time.Time
 
@@ -61,16 +54,6 @@ func deltaEverywhere(sdkmetric.InstrumentKind) metricdata.Temporality {
 
 // New builds the pipeline. The interval of the first batch starts now.
 func New(ctx context.Context, s Settings) (*Pipeline, error) {
-	exporter, err := otlpmetrichttp.New(ctx,
-		otlpmetrichttp.WithEndpointURL(spoolEndpoint),
-		otlpmetrichttp.WithHTTPClient(&http.Client{Transport: &spoolTransport{spool: s.Spool}}),
-		otlpmetrichttp.WithCompression(otlpmetrichttp.GzipCompression),
-		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}), // the forwarder retries
-		otlpmetrichttp.WithTemporalitySelector(deltaEverywhere),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("create OTLP exporter: %w", err)
-	}
 	reader := sdkmetric.NewManualReader(sdkmetric.WithTemporalitySelector(deltaEverywhere))
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(s.Resource))
 	onError := s.OnError
@@ -84,9 +67,9 @@ func New(ctx context.Context, s Settings) (*Pipeline, error) {
 	return &Pipeline{
 		provider:     provider,
 		reader:       reader,
-		exporter:     exporter,
 		base:         s.Resource,
 		sequence:     s.Sequence,
+		spool:        s.Spool,
 		sink:         newSink(provider.Meter(meterName), onError),
 		now:          now,
 		intervalFrom: now(),
@@ -122,7 +105,12 @@ func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
 	if rm.Resource, err = batchResource(p.base, seq); err != nil {
 		return 0, fmt.Errorf("build batch resource: %w", err)
 	}
-	if err := p.exporter.Export(withSeq(ctx, seq), &rm); err != nil {
+	body, err := encodeRequest(&rm)
+	if err != nil {
+		return 0, fmt.Errorf("batch %d: %w", seq, err)
+	}
+	// Delivery and its retries are the forwarder's: a down gateway never blocks a collection.
+	if err := p.spool.Append(spool.Batch{Seq: seq, ContentEncoding: "gzip", Body: body}); err != nil {
 		return 0, fmt.Errorf("write batch %d to the spool: %w", seq, err)
 	}
 	return seq, nil
@@ -130,7 +118,7 @@ func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
 
 // Shutdown releases the SDK. Call Flush first to keep the last interval.
 func (p *Pipeline) Shutdown(ctx context.Context) error {
-	if err := errors.Join(p.provider.Shutdown(ctx), p.exporter.Shutdown(ctx)); err != nil {
+	if err := p.provider.Shutdown(ctx); err != nil {
 		return fmt.Errorf("shut down metrics: %w", err)
 	}
 	return nil

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	collectorpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -34,26 +35,9 @@ func withAgentCredential(body []byte, contentEncoding, credential string) ([]byt
 			return nil, fmt.Errorf("read spooled batch: %w", err)
 		}
 	}
-	request := &collectorpb.ExportMetricsServiceRequest{}
-	if err := proto.Unmarshal(raw, request); err != nil {
-		return nil, fmt.Errorf("decode spooled batch: %w", err)
-	}
-	for _, rm := range request.ResourceMetrics {
-		if rm.Resource == nil {
-			continue
-		}
-		attrs := rm.Resource.Attributes[:0]
-		for _, kv := range rm.Resource.Attributes {
-			if kv.Key != AgentCredentialAttribute {
-				attrs = append(attrs, kv)
-			}
-		}
-		rm.Resource.Attributes = append(attrs, &commonpb.KeyValue{Key: AgentCredentialAttribute,
-			Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: credential}}})
-	}
-	out, err := proto.Marshal(request)
+	out, err := setCredential(raw, credential)
 	if err != nil {
-		return nil, fmt.Errorf("encode batch: %w", err)
+		return nil, err
 	}
 	if contentEncoding != "gzip" {
 		return out, nil
@@ -67,4 +51,50 @@ func withAgentCredential(body []byte, contentEncoding, credential string) ([]byt
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// setCredential rewrites an ExportMetricsServiceRequest, resource by resource. The request is
+// field 1 (repeated ResourceMetrics) and nothing else; it is walked with protowire rather than
+// decoded through the OTLP collector service package, which would link gRPC into the agent.
+// Fields this version does not know are kept as they are.
+func setCredential(raw []byte, credential string) ([]byte, error) {
+	out := make([]byte, 0, len(raw)+64)
+	for len(raw) > 0 {
+		num, typ, n := protowire.ConsumeTag(raw)
+		if n < 0 {
+			return nil, fmt.Errorf("decode spooled batch: %w", protowire.ParseError(n))
+		}
+		field := protowire.ConsumeFieldValue(num, typ, raw[n:])
+		if field < 0 {
+			return nil, fmt.Errorf("decode spooled batch: %w", protowire.ParseError(field))
+		}
+		if num != 1 || typ != protowire.BytesType {
+			out = append(out, raw[:n+field]...)
+			raw = raw[n+field:]
+			continue
+		}
+		body, _ := protowire.ConsumeBytes(raw[n:])
+		raw = raw[n+field:]
+		rm := &metricspb.ResourceMetrics{}
+		if err := proto.Unmarshal(body, rm); err != nil {
+			return nil, fmt.Errorf("decode spooled batch: %w", err)
+		}
+		if rm.Resource != nil {
+			attrs := rm.Resource.Attributes[:0]
+			for _, kv := range rm.Resource.Attributes {
+				if kv.Key != AgentCredentialAttribute {
+					attrs = append(attrs, kv)
+				}
+			}
+			rm.Resource.Attributes = append(attrs, &commonpb.KeyValue{Key: AgentCredentialAttribute,
+				Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: credential}}})
+		}
+		encoded, err := proto.Marshal(rm)
+		if err != nil {
+			return nil, fmt.Errorf("encode batch: %w", err)
+		}
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendBytes(out, encoded)
+	}
+	return out, nil
 }

@@ -4,7 +4,8 @@
  * and one at completion whatever collectors use them:
  *   block_rq_issue     stamps the issue time (latency) and samples the request's 4 KiB blocks
  *                      for the block miss-ratio curve (spindle_mrc.h);
- *   block_rq_complete  adds issue-to-completion time to a log2 histogram per (disk, operation);
+ *   block_rq_complete  adds issue-to-completion time to a log2 histogram per (disk, operation),
+ *                      in a per-CPU array indexed by the disk's queue;
  *   block_split        counts bios the block layer cut to fit the device's limits, per disk.
  * The agent switches the parts on as collectors start (switches) and attaches a hook only while
  * something uses it. The request is read once per program, with plain BTF loads. */
@@ -45,18 +46,39 @@ struct latency_key {
 };
 
 struct latency_hist {
+	__u32 dev; /* the disk whose histogram this is (MKDEV); 0 while the slot is free */
+	__u32 pad;
 	__u64 slots[LATENCY_SLOTS];
 	__u64 sum_ns;
 };
 
-/* Cumulative histograms; per CPU so completions on different CPUs never contend. The agent
- * sums the CPUs and takes deltas between reads. */
+/* Cumulative histograms, per CPU so completions on different CPUs never contend; the agent sums
+ * the CPUs and takes deltas between reads. A disk's histograms live in a per-CPU array at
+ * (disk slot, operation), the disk slot being its request queue's id (a small number the kernel
+ * hands out densely, one per queue) modulo LATENCY_DISKS: an array lookup compiles to address
+ * arithmetic, where a hash map costs a helper call, hashing and a bucket walk per I/O. Each CPU's
+ * entry records its disk, claimed by the first completion that finds it free; a disk whose slot
+ * another disk already holds on that CPU (ids that collide modulo LATENCY_DISKS, or a queue id
+ * reused after a disk went away) is counted in latency_overflow, keyed by (disk, operation). */
+#define LATENCY_DISKS 64 /* a power of two */
+#define LATENCY_OPS 4    /* SPINDLE_OP_READ .. SPINDLE_OP_DISCARD */
+
+/* LATENCY_DISKS - 1; tests set 0, so that every disk wants slot 0 and all but one overflow. */
+volatile const __u32 latency_disk_mask = LATENCY_DISKS - 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LATENCY_DISKS * LATENCY_OPS);
+	__type(key, __u32);
+	__type(value, struct latency_hist);
+} latency SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct latency_key);
 	__type(value, struct latency_hist);
-} latency SEC(".maps");
+} latency_overflow SEC(".maps");
 
 /* Where the kernel keeps block statistics for a queue (QUEUE_FLAG_STATS: writeback throttling,
  * the default on most disks, and io.latency switch it on), it stamps each request's
@@ -159,15 +181,22 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return hi ? log2_u32(hi) + 32 : log2_u32((__u32)v);
 }
 
-/* The smallest i with latency <= 2^i us: with us = ceil(ns / 1000) that is ceil(log2(us)). */
-static __always_inline __u32 latency_slot(__u64 ns)
+/* The smallest i with latency <= 2^i us, i.e. ceil(ns / 1000) <= 2^i, i.e. ns <= 1000 * 2^i,
+ * found without a division (a DIV per I/O costs more than the rest of the arithmetic): with
+ * k = ceil(log2(ns)), 1000 * 2^(k-11) < 2^(k-1) < ns <= 2^k < 1000 * 2^(k-9), so i is k-10 or
+ * k-9 and one comparison tells which. */
+static __always_inline __u64 latency_slot(__u64 ns)
 {
-	__u64 us = (ns + 999) / 1000;
-	__u32 slot;
+	/* 64-bit throughout: with 32-bit values the compiler bounds-checks a zero-extended copy and
+	 * indexes with the original, which the verifier cannot follow. */
+	__u64 k, slot;
 
-	if (us <= 1)
+	if (ns <= 1000)
 		return 0;
-	slot = log2_u64(us - 1) + 1;
+	k = log2_u64(ns - 1) + 1;
+	slot = k >= 10 ? k - 10 : 0;
+	if (ns > (1000ULL << slot))
+		slot++;
 	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
 }
 
@@ -286,32 +315,50 @@ int BPF_PROG(block_rq_issue, struct request *rq)
 	return 0;
 }
 
+/* latency_of finds the histogram of (dev, op): its slot in the array, or the overflow hash. */
+static __always_inline struct latency_hist *latency_of(struct request *rq, __u32 dev, int op)
+{
+	__u32 idx = ((__u32)rq->q->id & latency_disk_mask) * LATENCY_OPS + op;
+	struct latency_key lk = {.dev = dev, .op = op};
+	struct latency_hist *hist = bpf_map_lookup_elem(&latency, &idx);
+
+	if (!hist)
+		return NULL;
+	if (hist->dev == dev)
+		return hist;
+	if (hist->dev == 0) {
+		/* Per CPU, and a program never runs nested in itself on one CPU: no other writer. */
+		hist->dev = dev;
+		return hist;
+	}
+	hist = bpf_map_lookup_elem(&latency_overflow, &lk);
+	if (!hist) {
+		struct latency_hist zero = {.dev = dev};
+
+		bpf_map_update_elem(&latency_overflow, &lk, &zero, BPF_NOEXIST);
+		hist = bpf_map_lookup_elem(&latency_overflow, &lk);
+	}
+	return hist;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u64 start = issued_at(rq), delta;
-	struct latency_key lk = {};
 	struct latency_hist *hist;
+	__u32 dev;
 	int op;
 
 	if (!start)
 		return 0; /* issued before latency was switched on, or not an operation we record */
 	delta = bpf_ktime_get_ns() - start;
 	op = request_op(rq);
-	lk.dev = disk_devt(request_disk(rq));
-	if (op < 0 || lk.dev == 0)
+	dev = disk_devt(request_disk(rq));
+	if (op < 0 || dev == 0)
 		return 0;
-	lk.op = op;
-
-	hist = bpf_map_lookup_elem(&latency, &lk);
-	if (!hist) {
-		static const struct latency_hist zero = {};
-
-		bpf_map_update_elem(&latency, &lk, &zero, BPF_NOEXIST);
-		hist = bpf_map_lookup_elem(&latency, &lk);
-		if (!hist)
-			return 0;
-	}
+	hist = latency_of(rq, dev, op);
+	if (!hist)
+		return 0;
 	hist->slots[latency_slot(delta)]++;
 	hist->sum_ns += delta;
 	return 0;

@@ -21,6 +21,8 @@ type blockioIssuedSlot struct {
 
 type blockioLatencyHist struct {
 	_     structs.HostLayout
+	Dev   uint32
+	Pad   uint32
 	Slots [28]uint64
 	SumNs uint64
 }
@@ -37,6 +39,7 @@ type blockioLatencyKey struct {
 const (
 	blockioMapIssued           = "issued"
 	blockioMapLatency          = "latency"
+	blockioMapLatencyOverflow  = "latency_overflow"
 	blockioMapMrcAccesses      = "mrc_accesses"
 	blockioMapMrcLost          = "mrc_lost"
 	blockioMapMrcSamples       = "mrc_samples"
@@ -48,6 +51,7 @@ const (
 	blockioProgBlockRqComplete = "block_rq_complete"
 	blockioProgBlockRqIssue    = "block_rq_issue"
 	blockioProgBlockSplit      = "block_split"
+	blockioVarLatencyDiskMask  = "latency_disk_mask"
 	blockioVarOwnStamps        = "own_stamps"
 	blockioVarWithMrc          = "with_mrc"
 )
@@ -103,24 +107,26 @@ type blockioProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type blockioMapSpecs struct {
-	Issued        *ebpf.MapSpec `ebpf:"issued"`
-	Latency       *ebpf.MapSpec `ebpf:"latency"`
-	MrcAccesses   *ebpf.MapSpec `ebpf:"mrc_accesses"`
-	MrcLost       *ebpf.MapSpec `ebpf:"mrc_lost"`
-	MrcSamples    *ebpf.MapSpec `ebpf:"mrc_samples"`
-	MrcThresholds *ebpf.MapSpec `ebpf:"mrc_thresholds"`
-	Scratch       *ebpf.MapSpec `ebpf:"scratch"`
-	Splits        *ebpf.MapSpec `ebpf:"splits"`
-	Switches      *ebpf.MapSpec `ebpf:"switches"`
-	Untracked     *ebpf.MapSpec `ebpf:"untracked"`
+	Issued          *ebpf.MapSpec `ebpf:"issued"`
+	Latency         *ebpf.MapSpec `ebpf:"latency"`
+	LatencyOverflow *ebpf.MapSpec `ebpf:"latency_overflow"`
+	MrcAccesses     *ebpf.MapSpec `ebpf:"mrc_accesses"`
+	MrcLost         *ebpf.MapSpec `ebpf:"mrc_lost"`
+	MrcSamples      *ebpf.MapSpec `ebpf:"mrc_samples"`
+	MrcThresholds   *ebpf.MapSpec `ebpf:"mrc_thresholds"`
+	Scratch         *ebpf.MapSpec `ebpf:"scratch"`
+	Splits          *ebpf.MapSpec `ebpf:"splits"`
+	Switches        *ebpf.MapSpec `ebpf:"switches"`
+	Untracked       *ebpf.MapSpec `ebpf:"untracked"`
 }
 
 // blockioVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type blockioVariableSpecs struct {
-	OwnStamps *ebpf.VariableSpec `ebpf:"own_stamps"`
-	WithMrc   *ebpf.VariableSpec `ebpf:"with_mrc"`
+	LatencyDiskMask *ebpf.VariableSpec `ebpf:"latency_disk_mask"`
+	OwnStamps       *ebpf.VariableSpec `ebpf:"own_stamps"`
+	WithMrc         *ebpf.VariableSpec `ebpf:"with_mrc"`
 }
 
 // blockioObjects contains all objects after they have been loaded into the kernel.
@@ -143,22 +149,24 @@ func (o *blockioObjects) Close() error {
 //
 // It can be passed to loadBlockioObjects or ebpf.CollectionSpec.LoadAndAssign.
 type blockioMaps struct {
-	Issued        *ebpf.Map `ebpf:"issued"`
-	Latency       *ebpf.Map `ebpf:"latency"`
-	MrcAccesses   *ebpf.Map `ebpf:"mrc_accesses"`
-	MrcLost       *ebpf.Map `ebpf:"mrc_lost"`
-	MrcSamples    *ebpf.Map `ebpf:"mrc_samples"`
-	MrcThresholds *ebpf.Map `ebpf:"mrc_thresholds"`
-	Scratch       *ebpf.Map `ebpf:"scratch"`
-	Splits        *ebpf.Map `ebpf:"splits"`
-	Switches      *ebpf.Map `ebpf:"switches"`
-	Untracked     *ebpf.Map `ebpf:"untracked"`
+	Issued          *ebpf.Map `ebpf:"issued"`
+	Latency         *ebpf.Map `ebpf:"latency"`
+	LatencyOverflow *ebpf.Map `ebpf:"latency_overflow"`
+	MrcAccesses     *ebpf.Map `ebpf:"mrc_accesses"`
+	MrcLost         *ebpf.Map `ebpf:"mrc_lost"`
+	MrcSamples      *ebpf.Map `ebpf:"mrc_samples"`
+	MrcThresholds   *ebpf.Map `ebpf:"mrc_thresholds"`
+	Scratch         *ebpf.Map `ebpf:"scratch"`
+	Splits          *ebpf.Map `ebpf:"splits"`
+	Switches        *ebpf.Map `ebpf:"switches"`
+	Untracked       *ebpf.Map `ebpf:"untracked"`
 }
 
 func (m *blockioMaps) Close() error {
 	return _BlockioClose(
 		m.Issued,
 		m.Latency,
+		m.LatencyOverflow,
 		m.MrcAccesses,
 		m.MrcLost,
 		m.MrcSamples,
@@ -174,8 +182,9 @@ func (m *blockioMaps) Close() error {
 //
 // It can be passed to loadBlockioObjects or ebpf.CollectionSpec.LoadAndAssign.
 type blockioVariables struct {
-	OwnStamps *ebpf.Variable `ebpf:"own_stamps"`
-	WithMrc   *ebpf.Variable `ebpf:"with_mrc"`
+	LatencyDiskMask *ebpf.Variable `ebpf:"latency_disk_mask"`
+	OwnStamps       *ebpf.Variable `ebpf:"own_stamps"`
+	WithMrc         *ebpf.Variable `ebpf:"with_mrc"`
 }
 
 // blockioPrograms contains all programs after they have been loaded into the kernel.

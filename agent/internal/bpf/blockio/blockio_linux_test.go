@@ -82,20 +82,15 @@ func TestMergedProgramsCountEveryIO(t *testing.T) {
 func readLatency(t *testing.T, u *User, dev bpf.Dev) map[bpf.Op]uint64 {
 	t.Helper()
 	out := map[bpf.Op]uint64{}
-	var key LatencyKey
-	var perCPU []LatencyHist
-	it := u.Latency().Iterate()
-	for it.Next(&key, &perCPU) {
-		if bpf.Dev(key.Dev) != dev {
-			continue
+	err := u.EachLatency(func(d uint32, op bpf.Op, h *LatencyHist) {
+		if bpf.Dev(d) != dev {
+			return
 		}
-		for _, c := range perCPU {
-			for _, n := range c.Slots {
-				out[bpf.Op(key.Op)] += n
-			}
+		for _, n := range h.Slots {
+			out[op] += n
 		}
-	}
-	if err := it.Err(); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -161,6 +156,46 @@ func collectBlockSamples(t *testing.T, u *User, dev bpf.Dev, threshold uint64) f
 			}
 		}
 		return n
+	}
+}
+
+// TestLatencyOfDisksThatShareASlot loads the programs with one histogram slot for every disk, so
+// that of two loop devices at most one gets the per-CPU array's entry on a CPU and the other's
+// completions go to the overflow map: each device's histograms must still hold exactly the I/Os
+// the device completed.
+func TestLatencyOfDisksThatShareASlot(t *testing.T) {
+	bpftest.RequireRoot(t)
+	mask := uint32(0)
+	latencyDiskMask = &mask
+	defer func() { latencyDiskMask = nil }()
+	loops := []*bpftest.Loop{bpftest.NewLoop(t, 16<<20), bpftest.NewLoop(t, 16<<20)}
+	latency, err := Acquire(Latency)
+	if err != nil {
+		t.Fatalf("acquire latency: %v", err)
+	}
+	defer latency.Release()
+	buf := bpftest.AlignedBuffer(t, 4096)
+	for round := range 2 {
+		for i, loop := range loops {
+			before, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+			loop.WriteDirect(t, buf, 0, 50+10*i)
+			loop.ReadDirect(t, buf, 0, 30+10*i)
+			after, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+			gotReads, gotWrites := after[bpf.OpRead]-before[bpf.OpRead], after[bpf.OpWrite]-before[bpf.OpWrite]
+			if gotReads != statAfter.reads-statBefore.reads || gotWrites != statAfter.writes-statBefore.writes || gotWrites < uint64(50+10*i) {
+				t.Errorf("round %d, %s: histograms hold %d reads and %d writes, the device completed %d and %d",
+					round, loop.Name, gotReads, gotWrites, statAfter.reads-statBefore.reads, statAfter.writes-statBefore.writes)
+			}
+		}
+	}
+	overflow := 0
+	var key blockioLatencyKey
+	var perCPU []LatencyHist
+	for it := latency.objs.LatencyOverflow.Iterate(); it.Next(&key, &perCPU); {
+		overflow++
+	}
+	if overflow == 0 {
+		t.Error("two disks on one slot but nothing in the overflow map: the collision path was not taken")
 	}
 }
 

@@ -11,16 +11,17 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/bpf"
 )
 
-// LatencyKey and LatencyHist are the latency map's key and per-CPU value.
-type (
-	LatencyKey  = blockioLatencyKey
-	LatencyHist = blockioLatencyHist
-)
+// LatencyHist is one CPU's cumulative histogram of one disk and operation.
+type LatencyHist = blockioLatencyHist
 
 // ownStamps makes the programs stamp every issue time themselves instead of reading the kernel's
 // (a kernel without RQF_STATS as an enum, or a queue without statistics). Tests set it to run
 // that path on any kernel; it applies to the next load.
 var ownStamps uint32
+
+// latencyDiskMask, when set, replaces LATENCY_DISKS - 1 at the next load: tests set 0 so that
+// disks collide on the histogram array's slots and the overflow map is used.
+var latencyDiskMask *uint32
 
 // withoutMRC makes the next load leave block sampling out, as on kernels that refuse it (tests).
 var withoutMRC bool
@@ -109,6 +110,11 @@ func loadVariant(withMRC bool) (*blockioObjects, error) {
 	}
 	if err := spec.Variables["own_stamps"].Set(ownStamps); err != nil {
 		return nil, fmt.Errorf("set the issue-time source: %w", err)
+	}
+	if latencyDiskMask != nil {
+		if err := spec.Variables["latency_disk_mask"].Set(*latencyDiskMask); err != nil {
+			return nil, fmt.Errorf("set the latency disk slots: %w", err)
+		}
 	}
 	if err := spec.Variables["with_mrc"].Set(uint32(map[bool]int{false: 0, true: 1}[withMRC])); err != nil {
 		return nil, fmt.Errorf("set the block sampling switch: %w", err)
@@ -203,8 +209,36 @@ func closeIfUnused() error {
 	return errors.Join(errs...)
 }
 
-// Latency is the map of cumulative histograms (LatencyKey → per-CPU LatencyHist).
-func (u *User) Latency() *ebpf.Map { return u.objs.Latency }
+// latencyOps is LATENCY_OPS of blockio.bpf.c: the array holds one entry per disk slot and operation.
+const latencyOps = 4
+
+// EachLatency calls fn with every CPU's cumulative histogram of every disk (MKDEV) and operation
+// seen: the per-CPU array's claimed entries, then the overflow map's (blockio.bpf.c, latency).
+// One (dev, op) can come several times, from different CPUs or from both maps; fn adds them up.
+func (u *User) EachLatency(fn func(dev uint32, op bpf.Op, h *LatencyHist)) error {
+	var perCPU []LatencyHist
+	for idx := uint32(0); idx < u.objs.Latency.MaxEntries(); idx++ {
+		if err := u.objs.Latency.Lookup(idx, &perCPU); err != nil {
+			return fmt.Errorf("read the block latency histograms: %w", err)
+		}
+		for i := range perCPU {
+			if perCPU[i].Dev != 0 {
+				fn(perCPU[i].Dev, bpf.Op(idx%latencyOps), &perCPU[i])
+			}
+		}
+	}
+	var key blockioLatencyKey
+	it := u.objs.LatencyOverflow.Iterate()
+	for it.Next(&key, &perCPU) {
+		for i := range perCPU {
+			fn(key.Dev, bpf.Op(key.Op), &perCPU[i])
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("read the block latency histograms: %w", err)
+	}
+	return nil
+}
 
 // Splits is the map of cumulative split counts (MKDEV → per-CPU count).
 func (u *User) Splits() *ebpf.Map { return u.objs.Splits }

@@ -1,8 +1,6 @@
 package blocklatency
 
 import (
-	"fmt"
-
 	"github.com/spindle-io/spindle/agent/internal/bpf"
 	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 )
@@ -30,21 +28,17 @@ func Load() (*Probe, error) {
 // Read returns every histogram, cumulative since the programs were loaded and summed over CPUs.
 func (p *Probe) Read() (map[Key]Histogram, error) {
 	out := map[Key]Histogram{}
-	var key blockio.LatencyKey
-	var perCPU []blockio.LatencyHist
-	it := p.user.Latency().Iterate()
-	for it.Next(&key, &perCPU) {
-		var h Histogram
-		for _, c := range perCPU {
-			for i, n := range c.Slots {
-				h.Counts[i] += n
-			}
-			h.SumNanos += c.SumNs
+	err := p.user.EachLatency(func(dev uint32, op bpf.Op, c *blockio.LatencyHist) {
+		key := Key{Dev: bpf.Dev(dev), Op: op}
+		h := out[key]
+		for i, n := range c.Slots {
+			h.Counts[i] += n
 		}
-		out[Key{Dev: bpf.Dev(key.Dev), Op: bpf.Op(key.Op)}] = h
-	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("read the block latency map: %w", err)
+		h.SumNanos += c.SumNs
+		out[key] = h
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -105,20 +105,34 @@ static __always_inline void mrc_emit(struct mrc_run *r, __u64 index, __u64 hash)
 /* The first hash no group's chosen key gets: U64_MAX / MRC_STRATUM_KEYS + 1. */
 #define MRC_STRATA_END (0xffffffffffffffffULL / MRC_STRATUM_KEYS + 1)
 
+/* x / MRC_STRATUM_KEYS, exactly, for every 64-bit x, without a division: BPF has no multiply-high
+ * and the JIT turns each division into a DIV instruction with register shuffling around it, three
+ * per key here. x / 100 = (x / 4) / 25, and for y < 2^62, y / 25 = mulhi(y, ceil(2^66 / 25)) / 4
+ * (the rounding error of the constant, 2^66 / 25 * 0.0000000000000000016, stays below 1 / y);
+ * the 64 x 64 -> 128 multiply-high is done in 32-bit halves. */
+static __always_inline __u64 mrc_div_keys(__u64 x)
+{
+	const __u64 m = 0x28f5c28f5c28f5c3ULL, m_lo = m & 0xffffffff, m_hi = m >> 32;
+	__u64 y = x >> 2, y_lo = y & 0xffffffff, y_hi = y >> 32;
+	__u64 lolo = y_lo * m_lo, hilo = y_hi * m_lo, lohi = y_lo * m_hi;
+	__u64 cross = (lolo >> 32) + (hilo & 0xffffffff) + (lohi & 0xffffffff);
+
+	return (y_hi * m_hi + (hilo >> 32) + (lohi >> 32) + (cross >> 32)) >> 2;
+}
+
 /* One key's hash is mrc.stratifiedHash, bit for bit: each aligned group of MRC_STRATUM_KEYS keys
  * has one chosen key, picked by the group's hash and hashed below MRC_STRATA_END to the rest of
  * it; every other key hashes to its own hash spread over MRC_STRATA_END - 1 and above. At rates
  * up to 1 % only chosen keys are sampled, so a contiguous range of pages or blocks is sampled in
  * exact proportion while every key keeps the rate's chance, and lowering the threshold drops
  * whole groups by their hash. */
-static long mrc_sample_one(__u64 i, void *ctx)
+static __always_inline long mrc_sample_key(__u64 i, struct mrc_run *r)
 {
-	struct mrc_run *r = ctx;
-	__u64 index = r->first + i;
-	__u64 group = mix64(r->base ^ mix64(index / MRC_STRATUM_KEYS)), hash;
+	__u64 index = r->first + i, index_group = mrc_div_keys(index);
+	__u64 group = mix64(r->base ^ mix64(index_group)), group_rank = mrc_div_keys(group), hash;
 
-	if (index % MRC_STRATUM_KEYS == group % MRC_STRATUM_KEYS) {
-		hash = group / MRC_STRATUM_KEYS;
+	if (index - index_group * MRC_STRATUM_KEYS == group - group_rank * MRC_STRATUM_KEYS) {
+		hash = group_rank;
 	} else {
 		__u64 own;
 
@@ -126,11 +140,17 @@ static long mrc_sample_one(__u64 i, void *ctx)
 		if (r->threshold < MRC_STRATA_END)
 			return 0;
 		own = mix64(r->base ^ index);
-		hash = 0xffffffffffffffffULL - own + own / MRC_STRATUM_KEYS;
+		hash = 0xffffffffffffffffULL - own + mrc_div_keys(own);
 	}
 	if (hash < r->threshold)
 		mrc_emit(r, index, hash);
 	return 0;
+}
+
+/* The bpf_loop callback; a run of one key calls mrc_sample_key in line instead. */
+static long mrc_sample_one(__u64 i, void *ctx)
+{
+	return mrc_sample_key(i, ctx);
 }
 
 /* mrc_sample_run counts keys first .. first+count-1 of one file or disk and hands over those
@@ -154,7 +174,7 @@ static __always_inline void mrc_sample_run(__u32 stream, __u32 dev, __u64 ino, _
 		return;
 	r.threshold = *threshold;
 	if (count == 1)
-		mrc_sample_one(0, &r);
+		mrc_sample_key(0, &r);
 	else
 		bpf_loop(count, mrc_sample_one, &r, 0);
 }

@@ -1,6 +1,9 @@
 package pagecache
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // MaxFiles is how many files the program keeps counts for (MAX_FILES in pagecache.bpf.c); the
 // least recently updated file is evicted first, so idle files go and busy ones stay.
@@ -28,4 +31,47 @@ func fileIDFromKernel(sDev uint32, ino uint64) FileID {
 func userspaceDev(major, minor uint32) uint64 {
 	return uint64(major&0x00000fff)<<8 | uint64(major&0xfffff000)<<32 |
 		uint64(minor&0x000000ff) | uint64(minor&0xffffff00)<<12
+}
+
+// FileCounts is one file's counts in a reading.
+type FileCounts struct {
+	ID     FileID
+	Counts Counts
+}
+
+// Files is one reading of the per-file counts, sorted by ID. A flat sorted slice takes about half
+// the memory of a map of the same entries, and the agent holds up to three readings of up to
+// MaxFiles files at once (the one being taken and the top-files list's previous one).
+type Files []FileCounts
+
+// CompareFileIDs orders FileIDs by device, then inode.
+func CompareFileIDs(a, b FileID) int {
+	if a.Dev != b.Dev {
+		return cmpUint64(a.Dev, b.Dev)
+	}
+	return cmpUint64(a.Ino, b.Ino)
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Sort puts the entries in ID order (what every other method expects).
+func (f Files) Sort() {
+	slices.SortFunc(f, func(a, b FileCounts) int { return CompareFileIDs(a.ID, b.ID) })
+}
+
+// Get returns the counts of id, if the reading has it.
+func (f Files) Get(id FileID) (Counts, bool) {
+	i, found := slices.BinarySearchFunc(f, id, func(e FileCounts, id FileID) int { return CompareFileIDs(e.ID, id) })
+	if !found {
+		return Counts{}, false
+	}
+	return f[i].Counts, true
 }

@@ -42,7 +42,7 @@ func TestPerFileCounts(t *testing.T) {
 	page := uint64(os.Getpagesize())
 	var perFile uint64
 	for path, size := range map[string]uint64{small: 4 << 20, large: 12 << 20} {
-		got, ok := files[statID(t, path)]
+		got, ok := files.Get(statID(t, path))
 		if !ok {
 			t.Fatalf("%s (%v) is not among the %d files counted", path, statID(t, path), len(files))
 		}

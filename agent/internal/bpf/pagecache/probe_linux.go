@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -24,6 +25,8 @@ const (
 type Probe struct {
 	objs  pagecacheObjects
 	links []link.Link
+	// lastFiles is the size of the latest reading; ReadFiles may run from two collectors at once.
+	lastFiles atomic.Int64
 }
 
 // Load loads the programs, counting system-wide, and attaches them to the filemap and
@@ -78,19 +81,27 @@ func (p *Probe) Read() (Counts, error) {
 }
 
 // ReadFiles returns the counts of every file the program holds, cumulative since the file
-// entered the map (at Load, or again after an eviction). At most MaxFiles entries.
-func (p *Probe) ReadFiles() (map[FileID]Counts, error) {
-	out := make(map[FileID]Counts, 256)
+// entered the map (at Load, or again after an eviction), sorted by file. At most MaxFiles
+// entries.
+func (p *Probe) ReadFiles() (Files, error) {
+	// Sized for the previous reading, so the slice is not regrown (and copied) as it fills.
+	last := int(p.lastFiles.Load())
+	out := make(Files, 0, last+last/8+16)
 	put := func(key pagecacheFileKey, value pagecacheFileCounts) {
-		out[fileIDFromKernel(key.Dev, key.Ino)] = Counts{Read: value.N[eventRead], Faulted: value.N[eventFaulted],
-			Added: value.N[eventAdded], Dirtied: value.N[eventDirtied]}
+		out = append(out, FileCounts{ID: fileIDFromKernel(key.Dev, key.Ino), Counts: Counts{Read: value.N[eventRead],
+			Faulted: value.N[eventFaulted], Added: value.N[eventAdded], Dirtied: value.N[eventDirtied]}})
+	}
+	done := func() Files {
+		out.Sort()
+		p.lastFiles.Store(int64(len(out)))
+		return out
 	}
 	// Batches cost a few system calls for the whole map; one-by-one iteration (kernels before
 	// 5.6, or a batch refused) costs two per file.
 	if err := p.readFilesInBatches(put); err == nil {
-		return out, nil
+		return done(), nil
 	}
-	clear(out)
+	out = out[:0]
 	var key pagecacheFileKey
 	var value pagecacheFileCounts
 	entries := p.objs.Files.Iterate()
@@ -100,7 +111,7 @@ func (p *Probe) ReadFiles() (map[FileID]Counts, error) {
 	if err := entries.Err(); err != nil {
 		return nil, fmt.Errorf("read the per-file page-cache counts: %w", err)
 	}
-	return out, nil
+	return done(), nil
 }
 
 const fileBatch = 1024

@@ -17,7 +17,7 @@ func LoadForProcess(int) (*Probe, error) { return nil, bpf.Prepare() }
 func (p *Probe) Read() (Counts, error) { return Counts{}, bpf.ErrUnsupported }
 
 // ReadFiles is never reached: Load fails.
-func (p *Probe) ReadFiles() (map[FileID]Counts, error) { return nil, bpf.ErrUnsupported }
+func (p *Probe) ReadFiles() (Files, error) { return nil, bpf.ErrUnsupported }
 
 // Close does nothing.
 func (p *Probe) Close() error { return nil }
