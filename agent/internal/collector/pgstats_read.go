@@ -60,7 +60,11 @@ func (c *pgstatsCollector) read(ctx context.Context) (map[int64]databaseCounters
 	if err != nil {
 		return nil, nil, err
 	}
-	if want := map[bool]int{false: 1, true: 2}[withIO]; len(results) != want {
+	want := 1
+	if withIO {
+		want = 2
+	}
+	if len(results) != want {
 		return nil, nil, fmt.Errorf("%d results for %d statistics queries", len(results), want)
 	}
 

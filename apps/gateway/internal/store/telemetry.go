@@ -62,8 +62,8 @@ func addIntervalRows(set *copySet, agent Agent, batch telemetry.Batch) {
 // gateway's CPU in the ingest benchmark). An id that does not parse, which the database never
 // returns, stays the string and takes pgx's slow path.
 func uuidValue(id string) any {
-	var u pgtype.UUID
-	if err := u.Scan(id); err != nil {
+	u, err := uuidParam(id)
+	if err != nil {
 		return id
 	}
 	return u
