@@ -13,5 +13,5 @@ for target in \
 	"FuzzParseDiskstats ./internal/collector"; do
 	set -- $target
 	echo "fuzz: $1 ($2) for $fuzztime"
-	go test -run '^$' -fuzz "^$1\$" -fuzztime "$fuzztime" -parallel 1 "$2"
+	bash ../scripts/go-fuzz.sh "$fuzztime" "$1" "$2"
 done

@@ -15,6 +15,5 @@ targets=(
 for entry in "${targets[@]}"; do
   read -r target pkg <<<"$entry"
   echo "fuzz: $target ($pkg) for $fuzztime"
-  # -parallel 1: the machine is shared; the seed corpus and fuzztime bound the work, not the cores.
-  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg"
+  bash ../../scripts/go-fuzz.sh "$fuzztime" "$target" "$pkg"
 done
