@@ -1,11 +1,13 @@
 //go:build ignore
 
-/* The agent's block-layer programs, one per hook, so each block I/O runs one program at issue
- * and one at completion whatever collectors use them:
- *   block_rq_issue     stamps the issue time (latency) and samples the request's 4 KiB blocks
- *                      for the block miss-ratio curve (spindle_mrc.h);
+/* The agent's block-layer programs, one per hook, so each block I/O runs at most one program at
+ * issue and one at completion whatever collectors use them:
  *   block_rq_complete  adds issue-to-completion time to a log2 histogram per (disk, operation),
- *                      in a per-CPU array indexed by the disk's queue;
+ *                      in a per-CPU array indexed by the disk's queue, and samples the request's
+ *                      4 KiB blocks for the block miss-ratio curve (spindle_mrc.h);
+ *   block_rq_issue     stamps issue times, only where the kernel does not (see issued_at): the
+ *                      agent attaches it only when some disk needs it, so on most hosts a block
+ *                      I/O runs one program;
  *   block_split        counts bios the block layer cut to fit the device's limits, per disk.
  * The agent switches the parts on as collectors start (switches) and attaches a hook only while
  * something uses it. The request is read once per program, with plain BTF loads. */
@@ -119,6 +121,16 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } untracked SEC(".maps");
+
+/* Completions of requests with no issue time at all (the kernel did not stamp them and neither
+ * did block_rq_issue: it was not attached, or attached after they were issued), per CPU. The
+ * agent attaches block_rq_issue when this moves (blockio.User.KeepTiming). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} unstamped SEC(".maps");
 
 /* Cumulative split count per disk (MKDEV), per CPU. */
 struct {
@@ -273,14 +285,30 @@ static __always_inline bool kernel_stamps(struct request *rq)
 	return (__u64)stats->callbacks.next != (__u64)&stats->callbacks;
 }
 
-/* The issue time of a completing request: the kernel's stamp, or the one stamp_issue made. */
+/* never_issued says whether the request completes without having been issued: a flush the block
+ * layer answers without sending it to the device (an empty flush while another is in flight),
+ * which block_rq_issue never sees and the kernel never stamps, on any disk. */
+static __always_inline bool never_issued(struct request *rq)
+{
+	return bpf_core_field_exists(rq->state) && rq->state == MQ_RQ_IDLE;
+}
+
+/* The issue time of a completing request: the kernel's stamp, or the one stamp_issue made, or 0
+ * (counted in unstamped when the request was issued). */
 static __always_inline __u64 issued_at(struct request *rq)
 {
-	__u64 id;
+	__u32 zero = 0;
+	__u64 id, at, *n;
 
 	if (kernel_stamps_known() && (rq->rq_flags & (1U << bpf_core_enum_value(enum rqf_flags, __RQF_STATS))))
 		return rq->io_start_time_ns;
-	return request_id(rq, &id) ? take_issue(id) : 0;
+	at = request_id(rq, &id) ? take_issue(id) : 0;
+	if (!at && !never_issued(rq)) {
+		n = bpf_map_lookup_elem(&unstamped, &zero);
+		if (n)
+			(*n)++;
+	}
+	return at;
 }
 
 static __always_inline __u32 switched_on(void)
@@ -290,28 +318,15 @@ static __always_inline __u32 switched_on(void)
 	return sw ? *sw : 0;
 }
 
+/* The agent attaches this only while latency is on and some disk's requests go unstamped by the
+ * kernel; the queue check is the kernel's own condition for stamping, read before it stamps. */
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(block_rq_issue, struct request *rq)
 {
-	__u32 sw = switched_on();
-	int op = request_op(rq);
-	__u64 id, sector, first, last;
-	__u32 bytes, dev;
+	__u64 id;
 
-	if (op < 0)
-		return 0;
-	if ((sw & SWITCH_LATENCY) && !kernel_stamps(rq) && request_id(rq, &id))
+	if (request_op(rq) >= 0 && !kernel_stamps(rq) && request_id(rq, &id))
 		stamp_issue(id);
-	if (!with_mrc || !(sw & SWITCH_MRC) || op > SPINDLE_OP_WRITE)
-		return 0;
-	bytes = rq->__data_len;
-	dev = disk_devt(request_disk(rq));
-	if (dev == 0 || bytes == 0)
-		return 0;
-	sector = rq->__sector;
-	first = sector >> 3;
-	last = (sector + (bytes >> 9) - 1) >> 3;
-	mrc_sample_run(STREAM_BLOCK, dev, 0, mix64(((__u64)dev << 32) ^ 0xb10c), first, last - first + 1);
 	return 0;
 }
 
@@ -341,26 +356,52 @@ static __always_inline struct latency_hist *latency_of(struct request *rq, __u32
 	return hist;
 }
 
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+static __always_inline void record_latency(struct request *rq, __u32 dev, int op)
 {
 	__u64 start = issued_at(rq), delta;
 	struct latency_hist *hist;
-	__u32 dev;
-	int op;
 
 	if (!start)
-		return 0; /* issued before latency was switched on, or not an operation we record */
+		return; /* issued before latency was switched on, or not stamped at all */
 	delta = bpf_ktime_get_ns() - start;
-	op = request_op(rq);
-	dev = disk_devt(request_disk(rq));
-	if (op < 0 || dev == 0)
-		return 0;
 	hist = latency_of(rq, dev, op);
 	if (!hist)
-		return 0;
+		return;
 	hist->slots[latency_slot(delta)]++;
 	hist->sum_ns += delta;
+}
+
+/* The blocks are sampled as they complete rather than as they are issued: the request's position
+ * and the bytes this completion covers are still in place (the kernel advances them after the
+ * tracepoint; a request completed in parts is sampled part by part, each block once), and one
+ * hook then serves both features. Completion order differs from issue order only within the
+ * queue's depth, which moves no reuse distance the curve's grain can see. */
+static __always_inline void sample_blocks(struct request *rq, __u32 dev, __u32 bytes)
+{
+	__u64 sector = rq->__sector, first, last;
+
+	if (bytes == 0)
+		return;
+	first = sector >> 3;
+	last = (sector + (bytes >> 9) - 1) >> 3;
+	mrc_sample_run(STREAM_BLOCK, dev, 0, mix64(((__u64)dev << 32) ^ 0xb10c), first, last - first + 1);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u32 sw = switched_on(), dev;
+	int op = request_op(rq);
+
+	if (op < 0)
+		return 0;
+	dev = disk_devt(request_disk(rq));
+	if (dev == 0)
+		return 0;
+	if (with_mrc && (sw & SWITCH_MRC) && op <= SPINDLE_OP_WRITE)
+		sample_blocks(rq, dev, nr_bytes);
+	if (sw & SWITCH_LATENCY)
+		record_latency(rq, dev, op);
 	return 0;
 }
 

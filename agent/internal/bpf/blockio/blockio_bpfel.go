@@ -47,6 +47,7 @@ const (
 	blockioMapScratch          = "scratch"
 	blockioMapSplits           = "splits"
 	blockioMapSwitches         = "switches"
+	blockioMapUnstamped        = "unstamped"
 	blockioMapUntracked        = "untracked"
 	blockioProgBlockRqComplete = "block_rq_complete"
 	blockioProgBlockRqIssue    = "block_rq_issue"
@@ -117,6 +118,7 @@ type blockioMapSpecs struct {
 	Scratch         *ebpf.MapSpec `ebpf:"scratch"`
 	Splits          *ebpf.MapSpec `ebpf:"splits"`
 	Switches        *ebpf.MapSpec `ebpf:"switches"`
+	Unstamped       *ebpf.MapSpec `ebpf:"unstamped"`
 	Untracked       *ebpf.MapSpec `ebpf:"untracked"`
 }
 
@@ -159,6 +161,7 @@ type blockioMaps struct {
 	Scratch         *ebpf.Map `ebpf:"scratch"`
 	Splits          *ebpf.Map `ebpf:"splits"`
 	Switches        *ebpf.Map `ebpf:"switches"`
+	Unstamped       *ebpf.Map `ebpf:"unstamped"`
 	Untracked       *ebpf.Map `ebpf:"untracked"`
 }
 
@@ -174,6 +177,7 @@ func (m *blockioMaps) Close() error {
 		m.Scratch,
 		m.Splits,
 		m.Switches,
+		m.Unstamped,
 		m.Untracked,
 	)
 }

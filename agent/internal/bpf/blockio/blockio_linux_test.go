@@ -24,7 +24,8 @@ import (
 // hand over exactly the accesses whose mrc.BlockKeyHash falls below the threshold (1 in 8 here:
 // sampling is system-wide and a busy host's other disks share the ring). Run twice: with the
 // kernel's issue stamps (RQF_STATS) and with the programs' own table, the path of kernels and
-// queues without them.
+// queues without them; with the kernel's stamps, on a host whose disks all have them, the issue
+// program must not even be attached (one program per block I/O).
 func TestMergedProgramsCountEveryIO(t *testing.T) {
 	bpftest.RequireRoot(t)
 	for _, own := range []uint32{0, 1} {
@@ -44,6 +45,10 @@ func TestMergedProgramsCountEveryIO(t *testing.T) {
 			defer mrc.Release()
 			const threshold = ^uint64(0) / 8
 			samples := collectBlockSamples(t, mrc, loop.Dev, threshold)
+			wantIssue := own == 1 || !kernelStampsEveryDisk()
+			if issueAttached() != wantIssue {
+				t.Errorf("issue program attached: %v, want %v (kernel stamps every disk here: %v)", issueAttached(), wantIssue, kernelStampsEveryDisk())
+			}
 
 			histBefore, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
 			const reads, writes, size = 300, 200, 8192
@@ -75,6 +80,95 @@ func TestMergedProgramsCountEveryIO(t *testing.T) {
 				t.Errorf("untracked I/Os %d (%v): the issue-time table had no room on an idle test device", n, err)
 			}
 		})
+	}
+}
+
+func issueAttached() bool {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	_, ok := shared.links[shared.objs.BlockRqIssue]
+	return ok
+}
+
+// TestIssueProgramAttachedWhenCompletionsGoUnstamped loads the programs as on a host whose disks
+// the kernel stamps (no issue program), while the completions ignore the kernel's stamps, as they
+// would on a disk without queue statistics: those I/Os are not timed until KeepTiming sees the
+// unstamped completions and attaches the issue program; from then on every I/O is timed.
+func TestIssueProgramAttachedWhenCompletionsGoUnstamped(t *testing.T) {
+	bpftest.RequireRoot(t)
+	ownStamps, assumeKernelStamps = 1, true
+	defer func() { ownStamps, assumeKernelStamps = 0, false }()
+	loop := bpftest.NewLoop(t, 16<<20)
+	latency, err := Acquire(Latency)
+	if err != nil {
+		t.Fatalf("acquire latency: %v", err)
+	}
+	defer latency.Release()
+	if issueAttached() {
+		t.Fatal("issue program attached on a host taken to be stamped by the kernel")
+	}
+	if err := latency.KeepTiming(); err != nil || issueAttached() {
+		t.Fatalf("KeepTiming before any unstamped completion: attached %v (%v)", issueAttached(), err)
+	}
+	buf := bpftest.AlignedBuffer(t, 4096)
+	before := readLatency(t, latency, loop.Dev)
+	loop.WriteDirect(t, buf, 0, 50)
+	if got := readLatency(t, latency, loop.Dev)[bpf.OpWrite] - before[bpf.OpWrite]; got != 0 {
+		t.Fatalf("%d writes timed without any issue time", got)
+	}
+	if n, err := sumPerCPU(latency.objs.Unstamped); err != nil || n < 50 {
+		t.Fatalf("unstamped completions %d (%v), want at least the 50 writes", n, err)
+	}
+	if err := latency.KeepTiming(); err != nil || !issueAttached() {
+		t.Fatalf("KeepTiming after unstamped completions: attached %v (%v)", issueAttached(), err)
+	}
+	before, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	loop.WriteDirect(t, buf, 0, 60)
+	loop.ReadDirect(t, buf, 0, 40)
+	after, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+	gotReads, gotWrites := after[bpf.OpRead]-before[bpf.OpRead], after[bpf.OpWrite]-before[bpf.OpWrite]
+	if gotReads != statAfter.reads-statBefore.reads || gotWrites != statAfter.writes-statBefore.writes || gotWrites < 60 || gotReads < 40 {
+		t.Errorf("after KeepTiming: histograms hold %d reads and %d writes, the device completed %d and %d",
+			gotReads, gotWrites, statAfter.reads-statBefore.reads, statAfter.writes-statBefore.writes)
+	}
+}
+
+func TestEveryQueueKeepsStats(t *testing.T) {
+	dir := t.TempDir()
+	disk := func(name string, mq bool, wbt string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, name, "queue"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if mq {
+			if err := os.Mkdir(filepath.Join(dir, name, "mq"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if wbt != "" {
+			if err := os.WriteFile(filepath.Join(dir, name, "queue", "wbt_lat_usec"), []byte(wbt), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	disk("vda", true, "75000\n")
+	disk("dm-0", false, "") // bio-based: no requests, no say
+	if !everyQueueKeepsStats(dir) {
+		t.Fatal("a throttled request-based disk and a bio-based one: want stamped")
+	}
+	disk("sdb", true, "0\n") // writeback throttling off
+	if everyQueueKeepsStats(dir) {
+		t.Fatal("a request-based disk with writeback throttling off: want not stamped")
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sdb")); err != nil {
+		t.Fatal(err)
+	}
+	disk("nvme0n1", true, "") // a kernel without writeback throttling: the file is missing
+	if everyQueueKeepsStats(dir) {
+		t.Fatal("a request-based disk without wbt_lat_usec: want not stamped")
+	}
+	if everyQueueKeepsStats(filepath.Join(dir, "missing")) {
+		t.Fatal("no /sys/block: want not stamped")
 	}
 }
 

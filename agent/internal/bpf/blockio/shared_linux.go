@@ -26,6 +26,11 @@ var latencyDiskMask *uint32
 // withoutMRC makes the next load leave block sampling out, as on kernels that refuse it (tests).
 var withoutMRC bool
 
+// assumeKernelStamps makes the next load start without the issue program, as on a host whose
+// disks the kernel stamps, whatever this host's are (tests, with ownStamps: completions then
+// find no issue time until KeepTiming attaches it).
+var assumeKernelStamps bool
+
 // shared is the process's one copy of the programs: loaded by the first Acquire, closed when
 // the last user releases it.
 var shared struct {
@@ -34,6 +39,10 @@ var shared struct {
 	mrcErr error // why the loaded programs cannot sample blocks, nil when they can
 	users  map[Feature]int
 	links  map[*ebpf.Program]link.Link
+	// stampIssues is whether block_rq_issue must stamp issue times: some disk's requests are
+	// not stamped by the kernel (decided at load, and for good once a completion found no
+	// stamp: KeepTiming).
+	stampIssues bool
 }
 
 // User is one collector's hold on the shared programs. Its methods may be called from one
@@ -60,6 +69,7 @@ func Acquire(feature Feature) (*User, error) {
 		}
 		shared.objs, shared.mrcErr = objs, mrcErr
 		shared.users, shared.links = map[Feature]int{}, map[*ebpf.Program]link.Link{}
+		shared.stampIssues = !assumeKernelStamps && (ownStamps != 0 || !kernelStampsEveryDisk())
 	}
 	if feature == MRC && shared.mrcErr != nil {
 		return nil, errors.Join(shared.mrcErr, closeIfUnused())
@@ -147,8 +157,8 @@ func apply() error {
 	}
 	var errs []error
 	for prog, needed := range map[*ebpf.Program]bool{
-		objs.BlockRqIssue:    on(Latency) || on(MRC),
-		objs.BlockRqComplete: on(Latency),
+		objs.BlockRqIssue:    on(Latency) && shared.stampIssues,
+		objs.BlockRqComplete: on(Latency) || on(MRC),
 		objs.BlockSplit:      on(Split),
 	} {
 		l, attached := shared.links[prog]
@@ -163,10 +173,10 @@ func apply() error {
 		case !needed && attached:
 			errs = append(errs, l.Close())
 			delete(shared.links, prog)
-			if prog == objs.BlockRqComplete {
-				// Completions are no longer seen: forget the issue times, or a request issued
-				// before and completing after latency comes back would be timed from a stale
-				// stamp.
+			if prog == objs.BlockRqIssue {
+				// Latency is off, so completions no longer take the stamps: forget them, or a
+				// request issued before and completing after latency comes back would be timed
+				// from a stale stamp.
 				errs = append(errs, clearIssued(objs.Issued))
 			}
 		}
@@ -243,12 +253,42 @@ func (u *User) EachLatency(fn func(dev uint32, op bpf.Op, h *LatencyHist)) error
 // Splits is the map of cumulative split counts (MKDEV → per-CPU count).
 func (u *User) Splits() *ebpf.Map { return u.objs.Splits }
 
+// KeepTiming attaches the issue program for good if completions arrived that neither the kernel
+// nor the program had stamped since the programs were loaded without it (a disk without queue
+// statistics appeared, or the kernel stopped stamping one): their latency is lost until then,
+// the following I/Os are timed. The latency collector calls it on every read.
+func (u *User) KeepTiming() error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stampIssues {
+		return nil
+	}
+	n, err := sumPerCPU(u.objs.Unstamped)
+	if err != nil {
+		return fmt.Errorf("read the unstamped I/O count: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	shared.stampIssues = true
+	return apply()
+}
+
 // Untracked is the number of I/Os whose issue time found no free slot (so they were not
 // timed), cumulative since the programs were loaded.
 func (u *User) Untracked() (uint64, error) {
-	var perCPU []uint64
-	if err := u.objs.Untracked.Lookup(uint32(0), &perCPU); err != nil {
+	n, err := sumPerCPU(u.objs.Untracked)
+	if err != nil {
 		return 0, fmt.Errorf("read the untracked I/O count: %w", err)
+	}
+	return n, nil
+}
+
+// sumPerCPU adds up the CPUs' values of a one-entry per-CPU counter.
+func sumPerCPU(m *ebpf.Map) (uint64, error) {
+	var perCPU []uint64
+	if err := m.Lookup(uint32(0), &perCPU); err != nil {
+		return 0, err
 	}
 	var n uint64
 	for _, c := range perCPU {

@@ -26,7 +26,12 @@ func Load() (*Probe, error) {
 }
 
 // Read returns every histogram, cumulative since the programs were loaded and summed over CPUs.
+// It also has the programs stamp issue times from now on if the last interval's completions
+// showed a disk the kernel does not stamp (blockio.User.KeepTiming).
 func (p *Probe) Read() (map[Key]Histogram, error) {
+	if err := p.user.KeepTiming(); err != nil {
+		return nil, err
+	}
 	out := map[Key]Histogram{}
 	err := p.user.EachLatency(func(dev uint32, op bpf.Op, c *blockio.LatencyHist) {
 		key := Key{Dev: bpf.Dev(dev), Op: op}
