@@ -109,16 +109,18 @@ func Build(enabled []string, opts Options) ([]Named, error) {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}
 		built = append(built, Named{Name: name, Collector: c})
+		// An eBPF collector has just loaded its programs (the others cost nothing here): the
+		// kernel types cilium/ebpf decoded for their CO-RE relocations (a decoder over
+		// /sys/kernel/btf/vmlinux per load, about 2.5 MiB) are garbage now. Hand them back before
+		// the next load decodes its own, so the agent's peak RSS holds one decoder, not the
+		// garbage of several.
+		debug.FreeOSMemory()
 	}
 	for _, name := range enabled {
 		if _, ok := registry[name]; !ok {
 			return nil, fmt.Errorf("unknown collector %q (known: %v)", name, Names())
 		}
 	}
-	// The eBPF collectors have loaded their programs: the kernel types cilium/ebpf decoded for
-	// their CO-RE relocations (one decoder over /sys/kernel/btf/vmlinux per load) are garbage
-	// now. Hand them back to the system at once rather than at the scavenger's pace.
-	debug.FreeOSMemory()
 	return built, nil
 }
 

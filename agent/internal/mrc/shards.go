@@ -12,8 +12,9 @@ import (
 	"math"
 )
 
-// DefaultMaxKeys bounds each curve's sample: 16,384 keys cost 0.92 MiB (see Estimator.Bytes),
-// under the 1 MiB per curve the agent allows itself.
+// DefaultMaxKeys bounds each curve's sample: 16,384 keys cost 0.92 MiB (see Estimator.MaxBytes),
+// under the 1 MiB per curve the agent allows itself. A curve holding fewer keys holds less: its
+// arrays start for initialKeys and double as keys come.
 const DefaultMaxKeys = 16384
 
 // DefaultRate is the sampling rate a curve starts at: 1 % keeps the error under 0.005 on the
@@ -50,7 +51,12 @@ type Estimator struct {
 	sampled uint64    // sampled accesses in this window
 }
 
-// New makes an Estimator; its memory is allocated here, once.
+// initialKeys is the keys an Estimator's arrays are first made for: a disk or a scope with a
+// small working set (at 1 %, 256 keys stand for 100 MiB) never grows them.
+const initialKeys = 256
+
+// New makes an Estimator. Its arrays start small and double as the sample grows, up to MaxKeys
+// (MaxBytes); they never shrink while the estimator lives.
 func New(s Settings) (*Estimator, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
@@ -59,19 +65,22 @@ func New(s Settings) (*Estimator, error) {
 }
 
 func newAt(s Settings, threshold uint64) *Estimator {
-	slots := 2*s.MaxKeys + 2 // room for MaxKeys+1 live slots and as many new ones between renumberings
-	e := &Estimator{
+	keys := min(s.MaxKeys+1, initialKeys)
+	return &Estimator{
 		keyBytes:  s.KeyBytes,
 		maxKeys:   s.MaxKeys,
 		threshold: threshold,
-		last:      newTable(s.MaxKeys + 1),
-		bigHashes: make(hashHeap, 0, s.MaxKeys+1),
-		touched:   make(fenwick, slots),
-		slotHash:  make([]uint64, slots),
+		last:      newTable(keys),
+		bigHashes: make(hashHeap, 0, keys),
+		touched:   make(fenwick, 2*keys),
+		slotHash:  make([]uint64, 2*keys),
 		reuses:    make([]float64, len(grid)),
 	}
-	return e
 }
+
+// maxSlots is the clock's length at the bound: room for MaxKeys+1 live slots and as many new
+// ones between renumberings.
+func (e *Estimator) maxSlots() int { return 2*e.maxKeys + 2 }
 
 func thresholdFor(rate float64) uint64 {
 	if rate >= 1 {
@@ -117,6 +126,12 @@ func (e *Estimator) Access(h uint64) {
 		e.reuses[bucketOf(1+float64(keysSince)/e.Rate())]++
 	} else {
 		e.cold++
+		if len(e.bigHashes) == cap(e.bigHashes) {
+			// Grown by hand, not by append, so that the heap never holds more than MaxKeys+1.
+			grown := make(hashHeap, len(e.bigHashes), min(2*cap(e.bigHashes), e.maxKeys+1))
+			copy(grown, e.bigHashes)
+			e.bigHashes = grown
+		}
 		e.bigHashes.push(h)
 	}
 	e.touched.add(now, 1)
@@ -145,17 +160,26 @@ func (e *Estimator) shrink() {
 	e.cold *= scale
 }
 
-// renumber packs the live keys' slots to the front, oldest first, when the clock runs out.
+// renumber packs the live keys' slots to the front, oldest first, when the clock runs out; when
+// live keys hold more than half the slots, the slots double first (up to maxSlots), so a
+// renumbering always leaves at least as many free slots as live ones and its cost stays O(1) an
+// access.
 func (e *Estimator) renumber() {
+	hashes := e.slotHash
+	if size := len(hashes); 2*e.last.n > size && size < e.maxSlots() {
+		size = min(2*size, e.maxSlots())
+		hashes, e.touched = make([]uint64, size), make(fenwick, size)
+	}
 	n := 0
 	for _, h := range e.slotHash {
 		if h != 0 {
-			e.slotHash[n] = h
+			hashes[n] = h
 			e.last.put(h, int32(n))
 			n++
 		}
 	}
-	clear(e.slotHash[n:])
+	clear(hashes[n:])
+	e.slotHash = hashes
 	e.touched.rebuild(func(i int) bool { return i < n })
 	e.clock = n
 }
@@ -241,9 +265,15 @@ func (e *Estimator) ResetWindow() {
 	e.cold, e.sampled = 0, 0
 }
 
-// Bytes is the memory the estimator holds, all allocated by New.
+// Bytes is the memory the estimator holds now.
 func (e *Estimator) Bytes() int {
 	return e.last.bytes() + cap(e.bigHashes)*8 + len(e.touched)*4 + len(e.slotHash)*8 + len(e.reuses)*8
+}
+
+// MaxBytes is the memory the estimator holds once its sample reaches MaxKeys, the most it ever
+// holds.
+func (e *Estimator) MaxBytes() int {
+	return tableSize(e.maxKeys+1)*12 + (e.maxKeys+1)*8 + e.maxSlots()*(4+8) + len(e.reuses)*8
 }
 
 // hashHeap is a max-heap of key hashes (hand-written: container/heap would box every uint64).

@@ -29,9 +29,18 @@ func naiveDistances(keys []uint64) (distances []int, cold int) {
 	return distances, cold
 }
 
+// TestExactModeMatchesNaiveLRU holds rate 1 to the textbook LRU: with MaxKeys = keys the sample
+// never shrinks and the slots run out every ~300 accesses, so renumbering is exercised many
+// times; with the default bound and 3,000 keys the arrays double from their first size (256
+// keys) four times on the way.
 func TestExactModeMatchesNaiveLRU(t *testing.T) {
+	for _, c := range []struct{ keys, maxKeys int }{{300, 300}, {3000, DefaultMaxKeys}} {
+		exactModeMatchesNaiveLRU(t, c.keys, c.maxKeys)
+	}
+}
+
+func exactModeMatchesNaiveLRU(t *testing.T, keys, maxKeys int) {
 	r := rand.New(rand.NewPCG(7, 7))
-	const keys = 300
 	var trace []uint64
 	for range 20000 {
 		// A skewed mix so distances span the whole range.
@@ -41,9 +50,7 @@ func TestExactModeMatchesNaiveLRU(t *testing.T) {
 		}
 		trace = append(trace, PageKeyHash(8, 42, k))
 	}
-	// MaxKeys = keys: the sample never shrinks, and the slots run out every ~300 accesses, so
-	// renumbering is exercised many times.
-	e, err := New(Settings{KeyBytes: 4096, MaxKeys: keys, Rate: 1})
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: maxKeys, Rate: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +87,18 @@ func TestFixedSizeStaysWithinItsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := e.Bytes()
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000000 {
 		e.Access(PageKeyHash(1, 1, uint64(r.IntN(100000))))
+		if e.Bytes() > e.MaxBytes() {
+			t.Fatalf("memory %d bytes, over the bound's %d", e.Bytes(), e.MaxBytes())
+		}
 	}
 	if e.last.n > 512 || len(e.bigHashes) != e.last.n {
 		t.Fatalf("%d keys held (heap %d), bound 512", e.last.n, len(e.bigHashes))
 	}
-	if e.Bytes() != before {
-		t.Fatalf("memory grew from %d to %d bytes", before, e.Bytes())
+	if e.Bytes() < e.MaxBytes()*9/10 {
+		t.Fatalf("a full sample holds %d bytes, its bound says %d", e.Bytes(), e.MaxBytes())
 	}
 	// 512 of 100,000 keys: the rate must have fallen to about 0.5 %.
 	if rate := e.Rate(); rate > 0.01 || rate < 0.002 {
@@ -103,12 +112,34 @@ func TestFixedSizeStaysWithinItsBound(t *testing.T) {
 }
 
 func TestDefaultBoundIsUnderOneMiB(t *testing.T) {
-	e, err := New(Settings{KeyBytes: 4096, MaxKeys: DefaultMaxKeys, Rate: DefaultRate})
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: DefaultMaxKeys, Rate: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Bytes() > 1<<20 {
-		t.Fatalf("a default curve holds %d bytes, over 1 MiB", e.Bytes())
+	if e.MaxBytes() > 1<<20 {
+		t.Fatalf("a default curve's bound is %d bytes, over 1 MiB", e.MaxBytes())
+	}
+	for k := range uint64(4 * DefaultMaxKeys) {
+		e.Access(PageKeyHash(1, 1, k))
+	}
+	if e.last.n != DefaultMaxKeys || e.Bytes() > e.MaxBytes() || e.Bytes() < e.MaxBytes()*9/10 {
+		t.Fatalf("full at %d keys: %d bytes, bound %d", e.last.n, e.Bytes(), e.MaxBytes())
+	}
+}
+
+// A small working set keeps a curve small: 1,000 keys at rate 1 (what 400 MiB of pages are at
+// the default 1 %) under the default bound hold an eighth of it.
+func TestSmallWorkingSetHoldsLittle(t *testing.T) {
+	e, err := New(Settings{KeyBytes: 4096, MaxKeys: DefaultMaxKeys, Rate: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200000 {
+		e.Access(PageKeyHash(1, 1, uint64(r.IntN(1000))))
+	}
+	if e.last.n != 1000 || e.Bytes() > e.MaxBytes()/8 {
+		t.Fatalf("%d keys in %d bytes; the bound is %d", e.last.n, e.Bytes(), e.MaxBytes())
 	}
 }
 

@@ -1,9 +1,10 @@
 package mrc
 
 // table maps a key's hash to the slot of its last access: open addressing with linear probing
-// and backward-shift deletion, in two flat arrays allocated once, so its memory is known
-// exactly (the 1 MiB bound per curve) and never grows. Hash 0 marks an empty cell; callers never
-// store it (see keyHash).
+// and backward-shift deletion, in two flat arrays that double when the keys would fill more than
+// 3/4 of them, so the memory follows the keys actually held: a curve whose working set is small
+// never pays for its bound (the Estimator's MaxKeys, at most 1 MiB a curve). Hash 0 marks an
+// empty cell; callers never store it (see keyHash).
 type table struct {
 	hashes []uint64
 	slots  []int32
@@ -12,11 +13,29 @@ type table struct {
 }
 
 func newTable(capacity int) *table {
+	size := tableSize(capacity)
+	return &table{hashes: make([]uint64, size), slots: make([]int32, size), mask: uint64(size - 1)}
+}
+
+// tableSize is the cells a table of capacity keys needs: a load factor at most 3/4 keeps linear
+// probes short.
+func tableSize(capacity int) int {
 	size := 1
-	for 3*size < 4*capacity { // load factor at most 3/4 keeps linear probes short
+	for 3*size < 4*capacity {
 		size <<= 1
 	}
-	return &table{hashes: make([]uint64, size), slots: make([]int32, size), mask: uint64(size - 1)}
+	return size
+}
+
+// grow doubles the cells and puts every key back.
+func (t *table) grow() {
+	old, oldSlots := t.hashes, t.slots
+	*t = table{hashes: make([]uint64, 2*len(old)), slots: make([]int32, 2*len(old)), mask: uint64(2*len(old) - 1)}
+	for i, h := range old {
+		if h != 0 {
+			t.put(h, oldSlots[i])
+		}
+	}
 }
 
 func (t *table) home(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> 1 & t.mask }
@@ -33,8 +52,14 @@ func (t *table) get(h uint64) (int32, bool) {
 	}
 }
 
-// put stores slot for h, adding h when absent. The caller keeps n below half the capacity.
+// put stores slot for h, adding h when absent (and growing first if that would load the table
+// past 3/4).
 func (t *table) put(h uint64, slot int32) {
+	if 4*(t.n+1) > 3*len(t.hashes) {
+		if _, ok := t.get(h); !ok {
+			t.grow()
+		}
+	}
 	for i := t.home(h); ; i = (i + 1) & t.mask {
 		switch t.hashes[i] {
 		case h:

@@ -12,7 +12,8 @@ import (
 )
 
 // residencyWindowBytes is how much of a file is mapped for one mincore call: the vector costs
-// one byte per page (256 KiB here), reused across files.
+// one byte per page (256 KiB at most), reused across files and made only as large as the
+// largest window measured so far (an agent whose read cache manages nothing holds none).
 const residencyWindowBytes = 1 << 30
 
 const (
@@ -31,7 +32,7 @@ type sampler struct {
 
 func newSampler() *sampler {
 	pageSize := int64(os.Getpagesize())
-	return &sampler{pageSize: pageSize, vector: make([]byte, residencyWindowBytes/pageSize), measuresResidency: true}
+	return &sampler{pageSize: pageSize, measuresResidency: true}
 }
 
 // ResidencyMeasurable is nil: mincore measures every managed file's residency.
@@ -56,6 +57,9 @@ func (s *sampler) sample(path string) (residency, error) {
 			return residency{}, fmt.Errorf("mmap %s: %w", path, err)
 		}
 		windowPages := (length + s.pageSize - 1) / s.pageSize
+		if int64(len(s.vector)) < windowPages {
+			s.vector = make([]byte, windowPages)
+		}
 		err = mincore(mapping, s.vector[:windowPages])
 		_ = unix.Munmap(mapping)
 		if err != nil {

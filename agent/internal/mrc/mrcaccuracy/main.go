@@ -182,15 +182,19 @@ func readTrace(path string) ([]traces.Key, int, error) {
 
 func curveBytes() int {
 	e, _ := mrc.New(mrc.Settings{KeyBytes: 4096, MaxKeys: mrc.DefaultMaxKeys, Rate: mrc.DefaultRate})
-	return e.Bytes()
+	return e.MaxBytes()
 }
 
-// measuredHeap is the live heap one default estimator adds, as the Go runtime counts it.
+// measuredHeap is the live heap one default estimator adds at its bound (its sample full), as
+// the Go runtime counts it.
 func measuredHeap() uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	e, _ := mrc.New(mrc.Settings{KeyBytes: 4096, MaxKeys: mrc.DefaultMaxKeys, Rate: mrc.DefaultRate})
+	e, _ := mrc.New(mrc.Settings{KeyBytes: 4096, MaxKeys: mrc.DefaultMaxKeys, Rate: 1})
+	for k := range uint64(2 * mrc.DefaultMaxKeys) {
+		e.Access(mrc.PageKeyHash(1, 1, k))
+	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(e)
