@@ -51,17 +51,26 @@ func TestMergedProgramsCountEveryIO(t *testing.T) {
 			}
 
 			histBefore, statBefore := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+			unstampedBefore := readUnstamped(t, latency)
 			const reads, writes, size = 300, 200, 8192
 			buf := bpftest.AlignedBuffer(t, size)
 			loop.WriteDirect(t, buf, 1<<20, writes)
 			loop.ReadDirect(t, buf, 1<<20, reads)
 			histAfter, statAfter := readLatency(t, latency, loop.Dev), readDiskStat(t, loop.Name)
+			unstamped := readUnstamped(t, latency) - unstampedBefore
 
+			// Every I/O the device completed is in the histograms, or, on the programs' own
+			// table, counted as unstamped: two CPUs issuing requests whose slots collide in the
+			// same instant can both claim one (plain stores, see blockio.bpf.c), and with the
+			// host's other disks stamped there too that happens on a busy machine (seen twice,
+			// one read of the 500). With the kernel's stamps nothing may be missing.
 			gotReads, gotWrites := histAfter[bpf.OpRead]-histBefore[bpf.OpRead], histAfter[bpf.OpWrite]-histBefore[bpf.OpWrite]
 			wantReads, wantWrites := statAfter.reads-statBefore.reads, statAfter.writes-statBefore.writes
-			if gotReads != wantReads || gotWrites != wantWrites || wantReads < reads || wantWrites < writes {
-				t.Errorf("histograms hold %d reads and %d writes, the device completed %d and %d (the test issued %d and %d)",
-					gotReads, gotWrites, wantReads, wantWrites, reads, writes)
+			missing := wantReads + wantWrites - min(gotReads+gotWrites, wantReads+wantWrites)
+			if gotReads > wantReads || gotWrites > wantWrites || missing > unstamped || (own == 0 && missing > 0) ||
+				wantReads < reads || wantWrites < writes {
+				t.Errorf("histograms hold %d reads and %d writes, the device completed %d and %d (the test issued %d and %d; %d completions unstamped meanwhile)",
+					gotReads, gotWrites, wantReads, wantWrites, reads, writes, unstamped)
 			}
 			if statAfter.sectors-statBefore.sectors != (reads+writes)*size/512 {
 				t.Fatalf("something else used %s meanwhile: %d sectors moved", loop.Name, statAfter.sectors-statBefore.sectors)
@@ -170,6 +179,15 @@ func TestEveryQueueKeepsStats(t *testing.T) {
 	if everyQueueKeepsStats(filepath.Join(dir, "missing")) {
 		t.Fatal("no /sys/block: want not stamped")
 	}
+}
+
+func readUnstamped(t *testing.T, u *User) uint64 {
+	t.Helper()
+	n, err := sumPerCPU(u.objs.Unstamped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // readLatency sums dev's histograms per operation.
