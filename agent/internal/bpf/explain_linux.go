@@ -15,7 +15,7 @@ import (
 // and BTF tracepoints need it) and, on kernels before 5.11, a memlock limit high enough for
 // the maps.
 func Prepare() error {
-	if _, err := btf.LoadKernelSpec(); err != nil {
+	if _, err := KernelTypes().Kernel(); err != nil {
 		return fmt.Errorf("%w: the kernel has no BTF type information (/sys/kernel/btf/vmlinux; needs CONFIG_DEBUG_INFO_BTF=y, kernel 5.4 or newer): %v", ErrUnsupported, err)
 	}
 	if err := rlimit.RemoveMemlock(); err != nil {

@@ -11,3 +11,6 @@ import (
 func Prepare() error {
 	return fmt.Errorf("%w: eBPF programs need Linux, this is %s", ErrUnsupported, runtime.GOOS)
 }
+
+// ReleaseKernelTypes has nothing to drop: no kernel types are decoded off Linux.
+func ReleaseKernelTypes() {}

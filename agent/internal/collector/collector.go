@@ -17,6 +17,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/spindle-io/spindle/agent/internal/bpf"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 )
 
@@ -109,13 +110,14 @@ func Build(enabled []string, opts Options) ([]Named, error) {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}
 		built = append(built, Named{Name: name, Collector: c})
-		// An eBPF collector has just loaded its programs (the others cost nothing here): the
-		// kernel types cilium/ebpf decoded for their CO-RE relocations (a decoder over
-		// /sys/kernel/btf/vmlinux per load, about 2.5 MiB) are garbage now. Hand them back before
-		// the next load decodes its own, so the agent's peak RSS holds one decoder, not the
-		// garbage of several.
+		// Hand back what building it left (an eBPF collector's program load, its ELF and
+		// relocations) before the next one builds, so the peak RSS holds one load's garbage at
+		// most.
 		debug.FreeOSMemory()
 	}
+	// Every program is loaded: the kernel types they shared (bpf.KernelTypes) go too.
+	bpf.ReleaseKernelTypes()
+	debug.FreeOSMemory()
 	for _, name := range enabled {
 		if _, ok := registry[name]; !ok {
 			return nil, fmt.Errorf("unknown collector %q (known: %v)", name, Names())

@@ -135,7 +135,7 @@ func loadVariant(withMRC bool) (*blockioObjects, error) {
 		spec.Maps["mrc_samples"] = &ebpf.MapSpec{Name: "mrc_samples", Type: ebpf.Array, KeySize: 4, ValueSize: 4, MaxEntries: 1}
 	}
 	objs := &blockioObjects{}
-	if err := spec.LoadAndAssign(objs, nil); err != nil {
+	if err := spec.LoadAndAssign(objs, &ebpf.CollectionOptions{Cache: bpf.KernelTypes()}); err != nil {
 		return nil, err
 	}
 	return objs, nil

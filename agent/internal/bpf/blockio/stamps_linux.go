@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/spindle-io/spindle/agent/internal/bpf"
 )
 
 // kernelStampsEveryDisk says whether the kernel stamps the issue time of every request the block
@@ -20,7 +22,7 @@ func kernelStampsEveryDisk() bool {
 }
 
 func kernelNamesRQFStats() bool {
-	spec, err := btf.LoadKernelSpec() // cached: the programs' load has just read it
+	spec, err := bpf.KernelTypes().Kernel()
 	if err != nil {
 		return false
 	}

@@ -61,7 +61,7 @@ func Load(s Settings) (*Probe, error) {
 		return nil, err
 	}
 	p := &Probe{block: block, handle: s.Handle, done: make(chan struct{})}
-	if err := spec.LoadAndAssign(&p.objs, &ebpf.CollectionOptions{MapReplacements: block.MRCMaps()}); err != nil {
+	if err := spec.LoadAndAssign(&p.objs, &ebpf.CollectionOptions{MapReplacements: block.MRCMaps(), Cache: bpf.KernelTypes()}); err != nil {
 		block.Release()
 		return nil, bpf.Explain("load the miss-ratio sampling program (needs the filemap tracepoints of kernel 6.10 or newer and bpf_loop)", err)
 	}

@@ -50,7 +50,7 @@ func LoadForProcess(pid int) (*Probe, error) {
 		return nil, fmt.Errorf("set the process filter: %w", err)
 	}
 	p := &Probe{}
-	if err := spec.LoadAndAssign(&p.objs, nil); err != nil {
+	if err := spec.LoadAndAssign(&p.objs, &ebpf.CollectionOptions{Cache: bpf.KernelTypes()}); err != nil {
 		return nil, bpf.Explain("load the page-cache program (needs the filemap tracepoints of kernel 6.10 or newer)", err)
 	}
 	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault, p.objs.PageAdded, p.objs.PageDirtied} {
