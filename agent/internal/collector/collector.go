@@ -100,6 +100,12 @@ type Named struct {
 
 // Build constructs the collectors whose names are in enabled, in name order.
 func Build(enabled []string, opts Options) ([]Named, error) {
+	// Every program is loaded when Build returns, or none will be: the kernel types the loads
+	// shared (bpf.KernelTypes) go, on the error path too.
+	defer func() {
+		bpf.ReleaseKernelTypes()
+		debug.FreeOSMemory()
+	}()
 	var built []Named
 	for _, name := range Names() {
 		if !slices.Contains(enabled, name) {
@@ -115,9 +121,6 @@ func Build(enabled []string, opts Options) ([]Named, error) {
 		// most.
 		debug.FreeOSMemory()
 	}
-	// Every program is loaded: the kernel types they shared (bpf.KernelTypes) go too.
-	bpf.ReleaseKernelTypes()
-	debug.FreeOSMemory()
 	for _, name := range enabled {
 		if _, ok := registry[name]; !ok {
 			return nil, fmt.Errorf("unknown collector %q (known: %v)", name, Names())
