@@ -8,22 +8,29 @@ import type { DiskBucketSums, MemoryBucket } from "./series-sql";
 /** A point more than 1.5 steps after the previous one means at least one step is missing. */
 const GAP_FACTOR = 1.5;
 
+/** 10^n for n in -308..308, parsed from literals: exact up to 10^22, Math.pow is neither exact nor fast. */
+const powersOfTen = Array.from({ length: 2 * 308 + 1 }, (_, i) => Number(`1e${i - 308}`));
+const tenTo = (n: number) => powersOfTen[n + 308]!;
+
 /**
  * Four significant digits: plenty for a chart, and it keeps a week of series small. The same
  * numbers as Number(value.toPrecision(4)) (columnar.test.ts holds them to it) in arithmetic: a
- * 24 h chart rounds some 50,000 values, and formatting each as a string cost about as much CPU
- * as the database spent finding them (docs/benchmarks.md, "Console at fleet scale").
+ * 24 h chart rounds some 46,000 values, and formatting each as a string, or computing powers of
+ * ten with Math.pow, cost more CPU than the database spent finding them (docs/benchmarks.md,
+ * "Console at fleet scale").
  */
 export function compact(value: number | null): number | null {
   if (value === null || !Number.isFinite(value)) return null;
   const size = Math.abs(value);
   if (size === 0) return 0;
   let exponent = Math.floor(Math.log10(size));
-  if (10 ** exponent > size) exponent -= 1; // log10 of a value just under a power of ten can round up
-  if (exponent < -290 || exponent > 290) return Number(value.toPrecision(4)); // powers of ten beyond double range
-  // Scaled by an exact integer power of ten either way, so each product or quotient is correctly rounded.
+  // Scaling to four digits below multiplies or divides by 10^|exponent - 3|, which is exact
+  // (so the product or quotient correctly rounded) only up to 10^22: values that far out, never
+  // a disk rate, take the exact path.
+  if (exponent < -18 || exponent > 25) return Number(value.toPrecision(4));
+  if (tenTo(exponent) > size) exponent -= 1; // log10 of a value just under a power of ten can round up
   const large = exponent >= 3;
-  const factor = 10 ** Math.abs(exponent - 3);
+  const factor = tenTo(large ? exponent - 3 : 3 - exponent);
   const scaled = large ? size / factor : size * factor;
   // Near a half the scaling's own rounding may tip the result; the exact decimal decides there.
   if (Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6) return Number(value.toPrecision(4));

@@ -1,15 +1,17 @@
 // SQL for the chart series. Table names come from rangeSources (a closed set), never from input.
-// Rows are grouped once more by (time, device) and summed: exact for counters whatever the source
-// (raw rows, a continuous aggregate, or a worker-maintained rollup), and it keeps rates and
-// I/O-weighted latency computed from sums only. The grouping streams off the index in (time,
-// device) order without a sort.
+// Raw rows have no unique key, so they are grouped by (time, device) and summed: exact for
+// counters, and it keeps rates and I/O-weighted latency computed from sums only. An aggregate
+// source (the worker's rollup tables, or TimescaleDB's continuous aggregates with their real-time
+// part) holds one row per (bucket, device) by construction (its primary key; the view's GROUP
+// BY), so its rows are read as they are: grouping them again summed every bigint into a numeric
+// and cost the 24 h chart a third of its database time for nothing (docs/benchmarks.md).
 //
 // The database answers with one JSON text per device (and one for memory): its buckets in time
 // order, each an array of its values. A 24 h chart is 5,756 buckets, and as one row object each
 // node-postgres spent more CPU turning them into objects than the database spent finding them,
 // where one native JSON.parse costs a few milliseconds (docs/benchmarks.md, "Console at fleet
 // scale"). One ordered aggregate per device: an aggregate per column would sort the device's
-// buckets once per column. A sum that measured nothing is NULL, a JSON null.
+// buckets once per column. A value that measured nothing is NULL, a JSON null.
 import type { RangeSource } from "./range-source";
 
 const counters = [
@@ -35,22 +37,27 @@ export type DiskBucketSums = [t: number, intervalSeconds: number, readOps: numbe
 export type DiskSeriesRow = { device: string; series: string };
 
 /** json_agg of one JSON array per bucket, in time order. */
-function bucketsAsJson(columns: readonly string[]): string {
-  return `json_agg(json_build_array(${columns.join(", ")}) ORDER BY t)::text`;
+function bucketsAsJson(columns: readonly string[], orderBy: string): string {
+  return `json_agg(json_build_array(${columns.join(", ")}) ORDER BY ${orderBy})::text`;
 }
 
 export function diskSeriesSql(source: RangeSource): string {
-  const time = source.bucketSeconds === null ? "time" : "bucket";
+  if (source.bucketSeconds !== null) {
+    return `SELECT device, ${bucketsAsJson(["extract(epoch FROM bucket)::float8", ...counters], "bucket")} AS series
+FROM ${source.diskTable}
+WHERE org_id = $1 AND server_id = $2 AND bucket > $3 AND bucket <= $4
+GROUP BY device`;
+  }
   // A bigint counter's sum is numeric, written as its exact decimal, which JSON.parse rounds to
   // the same double as a cast to float8 would, without the cast (numeric to text to double inside
   // the database). t is a float8: extract() gives numeric, six zero decimals for nothing.
   const sums = counters.map((column) => `sum(${column}) AS ${column}`).join(", ");
-  return `SELECT device, ${bucketsAsJson(["t", ...counters])} AS series
+  return `SELECT device, ${bucketsAsJson(["t", ...counters], "t")} AS series
 FROM (
-  SELECT extract(epoch FROM ${time})::float8 AS t, device, ${sums}
+  SELECT extract(epoch FROM time)::float8 AS t, device, ${sums}
   FROM ${source.diskTable}
-  WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
-  GROUP BY ${time}, device
+  WHERE org_id = $1 AND server_id = $2 AND time > $3 AND time <= $4
+  GROUP BY time, device
 ) AS buckets
 GROUP BY device`;
 }
@@ -64,20 +71,22 @@ export type MemoryBucket = [t: number, totalBytes: number | null, availableBytes
 export type MemorySeriesRow = { series: string | null };
 
 /**
- * Gauges: raw rows as they are; aggregate buckets as sample-weighted averages over the buckets
- * that measured the gauge. Not measured anywhere stays null (a gap), never 0.
+ * Gauges: raw rows averaged per sample time (one row each in practice); an aggregate's row holds
+ * its bucket's sample-weighted average already. Not measured stays null (a gap), never 0.
  */
 export function memorySeriesSql(source: RangeSource): string {
-  const raw = source.bucketSeconds === null;
-  const time = raw ? "time" : "bucket";
-  const weight = raw ? "1" : "samples";
-  const averages = gauges.map((column) => `(sum(${column}::float8 * ${weight}) / sum(${weight}) FILTER (WHERE ${column} IS NOT NULL))::float8 AS ${column}`).join(",\n    ");
-  return `SELECT ${bucketsAsJson(["t", ...gauges])} AS series
+  if (source.bucketSeconds !== null) {
+    return `SELECT ${bucketsAsJson(["extract(epoch FROM bucket)::float8", ...gauges.map((column) => `${column}::float8`)], "bucket")} AS series
+FROM ${source.memoryTable}
+WHERE org_id = $1 AND server_id = $2 AND bucket > $3 AND bucket <= $4`;
+  }
+  const averages = gauges.map((column) => `avg(${column}::float8) AS ${column}`).join(",\n    ");
+  return `SELECT ${bucketsAsJson(["t", ...gauges], "t")} AS series
 FROM (
-  SELECT extract(epoch FROM ${time})::float8 AS t,
+  SELECT extract(epoch FROM time)::float8 AS t,
     ${averages}
   FROM ${source.memoryTable}
-  WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
-  GROUP BY ${time}
+  WHERE org_id = $1 AND server_id = $2 AND time > $3 AND time <= $4
+  GROUP BY time
 ) AS buckets`;
 }
