@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	<-fwdDone
 	a.spool.Close()
 	a.writeStatus(nil, true)
-	return a.pipeline.Shutdown(context.Background())
+	return nil
 }
 
 func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error) {
