@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 	<-fwdDone
 	a.spool.Close()
 	a.writeStatus(nil, true)
-	return a.pipeline.Shutdown(context.Background())
+	return nil
 }
 
 func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error) {
@@ -194,7 +194,7 @@ func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error)
 		Resource: export.WithCapabilities(export.BaseResource(host, opts.Version, cfg.AgentID), collector.AvailableCapabilities(caps)),
 		Spool:    sp,
 		Sequence: seq,
-		OnError:  func(err error) { log.Error("metric instrument problem", "error", err) },
+		OnError:  func(err error) { log.Error("a measurement cannot be exported", "error", err) },
 	})
 	if err != nil {
 		collector.NewRunner(collectors, log).Close()

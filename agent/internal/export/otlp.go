@@ -2,12 +2,14 @@ package export
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -20,15 +22,22 @@ import (
 // handlers bring gRPC, grpc-gateway, html/template and their init work into the binary (about
 // 8 MB of its 33, most of it resident), for a request that is one repeated field. The messages
 // are the official ones (go.opentelemetry.io/proto/otlp/metrics/v1), filled as that exporter
-// fills them; the tests decode the result with the collector package and compare it with the
-// exporter's own output.
+// fills them; the tests decode the result with the collector package and compare it with what
+// the exporter makes of the same measurements recorded through the OpenTelemetry SDK.
 
-// encodeRequest returns the OTLP/HTTP request body for rm: an ExportMetricsServiceRequest
-// (field 1: repeated ResourceMetrics, the only field), gzipped.
-func encodeRequest(rm *metricdata.ResourceMetrics) ([]byte, error) {
-	msg, err := resourceMetrics(rm)
+// encodeRequest returns the OTLP/HTTP request body of one batch: an ExportMetricsServiceRequest
+// (field 1: repeated ResourceMetrics, the only field) holding the agent's scope, gzipped.
+func encodeRequest(resource attribute.Set, metrics []*metricpb.Metric) ([]byte, error) {
+	resAttrs, err := keyValues(resource.Iter())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("resource: %w", err)
+	}
+	msg := &metricpb.ResourceMetrics{
+		Resource: &resourcepb.Resource{Attributes: resAttrs},
+		ScopeMetrics: []*metricpb.ScopeMetrics{{
+			Scope:   &commonpb.InstrumentationScope{Name: meterName},
+			Metrics: metrics,
+		}},
 	}
 	inner, err := proto.Marshal(msg)
 	if err != nil {
@@ -47,135 +56,86 @@ func encodeRequest(rm *metricdata.ResourceMetrics) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func resourceMetrics(rm *metricdata.ResourceMetrics) (*metricpb.ResourceMetrics, error) {
-	resAttrs, err := keyValues(rm.Resource.Iter())
-	if err != nil {
-		return nil, fmt.Errorf("resource: %w", err)
-	}
-	out := &metricpb.ResourceMetrics{
-		Resource:     &resourcepb.Resource{Attributes: resAttrs},
-		ScopeMetrics: make([]*metricpb.ScopeMetrics, 0, len(rm.ScopeMetrics)),
-		SchemaUrl:    rm.Resource.SchemaURL(),
-	}
-	for _, sm := range rm.ScopeMetrics {
-		scopeAttrs, err := keyValues(sm.Scope.Attributes.Iter())
+// batchMetrics turns one interval's points into OTLP metrics, every point stamped with the
+// interval [from, to]: the gateway joins a device's metrics into one row, and its
+// interval_seconds must be the same for all of them. Metrics are sorted by name and points by
+// attributes, so the same measurements always give the same bytes.
+func batchMetrics(numbers map[streamKey]*numberStream, histograms map[histogramKey]*histogramPoint, from, to time.Time) ([]*metricpb.Metric, error) {
+	start, end := unixNano(from), unixNano(to)
+	streams := slices.SortedFunc(maps.Values(numbers), func(a, b *numberStream) int {
+		return cmp.Or(cmp.Compare(a.metric.Name, b.metric.Name), cmp.Compare(a.kind, b.kind))
+	})
+	out := make([]*metricpb.Metric, 0, len(streams)+1)
+	for _, st := range streams {
+		m, err := numberMetric(st, start, end)
 		if err != nil {
-			return nil, fmt.Errorf("scope %s: %w", sm.Scope.Name, err)
+			return nil, fmt.Errorf("metric %s: %w", st.metric.Name, err)
 		}
-		ms := make([]*metricpb.Metric, 0, len(sm.Metrics))
-		for _, m := range sm.Metrics {
-			pm, err := metricMessage(m)
-			if err != nil {
-				return nil, fmt.Errorf("metric %s: %w", m.Name, err)
-			}
-			ms = append(ms, pm)
-		}
-		out.ScopeMetrics = append(out.ScopeMetrics, &metricpb.ScopeMetrics{
-			Scope:     &commonpb.InstrumentationScope{Name: sm.Scope.Name, Version: sm.Scope.Version, Attributes: scopeAttrs},
-			Metrics:   ms,
-			SchemaUrl: sm.Scope.SchemaURL,
-		})
+		out = append(out, m)
 	}
+	byName := map[string][]*histogramPoint{}
+	for _, p := range histograms {
+		byName[p.metric.Name] = append(byName[p.metric.Name], p)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		m, err := histogramMetric(byName[name], start, end)
+		if err != nil {
+			return nil, fmt.Errorf("metric %s: %w", name, err)
+		}
+		out = append(out, m)
+	}
+	// Stable: a name that is both a number and a histogram metric keeps numbers first.
+	slices.SortStableFunc(out, func(a, b *metricpb.Metric) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
-// metricMessage covers what the agent records: synchronous counters and gauges (Sum, Gauge) and the
-// kernel's pre-aggregated histograms (Histogram[float64]). Anything else is a programming error
-// caught by the tests, never silently dropped.
-func metricMessage(m metricdata.Metrics) (*metricpb.Metric, error) {
-	out := &metricpb.Metric{Name: m.Name, Description: m.Description, Unit: m.Unit}
-	var err error
-	switch data := m.Data.(type) {
-	case metricdata.Gauge[int64]:
-		out.Data, err = gauge(data)
-	case metricdata.Gauge[float64]:
-		out.Data, err = gauge(data)
-	case metricdata.Sum[int64]:
-		out.Data, err = sum(data)
-	case metricdata.Sum[float64]:
-		out.Data, err = sum(data)
-	case metricdata.Histogram[float64]:
-		out.Data, err = histogram(data)
-	default:
-		return nil, fmt.Errorf("aggregation %T is not exported by the agent", data)
-	}
-	return out, err
-}
-
-func temporality(t metricdata.Temporality) (metricpb.AggregationTemporality, error) {
-	switch t {
-	case metricdata.DeltaTemporality:
-		return metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA, nil
-	case metricdata.CumulativeTemporality:
-		return metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE, nil
-	}
-	return 0, fmt.Errorf("unknown temporality %v", t)
-}
-
-func gauge[N int64 | float64](g metricdata.Gauge[N]) (*metricpb.Metric_Gauge, error) {
-	points, err := numberPoints(g.DataPoints)
-	if err != nil {
-		return nil, err
-	}
-	return &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: points}}, nil
-}
-
-func sum[N int64 | float64](s metricdata.Sum[N]) (*metricpb.Metric_Sum, error) {
-	t, err := temporality(s.Temporality)
-	if err != nil {
-		return nil, err
-	}
-	points, err := numberPoints(s.DataPoints)
-	if err != nil {
-		return nil, err
-	}
-	return &metricpb.Metric_Sum{Sum: &metricpb.Sum{AggregationTemporality: t, IsMonotonic: s.IsMonotonic, DataPoints: points}}, nil
-}
-
-// numberPoints leaves exemplars out: the agent's meter provider keeps none (no spans, so the
-// SDK's trace-based exemplar filter never samples).
-func numberPoints[N int64 | float64](points []metricdata.DataPoint[N]) ([]*metricpb.NumberDataPoint, error) {
-	out := make([]*metricpb.NumberDataPoint, 0, len(points))
+// numberMetric leaves exemplars out, as the SDK did for the agent: it had no spans to sample
+// exemplars from.
+func numberMetric(st *numberStream, start, end uint64) (*metricpb.Metric, error) {
+	points := slices.SortedFunc(maps.Values(st.points), func(a, b *numberPoint) int { return compareSets(a.attrs, b.attrs) })
+	dps := make([]*metricpb.NumberDataPoint, 0, len(points))
 	for _, p := range points {
-		attrs, err := keyValues(p.Attributes.Iter())
+		attrs, err := keyValues(p.attrs.Iter())
 		if err != nil {
 			return nil, err
 		}
-		np := &metricpb.NumberDataPoint{Attributes: attrs, StartTimeUnixNano: unixNano(p.StartTime), TimeUnixNano: unixNano(p.Time)}
-		switch v := any(p.Value).(type) {
-		case int64:
-			np.Value = &metricpb.NumberDataPoint_AsInt{AsInt: v}
-		case float64:
-			np.Value = &metricpb.NumberDataPoint_AsDouble{AsDouble: v}
+		dp := &metricpb.NumberDataPoint{Attributes: attrs, StartTimeUnixNano: start, TimeUnixNano: end}
+		if st.kind == intSum || st.kind == intGauge {
+			dp.Value = &metricpb.NumberDataPoint_AsInt{AsInt: p.asInt}
+		} else {
+			dp.Value = &metricpb.NumberDataPoint_AsDouble{AsDouble: p.asDouble}
 		}
-		out = append(out, np)
+		dps = append(dps, dp)
 	}
-	return out, nil
+	m := &metricpb.Metric{Name: st.metric.Name, Description: st.metric.Description, Unit: st.metric.Unit}
+	switch st.kind {
+	case intSum, floatSum:
+		// Counters: monotonic sums of the interval's deltas.
+		m.Data = &metricpb.Metric_Sum{Sum: &metricpb.Sum{DataPoints: dps, IsMonotonic: true,
+			AggregationTemporality: metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA}}
+	default:
+		m.Data = &metricpb.Metric_Gauge{Gauge: &metricpb.Gauge{DataPoints: dps}}
+	}
+	return m, nil
 }
 
-func histogram(h metricdata.Histogram[float64]) (*metricpb.Metric_Histogram, error) {
-	t, err := temporality(h.Temporality)
-	if err != nil {
-		return nil, err
-	}
-	points := make([]*metricpb.HistogramDataPoint, 0, len(h.DataPoints))
-	for _, p := range h.DataPoints {
-		attrs, err := keyValues(p.Attributes.Iter())
+// histogramMetric sends no min or max: the kernel's buckets do not keep them.
+func histogramMetric(points []*histogramPoint, start, end uint64) (*metricpb.Metric, error) {
+	slices.SortFunc(points, func(a, b *histogramPoint) int { return compareSets(a.attrs, b.attrs) })
+	dps := make([]*metricpb.HistogramDataPoint, 0, len(points))
+	for _, p := range points {
+		attrs, err := keyValues(p.attrs.Iter())
 		if err != nil {
 			return nil, err
 		}
-		total := p.Sum
-		hp := &metricpb.HistogramDataPoint{Attributes: attrs, StartTimeUnixNano: unixNano(p.StartTime), TimeUnixNano: unixNano(p.Time),
-			Count: p.Count, Sum: &total, BucketCounts: p.BucketCounts, ExplicitBounds: p.Bounds}
-		if v, ok := p.Min.Value(); ok {
-			hp.Min = &v
-		}
-		if v, ok := p.Max.Value(); ok {
-			hp.Max = &v
-		}
-		points = append(points, hp)
+		sum := p.sum
+		dps = append(dps, &metricpb.HistogramDataPoint{Attributes: attrs, StartTimeUnixNano: start, TimeUnixNano: end,
+			Count: p.count(), Sum: &sum, BucketCounts: p.counts, ExplicitBounds: p.metric.Bounds})
 	}
-	return &metricpb.Metric_Histogram{Histogram: &metricpb.Histogram{AggregationTemporality: t, DataPoints: points}}, nil
+	m := points[0].metric
+	return &metricpb.Metric{Name: m.Name, Description: m.Description, Unit: m.Unit,
+		Data: &metricpb.Metric_Histogram{Histogram: &metricpb.Histogram{DataPoints: dps,
+			AggregationTemporality: metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA}}}, nil
 }
 
 func unixNano(t time.Time) uint64 { return uint64(max(0, t.UnixNano())) }
@@ -241,4 +201,50 @@ func array[T any](vals []T, one func(T) *commonpb.AnyValue) *commonpb.AnyValue {
 		out = append(out, one(v))
 	}
 	return &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: out}}}
+}
+
+// compareSets orders attribute sets key by key (sets are sorted by key), so points come out
+// in the same order every time; integers compare as numbers, so a curve's sizes ascend.
+func compareSets(a, b attribute.Set) int {
+	ai, bi := a.Iter(), b.Iter()
+	for ai.Next() {
+		if !bi.Next() {
+			return 1
+		}
+		x, y := ai.Attribute(), bi.Attribute()
+		if c := cmp.Compare(x.Key, y.Key); c != 0 {
+			return c
+		}
+		if c := compareValues(x.Value, y.Value); c != 0 {
+			return c
+		}
+	}
+	if bi.Next() {
+		return -1
+	}
+	return 0
+}
+
+func compareValues(x, y attribute.Value) int {
+	if c := cmp.Compare(x.Type(), y.Type()); c != 0 {
+		return c
+	}
+	switch x.Type() {
+	case attribute.BOOL:
+		return cmp.Compare(boolRank(x.AsBool()), boolRank(y.AsBool()))
+	case attribute.INT64:
+		return cmp.Compare(x.AsInt64(), y.AsInt64())
+	case attribute.FLOAT64:
+		return cmp.Compare(x.AsFloat64(), y.AsFloat64())
+	case attribute.STRING:
+		return cmp.Compare(x.AsString(), y.AsString())
+	}
+	return cmp.Compare(x.Emit(), y.Emit())
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,7 +1,8 @@
-// Package export turns what collectors record into OTLP batches on the spool, with the
-// official OpenTelemetry Go SDK: synchronous instruments, a ManualReader collected once per
-// tick with delta temporality (so each batch covers exactly one interval), and the official
-// OTLP protobuf messages for the request body (otlp.go), gzipped and written to the spool.
+// Package export turns what collectors record into OTLP batches on the spool: the sink
+// accumulates one interval per metric and attribute set (counters' deltas, gauges' last
+// values, histograms' buckets), and each tick's Flush encodes it as the official OTLP
+// protobuf messages (otlp.go) with delta temporality, so each batch covers exactly one
+// interval, gzipped and written to the spool.
 package export
 
 import (
@@ -9,11 +10,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/spool"
@@ -24,21 +20,19 @@ const meterName = "github.com/spindle-io/spindle/agent"
 
 // Settings configure a Pipeline.
 type Settings struct {
-	Resource *resource.Resource // BaseResource(...)
+	Resource Resource // BaseResource(...)
 	Spool    *spool.Spool
 	Sequence *spool.Sequence
-	OnError  func(error) // instrument creation problems; defaults to ignoring them
+	OnError  func(error) // measurements the pipeline cannot take (a histogram's bucket count); defaults to ignoring them
 	// Now is the clock that bounds each batch's interval; default time.Now. The fault tests'
 	// spool filler (spoolfill) sets a fake one to produce a day of batches in seconds.
 	Now func() time.Time
 }
 
-// Pipeline owns the meter provider and reader. Flush must not be called
-// concurrently with itself; Sink is safe for concurrent use.
+// Pipeline numbers and spools one batch per Flush. Flush must not be called concurrently with
+// itself; Sink is safe for concurrent use.
 type Pipeline struct {
-	provider *sdkmetric.MeterProvider
-	reader   *sdkmetric.ManualReader
-	base     *resource.Resource
+	base     Resource
 	sequence *spool.Sequence
 	spool    *spool.Spool
 	sink     *sink
@@ -48,14 +42,8 @@ type Pipeline struct {
 	intervalFrom time.Time
 }
 
-func deltaEverywhere(sdkmetric.InstrumentKind) metricdata.Temporality {
-	return metricdata.DeltaTemporality
-}
-
 // New builds the pipeline. The interval of the first batch starts now.
 func New(ctx context.Context, s Settings) (*Pipeline, error) {
-	reader := sdkmetric.NewManualReader(sdkmetric.WithTemporalitySelector(deltaEverywhere))
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(s.Resource))
 	onError := s.OnError
 	if onError == nil {
 		onError = func(error) {}
@@ -65,12 +53,10 @@ func New(ctx context.Context, s Settings) (*Pipeline, error) {
 		now = time.Now
 	}
 	return &Pipeline{
-		provider:     provider,
-		reader:       reader,
 		base:         s.Resource,
 		sequence:     s.Sequence,
 		spool:        s.Spool,
-		sink:         newSink(provider.Meter(meterName), onError),
+		sink:         newSink(onError),
 		now:          now,
 		intervalFrom: now(),
 	}, nil
@@ -86,26 +72,22 @@ func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
 	defer p.mu.Unlock()
 
 	intervalTo := p.now()
-	var rm metricdata.ResourceMetrics
-	if err := p.reader.Collect(ctx, &rm); err != nil {
-		return 0, fmt.Errorf("collect metrics: %w", err)
-	}
-	appendHistograms(&rm, instrumentation.Scope{Name: meterName}, p.sink.histograms.take())
 	from := p.intervalFrom
 	p.intervalFrom = intervalTo
-	if pointCount(&rm) == 0 {
+	numbers, histograms := p.sink.take()
+	if len(numbers) == 0 && len(histograms) == 0 {
 		return 0, nil
 	}
-	setInterval(&rm, from, intervalTo)
+	metrics, err := batchMetrics(numbers, histograms, from, intervalTo)
+	if err != nil {
+		return 0, fmt.Errorf("collect metrics: %w", err)
+	}
 
 	seq, err := p.sequence.Next()
 	if err != nil {
 		return 0, err
 	}
-	if rm.Resource, err = batchResource(p.base, seq); err != nil {
-		return 0, fmt.Errorf("build batch resource: %w", err)
-	}
-	body, err := encodeRequest(&rm)
+	body, err := encodeRequest(batchResource(p.base, seq).Set(), metrics)
 	if err != nil {
 		return 0, fmt.Errorf("batch %d: %w", seq, err)
 	}
@@ -114,12 +96,4 @@ func (p *Pipeline) Flush(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("write batch %d to the spool: %w", seq, err)
 	}
 	return seq, nil
-}
-
-// Shutdown releases the SDK. Call Flush first to keep the last interval.
-func (p *Pipeline) Shutdown(ctx context.Context) error {
-	if err := p.provider.Shutdown(ctx); err != nil {
-		return fmt.Errorf("shut down metrics: %w", err)
-	}
-	return nil
 }

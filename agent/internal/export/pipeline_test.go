@@ -39,11 +39,10 @@ func newHarness(t *testing.T) harness {
 	}
 	host := hostinfo.Info{Hostname: "db01", OS: "linux", OSVersion: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0-18-amd64", Arch: "amd64"}
 	p, err := New(context.Background(), Settings{Resource: BaseResource(host, "1.2.3", "agent-1"), Spool: sp, Sequence: seq,
-		OnError: func(err error) { t.Errorf("instrument error: %v", err) }})
+		OnError: func(err error) { t.Errorf("pipeline error: %v", err) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Shutdown(context.Background()) })
 	return harness{pipeline: p, spool: sp}
 }
 

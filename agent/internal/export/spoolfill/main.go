@@ -93,7 +93,6 @@ func fill(configPath string, batches int, step time.Duration) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	defer pipeline.Shutdown(ctx)
 
 	summary := Summary{From: clock, To: to}
 	for range batches {
