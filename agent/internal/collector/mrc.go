@@ -74,8 +74,11 @@ func newMRCCollector(opts Options) (Collector, error) {
 	if c.window <= 0 {
 		c.window = DefaultMRCWindow
 	}
-	// The kernel samples nothing until pushThresholds, so the set can come after the load, and
-	// a host without eBPF never pays for it.
+	// The set comes after the load, so a host without eBPF never pays for it. Samples can arrive
+	// as soon as the program is loaded (the thresholds live in maps shared with the block
+	// programs, which an earlier collector of this process may have set), so handle waits on mu
+	// until the set exists; mu is released before Close, which waits for the reader.
+	c.mu.Lock()
 	var err error
 	c.probe, err = mrcsample.Load(mrcsample.Settings{Handle: c.handle})
 	if err == nil {
@@ -87,6 +90,7 @@ func newMRCCollector(opts Options) (Collector, error) {
 	if err == nil {
 		c.prevCounts, err = c.probe.Counts()
 	}
+	c.mu.Unlock()
 	if err != nil && c.probe != nil {
 		c.probe.Close()
 		c.probe = nil
@@ -106,6 +110,9 @@ func (c *mrcCollector) UseReadCacheScopes(managedFiles func() map[string]string)
 func (c *mrcCollector) handle(s mrcsample.Sample) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.set == nil { // the collector failed to build; Close is on its way
+		return
+	}
 	switch s.Stream {
 	case mrcsample.PageCache:
 		c.set.Page(s.Hash, c.scopes[fileKey{dev: s.Dev, ino: s.Inode}])
