@@ -135,7 +135,7 @@ export function AlertHistory({ targets }: { targets: SilenceTargets }) {
             </TableHeader>
             <TableBody>
               {entries.map((entry) => (
-                <TableRow key={entry.id} data-testid="history-row" data-to={entry.to} data-rule={entry.ruleName} data-silenced={entry.silenced ? "true" : "false"}>
+                <TableRow key={entry.id} data-testid="history-row" data-to={entry.to} data-rule={entry.ruleName} data-component={entry.component} data-silenced={entry.silenced ? "true" : "false"}>
                   <TableCell className="whitespace-nowrap text-sm">{formatDateTime(entry.at)}</TableCell>
                   <TableCell><div className="flex flex-wrap items-center gap-1 text-xs"><StateBadge state={entry.from} from /> → <StateBadge state={entry.to} /></div></TableCell>
                   <TableCell className="text-sm">

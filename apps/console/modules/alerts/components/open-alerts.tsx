@@ -78,7 +78,7 @@ function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, o
 }) {
   return (
     <>
-      <TableRow data-testid="open-alert" data-rule={alert.ruleName} data-state={alert.state} data-server-id={alert.serverId} data-silenced={alert.silence ? "true" : "false"} data-acknowledged={alert.acknowledgement ? "true" : "false"}>
+      <TableRow data-testid="open-alert" data-rule={alert.ruleName} data-state={alert.state} data-server-id={alert.serverId} data-component={alert.component} data-silenced={alert.silence ? "true" : "false"} data-acknowledged={alert.acknowledgement ? "true" : "false"}>
         <TableCell className="align-top">
           <div className="flex flex-col items-start gap-1">
             <StateBadge state={alert.state} />
