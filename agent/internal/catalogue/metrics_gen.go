@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "e290bd21c2bba7ead38dc7c5cee949f9a4d2337c3ddff08abe19fa4dc03df111"
+const SourceSHA256 = "694308011f15b954fdad5d8de99b18dfc107f30f982a695ec6a4e574fb4ecf87"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -64,6 +64,9 @@ var SpoolDroppedBatches = IntCounter{Metric{"spindle.agent.spool.dropped_batches
 
 // DiskIOLatency is spindle.disk.io.latency (linux:ebpf).
 var DiskIOLatency = Histogram{Metric{"spindle.disk.io.latency", "s", "Time from issue to the device until completion, per I/O, by device, direction and (flush, discard) operation."}, []float64{0.000001, 0.000002, 0.000004, 0.000008, 0.000016, 0.000032, 0.000064, 0.000128, 0.000256, 0.000512, 0.001024, 0.002048, 0.004096, 0.008192, 0.016384, 0.032768, 0.065536, 0.131072, 0.262144, 0.524288, 1.048576, 2.097152, 4.194304, 8.388608, 16.777216, 33.554432, 67.108864}}
+
+// DiskIOUntimed is spindle.disk.io.untimed (linux:ebpf).
+var DiskIOUntimed = IntCounter{Metric{"spindle.disk.io.untimed", "{operation}", "Block I/Os a disk completed by its own counters that spindle.disk.io.latency does not hold (completions the eBPF programs did not see or could not time), by device, direction and (discard) operation."}}
 
 // DiskSplitOperations is spindle.disk.split_operations (linux:ebpf).
 var DiskSplitOperations = IntCounter{Metric{"spindle.disk.split_operations", "{operation}", "Bios the block layer split because they exceeded the device's limits (block:block_split)."}}
@@ -201,7 +204,7 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}

@@ -2,10 +2,12 @@ package collector
 
 import (
 	"context"
+	"path/filepath"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 	"github.com/spindle-io/spindle/agent/internal/bpf/blocklatency"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 )
@@ -16,12 +18,13 @@ func init() {
 }
 
 // blockLatencyCollector exports the kernel's per-device latency histograms as OTLP
-// histograms of the interval's I/Os.
+// histograms of the interval's I/Os, and the I/Os the disks completed that the histograms miss.
 type blockLatencyCollector struct {
 	ebpfLoad
 	sysPath string
 	probe   *blocklatency.Probe
 	prev    map[blocklatency.Key]blocklatency.Histogram
+	untimed blockio.Untimed
 }
 
 var _ CapabilityReporter = (*blockLatencyCollector)(nil)
@@ -39,11 +42,21 @@ func (c *blockLatencyCollector) Collect(_ context.Context, sink Sink) error {
 	if err := c.unavailable(); err != nil {
 		return err
 	}
+	// The disks' own counts first: a reading of the histograms taken after them holds every
+	// timed I/O the counts hold (blockio.Untimed).
+	completed := blockio.Completed(filepath.Join(c.sysPath, "block"))
 	cur, err := c.probe.Read()
 	if err != nil {
 		return err
 	}
 	names := blockDeviceNames(c.sysPath)
+	timed := make(map[blocklatency.Key]uint64, len(cur))
+	for key, h := range cur {
+		timed[key] = h.Count()
+	}
+	for key, n := range c.untimed.Add(completed, timed) {
+		sink.AddInt(catalogue.DiskIOUntimed, int64(n), latencyAttrs(deviceName(names, key.Dev), key.Op)...)
+	}
 	for key, h := range cur {
 		d := h.Sub(c.prev[key])
 		if d.Count() == 0 {

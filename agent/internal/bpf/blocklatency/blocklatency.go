@@ -6,7 +6,7 @@ package blocklatency
 import (
 	"math"
 
-	"github.com/spindle-io/spindle/agent/internal/bpf"
+	"github.com/spindle-io/spindle/agent/internal/bpf/blockio"
 )
 
 // Slots is the number of histogram slots (LATENCY_SLOTS in blockio.bpf.c).
@@ -24,10 +24,7 @@ func BoundsMicros() []float64 {
 }
 
 // Key is one histogram: a whole disk and an operation.
-type Key struct {
-	Dev bpf.Dev
-	Op  bpf.Op
-}
+type Key = blockio.DiskOp
 
 // Histogram is cumulative since the program was loaded, summed over CPUs.
 type Histogram struct {
