@@ -24,6 +24,15 @@ type countingStore struct {
 	holdStatuses atomic.Pointer[chan struct{}]
 	statusesHeld chan struct{}
 	reportWrites chan time.Time
+	sweeps       chan time.Time // the start of each credential sweep (AuthenticateAgents)
+}
+
+func (c *countingStore) AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error) {
+	select {
+	case c.sweeps <- time.Now():
+	default:
+	}
+	return c.Store.AuthenticateAgents(ctx, credentialHashes)
 }
 
 func (c *countingStore) RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error {
@@ -68,7 +77,8 @@ func (c *countingStore) RecordPolicyStatuses(ctx context.Context, updates []stor
 func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *countingStore) {
 	var counting *countingStore
 	h := newHarnessWith(t, testCredentialTTL, func(s *Settings) {
-		counting = &countingStore{Store: s.Store.(*store.Store), statusesHeld: make(chan struct{}, 1), reportWrites: make(chan time.Time, 64)}
+		counting = &countingStore{Store: s.Store.(*store.Store), statusesHeld: make(chan struct{}, 1), reportWrites: make(chan time.Time, 64),
+			sweeps: make(chan time.Time, 256)}
 		s.Store = counting
 		if customize != nil {
 			customize(s)
@@ -267,4 +277,48 @@ func TestAgentRowsWaitForTheConfirmations(t *testing.T) {
 	}
 	release()
 	h.fleetApplied(hash, fleetSize)
+}
+
+// A credential sweep due while a policy change is being confirmed waits, by a quarter of the
+// credential TTL at most: sweeps keep coming, further apart, and every connection stays open.
+func TestCredentialSweepsWaitForTheConfirmations(t *testing.T) {
+	h, counting := newCountingHarness(t, nil) // credential TTL 200 ms: a sweep every 100 ms
+	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
+	document, hash := h.setFleetPolicy(30)
+	agent.expectConfig(t, document, hash)
+	h.fleetApplied(hash, 1)
+
+	hold := make(chan struct{})
+	counting.holdStatuses.Store(&hold)
+	release := sync.OnceFunc(func() { counting.holdStatuses.Store(nil); close(hold) })
+	defer release()
+	document, hash = h.setFleetPolicy(45)
+	agent.expectConfig(t, document, hash)
+	<-counting.statusesHeld
+	for len(counting.sweeps) > 0 {
+		<-counting.sweeps
+	}
+	var during []time.Time
+	for end := time.After(time.Second); ; {
+		select {
+		case at := <-counting.sweeps:
+			during = append(during, at)
+			continue
+		case <-end:
+		}
+		break
+	}
+	release()
+	if len(during) < 3 {
+		t.Fatalf("%d credential sweeps in a second of confirming; want them delayed, not stopped (every 150 ms at most)", len(during))
+	}
+	for i := 1; i < len(during); i++ {
+		if gap := during[i].Sub(during[i-1]); gap < 140*time.Millisecond {
+			t.Fatalf("credential sweeps %s apart while a change was being confirmed; want half the TTL (100ms) and up to a quarter more (50ms)", gap)
+		}
+	}
+	h.fleetApplied(hash, 1)
+	if h.server.ConnectedAgents() != 1 {
+		t.Fatalf("%d agents connected after the sweeps, want 1", h.server.ConnectedAgents())
+	}
 }
