@@ -12,7 +12,12 @@ import { eventually } from "../support/agent";
 import { PolicyStack } from "../support/policy-stack";
 import { pointValue, readSpool, type SpooledBatch } from "../support/spool";
 
-const stack = new PolicyStack(56710, 56711);
+// Ports 56710 (PostgreSQL) and 56711 (gateway), or SPINDLE_POLICY_DELIVERY_PG_PORT and
+// SPINDLE_POLICY_DELIVERY_GATEWAY_PORT where those are taken.
+const stack = new PolicyStack(
+  Number(process.env.SPINDLE_POLICY_DELIVERY_PG_PORT ?? 56710),
+  Number(process.env.SPINDLE_POLICY_DELIVERY_GATEWAY_PORT ?? 56711),
+);
 
 interface PolicyInStatus {
   intervalSeconds: number;

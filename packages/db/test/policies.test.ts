@@ -158,4 +158,45 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
     const { rows } = await sql.query("SELECT status, message, reported_at FROM server_policy_status WHERE server_id = $1", [ids.serverB]);
     assert.deepEqual(rows, [{ status: "applied", message: "", reported_at: null }]);
   });
+
+  it("checks every policy hash column as 64 lowercase hex digits, without a counted regex", async () => {
+    const columns = [
+      ["server_policy_status", "desired_version_hash"],
+      ["server_policy_status", "applied_hash"],
+      ["server_policy_status", "reported_hash"],
+      ["server_effective_policies", "hash"],
+    ] as const;
+    const refused = ["a".repeat(63), "a".repeat(65), "A".repeat(64), "g".repeat(64), `${"a".repeat(63)}\n`, `${"a".repeat(64)}\n`, ""];
+    for (const [table, column] of columns) {
+      // The constraint itself, evaluated on each value in a rolled-back insert or update.
+      const passes = async (value: string | null) => {
+        await sql.query("BEGIN");
+        try {
+          if (table === "server_policy_status") {
+            await sql.query(`INSERT INTO server_policy_status (org_id, server_id, ${column}) VALUES ('org-b', $1, $2)
+              ON CONFLICT (server_id) DO UPDATE SET ${column} = EXCLUDED.${column}`, [ids.serverB, value]);
+          } else {
+            await sql.query(`INSERT INTO server_effective_policies (org_id, server_id, document, hash) VALUES ('org-b', $1, CASE WHEN $2::text IS NULL THEN NULL ELSE '{"schemaVersion": 1}'::jsonb END, $2)
+              ON CONFLICT (server_id) DO UPDATE SET document = EXCLUDED.document, hash = EXCLUDED.hash`, [ids.serverB, value]);
+          }
+          return true;
+        } catch (error) {
+          assert.match(String(error), new RegExp(`${table}_${column}_check`));
+          return false;
+        } finally {
+          await sql.query("ROLLBACK");
+        }
+      };
+      assert.equal(await passes("0123456789abcdef".repeat(4)), true, `${table}.${column}: 64 hex digits`);
+      assert.equal(await passes(null), true, `${table}.${column}: NULL`);
+      for (const value of refused) assert.equal(await passes(value), false, `${table}.${column}: ${JSON.stringify(value)}`);
+      // PostgreSQL runs '^[0-9a-f]{64}$' as a counted automaton, about 30 µs a value: three of them
+      // per OpAMP confirmation cost a fleet-wide change most of its database CPU.
+      const { rows } = await sql.query<{ def: string }>("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = $1", [
+        `${table}_${column}_check`,
+      ]);
+      assert.equal(rows.length, 1);
+      assert.doesNotMatch(rows[0].def, /\{64\}/, `${table}.${column}: ${rows[0].def}`);
+    }
+  });
 });

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -115,9 +116,10 @@ func (h *hijackLimiter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 // limitedConn is a hijacked WebSocket connection seen through frameLimiter.
 type limitedConn struct {
 	net.Conn
-	pending      []byte
-	frames       frameLimiter
-	writeTimeout time.Duration
+	pending       []byte
+	frames        frameLimiter
+	writeTimeout  time.Duration
+	writeDeadline atomic.Int64 // the write deadline last set, Unix nanoseconds
 }
 
 func (c *limitedConn) Read(p []byte) (int, error) {
@@ -142,11 +144,18 @@ func (c *limitedConn) SetWriteDeadline(t time.Time) error {
 	if t.IsZero() {
 		t = time.Now().Add(c.writeTimeout)
 	}
+	c.writeDeadline.Store(t.UnixNano())
 	return c.Conn.SetWriteDeadline(t)
 }
 
+// Write never waits longer than writeTimeout for a peer that stopped reading. gorilla/websocket
+// sets the deadline itself right before each frame it writes (SetWriteDeadline above), so a
+// write finding at least half the timeout left keeps that deadline instead of moving the
+// connection's timer again: a push to 10,000 agents is 10,000 timer updates fewer.
 func (c *limitedConn) Write(p []byte) (int, error) {
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	if time.Now().Add(c.writeTimeout/2).UnixNano() > c.writeDeadline.Load() {
+		_ = c.SetWriteDeadline(time.Time{})
+	}
 	return c.Conn.Write(p)
 }
 

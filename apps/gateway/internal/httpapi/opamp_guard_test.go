@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -135,5 +136,47 @@ func TestFrameLimiterCountsFragmentsAndIgnoresControlFrames(t *testing.T) {
 	}
 	if err := (&frameLimiter{limit: 100}).scan(frame(true, 2, 70_000)[:14]); err == nil {
 		t.Fatal("a 64-bit length over the limit passed")
+	}
+}
+
+// deadlineConn counts the write deadlines set on it; a peer that never reads blocks its writes.
+type deadlineConn struct {
+	net.Conn
+	deadlines int
+}
+
+func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
+	c.deadlines++
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// Every write to an OpAMP WebSocket is bounded by the write timeout, whether or not its writer
+// set a deadline, and a frame written right after gorilla/websocket set one does not move the
+// connection's timer a second time.
+func TestOpAMPWritesAreBoundedWithOneDeadlineEach(t *testing.T) {
+	local, peer := net.Pipe() // the peer never reads: every write blocks until its deadline
+	defer peer.Close()
+	inner := &deadlineConn{Conn: local}
+	conn := &limitedConn{Conn: inner, writeTimeout: 100 * time.Millisecond}
+
+	started := time.Now()
+	if _, err := conn.Write([]byte("no deadline set")); err == nil {
+		t.Fatal("a write to a peer that never reads succeeded")
+	}
+	if waited := time.Since(started); waited < 90*time.Millisecond || waited > 5*time.Second {
+		t.Fatalf("a write without a deadline of its own gave up after %s; want the write timeout (100ms)", waited)
+	}
+
+	inner.deadlines = 0
+	_ = conn.SetWriteDeadline(time.Time{}) // as gorilla/websocket does before each frame
+	started = time.Now()
+	if _, err := conn.Write([]byte("frame")); err == nil {
+		t.Fatal("a write to a peer that never reads succeeded")
+	}
+	if waited := time.Since(started); waited > 5*time.Second {
+		t.Fatalf("the write waited %s", waited)
+	}
+	if inner.deadlines != 1 {
+		t.Fatalf("%d write deadlines set for one frame; want gorilla's one", inner.deadlines)
 	}
 }

@@ -28,10 +28,16 @@ type coalescer[V any] struct {
 	timeout  time.Duration
 	log      *slog.Logger
 	onFlush  func(n int, err error) // observers (tests); may be nil
+	// yield, when set, holds a write whose linger is over for as long as it reports true (asked
+	// every yieldPoll), at most maxYield: a writer of less urgent rows stands back while the
+	// writes someone waits for go out, instead of competing with them for the database.
+	yield    func() bool
+	maxYield time.Duration
 
 	mu       sync.Mutex
 	pending  map[string]V
 	inflight map[string]struct{} // keys being written now; their newer values wait for the next write
+	lastAdd  time.Time           // when a value was last added
 	wake     chan struct{}       // a value is waiting
 	full     chan struct{}       // maxBatch values are waiting
 }
@@ -49,6 +55,7 @@ func (c *coalescer[V]) add(key string, v V) {
 		v = c.merge(older, v)
 	}
 	c.pending[key] = v
+	c.lastAdd = time.Now()
 	n := len(c.pending)
 	c.mu.Unlock()
 	signal(c.wake)
@@ -81,6 +88,7 @@ func (c *coalescer[V]) run(ctx context.Context) {
 		case <-c.full:
 		}
 		timer.Stop()
+		c.standBack(ctx)
 		if c.flush(ctx) {
 			failures = 0
 			continue
@@ -89,6 +97,27 @@ func (c *coalescer[V]) run(ctx context.Context) {
 		signal(c.wake) // the kept batch is waiting again
 		sleep(ctx, retryDelay(failures))
 	}
+}
+
+// yieldPoll is how often a writer standing back asks again whether it may write.
+const yieldPoll = 20 * time.Millisecond
+
+// standBack waits while yield says another write goes first, for at most maxYield.
+func (c *coalescer[V]) standBack(ctx context.Context) {
+	if c.yield == nil {
+		return
+	}
+	deadline := time.Now().Add(c.maxYield)
+	for c.yield() && time.Now().Before(deadline) && ctx.Err() == nil {
+		sleep(ctx, yieldPoll)
+	}
+}
+
+// busy says whether values are waiting or being written, or one was added within quiet.
+func (c *coalescer[V]) busy(quiet time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0 || len(c.inflight) > 0 || time.Since(c.lastAdd) < quiet
 }
 
 // flush writes up to maxBatch of the values pending (bounded, so one write fits its timeout on

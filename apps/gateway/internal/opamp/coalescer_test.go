@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,5 +109,39 @@ func TestCoalescerWritersNeverOvertakeAnAgent(t *testing.T) {
 		if u := <-written; u.Agent.ID != "a" || !u.SeenAt.Equal(want) {
 			t.Fatalf("wrote %s seen %s, want a seen %s (a's values in order)", u.Agent.ID, u.SeenAt, want)
 		}
+	}
+}
+
+// A writer told to stand back holds its batch while yield says so, and for maxYield at most.
+func TestCoalescerStandsBackForAtMostMaxYield(t *testing.T) {
+	var busy atomic.Bool
+	busy.Store(true)
+	written := make(chan time.Time, 4)
+	c := newCoalescer("test", 10*time.Millisecond, 10, false, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
+		func(context.Context, []store.AgentUpdate) error { written <- time.Now(); return nil })
+	c.yield, c.maxYield = busy.Load, 400*time.Millisecond
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.run(ctx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	// Busy throughout: written once maxYield is over, not before.
+	added := time.Now()
+	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: added})
+	at := <-written
+	if waited := at.Sub(added); waited < 400*time.Millisecond || waited > 5*time.Second {
+		t.Fatalf("written %s after the add while yield said busy; want after maxYield (400ms), and then at once", waited)
+	}
+	// Busy for a while: written once it is not.
+	added = time.Now()
+	c.add("b", store.AgentUpdate{Agent: store.Agent{ID: "b"}, SeenAt: added})
+	select {
+	case at := <-written:
+		t.Fatalf("written %s after the add while yield said busy", at.Sub(added))
+	case <-time.After(150 * time.Millisecond):
+	}
+	busy.Store(false)
+	if waited := (<-written).Sub(added); waited > 390*time.Millisecond {
+		t.Fatalf("written %s after the add, %s after yield turned quiet; want within a poll or two", waited, waited-150*time.Millisecond)
 	}
 }

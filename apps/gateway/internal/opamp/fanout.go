@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-telemetry/opamp-go/protobufs"
@@ -24,6 +25,7 @@ type fanout struct {
 	mu      sync.Mutex
 	pending map[string]struct{}
 	wake    chan struct{}
+	active  atomic.Bool // gathering notifications or pushing
 }
 
 // sendWorkers bounds the WebSocket writes in flight; each is a few hundred bytes to a local
@@ -78,8 +80,10 @@ func (f *fanout) run(ctx context.Context) {
 			return
 		case <-f.wake:
 		}
+		f.active.Store(true)
 		taken := f.gather(ctx)
 		failed := f.s.pushPolicies(ctx, taken)
+		f.active.Store(false)
 		if len(failed) == 0 {
 			failures = 0
 			continue

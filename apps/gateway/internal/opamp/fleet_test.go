@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +19,20 @@ type countingStore struct {
 	policyReads  atomic.Int64
 	failUpdates  atomic.Bool
 	pendingMarks atomic.Int64 // servers marked pending by RecordPoliciesSent
+	// holdStatuses, when set, makes RecordPolicyStatuses wait until it is closed (after
+	// announcing itself on statusesHeld); reportWrites receives the time of each agent-rows write.
+	holdStatuses atomic.Pointer[chan struct{}]
+	statusesHeld chan struct{}
+	reportWrites chan time.Time
+	sweeps       chan time.Time // the start of each credential sweep (AuthenticateAgents)
+}
+
+func (c *countingStore) AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error) {
+	select {
+	case c.sweeps <- time.Now():
+	default:
+	}
+	return c.Store.AuthenticateAgents(ctx, credentialHashes)
 }
 
 func (c *countingStore) RecordPoliciesSent(ctx context.Context, orgID string, hashes map[string]string) error {
@@ -36,6 +51,12 @@ func (c *countingStore) RecordAgentReports(ctx context.Context, updates []store.
 	if c.failUpdates.Load() {
 		return errRefused
 	}
+	if c.reportWrites != nil {
+		select {
+		case c.reportWrites <- time.Now():
+		default:
+		}
+	}
 	return c.Store.RecordAgentReports(ctx, updates)
 }
 
@@ -43,13 +64,21 @@ func (c *countingStore) RecordPolicyStatuses(ctx context.Context, updates []stor
 	if c.failUpdates.Load() {
 		return errRefused
 	}
+	if hold := c.holdStatuses.Load(); hold != nil {
+		select {
+		case c.statusesHeld <- struct{}{}:
+		default:
+		}
+		<-*hold
+	}
 	return c.Store.RecordPolicyStatuses(ctx, updates)
 }
 
 func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *countingStore) {
 	var counting *countingStore
 	h := newHarnessWith(t, testCredentialTTL, func(s *Settings) {
-		counting = &countingStore{Store: s.Store.(*store.Store)}
+		counting = &countingStore{Store: s.Store.(*store.Store), statusesHeld: make(chan struct{}, 1), reportWrites: make(chan time.Time, 64),
+			sweeps: make(chan time.Time, 256)}
 		s.Store = counting
 		if customize != nil {
 			customize(s)
@@ -201,5 +230,95 @@ func TestCoalescedHeartbeatsMarkOnlineAndOffline(t *testing.T) {
 	}
 	if opamp, server := seen(otherServer); opamp.After(stoppedAt) || server.After(stoppedAt) {
 		t.Fatalf("the agent stopped at %s was marked seen at %s / %s", stoppedAt, opamp, server)
+	}
+}
+
+// After a policy change, the agents' rows (last seen, effective config: a row per agent) wait
+// while the confirmations are being written, by one SeenFlushInterval at most, so a fleet-wide
+// change's 10,000-row flush does not compete with the APPLIED rows everyone waits for.
+func TestAgentRowsWaitForTheConfirmations(t *testing.T) {
+	const fleetSize = 5
+	const interval = 300 * time.Millisecond
+	h, counting := newCountingHarness(t, func(s *Settings) { s.SeenFlushInterval = interval })
+	agents := []*fakeAgent{h.startAgent(agentOptions{transport: "websocket", secret: h.secret})}
+	for i := 2; i <= fleetSize; i++ {
+		_, secret := h.enrol(fmt.Sprintf("machine-%d", i))
+		agents = append(agents, h.startAgent(agentOptions{transport: "websocket", secret: secret}))
+	}
+	document, hash := h.setFleetPolicy(30)
+	for _, a := range agents {
+		a.expectConfig(t, document, hash)
+	}
+	h.fleetApplied(hash, fleetSize)
+	time.Sleep(3 * interval) // the connections' own rows written; the writer of agents' rows idle
+	for len(counting.reportWrites) > 0 {
+		<-counting.reportWrites
+	}
+
+	hold := make(chan struct{})
+	counting.holdStatuses.Store(&hold)
+	release := sync.OnceFunc(func() { counting.holdStatuses.Store(nil); close(hold) })
+	defer release()
+	document, hash = h.setFleetPolicy(45)
+	for _, a := range agents {
+		a.expectConfig(t, document, hash)
+	}
+	<-counting.statusesHeld // the agents answered (effective config and APPLIED); their statuses are being written
+	heldAt := time.Now()
+	select {
+	case at := <-counting.reportWrites:
+		// The effective configs arrived at most a few milliseconds before the statuses: without
+		// standing back they would be written one interval later.
+		if waited := at.Sub(heldAt); waited < interval+interval/2 {
+			t.Fatalf("the agents' rows were written %s after the confirmations' write began, while it was still going on; want them to wait (up to another %s)", waited, interval)
+		}
+	case <-time.After(10 * interval):
+		t.Fatal("the agents' rows waited more than one extra interval for the confirmations")
+	}
+	release()
+	h.fleetApplied(hash, fleetSize)
+}
+
+// A credential sweep due while a policy change is being confirmed waits, by a quarter of the
+// credential TTL at most: sweeps keep coming, further apart, and every connection stays open.
+func TestCredentialSweepsWaitForTheConfirmations(t *testing.T) {
+	h, counting := newCountingHarness(t, nil) // credential TTL 200 ms: a sweep every 100 ms
+	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
+	document, hash := h.setFleetPolicy(30)
+	agent.expectConfig(t, document, hash)
+	h.fleetApplied(hash, 1)
+
+	hold := make(chan struct{})
+	counting.holdStatuses.Store(&hold)
+	release := sync.OnceFunc(func() { counting.holdStatuses.Store(nil); close(hold) })
+	defer release()
+	document, hash = h.setFleetPolicy(45)
+	agent.expectConfig(t, document, hash)
+	<-counting.statusesHeld
+	for len(counting.sweeps) > 0 {
+		<-counting.sweeps
+	}
+	var during []time.Time
+	for end := time.After(time.Second); ; {
+		select {
+		case at := <-counting.sweeps:
+			during = append(during, at)
+			continue
+		case <-end:
+		}
+		break
+	}
+	release()
+	if len(during) < 3 {
+		t.Fatalf("%d credential sweeps in a second of confirming; want them delayed, not stopped (every 150 ms at most)", len(during))
+	}
+	for i := 1; i < len(during); i++ {
+		if gap := during[i].Sub(during[i-1]); gap < 140*time.Millisecond {
+			t.Fatalf("credential sweeps %s apart while a change was being confirmed; want half the TTL (100ms) and up to a quarter more (50ms)", gap)
+		}
+	}
+	h.fleetApplied(hash, 1)
+	if h.server.ConnectedAgents() != 1 {
+		t.Fatalf("%d agents connected after the sweeps, want 1", h.server.ConnectedAgents())
 	}
 }

@@ -185,6 +185,10 @@ func New(settings Settings) (*Server, error) {
 	// Never flushed early for being many: a fleet-wide push must still give every agent its delay.
 	s.pendingMarks = newCoalescer("pending marks", settings.PendingMarkDelay, math.MaxInt, false, settings.DatabaseTimeout,
 		settings.Logger, newerMark, s.writePendingMarks)
+	// A fleet-wide change makes every agent speak at once: the next flush of their rows (10,000
+	// agents and servers rows) waits until the confirmations are written, by one more interval at
+	// most ("last seen" is then at most two intervals old, well inside the 30 s online window).
+	s.seen.yield, s.seen.maxYield = s.changeInFlight, settings.SeenFlushInterval
 	s.seen.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{
@@ -228,6 +232,16 @@ func (s *Server) Run(ctx context.Context) {
 	s.registry.disconnectAll()
 	stopWriters() // each writer flushes what is queued once more
 	writing.Wait()
+}
+
+// confirmationQuiet is how long after the last RemoteConfigStatus a policy change still counts as
+// being confirmed: the agents' answers to one push arrive over a second or two, not all at once.
+const confirmationQuiet = 100 * time.Millisecond
+
+// changeInFlight says whether a policy change is being pushed or confirmed: the fan-out is at
+// work, or policy statuses are waiting, being written, or arrived within confirmationQuiet.
+func (s *Server) changeInFlight() bool {
+	return s.fanout.active.Load() || s.statuses.busy(confirmationQuiet)
 }
 
 // ConnectedAgents is how many agents hold a WebSocket connection here (status and tests).
