@@ -7,6 +7,8 @@
 // aggregates), MINUTE_DAYS (1.1: the 1-minute aggregates, the 24 h window and some), RAW_HOURS
 // (2: raw 10 s rows, the 1 h window and some),
 // KEEP=1 keeps the loaded database (fleet_bench) for the next run instead of dropping it.
+// On a database migrated in TimescaleDB mode (a server with the extension) it loads raw rows and
+// lets TimescaleDB materialise the continuous aggregates instead: fleet-load-timescaledb.ts.
 //
 // What is loaded, and why not all 30 days of everything: see docs/benchmarks.md, "Console at
 // fleet scale". In short, each range reads one table through an index range scan bounded by
@@ -22,6 +24,8 @@ import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import { diskSeriesSql, memorySeriesSql } from "@/modules/metrics/lib/series-sql";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
+import { readTimeseriesMode } from "@spindle/db";
+import { loadTimescale, pauseTimescaleJobs, settleTimescale, timescaleSizes } from "./fleet-load-timescaledb";
 
 const config = {
   servers: Number(process.env.SERVERS ?? 1000),
@@ -32,7 +36,9 @@ const config = {
   rawHours: Number(process.env.RAW_HOURS ?? 2),
 };
 const keep = process.env.KEEP === "1";
-const now = new Date("2026-11-21T12:00:00Z");
+// Plain mode: a fixed instant. TimescaleDB mode: the minute the fleet was loaded (kept with it),
+// because the continuous aggregates' refresh windows and watermarks follow the server's clock.
+let now = new Date("2026-11-21T12:00:00Z");
 const hour = 3600_000;
 
 function percentile(sorted: number[], p: number): number {
@@ -164,13 +170,19 @@ async function explain(db: TestDatabase, orgId: string, serverId: string, range:
 async function main() {
   const db = await createTestDatabase(keep ? { name: "fleet_bench" } : undefined);
   try {
+    const timescale = (await readTimeseriesMode(db.pool)) === "timescaledb";
     let orgId: string;
     if (db.reused) {
-      const { rows } = await db.pool.query<{ org_id: string; config: typeof config }>("SELECT org_id, config FROM fleet_bench_loaded");
+      const { rows } = await db.pool.query<{ org_id: string; config: typeof config & { now?: string } }>("SELECT org_id, config FROM fleet_bench_loaded");
       if (!rows[0]) throw new Error("fleet_bench was left half-loaded: DROP DATABASE fleet_bench and run again");
       orgId = rows[0].org_id;
+      if (rows[0].config.now) now = new Date(rows[0].config.now);
       console.error(`reusing fleet_bench loaded with ${JSON.stringify(rows[0].config)}`);
     } else {
+      if (timescale) {
+        now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+        console.error(`TimescaleDB mode: ${await pauseTimescaleJobs(db)} jobs paused, the fleet loaded up to ${now.toISOString()}`);
+      }
       orgId = (await createOrganisation(db.prisma, "Fleet")).orgId;
       // A second tenant with telemetry of its own, so every plan filters a shared table.
       const other = (await createOrganisation(db.prisma, "Other")).orgId;
@@ -181,18 +193,21 @@ async function main() {
            SELECT $1, 'machine-' || i, 'db' || lpad(i::text, 4, '0'), 'linux', 'Debian GNU/Linux 12 (bookworm)', '6.1.0-18-amd64', 'amd64', '0.1.0',
                   $3::timestamptz - interval '40 days', $3::timestamptz - (i % 45) * interval '1 s'
            FROM generate_series(1, $2) AS i RETURNING id::text`, [org, count, now]);
-        await load(db, org, rows.map((row) => row.id));
+        if (timescale) await loadTimescale(db, org, rows.map((row) => row.id), config, now);
+        else await load(db, org, rows.map((row) => row.id));
       }
+      if (timescale) await settleTimescale(db, config, now);
       await loadAlerts(db, orgId);
       await db.pool.query("VACUUM ANALYZE");
-      await db.pool.query("CREATE TABLE fleet_bench_loaded AS SELECT $1::text AS org_id, $2::jsonb AS config", [orgId, JSON.stringify(config)]);
+      await db.pool.query("CREATE TABLE fleet_bench_loaded AS SELECT $1::text AS org_id, $2::jsonb AS config",
+        [orgId, JSON.stringify(timescale ? { ...config, now: now.toISOString() } : config)]);
       console.error(`loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
     const { rows: sizes } = await db.pool.query<{ relname: string; rows: string; size: string }>(
       `SELECT c.relname, c.reltuples::bigint::text AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
        FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relname IN ('disk_io', 'disk_io_1m', 'disk_io_1h', 'memory', 'memory_1m', 'memory_1h', 'servers', 'alert_states')
        ORDER BY c.relname`);
-    console.log(sizes.map((row) => `${row.relname}: ${row.rows} rows, ${row.size}`).join("\n"));
+    console.log(timescale ? (await timescaleSizes(db)).join("\n") : sizes.map((row) => `${row.relname}: ${row.rows} rows, ${row.size}`).join("\n"));
     const { rows: servers } = await db.pool.query<{ id: string }>("SELECT id::text FROM servers WHERE org_id = $1 ORDER BY hostname", [orgId]);
     const serverIds = servers.map((row) => row.id);
     const runs = config.runs;

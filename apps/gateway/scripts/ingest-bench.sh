@@ -8,7 +8,11 @@
 # for the gateway, e.g. "SPINDLE_INGEST_GROUP_WINDOW=0s"), BENCH_WORKER=1 (also run the real
 # worker, apps/worker, so plain-mode rollups run during the load as in production; its log is
 # $BENCH_PG_DIR/worker.log), BENCH_WORKER_MAIN (the worker's entry point, default
-# apps/worker/src/main.ts: another copy of the worker's src/ inside apps/worker runs an older worker).
+# apps/worker/src/main.ts: another copy of the worker's src/ inside apps/worker runs an older worker),
+# BENCH_PG_PRELOAD=timescaledb (preload TimescaleDB, built by scripts/bench/timescaledb-from-source.sh,
+# with its job scheduler and job history on; with SPINDLE_TIMESERIES_MODE=timescaledb the migrations
+# then make hypertables and continuous aggregates, and the benchmark samples their refresh jobs),
+# BENCH_PG_OPTIONS (more "-c name=value" words for the server).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 . scripts/lib.sh
@@ -18,13 +22,23 @@ root=${BENCH_PG_DIR:-/tmp/spindle-ingest-bench}
 gateway_port=${BENCH_GATEWAY_PORT:-25607}
 bindir=$(pg_bindir) || die "PostgreSQL server binaries not found: run bash scripts/setup.sh --for-tests"
 
+preload=pg_stat_statements
+options=${BENCH_PG_OPTIONS:-}
+if [ -n "${BENCH_PG_PRELOAD:-}" ]; then
+  preload=$preload,$BENCH_PG_PRELOAD
+  # One scheduler per database, and the refresh, compression and retention jobs at once.
+  case ",$BENCH_PG_PRELOAD," in *,timescaledb,*)
+    options="-c timescaledb.max_background_workers=16 -c max_worker_processes=24 \
+      -c timescaledb.enable_job_execution_logging=on -c timescaledb.telemetry_level=off $options" ;;
+  esac
+fi
 as_pg_owner "$bindir/pg_ctl -D $root/data -m fast stop" >/dev/null 2>&1 || true
 rm -rf "$root"; mkdir -p "$root"
 is_root && chown postgres "$root"
 as_pg_owner "$bindir/initdb -D $root/data --auth=trust -U postgres -E UTF8" >"$root/initdb.log" 2>&1 || die "initdb failed: see $root/initdb.log"
 as_pg_owner "$bindir/pg_ctl -D $root/data -w -l $root/server.log -o \"-p $port -k $root -c listen_addresses=127.0.0.1 \
   -c fsync=on -c synchronous_commit=on -c shared_buffers=512MB -c max_wal_size=4GB -c max_connections=100 \
-  -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c track_functions=all\" start" >&2 \
+  -c shared_preload_libraries=$preload -c pg_stat_statements.track=all -c track_functions=all $options\" start" >&2 \
   || die "PostgreSQL did not start: see $root/server.log"
 trap 'kill "${gateway_pid:-}" "${worker_pid:-}" 2>/dev/null || true; as_pg_owner "$bindir/pg_ctl -D $root/data -m fast stop" >/dev/null 2>&1 || true' EXIT
 

@@ -16,9 +16,16 @@ export function describeDatabaseUrl(databaseUrl: string): string {
   }
 }
 
-/** One dedicated connection, for work that needs a single session (migrations, locks). */
+/**
+ * One dedicated connection, for work that needs a single session (migrations, locks). When the
+ * server ends the session (a FATAL such as CREATE EXTENSION timescaledb without
+ * shared_preload_libraries, or an administrator's pg_terminate_backend) the statement running
+ * rejects with the server's message, which the caller reports; pg also emits an 'error' event,
+ * which without a listener crashed the process with "Connection terminated unexpectedly" instead.
+ */
 export async function connectClient(databaseUrl: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  client.on("error", () => {});
   try {
     await client.connect();
   } catch (error) {

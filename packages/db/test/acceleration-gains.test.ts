@@ -112,8 +112,8 @@ describe("acceleration gains on TimescaleDB", () => {
        ORDER BY 1`,
     );
     assert.deepEqual(refresh.rows.map((r) => `${r.view_name} every ${r.schedule} from ${r.start_offset}`), [
-      "read_cache_1h every 00:15:00 from 3 days", "read_cache_1m every 00:01:00 from 3 days",
-      "write_opt_1h every 00:15:00 from 3 days", "write_opt_1m every 00:01:00 from 3 days",
+      "read_cache_1h every 00:15:00 from 3 days", "read_cache_1m every 00:00:30 from 3 days",
+      "write_opt_1h every 00:15:00 from 3 days", "write_opt_1m every 00:00:30 from 3 days",
     ]);
   });
 

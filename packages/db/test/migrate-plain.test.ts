@@ -184,6 +184,29 @@ describe("migration runner safety", { skip }, () => {
     }
   });
 
+  it("reports why when the server ends the session mid-migration, instead of crashing on the dead connection", async () => {
+    // What CREATE EXTENSION timescaledb does on a server that offers the extension without
+    // preloading it (FATAL: extension "timescaledb" must be preloaded), found on a real server.
+    const db = await createTestDatabase({ migrated: false, label: "migrate_fatal" });
+    const migrations = await copyOfMigrations();
+    try {
+      const fatal = join(migrations.dir, "20261121090000_fatal");
+      await mkdir(fatal);
+      await writeFile(join(fatal, "migration.sql"), "CREATE TABLE half_done (id int);\nSELECT pg_terminate_backend(pg_backend_pid());\n");
+      await assert.rejects(migrate(db.url, { migrationsDir: migrations.dir }), (error: Error) => {
+        assert.match(error.message, /20261121090000_fatal \(migration\.sql\) failed: terminating connection due to administrator command/);
+        return true;
+      });
+      await withClient(db.url, async (client) => {
+        const table = await client.query("SELECT to_regclass('half_done') AS oid");
+        assert.equal(table.rows[0].oid, null);
+      });
+    } finally {
+      await migrations.remove();
+      await db.drop();
+    }
+  });
+
   it("lets concurrent runs race safely: each migration is applied exactly once", async () => {
     const db = await createTestDatabase({ migrated: false, label: "migrate_race" });
     try {

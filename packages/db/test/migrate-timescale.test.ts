@@ -89,15 +89,16 @@ describe("migrations on TimescaleDB", () => {
     assert.deepEqual(views.rows, ["disk_io_1h", "disk_io_1m", "memory_1h", "memory_1m"].map((view_name) => ({ view_name, materialized_only: false })));
     const shapes = groupColumns((await db.query<{ table_name: string; column: string }>(aggregateColumnsQuery)).rows);
     assert.deepEqual(shapes, aggregateShapes);
-    const refresh = await db.query<{ hypertable_name: string; schedule: string }>(
-      `SELECT hypertable_name, schedule_interval::text AS schedule FROM timescaledb_information.jobs
+    const refresh = await db.query<{ hypertable_name: string; schedule: string; fixed_schedule: boolean }>(
+      `SELECT hypertable_name, schedule_interval::text AS schedule, fixed_schedule FROM timescaledb_information.jobs
        WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^(disk_io|memory)_' ORDER BY hypertable_name`,
     );
-    assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}`), [
+    // 1-minute aggregates on a fixed 30 s schedule (20261128010000): late rows reach them within 30 s and a run.
+    assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [
       "disk_io_1h every 00:15:00",
-      "disk_io_1m every 00:01:00",
+      "disk_io_1m every 00:00:30, fixed",
       "memory_1h every 00:15:00",
-      "memory_1m every 00:01:00",
+      "memory_1m every 00:00:30, fixed",
     ]);
   });
 

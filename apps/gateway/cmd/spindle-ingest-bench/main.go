@@ -33,6 +33,7 @@ type options struct {
 	rawDuration                 time.Duration
 	rawCopiers, rawChunkBatches int
 	progressEvery               time.Duration
+	dataAge                     time.Duration
 }
 
 func main() {
@@ -46,6 +47,8 @@ func main() {
 	flag.IntVar(&o.gatewayPID, "gateway-pid", 0, "the gateway's pid, for its CPU (0: not measured)")
 	flag.IntVar(&o.postgresPID, "postgres-pid", 0, "the postmaster's pid (first line of postmaster.pid), for the CPU of it and its backends (0: not measured)")
 	flag.DurationVar(&o.progressEvery, "progress", 10*time.Second, "print batches/s and the rollup queue this often during the measurement")
+	flag.DurationVar(&o.dataAge, "data-age", 6*24*time.Hour, "how far back the first batch's samples start (they run ahead of the clock at 10 s per batch and server; "+
+		"TimescaleDB mode: keep them inside the refresh policies' 3-day window, e.g. 24h)")
 	flag.DurationVar(&o.rawDuration, "raw-duration", 20*time.Second, "raw COPY baseline duration (0 skips it)")
 	flag.IntVar(&o.rawCopiers, "raw-copiers", 2, "connections copying at once for the baseline")
 	flag.IntVar(&o.rawChunkBatches, "raw-chunk", 500, "batches' rows per COPY transaction for the baseline")
@@ -78,9 +81,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	fmt.Printf("enrolled %d servers (run %s)\n", len(agents), runID)
-	// Six days back: a long run's 10 s intervals stay inside the gateway's 7-day window.
+	// Six days back by default: a long run's 10 s intervals stay inside the gateway's 7-day window.
 	var acknowledged atomic.Int64
-	firstTime := time.Now().Add(-6 * 24 * time.Hour).Truncate(time.Second)
+	firstTime := time.Now().Add(-o.dataAge).Truncate(time.Second)
 	if o.warmup > 0 {
 		if _, err := runLoad(ctx, client, o.gateway, agents, o.senders, o.warmup, firstTime, &acknowledged); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
@@ -104,6 +107,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	measuredFrom := time.Now()
 	progressCtx, stopProgress := context.WithCancel(ctx)
 	worstRollup := make(chan rollupSample, 1)
 	go func() { worstRollup <- progress(progressCtx, db, &acknowledged, o.progressEvery) }()
@@ -137,9 +141,19 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("  group commits           %10s\n", "none reported (a gateway without group commit)")
 	}
 	fmt.Printf("  rollup_pending rows     %10s before, %s after\n", pendingBefore, pendingAfter)
-	if worst.Samples > 0 {
+	if worst.Samples > 0 && !worst.Timescale {
 		fmt.Printf("  rollup queue, %d samples %10d rows at most, oldest waited at most %s\n",
 			worst.Samples, worst.Pending, worst.OldestAge.Round(time.Second))
+	}
+	if worst.Timescale {
+		speed := perSecond * batchInterval.Seconds() / float64(len(agents)) // sample seconds per second
+		fmt.Printf("  1-minute aggregates, %d samples: oldest row possibly not materialised at most %s; newest raw − watermark at most %s of sample time (%s at the run's mean rate); %d invalidation ranges pending at most; %d samples before any refresh\n",
+			worst.Samples, worst.Unmaterialised.Round(time.Second), worst.WatermarkLag.Round(time.Second),
+			time.Duration(float64(worst.WatermarkLag)/speed).Round(time.Second), worst.PendingRanges, worst.NotYetRefreshed)
+		for _, line := range refreshRuns(ctx, db, measuredFrom) {
+			fmt.Println("  " + line)
+		}
+		fmt.Printf("  sample time runs %.0f× the clock (%.0f batches/s × 10 s ÷ %d servers)\n", speed, perSecond, len(agents))
 	}
 
 	if statements {

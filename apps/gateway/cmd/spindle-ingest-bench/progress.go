@@ -15,6 +15,14 @@ type rollupSample struct {
 	Pending   int64
 	OldestAge time.Duration
 	Samples   int // for the worst of a run: how many samples it is the worst of
+	// TimescaleDB mode: the longest any 1-minute aggregate went without a successful refresh
+	// start (its committed raw rows waited at most this long), the most pending invalidation
+	// ranges, and the samples taken before any refresh had succeeded.
+	Timescale       bool
+	Unmaterialised  time.Duration
+	PendingRanges   int64
+	WatermarkLag    time.Duration // in sample time
+	NotYetRefreshed int
 }
 
 func sampleRollup(ctx context.Context, db *pgxpool.Pool) (rollupSample, bool) {
@@ -45,6 +53,20 @@ func progress(ctx context.Context, db *pgxpool.Pool, acknowledged *atomic.Int64,
 				worst.Pending = max(worst.Pending, s.Pending)
 				worst.OldestAge = max(worst.OldestAge, s.OldestAge)
 				worst.Samples++
+			} else if caggs, ok := sampleCaggs(ctx, db); ok {
+				worst.Samples++
+				worst.Timescale = true
+				for _, c := range caggs {
+					line += "\n        " + c.String()
+					worst.PendingRanges = max(worst.PendingRanges, c.PendingRanges)
+					if c.Unmaterialised < 0 {
+						worst.NotYetRefreshed++
+					}
+					worst.Unmaterialised = max(worst.Unmaterialised, c.Unmaterialised)
+					if lag, ok := c.WatermarkLag(); ok {
+						worst.WatermarkLag = max(worst.WatermarkLag, lag)
+					}
+				}
 			}
 			fmt.Println(line)
 		}

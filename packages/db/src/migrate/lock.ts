@@ -20,9 +20,17 @@ export async function withMigrationLock<T>(
     log("another migration run holds the lock; waiting for it to finish");
     await session.query(`SELECT pg_advisory_lock(${migrationLockKey})`);
   }
+  let failed = false;
   try {
     return await work();
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
-    await session.query(`SELECT pg_advisory_unlock(${migrationLockKey})`);
+    // After a failure the server may have ended the session, and the lock went with it: the
+    // unlock must not replace the error that says what went wrong.
+    await session.query(`SELECT pg_advisory_unlock(${migrationLockKey})`).catch((error: unknown) => {
+      if (!failed) throw error;
+    });
   }
 }

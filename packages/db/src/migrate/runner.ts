@@ -81,7 +81,9 @@ async function applyOne(
     await session.exec("COMMIT");
     return script;
   } catch (error) {
-    await session.exec("ROLLBACK");
+    // A session the server ended (FATAL) has rolled back already and takes no ROLLBACK; the
+    // error to report is the one that ended it.
+    await session.exec("ROLLBACK").catch(() => {});
     throw error;
   }
 }

@@ -1,0 +1,2 @@
+-- Plain PostgreSQL: the worker's rollup job already claims pending ranges every 15 seconds
+-- (apps/worker); only TimescaleDB's refresh policies change (timescale.sql).
