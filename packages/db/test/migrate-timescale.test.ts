@@ -93,7 +93,7 @@ describe("migrations on TimescaleDB", () => {
       `SELECT hypertable_name, schedule_interval::text AS schedule, fixed_schedule FROM timescaledb_information.jobs
        WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^(disk_io|memory)_' ORDER BY hypertable_name`,
     );
-    // 1-minute aggregates on a fixed 30 s schedule (20261128010000): late rows reach them within 30 s and a run.
+    // 1-minute aggregates on a fixed 30 s schedule (20261128020000): late rows reach them within 30 s and a run.
     assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [
       "disk_io_1h every 00:15:00",
       "disk_io_1m every 00:00:30, fixed",
