@@ -113,26 +113,35 @@ func TestCoalescerWritersNeverOvertakeAnAgent(t *testing.T) {
 }
 
 // A writer told to stand back holds its batch while yield says so, and for maxYield at most.
+// Only lower bounds are timed: how late a busy machine delivers a write never fails the test.
 func TestCoalescerStandsBackForAtMostMaxYield(t *testing.T) {
-	var busy atomic.Bool
-	busy.Store(true)
-	written := make(chan time.Time, 4)
-	c := newCoalescer("test", 10*time.Millisecond, 10, false, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
-		func(context.Context, []store.AgentUpdate) error { written <- time.Now(); return nil })
-	c.yield, c.maxYield = busy.Load, 400*time.Millisecond
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.run(ctx); close(done) }()
-	defer func() { stop(); <-done }()
+	start := func(maxYield time.Duration, busy *atomic.Bool) (*coalescer[store.AgentUpdate], chan time.Time) {
+		written := make(chan time.Time, 4)
+		c := newCoalescer("test", 10*time.Millisecond, 10, false, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
+			func(context.Context, []store.AgentUpdate) error { written <- time.Now(); return nil })
+		c.yield, c.maxYield = busy.Load, maxYield
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { c.run(ctx); close(done) }()
+		t.Cleanup(func() { stop(); <-done })
+		return c, written
+	}
 
 	// Busy throughout: written once maxYield is over, not before.
+	var busy atomic.Bool
+	busy.Store(true)
+	c, written := start(400*time.Millisecond, &busy)
 	added := time.Now()
 	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: added})
-	at := <-written
-	if waited := at.Sub(added); waited < 400*time.Millisecond || waited > 5*time.Second {
-		t.Fatalf("written %s after the add while yield said busy; want after maxYield (400ms), and then at once", waited)
+	if waited := (<-written).Sub(added); waited < 400*time.Millisecond {
+		t.Fatalf("written %s after the add while yield said busy; want after maxYield (400ms)", waited)
 	}
-	// Busy for a while: written once it is not.
+
+	// Busy for a while, with a maxYield no test waits for: nothing is written while busy, and the
+	// write comes once yield says quiet.
+	var busyLong atomic.Bool
+	busyLong.Store(true)
+	c, written = start(time.Hour, &busyLong)
 	added = time.Now()
 	c.add("b", store.AgentUpdate{Agent: store.Agent{ID: "b"}, SeenAt: added})
 	select {
@@ -140,8 +149,6 @@ func TestCoalescerStandsBackForAtMostMaxYield(t *testing.T) {
 		t.Fatalf("written %s after the add while yield said busy", at.Sub(added))
 	case <-time.After(150 * time.Millisecond):
 	}
-	busy.Store(false)
-	if waited := (<-written).Sub(added); waited > 390*time.Millisecond {
-		t.Fatalf("written %s after the add, %s after yield turned quiet; want within a poll or two", waited, waited-150*time.Millisecond)
-	}
+	busyLong.Store(false)
+	<-written
 }
