@@ -48,9 +48,5 @@ func (p *Probe) Read() (map[Key]Histogram, error) {
 	return out, nil
 }
 
-// Untracked is the number of I/Os not timed because the issue-time table had no free slot for
-// them, cumulative since the programs were loaded.
-func (p *Probe) Untracked() (uint64, error) { return p.user.Untracked() }
-
 // Close switches latency off (unless another user holds it) and releases the programs.
 func (p *Probe) Close() error { return p.user.Release() }
