@@ -166,16 +166,9 @@ func stampSDK[N int64 | float64](points []metricdata.DataPoint[N], from, to time
 // sdkBatchResource is the batch resource as the SDK's resource package built it: the base
 // resource, merged with the capabilities, merged with the batch number.
 func sdkBatchResource(host hostinfo.Info, agentVersion, agentID string, capabilities []string, seq uint64) *resource.Resource {
-	base := resource.NewSchemaless(
-		attribute.String("host.name", host.Hostname),
-		attribute.String("os.type", host.OS),
-		attribute.String("os.description", host.OSVersion),
-		attribute.String("host.arch", host.Arch),
-		attribute.String("service.name", catalogue.ResourceServiceName),
-		attribute.String("service.version", agentVersion),
-		attribute.String(catalogue.ResourceKernel, host.Kernel),
-		attribute.String(catalogue.ResourceAgentID, agentID),
-	)
+	// The attributes are BaseResource's own: what is compared is how the batch resource is merged.
+	baseSet := BaseResource(host, agentVersion, agentID).Set()
+	base := resource.NewSchemaless(baseSet.ToSlice()...)
 	withCaps, err := resource.Merge(base, resource.NewSchemaless(attribute.StringSlice(catalogue.ResourceCapabilities, capabilities)))
 	if err != nil {
 		panic(err)
