@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ingest benchmark of issue 12 (docs/benchmarks.md, "Ingest end to end against raw COPY"):
 # a private PostgreSQL with production-like durability (fsync and synchronous_commit on), the
-# migrations, one gateway, and cmd/spindle-ingest-bench against them.
+# migrations, one gateway, and cmd/spindle-ingest-bench against them (the load, then raw COPY of
+# the same rows, then the HTTP floor and the ceiling it implies: see its -h).
 #   bash apps/gateway/scripts/ingest-bench.sh [bench flags…]
 # Environment: BENCH_PG_PORT (25606), BENCH_PG_DIR (/tmp/spindle-ingest-bench), BENCH_GATEWAY_PORT
 # (25607), GATEWAY_BIN (default: build this tree's gateway), GATEWAY_ENV (extra VAR=value words

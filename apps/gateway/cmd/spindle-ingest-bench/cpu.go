@@ -12,19 +12,22 @@ import (
 const clockTicksPerSecond = 100
 
 // cpuTicks is the user+system CPU of pid, or of pid and all its direct children when
-// withChildren (PostgreSQL's postmaster and its backends), read from /proc/<pid>/stat.
+// withChildren (PostgreSQL's postmaster and its backends: the live ones from their own
+// /proc/<pid>/stat, the exited ones from the postmaster's, which holds what it reaped), read
+// from /proc.
 func cpuTicks(pid int, withChildren bool) (int64, error) {
-	total, _, err := statTicks(pid)
+	total, reaped, _, err := statTicks(pid)
 	if err != nil {
 		return 0, err
 	}
 	if !withChildren {
 		return total, nil
 	}
+	total += reaped
 	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, path := range entries {
 		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-		ticks, parent, err := statTicks(child)
+		ticks, _, parent, err := statTicks(child)
 		if err == nil && parent == pid {
 			total += ticks
 		}
@@ -32,23 +35,25 @@ func cpuTicks(pid int, withChildren bool) (int64, error) {
 	return total, nil
 }
 
-// statTicks returns utime+stime and the parent pid. A backend that exits between two readings
-// takes its ticks with it; the run's figure is then a lower bound, which is why the benchmark
-// keeps its connections open for the whole run.
-func statTicks(pid int) (ticks int64, parent int, err error) {
+// statTicks returns utime+stime, cutime+cstime (the children the process has waited for: a
+// backend that exited during the run, such as the raw COPY's connections closed when its time
+// is up, counts there once the postmaster has reaped it) and the parent pid.
+func statTicks(pid int) (ticks, reaped int64, parent int, err error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	// The command name is in parentheses and may contain spaces: split after the last ')'.
 	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	if len(fields) < 13 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	if len(fields) < 15 {
+		return 0, 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
 	parent, _ = strconv.Atoi(fields[1])
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return utime + stime, parent, nil
+	var times [4]int64
+	for i := range times {
+		times[i], _ = strconv.ParseInt(fields[11+i], 10, 64)
+	}
+	return times[0] + times[1], times[2] + times[3], parent, nil
 }
 
 // cpuMeter measures the share of one core a process (tree) used between start and stop.

@@ -34,9 +34,17 @@ type options struct {
 	rawCopiers, rawChunkBatches int
 	progressEvery               time.Duration
 	dataAge                     time.Duration
+	httpFloor                   time.Duration
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == floorServeFlag {
+		if err := serveHTTPFloor(); err != nil {
+			fmt.Fprintln(os.Stderr, "spindle-ingest-bench: HTTP floor server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var o options
 	flag.StringVar(&o.gateway, "gateway", "http://127.0.0.1:4318", "the gateway's base URL")
 	flag.StringVar(&o.databaseURL, "database", "", "PostgreSQL URL with rights to create an organisation and a token, and tables for the raw COPY (required)")
@@ -52,6 +60,8 @@ func main() {
 	flag.DurationVar(&o.rawDuration, "raw-duration", 20*time.Second, "raw COPY baseline duration (0 skips it)")
 	flag.IntVar(&o.rawCopiers, "raw-copiers", 2, "connections copying at once for the baseline")
 	flag.IntVar(&o.rawChunkBatches, "raw-chunk", 500, "batches' rows per COPY transaction for the baseline")
+	flag.DurationVar(&o.httpFloor, "http-floor", 10*time.Second, "after the raw COPY, the same senders against a server that only reads and answers, "+
+		"for this long: with the raw COPY's CPU it gives the most any gateway could reach on this machine (0 skips it; needs -raw-duration and -postgres-pid)")
 	flag.Parse()
 	if o.databaseURL == "" || o.agents < 1 || o.senders < 1 {
 		fmt.Fprintln(os.Stderr, "spindle-ingest-bench: -database is required; -agents and -senders must be positive")
@@ -167,16 +177,35 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	if benchCPU, err = startCPU(os.Getpid(), false); err != nil {
+		return err
+	}
 	raw, err := rawCopy(ctx, db, agents, o.rawCopiers, o.rawChunkBatches, o.rawDuration, firstTime)
 	if err != nil {
 		return err
 	}
 	rawValues := float64(raw.Values) / raw.Seconds
+	rawBatches := rawValues / float64(shape.Values) // the same rows as this many of the load's batches
+	rawPostgres, rawClient := postgresCPU.percentOfCore(raw.Seconds), benchCPU.percentOfCore(raw.Seconds)
 	fmt.Printf("\nraw binary COPY of the same rows: %d connections, %d batches' rows per COPY, %.0f s\n", o.rawCopiers, o.rawChunkBatches, raw.Seconds)
-	fmt.Printf("  rows/s                  %10.0f\n", float64(raw.Rows)/raw.Seconds)
+	fmt.Printf("  rows/s                  %10.0f (the rows of %.0f batches/s)\n", float64(raw.Rows)/raw.Seconds, rawBatches)
 	fmt.Printf("  column values/s         %10.0f\n", rawValues)
-	fmt.Printf("  PostgreSQL CPU          %10s of a core\n", cpuText(postgresCPU.percentOfCore(raw.Seconds)))
+	fmt.Printf("  PostgreSQL CPU          %10s of a core, %s per batch's rows\n", cpuText(rawPostgres), perBatchText(rawPostgres, rawBatches))
+	fmt.Printf("  COPY client CPU         %10s of a core, %s per batch's rows (pgx encoding)\n", cpuText(rawClient), perBatchText(rawClient, rawBatches))
 	fmt.Printf("\nratio end to end ÷ raw COPY (column values/s): %.3f\n", perSecond*float64(shape.Values)/rawValues)
+
+	if o.httpFloor <= 0 || rawPostgres < 0 {
+		return nil
+	}
+	floor, err := measureHTTPFloor(ctx, client, agents, o.senders, o.httpFloor, firstTime)
+	if err != nil {
+		return err
+	}
+	serverMs := -1.0
+	if gatewayPercent >= 0 && postgresPercent >= 0 {
+		serverMs = (gatewayPercent + postgresPercent) / 100 / perSecond * 1000
+	}
+	printCeiling(floor, (rawPostgres+rawClient)/100/rawBatches*1000, rawBatches, serverMs)
 	return nil
 }
 
