@@ -120,9 +120,8 @@ type fleet struct {
 
 // startFleet enrols servers until the organisation has n, connects an agent of each over
 // WebSocket (with o's other options), sets one policy for all of them as the worker does, and
-// waits until every agent received it and every server is recorded APPLIED. It returns the
-// policy's hash.
-func (h *harness) startFleet(n int, o agentOptions) (fleet, string) {
+// waits until every agent received it and every server is recorded APPLIED.
+func (h *harness) startFleet(n int, o agentOptions) fleet {
 	h.t.Helper()
 	o.transport = "websocket"
 	var f fleet
@@ -135,9 +134,8 @@ func (h *harness) startFleet(n int, o agentOptions) (fleet, string) {
 		f.agents = append(f.agents, h.startAgent(o))
 		f.serverIDs = append(f.serverIDs, serverID)
 	}
-	hash := h.pushFleetPolicy(f, 30)
-	h.fleetApplied(hash, n)
-	return f, hash
+	h.fleetApplied(h.pushFleetPolicy(f, 30), n)
+	return f
 }
 
 // pushFleetPolicy sets one policy for every server of the organisation and waits until every
@@ -157,7 +155,7 @@ func (h *harness) pushFleetPolicy(f fleet, intervalSeconds int) string {
 func TestFleetWidePolicyChangeReachesEveryAgent(t *testing.T) {
 	const fleetSize = 40
 	h, counting := newCountingHarness(t, func(s *Settings) { s.FanoutLinger = 200 * time.Millisecond })
-	f, _ := h.startFleet(fleetSize, agentOptions{})
+	f := h.startFleet(fleetSize, agentOptions{})
 
 	readsBefore := counting.policyReads.Load()
 	hash := h.pushFleetPolicy(f, 45)
@@ -244,7 +242,7 @@ func TestCoalescedHeartbeatsMarkOnlineAndOffline(t *testing.T) {
 			}
 		}
 	})
-	f, _ := h.startFleet(2, agentOptions{heartbeat: 50 * time.Millisecond})
+	f := h.startFleet(2, agentOptions{heartbeat: 50 * time.Millisecond})
 	leaves, otherServer := f.agents[1], f.serverIDs[1]
 
 	leaves.stop()

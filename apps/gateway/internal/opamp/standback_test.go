@@ -117,7 +117,7 @@ func TestAgentRowsWaitForTheConfirmations(t *testing.T) {
 	h, counting := newCountingHarness(t, func(s *Settings) { s.SeenFlushInterval, s.timers = interval, timers.after })
 	const work = "the write of the agents' rows"
 	// Nothing of the fleet's rows is written yet: the writer waits for its gathering to end.
-	f, _ := h.startFleet(fleetSize, agentOptions{})
+	f := h.startFleet(fleetSize, agentOptions{})
 	timers.expectStarted(t, waitRowsLinger, interval)
 
 	// Falling due while the confirmations are being written: it waits for them to be written.
@@ -150,7 +150,7 @@ func TestCredentialSweepsWaitForTheConfirmations(t *testing.T) {
 	h, counting := newCountingHarness(t, func(s *Settings) { s.timers = timers.after })
 	const work = "the credential sweep"
 	timers.expectStarted(t, waitSweepPeriod, testCredentialTTL/2)
-	f, _ := h.startFleet(1, agentOptions{})
+	f := h.startFleet(1, agentOptions{})
 
 	release := counting.holdConfirmations(t)
 	hash := h.pushFleetPolicy(f, 45)
