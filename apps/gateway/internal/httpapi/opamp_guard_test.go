@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -139,44 +141,73 @@ func TestFrameLimiterCountsFragmentsAndIgnoresControlFrames(t *testing.T) {
 	}
 }
 
-// deadlineConn counts the write deadlines set on it; a peer that never reads blocks its writes.
+// deadlineConn records the write deadlines set on it, and when each was set; a peer that never
+// reads blocks its writes until the deadline.
 type deadlineConn struct {
 	net.Conn
-	deadlines int
+	deadlines []time.Time
+	setAt     []time.Time
 }
 
 func (c *deadlineConn) SetWriteDeadline(t time.Time) error {
-	c.deadlines++
+	c.deadlines, c.setAt = append(c.deadlines, t), append(c.setAt, time.Now())
 	return c.Conn.SetWriteDeadline(t)
+}
+
+// writeOrHang writes p; a write still blocked after a generous bound fails the test (a write
+// without a deadline never ends).
+func writeOrHang(t *testing.T, conn net.Conn, p []byte) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { _, err := conn.Write(p); done <- err }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(60 * time.Second):
+		_ = conn.Close()
+		t.Fatal("a write to a peer that never reads never ended: it has no deadline")
+		return nil
+	}
+}
+
+// expectOneDeadline checks that one write deadline was set, writeTimeout after the moment it was
+// set (between since and the setting itself): the timeout is read from the deadline's value,
+// not from how long a busy machine took.
+func expectOneDeadline(t *testing.T, c *deadlineConn, since time.Time, writeTimeout time.Duration) {
+	t.Helper()
+	if len(c.deadlines) != 1 {
+		t.Fatalf("%d write deadlines set for one frame (%v); want one", len(c.deadlines), c.deadlines)
+	}
+	if d := c.deadlines[0]; d.Before(since.Add(writeTimeout)) || d.After(c.setAt[0].Add(writeTimeout)) {
+		t.Fatalf("write deadline %s set between %s and %s; want the write timeout (%s) after it was set", d, since, c.setAt[0], writeTimeout)
+	}
 }
 
 // Every write to an OpAMP WebSocket is bounded by the write timeout, whether or not its writer
 // set a deadline, and a frame written right after gorilla/websocket set one does not move the
 // connection's timer a second time.
 func TestOpAMPWritesAreBoundedWithOneDeadlineEach(t *testing.T) {
-	local, peer := net.Pipe() // the peer never reads: every write blocks until its deadline
+	local, peer := net.Pipe() // the peer never reads: the write ends at its deadline
 	defer peer.Close()
 	inner := &deadlineConn{Conn: local}
 	conn := &limitedConn{Conn: inner, writeTimeout: 100 * time.Millisecond}
-
 	started := time.Now()
-	if _, err := conn.Write([]byte("no deadline set")); err == nil {
-		t.Fatal("a write to a peer that never reads succeeded")
+	if err := writeOrHang(t, conn, []byte("no deadline set")); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a write to a peer that never reads ended with %v; want its deadline exceeded", err)
 	}
-	if waited := time.Since(started); waited < 90*time.Millisecond || waited > 5*time.Second {
-		t.Fatalf("a write without a deadline of its own gave up after %s; want the write timeout (100ms)", waited)
-	}
+	expectOneDeadline(t, inner, started, 100*time.Millisecond)
 
-	inner.deadlines = 0
-	_ = conn.SetWriteDeadline(time.Time{}) // as gorilla/websocket does before each frame
+	// A frame as gorilla/websocket writes it: "no deadline" set, then the write. The peer reads
+	// and the timeout is long, so "right after" holds however busy the machine is.
+	local, peer = net.Pipe()
+	defer peer.Close()
+	go func() { _, _ = io.Copy(io.Discard, peer) }()
+	inner = &deadlineConn{Conn: local}
+	conn = &limitedConn{Conn: inner, writeTimeout: time.Hour}
 	started = time.Now()
-	if _, err := conn.Write([]byte("frame")); err == nil {
-		t.Fatal("a write to a peer that never reads succeeded")
+	_ = conn.SetWriteDeadline(time.Time{})
+	if err := writeOrHang(t, conn, []byte("frame")); err != nil {
+		t.Fatal(err)
 	}
-	if waited := time.Since(started); waited > 5*time.Second {
-		t.Fatalf("the write waited %s", waited)
-	}
-	if inner.deadlines != 1 {
-		t.Fatalf("%d write deadlines set for one frame; want gorilla's one", inner.deadlines)
-	}
+	expectOneDeadline(t, inner, started, time.Hour)
 }

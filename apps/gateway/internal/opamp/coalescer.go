@@ -33,6 +33,8 @@ type coalescer[V any] struct {
 	// writes someone waits for go out, instead of competing with them for the database.
 	yield    func() bool
 	maxYield time.Duration
+	// lingerTimer and yieldTimer start the linger and the maxYield wait (time.After when nil).
+	lingerTimer, yieldTimer func(time.Duration) <-chan time.Time
 
 	mu       sync.Mutex
 	pending  map[string]V
@@ -81,14 +83,14 @@ func (c *coalescer[V]) run(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
-		timer := time.NewTimer(c.linger)
 		select {
 		case <-ctx.Done():
-		case <-timer.C:
+		case <-c.start(c.lingerTimer, c.linger):
 		case <-c.full:
 		}
-		timer.Stop()
-		c.standBack(ctx)
+		if c.yield != nil {
+			standBack(ctx, c.yield, func() <-chan time.Time { return c.start(c.yieldTimer, c.maxYield) })
+		}
 		if c.flush(ctx) {
 			failures = 0
 			continue
@@ -99,18 +101,12 @@ func (c *coalescer[V]) run(ctx context.Context) {
 	}
 }
 
-// yieldPoll is how often a writer standing back asks again whether it may write.
-const yieldPoll = 20 * time.Millisecond
-
-// standBack waits while yield says another write goes first, for at most maxYield.
-func (c *coalescer[V]) standBack(ctx context.Context) {
-	if c.yield == nil {
-		return
+// start starts a wait of d with timer, or time.After when it is nil.
+func (c *coalescer[V]) start(timer func(time.Duration) <-chan time.Time, d time.Duration) <-chan time.Time {
+	if timer == nil {
+		return time.After(d)
 	}
-	deadline := time.Now().Add(c.maxYield)
-	for c.yield() && time.Now().Before(deadline) && ctx.Err() == nil {
-		sleep(ctx, yieldPoll)
-	}
+	return timer(d)
 }
 
 // busy says whether values are waiting or being written, or one was added within quiet.

@@ -112,43 +112,53 @@ func TestCoalescerWritersNeverOvertakeAnAgent(t *testing.T) {
 	}
 }
 
-// A writer told to stand back holds its batch while yield says so, and for maxYield at most.
-// Only lower bounds are timed: how late a busy machine delivers a write never fails the test.
+// A writer told to stand back holds its batch while yield says so, until its bound (maxYield)
+// is over; a writer not told to goes ahead. The test ends the linger and the bound by hand.
 func TestCoalescerStandsBackForAtMostMaxYield(t *testing.T) {
-	start := func(maxYield time.Duration, busy *atomic.Bool) (*coalescer[store.AgentUpdate], chan time.Time) {
-		written := make(chan time.Time, 4)
+	const maxYield = 400 * time.Millisecond
+	start := func(busy *atomic.Bool) (*coalescer[store.AgentUpdate], *handTimers, chan bool) {
+		written := make(chan bool, 4)
 		c := newCoalescer("test", 10*time.Millisecond, 10, false, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), mergeUpdates,
-			func(context.Context, []store.AgentUpdate) error { written <- time.Now(); return nil })
+			func(context.Context, []store.AgentUpdate) error { written <- busy.Load(); return nil })
+		timers := newHandTimers(waitRowsLinger, waitRowsStandBack)
 		c.yield, c.maxYield = busy.Load, maxYield
+		c.lingerTimer = func(d time.Duration) <-chan time.Time { return timers.after(waitRowsLinger, d) }
+		c.yieldTimer = func(d time.Duration) <-chan time.Time { return timers.after(waitRowsStandBack, d) }
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { c.run(ctx); close(done) }()
 		t.Cleanup(func() { stop(); <-done })
-		return c, written
+		return c, timers, written
+	}
+	const work = "the write"
+
+	// Not busy: written once the linger is over, without standing back.
+	var quiet atomic.Bool
+	c, timers, written := start(&quiet)
+	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}})
+	timers.fire(t, waitRowsLinger)
+	expectDone(t, written, false, work)
+	if len(timers.started[waitRowsStandBack]) != 0 {
+		t.Fatal("the writer stood back while yield said quiet")
 	}
 
-	// Busy throughout: written once maxYield is over, not before.
+	// Busy throughout: written once its bound is over, not before.
 	var busy atomic.Bool
 	busy.Store(true)
-	c, written := start(400*time.Millisecond, &busy)
-	added := time.Now()
-	c.add("a", store.AgentUpdate{Agent: store.Agent{ID: "a"}, SeenAt: added})
-	if waited := (<-written).Sub(added); waited < 400*time.Millisecond {
-		t.Fatalf("written %s after the add while yield said busy; want after maxYield (400ms)", waited)
-	}
+	c, timers, written = start(&busy)
+	c.add("b", store.AgentUpdate{Agent: store.Agent{ID: "b"}})
+	timers.fire(t, waitRowsLinger)
+	timers.expectStandingBack(t, waitRowsStandBack, maxYield, written, work)
+	timers.fire(t, waitRowsStandBack)
+	expectDone(t, written, true, work)
 
-	// Busy for a while, with a maxYield no test waits for: nothing is written while busy, and the
-	// write comes once yield says quiet.
-	var busyLong atomic.Bool
-	busyLong.Store(true)
-	c, written = start(time.Hour, &busyLong)
-	added = time.Now()
-	c.add("b", store.AgentUpdate{Agent: store.Agent{ID: "b"}, SeenAt: added})
-	select {
-	case at := <-written:
-		t.Fatalf("written %s after the add while yield said busy", at.Sub(added))
-	case <-time.After(150 * time.Millisecond):
-	}
-	busyLong.Store(false)
-	<-written
+	// Busy for a while, with a bound that never ends: written once yield says quiet.
+	var busyAWhile atomic.Bool
+	busyAWhile.Store(true)
+	c, timers, written = start(&busyAWhile)
+	c.add("c", store.AgentUpdate{Agent: store.Agent{ID: "c"}})
+	timers.fire(t, waitRowsLinger)
+	timers.expectStandingBack(t, waitRowsStandBack, maxYield, written, work)
+	busyAWhile.Store(false)
+	expectDone(t, written, false, work)
 }

@@ -20,16 +20,18 @@ type countingStore struct {
 	failUpdates  atomic.Bool
 	pendingMarks atomic.Int64 // servers marked pending by RecordPoliciesSent
 	// holdStatuses, when set, makes RecordPolicyStatuses wait until it is closed (after
-	// announcing itself on statusesHeld); reportWrites receives the time of each agent-rows write.
+	// announcing itself on statusesHeld): holdConfirmations.
 	holdStatuses atomic.Pointer[chan struct{}]
 	statusesHeld chan struct{}
-	reportWrites chan time.Time
-	sweeps       chan time.Time // the start of each credential sweep (AuthenticateAgents)
+	// reportWrites receives each agent-rows write and sweeps the start of each credential sweep
+	// (AuthenticateAgents): true when it came while the confirmations were held.
+	reportWrites chan bool
+	sweeps       chan bool
 }
 
 func (c *countingStore) AuthenticateAgents(ctx context.Context, credentialHashes [][]byte) (map[string]store.CredentialCheck, error) {
 	select {
-	case c.sweeps <- time.Now():
+	case c.sweeps <- c.holdStatuses.Load() != nil:
 	default:
 	}
 	return c.Store.AuthenticateAgents(ctx, credentialHashes)
@@ -51,11 +53,9 @@ func (c *countingStore) RecordAgentReports(ctx context.Context, updates []store.
 	if c.failUpdates.Load() {
 		return errRefused
 	}
-	if c.reportWrites != nil {
-		select {
-		case c.reportWrites <- time.Now():
-		default:
-		}
+	select {
+	case c.reportWrites <- c.holdStatuses.Load() != nil:
+	default:
 	}
 	return c.Store.RecordAgentReports(ctx, updates)
 }
@@ -74,11 +74,35 @@ func (c *countingStore) RecordPolicyStatuses(ctx context.Context, updates []stor
 	return c.Store.RecordPolicyStatuses(ctx, updates)
 }
 
+// holdConfirmations makes the next policy-status writes wait (a policy change being confirmed)
+// until release is called (at the latest when the test ends).
+func (c *countingStore) holdConfirmations(t *testing.T) (release func()) {
+	t.Helper()
+	for len(c.statusesHeld) > 0 { // announced by a write of an earlier hold
+		<-c.statusesHeld
+	}
+	hold := make(chan struct{})
+	c.holdStatuses.Store(&hold)
+	release = sync.OnceFunc(func() { c.holdStatuses.Store(nil); close(hold) })
+	t.Cleanup(release)
+	return release
+}
+
+// confirmationsHeld waits until a policy-status write waits on the hold.
+func (c *countingStore) confirmationsHeld(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.statusesHeld:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no policy status was written")
+	}
+}
+
 func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *countingStore) {
 	var counting *countingStore
 	h := newHarnessWith(t, testCredentialTTL, func(s *Settings) {
-		counting = &countingStore{Store: s.Store.(*store.Store), statusesHeld: make(chan struct{}, 1), reportWrites: make(chan time.Time, 64),
-			sweeps: make(chan time.Time, 256)}
+		counting = &countingStore{Store: s.Store.(*store.Store), statusesHeld: make(chan struct{}, 1), reportWrites: make(chan bool, 64),
+			sweeps: make(chan bool, 256)}
 		s.Store = counting
 		if customize != nil {
 			customize(s)
@@ -87,28 +111,54 @@ func newCountingHarness(t *testing.T, customize func(*Settings)) (*harness, *cou
 	return h, counting
 }
 
+// fleet is agents connected over WebSocket, one per server of the harness's organisation:
+// agents[i] is the agent of serverIDs[i], the first the harness's own server.
+type fleet struct {
+	agents    []*fakeAgent
+	serverIDs []string
+}
+
+// startFleet enrols servers until the organisation has n, connects an agent of each over
+// WebSocket (with o's other options), sets one policy for all of them as the worker does, and
+// waits until every agent received it and every server is recorded APPLIED.
+func (h *harness) startFleet(n int, o agentOptions) fleet {
+	h.t.Helper()
+	o.transport = "websocket"
+	var f fleet
+	for i := 1; i <= n; i++ {
+		serverID, secret := h.serverID, h.secret
+		if i > 1 {
+			serverID, secret = h.enrol(fmt.Sprintf("machine-%d", i))
+		}
+		o.secret = secret
+		f.agents = append(f.agents, h.startAgent(o))
+		f.serverIDs = append(f.serverIDs, serverID)
+	}
+	h.fleetApplied(h.pushFleetPolicy(f, 30), n)
+	return f
+}
+
+// pushFleetPolicy sets one policy for every server of the organisation and waits until every
+// agent of f received it (not until it is confirmed); it returns the policy's hash.
+func (h *harness) pushFleetPolicy(f fleet, intervalSeconds int) string {
+	h.t.Helper()
+	document, hash := h.setFleetPolicy(intervalSeconds)
+	for _, a := range f.agents {
+		a.expectConfig(h.t, document, hash)
+	}
+	return hash
+}
+
 // A fleet-wide change (one transaction writing every server's effective policy, as the worker
 // does) reaches every connected agent and is recorded APPLIED for each, with the policies read
 // once per gathered batch of notifications, not once per agent.
 func TestFleetWidePolicyChangeReachesEveryAgent(t *testing.T) {
 	const fleetSize = 40
 	h, counting := newCountingHarness(t, func(s *Settings) { s.FanoutLinger = 200 * time.Millisecond })
-	agents := []*fakeAgent{h.startAgent(agentOptions{transport: "websocket", secret: h.secret})}
-	for i := 2; i <= fleetSize; i++ {
-		_, secret := h.enrol(fmt.Sprintf("machine-%d", i))
-		agents = append(agents, h.startAgent(agentOptions{transport: "websocket", secret: secret}))
-	}
-	document, hash := h.setFleetPolicy(30)
-	for _, a := range agents {
-		a.expectConfig(t, document, hash)
-	}
-	h.fleetApplied(hash, fleetSize)
+	f := h.startFleet(fleetSize, agentOptions{})
 
 	readsBefore := counting.policyReads.Load()
-	document, hash = h.setFleetPolicy(45)
-	for _, a := range agents {
-		a.expectConfig(t, document, hash)
-	}
+	hash := h.pushFleetPolicy(f, 45)
 	h.fleetApplied(hash, fleetSize)
 	if reads := counting.policyReads.Load() - readsBefore; reads >= fleetSize/4 {
 		t.Fatalf("the fan-out read the policies %d times for %d agents; want one read per batch of notifications", reads, fleetSize)
@@ -192,14 +242,8 @@ func TestCoalescedHeartbeatsMarkOnlineAndOffline(t *testing.T) {
 			}
 		}
 	})
-	document, hash := h.setPolicy(30)
-	otherServer, otherSecret := h.enrol("machine-2")
-	h.setFleetPolicy(30)
-	stays := h.startAgent(agentOptions{transport: "websocket", secret: h.secret, heartbeat: 50 * time.Millisecond})
-	leaves := h.startAgent(agentOptions{transport: "websocket", secret: otherSecret, heartbeat: 50 * time.Millisecond})
-	stays.expectConfig(t, document, hash)
-	leaves.expectConfig(t, document, hash)
-	h.fleetApplied(hash, 2)
+	f := h.startFleet(2, agentOptions{heartbeat: 50 * time.Millisecond})
+	leaves, otherServer := f.agents[1], f.serverIDs[1]
 
 	leaves.stop()
 	stoppedAt := time.Now()
@@ -230,95 +274,5 @@ func TestCoalescedHeartbeatsMarkOnlineAndOffline(t *testing.T) {
 	}
 	if opamp, server := seen(otherServer); opamp.After(stoppedAt) || server.After(stoppedAt) {
 		t.Fatalf("the agent stopped at %s was marked seen at %s / %s", stoppedAt, opamp, server)
-	}
-}
-
-// After a policy change, the agents' rows (last seen, effective config: a row per agent) wait
-// while the confirmations are being written, by one SeenFlushInterval at most, so a fleet-wide
-// change's 10,000-row flush does not compete with the APPLIED rows everyone waits for.
-func TestAgentRowsWaitForTheConfirmations(t *testing.T) {
-	const fleetSize = 5
-	const interval = 300 * time.Millisecond
-	h, counting := newCountingHarness(t, func(s *Settings) { s.SeenFlushInterval = interval })
-	agents := []*fakeAgent{h.startAgent(agentOptions{transport: "websocket", secret: h.secret})}
-	for i := 2; i <= fleetSize; i++ {
-		_, secret := h.enrol(fmt.Sprintf("machine-%d", i))
-		agents = append(agents, h.startAgent(agentOptions{transport: "websocket", secret: secret}))
-	}
-	document, hash := h.setFleetPolicy(30)
-	for _, a := range agents {
-		a.expectConfig(t, document, hash)
-	}
-	h.fleetApplied(hash, fleetSize)
-	time.Sleep(3 * interval) // the connections' own rows written; the writer of agents' rows idle
-	for len(counting.reportWrites) > 0 {
-		<-counting.reportWrites
-	}
-
-	hold := make(chan struct{})
-	counting.holdStatuses.Store(&hold)
-	release := sync.OnceFunc(func() { counting.holdStatuses.Store(nil); close(hold) })
-	defer release()
-	document, hash = h.setFleetPolicy(45)
-	for _, a := range agents {
-		a.expectConfig(t, document, hash)
-	}
-	<-counting.statusesHeld // the agents answered (effective config and APPLIED); their statuses are being written
-	heldAt := time.Now()
-	select {
-	case at := <-counting.reportWrites:
-		// The effective configs arrived at most a few milliseconds before the statuses: without
-		// standing back they would be written one interval later.
-		if waited := at.Sub(heldAt); waited < interval+interval/2 {
-			t.Fatalf("the agents' rows were written %s after the confirmations' write began, while it was still going on; want them to wait (up to another %s)", waited, interval)
-		}
-	case <-time.After(10 * interval):
-		t.Fatal("the agents' rows waited more than one extra interval for the confirmations")
-	}
-	release()
-	h.fleetApplied(hash, fleetSize)
-}
-
-// A credential sweep due while a policy change is being confirmed waits, by a quarter of the
-// credential TTL at most: sweeps keep coming, further apart, and every connection stays open.
-func TestCredentialSweepsWaitForTheConfirmations(t *testing.T) {
-	h, counting := newCountingHarness(t, nil) // credential TTL 200 ms: a sweep every 100 ms
-	agent := h.startAgent(agentOptions{transport: "websocket", secret: h.secret})
-	document, hash := h.setFleetPolicy(30)
-	agent.expectConfig(t, document, hash)
-	h.fleetApplied(hash, 1)
-
-	hold := make(chan struct{})
-	counting.holdStatuses.Store(&hold)
-	release := sync.OnceFunc(func() { counting.holdStatuses.Store(nil); close(hold) })
-	defer release()
-	document, hash = h.setFleetPolicy(45)
-	agent.expectConfig(t, document, hash)
-	<-counting.statusesHeld
-	for len(counting.sweeps) > 0 {
-		<-counting.sweeps
-	}
-	var during []time.Time
-	for end := time.After(time.Second); ; {
-		select {
-		case at := <-counting.sweeps:
-			during = append(during, at)
-			continue
-		case <-end:
-		}
-		break
-	}
-	release()
-	if len(during) < 3 {
-		t.Fatalf("%d credential sweeps in a second of confirming; want them delayed, not stopped (every 150 ms at most)", len(during))
-	}
-	for i := 1; i < len(during); i++ {
-		if gap := during[i].Sub(during[i-1]); gap < 140*time.Millisecond {
-			t.Fatalf("credential sweeps %s apart while a change was being confirmed; want half the TTL (100ms) and up to a quarter more (50ms)", gap)
-		}
-	}
-	h.fleetApplied(hash, 1)
-	if h.server.ConnectedAgents() != 1 {
-		t.Fatalf("%d agents connected after the sweeps, want 1", h.server.ConnectedAgents())
 	}
 }

@@ -92,6 +92,9 @@ type Settings struct {
 	MaxBatch int
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
+	// timers, when set (tests only), starts the waits that decide when the agents' rows are
+	// written and the credentials swept, so a test can fire them by hand (standback.go).
+	timers timers
 }
 
 // Callbacks are called after the event they name, from the goroutine that handled it; they must
@@ -189,6 +192,7 @@ func New(settings Settings) (*Server, error) {
 	// agents and servers rows) waits until the confirmations are written, by one more interval at
 	// most ("last seen" is then at most two intervals old, well inside the 30 s online window).
 	s.seen.yield, s.seen.maxYield = s.changeInFlight, settings.SeenFlushInterval
+	s.seen.lingerTimer, s.seen.yieldTimer = s.timer(waitRowsLinger), s.timer(waitRowsStandBack)
 	s.seen.onFlush, s.statuses.onFlush = settings.Callbacks.OnReportsWritten, settings.Callbacks.OnReportsWritten
 	s.opamp = opampserver.New(&logAdapter{log: settings.Logger})
 	handler, connContext, err := s.opamp.Attach(opampserver.Settings{

@@ -61,11 +61,14 @@ func (s *Server) sweepCredentialsEvery(ctx context.Context) {
 		return // no cache to keep warm: every message checks the database anyway
 	}
 	every := max(ttl/2, 50*time.Millisecond)
+	period, standBackBound := s.timer(waitSweepPeriod), s.timer(waitSweepStandBack)
 	for {
-		sleep(ctx, every)
-		for deadline := time.Now().Add(ttl / 4); s.changeInFlight() && time.Now().Before(deadline) && ctx.Err() == nil; {
-			sleep(ctx, yieldPoll)
+		select {
+		case <-ctx.Done():
+			return
+		case <-period(every):
 		}
+		standBack(ctx, s.changeInFlight, func() <-chan time.Time { return standBackBound(ttl / 4) })
 		if ctx.Err() != nil {
 			return
 		}
