@@ -69,7 +69,7 @@ func pressureColumn(dp *otlp.NumberPoint) (int, error) {
 // deepRows collects one batch's deep telemetry.
 type deepRows struct {
 	counters      counterRows
-	latency       latencyRows
+	latency       *latencyRows
 	fragmentation fragmentationRows
 	accel         accelRows
 	writeOptFiles writeOptFileRows
@@ -78,7 +78,7 @@ type deepRows struct {
 }
 
 func newDeepRows() deepRows {
-	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
+	return deepRows{counters: counterRows{}, latency: &latencyRows{}, fragmentation: fragmentationRows{},
 		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows(), sqlServer: sqlServerRows{}}
 }
 

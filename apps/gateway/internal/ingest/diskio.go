@@ -66,7 +66,9 @@ type diskDraft struct {
 	filled [diskColumnCount]bool
 }
 
-type diskRows map[diskKey]*diskDraft
+// diskRows holds the drafts by value (small enough to sit in the map itself: no allocation per
+// device and time).
+type diskRows map[diskKey]diskDraft
 
 func (rows diskRows) add(m *otlp.Metric, spec diskMetric) error {
 	return eachPoint(m, spec.shape, spec.unit, func(dp *otlp.NumberPoint) error { return rows.addPoint(dp, spec) })
@@ -105,18 +107,17 @@ func (rows diskRows) addPoint(dp *otlp.NumberPoint, spec diskMetric) error {
 
 	key := diskKey{device: device, time: dp.Time}
 	draft := rows[key]
-	if draft == nil {
-		draft = &diskDraft{}
-		rows[key] = draft
-	}
 	if draft.filled[column] {
 		return fmt.Errorf("device %s has two points for the same column at %s", device, dp.Time)
 	}
 	draft.values[column] = value
 	draft.filled[column] = true
 	if spec.shape == deltaCounter {
-		return draft.setInterval(dp)
+		if err := draft.setInterval(dp); err != nil {
+			return err
+		}
 	}
+	rows[key] = draft
 	return nil
 }
 

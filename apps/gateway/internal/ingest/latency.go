@@ -31,9 +31,14 @@ type latencyKey struct {
 	time              pcommon.Timestamp
 }
 
-type latencyRows map[latencyKey]telemetry.DiskLatencyRow
+// latencyRows holds the histograms in arrival order, indexed by key (a row is too large to
+// sit in a map without an allocation each).
+type latencyRows struct {
+	index map[latencyKey]int
+	list  []telemetry.DiskLatencyRow
+}
 
-func (rows latencyRows) add(m *otlp.Metric) error {
+func (rows *latencyRows) add(m *otlp.Metric) error {
 	name := m.Name
 	if m.Unit != "" && m.Unit != latencyMetric.Unit {
 		return fmt.Errorf("metric %s has unit %q; Spindle expects %q (docs/metrics.md)", name, m.Unit, latencyMetric.Unit)
@@ -61,7 +66,7 @@ func (rows latencyRows) add(m *otlp.Metric) error {
 	return nil
 }
 
-func (rows latencyRows) addPoint(dp *otlp.HistogramPoint) error {
+func (rows *latencyRows) addPoint(dp *otlp.HistogramPoint) error {
 	if err := checkLatencyBounds(dp.ExplicitBounds); err != nil {
 		return err
 	}
@@ -101,10 +106,14 @@ func (rows latencyRows) addPoint(dp *otlp.HistogramPoint) error {
 	}
 	row.SumSeconds = dp.Sum
 	key := latencyKey{device: device, operation: operation, time: dp.Time}
-	if _, dup := rows[key]; dup {
+	if _, dup := rows.index[key]; dup {
 		return fmt.Errorf("device %s has two %s histograms at %s", device, operation, dp.Time)
 	}
-	rows[key] = row
+	if rows.index == nil {
+		rows.index = map[latencyKey]int{}
+	}
+	rows.index[key] = len(rows.list)
+	rows.list = append(rows.list, row)
 	return nil
 }
 
@@ -154,10 +163,10 @@ func latencyOperation(attrs otlp.Attributes) (device, operation string, err erro
 }
 
 // rows returns the histograms ordered by time, device, operation.
-func (rows latencyRows) rows() []telemetry.DiskLatencyRow {
-	out := make([]telemetry.DiskLatencyRow, 0, len(rows))
-	for _, row := range rows {
-		out = append(out, row)
+func (rows *latencyRows) rows() []telemetry.DiskLatencyRow {
+	out := rows.list
+	if out == nil {
+		out = []telemetry.DiskLatencyRow{}
 	}
 	slices.SortFunc(out, func(a, b telemetry.DiskLatencyRow) int {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Device, b.Device), cmp.Compare(a.Operation, b.Operation))

@@ -62,7 +62,8 @@ type decoder struct {
 	pointCounts []uint64
 	pointBounds []float64
 	interned    map[string]string
-	size        int // of the body, to size the histogram arrays when the first histogram arrives
+	recent      [64]string // the latest interned strings, by a cheap hash: most lookups end here
+	size        int        // of the body, to size the histogram arrays when the first histogram arrives
 	// inResource: resource attribute values (the agent credential among them) are never interned
 	inResource bool
 }
@@ -93,6 +94,7 @@ func (d *decoder) release() {
 	d.kvs, d.numbers, d.histograms, d.others, d.metrics, d.counts, d.bounds = nil, nil, nil, nil, nil, nil, nil
 	if len(d.interned) > maxInterned {
 		d.interned = map[string]string{} // a new map: a cleared one keeps its size
+		d.recent = [len(d.recent)]string{}
 	}
 	decoders.Put(d)
 }
@@ -104,11 +106,16 @@ func (d *decoder) string(b []byte) string {
 	if len(b) > maxInternedLength {
 		return string(b)
 	}
-	if s, ok := d.interned[string(b)]; ok {
-		return s
+	slot := &d.recent[(len(b)*7+int(b[0])+int(b[len(b)-1])*13)&(len(d.recent)-1)]
+	if *slot == string(b) {
+		return *slot
 	}
-	s := string(b)
-	d.interned[s] = s
+	s, ok := d.interned[string(b)]
+	if !ok {
+		s = string(b)
+		d.interned[s] = s
+	}
+	*slot = s
 	return s
 }
 
@@ -358,12 +365,21 @@ func (d *decoder) data(m *Metric, buf []byte) error {
 func (d *decoder) numberPoint(buf []byte) error {
 	var p NumberPoint
 	start := len(d.kvs)
-	err := fields(buf, func(field int32, wireType protowire.Type, buf []byte, pos int) (int, bool, error) {
+	var err error
+	for pos := 0; pos < len(buf) && err == nil; {
+		var field int32
+		var wireType protowire.Type
+		if field, wireType, pos, err = consumeTag(buf, pos); err != nil {
+			break
+		}
+		var v uint64
 		switch field {
 		case 7:
-			return d.attribute(wireType, "Attributes", buf, pos)
+			pos, _, err = d.attribute(wireType, "Attributes", buf, pos)
 		case 2, 3, 4, 6:
-			v, next, err := fixed64Field(wireType, numberPointFields[field], buf, pos)
+			if v, pos, err = fixed64Field(wireType, numberPointField(field), buf, pos); err != nil {
+				break
+			}
 			switch field {
 			case 2:
 				p.Start = pcommon.Timestamp(v)
@@ -374,22 +390,32 @@ func (d *decoder) numberPoint(buf []byte) error {
 			case 6:
 				p.ValueType, p.Double, p.Int = pmetric.NumberDataPointValueTypeInt, 0, int64(v)
 			}
-			return next, true, err
 		case 5:
-			return checkedField(wireType, buf, pos, exemplarsField)
+			pos, _, err = checkedField(wireType, buf, pos, exemplarsField)
 		case 8:
-			v, next, err := varintField(wireType, "Flags", buf, pos)
+			v, pos, err = varintField(wireType, "Flags", buf, pos)
 			p.Flags = uint32(v)
-			return next, true, err
+		default:
+			pos, err = consumeUnknown(buf, pos, wireType)
 		}
-		return 0, false, nil
-	})
+	}
 	p.Attributes = d.attributesFrom(start)
 	d.numbers = append(d.numbers, p)
 	return err
 }
 
-var numberPointFields = map[int32]string{2: "StartTimeUnixNano", 3: "TimeUnixNano", 4: "AsDouble", 6: "AsInt"}
+// numberPointField names a fixed64 field of NumberDataPoint (for errors: no lookup per field).
+func numberPointField(field int32) string {
+	switch field {
+	case 2:
+		return "StartTimeUnixNano"
+	case 3:
+		return "TimeUnixNano"
+	case 4:
+		return "AsDouble"
+	}
+	return "AsInt"
+}
 
 func (d *decoder) histogramPoint(buf []byte) error {
 	if d.histograms == nil {
@@ -405,7 +431,7 @@ func (d *decoder) histogramPoint(buf []byte) error {
 		case 9:
 			return d.attribute(wireType, "Attributes", buf, pos)
 		case 2, 3, 4, 5, 11, 12:
-			v, next, err := fixed64Field(wireType, histogramPointFields[field], buf, pos)
+			v, next, err := fixed64Field(wireType, histogramPointField(field), buf, pos)
 			switch field {
 			case 2:
 				p.Start = pcommon.Timestamp(v)
@@ -446,7 +472,22 @@ func (d *decoder) histogramPoint(buf []byte) error {
 	return err
 }
 
-var histogramPointFields = map[int32]string{2: "StartTimeUnixNano", 3: "TimeUnixNano", 4: "Count", 5: "Sum", 11: "Min", 12: "Max"}
+// histogramPointField names a fixed64 field of HistogramDataPoint (for errors).
+func histogramPointField(field int32) string {
+	switch field {
+	case 2:
+		return "StartTimeUnixNano"
+	case 3:
+		return "TimeUnixNano"
+	case 4:
+		return "Count"
+	case 5:
+		return "Sum"
+	case 11:
+		return "Min"
+	}
+	return "Max"
+}
 
 // fixed64s reads bucket_counts (6) or explicit_bounds (7), packed or not. As in pdata, a packed
 // run replaces what came before and an unpacked value is appended.
@@ -548,47 +589,76 @@ func (d *decoder) attribute(wireType protowire.Type, name string, buf []byte, po
 
 func (d *decoder) keyValue(buf []byte) (KeyValue, error) {
 	var kv KeyValue
-	err := fields(buf, func(field int32, wireType protowire.Type, buf []byte, pos int) (int, bool, error) {
+	var err error
+	for pos := 0; pos < len(buf) && err == nil; {
+		var field int32
+		var wireType protowire.Type
+		if field, wireType, pos, err = consumeTag(buf, pos); err != nil {
+			break
+		}
+		var value []byte
 		switch field {
 		case 1:
-			value, next, err := lenField(wireType, "Key", buf, pos)
+			value, pos, err = lenField(wireType, "Key", buf, pos)
 			kv.Key = d.string(value)
-			return next, true, err
 		case 2:
-			value, next, err := lenField(wireType, "Value", buf, pos)
-			if err != nil {
-				return 0, true, err
+			if value, pos, err = lenField(wireType, "Value", buf, pos); err == nil {
+				// A repeated value field merges into the first: a later oneof member replaces it.
+				err = d.anyValue(&kv.Value, value)
 			}
-			// A repeated value field merges into the first: a later oneof member replaces it.
-			return next, true, d.anyValue(&kv.Value, value)
 		case 3:
-			_, next, err := varintField(wireType, "KeyStrindex", buf, pos)
-			return next, true, err
+			_, pos, err = varintField(wireType, "KeyStrindex", buf, pos)
+		default:
+			pos, err = consumeUnknown(buf, pos, wireType)
 		}
-		return 0, false, nil
-	})
+	}
 	return kv, err
 }
 
 // anyValue decodes an AnyValue into v. Lists and maps inside a value get their own slices
 // (not the shared attribute array, which holds the attributes being collected).
 func (d *decoder) anyValue(v *Value, buf []byte) error {
-	return fields(buf, func(field int32, wireType protowire.Type, buf []byte, pos int) (int, bool, error) {
+	var err error
+	for pos := 0; pos < len(buf) && err == nil; {
+		var field int32
+		var wireType protowire.Type
+		if field, wireType, pos, err = consumeTag(buf, pos); err != nil {
+			break
+		}
+		var value []byte
+		var n uint64
 		switch field {
-		case 1, 5, 6, 7:
-			value, next, err := lenField(wireType, anyValueSchema[field].name, buf, pos)
-			if err != nil {
-				return 0, true, err
+		case 1:
+			if value, pos, err = lenField(wireType, "StringValue", buf, pos); err != nil {
+				break
+			}
+			var str string
+			if d.inResource {
+				str = string(value)
+			} else {
+				str = d.string(value)
+			}
+			*v = Value{Type: pcommon.ValueTypeStr, Str: str}
+		case 2, 3, 8:
+			if n, pos, err = varintField(wireType, anyValueSchema[field].name, buf, pos); err != nil {
+				break
 			}
 			switch field {
-			case 1:
-				var str string
-				if d.inResource {
-					str = string(value)
-				} else {
-					str = d.string(value)
-				}
-				*v = Value{Type: pcommon.ValueTypeStr, Str: str}
+			case 2:
+				*v = Value{Type: pcommon.ValueTypeBool, Bool: n != 0}
+			case 3:
+				*v = Value{Type: pcommon.ValueTypeInt, Int: int64(n)}
+			case 8:
+				*v = Value{} // a string-table index: pdata shows an empty value
+			}
+		case 4:
+			n, pos, err = fixed64Field(wireType, "DoubleValue", buf, pos)
+			*v = Value{Type: pcommon.ValueTypeDouble, Double: math.Float64frombits(n)}
+		case 5, 6, 7:
+			if value, pos, err = lenField(wireType, anyValueSchema[field].name, buf, pos); err != nil {
+				break
+			}
+			switch field {
 			case 5:
 				*v = SliceValue([]Value{})
 				err = d.arrayValue(v.composite, value)
@@ -598,25 +668,11 @@ func (d *decoder) anyValue(v *Value, buf []byte) error {
 			case 7:
 				*v = BytesValue(append([]byte{}, value...))
 			}
-			return next, true, err
-		case 2, 3, 8:
-			n, next, err := varintField(wireType, anyValueSchema[field].name, buf, pos)
-			switch field {
-			case 2:
-				*v = Value{Type: pcommon.ValueTypeBool, Bool: n != 0}
-			case 3:
-				*v = Value{Type: pcommon.ValueTypeInt, Int: int64(n)}
-			case 8:
-				*v = Value{} // a string-table index: pdata shows an empty value
-			}
-			return next, true, err
-		case 4:
-			n, next, err := fixed64Field(wireType, "DoubleValue", buf, pos)
-			*v = Value{Type: pcommon.ValueTypeDouble, Double: math.Float64frombits(n)}
-			return next, true, err
+		default:
+			pos, err = consumeUnknown(buf, pos, wireType)
 		}
-		return 0, false, nil
-	})
+	}
+	return err
 }
 
 func (d *decoder) arrayValue(v *composite, buf []byte) error {
