@@ -246,3 +246,64 @@ func checkField(buf []byte, pos int, wireType protowire.Type, f fieldSchema) (in
 	}
 	return pos, err
 }
+
+// fields calls visit for every field of a message, skipping the fields for which visit
+// returns handled false as unknown fields.
+func fields(buf []byte, visit func(field int32, wireType protowire.Type, buf []byte, pos int) (next int, handled bool, err error)) error {
+	for pos := 0; pos < len(buf); {
+		field, wireType, next, err := consumeTag(buf, pos)
+		if err != nil {
+			return err
+		}
+		after, handled, err := visit(field, wireType, buf, next)
+		if err != nil {
+			return err
+		}
+		if !handled {
+			if after, err = consumeUnknown(buf, next, wireType); err != nil {
+				return err
+			}
+		}
+		pos = after
+	}
+	return nil
+}
+
+// The readers below check a known field's wire type and read it, returning the next position.
+
+func lenField(wireType protowire.Type, name string, buf []byte, pos int) ([]byte, int, error) {
+	if wireType != protowire.BytesType {
+		return nil, 0, wrongWireType(wireType, name)
+	}
+	return consumeLen(buf, pos)
+}
+
+func varintField(wireType protowire.Type, name string, buf []byte, pos int) (uint64, int, error) {
+	if wireType != protowire.VarintType {
+		return 0, 0, wrongWireType(wireType, name)
+	}
+	return consumeVarint(buf, pos)
+}
+
+func fixed64Field(wireType protowire.Type, name string, buf []byte, pos int) (uint64, int, error) {
+	if wireType != protowire.Fixed64Type {
+		return 0, 0, wrongWireType(wireType, name)
+	}
+	return consumeFixed64(buf, pos)
+}
+
+// checkedField checks a field the model does not keep.
+func checkedField(wireType protowire.Type, buf []byte, pos int, f fieldSchema) (int, bool, error) {
+	next, err := checkField(buf, pos, wireType, f)
+	return next, true, err
+}
+
+var (
+	schemaURLField   = fieldSchema{name: "SchemaUrl", kind: kindBytes}
+	descriptionField = fieldSchema{name: "Description", kind: kindBytes}
+	metadataField    = fieldSchema{name: "Metadata", kind: kindMessage, nested: &keyValueSchema}
+	exemplarsField   = fieldSchema{name: "Exemplars", kind: kindMessage, nested: &exemplarSchema}
+	droppedField     = fieldSchema{name: "DroppedAttributesCount", kind: kindVarint}
+	entityRefsField  = fieldSchema{name: "EntityRefs", kind: kindMessage, nested: &entityRefSchema}
+	scopeField       = fieldSchema{name: "Scope", kind: kindMessage, nested: &scopeSchema}
+)
