@@ -307,7 +307,15 @@ func TestDecodeMatchesPdataOnWireForms(t *testing.T) {
 	point := join(kv("system.device", "sda"), fixed(2, 1), fixed(3, 2), fixed(6, 5))
 	hist := join(msg(9, str(1, "system.device"), msg(2, str(1, "sda"))), fixed(6, 1), fixed(6, 2), fixed(7, 3),
 		msg(6, make([]byte, 16)), fixed(6, 9))
+	le64 := func(v uint64) []byte {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+		return b
+	}
 	cases := map[string][]byte{
+		"bounds 0 then -0":                    msg(1, msg(2, msg(2, str(1, "h"), msg(9, msg(1, msg(7, le64(0))), msg(1, msg(7, le64(1<<63))))))),
 		"unpacked histogram, packed replaces": msg(1, msg(2, msg(2, str(1, "h"), msg(9, msg(1, hist), tag(2, 0), varint(1))))),
 		"two resources merge":                 msg(1, msg(1, kv("a", "1")), msg(2), msg(1, kv("b", "2"))),
 		"two data fields, last wins":          msg(1, msg(2, msg(2, str(1, "m"), msg(5, msg(1, point)), msg(7, msg(1, point), tag(3, 0), varint(1))))),

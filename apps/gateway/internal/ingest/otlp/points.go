@@ -74,12 +74,21 @@ func (d *decoder) histogramPoint(buf []byte) error {
 	var p HistogramPoint
 	start := len(d.kvs)
 	d.pointCounts, d.pointBounds = d.pointCounts[:0], d.pointBounds[:0]
-	err := fields(buf, func(field int32, wireType protowire.Type, buf []byte, pos int) (int, bool, error) {
+	var err error
+	for pos := 0; pos < len(buf) && err == nil; {
+		var field int32
+		var wireType protowire.Type
+		if field, wireType, pos, err = consumeTag(buf, pos); err != nil {
+			break
+		}
+		var v uint64
 		switch field {
 		case 9:
-			return d.attribute(wireType, "Attributes", buf, pos)
+			pos, _, err = d.attribute(wireType, "Attributes", buf, pos)
 		case 2, 3, 4, 5, 11, 12:
-			v, next, err := fixed64Field(wireType, histogramPointField(field), buf, pos)
+			if v, pos, err = fixed64Field(wireType, histogramPointField(field), buf, pos); err != nil {
+				break
+			}
 			switch field {
 			case 2:
 				p.Start = pcommon.Timestamp(v)
@@ -90,25 +99,24 @@ func (d *decoder) histogramPoint(buf []byte) error {
 			case 5:
 				p.Sum, p.HasSum = math.Float64frombits(v), true
 			}
-			return next, true, err
 		case 6, 7:
-			return d.fixed64s(field, wireType, buf, pos)
+			pos, _, err = d.fixed64s(field, wireType, buf, pos)
 		case 8:
-			return checkedField(wireType, buf, pos, exemplarsField)
+			pos, _, err = checkedField(wireType, buf, pos, exemplarsField)
 		case 10:
-			v, next, err := varintField(wireType, "Flags", buf, pos)
+			v, pos, err = varintField(wireType, "Flags", buf, pos)
 			p.Flags = uint32(v)
-			return next, true, err
+		default:
+			pos, err = consumeUnknown(buf, pos, wireType)
 		}
-		return 0, false, nil
-	})
+	}
 	p.Attributes = d.attributesFrom(start)
 	if len(d.pointCounts) > 0 {
 		at := len(d.counts)
 		d.counts = append(d.counts, d.pointCounts...)
 		p.BucketCounts = d.counts[at:len(d.counts):len(d.counts)]
 	}
-	if n := len(d.histograms); n > 0 && slices.Equal(d.histograms[n-1].ExplicitBounds, d.pointBounds) {
+	if n := len(d.histograms); n > 0 && slices.EqualFunc(d.histograms[n-1].ExplicitBounds, d.pointBounds, sameBits) {
 		// Histograms of one metric share their bounds: share the slice too (it is never written).
 		p.ExplicitBounds = d.histograms[n-1].ExplicitBounds
 	} else if len(d.pointBounds) > 0 {
@@ -201,25 +209,35 @@ type pointSchema struct {
 func (d *decoder) otherPoint(buf []byte, s pointSchema) error {
 	var p OtherPoint
 	start := len(d.kvs)
-	err := fields(buf, func(field int32, wireType protowire.Type, buf []byte, pos int) (int, bool, error) {
+	var err error
+	for pos := 0; pos < len(buf) && err == nil; {
+		var field int32
+		var wireType protowire.Type
+		if field, wireType, pos, err = consumeTag(buf, pos); err != nil {
+			break
+		}
+		var v uint64
 		switch field {
 		case s.attributes:
-			return d.attribute(wireType, "Attributes", buf, pos)
+			pos, _, err = d.attribute(wireType, "Attributes", buf, pos)
 		case 2:
-			v, next, err := fixed64Field(wireType, "StartTimeUnixNano", buf, pos)
+			v, pos, err = fixed64Field(wireType, "StartTimeUnixNano", buf, pos)
 			p.Start = pcommon.Timestamp(v)
-			return next, true, err
 		case 3:
-			v, next, err := fixed64Field(wireType, "TimeUnixNano", buf, pos)
+			v, pos, err = fixed64Field(wireType, "TimeUnixNano", buf, pos)
 			p.Time = pcommon.Timestamp(v)
-			return next, true, err
+		default:
+			if f, ok := s.schema[field]; ok {
+				pos, _, err = checkedField(wireType, buf, pos, f)
+			} else {
+				pos, err = consumeUnknown(buf, pos, wireType)
+			}
 		}
-		if f, ok := s.schema[field]; ok {
-			return checkedField(wireType, buf, pos, f)
-		}
-		return 0, false, nil
-	})
+	}
 	p.Attributes = d.attributesFrom(start)
 	d.others = append(d.others, p)
 	return err
 }
+
+// sameBits compares floats as stored: -0 is not 0, and a NaN is itself.
+func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }

@@ -108,7 +108,7 @@ func consumeUnknown(buf []byte, pos int, wireType protowire.Type) (int, error) {
 			pos, err = consumeFixed32(buf, pos)
 			return pos, err
 		default:
-			return 0, fmt.Errorf("proto: illegal wire type %d", wireType)
+			return 0, fmt.Errorf("proto: illegal wireType %d", wireType)
 		}
 		if depth == 0 {
 			return pos, nil
@@ -121,7 +121,7 @@ func consumeUnknown(buf []byte, pos int, wireType protowire.Type) (int, error) {
 }
 
 func wrongWireType(wireType protowire.Type, field string) error {
-	return fmt.Errorf("proto: wrong wire type %d for field %s", wireType, field)
+	return fmt.Errorf("proto: wrong wireType = %d for field %s", wireType, field)
 }
 
 // fieldKind is how a field the model does not keep is checked while skipped.
@@ -248,7 +248,8 @@ func checkField(buf []byte, pos int, wireType protowire.Type, f fieldSchema) (in
 }
 
 // fields calls visit for every field of a message, skipping the fields for which visit
-// returns handled false as unknown fields.
+// returns handled false as unknown fields. The messages above the points use it; the points and
+// attributes, which occur many times per request, are read in plain loops instead.
 func fields(buf []byte, visit func(field int32, wireType protowire.Type, buf []byte, pos int) (next int, handled bool, err error)) error {
 	for pos := 0; pos < len(buf); {
 		field, wireType, next, err := consumeTag(buf, pos)
