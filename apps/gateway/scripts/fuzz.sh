@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-6s}"
 targets=(
   "FuzzDecodeAndMap ./internal/ingest"
+  "FuzzDecodeMatchesPdata ./internal/ingest/otlp"
   "FuzzAgentMessage ./internal/opamp"
   "FuzzEnrollBody ./internal/httpapi"
   "FuzzFrameLimiter ./internal/httpapi"

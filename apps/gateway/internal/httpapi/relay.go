@@ -11,11 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/pmetric"
-
 	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
@@ -127,13 +126,13 @@ type relayRefusals struct {
 
 // sortRelayed authenticates, bounds and maps each resource, and gathers them per agent. An
 // agent with one refused resource has all its resources of this request refused (all or nothing).
-func (s *server) sortRelayed(ctx context.Context, metrics pmetric.Metrics) ([]*relayedAgent, relayRefusals) {
+func (s *server) sortRelayed(ctx context.Context, metrics *otlp.Metrics) ([]*relayedAgent, relayRefusals) {
 	var refusals relayRefusals
 	byID := map[string]*relayedAgent{}
 	var agents []*relayedAgent
 	for i, one := range ingest.SplitResources(metrics) {
 		points := ingest.PointCount(one)
-		secret := ingest.TakeAgentCredential(one.ResourceMetrics().At(0).Resource())
+		secret := ingest.TakeAgentCredential(&one.ResourceMetrics[0].Resource)
 		if !credential.LooksLike(secret, credential.AgentPrefix) {
 			refusals.points += points
 			refusals.messages = append(refusals.messages, fmt.Sprintf("resource %d: no agent credential in the resource attribute %s; set the agent's export.via_collector", i, ingest.AgentCredentialAttribute))

@@ -5,9 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"go.opentelemetry.io/collector/pdata/pmetric"
-
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
@@ -18,7 +17,7 @@ import (
 // that writes the rows. Such an export is written at least once, and a point the Collector sends
 // again is dropped by its series and time, so nothing is stored twice.
 func (s *server) writeSourceExport(ctx context.Context, w http.ResponseWriter, r *http.Request, log *slog.Logger,
-	agent store.Agent, metrics pmetric.Metrics, encoding ingest.Encoding) {
+	agent store.Agent, metrics *otlp.Metrics, encoding ingest.Encoding) {
 	plan, err := ingest.PlanSource(metrics)
 	if err != nil {
 		log.Warn("export refused", "error", err)

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -53,14 +53,14 @@ type accelDraft struct {
 
 type accelRows map[accelKey]*accelDraft
 
-func (rows accelRows) add(m pmetric.Metric, spec accelMetric) error {
+func (rows accelRows) add(m *otlp.Metric, spec accelMetric) error {
 	column := spec.family.Columns[spec.index]
 	want := level
 	if column.Kind == telemetry.AccelDelta {
 		want = deltaCounter
 	}
-	return eachPoint(m, want, spec.unit, func(dp pmetric.NumberDataPoint) error {
-		if dp.Timestamp() == 0 {
+	return eachPoint(m, want, spec.unit, func(dp *otlp.NumberPoint) error {
+		if dp.Time == 0 {
 			return fmt.Errorf("the point has no timestamp")
 		}
 		var value any
@@ -77,19 +77,19 @@ func (rows accelRows) add(m pmetric.Metric, spec accelMetric) error {
 			}
 			value = &count
 		}
-		key := accelKey{family: spec.family, time: dp.Timestamp()}
+		key := accelKey{family: spec.family, time: dp.Time}
 		draft := rows[key]
 		if draft == nil {
 			draft = &accelDraft{values: make([]any, len(spec.family.Columns))}
 			rows[key] = draft
 		}
 		if draft.values[spec.index] != nil {
-			return fmt.Errorf("two points for %s.%s at %s", spec.family.Table, column.Column, dp.Timestamp())
+			return fmt.Errorf("two points for %s.%s at %s", spec.family.Table, column.Column, dp.Time)
 		}
 		draft.values[spec.index] = value
 		// The agent stamps every point with the tick's bounds, gauges included, so a row of
 		// gauges alone (the memory-read latency while the read cache is off) knows its interval.
-		if column.Kind == telemetry.AccelDelta || dp.StartTimestamp() != 0 {
+		if column.Kind == telemetry.AccelDelta || dp.Start != 0 {
 			start, err := intervalStart(dp, draft.start)
 			if err != nil {
 				return err
@@ -102,7 +102,7 @@ func (rows accelRows) add(m pmetric.Metric, spec accelMetric) error {
 
 // positiveSeconds reads a duration gauge kept in seconds: finite and above zero (a measured
 // time is never 0; an unmeasured one is not sent).
-func positiveSeconds(dp pmetric.NumberDataPoint) (float64, error) {
+func positiveSeconds(dp *otlp.NumberPoint) (float64, error) {
 	v, err := floatValue(dp)
 	if err != nil {
 		return 0, err
@@ -161,23 +161,23 @@ func pairedLatency(family *telemetry.AccelFamily, values []any) error {
 // writeOptFileRows collects spindle.write_opt.managed_file.extents per interval.
 type writeOptFileRows map[pcommon.Timestamp]*telemetry.WriteOptFiles
 
-func (rows writeOptFileRows) add(m pmetric.Metric) error {
-	return eachPoint(m, level, writeOptFileMetric.Unit, func(dp pmetric.NumberDataPoint) error {
+func (rows writeOptFileRows) add(m *otlp.Metric) error {
+	return eachPoint(m, level, writeOptFileMetric.Unit, func(dp *otlp.NumberPoint) error {
 		path, err := stringAttribute(dp, "file.path")
 		if err != nil {
 			return err
 		}
-		if dp.Timestamp() == 0 {
+		if dp.Time == 0 {
 			return fmt.Errorf("the point has no timestamp")
 		}
 		extents, err := countValue(dp)
 		if err != nil {
 			return err
 		}
-		list := rows[dp.Timestamp()]
+		list := rows[dp.Time]
 		if list == nil {
-			list = &telemetry.WriteOptFiles{Time: dp.Timestamp().AsTime().UTC()}
-			rows[dp.Timestamp()] = list
+			list = &telemetry.WriteOptFiles{Time: dp.Time.AsTime().UTC()}
+			rows[dp.Time] = list
 		}
 		if slices.ContainsFunc(list.Files, func(f telemetry.WriteOptFile) bool { return f.Path == path }) {
 			return fmt.Errorf("two points for managed file %s at %s", path, list.Time)

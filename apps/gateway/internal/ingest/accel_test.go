@@ -20,7 +20,7 @@ func mapAccel(t *testing.T, accel map[string]float64, files map[string]int64, ch
 	if change != nil {
 		change(md)
 	}
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		return telemetry.Deep{}, err
 	}

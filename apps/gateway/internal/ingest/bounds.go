@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // Bounds limit what one export may span, whatever metric families it carries: points outside
@@ -38,12 +39,12 @@ func DefaultBounds() Bounds {
 const deviceAttribute = "system.device"
 
 // CheckBounds reports the first point outside the bounds, in words an operator can act on.
-func CheckBounds(md pmetric.Metrics, b Bounds, now time.Time) error {
+func CheckBounds(md *otlp.Metrics, b Bounds, now time.Time) error {
 	earliest := pcommon.NewTimestampFromTime(now.Add(-b.MaxAge))
 	latest := pcommon.NewTimestampFromTime(now.Add(b.MaxAhead))
 	timestamps := map[pcommon.Timestamp]struct{}{}
 	devices := map[string]struct{}{}
-	check := func(name string, ts, start pcommon.Timestamp, attrs pcommon.Map) error {
+	check := func(name string, ts, start pcommon.Timestamp, attrs otlp.Attributes) error {
 		for _, t := range []pcommon.Timestamp{ts, start} {
 			if t == 0 {
 				continue // a missing time is the family's to refuse, with its own message
@@ -70,13 +71,11 @@ func CheckBounds(md pmetric.Metrics, b Bounds, now time.Time) error {
 		}
 		return nil
 	}
-	resources := md.ResourceMetrics()
-	for r := 0; r < resources.Len(); r++ {
-		scopes := resources.At(r).ScopeMetrics()
-		for s := 0; s < scopes.Len(); s++ {
-			metrics := scopes.At(s).Metrics()
-			for m := 0; m < metrics.Len(); m++ {
-				if err := eachTimestamp(metrics.At(m), check); err != nil {
+	for r := range md.ResourceMetrics {
+		scopes := md.ResourceMetrics[r].ScopeMetrics
+		for s := range scopes {
+			for m := range scopes[s].Metrics {
+				if err := eachTimestamp(&scopes[s].Metrics[m], check); err != nil {
 					return err
 				}
 			}
@@ -86,41 +85,19 @@ func CheckBounds(md pmetric.Metrics, b Bounds, now time.Time) error {
 }
 
 // eachTimestamp visits every data point of any metric type.
-func eachTimestamp(m pmetric.Metric, visit func(name string, ts, start pcommon.Timestamp, attrs pcommon.Map) error) error {
-	name := m.Name()
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		return eachNumber(name, m.Gauge().DataPoints(), visit)
-	case pmetric.MetricTypeSum:
-		return eachNumber(name, m.Sum().DataPoints(), visit)
-	case pmetric.MetricTypeHistogram:
-		dps := m.Histogram().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			if err := visit(name, dps.At(i).Timestamp(), dps.At(i).StartTimestamp(), dps.At(i).Attributes()); err != nil {
-				return err
-			}
-		}
-	case pmetric.MetricTypeExponentialHistogram:
-		dps := m.ExponentialHistogram().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			if err := visit(name, dps.At(i).Timestamp(), dps.At(i).StartTimestamp(), dps.At(i).Attributes()); err != nil {
-				return err
-			}
-		}
-	case pmetric.MetricTypeSummary:
-		dps := m.Summary().DataPoints()
-		for i := 0; i < dps.Len(); i++ {
-			if err := visit(name, dps.At(i).Timestamp(), dps.At(i).StartTimestamp(), dps.At(i).Attributes()); err != nil {
-				return err
-			}
+func eachTimestamp(m *otlp.Metric, visit func(name string, ts, start pcommon.Timestamp, attrs otlp.Attributes) error) error {
+	for i := range m.Numbers {
+		if err := visit(m.Name, m.Numbers[i].Time, m.Numbers[i].Start, m.Numbers[i].Attributes); err != nil {
+			return err
 		}
 	}
-	return nil
-}
-
-func eachNumber(name string, dps pmetric.NumberDataPointSlice, visit func(string, pcommon.Timestamp, pcommon.Timestamp, pcommon.Map) error) error {
-	for i := 0; i < dps.Len(); i++ {
-		if err := visit(name, dps.At(i).Timestamp(), dps.At(i).StartTimestamp(), dps.At(i).Attributes()); err != nil {
+	for i := range m.Histograms {
+		if err := visit(m.Name, m.Histograms[i].Time, m.Histograms[i].Start, m.Histograms[i].Attributes); err != nil {
+			return err
+		}
+	}
+	for i := range m.Others {
+		if err := visit(m.Name, m.Others[i].Time, m.Others[i].Start, m.Others[i].Attributes); err != nil {
 			return err
 		}
 	}

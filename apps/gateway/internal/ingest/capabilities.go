@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // CapabilitiesAttribute names what works on the agent's host (docs/metrics.md), a string slice.
@@ -17,23 +19,23 @@ const (
 )
 
 // capabilities returns the reported list, or nil when the resource does not carry it.
-func capabilities(resource pcommon.Resource) ([]string, error) {
-	v, ok := resource.Attributes().Get(CapabilitiesAttribute)
+func capabilities(resource otlp.Attributes) ([]string, error) {
+	v, ok := resource.Get(CapabilitiesAttribute)
 	if !ok {
 		return nil, nil
 	}
-	if v.Type() != pcommon.ValueTypeSlice {
-		return nil, fmt.Errorf("resource attribute %s is a %s; it must be a list of strings such as [\"ebpf.block_latency\"]", CapabilitiesAttribute, v.Type())
+	if v.Type != pcommon.ValueTypeSlice {
+		return nil, fmt.Errorf("resource attribute %s is a %s; it must be a list of strings such as [\"ebpf.block_latency\"]", CapabilitiesAttribute, v.Type)
 	}
 	out := []string{}
 	seen := map[string]bool{}
 	slice := v.Slice()
-	for i := 0; i < slice.Len() && len(out) < maxCapabilities; i++ {
-		item := slice.At(i)
-		if item.Type() != pcommon.ValueTypeStr {
-			return nil, fmt.Errorf("resource attribute %s item %d is a %s; it must be a string", CapabilitiesAttribute, i, item.Type())
+	for i := 0; i < len(slice) && len(out) < maxCapabilities; i++ {
+		item := slice[i]
+		if item.Type != pcommon.ValueTypeStr {
+			return nil, fmt.Errorf("resource attribute %s item %d is a %s; it must be a string", CapabilitiesAttribute, i, item.Type)
 		}
-		name := []rune(item.Str())
+		name := []rune(item.Str)
 		if len(name) > maxCapabilityLength {
 			name = name[:maxCapabilityLength]
 		}

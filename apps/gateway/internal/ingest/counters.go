@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // counterFamily is a table of delta counters with one row per (key attribute, interval):
@@ -25,7 +25,7 @@ type counterMetric struct {
 	metric catalogue.Metric
 	micros bool // the value travels in seconds and is stored in whole microseconds
 	// column picks the column of a point; nil means column 0.
-	column func(dp pmetric.NumberDataPoint) (int, error)
+	column func(dp *otlp.NumberPoint) (int, error)
 }
 
 type counterKey struct {
@@ -42,12 +42,12 @@ type counterDraft struct {
 
 type counterRows map[counterKey]*counterDraft
 
-func (rows counterRows) add(m pmetric.Metric, spec counterMetric) error {
-	return eachPoint(m, deltaCounter, spec.metric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
+func (rows counterRows) add(m *otlp.Metric, spec counterMetric) error {
+	return eachPoint(m, deltaCounter, spec.metric.Unit, func(dp *otlp.NumberPoint) error { return rows.addPoint(dp, spec) })
 }
 
-func (rows counterRows) addPoint(dp pmetric.NumberDataPoint, spec counterMetric) error {
-	key := counterKey{family: spec.family, time: dp.Timestamp()}
+func (rows counterRows) addPoint(dp *otlp.NumberPoint, spec counterMetric) error {
+	key := counterKey{family: spec.family, time: dp.Time}
 	if spec.family.keyAttr != "" {
 		value, err := stringAttribute(dp, spec.family.keyAttr)
 		if err != nil {
@@ -62,7 +62,7 @@ func (rows counterRows) addPoint(dp pmetric.NumberDataPoint, spec counterMetric)
 			return err
 		}
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
 	var value int64
@@ -82,7 +82,7 @@ func (rows counterRows) addPoint(dp pmetric.NumberDataPoint, spec counterMetric)
 		rows[key] = draft
 	}
 	if draft.filled[column] {
-		return fmt.Errorf("two points for %s.%s at %s", spec.family.table, spec.family.columns[column], dp.Timestamp())
+		return fmt.Errorf("two points for %s.%s at %s", spec.family.table, spec.family.columns[column], dp.Time)
 	}
 	draft.values[column] = value
 	draft.filled[column] = true
@@ -95,13 +95,13 @@ func (rows counterRows) addPoint(dp pmetric.NumberDataPoint, spec counterMetric)
 }
 
 // intervalStart checks a delta point's interval against the row's (0: none yet).
-func intervalStart(dp pmetric.NumberDataPoint, rowStart pcommon.Timestamp) (pcommon.Timestamp, error) {
-	start := dp.StartTimestamp()
+func intervalStart(dp *otlp.NumberPoint, rowStart pcommon.Timestamp) (pcommon.Timestamp, error) {
+	start := dp.Start
 	if start == 0 {
 		return 0, fmt.Errorf("the delta point has no start time, so its interval is unknown")
 	}
-	if start >= dp.Timestamp() {
-		return 0, fmt.Errorf("the interval is empty or negative (start %s, end %s)", start, dp.Timestamp())
+	if start >= dp.Time {
+		return 0, fmt.Errorf("the interval is empty or negative (start %s, end %s)", start, dp.Time)
 	}
 	if rowStart != 0 && rowStart != start {
 		return 0, fmt.Errorf("points of one sample disagree on the interval start (%s and %s); all points of one sample must share start and end time", rowStart, start)

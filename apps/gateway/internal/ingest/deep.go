@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -31,7 +31,7 @@ var (
 var counterMetrics = func() map[string]counterMetric {
 	fixed := func(family *counterFamily, name string, column int, micros bool) counterMetric {
 		return counterMetric{family: family, metric: catalogue.MustLookup(name), micros: micros,
-			column: func(pmetric.NumberDataPoint) (int, error) { return column, nil }}
+			column: func(*otlp.NumberPoint) (int, error) { return column, nil }}
 	}
 	return map[string]counterMetric{
 		"spindle.disk.split_operations":         fixed(splitFamily, "spindle.disk.split_operations", 0, false),
@@ -50,7 +50,7 @@ var counterMetrics = func() map[string]counterMetric {
 }()
 
 // pressureColumn picks memory/io × some/full from the point's attributes.
-func pressureColumn(dp pmetric.NumberDataPoint) (int, error) {
+func pressureColumn(dp *otlp.NumberPoint) (int, error) {
 	resource, err := stringAttribute(dp, "spindle.pressure.resource")
 	if err != nil {
 		return 0, err
@@ -69,7 +69,7 @@ func pressureColumn(dp pmetric.NumberDataPoint) (int, error) {
 // deepRows collects one batch's deep telemetry.
 type deepRows struct {
 	counters      counterRows
-	latency       latencyRows
+	latency       *latencyRows
 	fragmentation fragmentationRows
 	accel         accelRows
 	writeOptFiles writeOptFileRows
@@ -78,13 +78,13 @@ type deepRows struct {
 }
 
 func newDeepRows() deepRows {
-	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
+	return deepRows{counters: counterRows{}, latency: &latencyRows{}, fragmentation: fragmentationRows{},
 		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows(), sqlServer: sqlServerRows{}}
 }
 
 // add maps m if it is a deep metric; ok is false for any other name.
-func (d deepRows) add(m pmetric.Metric) (ok bool, err error) {
-	name := m.Name()
+func (d deepRows) add(m *otlp.Metric) (ok bool, err error) {
+	name := m.Name
 	if spec, found := counterMetrics[name]; found {
 		return true, d.counters.add(m, spec)
 	}

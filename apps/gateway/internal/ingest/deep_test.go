@@ -36,7 +36,7 @@ func mapDeep(t *testing.T, change func(md pmetric.Metrics)) (telemetry.Deep, err
 	if change != nil {
 		change(md)
 	}
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		return telemetry.Deep{}, err
 	}
@@ -168,7 +168,7 @@ func TestMapRefusesIncompleteOrImpossibleDeepRows(t *testing.T) {
 }
 
 func TestMapLeavesCapabilitiesUnknownWhenNotSent(t *testing.T) {
-	request, err := Map(otlpfixture.Build(sample(1)))
+	request, err := mapPdata(otlpfixture.Build(sample(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

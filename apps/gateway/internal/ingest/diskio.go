@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -66,13 +66,15 @@ type diskDraft struct {
 	filled [diskColumnCount]bool
 }
 
-type diskRows map[diskKey]*diskDraft
+// diskRows holds the drafts by value (small enough to sit in the map itself: no allocation per
+// device and time).
+type diskRows map[diskKey]diskDraft
 
-func (rows diskRows) add(m pmetric.Metric, spec diskMetric) error {
-	return eachPoint(m, spec.shape, spec.unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
+func (rows diskRows) add(m *otlp.Metric, spec diskMetric) error {
+	return eachPoint(m, spec.shape, spec.unit, func(dp *otlp.NumberPoint) error { return rows.addPoint(dp, spec) })
 }
 
-func (rows diskRows) addPoint(dp pmetric.NumberDataPoint, spec diskMetric) error {
+func (rows diskRows) addPoint(dp *otlp.NumberPoint, spec diskMetric) error {
 	device, err := stringAttribute(dp, "system.device")
 	if err != nil {
 		return err
@@ -92,7 +94,7 @@ func (rows diskRows) addPoint(dp pmetric.NumberDataPoint, spec diskMetric) error
 			return fmt.Errorf("disk.io.direction is %q; expected \"read\" or \"write\"", direction)
 		}
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
 	value, err := diskValue(dp, spec)
@@ -103,37 +105,36 @@ func (rows diskRows) addPoint(dp pmetric.NumberDataPoint, spec diskMetric) error
 		return fmt.Errorf("value %d is too large for in-flight operations", value)
 	}
 
-	key := diskKey{device: device, time: dp.Timestamp()}
+	key := diskKey{device: device, time: dp.Time}
 	draft := rows[key]
-	if draft == nil {
-		draft = &diskDraft{}
-		rows[key] = draft
-	}
 	if draft.filled[column] {
-		return fmt.Errorf("device %s has two points for the same column at %s", device, dp.Timestamp())
+		return fmt.Errorf("device %s has two points for the same column at %s", device, dp.Time)
 	}
 	draft.values[column] = value
 	draft.filled[column] = true
 	if spec.shape == deltaCounter {
-		return draft.setInterval(dp)
+		if err := draft.setInterval(dp); err != nil {
+			return err
+		}
 	}
+	rows[key] = draft
 	return nil
 }
 
-func diskValue(dp pmetric.NumberDataPoint, spec diskMetric) (int64, error) {
+func diskValue(dp *otlp.NumberPoint, spec diskMetric) (int64, error) {
 	if spec.seconds {
 		return millisFromSecondsValue(dp)
 	}
 	return countValue(dp)
 }
 
-func (d *diskDraft) setInterval(dp pmetric.NumberDataPoint) error {
-	start := dp.StartTimestamp()
+func (d *diskDraft) setInterval(dp *otlp.NumberPoint) error {
+	start := dp.Start
 	if start == 0 {
 		return fmt.Errorf("the delta point has no start time, so its interval is unknown")
 	}
-	if start >= dp.Timestamp() {
-		return fmt.Errorf("the interval is empty or negative (start %s, end %s)", start, dp.Timestamp())
+	if start >= dp.Time {
+		return fmt.Errorf("the interval is empty or negative (start %s, end %s)", start, dp.Time)
 	}
 	if d.start != 0 && d.start != start {
 		return fmt.Errorf("points of one sample disagree on the interval start (%s and %s); all points of one sample must share start and end time", d.start, start)

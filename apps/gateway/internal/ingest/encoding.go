@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"mime"
 
-	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // Encoding is one of the two OTLP/HTTP payload encodings.
@@ -42,22 +43,29 @@ func (e Encoding) ContentType() string {
 	return "application/x-protobuf"
 }
 
-// Decode parses an ExportMetricsServiceRequest with the collector's own pdata decoder.
-func Decode(body []byte, enc Encoding) (pmetric.Metrics, error) {
-	request := pmetricotlp.NewExportRequest()
-	var err error
+// Decode parses an ExportMetricsServiceRequest into the model the mapping reads. Protobuf, the
+// agent's encoding, is decoded straight into it (package otlp); JSON goes through pdata's JSON
+// decoder and back to protobuf first, so both encodings meet the same decoder.
+func Decode(body []byte, enc Encoding) (*otlp.Metrics, error) {
 	switch enc {
 	case Protobuf:
-		err = request.UnmarshalProto(body)
 	case JSON:
-		err = request.UnmarshalJSON(body)
+		request := pmetricotlp.NewExportRequest()
+		if err := request.UnmarshalJSON(body); err != nil {
+			return nil, fmt.Errorf("the gateway could not decode the OTLP payload: %w", err)
+		}
+		var err error
+		if body, err = request.MarshalProto(); err != nil {
+			return nil, fmt.Errorf("the gateway could not decode the OTLP payload: %w", err)
+		}
 	default:
-		return pmetric.Metrics{}, fmt.Errorf("unknown encoding %d", enc)
+		return nil, fmt.Errorf("unknown encoding %d", enc)
 	}
+	md, err := otlp.Decode(body)
 	if err != nil {
-		return pmetric.Metrics{}, fmt.Errorf("the gateway could not decode the OTLP payload: %w", err)
+		return nil, fmt.Errorf("the gateway could not decode the OTLP payload: %w", err)
 	}
-	return request.Metrics(), nil
+	return md, nil
 }
 
 // EncodeSuccess is the ExportMetricsServiceResponse for a fully accepted request.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -65,12 +65,12 @@ func newSpaceRows() spaceRows {
 }
 
 // add maps m if it is one of these metrics; ok is false for any other name.
-func (rows spaceRows) add(m pmetric.Metric) (ok bool, err error) {
-	switch m.Name() {
+func (rows spaceRows) add(m *otlp.Metric) (ok bool, err error) {
+	switch m.Name {
 	case filesystemLimitMetric.Name:
-		return true, eachPoint(m, level, filesystemLimitMetric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addFilesystem(dp, fsSize) })
+		return true, eachPoint(m, level, filesystemLimitMetric.Unit, func(dp *otlp.NumberPoint) error { return rows.addFilesystem(dp, fsSize) })
 	case filesystemUsageMetric.Name:
-		return true, eachPoint(m, level, filesystemUsageMetric.Unit, func(dp pmetric.NumberDataPoint) error {
+		return true, eachPoint(m, level, filesystemUsageMetric.Unit, func(dp *otlp.NumberPoint) error {
 			state, err := stringAttribute(dp, "system.filesystem.state")
 			if err != nil {
 				return err
@@ -82,14 +82,14 @@ func (rows spaceRows) add(m pmetric.Metric) (ok bool, err error) {
 			return rows.addFilesystem(dp, part)
 		})
 	case spoolSizeMetric.Name:
-		return true, eachPoint(m, level, spoolSizeMetric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addSpool(dp, 0) })
+		return true, eachPoint(m, level, spoolSizeMetric.Unit, func(dp *otlp.NumberPoint) error { return rows.addSpool(dp, 0) })
 	case spoolBatchesMetric.Name:
-		return true, eachPoint(m, level, spoolBatchesMetric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addSpool(dp, 1) })
+		return true, eachPoint(m, level, spoolBatchesMetric.Unit, func(dp *otlp.NumberPoint) error { return rows.addSpool(dp, 1) })
 	}
 	return false, nil
 }
 
-func (rows spaceRows) addFilesystem(dp pmetric.NumberDataPoint, part int) error {
+func (rows spaceRows) addFilesystem(dp *otlp.NumberPoint, part int) error {
 	mountpoint, err := stringAttribute(dp, "system.filesystem.mountpoint")
 	if err != nil {
 		return err
@@ -106,20 +106,20 @@ func (rows spaceRows) addFilesystem(dp pmetric.NumberDataPoint, part int) error 
 	if err != nil {
 		return err
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
-	key := filesystemKey{time: dp.Timestamp(), mountpoint: mountpoint}
+	key := filesystemKey{time: dp.Time, mountpoint: mountpoint}
 	draft := rows.filesystems[key]
 	if draft == nil {
 		draft = &filesystemDraft{device: device, fsType: fsType}
 		rows.filesystems[key] = draft
 	}
 	if draft.device != device || draft.fsType != fsType {
-		return fmt.Errorf("mount point %s at %s: points disagree on its device or type (%s %s, %s %s)", mountpoint, dp.Timestamp(), draft.device, draft.fsType, device, fsType)
+		return fmt.Errorf("mount point %s at %s: points disagree on its device or type (%s %s, %s %s)", mountpoint, dp.Time, draft.device, draft.fsType, device, fsType)
 	}
 	if draft.filled[part] {
-		return fmt.Errorf("two points for the same state of %s at %s", mountpoint, dp.Timestamp())
+		return fmt.Errorf("two points for the same state of %s at %s", mountpoint, dp.Time)
 	}
 	if draft.start, err = intervalStart(dp, draft.start); err != nil {
 		return err
@@ -128,21 +128,21 @@ func (rows spaceRows) addFilesystem(dp pmetric.NumberDataPoint, part int) error 
 	return nil
 }
 
-func (rows spaceRows) addSpool(dp pmetric.NumberDataPoint, part int) error {
+func (rows spaceRows) addSpool(dp *otlp.NumberPoint, part int) error {
 	value, err := countValue(dp)
 	if err != nil {
 		return err
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
-	draft := rows.spool[dp.Timestamp()]
+	draft := rows.spool[dp.Time]
 	if draft == nil {
 		draft = &spoolDraft{}
-		rows.spool[dp.Timestamp()] = draft
+		rows.spool[dp.Time] = draft
 	}
 	if draft.filled[part] {
-		return fmt.Errorf("two spool points of one kind at %s", dp.Timestamp())
+		return fmt.Errorf("two spool points of one kind at %s", dp.Time)
 	}
 	if draft.start, err = intervalStart(dp, draft.start); err != nil {
 		return err

@@ -20,7 +20,7 @@ func mapSpace(t *testing.T, filesystems []otlpfixture.Filesystem, spool *[2]int6
 	if change != nil {
 		change(md)
 	}
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		return telemetry.Deep{}, err
 	}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -57,16 +57,16 @@ type fragmentationDraft struct {
 // fragmentationRows keeps, per root, the newest scan in the batch.
 type fragmentationRows map[string]*fragmentationDraft
 
-func (rows fragmentationRows) add(m pmetric.Metric, spec fragmentationMetric) error {
-	return eachPoint(m, level, spec.metric.Unit, func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
+func (rows fragmentationRows) add(m *otlp.Metric, spec fragmentationMetric) error {
+	return eachPoint(m, level, spec.metric.Unit, func(dp *otlp.NumberPoint) error { return rows.addPoint(dp, spec) })
 }
 
-func (rows fragmentationRows) addPoint(dp pmetric.NumberDataPoint, spec fragmentationMetric) error {
+func (rows fragmentationRows) addPoint(dp *otlp.NumberPoint, spec fragmentationMetric) error {
 	root, err := stringAttribute(dp, "spindle.scan.root")
 	if err != nil {
 		return err
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
 	var value int64
@@ -80,15 +80,15 @@ func (rows fragmentationRows) addPoint(dp pmetric.NumberDataPoint, spec fragment
 	}
 	draft := rows[root]
 	switch {
-	case draft == nil || dp.Timestamp() > draft.time:
-		draft = &fragmentationDraft{time: dp.Timestamp(), seen: map[string]bool{}}
+	case draft == nil || dp.Time > draft.time:
+		draft = &fragmentationDraft{time: dp.Time, seen: map[string]bool{}}
 		rows[root] = draft
-	case dp.Timestamp() < draft.time:
+	case dp.Time < draft.time:
 		return nil // an older interval of the same root: the newer scan result wins
 	}
 	if spec.column != fragWorstFile {
 		if draft.filled[spec.column] {
-			return fmt.Errorf("root %s has two %s points at %s", root, spec.metric.Name, dp.Timestamp())
+			return fmt.Errorf("root %s has two %s points at %s", root, spec.metric.Name, dp.Time)
 		}
 		draft.values[spec.column] = value
 		draft.filled[spec.column] = true
@@ -98,7 +98,7 @@ func (rows fragmentationRows) addPoint(dp pmetric.NumberDataPoint, spec fragment
 	if err != nil {
 		return err
 	}
-	size, err := sizeAttribute(dp.Attributes())
+	size, err := sizeAttribute(dp.Attributes)
 	if err != nil {
 		return err
 	}
@@ -115,23 +115,23 @@ func (rows fragmentationRows) addPoint(dp pmetric.NumberDataPoint, spec fragment
 
 // sizeAttribute reads file.size, an int as the semantic conventions define it (a decimal
 // string is accepted too).
-func sizeAttribute(attrs pcommon.Map) (int64, error) {
+func sizeAttribute(attrs otlp.Attributes) (int64, error) {
 	v, ok := attrs.Get("file.size")
 	if !ok {
 		return 0, fmt.Errorf("the point has no file.size attribute")
 	}
 	var size int64
-	switch v.Type() {
+	switch v.Type {
 	case pcommon.ValueTypeInt:
-		size = v.Int()
+		size = v.Int
 	case pcommon.ValueTypeStr:
-		parsed, err := strconv.ParseInt(v.Str(), 10, 64)
+		parsed, err := strconv.ParseInt(v.Str, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("file.size %q is not a whole number of bytes", v.Str())
+			return 0, fmt.Errorf("file.size %q is not a whole number of bytes", v.Str)
 		}
 		size = parsed
 	default:
-		return 0, fmt.Errorf("file.size is a %s; expected an int (bytes)", v.Type())
+		return 0, fmt.Errorf("file.size is a %s; expected an int (bytes)", v.Type)
 	}
 	if size < 0 {
 		return 0, fmt.Errorf("file.size %d is negative", size)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
@@ -62,7 +63,7 @@ func FuzzDecodeAndMap(f *testing.F) {
 		if err != nil {
 			return
 		}
-		sameDigestsAsJSON(t, metrics, enc, request)
+		sameDigestsAsJSON(t, pdataDecode(t, body, enc), enc, request)
 		earliest, latest := now.Add(-bounds.MaxAge), now.Add(bounds.MaxAhead)
 		for _, batch := range request.Batches {
 			for _, row := range batch.DiskIO {
@@ -72,6 +73,22 @@ func FuzzDecodeAndMap(f *testing.F) {
 			}
 		}
 	})
+}
+
+// pdataDecode is the export as pdata decodes it, which Decode must have accepted too.
+func pdataDecode(t *testing.T, body []byte, enc Encoding) pmetric.Metrics {
+	t.Helper()
+	request := pmetricotlp.NewExportRequest()
+	var err error
+	if enc == JSON {
+		err = request.UnmarshalJSON(body)
+	} else {
+		err = request.UnmarshalProto(body)
+	}
+	if err != nil {
+		t.Fatalf("Decode accepted a body pdata refuses: %v", err)
+	}
+	return request.Metrics()
 }
 
 // sameDigestsAsJSON encodes the decoded export in the other encoding, maps it again and holds

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -30,27 +31,32 @@ type latencyKey struct {
 	time              pcommon.Timestamp
 }
 
-type latencyRows map[latencyKey]telemetry.DiskLatencyRow
+// latencyRows holds the histograms in arrival order, indexed by key (a row is too large to
+// sit in a map without an allocation each).
+type latencyRows struct {
+	index map[latencyKey]int
+	list  []telemetry.DiskLatencyRow
+}
 
-func (rows latencyRows) add(m pmetric.Metric) error {
-	name := m.Name()
-	if m.Unit() != "" && m.Unit() != latencyMetric.Unit {
-		return fmt.Errorf("metric %s has unit %q; Spindle expects %q (docs/metrics.md)", name, m.Unit(), latencyMetric.Unit)
+func (rows *latencyRows) add(m *otlp.Metric) error {
+	name := m.Name
+	if m.Unit != "" && m.Unit != latencyMetric.Unit {
+		return fmt.Errorf("metric %s has unit %q; Spindle expects %q (docs/metrics.md)", name, m.Unit, latencyMetric.Unit)
 	}
-	switch m.Type() {
+	switch m.Type {
 	case pmetric.MetricTypeHistogram:
 	case pmetric.MetricTypeExponentialHistogram:
 		return fmt.Errorf("metric %s is an exponential histogram; Spindle stores it with the explicit bounds 2^0 … 2^26 µs (docs/metrics.md): send a Histogram with those bounds", name)
 	default:
 		return fmt.Errorf("metric %s is a %s; Spindle expects a Histogram with delta temporality", name, describe(m))
 	}
-	if t := m.Histogram().AggregationTemporality(); t != pmetric.AggregationTemporalityDelta {
+	if t := m.Temporality; t != pmetric.AggregationTemporalityDelta {
 		return fmt.Errorf("metric %s has %s temporality; Spindle stores per-interval deltas, so export it with delta temporality", name, t)
 	}
-	dps := m.Histogram().DataPoints()
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
+	dps := m.Histograms
+	for i := 0; i < len(dps); i++ {
+		dp := &dps[i]
+		if dp.NoRecordedValue() {
 			continue
 		}
 		if err := rows.addPoint(dp); err != nil {
@@ -60,26 +66,26 @@ func (rows latencyRows) add(m pmetric.Metric) error {
 	return nil
 }
 
-func (rows latencyRows) addPoint(dp pmetric.HistogramDataPoint) error {
-	if err := checkLatencyBounds(dp.ExplicitBounds().AsRaw()); err != nil {
+func (rows *latencyRows) addPoint(dp *otlp.HistogramPoint) error {
+	if err := checkLatencyBounds(dp.ExplicitBounds); err != nil {
 		return err
 	}
-	device, operation, err := latencyOperation(dp.Attributes())
+	device, operation, err := latencyOperation(dp.Attributes)
 	if err != nil {
 		return err
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
-	if dp.StartTimestamp() == 0 || dp.StartTimestamp() >= dp.Timestamp() {
-		return fmt.Errorf("the delta point's interval (start %s, end %s) is missing or empty", dp.StartTimestamp(), dp.Timestamp())
+	if dp.Start == 0 || dp.Start >= dp.Time {
+		return fmt.Errorf("the delta point's interval (start %s, end %s) is missing or empty", dp.Start, dp.Time)
 	}
-	counts := dp.BucketCounts().AsRaw()
+	counts := dp.BucketCounts
 	if len(counts) != telemetry.LatencyBuckets {
 		return fmt.Errorf("the point has %d bucket counts; %d bounds make %d buckets", len(counts), len(latencyMetric.Bounds), telemetry.LatencyBuckets)
 	}
-	row := telemetry.DiskLatencyRow{Time: dp.Timestamp().AsTime().UTC(), Device: device, Operation: operation,
-		IntervalSeconds: time.Duration(dp.Timestamp() - dp.StartTimestamp()).Seconds()}
+	row := telemetry.DiskLatencyRow{Time: dp.Time.AsTime().UTC(), Device: device, Operation: operation,
+		IntervalSeconds: time.Duration(dp.Time - dp.Start).Seconds()}
 	var total uint64
 	for i, c := range counts {
 		if c > math.MaxInt64 || total > math.MaxInt64-c {
@@ -88,22 +94,26 @@ func (rows latencyRows) addPoint(dp pmetric.HistogramDataPoint) error {
 		row.Buckets[i] = int64(c)
 		total += c
 	}
-	if total != dp.Count() {
-		return fmt.Errorf("count is %d but the buckets add up to %d", dp.Count(), total)
+	if total != dp.Count {
+		return fmt.Errorf("count is %d but the buckets add up to %d", dp.Count, total)
 	}
 	row.Operations = int64(total)
-	if !dp.HasSum() {
+	if !dp.HasSum {
 		return fmt.Errorf("the point has no sum; Spindle stores the exact total latency with the buckets")
 	}
-	if s := dp.Sum(); math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+	if s := dp.Sum; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
 		return fmt.Errorf("sum %v is not a finite non-negative number of seconds", s)
 	}
-	row.SumSeconds = dp.Sum()
-	key := latencyKey{device: device, operation: operation, time: dp.Timestamp()}
-	if _, dup := rows[key]; dup {
-		return fmt.Errorf("device %s has two %s histograms at %s", device, operation, dp.Timestamp())
+	row.SumSeconds = dp.Sum
+	key := latencyKey{device: device, operation: operation, time: dp.Time}
+	if _, dup := rows.index[key]; dup {
+		return fmt.Errorf("device %s has two %s histograms at %s", device, operation, dp.Time)
 	}
-	rows[key] = row
+	if rows.index == nil {
+		rows.index = map[latencyKey]int{}
+	}
+	rows.index[key] = len(rows.list)
+	rows.list = append(rows.list, row)
 	return nil
 }
 
@@ -130,10 +140,10 @@ func summariseBounds(bounds []float64) string {
 
 // latencyOperation is read or write (disk.io.direction), or flush / discard
 // (spindle.disk.operation, whose direction is write).
-func latencyOperation(attrs pcommon.Map) (device, operation string, err error) {
+func latencyOperation(attrs otlp.Attributes) (device, operation string, err error) {
 	text := func(key string) (string, bool) {
 		v, ok := attrs.Get(key)
-		return v.Str(), ok && v.Str() != ""
+		return v.Str, ok && v.Str != ""
 	}
 	device, ok := text("system.device")
 	if !ok {
@@ -153,10 +163,10 @@ func latencyOperation(attrs pcommon.Map) (device, operation string, err error) {
 }
 
 // rows returns the histograms ordered by time, device, operation.
-func (rows latencyRows) rows() []telemetry.DiskLatencyRow {
-	out := make([]telemetry.DiskLatencyRow, 0, len(rows))
-	for _, row := range rows {
-		out = append(out, row)
+func (rows *latencyRows) rows() []telemetry.DiskLatencyRow {
+	out := rows.list
+	if out == nil {
+		out = []telemetry.DiskLatencyRow{}
 	}
 	slices.SortFunc(out, func(a, b telemetry.DiskLatencyRow) int {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Device, b.Device), cmp.Compare(a.Operation, b.Operation))

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -53,11 +53,11 @@ type memoryDraft struct {
 
 type memoryRows map[pcommon.Timestamp]*memoryDraft
 
-func (rows memoryRows) add(m pmetric.Metric, spec memoryMetric) error {
-	return eachPoint(m, level, "By", func(dp pmetric.NumberDataPoint) error { return rows.addPoint(dp, spec) })
+func (rows memoryRows) add(m *otlp.Metric, spec memoryMetric) error {
+	return eachPoint(m, level, "By", func(dp *otlp.NumberPoint) error { return rows.addPoint(dp, spec) })
 }
 
-func (rows memoryRows) addPoint(dp pmetric.NumberDataPoint, spec memoryMetric) error {
+func (rows memoryRows) addPoint(dp *otlp.NumberPoint, spec memoryMetric) error {
 	column := spec.column
 	if spec.stateKey != "" {
 		state, err := stringAttribute(dp, spec.stateKey)
@@ -70,20 +70,20 @@ func (rows memoryRows) addPoint(dp pmetric.NumberDataPoint, spec memoryMetric) e
 		}
 		column = known
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
 	value, err := countValue(dp)
 	if err != nil {
 		return err
 	}
-	draft := rows[dp.Timestamp()]
+	draft := rows[dp.Time]
 	if draft == nil {
 		draft = &memoryDraft{}
-		rows[dp.Timestamp()] = draft
+		rows[dp.Time] = draft
 	}
 	if draft.filled[column] {
-		return fmt.Errorf("two points for the same value at %s", dp.Timestamp())
+		return fmt.Errorf("two points for the same value at %s", dp.Time)
 	}
 	draft.values[column] = value
 	draft.filled[column] = true

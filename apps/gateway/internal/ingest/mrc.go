@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -52,8 +53,8 @@ type mrcRows map[mrcKey]*mrcDraft
 
 func isMRCMetric(name string) bool { _, ok := mrcUnits[name]; return ok }
 
-func (r mrcRows) add(m pmetric.Metric) error {
-	return eachPoint(m, level, mrcUnits[m.Name()], func(dp pmetric.NumberDataPoint) error {
+func (r mrcRows) add(m *otlp.Metric) error {
+	return eachPoint(m, level, mrcUnits[m.Name], func(dp *otlp.NumberPoint) error {
 		curve, err := stringAttribute(dp, "spindle.mrc.curve")
 		if err != nil {
 			return err
@@ -61,8 +62,8 @@ func (r mrcRows) add(m pmetric.Metric) error {
 		if !mrcCurves[curve] {
 			return fmt.Errorf("spindle.mrc.curve %q is not page_cache, read_cache or block", curve)
 		}
-		scopeValue, _ := dp.Attributes().Get("spindle.mrc.scope")
-		scope := scopeValue.Str()
+		scopeValue, _ := dp.Attributes.Get("spindle.mrc.scope")
+		scope := scopeValue.Str
 		switch {
 		case curve == "page_cache" && scope != "":
 			return fmt.Errorf("a page_cache curve has no scope, got spindle.mrc.scope %q", scope)
@@ -71,24 +72,24 @@ func (r mrcRows) add(m pmetric.Metric) error {
 		case len(scope) > maxMRCScopeLength:
 			return fmt.Errorf("spindle.mrc.scope is %d characters; at most %d", len(scope), maxMRCScopeLength)
 		}
-		key := mrcKey{time: dp.Timestamp(), curve: curve, scope: scope}
+		key := mrcKey{time: dp.Time, curve: curve, scope: scope}
 		draft := r[key]
 		if draft == nil {
 			draft = &mrcDraft{points: map[int64]float64{}}
 			r[key] = draft
 		}
-		return draft.add(m.Name(), dp)
+		return draft.add(m.Name, dp)
 	})
 }
 
-func (d *mrcDraft) add(name string, dp pmetric.NumberDataPoint) error {
+func (d *mrcDraft) add(name string, dp *otlp.NumberPoint) error {
 	value, err := finiteValue(dp)
 	if err != nil {
 		return err
 	}
 	switch name {
 	case mrcHitRatio:
-		size, err := mrcSize(dp.Attributes())
+		size, err := mrcSize(dp.Attributes)
 		if err != nil {
 			return err
 		}
@@ -120,22 +121,22 @@ func (d *mrcDraft) add(name string, dp pmetric.NumberDataPoint) error {
 }
 
 // mrcSize reads spindle.mrc.size_bytes, an int attribute.
-func mrcSize(attrs pcommon.Map) (int64, error) {
+func mrcSize(attrs otlp.Attributes) (int64, error) {
 	v, ok := attrs.Get("spindle.mrc.size_bytes")
-	if !ok || v.Type() != pcommon.ValueTypeInt {
+	if !ok || v.Type != pcommon.ValueTypeInt {
 		return 0, fmt.Errorf("the hit-ratio point has no int spindle.mrc.size_bytes attribute")
 	}
-	if v.Int() <= 0 {
-		return 0, fmt.Errorf("spindle.mrc.size_bytes %d is not a positive size", v.Int())
+	if v.Int <= 0 {
+		return 0, fmt.Errorf("spindle.mrc.size_bytes %d is not a positive size", v.Int)
 	}
-	return v.Int(), nil
+	return v.Int, nil
 }
 
-func finiteValue(dp pmetric.NumberDataPoint) (float64, error) {
-	if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
-		return float64(dp.IntValue()), nil
+func finiteValue(dp *otlp.NumberPoint) (float64, error) {
+	if dp.ValueType == pmetric.NumberDataPointValueTypeInt {
+		return float64(dp.Int), nil
 	}
-	v := dp.DoubleValue()
+	v := dp.Double
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("value %v is not a finite number", v)
 	}

@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // AgentCredentialAttribute carries an agent's own credential in each ResourceMetrics it sends
@@ -12,35 +15,34 @@ import (
 // resource; it is never logged or stored.
 const AgentCredentialAttribute = "spindle.agent.credential"
 
-// TakeAgentCredential removes the agent credential from a resource and returns it ("" when the
-// resource carries none, or carries something other than a string).
-func TakeAgentCredential(resource pcommon.Resource) string {
-	attrs := resource.Attributes()
-	v, ok := attrs.Get(AgentCredentialAttribute)
+// TakeAgentCredential removes the agent credential from a resource's attributes and returns it
+// ("" when the resource carries none, or carries something other than a string).
+func TakeAgentCredential(resource *otlp.Attributes) string {
+	v, ok := resource.Get(AgentCredentialAttribute)
 	if !ok {
 		return ""
 	}
 	secret := ""
-	if v.Type() == pcommon.ValueTypeStr {
-		secret = v.Str()
+	if v.Type == pcommon.ValueTypeStr {
+		secret = v.Str
 	}
-	attrs.Remove(AgentCredentialAttribute)
+	// Removed from a copy: the attributes may share their backing array with other resources'.
+	*resource = slices.Clone(*resource)
+	resource.Remove(AgentCredentialAttribute)
 	return secret
 }
 
 // SplitResources returns one export per ResourceMetrics, so each can be bounded and mapped on
 // its own: in a relayed request one agent's bad batch must not cost the others theirs.
-func SplitResources(md pmetric.Metrics) []pmetric.Metrics {
-	resources := md.ResourceMetrics()
-	out := make([]pmetric.Metrics, resources.Len())
+func SplitResources(md *otlp.Metrics) []*otlp.Metrics {
+	out := make([]*otlp.Metrics, len(md.ResourceMetrics))
 	for i := range out {
-		out[i] = pmetric.NewMetrics()
-		resources.At(i).CopyTo(out[i].ResourceMetrics().AppendEmpty())
+		out[i] = &otlp.Metrics{ResourceMetrics: md.ResourceMetrics[i : i+1 : i+1]}
 	}
 	return out
 }
 
 // PointCount is how many data points an export holds (a refusal's rejected_data_points).
-func PointCount(md pmetric.Metrics) int64 {
-	return int64(md.DataPointCount())
+func PointCount(md *otlp.Metrics) int64 {
+	return int64(md.PointCount())
 }

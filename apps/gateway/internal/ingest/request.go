@@ -3,8 +3,7 @@ package ingest
 import (
 	"fmt"
 
-	"go.opentelemetry.io/collector/pdata/pmetric"
-
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -18,11 +17,10 @@ type Request struct {
 
 // Map validates a decoded export and maps it onto rows. It is all or nothing: any invalid point
 // fails the whole request, so a rejected batch never writes a row.
-func Map(md pmetric.Metrics) (Request, error) {
+func Map(md *otlp.Metrics) (Request, error) {
 	request := Request{IgnoredPoints: map[string]int{}}
-	resources := md.ResourceMetrics()
-	for i := 0; i < resources.Len(); i++ {
-		batch, err := mapResource(resources.At(i), request.IgnoredPoints)
+	for i := range md.ResourceMetrics {
+		batch, err := mapResource(&md.ResourceMetrics[i], request.IgnoredPoints)
 		if err != nil {
 			return Request{}, fmt.Errorf("resource metrics %d: %w", i, err)
 		}
@@ -31,8 +29,8 @@ func Map(md pmetric.Metrics) (Request, error) {
 	return request, nil
 }
 
-func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.Batch, error) {
-	seq, err := batchSeq(rm.Resource())
+func mapResource(rm *otlp.ResourceMetrics, ignored map[string]int) (telemetry.Batch, error) {
+	seq, err := batchSeq(rm.Resource)
 	if err != nil {
 		return telemetry.Batch{}, err
 	}
@@ -46,27 +44,26 @@ func mapResource(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.
 }
 
 // mapRows maps one ResourceMetrics in the agent's shape onto rows; the caller sets the sequence.
-func mapRows(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.Batch, error) {
+func mapRows(rm *otlp.ResourceMetrics, ignored map[string]int) (telemetry.Batch, error) {
 	disk := diskRows{}
 	memory := memoryRows{}
 	deep := newDeepRows()
 	curves := mrcRows{}
-	scopes := rm.ScopeMetrics()
-	for s := 0; s < scopes.Len(); s++ {
-		metrics := scopes.At(s).Metrics()
-		for m := 0; m < metrics.Len(); m++ {
-			metric := metrics.At(m)
+	for s := range rm.ScopeMetrics {
+		metrics := rm.ScopeMetrics[s].Metrics
+		for m := range metrics {
+			metric := &metrics[m]
 			var err error
-			if spec, ok := diskMetrics[metric.Name()]; ok {
+			if spec, ok := diskMetrics[metric.Name]; ok {
 				err = disk.add(metric, spec)
-			} else if spec, ok := memoryMetrics[metric.Name()]; ok {
+			} else if spec, ok := memoryMetrics[metric.Name]; ok {
 				err = memory.add(metric, spec)
-			} else if isMRCMetric(metric.Name()) {
+			} else if isMRCMetric(metric.Name) {
 				err = curves.add(metric)
 			} else if known, deepErr := deep.add(metric); known {
 				err = deepErr
 			} else {
-				ignored[metric.Name()] += dataPointCount(metric)
+				ignored[metric.Name] += metric.PointCount()
 			}
 			if err != nil {
 				return telemetry.Batch{}, err
@@ -85,29 +82,13 @@ func mapRows(rm pmetric.ResourceMetrics, ignored map[string]int) (telemetry.Batc
 	if err != nil {
 		return telemetry.Batch{}, err
 	}
-	if deepOut.Capabilities, err = capabilities(rm.Resource()); err != nil {
+	if deepOut.Capabilities, err = capabilities(rm.Resource); err != nil {
 		return telemetry.Batch{}, err
 	}
 	missRatioCurves, err := curves.rows()
 	if err != nil {
 		return telemetry.Batch{}, err
 	}
-	return telemetry.Batch{Host: hostInfo(rm.Resource()), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut,
+	return telemetry.Batch{Host: hostInfo(rm.Resource), DiskIO: diskIO, Memory: memoryRowsOut, Deep: deepOut,
 		MissRatioCurves: missRatioCurves}, nil
-}
-
-func dataPointCount(m pmetric.Metric) int {
-	switch m.Type() {
-	case pmetric.MetricTypeGauge:
-		return m.Gauge().DataPoints().Len()
-	case pmetric.MetricTypeSum:
-		return m.Sum().DataPoints().Len()
-	case pmetric.MetricTypeHistogram:
-		return m.Histogram().DataPoints().Len()
-	case pmetric.MetricTypeExponentialHistogram:
-		return m.ExponentialHistogram().DataPoints().Len()
-	case pmetric.MetricTypeSummary:
-		return m.Summary().DataPoints().Len()
-	}
-	return 0
 }

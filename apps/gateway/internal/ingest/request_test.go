@@ -35,7 +35,7 @@ func sample(seq int64) otlpfixture.Sample {
 }
 
 func TestMapConvertsAnAgentExportToWideRows(t *testing.T) {
-	request, err := Map(otlpfixture.Build(sample(7)))
+	request, err := mapPdata(otlpfixture.Build(sample(7)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestMapConvertsAnAgentExportToWideRows(t *testing.T) {
 func TestMapGroupsPointsByDeviceAndTime(t *testing.T) {
 	s := sample(1)
 	s.Disks = append(s.Disks, otlpfixture.Disk{Device: "nvme0n1", ReadOps: 9})
-	request, err := Map(otlpfixture.Build(s))
+	request, err := mapPdata(otlpfixture.Build(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestMapCountsUnknownMetricsAndKeepsTheRest(t *testing.T) {
 	future.SetName("spindle.cache.hits")
 	future.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(5)
 	future.Gauge().DataPoints().AppendEmpty().SetIntValue(6)
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestMapAcceptsUpDownCounterLevels(t *testing.T) {
 	sum := usage.SetEmptySum()
 	sum.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
 	points.CopyTo(sum.DataPoints())
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestMapRejectsInvalidBatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			md := otlpfixture.Build(sample(1), sample(2))
 			tt.change(md)
-			_, err := Map(md)
+			_, err := mapPdata(md)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want one containing %q", err, tt.want)
 			}
@@ -214,7 +214,7 @@ func TestDecodeReportsWhatIsWrong(t *testing.T) {
 		t.Error("truncated JSON decoded without error")
 	}
 	md, err := Decode(otlpfixture.JSON(otlpfixture.Build(sample(3))), JSON)
-	if err != nil || md.ResourceMetrics().Len() != 1 {
+	if err != nil || len(md.ResourceMetrics) != 1 {
 		t.Fatalf("JSON round trip: %v", err)
 	}
 }

@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -15,28 +17,30 @@ const BatchSeqAttribute = "spindle.batch.seq"
 // are cut rather than rejected: a verbose os.description must not cost a batch of telemetry.
 const maxHostFieldRunes = 255
 
-func batchSeq(resource pcommon.Resource) (int64, error) {
-	v, ok := resource.Attributes().Get(BatchSeqAttribute)
+func batchSeq(resource otlp.Attributes) (int64, error) {
+	v, ok := resource.Get(BatchSeqAttribute)
 	if !ok {
 		return 0, fmt.Errorf("resource attribute %s is missing: every ResourceMetrics must carry the agent's batch sequence number (int >= 1)", BatchSeqAttribute)
 	}
-	if v.Type() != pcommon.ValueTypeInt {
-		return 0, fmt.Errorf("resource attribute %s is a %s; it must be an int >= 1", BatchSeqAttribute, v.Type())
+	if v.Type != pcommon.ValueTypeInt {
+		return 0, fmt.Errorf("resource attribute %s is a %s; it must be an int >= 1", BatchSeqAttribute, v.Type)
 	}
-	if v.Int() < 1 {
-		return 0, fmt.Errorf("resource attribute %s is %d; it must be >= 1", BatchSeqAttribute, v.Int())
+	if v.Int < 1 {
+		return 0, fmt.Errorf("resource attribute %s is %d; it must be >= 1", BatchSeqAttribute, v.Int)
 	}
-	return v.Int(), nil
+	return v.Int, nil
 }
 
-func hostInfo(resource pcommon.Resource) telemetry.HostInfo {
-	attrs := resource.Attributes()
+func hostInfo(resource otlp.Attributes) telemetry.HostInfo {
 	text := func(key string) string {
-		v, ok := attrs.Get(key)
+		v, ok := resource.Get(key)
 		if !ok {
 			return ""
 		}
-		runes := []rune(v.Str())
+		if utf8.ValidString(v.Str) && utf8.RuneCountInString(v.Str) <= maxHostFieldRunes {
+			return v.Str // what the rune round trip below would give, without copying
+		}
+		runes := []rune(v.Str)
 		if len(runes) > maxHostFieldRunes {
 			runes = runes[:maxHostFieldRunes]
 		}

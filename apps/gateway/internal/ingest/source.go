@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // A Collector as a source (docs/agent-protocol.md, "OpenTelemetry Collector as a source"): a
@@ -73,20 +75,19 @@ type sourcePoint struct {
 // SourcePlan is a validated Collector-source export of one server, before the series' stored
 // points turn its counters into deltas.
 type SourcePlan struct {
-	resource      pcommon.Resource
+	resource      otlp.Attributes
 	points        []sourcePoint
 	IgnoredPoints map[string]int
 }
 
 // IsSourceExport reports whether an export comes from a Collector source: it has resources and
 // none carries spindle.batch.seq. An export where only some do goes to Map, which refuses it.
-func IsSourceExport(md pmetric.Metrics) bool {
-	resources := md.ResourceMetrics()
-	if resources.Len() == 0 {
+func IsSourceExport(md *otlp.Metrics) bool {
+	if len(md.ResourceMetrics) == 0 {
 		return false
 	}
-	for i := 0; i < resources.Len(); i++ {
-		if _, ok := resources.At(i).Resource().Attributes().Get(BatchSeqAttribute); ok {
+	for i := range md.ResourceMetrics {
+		if _, ok := md.ResourceMetrics[i].Resource.Get(BatchSeqAttribute); ok {
 			return false
 		}
 	}
@@ -96,25 +97,24 @@ func IsSourceExport(md pmetric.Metrics) bool {
 // PlanSource validates a Collector-source export: every known metric's type, unit and attributes.
 // All ResourceMetrics must describe the one server the credential names; their resource
 // attributes are taken from the first.
-func PlanSource(md pmetric.Metrics) (*SourcePlan, error) {
-	plan := &SourcePlan{resource: pcommon.NewResource(), IgnoredPoints: map[string]int{}}
-	resources := md.ResourceMetrics()
-	if resources.Len() > 0 {
-		resources.At(0).Resource().CopyTo(plan.resource)
+func PlanSource(md *otlp.Metrics) (*SourcePlan, error) {
+	plan := &SourcePlan{IgnoredPoints: map[string]int{}}
+	if len(md.ResourceMetrics) > 0 {
+		plan.resource = md.ResourceMetrics[0].Resource
 	}
-	for r := 0; r < resources.Len(); r++ {
-		scopes := resources.At(r).ScopeMetrics()
-		for s := 0; s < scopes.Len(); s++ {
-			metrics := scopes.At(s).Metrics()
-			for m := 0; m < metrics.Len(); m++ {
-				metric := metrics.At(m)
-				spec, ok := sourceMetrics[metric.Name()]
+	for r := range md.ResourceMetrics {
+		scopes := md.ResourceMetrics[r].ScopeMetrics
+		for s := range scopes {
+			metrics := scopes[s].Metrics
+			for m := range metrics {
+				metric := &metrics[m]
+				spec, ok := sourceMetrics[metric.Name]
 				if !ok {
-					plan.IgnoredPoints[metric.Name()] += dataPointCount(metric)
+					plan.IgnoredPoints[metric.Name] += metric.PointCount()
 					continue
 				}
 				if err := plan.add(metric, spec); err != nil {
-					return nil, fmt.Errorf("resource metrics %d: metric %s: %w", r, metric.Name(), err)
+					return nil, fmt.Errorf("resource metrics %d: metric %s: %w", r, metric.Name, err)
 				}
 			}
 		}
@@ -122,30 +122,30 @@ func PlanSource(md pmetric.Metrics) (*SourcePlan, error) {
 	return plan, nil
 }
 
-func (p *SourcePlan) add(m pmetric.Metric, spec sourceMetric) error {
-	if !slices.Contains(spec.units, m.Unit()) {
-		return fmt.Errorf("unit %q; expected %q (hostmetrics' metadata.yaml)", m.Unit(), spec.units[0])
+func (p *SourcePlan) add(m *otlp.Metric, spec sourceMetric) error {
+	if !slices.Contains(spec.units, m.Unit) {
+		return fmt.Errorf("unit %q; expected %q (hostmetrics' metadata.yaml)", m.Unit, spec.units[0])
 	}
-	var dps pmetric.NumberDataPointSlice
+	var dps []otlp.NumberPoint
 	switch {
-	case spec.counter && m.Type() == pmetric.MetricTypeSum && m.Sum().IsMonotonic() &&
-		m.Sum().AggregationTemporality() == pmetric.AggregationTemporalityCumulative:
-		dps = m.Sum().DataPoints()
+	case spec.counter && m.Type == pmetric.MetricTypeSum && m.Monotonic &&
+		m.Temporality == pmetric.AggregationTemporalityCumulative:
+		dps = m.Numbers
 	case spec.counter:
 		return fmt.Errorf("is a %s, but %s is missing: an agent's export must carry its batch sequence, and a Collector source (no sequence) must send counters as cumulative monotonic Sums", describe(m), BatchSeqAttribute)
-	case m.Type() == pmetric.MetricTypeGauge:
-		dps = m.Gauge().DataPoints()
-	case m.Type() == pmetric.MetricTypeSum && !m.Sum().IsMonotonic():
-		dps = m.Sum().DataPoints()
+	case m.Type == pmetric.MetricTypeGauge:
+		dps = m.Numbers
+	case m.Type == pmetric.MetricTypeSum && !m.Monotonic:
+		dps = m.Numbers
 	default:
 		return fmt.Errorf("is a %s; expected a Gauge or a non-monotonic Sum", describe(m))
 	}
-	for i := 0; i < dps.Len(); i++ {
-		dp := dps.At(i)
-		if dp.Flags().NoRecordedValue() {
+	for i := 0; i < len(dps); i++ {
+		dp := &dps[i]
+		if dp.NoRecordedValue() {
 			continue
 		}
-		point, err := newSourcePoint(m.Name(), spec, dp)
+		point, err := newSourcePoint(m.Name, spec, dp)
 		if err != nil {
 			return fmt.Errorf("point %d: %w", i, err)
 		}
@@ -154,23 +154,23 @@ func (p *SourcePlan) add(m pmetric.Metric, spec sourceMetric) error {
 	return nil
 }
 
-func newSourcePoint(name string, spec sourceMetric, dp pmetric.NumberDataPoint) (sourcePoint, error) {
-	point := sourcePoint{spec: spec, start: dp.StartTimestamp(), time: dp.Timestamp()}
+func newSourcePoint(name string, spec sourceMetric, dp *otlp.NumberPoint) (sourcePoint, error) {
+	point := sourcePoint{spec: spec, start: dp.Start, time: dp.Time}
 	if point.time == 0 {
 		return point, fmt.Errorf("the point has no timestamp")
 	}
 	if spec.counter && point.start == 0 {
 		return point, fmt.Errorf("the cumulative point has no start time, so a restart could not be told from a reset")
 	}
-	switch dp.ValueType() {
+	switch dp.ValueType {
 	case pmetric.NumberDataPointValueTypeInt:
-		point.i = dp.IntValue()
+		point.i = dp.Int
 	case pmetric.NumberDataPointValueTypeDouble:
-		point.isDouble, point.d = true, dp.DoubleValue()
+		point.isDouble, point.d = true, dp.Double
 	default:
 		return point, fmt.Errorf("the point has no value")
 	}
-	attrs := dp.Attributes()
+	attrs := dp.Attributes
 	either := func(short, long string) string {
 		if v, ok := attrs.Get(long); ok {
 			return v.AsString()
@@ -208,12 +208,11 @@ func newSourcePoint(name string, spec sourceMetric, dp pmetric.NumberDataPoint) 
 
 // seriesKey names a series: the metric and every point attribute, sorted, so the same series
 // has the same key however an encoder orders the attributes.
-func seriesKey(name string, attrs pcommon.Map) string {
-	pairs := make([]string, 0, attrs.Len())
-	attrs.Range(func(k string, v pcommon.Value) bool {
-		pairs = append(pairs, k+"="+v.AsString())
-		return true
-	})
+func seriesKey(name string, attrs otlp.Attributes) string {
+	pairs := make([]string, 0, len(attrs))
+	for _, kv := range attrs {
+		pairs = append(pairs, kv.Key+"="+kv.Value.AsString())
+	}
 	slices.Sort(pairs)
 	return name + "{" + strings.Join(pairs, ",") + "}"
 }

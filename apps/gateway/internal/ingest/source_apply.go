@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -184,49 +185,46 @@ func sumDevices(points []sourcePoint) ([]sourcePoint, error) {
 // agentShape writes the kept points as the agent would have sent them: counters as delta Sums,
 // levels as Gauges, under the agent's names, units and attributes. A source reports no
 // spindle.agent.capabilities, so the server shows every eBPF and agent-only capability missing.
-func (p *SourcePlan) agentShape(points []sourcePoint) pmetric.ResourceMetrics {
-	rm := pmetric.NewResourceMetrics()
-	p.resource.CopyTo(rm.Resource())
-	if _, ok := rm.Resource().Attributes().Get(CapabilitiesAttribute); !ok {
-		rm.Resource().Attributes().PutEmptySlice(CapabilitiesAttribute)
+func (p *SourcePlan) agentShape(points []sourcePoint) *otlp.ResourceMetrics {
+	rm := &otlp.ResourceMetrics{Resource: p.resource}
+	if _, ok := rm.Resource.Get(CapabilitiesAttribute); !ok {
+		rm.Resource = append(slices.Clip(rm.Resource), otlp.KeyValue{Key: CapabilitiesAttribute, Value: otlp.SliceValue([]otlp.Value{})})
 	}
-	metrics := rm.ScopeMetrics().AppendEmpty().Metrics()
-	byTarget := map[string]pmetric.NumberDataPointSlice{}
+	var metrics []otlp.Metric
+	byTarget := map[string]int{} // index in metrics
 	for _, point := range points {
-		dps, ok := byTarget[point.spec.target]
+		i, ok := byTarget[point.spec.target]
 		if !ok {
-			m := metrics.AppendEmpty()
-			m.SetName(point.spec.target)
-			m.SetUnit(agentUnit(point.spec.target))
+			m := otlp.Metric{Name: point.spec.target, Unit: agentUnit(point.spec.target), Type: pmetric.MetricTypeGauge}
 			if point.spec.counter {
-				m.SetEmptySum().SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
-				m.Sum().SetIsMonotonic(true)
-				dps = m.Sum().DataPoints()
-			} else {
-				dps = m.SetEmptyGauge().DataPoints()
+				m.Type, m.Temporality, m.Monotonic = pmetric.MetricTypeSum, pmetric.AggregationTemporalityDelta, true
 			}
-			byTarget[point.spec.target] = dps
+			i = len(metrics)
+			metrics = append(metrics, m)
+			byTarget[point.spec.target] = i
 		}
-		dp := dps.AppendEmpty()
+		dp := otlp.NumberPoint{Time: point.time, ValueType: pmetric.NumberDataPointValueTypeInt, Int: point.i}
 		if point.spec.counter {
-			dp.SetStartTimestamp(point.start)
+			dp.Start = point.start
 		}
-		dp.SetTimestamp(point.time)
 		if point.isDouble {
-			dp.SetDoubleValue(point.d)
-		} else {
-			dp.SetIntValue(point.i)
+			dp.ValueType, dp.Int, dp.Double = pmetric.NumberDataPointValueTypeDouble, 0, point.d
+		}
+		str := func(key, value string) otlp.KeyValue {
+			return otlp.KeyValue{Key: key, Value: otlp.Value{Type: pcommon.ValueTypeStr, Str: value}}
 		}
 		if point.device != "" {
-			dp.Attributes().PutStr(deviceAttribute, point.device)
+			dp.Attributes = append(dp.Attributes, str(deviceAttribute, point.device))
 		}
 		if point.direction != "" {
-			dp.Attributes().PutStr("disk.io.direction", point.direction)
+			dp.Attributes = append(dp.Attributes, str("disk.io.direction", point.direction))
 		}
 		if point.state != "" {
-			dp.Attributes().PutStr(point.spec.stateKey, point.state)
+			dp.Attributes = append(dp.Attributes, str(point.spec.stateKey, point.state))
 		}
+		metrics[i].Numbers = append(metrics[i].Numbers, dp)
 	}
+	rm.ScopeMetrics = []otlp.ScopeMetrics{{Metrics: metrics}}
 	return rm
 }
 

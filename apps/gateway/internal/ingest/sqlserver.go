@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
 )
 
@@ -44,10 +44,10 @@ type sqlServerDraft struct {
 type sqlServerRows map[sqlServerKey]*sqlServerDraft
 
 // add maps m if it is a SQL Server metric; ok is false for any other name.
-func (rows sqlServerRows) add(m pmetric.Metric) (ok bool, err error) {
-	switch m.Name() {
+func (rows sqlServerRows) add(m *otlp.Metric) (ok bool, err error) {
+	switch m.Name {
 	case sqlServerBatchesMetric.Name:
-		return true, eachPoint(m, deltaCounter, sqlServerBatchesMetric.Unit, func(dp pmetric.NumberDataPoint) error {
+		return true, eachPoint(m, deltaCounter, sqlServerBatchesMetric.Unit, func(dp *otlp.NumberPoint) error {
 			v, err := countValue(dp)
 			if err != nil {
 				return err
@@ -59,7 +59,7 @@ func (rows sqlServerRows) add(m pmetric.Metric) (ok bool, err error) {
 			})
 		})
 	case sqlServerHitRatioMetric.Name:
-		return true, eachPoint(m, level, sqlServerHitRatioMetric.Unit, func(dp pmetric.NumberDataPoint) error {
+		return true, eachPoint(m, level, sqlServerHitRatioMetric.Unit, func(dp *otlp.NumberPoint) error {
 			v, err := ratioValue(dp)
 			if err != nil {
 				return err
@@ -71,7 +71,7 @@ func (rows sqlServerRows) add(m pmetric.Metric) (ok bool, err error) {
 			})
 		})
 	case sqlServerLifeMetric.Name:
-		return true, eachPoint(m, level, sqlServerLifeMetric.Unit, func(dp pmetric.NumberDataPoint) error {
+		return true, eachPoint(m, level, sqlServerLifeMetric.Unit, func(dp *otlp.NumberPoint) error {
 			v, err := countValue(dp)
 			if err != nil {
 				return err
@@ -88,7 +88,7 @@ func (rows sqlServerRows) add(m pmetric.Metric) (ok bool, err error) {
 
 // set finds the point's row and lets fill store the value; fill reports whether the row
 // already had one (two points for one instance, metric and time are refused).
-func (rows sqlServerRows) set(dp pmetric.NumberDataPoint, what string, fill func(*sqlServerDraft) (already bool)) error {
+func (rows sqlServerRows) set(dp *otlp.NumberPoint, what string, fill func(*sqlServerDraft) (already bool)) error {
 	instance, err := stringAttribute(dp, sqlServerInstanceAttribute)
 	if err != nil {
 		return err
@@ -96,10 +96,10 @@ func (rows sqlServerRows) set(dp pmetric.NumberDataPoint, what string, fill func
 	if len(instance) > 128 {
 		return fmt.Errorf("SQL Server instance name %.40q… is longer than 128 characters", instance)
 	}
-	if dp.Timestamp() == 0 {
+	if dp.Time == 0 {
 		return fmt.Errorf("the point has no timestamp")
 	}
-	key := sqlServerKey{time: dp.Timestamp(), instance: instance}
+	key := sqlServerKey{time: dp.Time, instance: instance}
 	draft := rows[key]
 	if draft == nil {
 		draft = &sqlServerDraft{}
@@ -109,13 +109,13 @@ func (rows sqlServerRows) set(dp pmetric.NumberDataPoint, what string, fill func
 		return err
 	}
 	if fill(draft) {
-		return fmt.Errorf("two %s points for instance %s at %s", what, instance, dp.Timestamp())
+		return fmt.Errorf("two %s points for instance %s at %s", what, instance, dp.Time)
 	}
 	return nil
 }
 
 // ratioValue reads a share between 0 and 1.
-func ratioValue(dp pmetric.NumberDataPoint) (float64, error) {
+func ratioValue(dp *otlp.NumberPoint) (float64, error) {
 	v, err := floatValue(dp)
 	if err != nil {
 		return 0, err

@@ -18,7 +18,7 @@ func mapSQLServer(t *testing.T, change func(md pmetric.Metrics), instances ...ot
 	if change != nil {
 		change(md)
 	}
-	request, err := Map(md)
+	request, err := mapPdata(md)
 	if err != nil {
 		return telemetry.Deep{}, err
 	}

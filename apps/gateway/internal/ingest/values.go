@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
 )
 
 // Values are checked here once: telemetry columns are non-negative integers, and a float that
@@ -13,9 +15,9 @@ import (
 const maxExactInt64Float = float64(math.MaxInt64)
 
 // countValue reads a non-negative count (operations, bytes) from an int or double point.
-func countValue(dp pmetric.NumberDataPoint) (int64, error) {
-	if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
-		v := dp.IntValue()
+func countValue(dp *otlp.NumberPoint) (int64, error) {
+	if dp.ValueType == pmetric.NumberDataPointValueTypeInt {
+		v := dp.Int
 		if v < 0 {
 			return 0, fmt.Errorf("value %d is negative", v)
 		}
@@ -25,9 +27,9 @@ func countValue(dp pmetric.NumberDataPoint) (int64, error) {
 }
 
 // millisFromSecondsValue reads a duration sent in seconds (OTLP unit "s") as whole milliseconds.
-func millisFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
-	if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
-		v := dp.IntValue()
+func millisFromSecondsValue(dp *otlp.NumberPoint) (int64, error) {
+	if dp.ValueType == pmetric.NumberDataPointValueTypeInt {
+		v := dp.Int
 		if v < 0 {
 			return 0, fmt.Errorf("value %d is negative", v)
 		}
@@ -39,11 +41,11 @@ func millisFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
 	return roundedNonNegative(dp, 1000)
 }
 
-func roundedNonNegative(dp pmetric.NumberDataPoint, scale float64) (int64, error) {
-	if dp.ValueType() != pmetric.NumberDataPointValueTypeDouble {
+func roundedNonNegative(dp *otlp.NumberPoint, scale float64) (int64, error) {
+	if dp.ValueType != pmetric.NumberDataPointValueTypeDouble {
 		return 0, fmt.Errorf("the point has no value")
 	}
-	v := dp.DoubleValue()
+	v := dp.Double
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("value %v is not a finite number", v)
 	}
@@ -58,9 +60,9 @@ func roundedNonNegative(dp pmetric.NumberDataPoint, scale float64) (int64, error
 }
 
 // microsFromSecondsValue reads a duration sent in seconds (OTLP unit "s") as whole microseconds.
-func microsFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
-	if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
-		v := dp.IntValue()
+func microsFromSecondsValue(dp *otlp.NumberPoint) (int64, error) {
+	if dp.ValueType == pmetric.NumberDataPointValueTypeInt {
+		v := dp.Int
 		if v < 0 {
 			return 0, fmt.Errorf("value %d is negative", v)
 		}
@@ -73,12 +75,12 @@ func microsFromSecondsValue(dp pmetric.NumberDataPoint) (int64, error) {
 }
 
 // floatValue reads a point's value as a float, from an int or a double point.
-func floatValue(dp pmetric.NumberDataPoint) (float64, error) {
-	switch dp.ValueType() {
+func floatValue(dp *otlp.NumberPoint) (float64, error) {
+	switch dp.ValueType {
 	case pmetric.NumberDataPointValueTypeDouble:
-		return dp.DoubleValue(), nil
+		return dp.Double, nil
 	case pmetric.NumberDataPointValueTypeInt:
-		return float64(dp.IntValue()), nil
+		return float64(dp.Int), nil
 	}
 	return 0, fmt.Errorf("the point has no value")
 }

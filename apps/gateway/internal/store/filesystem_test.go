@@ -18,7 +18,11 @@ func spaceBatch(t *testing.T, seq int64, end time.Time, filesystems []otlpfixtur
 	s := otlpfixture.Sample{Seq: seq, Start: end.Add(-10 * time.Second), End: end}
 	md := otlpfixture.Build(s)
 	otlpfixture.AddSpace(md, 0, s, filesystems, &spool)
-	request, err := ingest.Map(md)
+	decoded, err := ingest.Decode(otlpfixture.Proto(md), ingest.Protobuf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request, err := ingest.Map(decoded)
 	if err != nil {
 		t.Fatal(err)
 	}
