@@ -70,6 +70,7 @@ func pressureColumn(dp pmetric.NumberDataPoint) (int, error) {
 type deepRows struct {
 	counters      counterRows
 	latency       latencyRows
+	untimed       untimedRows
 	fragmentation fragmentationRows
 	accel         accelRows
 	writeOptFiles writeOptFileRows
@@ -78,7 +79,7 @@ type deepRows struct {
 }
 
 func newDeepRows() deepRows {
-	return deepRows{counters: counterRows{}, latency: latencyRows{}, fragmentation: fragmentationRows{},
+	return deepRows{counters: counterRows{}, latency: latencyRows{}, untimed: untimedRows{}, fragmentation: fragmentationRows{},
 		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows(), sqlServer: sqlServerRows{}}
 }
 
@@ -90,6 +91,9 @@ func (d deepRows) add(m pmetric.Metric) (ok bool, err error) {
 	}
 	if name == latencyMetric.Name {
 		return true, d.latency.add(m)
+	}
+	if name == untimedMetric.Name {
+		return true, d.untimed.add(m)
 	}
 	if spec, found := fragmentationMetrics[name]; found {
 		return true, d.fragmentation.add(m, spec)
@@ -160,6 +164,9 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	})
 	slices.SortFunc(out.Pressure, func(a, b telemetry.PressureRow) int { return a.Time.Compare(b.Time) })
 	out.DiskLatency = d.latency.rows()
+	if out.DiskUntimed, err = d.untimed.rows(d.latency); err != nil {
+		return telemetry.Deep{}, err
+	}
 	if out.Fragmentation, err = d.fragmentation.rows(); err != nil {
 		return telemetry.Deep{}, err
 	}
