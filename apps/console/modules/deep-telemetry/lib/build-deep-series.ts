@@ -64,11 +64,11 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
   const basisOf = new Map(basis.map((row) => [`${row.device}\u0000${row.operation}`, row]));
   for (const [key, group] of groupBy(rows, (row) => `${row.device}\u0000${row.operation}`)) {
     const { device, operation } = group[0]!;
-    const counted = basisOf.get(key);
-    basisOf.delete(key);
     const merged = mergeLatencyBuckets(group.map((row) => row.buckets));
     const operations = group.reduce((sum, row) => sum + row.operations, 0);
-    if (operations === 0) continue;
+    if (operations === 0) continue; // untimed I/Os alone, if any, are listed below
+    const counted = basisOf.get(key);
+    basisOf.delete(key);
     const sumSeconds = group.reduce((sum, row) => sum + row.sum_seconds, 0);
     const series: LatencySeries = {
       device, operation, time: [], p50Ms: [], p95Ms: [], p99Ms: [],

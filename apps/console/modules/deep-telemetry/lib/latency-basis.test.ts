@@ -7,6 +7,7 @@ import { readTimeseriesMode } from "@spindle/db";
 import { rollupPending } from "@spindle/worker/rollup";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
+import { buildLatencySeries } from "./build-deep-series";
 import { describeLatencyBasis } from "./latency-basis";
 import { queryDeepTelemetry } from "./query-deep-telemetry";
 
@@ -95,6 +96,15 @@ describe("the latency basis: timed and untimed I/Os", { skip: skipWithoutDatabas
     assert.equal(deep.latency[0]?.untimed.status, "not-measured");
     assert.equal(deep.latencyBasis.untimed.status, "not-measured");
     assert.match(describeLatencyBasis(deep.latencyBasis.timedOperations, deep.latencyBasis.untimed), /^Latency from 40 timed I\/Os; untimed I\/Os not measured \(/);
+  });
+
+  it("lists untimed I/Os whose histogram holds no I/O as a device and operation of their own", () => {
+    const empty = { t: 1, device: "sdc", operation: "discard", operations: 0, sum_seconds: 0, buckets: buckets.map(() => 0) };
+    const basis = { device: "sdc", operation: "discard", timed_operations: 0, counted_timed_operations: 0, untimed_operations: 4, counted_untimed_operations: 4 };
+    const series = buildLatencySeries([empty], null, [basis]);
+    assert.deepEqual(series.map((s) => [s.device, s.operation, s.summary.p50, s.untimed]), [
+      ["sdc", "discard", "not measured", { status: "measured", operations: 4, sharePercent: 100, uncountedTimedOperations: 0 }],
+    ]);
   });
 
   it("describes a fully counted range without caveats", () => {
