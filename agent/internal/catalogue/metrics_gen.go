@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "694308011f15b954fdad5d8de99b18dfc107f30f982a695ec6a4e574fb4ecf87"
+const SourceSHA256 = "ae0b6bf3786f5612f73b8732aa32e553d91c85d3848996738e2742d56ebae6ff"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

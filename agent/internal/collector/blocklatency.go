@@ -54,17 +54,24 @@ func (c *blockLatencyCollector) Collect(_ context.Context, sink Sink) error {
 	for key, h := range cur {
 		timed[key] = h.Count()
 	}
-	for key, n := range c.untimed.Add(completed, timed) {
-		sink.AddInt(catalogue.DiskIOUntimed, int64(n), latencyAttrs(deviceName(names, key.Dev), key.Op)...)
-	}
+	sent := make(map[blocklatency.Key]bool, len(cur))
 	for key, h := range cur {
 		d := h.Sub(c.prev[key])
 		if d.Count() == 0 {
 			continue
 		}
+		sent[key] = true
 		sink.AddHistogram(catalogue.DiskIOLatency,
 			HistogramDelta{BucketCounts: d.Counts[:], Sum: float64(d.SumNanos) / 1e9},
 			latencyAttrs(deviceName(names, key.Dev), key.Op)...)
+	}
+	// Each histogram sent comes with its untimed count, 0 included, so the gateway can tell
+	// "none untimed" from "not measured" (flushes, bio-based disks, a disk's first reading);
+	// other disks and operations only when some went untimed.
+	for key, n := range c.untimed.Add(completed, timed) {
+		if n > 0 || sent[key] {
+			sink.AddInt(catalogue.DiskIOUntimed, int64(n), latencyAttrs(deviceName(names, key.Dev), key.Op)...)
+		}
 	}
 	c.prev = cur
 	return nil

@@ -56,9 +56,18 @@ func TestEBPFCollectorsRecordRealIO(t *testing.T) {
 	}
 	// A read the kernel completed without running the programs (on a busy host: 9 of these 100
 	// once) is not in the histogram but must be in the untimed count.
+	// A histogram goes with its untimed count, 0 included (absent would mean not measured).
 	untimed := sink.series["counter spindle.disk.io.untimed[{operation}]{disk.io.direction=read,system.device="+loop.Name+"}"]
+	if untimed == "" && n > 0 {
+		t.Errorf("read latency of %s sent without its untimed count\n%s", loop.Name, sink.render())
+	}
 	if untimed == "" {
 		untimed = "0"
+	}
+	if _, ok := sink.histograms["histogram spindle.disk.io.latency[s]{disk.io.direction=write,system.device="+loop.Name+"}"]; ok {
+		if sink.series["counter spindle.disk.io.untimed[{operation}]{disk.io.direction=write,system.device="+loop.Name+"}"] == "" {
+			t.Errorf("write latency of %s sent without its untimed count\n%s", loop.Name, sink.render())
+		}
 	}
 	if fmt.Sprint(reads-n) != untimed || reads < 100 || (n > 0 && (latency.Sum <= 0 || latency.Sum > 10)) {
 		t.Errorf("read latency of %s: %d I/Os, sum %gs, %s untimed; the device completed %d (the test issued 100)\n%s",

@@ -84,14 +84,14 @@ describe("migrations on TimescaleDB", () => {
 
   it("defines real-time continuous aggregates of the documented shapes, each with a refresh policy", async () => {
     const views = await db.query(
-      "SELECT view_name, materialized_only FROM timescaledb_information.continuous_aggregates WHERE view_name ~ '^(disk_io|memory)_' ORDER BY view_name",
+      "SELECT view_name, materialized_only FROM timescaledb_information.continuous_aggregates WHERE view_name ~ '^(disk_io|memory)_1[mh]$' ORDER BY view_name",
     );
     assert.deepEqual(views.rows, ["disk_io_1h", "disk_io_1m", "memory_1h", "memory_1m"].map((view_name) => ({ view_name, materialized_only: false })));
     const shapes = groupColumns((await db.query<{ table_name: string; column: string }>(aggregateColumnsQuery)).rows);
     assert.deepEqual(shapes, aggregateShapes);
     const refresh = await db.query<{ hypertable_name: string; schedule: string; fixed_schedule: boolean }>(
       `SELECT hypertable_name, schedule_interval::text AS schedule, fixed_schedule FROM timescaledb_information.jobs
-       WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^(disk_io|memory)_' ORDER BY hypertable_name`,
+       WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^(disk_io|memory)_1[mh]$' ORDER BY hypertable_name`,
     );
     // 1-minute aggregates on a fixed 30 s schedule (20261128020000): late rows reach them within 30 s and a run.
     assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [

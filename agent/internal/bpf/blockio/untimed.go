@@ -91,9 +91,10 @@ type untimedDisk struct {
 }
 
 // Add takes one reading, completed (Completed) read before timed (the histograms' counts), and
-// returns the untimed I/Os of each disk and operation since the last reading, leaving out zeros.
-// A disk's first reading, or one whose counters went back (a disk replaced under the same
-// number, the programs loaded again), only sets its base.
+// returns the untimed I/Os of each disk and operation since the last reading, zeros included:
+// a key is in the result exactly when its count was measured. A disk's first reading, or one
+// whose counters went back (a disk replaced under the same number, the programs loaded again),
+// only sets its base and is left out (not measured).
 func (u *Untimed) Add(completed, timed map[DiskOp]uint64) map[DiskOp]uint64 {
 	if u.disks == nil {
 		u.disks = map[DiskOp]*untimedDisk{}
@@ -108,6 +109,7 @@ func (u *Untimed) Add(completed, timed map[DiskOp]uint64) map[DiskOp]uint64 {
 		}
 		d.completed, d.timed = c, t
 		gap := int64(c-d.completedBase) - int64(t-d.timedBase)
+		out[key] = 0
 		if gap > int64(d.reported) {
 			out[key] = uint64(gap) - d.reported
 			d.reported = uint64(gap)

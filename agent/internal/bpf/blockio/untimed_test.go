@@ -53,26 +53,28 @@ func TestCompletedReadsRequestBasedDisks(t *testing.T) {
 func TestUntimedReportsEachMissingIOOnce(t *testing.T) {
 	read := DiskOp{bpf.MakeDev(7, 0), bpf.OpRead}
 	var u Untimed
-	step := func(completed, timed, want uint64) {
+	// base: the reading only sets the base, so nothing is measured (no key, rather than 0).
+	step := func(completed, timed, want uint64, base ...bool) {
 		t.Helper()
 		got := u.Add(map[DiskOp]uint64{read: completed}, map[DiskOp]uint64{read: timed})
-		if got[read] != want || (want == 0 && len(got) != 0) {
-			t.Errorf("completed %d, timed %d: untimed %v, want %d", completed, timed, got, want)
+		n, measured := got[read]
+		if n != want || measured == (len(base) > 0) || len(got) > 1 {
+			t.Errorf("completed %d, timed %d: untimed %v, want %d (measured: %t)", completed, timed, got, want, len(base) == 0)
 		}
 	}
-	step(1000, 40, 0) // the first reading is the base, whatever came before
-	step(1100, 140, 0)
-	step(1200, 231, 9) // 9 of the 100 never reached the programs
-	step(1300, 332, 0) // a timed I/O reached the histograms between the two readings
-	step(1400, 430, 1) // ... so the dip is made up, and only that
-	step(1500, 528, 2) // 2 more missing
-	step(1500, 528, 0) // nothing new
-	step(20, 600, 0)   // the disk was replaced: a new base
-	step(120, 695, 5)  // measured from the new base
+	step(1000, 40, 0, true) // the first reading is the base, whatever came before
+	step(1100, 140, 0)      // measured: none untimed
+	step(1200, 231, 9)      // 9 of the 100 never reached the programs
+	step(1300, 332, 0)      // a timed I/O reached the histograms between the two readings
+	step(1400, 430, 1)      // ... so the dip is made up, and only that
+	step(1500, 528, 2)      // 2 more missing
+	step(1500, 528, 0)      // nothing new
+	step(20, 600, 0, true)  // the disk was replaced: a new base
+	step(120, 695, 5)       // measured from the new base
 	got := u.Add(map[DiskOp]uint64{}, nil)
 	if len(got) != 0 || len(u.disks) != 0 {
 		t.Errorf("a disk that went away: untimed %v, still tracked %v", got, u.disks)
 	}
-	step(0, 0, 0)
+	step(0, 0, 0, true)
 	step(10, 0, 10) // an I/O the histograms never heard of, on a disk new to both
 }

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "694308011f15b954fdad5d8de99b18dfc107f30f982a695ec6a4e574fb4ecf87"
+const SourceSHA256 = "ae0b6bf3786f5612f73b8732aa32e553d91c85d3848996738e2742d56ebae6ff"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -27,7 +27,7 @@ var Metrics = []Metric{
 	{Name: "spindle.agent.collector.success", Type: "gauge", ValueType: "int", Unit: "1", Attributes: []string{"collector"}, Table: "", Columns: []string{}},
 	{Name: "spindle.agent.spool.dropped_batches", Type: "sum", ValueType: "int", Unit: "{batch}", Attributes: []string{}, Table: "", Columns: []string{}},
 	{Name: "spindle.disk.io.latency", Type: "histogram", ValueType: "double", Unit: "s", Attributes: []string{"system.device", "disk.io.direction", "spindle.disk.operation"}, Table: "disk_latency", Columns: []string{"operations", "sum_seconds", "bucket_00", "bucket_01", "bucket_02", "bucket_03", "bucket_04", "bucket_05", "bucket_06", "bucket_07", "bucket_08", "bucket_09", "bucket_10", "bucket_11", "bucket_12", "bucket_13", "bucket_14", "bucket_15", "bucket_16", "bucket_17", "bucket_18", "bucket_19", "bucket_20", "bucket_21", "bucket_22", "bucket_23", "bucket_24", "bucket_25", "bucket_26", "bucket_27"}, Bounds: []float64{0.000001, 0.000002, 0.000004, 0.000008, 0.000016, 0.000032, 0.000064, 0.000128, 0.000256, 0.000512, 0.001024, 0.002048, 0.004096, 0.008192, 0.016384, 0.032768, 0.065536, 0.131072, 0.262144, 0.524288, 1.048576, 2.097152, 4.194304, 8.388608, 16.777216, 33.554432, 67.108864}},
-	{Name: "spindle.disk.io.untimed", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"system.device", "disk.io.direction", "spindle.disk.operation"}, Table: "", Columns: []string{}},
+	{Name: "spindle.disk.io.untimed", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"system.device", "disk.io.direction", "spindle.disk.operation"}, Table: "disk_io_untimed", Columns: []string{"untimed_ops"}},
 	{Name: "spindle.disk.split_operations", Type: "sum", ValueType: "int", Unit: "{operation}", Attributes: []string{"system.device"}, Table: "disk_split_io", Columns: []string{"split_ops"}},
 	{Name: "spindle.page_cache.accesses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{}, Table: "page_cache", Columns: []string{"accesses"}},
 	{Name: "spindle.page_cache.misses", Type: "sum", ValueType: "int", Unit: "{page}", Attributes: []string{}, Table: "page_cache", Columns: []string{"misses"}},

@@ -11,7 +11,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
 )
 
-var deepTables = []string{"disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "fragmentation_scans", "fragmentation_worst_files", "page_cache_top_files"}
+var deepTables = []string{"disk_latency", "disk_io_untimed", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "fragmentation_scans", "fragmentation_worst_files", "page_cache_top_files"}
 
 func deepTelemetry(worstExtents int64) otlpfixture.Deep {
 	return otlpfixture.Deep{
@@ -19,6 +19,9 @@ func deepTelemetry(worstExtents int64) otlpfixture.Deep {
 			{Device: "sda", Operation: "read", Counts: []uint64{0, 0, 0, 0, 0, 0, 0, 4, 6}, SumSeconds: 0.0019},
 			{Device: "sda", Operation: "discard", Counts: []uint64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, SumSeconds: 0.1},
 		},
+		// sda's reads measured with none untimed, 3 discards untimed, and sdb's writes all untimed
+		// (no histogram of sdb at all).
+		Untimed:   []otlpfixture.Untimed{{Device: "sda", Operation: "read", Count: 0}, {Device: "sda", Operation: "discard", Count: 3}, {Device: "sdb", Operation: "write", Count: 5}},
 		Splits:    map[string]int64{"sda": 17},
 		PageCache: &[2]int64{1000, 40},
 		TopFiles:  map[string][2]int64{"/srv/data/big.db": {600, 30}},
@@ -67,11 +70,15 @@ func TestDeepTelemetryIsWrittenWithTheBatchExactlyOnce(t *testing.T) {
 		t.Errorf("%d discard rows, want 2", n)
 	}
 	checks := map[string]int{
-		`SELECT sum(split_ops) FROM disk_split_io WHERE device = 'sda'`:                            34,
-		`SELECT sum(accesses) - sum(misses) FROM page_cache`:                                       1920,
-		`SELECT sum(commits) FROM pg_database_stats WHERE database = 'shop'`:                       1000,
-		`SELECT sum(block_read_time_us) FROM pg_database_stats`:                                    25000,
-		`SELECT sum(io_some_us) FROM pressure WHERE memory_full_us IS NULL AND io_full_us IS NULL`: 500000,
+		`SELECT sum(split_ops) FROM disk_split_io WHERE device = 'sda'`: 34,
+		// untimed I/Os next to the latency they qualify, a measured 0 kept as a row
+		`SELECT count(*) FROM disk_io_untimed WHERE device = 'sda' AND operation = 'read' AND untimed_ops = 0 AND interval_seconds = 10`: 2,
+		`SELECT sum(untimed_ops) FROM disk_io_untimed WHERE device = 'sda' AND operation = 'discard'`:                                    6,
+		`SELECT sum(untimed_ops) FROM disk_io_untimed WHERE device = 'sdb' AND operation = 'write'`:                                      10,
+		`SELECT sum(accesses) - sum(misses) FROM page_cache`:                                                                             1920,
+		`SELECT sum(commits) FROM pg_database_stats WHERE database = 'shop'`:                                                             1000,
+		`SELECT sum(block_read_time_us) FROM pg_database_stats`:                                                                          25000,
+		`SELECT sum(io_some_us) FROM pressure WHERE memory_full_us IS NULL AND io_full_us IS NULL`:                                       500000,
 		// the scan was repeated unchanged in the second batch: one history row, not two
 		`SELECT count(*) FROM fragmentation_scans WHERE root = '/srv/data' AND extents = 40 AND scan_duration_ms = 200`:                               1,
 		`SELECT sum(extents) FROM fragmentation_worst_files WHERE root = '/srv/data'`:                                                                 30,

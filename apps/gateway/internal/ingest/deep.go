@@ -70,6 +70,7 @@ func pressureColumn(dp *otlp.NumberPoint) (int, error) {
 type deepRows struct {
 	counters      counterRows
 	latency       *latencyRows
+	untimed       untimedRows
 	fragmentation fragmentationRows
 	accel         accelRows
 	writeOptFiles writeOptFileRows
@@ -78,7 +79,7 @@ type deepRows struct {
 }
 
 func newDeepRows() deepRows {
-	return deepRows{counters: counterRows{}, latency: &latencyRows{}, fragmentation: fragmentationRows{},
+	return deepRows{counters: counterRows{}, latency: &latencyRows{}, untimed: untimedRows{}, fragmentation: fragmentationRows{},
 		accel: accelRows{}, writeOptFiles: writeOptFileRows{}, space: newSpaceRows(), sqlServer: sqlServerRows{}}
 }
 
@@ -90,6 +91,9 @@ func (d deepRows) add(m *otlp.Metric) (ok bool, err error) {
 	}
 	if name == latencyMetric.Name {
 		return true, d.latency.add(m)
+	}
+	if name == untimedMetric.Name {
+		return true, d.untimed.add(m)
 	}
 	if spec, found := fragmentationMetrics[name]; found {
 		return true, d.fragmentation.add(m, spec)
@@ -159,6 +163,10 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Database, b.Database))
 	})
 	slices.SortFunc(out.Pressure, func(a, b telemetry.PressureRow) int { return a.Time.Compare(b.Time) })
+	// Before the histograms are sorted: the untimed counts find theirs through the index.
+	if out.DiskUntimed, err = d.untimed.rows(d.latency); err != nil {
+		return telemetry.Deep{}, err
+	}
 	out.DiskLatency = d.latency.rows()
 	if out.Fragmentation, err = d.fragmentation.rows(); err != nil {
 		return telemetry.Deep{}, err

@@ -180,7 +180,7 @@ func TestMapLeavesCapabilitiesUnknownWhenNotSent(t *testing.T) {
 // TestEveryStoredCatalogueMetricIsMapped keeps the mappers and the generated catalogue in step:
 // a metric the catalogue stores must have a mapper writing its table, and nothing else may.
 func TestEveryStoredCatalogueMetricIsMapped(t *testing.T) {
-	mapped := map[string]string{latencyMetric.Name: "disk_latency"}
+	mapped := map[string]string{latencyMetric.Name: "disk_latency", untimedMetric.Name: "disk_io_untimed"}
 	for name, spec := range diskMetrics {
 		mapped[name] = "disk_io"
 		if m, _ := catalogue.Lookup(name); m.Unit != spec.unit {

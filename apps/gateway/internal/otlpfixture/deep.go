@@ -17,6 +17,12 @@ type Latency struct {
 	SumSeconds float64
 }
 
+// Untimed is one device's spindle.disk.io.untimed for one operation (read, write, discard).
+type Untimed struct {
+	Device, Operation string
+	Count             int64
+}
+
 // Database is one database's pg_stat_database deltas.
 type Database struct {
 	Name                                      string
@@ -41,6 +47,7 @@ type WorstFile struct {
 // Deep is a batch's deep Linux telemetry, shaped as the agent sends it (docs/metrics.md).
 type Deep struct {
 	Latency []Latency
+	Untimed []Untimed
 	Splits  map[string]int64 // per device
 	// PageCache is accesses, misses; nil leaves the family out.
 	PageCache *[2]int64
@@ -81,6 +88,12 @@ func AddDeep(md pmetric.Metrics, index int, s Sample, d Deep) {
 	b := builder{metrics: sm.Metrics(), start: pcommon.NewTimestampFromTime(s.Start), end: pcommon.NewTimestampFromTime(s.End)}
 	if len(d.Latency) > 0 {
 		b.latency(d.Latency)
+	}
+	if len(d.Untimed) > 0 {
+		dps := b.delta("spindle.disk.io.untimed", "{operation}")
+		for _, u := range d.Untimed {
+			b.point(dps, true, diskOperationAttributes(u.Device, u.Operation)).SetIntValue(u.Count)
+		}
 	}
 	if len(d.Splits) > 0 {
 		dps := b.delta("spindle.disk.split_operations", "{operation}")
@@ -145,6 +158,16 @@ func cut(key string) (string, string, bool) {
 	return key, "", false
 }
 
+// diskOperationAttributes are the attributes of a latency histogram or untimed count: reads and
+// writes by direction, flushes and discards as writes with spindle.disk.operation.
+func diskOperationAttributes(device, operation string) map[string]string {
+	switch operation {
+	case "flush", "discard":
+		return map[string]string{"system.device": device, "disk.io.direction": "write", "spindle.disk.operation": operation}
+	}
+	return map[string]string{"system.device": device, "disk.io.direction": operation}
+}
+
 func (b builder) latency(histograms []Latency) {
 	m := b.metrics.AppendEmpty()
 	m.SetName("spindle.disk.io.latency")
@@ -155,13 +178,8 @@ func (b builder) latency(histograms []Latency) {
 		dp := h.DataPoints().AppendEmpty()
 		dp.SetStartTimestamp(b.start)
 		dp.SetTimestamp(b.end)
-		dp.Attributes().PutStr("system.device", l.Device)
-		switch l.Operation {
-		case "flush", "discard":
-			dp.Attributes().PutStr("disk.io.direction", "write")
-			dp.Attributes().PutStr("spindle.disk.operation", l.Operation)
-		default:
-			dp.Attributes().PutStr("disk.io.direction", l.Operation)
+		for k, v := range diskOperationAttributes(l.Device, l.Operation) {
+			dp.Attributes().PutStr(k, v)
 		}
 		dp.ExplicitBounds().FromRaw(LatencyBounds())
 		counts := make([]uint64, 28)

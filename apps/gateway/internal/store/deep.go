@@ -14,6 +14,7 @@ import (
 var (
 	diskLatencyColumns = append([]string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "operations", "sum_seconds"},
 		bucketColumns()...)
+	diskUntimedColumns       = []string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "untimed_ops"}
 	diskSplitColumns         = []string{"time", "org_id", "server_id", "device", "interval_seconds", "split_ops"}
 	pageCacheColumns         = []string{"time", "org_id", "server_id", "interval_seconds", "accesses", "misses"}
 	pageCacheTopFilesColumns = []string{"org_id", "server_id", "path", "accesses", "misses", "interval_seconds", "seen_at"}
@@ -49,6 +50,9 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 			row = append(row, c)
 		}
 		set.add("disk_latency", diskLatencyColumns, row)
+	}
+	for _, r := range d.DiskUntimed {
+		set.add("disk_io_untimed", diskUntimedColumns, []any{r.Time, org, server, r.Device, r.Operation, r.IntervalSeconds, r.UntimedOps})
 	}
 	for _, r := range d.DiskSplit {
 		set.add("disk_split_io", diskSplitColumns, []any{r.Time, org, server, r.Device, r.IntervalSeconds, r.SplitOps})
@@ -89,7 +93,7 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 // deepRowCount is how many interval-table rows addDeepRows adds for batch.
 func deepRowCount(batch telemetry.Batch) int {
 	d := batch.Deep
-	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
+	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
 		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt) + len(d.SQLServer)
 }
 

@@ -10,6 +10,7 @@ const LatencyBuckets = 28
 // capabilities the agent reported. Empty slices mean the agent did not send that family.
 type Deep struct {
 	DiskLatency   []DiskLatencyRow
+	DiskUntimed   []DiskUntimedRow
 	DiskSplit     []DiskSplitRow
 	PageCache     []PageCacheRow
 	PgDatabase    []PgDatabaseRow
@@ -33,7 +34,7 @@ type Deep struct {
 
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
-	return len(d.DiskLatency) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
+	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
 		len(d.ReadCache) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
 }
 
@@ -46,6 +47,18 @@ type DiskLatencyRow struct {
 	Operations      int64 // the histogram's count
 	SumSeconds      float64
 	Buckets         [LatencyBuckets]int64
+}
+
+// DiskUntimedRow is the I/Os one device completed in one interval that its latency histogram of
+// the same operation does not hold (spindle.disk.io.untimed). An agent that counts them sends a
+// row (0 included) with every read, write and discard histogram, and one without a histogram when
+// not 0; a histogram without a row was not measured.
+type DiskUntimedRow struct {
+	Time            time.Time
+	Device          string
+	Operation       string // read, write or discard
+	IntervalSeconds float64
+	UntimedOps      int64
 }
 
 // DiskSplitRow is one device's split bios over one interval.

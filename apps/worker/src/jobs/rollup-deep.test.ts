@@ -105,6 +105,34 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
     }
   });
 
+  it("rolls up untimed I/Os per device and operation, next to the latency they qualify", async () => {
+    const { pool } = plain;
+    // sdb's reads: 9 untimed, then none (a measured 0), then 3, across an hour boundary; one
+    // discard interval with untimed I/Os and no histogram at all.
+    await pool.query(
+      `INSERT INTO disk_io_untimed (time, org_id, server_id, device, operation, interval_seconds, untimed_ops)
+       VALUES ('2026-11-20T10:59:40Z', 'org-a', $1, 'sdb', 'read', 10, 9),
+              ('2026-11-20T10:59:50Z', 'org-a', $1, 'sdb', 'read', 10, 0),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 'sdb', 'read', 10, 3),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 'sdb', 'discard', 10, 2)`,
+      [server],
+    );
+    await rollupPending(pool);
+    const rows = async (table: string) => (await pool.query(
+      `SELECT bucket::text, operation, interval_seconds, untimed_ops, samples FROM ${table} WHERE device = 'sdb' ORDER BY 1, 2`,
+    )).rows.map((r) => Object.values(r));
+    assert.deepEqual(await rows("disk_io_untimed_1m"), [
+      ["2026-11-20 10:59:00+00", "read", 20, "9", "2"],
+      ["2026-11-20 11:00:00+00", "discard", 10, "2", "1"],
+      ["2026-11-20 11:00:00+00", "read", 10, "3", "1"],
+    ]);
+    assert.deepEqual(await rows("disk_io_untimed_1h"), [
+      ["2026-11-20 10:00:00+00", "read", 20, "9", "2"],
+      ["2026-11-20 11:00:00+00", "discard", 10, "2", "1"],
+      ["2026-11-20 11:00:00+00", "read", 10, "3", "1"],
+    ]);
+  });
+
   it("ages deep rows out on the same schedule as disk_io", async () => {
     const { pool } = plain;
     const now = new Date("2026-12-25T12:00:00Z"); // 35 days after the rows above
@@ -112,6 +140,7 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
     assert.equal(deleted.disk_latency, 4);
     assert.equal(deleted.pg_database_stats, 3);
     assert.equal(deleted.sqlserver_stats, 3);
+    assert.equal(deleted.disk_io_untimed, 4);
     assert.equal(deleted.disk_latency_1m, 0, "minutes are kept 90 days");
     assert.equal(deleted.fragmentation_scans, 0);
   });

@@ -210,6 +210,9 @@ const deepFamilies: { source: string; keys: string[]; sums: string[] }[] = [
     keys: ["device", "operation"],
     sums: ["operations", "sum_seconds", ...Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`)],
   },
+  // Untimed I/Os (20261128041500_disk_io_untimed), keyed like disk_latency's: a minute without a
+  // row was not measured, so only rows that exist are summed (a missing row never becomes 0).
+  { source: "disk_io_untimed", keys: ["device", "operation"], sums: ["untimed_ops"] },
   { source: "disk_split_io", keys: ["device"], sums: ["split_ops"] },
   { source: "page_cache", keys: [], sums: ["accesses", "misses"] },
   { source: "pg_database_stats", keys: ["database"], sums: ["commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"] },

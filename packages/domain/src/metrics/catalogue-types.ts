@@ -20,6 +20,7 @@ export type MetricTable =
   | "disk_io"
   | "memory"
   | "disk_latency"
+  | "disk_io_untimed"
   | "disk_split_io"
   | "page_cache"
   | "page_cache_top_files"

@@ -11,7 +11,8 @@ import {
 } from "@spindle/domain";
 import { compact } from "@/modules/metrics/lib/columnar";
 import type { CacheHitSeries, DatabaseSeries, LatencySeries, SplitIoSeries, SqlServerSeries } from "../types/deep-telemetry";
-import type { DatabaseRow, LatencyRow, PageCacheRow, SplitRow, SqlServerRow } from "./deep-sql";
+import type { DatabaseRow, LatencyBasisRow, LatencyRow, PageCacheRow, SplitRow, SqlServerRow } from "./deep-sql";
+import { describeUntimed, untimedOnlySeries } from "./latency-basis";
 
 const GAP_FACTOR = 1.5;
 
@@ -54,13 +55,20 @@ function groupBy<R>(rows: R[], key: (row: R) => string): Map<string, R[]> {
 /** Reads and writes first, then flush and discard; busiest device first within an operation. */
 const operationOrder = ["read", "write", "flush", "discard"];
 
-export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | null): LatencySeries[] {
+/**
+ * One series per device and operation with timed I/Os, each with its untimed I/Os (basis), and
+ * one without percentiles for each that only has untimed I/Os in the range.
+ */
+export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | null, basis: LatencyBasisRow[]): LatencySeries[] {
   const out: LatencySeries[] = [];
-  for (const group of groupBy(rows, (row) => `${row.device}\u0000${row.operation}`).values()) {
+  const basisOf = new Map(basis.map((row) => [`${row.device}\u0000${row.operation}`, row]));
+  for (const [key, group] of groupBy(rows, (row) => `${row.device}\u0000${row.operation}`)) {
     const { device, operation } = group[0]!;
     const merged = mergeLatencyBuckets(group.map((row) => row.buckets));
     const operations = group.reduce((sum, row) => sum + row.operations, 0);
-    if (operations === 0) continue;
+    if (operations === 0) continue; // untimed I/Os alone, if any, are listed below
+    const counted = basisOf.get(key);
+    basisOf.delete(key);
     const sumSeconds = group.reduce((sum, row) => sum + row.sum_seconds, 0);
     const series: LatencySeries = {
       device, operation, time: [], p50Ms: [], p95Ms: [], p99Ms: [],
@@ -71,6 +79,7 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
         p99: describeLatencyPercentile(latencyPercentile(merged, 0.99)),
         averageMs: compact((1000 * sumSeconds) / operations),
       },
+      untimed: describeUntimed(counted ? [counted] : [{ device, operation, timed_operations: operations, counted_timed_operations: 0, untimed_operations: null, counted_untimed_operations: null }]),
     };
     fill(series, group, bucketSeconds, {
       p50Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.5)),
@@ -78,6 +87,9 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
       p99Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.99)),
     });
     out.push(series);
+  }
+  for (const row of basisOf.values()) {
+    if (row.untimed_operations !== null && row.untimed_operations > 0) out.push(untimedOnlySeries(row));
   }
   return out.sort(
     (a, b) => operationOrder.indexOf(a.operation) - operationOrder.indexOf(b.operation) ||

@@ -5,7 +5,7 @@
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 
-export type DeepFamily = "disk_latency" | "disk_split_io" | "page_cache" | "pg_database_stats" | "sqlserver_stats";
+export type DeepFamily = "disk_latency" | "disk_io_untimed" | "disk_split_io" | "page_cache" | "pg_database_stats" | "sqlserver_stats";
 
 /** The table that answers a range: raw rows for 1 h, 1-minute buckets for 24 h, 1-hour for 7 d. */
 export function deepTable(family: DeepFamily, range: MetricsRange): { table: string; time: "time" | "bucket" } {
@@ -27,6 +27,47 @@ FROM ${table}
 WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
 GROUP BY ${time}, device, operation
 ORDER BY device, operation, ${time}`;
+}
+
+/**
+ * Per device and operation over the range: the timed I/Os (the histograms' counts) and the
+ * untimed ones (spindle.disk.io.untimed, disk_io_untimed), matched point by point (raw interval,
+ * minute or hour). A point counted its untimed I/Os when every interval of it that has a histogram
+ * carried a count (samples: one per interval), so a point from an agent that does not report them
+ * is left out of the share instead of counting as 0 untimed. untimed_operations is NULL when no
+ * point of the range carried a count (not measured); counted_untimed_operations is what the
+ * counted points (and points with untimed I/Os and no histogram) hold.
+ */
+export type LatencyBasisRow = {
+  device: string; operation: string; timed_operations: number; counted_timed_operations: number;
+  untimed_operations: number | null; counted_untimed_operations: number | null;
+};
+
+export function latencyBasisSql(range: MetricsRange): string {
+  const latency = deepTable("disk_latency", range);
+  const untimed = deepTable("disk_io_untimed", range);
+  const samples = latency.time === "time" ? "count(*)" : "sum(samples)";
+  const points = (table: string, sum: string) => `SELECT ${latency.time} AS t, device, operation, ${sum}, ${samples}::float8 AS samples
+    FROM ${table}
+    WHERE org_id = $1 AND server_id = $2 AND ${latency.time} > $3 AND ${latency.time} <= $4
+    GROUP BY ${latency.time}, device, operation`;
+  return `WITH timed AS (
+    ${points(latency.table, "sum(operations)::float8 AS operations")}
+  ), untimed AS (
+    ${points(untimed.table, "sum(untimed_ops)::float8 AS untimed_ops")}
+  ), matched AS (
+    SELECT device, operation, timed.operations, untimed.untimed_ops,
+           untimed.samples IS NOT NULL AND (timed.samples IS NULL OR untimed.samples >= timed.samples) AS counted
+    FROM timed FULL JOIN untimed USING (t, device, operation)
+  )
+SELECT device, operation,
+  coalesce(sum(operations), 0)::float8 AS timed_operations,
+  coalesce(sum(operations) FILTER (WHERE counted), 0)::float8 AS counted_timed_operations,
+  sum(untimed_ops)::float8 AS untimed_operations,
+  sum(untimed_ops) FILTER (WHERE counted)::float8 AS counted_untimed_operations
+FROM matched
+GROUP BY device, operation
+ORDER BY device, operation`;
 }
 
 export type SplitRow = { t: number; device: string; interval_seconds: number; split_ops: number };

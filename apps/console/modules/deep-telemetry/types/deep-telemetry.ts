@@ -15,6 +15,23 @@ export interface Capabilities {
   items: CapabilityStatus[];
 }
 
+/**
+ * The I/Os the disks completed (their own counters) that the latency histograms do not hold
+ * (spindle.disk.io.untimed), over the range. Not measured when the agent did not count them (an
+ * agent from before the count, Windows, flushes, bio-based disks): then there is no figure, never 0.
+ */
+export type UntimedIos =
+  | {
+      status: "measured";
+      /** Untimed I/Os in the range. */
+      operations: number;
+      /** Their share of the completions, in percent, over the points that counted them. */
+      sharePercent: number | null;
+      /** Timed I/Os in points without a count (not part of the share); 0 when every point counted. */
+      uncountedTimedOperations: number;
+    }
+  | { status: "not-measured"; reason: string };
+
 /** Latency percentiles of one device and operation, columnar; values are bucket upper edges in ms. */
 export interface LatencySeries {
   device: string;
@@ -23,8 +40,13 @@ export interface LatencySeries {
   p50Ms: (number | null)[];
   p95Ms: (number | null)[];
   p99Ms: (number | null)[];
-  /** Over the whole range, from merged buckets. */
+  /**
+   * Over the whole range, from merged buckets; operations are the timed I/Os. A device and
+   * operation whose every completion went untimed has 0 and "not measured" percentiles.
+   */
   summary: { operations: number; p50: string; p95: string; p99: string; averageMs: number | null };
+  /** The basis of the figures: how many completions they leave out. */
+  untimed: UntimedIos;
 }
 
 export interface SplitIoSeries {
@@ -99,6 +121,8 @@ export interface DeepTelemetry {
   to: string;
   capabilities: Capabilities;
   latency: LatencySeries[];
+  /** Every device and operation together: "latency from N timed I/Os; M more completed without a latency sample". */
+  latencyBasis: { timedOperations: number; untimed: UntimedIos };
   splitIo: SplitIoSeries[];
   cacheHit: CacheHitSeries;
   /** The newest list, not range-bound (the gateway keeps only the latest per server). */
