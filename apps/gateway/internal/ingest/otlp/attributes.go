@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"fmt"
 	"math"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -89,13 +90,21 @@ func (d *decoder) anyValue(v *Value, buf []byte) error {
 			if value, pos, err = lenField(wireType, anyValueSchema[field].name, buf, pos); err != nil {
 				break
 			}
+			if field != 7 && d.nesting == maxValueNesting {
+				err = fmt.Errorf("an attribute value nests lists or maps more than %d levels deep", maxValueNesting)
+				break
+			}
 			switch field {
 			case 5:
 				*v = SliceValue([]Value{})
+				d.nesting++
 				err = d.arrayValue(v.composite, value)
+				d.nesting--
 			case 6:
 				*v = MapValue(Attributes{})
+				d.nesting++
 				err = d.keyValueList(v.composite, value)
+				d.nesting--
 			case 7:
 				*v = BytesValue(append([]byte{}, value...))
 			}

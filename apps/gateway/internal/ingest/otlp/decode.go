@@ -62,12 +62,18 @@ type decoder struct {
 	size        int        // of the body, to size the histogram arrays when the first histogram arrives
 	// inResource: resource attribute values (the agent credential among them) are never interned
 	inResource bool
+	nesting    int // lists and maps inside an attribute value, outermost first
 }
 
 var decoders = sync.Pool{New: func() any { return &decoder{interned: map[string]string{}} }}
 
 // Interning bounds: strings this short are the attribute keys, devices, directions and metric
 // names that repeat in every batch; the table is emptied when it grows past maxInterned.
+// maxValueNesting bounds lists and maps inside one attribute value. Each level costs a few bytes
+// of the body and a recursive call: unbounded, an 8 MiB body nested 800,000 deep overflows the
+// goroutine's stack, a fatal error no recover() catches, which would end the gateway for everyone.
+const maxValueNesting = 64
+
 const (
 	maxInternedLength = 64
 	maxInterned       = 4096

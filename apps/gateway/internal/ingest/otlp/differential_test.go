@@ -139,6 +139,9 @@ func sameAsPdata(t *testing.T, body []byte) {
 	request := pmetricotlp.NewExportRequest()
 	pdataErr := request.UnmarshalProto(body)
 	got, err := otlp.Decode(body)
+	if err != nil && pdataErr == nil && strings.Contains(err.Error(), "levels deep") {
+		return // the one refusal pdata lacks: nesting_test.go
+	}
 	if (err == nil) != (pdataErr == nil) {
 		t.Fatalf("otlp.Decode error %v; pdata's error %v", err, pdataErr)
 	}
