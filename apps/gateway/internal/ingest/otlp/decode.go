@@ -69,15 +69,15 @@ var decoders = sync.Pool{New: func() any { return &decoder{interned: map[string]
 
 // Interning bounds: strings this short are the attribute keys, devices, directions and metric
 // names that repeat in every batch; the table is emptied when it grows past maxInterned.
-// maxValueNesting bounds lists and maps inside one attribute value. Each level costs a few bytes
-// of the body and a recursive call: unbounded, an 8 MiB body nested 800,000 deep overflows the
-// goroutine's stack, a fatal error no recover() catches, which would end the gateway for everyone.
-const maxValueNesting = 64
-
 const (
 	maxInternedLength = 64
 	maxInterned       = 4096
 )
+
+// maxValueNesting bounds lists and maps inside one attribute value. Each level costs a few bytes
+// of the body and a recursive call: unbounded, an 8 MiB body nested 800,000 deep overflows the
+// goroutine's stack, a fatal error no recover() catches, which would end the gateway for everyone.
+const maxValueNesting = 64
 
 // reserve starts new backing arrays sized for a body of n bytes (the agent's usual batch
 // fits without growing them); the previous request's arrays belong to its model.
