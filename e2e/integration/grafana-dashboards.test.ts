@@ -143,10 +143,22 @@ for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB",
     test("latency percentiles come from merged buckets: the bucket's upper edge", async () => {
       const [read] = await asGrafana(db, expandMacros(panel("latency.json", "Latency over the time range (merged buckets)")));
       // 600 reads: 540 in (0.512, 1.024] ms, 60 in (4.096, 8.192] ms; nearest rank.
-      assert.equal(Number(read!["I/Os"]), 600);
+      assert.equal(Number(read!["timed I/Os"]), 600);
       assert.equal(Number(read!["p50 ≤ ms"]), 1.024);
       assert.equal(Number(read!["p95 ≤ ms"]), 8.192);
       assert.equal(Number(read!["mean ms"]), 1);
+      // 30 more reads completed untimed beside those 600: 30 of 630 completions.
+      assert.equal(Number(read!["untimed I/Os"]), 30);
+      assert.equal(Number(read!["untimed % of completions"]).toFixed(4), (100 * 30 / 630).toFixed(4));
+    });
+
+    test("untimed I/Os are not measured where the agent did not count them, never 0", async () => {
+      const rows = await asGrafana(db, expandMacros(panel("latency.json", "Latency over the time range (merged buckets)")));
+      // The fixture's writes have histograms and no untimed count.
+      const write = rows.find((row) => row.operation === "write");
+      assert.equal(Number(write!["timed I/Os"]), 300);
+      assert.equal(write!["untimed I/Os"], null);
+      assert.equal(write!["untimed % of completions"], null);
     });
 
     test("gains are sums of measured values, never averages of ratios", async () => {

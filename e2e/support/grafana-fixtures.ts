@@ -28,6 +28,12 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
     `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds,
        ${Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`).join(", ")})
      SELECT ${at}, ${o}, ${s}, 'vda', 'read', 10, 100, 0.1, ${buckets({ 10: 90, 13: 10 })} FROM ${samples}`,
+    // Per sample: 50 writes in (2048, 4096] µs (bucket 12), from an agent that did not count untimed writes.
+    `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds,
+       ${Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`).join(", ")})
+     SELECT ${at}, ${o}, ${s}, 'vda', 'write', 10, 50, 0.15, ${buckets({ 12: 50 })} FROM ${samples}`,
+    // Per sample: 5 reads the disk completed that no histogram holds (spindle.disk.io.untimed).
+    `INSERT INTO disk_io_untimed SELECT ${at}, ${o}, ${s}, 'vda', 'read', 10, 5 FROM ${samples}`,
     `INSERT INTO disk_split_io SELECT ${at}, ${o}, ${s}, 'vda', 10, 150 FROM ${samples}`,
     `INSERT INTO page_cache SELECT ${at}, ${o}, ${s}, 10, 1000, 100 FROM ${samples}`,
     `INSERT INTO pg_database_stats SELECT ${at}, ${o}, ${s}, 'app', 10, 500, 5, 9000, 1000, 20000 FROM ${samples}`,
@@ -58,6 +64,6 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
 
 /** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
 export const continuousAggregates = [
-  "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_split_io_1m", "page_cache_1m",
+  "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_io_untimed_1m", "disk_split_io_1m", "page_cache_1m",
   "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "write_opt_1m",
 ];

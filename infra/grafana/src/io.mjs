@@ -39,15 +39,31 @@ FROM merged CROSS JOIN (VALUES ${quantiles.map(([l, q]) => `('${l}', ${q})`).joi
 WHERE total > 0
 ORDER BY 1`;
 
+// Untimed I/Os (disk_io_untimed) are matched to the histograms minute by minute, so their share
+// counts only minutes that reported both; a minute without a count is not measured, never 0.
 const latencyOverRange = `WITH merged AS (
   SELECT operation, ${mergedCounts} AS counts, sum(operations) AS total, sum(sum_seconds) AS sum_seconds
   FROM disk_latency_1m
   WHERE $__timeFilter(bucket) AND server_id = \${server:sqlstring} AND device = \${device:sqlstring}
   GROUP BY operation
+), untimed AS (
+  SELECT u.operation, sum(u.untimed_ops) AS untimed, sum(l.operations) AS timed_alongside
+  FROM disk_io_untimed_1m u
+  LEFT JOIN disk_latency_1m l ON l.server_id = u.server_id AND l.device = u.device AND l.operation = u.operation AND l.bucket = u.bucket
+  WHERE $__timeFilter(u.bucket) AND u.server_id = \${server:sqlstring} AND u.device = \${device:sqlstring}
+  GROUP BY u.operation
 )
-SELECT operation, total AS "I/Os", 1000 * sum_seconds / total AS "mean ms",
+SELECT merged.operation, total AS "timed I/Os", untimed.untimed AS "untimed I/Os",
+  100.0 * untimed.untimed / nullif(untimed.untimed + coalesce(untimed.timed_alongside, 0), 0) AS "untimed % of completions",
+  1000 * sum_seconds / total AS "mean ms",
   ${quantiles.map(([l, q]) => `${percentileEdgeMs("counts", "total", q)} AS "${l} ≤ ms"`).join(",\n  ")}
-FROM merged WHERE total > 0 ORDER BY operation`;
+FROM merged LEFT JOIN untimed ON untimed.operation = merged.operation
+WHERE total > 0 ORDER BY merged.operation`;
+
+const untimedPerMinute = `SELECT $__timeGroupAlias(bucket, '1m'), operation AS metric, untimed_ops / nullif(interval_seconds, 0) AS value
+FROM disk_io_untimed_1m
+WHERE $__timeFilter(bucket) AND server_id = \${server:sqlstring} AND device = \${device:sqlstring}
+ORDER BY 1`;
 
 const splitIo = `SELECT $__timeGroupAlias(s.bucket, '1m'), s.split_ops / nullif(s.interval_seconds, 0) AS "split I/Os per second",
   100.0 * s.split_ops / nullif(d.read_ops + d.write_ops, 0) AS "split % of completed I/Os"
@@ -65,7 +81,9 @@ export const latency = dashboard({
     timeseries("Latency percentiles per minute (bucket upper edge)", "ms", latencyPerMinute,
       "Each minute's buckets merged, then the nearest-rank bucket of each percentile."),
     table("Latency over the time range (merged buckets)", "ms", latencyOverRange,
-      "Every minute of the range merged into one histogram per operation; the mean is exact (sum of latencies / I/Os)."),
+      "Every minute of the range merged into one histogram per operation; the mean is exact (sum of latencies / I/Os). Untimed I/Os: completions the disk counted that no histogram holds (spindle.disk.io.untimed), which the percentiles leave out; empty where the agent did not count them (not measured)."),
+    timeseries("Untimed I/Os per second", "iops", untimedPerMinute,
+      "Completions the disk's own counters saw that the eBPF histograms did not (spindle.disk.io.untimed). No line: not measured (an agent from before the count, flushes, a disk without request statistics)."),
     timeseries("Split I/O", "short", splitIo,
       "Bios split by the block layer (block:block_split), and their share of the I/Os /proc/diskstats completed."),
   ],
