@@ -11,8 +11,8 @@ import {
 } from "@spindle/domain";
 import { compact } from "@/modules/metrics/lib/columnar";
 import type { CacheHitSeries, DatabaseSeries, LatencySeries, SplitIoSeries, SqlServerSeries } from "../types/deep-telemetry";
-import type { DatabaseRow, LatencyBasisRow, LatencyRow, PageCacheRow, SplitRow, SqlServerRow } from "./deep-sql";
-import { describeUntimed, untimedOnlySeries } from "./latency-basis";
+import type { DatabaseRow, LatencyRow, PageCacheRow, SplitRow, SqlServerRow } from "./deep-sql";
+import { describeUntimed, untimedOnlySeries, type LatencyBasisRow } from "./latency-basis";
 
 const GAP_FACTOR = 1.5;
 

@@ -16,58 +16,34 @@ export function deepTable(family: DeepFamily, range: MetricsRange): { table: str
 
 const bucketColumns = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`);
 
-export type LatencyRow = { t: number; device: string; operation: string; operations: number; sum_seconds: number; buckets: number[] };
+/** How many agent intervals a point holds: one per raw row, the aggregates' own count per bucket. */
+function samplesOf(time: "time" | "bucket"): string {
+  return time === "time" ? "count(*)::float8" : "sum(samples)::float8";
+}
+
+/** samples: the agent intervals behind the point, which the untimed counts are matched against. */
+export type LatencyRow = { t: number; device: string; operation: string; operations: number; sum_seconds: number; buckets: number[]; samples: number };
 
 export function latencySql(range: MetricsRange): string {
   const { table, time } = deepTable("disk_latency", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, device, operation,
   sum(operations)::float8 AS operations, sum(sum_seconds)::float8 AS sum_seconds,
-  ARRAY[${bucketColumns.map((c) => `sum(${c})::float8`).join(", ")}] AS buckets
+  ARRAY[${bucketColumns.map((c) => `sum(${c})::float8`).join(", ")}] AS buckets, ${samplesOf(time)} AS samples
 FROM ${table}
 WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
 GROUP BY ${time}, device, operation
 ORDER BY device, operation, ${time}`;
 }
 
-/**
- * Per device and operation over the range: the timed I/Os (the histograms' counts) and the
- * untimed ones (spindle.disk.io.untimed, disk_io_untimed), matched point by point (raw interval,
- * minute or hour). A point counted its untimed I/Os when every interval of it that has a histogram
- * carried a count (samples: one per interval), so a point from an agent that does not report them
- * is left out of the share instead of counting as 0 untimed. untimed_operations is NULL when no
- * point of the range carried a count (not measured); counted_untimed_operations is what the
- * counted points (and points with untimed I/Os and no histogram) hold.
- */
-export type LatencyBasisRow = {
-  device: string; operation: string; timed_operations: number; counted_timed_operations: number;
-  untimed_operations: number | null; counted_untimed_operations: number | null;
-};
+/** The untimed I/Os (spindle.disk.io.untimed) per point, matched to latencySql's points by latencyBasis. */
+export type UntimedRow = { t: number; device: string; operation: string; untimed_ops: number; samples: number };
 
-export function latencyBasisSql(range: MetricsRange): string {
-  const latency = deepTable("disk_latency", range);
-  const untimed = deepTable("disk_io_untimed", range);
-  const samples = latency.time === "time" ? "count(*)" : "sum(samples)";
-  const points = (table: string, sum: string) => `SELECT ${latency.time} AS t, device, operation, ${sum}, ${samples}::float8 AS samples
-    FROM ${table}
-    WHERE org_id = $1 AND server_id = $2 AND ${latency.time} > $3 AND ${latency.time} <= $4
-    GROUP BY ${latency.time}, device, operation`;
-  return `WITH timed AS (
-    ${points(latency.table, "sum(operations)::float8 AS operations")}
-  ), untimed AS (
-    ${points(untimed.table, "sum(untimed_ops)::float8 AS untimed_ops")}
-  ), matched AS (
-    SELECT device, operation, timed.operations, untimed.untimed_ops,
-           untimed.samples IS NOT NULL AND (timed.samples IS NULL OR untimed.samples >= timed.samples) AS counted
-    FROM timed FULL JOIN untimed USING (t, device, operation)
-  )
-SELECT device, operation,
-  coalesce(sum(operations), 0)::float8 AS timed_operations,
-  coalesce(sum(operations) FILTER (WHERE counted), 0)::float8 AS counted_timed_operations,
-  sum(untimed_ops)::float8 AS untimed_operations,
-  sum(untimed_ops) FILTER (WHERE counted)::float8 AS counted_untimed_operations
-FROM matched
-GROUP BY device, operation
-ORDER BY device, operation`;
+export function untimedSql(range: MetricsRange): string {
+  const { table, time } = deepTable("disk_io_untimed", range);
+  return `SELECT extract(epoch FROM ${time})::float8 AS t, device, operation, sum(untimed_ops)::float8 AS untimed_ops, ${samplesOf(time)} AS samples
+FROM ${table}
+WHERE org_id = $1 AND server_id = $2 AND ${time} > $3 AND ${time} <= $4
+GROUP BY ${time}, device, operation`;
 }
 
 export type SplitRow = { t: number; device: string; interval_seconds: number; split_ops: number };

@@ -99,7 +99,7 @@ describe("the latency basis: timed and untimed I/Os", { skip: skipWithoutDatabas
   });
 
   it("lists untimed I/Os whose histogram holds no I/O as a device and operation of their own", () => {
-    const empty = { t: 1, device: "sdc", operation: "discard", operations: 0, sum_seconds: 0, buckets: buckets.map(() => 0) };
+    const empty = { t: 1, device: "sdc", operation: "discard", operations: 0, sum_seconds: 0, buckets: buckets.map(() => 0), samples: 1 };
     const basis = { device: "sdc", operation: "discard", timed_operations: 0, counted_timed_operations: 0, untimed_operations: 4, counted_untimed_operations: 4 };
     const series = buildLatencySeries([empty], null, [basis]);
     assert.deepEqual(series.map((s) => [s.device, s.operation, s.summary.p50, s.untimed]), [

@@ -3,7 +3,48 @@
 import { formatNumber } from "@/lib/format";
 import { compact } from "@/modules/metrics/lib/columnar";
 import type { LatencySeries, UntimedIos } from "../types/deep-telemetry";
-import type { LatencyBasisRow } from "./deep-sql";
+import type { LatencyRow, UntimedRow } from "./deep-sql";
+
+/**
+ * Per device and operation over the range: the timed I/Os (the histograms' counts) and the
+ * untimed ones, matched point by point (raw interval, minute or hour). A point counted its
+ * untimed I/Os when every interval of it that has a histogram carried a count (samples: one per
+ * interval), so a point from an agent that does not report them is left out of the share instead
+ * of counting as 0 untimed. untimed_operations is null when no point of the range carried a count
+ * (not measured); counted_untimed_operations is what the counted points (and points with untimed
+ * I/Os and no histogram) hold.
+ */
+export type LatencyBasisRow = {
+  device: string; operation: string; timed_operations: number; counted_timed_operations: number;
+  untimed_operations: number | null; counted_untimed_operations: number | null;
+};
+
+/** The basis of each device and operation, from the histograms' points and the untimed counts' points. */
+export function latencyBasis(latency: LatencyRow[], untimed: UntimedRow[]): LatencyBasisRow[] {
+  const pointKey = (row: { t: number; device: string; operation: string }) => `${row.device}\u0000${row.operation}\u0000${row.t}`;
+  const untimedAt = new Map(untimed.map((row) => [pointKey(row), row]));
+  const out = new Map<string, LatencyBasisRow>();
+  const add = (device: string, operation: string, timed: LatencyRow | undefined, count: UntimedRow | undefined) => {
+    const key = `${device}\u0000${operation}`;
+    let row = out.get(key);
+    if (!row) {
+      row = { device, operation, timed_operations: 0, counted_timed_operations: 0, untimed_operations: null, counted_untimed_operations: null };
+      out.set(key, row);
+    }
+    const counted = count !== undefined && (timed === undefined || count.samples >= timed.samples);
+    row.timed_operations += timed?.operations ?? 0;
+    if (counted) row.counted_timed_operations += timed?.operations ?? 0;
+    if (count) row.untimed_operations = (row.untimed_operations ?? 0) + count.untimed_ops;
+    if (count && counted) row.counted_untimed_operations = (row.counted_untimed_operations ?? 0) + count.untimed_ops;
+  };
+  for (const timed of latency) {
+    const key = pointKey(timed);
+    add(timed.device, timed.operation, timed, untimedAt.get(key));
+    untimedAt.delete(key);
+  }
+  for (const count of untimedAt.values()) add(count.device, count.operation, undefined, count);
+  return [...out.values()];
+}
 
 const notCountedFlushes =
   "flushes are not counted: the disks' counters include flushes the kernel answered without issuing them";

@@ -5,27 +5,27 @@ import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { CacheTopFiles, DeepTelemetry, FragmentationRoot } from "../types/deep-telemetry";
 import { buildCacheHitSeries, buildDatabaseSeries, buildLatencySeries, buildSplitIoSeries, buildSqlServerSeries } from "./build-deep-series";
 import { describeCapabilities } from "./capabilities";
-import { describeUntimed } from "./latency-basis";
+import { describeUntimed, latencyBasis } from "./latency-basis";
 import {
   cacheTopFilesSql,
   capabilitiesSql,
   databaseSql,
-  latencyBasisSql,
   latencySql,
   latestScansSql,
   pageCacheSql,
   splitSql,
   sqlServerSql,
+  untimedSql,
   worstFilesSql,
   type CacheTopFileRow,
   type CapabilitiesRow,
   type DatabaseRow,
   type FragmentationScanRow,
-  type LatencyBasisRow,
   type LatencyRow,
   type PageCacheRow,
   type SplitRow,
   type SqlServerRow,
+  type UntimedRow,
   type WorstFileRow,
 } from "./deep-sql";
 
@@ -45,12 +45,12 @@ export async function queryDeepTelemetry(
   const from = new Date(now.getTime() - seconds * 1000);
   const inRange = [orgId, serverId, from, now];
   const latest = [orgId, serverId];
-  const [latency, latencyBasis, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
+  const [latency, untimed, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
     await readServerSql(sql, orgId, serverId, now);
     // One connection answers in order; Promise.all only queues them on it.
     return Promise.all([
       sql.query<LatencyRow>(latencySql(range), inRange),
-      sql.query<LatencyBasisRow>(latencyBasisSql(range), inRange),
+      sql.query<UntimedRow>(untimedSql(range), inRange),
       sql.query<SplitRow>(splitSql(range), inRange),
       sql.query<PageCacheRow>(pageCacheSql(range), inRange),
       sql.query<DatabaseRow>(databaseSql(range), inRange),
@@ -62,16 +62,17 @@ export async function queryDeepTelemetry(
     ]);
   });
   const agent = capabilities.rows[0];
+  const basis = latencyBasis(latency.rows, untimed.rows);
   return {
     range,
     bucketSeconds,
     from: from.toISOString(),
     to: now.toISOString(),
     capabilities: describeCapabilities(agent?.telemetry_capabilities ?? [], agent?.telemetry_capabilities_at ?? null),
-    latency: buildLatencySeries(latency.rows, bucketSeconds, latencyBasis.rows),
+    latency: buildLatencySeries(latency.rows, bucketSeconds, basis),
     latencyBasis: {
-      timedOperations: latencyBasis.rows.reduce((sum, row) => sum + row.timed_operations, 0),
-      untimed: describeUntimed(latencyBasis.rows),
+      timedOperations: basis.reduce((sum, row) => sum + row.timed_operations, 0),
+      untimed: describeUntimed(basis),
     },
     splitIo: buildSplitIoSeries(split.rows, bucketSeconds),
     cacheHit: buildCacheHitSeries(pageCache.rows, bucketSeconds),
