@@ -132,7 +132,7 @@ func (r *runner) finishReport(rep *Report) {
 	a := rep.Alternation
 	a.WidestHalfWidthPercent = widest
 	if !rep.Complete {
-		a.StopReason, a.Stop = "incomplete", "the run stopped before it finished: "+rep.Stopped
+		a.StopReason, a.Stop = "incomplete", rep.Stopped
 	}
 }
 

@@ -1,5 +1,6 @@
 // Proof runs in the database: request, cancel, list, read. Every query is scoped by the
 // caller's organisation; a run or server of another organisation is "not found".
+import { Prisma } from "@spindle/db";
 import { inOrg, type Db } from "@/lib/db";
 import { forbidden, notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
@@ -21,12 +22,13 @@ type Row = {
   parameters: unknown; requestedBy: string | null; createdAt: Date; startedAt: Date | null; finishedAt: Date | null;
 };
 
-export function summariseRun(row: Row): RunSummary {
+export function summariseRun(row: Row, hasReport = row.status === "succeeded"): RunSummary {
   const parameters = agentParameters.safeParse(row.parameters);
   return {
     id: row.id, serverId: row.serverId, profile: row.profile, status: row.status as RunStatus, progress: row.progress, phase: row.phase,
     error: row.error, parameters: parameters.success ? parameters.data : null, requestedBy: row.requestedBy,
     createdAt: row.createdAt.toISOString(), startedAt: row.startedAt?.toISOString() ?? null, finishedAt: row.finishedAt?.toISOString() ?? null,
+    hasReport,
   };
 }
 
@@ -124,9 +126,14 @@ export async function listRuns(db: Db, orgId: string, serverId: string, limit = 
   const rows = await inOrg(db, orgId, async (tx) => {
     const server = await tx.server.findFirst({ where: { id: serverId, orgId }, select: { id: true } });
     if (!server) throw notFound("This server");
-    return tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+    const runs = await tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+    // which of them hold a report (a stopped run's partial one too), without reading the reports
+    const withReport = await tx.benchmarkRun.findMany({
+      where: { orgId, id: { in: runs.map((run) => run.id) }, report: { not: Prisma.DbNull } }, select: { id: true },
+    });
+    return { runs, withReport: new Set(withReport.map((run) => run.id)) };
   });
-  return rows.map(summariseRun);
+  return rows.runs.map((row) => summariseRun(row, rows.withReport.has(row.id)));
 }
 
 export interface RunDetail extends RunSummary {
@@ -139,5 +146,5 @@ export async function getRun(db: Db, orgId: string, runId: string): Promise<RunD
     ? await inOrg(db, orgId, (tx) => tx.benchmarkRun.findFirst({ where: { id: runId, orgId }, select: { ...summarySelect, report: true, server: { select: { hostname: true } } } }))
     : null;
   if (!row) throw notFound("This proof run");
-  return { ...summariseRun(row), hostname: row.server.hostname, report: row.report };
+  return { ...summariseRun(row, row.report !== null), hostname: row.server.hostname, report: row.report };
 }
