@@ -13,7 +13,8 @@ export function IntervalPlot({ title, rows, better }: { title: string; rows: Int
       <figcaption className="mb-2 text-sm font-medium">
         {title}
         <span className="block text-xs font-normal text-muted-foreground">
-          change with the features, in % of without ({better} is better); a bar crossing 0 is no measurable difference
+          change with the features, in % of without ({better} is better); a bar crossing 0 is no measurable difference; an arrow
+          runs on beyond the axis (the table gives the figure)
         </span>
       </figcaption>
       <svg viewBox={`0 0 ${plot.width} ${plot.height}`} className="h-auto w-full" role="img" aria-label={title}>
@@ -33,8 +34,12 @@ export function IntervalPlot({ title, rows, better }: { title: string; rows: Int
               {row.x1 !== null && row.x2 !== null && row.xEstimate !== null ? (
                 <>
                   <line x1={row.x1} x2={row.x2} y1={row.y} y2={row.y} stroke={colour} strokeWidth={3} strokeLinecap="round" />
-                  <line x1={row.x1} x2={row.x1} y1={row.y - 6} y2={row.y + 6} stroke={colour} strokeWidth={2} />
-                  <line x1={row.x2} x2={row.x2} y1={row.y - 6} y2={row.y + 6} stroke={colour} strokeWidth={2} />
+                  {row.clippedLow
+                    ? <path d={`M ${row.x1} ${row.y} l 8 -6 l 0 12 z`} fill={colour} />
+                    : <line x1={row.x1} x2={row.x1} y1={row.y - 6} y2={row.y + 6} stroke={colour} strokeWidth={2} />}
+                  {row.clippedHigh
+                    ? <path d={`M ${row.x2} ${row.y} l -8 -6 l 0 12 z`} fill={colour} />
+                    : <line x1={row.x2} x2={row.x2} y1={row.y - 6} y2={row.y + 6} stroke={colour} strokeWidth={2} />}
                   <circle cx={row.xEstimate} cy={row.y} r={4.5} fill={colour} />
                 </>
               ) : (

@@ -95,7 +95,7 @@ export function ProofRunForm({ serverId, profiles, paths, disabled, onStarted }:
           <p className="text-xs text-muted-foreground">For a profile&apos;s separate log file, e.g. on another device.</p>
         </div>
         <Field id="sizeLimitMiB" label="Size limit (MiB)" type="number" min={1} required defaultValue={256} />
-        <Field id="timeLimitSeconds" label="Time limit (s)" type="number" min={10} required defaultValue={300}
+        <Field id="timeLimitSeconds" label="Time limit (s)" type="number" min={10} required defaultValue={600}
           hint="The whole run: no block starts that would not finish in it." />
         <Field id="stepSeconds" label="Seconds per load step" type="number" min={1} required defaultValue={5} />
         <Field id="latencyLimitMs" label="Response-time limit (ms)" type="number" min={0.001} step="any" required defaultValue={100}

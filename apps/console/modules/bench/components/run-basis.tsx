@@ -1,4 +1,5 @@
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { formatNumber } from "../lib/format";
 import type { BenchReport } from "../types/bench";
 
 /** How the passes ran and why they stopped, and what the intervals mean: the basis of every change on the page. */
@@ -19,7 +20,7 @@ export function RunBasis({ report }: { report: BenchReport }) {
           <p data-testid="run-target">
             Target: every step&apos;s change known within ±{a.targetHalfWidthPercent} %
             {report.timeLimitSeconds ? `, within the time limit of ${report.timeLimitSeconds} s` : ""}.
-            {a.widestHalfWidthPercent !== null ? ` Widest step interval at the end: ±${Math.round(a.widestHalfWidthPercent * 10) / 10} %.` : ""}
+            {a.widestHalfWidthPercent !== null ? ` Widest step interval at the end: ±${formatNumber(a.widestHalfWidthPercent)} %.` : ""}
           </p>
           <p data-testid="run-stop" data-reason={a.stopReason}>Stopped adding blocks: {a.stop}.</p>
           <p className="text-xs text-muted-foreground">

@@ -30,6 +30,32 @@ describe("interval plot", () => {
     assert.ok(plot.rows[0]!.x2! - plot.rows[0]!.x1! < (plot.right - plot.left) / 10);
   });
 
+  it("clips a far end beyond the axis and says so", () => {
+    const plot = intervalPlot([
+      { key: "1", label: "step 1", difference: d("no-measurable-difference", 130, -96, 16701) },
+      { key: "2", label: "step 2", difference: d("measured", 20, 10, 30) },
+    ]);
+    const [wide, narrow] = plot.rows;
+    assert.ok(plot.ticks.at(-1)!.value >= 143 && plot.ticks.at(-1)!.value <= 200, "the estimate, +130 %, stays on the axis");
+    assert.ok(wide!.xEstimate! < plot.right);
+    assert.equal(wide!.x2, plot.right);
+    assert.equal(wide!.clippedHigh, true);
+    assert.equal(wide!.clippedLow, false);
+    assert.ok(wide!.x1! > plot.left && wide!.x1! < plot.zeroX, "−96 % stays on the axis");
+    assert.ok(narrow!.x2! - narrow!.x1! > 10, "the narrow interval is still drawn wide enough to see");
+  });
+
+  it("keeps an interval wholly beyond ±100 % on the axis, its far end clipped", () => {
+    const plot = intervalPlot([
+      { key: "1", label: "step 1", difference: d("measured", 512.8, 173.1, 1274.9) },
+      { key: "2", label: "step 2", difference: d("no-measurable-difference", 2, -5, 9) },
+    ]);
+    const [far, near] = plot.rows;
+    assert.ok(far!.x1! > plot.zeroX && far!.x1! < far!.xEstimate! && far!.xEstimate! < far!.x2!, "low end and estimate drawn");
+    assert.equal(far!.clippedHigh, true);
+    assert.ok(near!.x1! < plot.zeroX && near!.x2! > plot.zeroX);
+  });
+
   it("picks ticks of 1, 2 or 5 times a power of ten", () => {
     assert.equal(tickStep(5), 2);
     assert.equal(tickStep(84), 50);

@@ -97,8 +97,8 @@ export function overallChange(report: BenchReport) {
 }
 
 const signed = (value: number) => {
-  const rounded = Math.round(value * 10) / 10;
-  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : ""}${Math.abs(rounded)}`;
+  const rounded = Math.abs(value) >= 1000 ? Math.round(value) : Math.round(value * 10) / 10;
+  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : ""}${Math.abs(rounded).toLocaleString("en-GB", { maximumFractionDigits: 1 })}`;
 };
 
 /** "+6.3 % (+2.1 to +10.7 %)", "no measurable difference (−3.1 to +4.2 %)" or "not measured". */

@@ -1,6 +1,5 @@
 // Proof runs in the database: request, cancel, list, read. Every query is scoped by the
 // caller's organisation; a run or server of another organisation is "not found".
-import { Prisma } from "@spindle/db";
 import { inOrg, type Db } from "@/lib/db";
 import { forbidden, notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
@@ -128,9 +127,9 @@ export async function listRuns(db: Db, orgId: string, serverId: string, limit = 
     if (!server) throw notFound("This server");
     const runs = await tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
     // which of them hold a report (a stopped run's partial one too), without reading the reports
-    const withReport = await tx.benchmarkRun.findMany({
-      where: { orgId, id: { in: runs.map((run) => run.id) }, report: { not: Prisma.DbNull } }, select: { id: true },
-    });
+    const ids = runs.map((run) => run.id);
+    const withReport = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM benchmark_runs WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[]) AND report IS NOT NULL`;
     return { runs, withReport: new Set(withReport.map((run) => run.id)) };
   });
   return rows.runs.map((row) => summariseRun(row, rows.withReport.has(row.id)));
