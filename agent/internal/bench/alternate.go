@@ -53,6 +53,7 @@ func (r *runner) alternate(ctx context.Context, rep *Report, run passFunc) error
 			continue
 		}
 		r.widest = compare(rep, r.measures, true)
+		a.WidestHalfWidthPercent = r.widest
 		widest := "no step interval could be formed"
 		if r.widest != nil {
 			widest = fmt.Sprintf("widest step interval ±%.1f %%", *r.widest)
