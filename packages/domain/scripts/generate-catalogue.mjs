@@ -3,6 +3,15 @@
 //   packages/domain/src/metrics/catalogue-data.ts     the TypeScript catalogue (@spindle/domain)
 //   agent/internal/catalogue/metrics_gen.go            the agent's typed instruments
 //   apps/gateway/internal/catalogue/catalogue_gen.go   what the gateway validates and stores
+// and, from its "families" (scripts/families/), everything a metric family's table needs:
+//   packages/domain/src/metrics/families-data.ts      descriptors (the worker's rollups and
+//                                                      retention), row types, COPY columns
+//   apps/gateway/internal/telemetry/families_gen.go    the gateway's row types, COPY, row counts
+//   packages/db/schema/families.{plain,timescale}.sql  every family's DDL (the schema test)
+//   packages/db/migrations/<new family>/*.sql          the migration of a family declared after
+//                                                      the hand-written ones (never rewritten
+//                                                      once it exists by hand)
+//   docs/metrics.md                                    the families table between its markers
 //
 //   node packages/domain/scripts/generate-catalogue.mjs           write the files
 //   node packages/domain/scripts/generate-catalogue.mjs --check   exit 1 if one is stale
@@ -10,9 +19,14 @@
 // The output is deterministic and already gofmt-formatted (one declaration per line, nothing
 // for gofmt to align), so the tests of each language can compare it byte for byte.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { renderDocsTable, withDocsTable } from "./families/docs.mjs";
+import { renderGatewayFamilies } from "./families/go.mjs";
+import { familiesOf } from "./families/model.mjs";
+import { generatedHeader, migrationSql, schemaSql } from "./families/sql.mjs";
+import { renderTypeScriptFamilies } from "./families/ts.mjs";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const repoRoot = join(packageDir, "..", "..");
@@ -63,6 +77,21 @@ export function validateCatalogue(catalogue) {
   }
   for (const c of catalogue.capabilities) {
     for (const metric of c.metrics) if (!names.has(metric)) problems.push(`capability ${c.name}: unknown metric ${metric}`);
+  }
+  const families = new Map(familiesOf(catalogue).map((f) => [f.table, f]));
+  for (const m of catalogue.metrics) {
+    if (m.table === null) continue;
+    const family = families.get(m.table);
+    if (!family) {
+      problems.push(`metric ${m.name}: table ${m.table} is not a declared family ("families" in catalogue.json)`);
+      continue;
+    }
+    if (family.handWritten) continue;
+    const known = new Set(family.columns.map((c) => c.name));
+    for (const column of m.columns) if (!known.has(column)) problems.push(`metric ${m.name}: ${m.table} has no column ${column}`);
+    if (family.kind === "interval" && family.gateway.rows === "accel" && (m.columns.length !== 1 || m.attributes.length !== 0)) {
+      problems.push(`metric ${m.name}: ${m.table} is a generic family, so each of its metrics fills one column and has no attributes`);
+    }
   }
   if (problems.length > 0) throw new Error(`metrics/catalogue.json is not valid:\n  ${problems.join("\n  ")}`);
 }
@@ -138,8 +167,41 @@ function renderTypeScript(catalogue, sha) {
   ].join("\n");
 }
 
+const migrationsDir = "packages/db/migrations";
+const metricsDoc = "docs/metrics.md";
+
+/**
+ * Whether the generator owns the migration folder: one it wrote, or one that does not exist
+ * yet. The folders of the families declared before the generator existed were written by hand;
+ * the schema test proves the declarations rebuild what they built.
+ */
+function generatedMigration(root, migration) {
+  const plain = join(root, migrationsDir, migration, "plain.sql");
+  const single = join(root, migrationsDir, migration, "migration.sql");
+  if (existsSync(single)) return false;
+  if (!existsSync(plain)) return !existsSync(join(root, migrationsDir, migration));
+  return readFileSync(plain, "utf8").startsWith(generatedHeader);
+}
+
+/** The files generated from the families: descriptors, Go, schema, new migrations, docs. */
+function renderFamilies(catalogue, root) {
+  const families = familiesOf(catalogue);
+  const files = {
+    "packages/domain/src/metrics/families-data.ts": renderTypeScriptFamilies(families, header),
+    "apps/gateway/internal/telemetry/families_gen.go": renderGatewayFamilies(families, header),
+    "packages/db/schema/families.plain.sql": schemaSql(families, "plain"),
+    "packages/db/schema/families.timescale.sql": schemaSql(families, "timescale"),
+  };
+  for (const migration of new Set(families.map((f) => f.migration))) {
+    if (!generatedMigration(root, migration)) continue;
+    for (const mode of ["plain", "timescale"]) files[`${migrationsDir}/${migration}/${mode}.sql`] = migrationSql(families, migration, mode);
+  }
+  files[metricsDoc] = withDocsTable(readFileSync(join(root, metricsDoc), "utf8"), renderDocsTable(families));
+  return files;
+}
+
 /** Every generated file (path relative to the repository root) and its content. */
-export function renderAll(sourceText = readFileSync(sourcePath, "utf8")) {
+export function renderAll(sourceText = readFileSync(sourcePath, "utf8"), root = repoRoot) {
   const catalogue = JSON.parse(sourceText);
   validateCatalogue(catalogue);
   const sha = createHash("sha256").update(sourceText).digest("hex");
@@ -147,6 +209,7 @@ export function renderAll(sourceText = readFileSync(sourcePath, "utf8")) {
     "packages/domain/src/metrics/catalogue-data.ts": renderTypeScript(catalogue, sha),
     "agent/internal/catalogue/metrics_gen.go": renderAgentGo(catalogue, sha),
     "apps/gateway/internal/catalogue/catalogue_gen.go": renderGatewayGo(catalogue, sha),
+    ...renderFamilies(catalogue, root),
   };
 }
 
@@ -163,7 +226,10 @@ function main() {
     }
     if (current === content) continue;
     if (check) stale.push(path);
-    else writeFileSync(target, content);
+    else {
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, content);
+    }
   }
   if (stale.length > 0) {
     console.error(`stale generated catalogue files (run node ${relative(process.cwd(), fileURLToPath(import.meta.url))}):\n  ${stale.join("\n  ")}`);

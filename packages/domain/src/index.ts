@@ -1,4 +1,5 @@
 export * from "./metrics/catalogue.js";
+export * from "./metrics/families.js";
 export * from "./metrics/derive.js";
 export * from "./metrics/latency.js";
 export * from "./metrics/ratios.js";

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ae0b6bf3786f5612f73b8732aa32e553d91c85d3848996738e2742d56ebae6ff"
+const SourceSHA256 = "46802077d2b786a552193abbd191ece76399a425cbe972e7eca3c4d0db527817"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{

@@ -133,13 +133,7 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	}
 	if err == nil {
 		err = d.counters.each(pressureFamily, func(k counterKey, c *counterDraft) {
-			stall := func(i int) *int64 {
-				if !c.filled[i] {
-					return nil
-				}
-				v := c.values[i]
-				return &v
-			}
+			stall := func(i int) telemetry.Measured { return telemetry.Measured{V: c.values[i], Valid: c.filled[i]} }
 			out.Pressure = append(out.Pressure, telemetry.PressureRow{Time: at(k.time), IntervalSeconds: seconds(k, c),
 				MemorySomeMicros: stall(0), MemoryFullMicros: stall(1), IOSomeMicros: stall(2), IOFullMicros: stall(3)})
 		})
@@ -171,11 +165,12 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	if out.Fragmentation, err = d.fragmentation.rows(); err != nil {
 		return telemetry.Deep{}, err
 	}
-	if out.ReadCache, err = d.accel.rows(&telemetry.ReadCacheFamily); err != nil {
-		return telemetry.Deep{}, err
-	}
-	if out.WriteOpt, err = d.accel.rows(&telemetry.WriteOptFamily); err != nil {
-		return telemetry.Deep{}, err
+	for _, family := range telemetry.AccelFamilies {
+		rows, err := d.accel.rows(family)
+		if err != nil {
+			return telemetry.Deep{}, err
+		}
+		out.SetAccelRows(family, rows)
 	}
 	if out.WriteOptFiles, err = d.writeOptFiles.newest(); err != nil {
 		return telemetry.Deep{}, err

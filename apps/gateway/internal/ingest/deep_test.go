@@ -71,8 +71,8 @@ func TestMapStoresEveryDeepFamily(t *testing.T) {
 		t.Fatalf("pressure rows %+v", deep.Pressure)
 	}
 	p := deep.Pressure[0]
-	if p.MemorySomeMicros == nil || *p.MemorySomeMicros != 1500 || p.IOFullMicros == nil || *p.IOFullMicros != 250000 || p.MemoryFullMicros != nil || p.IOSomeMicros != nil {
-		t.Errorf("pressure row: unreported lines must stay nil, reported ones in µs: %+v", p)
+	if p.MemorySomeMicros != telemetry.Measure(1500) || p.IOFullMicros != telemetry.Measure(250000) || p.MemoryFullMicros.Valid || p.IOSomeMicros.Valid {
+		t.Errorf("pressure row: unreported lines must stay not measured, reported ones in µs: %+v", p)
 	}
 	unsupported := int64(2)
 	wantScan := []telemetry.FragmentationScan{{Time: sampleEnd, Root: "/var/lib/postgresql", Summary: true, Files: 120, FragmentedFiles: 3, Extents: 160, ExcessExtents: 40, UnsupportedFiles: &unsupported, ScanDurationMs: m(1500),

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
@@ -136,10 +137,18 @@ func (rows sqlServerRows) rows() ([]telemetry.SQLServerRow, error) {
 			return nil, fmt.Errorf("sqlserver_stats %s at %s: %s travels with every SQL Server sample and is missing", key.instance, at, sqlServerLifeMetric.Name)
 		}
 		out = append(out, telemetry.SQLServerRow{Time: at, Instance: key.instance, IntervalSeconds: time.Duration(key.time - d.start).Seconds(),
-			BatchRequests: d.batches, BufferCacheHitRatio: d.hitRatio, PageLifeExpectancySeconds: d.life})
+			BatchRequests: d.batches, BufferCacheHitRatio: hitRatio(d.hitRatio), PageLifeExpectancySeconds: d.life})
 	}
 	slices.SortFunc(out, func(a, b telemetry.SQLServerRow) int {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Instance, b.Instance))
 	})
 	return out, nil
+}
+
+// hitRatio stores a ratio the instance did not report (it has read no page yet) as NULL.
+func hitRatio(ratio *float64) sql.Null[float64] {
+	if ratio == nil {
+		return sql.Null[float64]{}
+	}
+	return sql.Null[float64]{V: *ratio, Valid: true}
 }

@@ -39,12 +39,12 @@ func TestMapSQLServerKeepsUnmeasuredApartFromZero(t *testing.T) {
 		t.Fatalf("rows = %+v, want two instances", deep.SQLServer)
 	}
 	fresh, sales := deep.SQLServer[0], deep.SQLServer[1]
-	if fresh.Instance != "MSSQLSERVER" || fresh.BatchRequests.Valid || fresh.BufferCacheHitRatio != nil || fresh.PageLifeExpectancySeconds != 0 ||
+	if fresh.Instance != "MSSQLSERVER" || fresh.BatchRequests.Valid || fresh.BufferCacheHitRatio.Valid || fresh.PageLifeExpectancySeconds != 0 ||
 		fresh.IntervalSeconds != seconds || !fresh.Time.Equal(sampleEnd) {
 		t.Errorf("fresh instance = %+v, want batches and hit ratio not measured, life 0", fresh)
 	}
-	if sales.Instance != "SALES" || sales.BatchRequests != telemetry.Measure(1234) || sales.BufferCacheHitRatio == nil ||
-		*sales.BufferCacheHitRatio != 0.97 || sales.PageLifeExpectancySeconds != 4200 {
+	if sales.Instance != "SALES" || sales.BatchRequests != telemetry.Measure(1234) || !sales.BufferCacheHitRatio.Valid ||
+		sales.BufferCacheHitRatio.V != 0.97 || sales.PageLifeExpectancySeconds != 4200 {
 		t.Errorf("SALES = %+v, want 1234 batches, 0.97, 4200 s", sales)
 	}
 }

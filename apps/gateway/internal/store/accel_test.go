@@ -24,14 +24,14 @@ func accelRow(family telemetry.AccelFamily, at time.Time, set map[string]any) te
 }
 
 func accelBatch(seq int64, at time.Time, hits int64) telemetry.Batch {
-	return telemetry.Batch{Seq: seq, Deep: telemetry.Deep{
+	return telemetry.Batch{Seq: seq, Deep: telemetry.Deep{Intervals: telemetry.Intervals{
 		ReadCache: []telemetry.AccelRow{accelRow(telemetry.ReadCacheFamily, at, map[string]any{
 			"budget_bytes": int64(1 << 30), "misses_bytes": int64(4096), "hits_bytes": hits,
 			"memory_read_latency_seconds": 0.0000015, "memory_read_latency_samples": int64(2048),
 		})},
 		WriteOpt: []telemetry.AccelRow{accelRow(telemetry.WriteOptFamily, at, map[string]any{
 			"preallocated_bytes": int64(1 << 20), "managed_grown_bytes": int64(65536), "managed_extents_added": int64(0),
-		})},
+		})}},
 		WriteOptFiles: &telemetry.WriteOptFiles{Time: at, Files: []telemetry.WriteOptFile{{Path: "/var/log/a.log", Extents: 2}}},
 	}}
 }

@@ -25,7 +25,7 @@ func BenchmarkEncodeGroupCopy(b *testing.B) {
 		}
 	}
 	types := map[string]string{}
-	for _, c := range diskLatencyColumns {
+	for _, c := range telemetry.DiskLatencyColumns {
 		types[c] = "bigint"
 	}
 	types["time"], types["org_id"], types["server_id"] = "timestamp with time zone", "text", "uuid"
@@ -42,8 +42,8 @@ func BenchmarkEncodeGroupCopy(b *testing.B) {
 	}
 	const serverID = "0b5c6a2e-8f1e-4d6a-9a53-1f2d3c4b5a69"
 	m := pgtype.NewMap()
-	columnOIDs := make([]uint32, len(diskLatencyColumns)) // pgx has them from the statement's description
-	for i, c := range diskLatencyColumns {
+	columnOIDs := make([]uint32, len(telemetry.DiskLatencyColumns)) // pgx has them from the statement's description
+	for i, c := range telemetry.DiskLatencyColumns {
 		columnOIDs[i] = oids[types[c]]
 	}
 	pgxEncode := func(b *testing.B, rows [][]any) {
@@ -72,7 +72,7 @@ func BenchmarkEncodeGroupCopy(b *testing.B) {
 		rows := rowsWith(uuidValue(serverID))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := encodeBinaryCopy(diskLatencyColumns, types, rows); !ok {
+			if _, ok := encodeBinaryCopy(telemetry.DiskLatencyColumns, types, rows); !ok {
 				b.Fatal("refused")
 			}
 		}

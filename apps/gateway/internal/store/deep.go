@@ -12,89 +12,19 @@ import (
 )
 
 var (
-	diskLatencyColumns = append([]string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "operations", "sum_seconds"},
-		bucketColumns()...)
-	diskUntimedColumns       = []string{"time", "org_id", "server_id", "device", "operation", "interval_seconds", "untimed_ops"}
-	diskSplitColumns         = []string{"time", "org_id", "server_id", "device", "interval_seconds", "split_ops"}
-	pageCacheColumns         = []string{"time", "org_id", "server_id", "interval_seconds", "accesses", "misses"}
 	pageCacheTopFilesColumns = []string{"org_id", "server_id", "path", "accesses", "misses", "interval_seconds", "seen_at"}
-	pgDatabaseColumns        = []string{"time", "org_id", "server_id", "database", "interval_seconds",
-		"commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"}
-	pressureColumns = []string{"time", "org_id", "server_id", "interval_seconds",
-		"memory_some_us", "memory_full_us", "io_some_us", "io_full_us"}
-	writeOptFilesColumns = []string{"org_id", "server_id", "path", "extents", "seen_at"}
-	filesystemColumns    = []string{"time", "org_id", "server_id", "mountpoint", "device", "fs_type", "interval_seconds",
-		"size_bytes", "free_bytes", "available_bytes"}
-	agentSpoolColumns = []string{"time", "org_id", "server_id", "interval_seconds", "spool_bytes", "pending_batches"}
-	sqlServerColumns  = []string{"time", "org_id", "server_id", "instance", "interval_seconds",
-		"batch_requests", "buffer_cache_hit_ratio", "page_life_expectancy_s"}
+	writeOptFilesColumns     = []string{"org_id", "server_id", "path", "extents", "seen_at"}
 )
 
-func bucketColumns() []string {
-	columns := make([]string, telemetry.LatencyBuckets)
-	for i := range columns {
-		columns[i] = fmt.Sprintf("bucket_%02d", i)
-	}
-	return columns
-}
-
 // addDeepRows adds the interval-table rows of one batch's deep telemetry to set (one COPY per
-// table for the whole transaction).
-// server is the agent's server id as uuidValue makes it.
+// table for the whole transaction). server is the agent's server id as uuidValue makes it.
 func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
-	d := batch.Deep
-	for _, r := range d.DiskLatency {
-		row := make([]any, 0, len(diskLatencyColumns))
-		row = append(row, r.Time, org, server, r.Device, r.Operation, r.IntervalSeconds, r.Operations, r.SumSeconds)
-		for _, c := range r.Buckets {
-			row = append(row, c)
-		}
-		set.add("disk_latency", diskLatencyColumns, row)
-	}
-	for _, r := range d.DiskUntimed {
-		set.add("disk_io_untimed", diskUntimedColumns, []any{r.Time, org, server, r.Device, r.Operation, r.IntervalSeconds, r.UntimedOps})
-	}
-	for _, r := range d.DiskSplit {
-		set.add("disk_split_io", diskSplitColumns, []any{r.Time, org, server, r.Device, r.IntervalSeconds, r.SplitOps})
-	}
-	for _, r := range d.PageCache {
-		set.add("page_cache", pageCacheColumns, []any{r.Time, org, server, r.IntervalSeconds, r.Accesses, r.Misses})
-	}
-	for _, r := range d.PgDatabase {
-		set.add("pg_database_stats", pgDatabaseColumns, []any{r.Time, org, server, r.Database, r.IntervalSeconds,
-			r.Commits, r.Rollbacks, r.BlocksHit, r.BlocksRead, r.BlockReadTimeMicros})
-	}
-	for _, r := range d.Pressure {
-		set.add("pressure", pressureColumns, []any{r.Time, org, server, r.IntervalSeconds,
-			r.MemorySomeMicros, r.MemoryFullMicros, r.IOSomeMicros, r.IOFullMicros})
-	}
-	for _, r := range d.Filesystems {
-		set.add("filesystem", filesystemColumns, []any{r.Time, org, server, r.Mountpoint, r.Device, r.FSType,
-			r.IntervalSeconds, r.SizeBytes, r.FreeBytes, r.AvailableBytes})
-	}
-	for _, r := range d.AgentSpool {
-		set.add("agent_spool", agentSpoolColumns, []any{r.Time, org, server, r.IntervalSeconds, r.SpoolBytes, r.PendingBatches})
-	}
-	for _, r := range d.SQLServer {
-		set.add("sqlserver_stats", sqlServerColumns, []any{r.Time, org, server, r.Instance, r.IntervalSeconds,
-			r.BatchRequests, r.BufferCacheHitRatio, r.PageLifeExpectancySeconds})
-	}
-	for _, family := range telemetry.AccelFamilies {
-		rows := d.ReadCache
-		if family == &telemetry.WriteOptFamily {
-			rows = d.WriteOpt
-		}
-		for _, r := range rows {
-			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, org, server, r.IntervalSeconds}, r.Values...))
-		}
-	}
+	batch.Deep.EachCopy(org, server, set.add)
 }
 
 // deepRowCount is how many interval-table rows addDeepRows adds for batch.
 func deepRowCount(batch telemetry.Batch) int {
-	d := batch.Deep
-	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
-		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt) + len(d.SQLServer)
+	return batch.Deep.Intervals.Rows()
 }
 
 // writeDeepState writes what is state rather than an interval row, for the batches of one agent

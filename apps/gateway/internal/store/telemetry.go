@@ -21,14 +21,6 @@ type WriteResult struct {
 	BatchHWM         int64
 }
 
-var (
-	diskIOColumns = []string{"time", "org_id", "server_id", "device", "interval_seconds",
-		"read_ops", "write_ops", "read_bytes", "write_bytes", "read_merged", "write_merged",
-		"read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms", "in_progress"}
-	memoryColumns = []string{"time", "org_id", "server_id", "total_bytes", "available_bytes",
-		"free_bytes", "cached_bytes", "buffers_bytes", "dirty_bytes", "swap_total_bytes", "swap_free_bytes"}
-)
-
 // WriteBatches writes the batches above the agent's high-water mark and advances the mark, in
 // one transaction: a batch replayed after a timeout is acknowledged without a second copy, and
 // a failure leaves neither rows nor a moved mark behind. It is a group (group.go) of one.
@@ -44,14 +36,11 @@ func (s *Store) WriteBatches(ctx context.Context, agent Agent, batches []telemet
 // here, the deep families in deep.go.
 func addIntervalRows(set *copySet, agent Agent, batch telemetry.Batch) {
 	org, server := agent.OrgID, uuidValue(agent.ServerID) // org_id is text, server_id uuid
-	for _, r := range batch.DiskIO {
-		set.add("disk_io", diskIOColumns, []any{r.Time, org, server, r.Device, r.IntervalSeconds,
-			r.ReadOps, r.WriteOps, r.ReadBytes, r.WriteBytes, r.ReadMerged, r.WriteMerged,
-			r.ReadTimeMs, r.WriteTimeMs, r.IOTimeMs, r.WeightedIOTimeMs, r.InProgress})
+	for i := range batch.DiskIO {
+		set.add("disk_io", telemetry.DiskIOColumns, batch.DiskIO[i].CopyValues(org, server))
 	}
-	for _, r := range batch.Memory {
-		set.add("memory", memoryColumns, []any{r.Time, org, server, r.TotalBytes, r.AvailableBytes,
-			r.FreeBytes, r.CachedBytes, r.BuffersBytes, r.DirtyBytes, r.SwapTotalBytes, r.SwapFreeBytes})
+	for i := range batch.Memory {
+		set.add("memory", telemetry.MemoryColumns, batch.Memory[i].CopyValues(org, server))
 	}
 	addDeepRows(set, org, server, batch)
 }

@@ -7,11 +7,12 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/catalogue"
 )
 
-// The acceleration families (docs/metrics.md, "Acceleration features") are declared once, in
-// the metric catalogue: every catalogue metric whose table is read_cache or write_opt is one
-// column of that table. Ingest (which metric fills which column, and how its value is read)
-// and the store (the COPY column list) both derive from these families, so a metric added to
-// the catalogue with one of these tables needs only its migration column.
+// The generic families (docs/metrics.md, "Acceleration features"): a family whose declaration
+// says gateway.rows "accel" (packages/domain/metrics/catalogue.json) holds one row per server
+// and interval, and every catalogue metric stored in its table fills one column of it. Ingest
+// (which metric fills which column, and how its value is read) and the store (the COPY column
+// list) both derive from the catalogue, so such a family needs no gateway code: its variable,
+// its slice in Intervals and AccelFamilies are generated (families_gen.go).
 
 // AccelKind says how one metric of an acceleration family travels and is stored.
 type AccelKind int
@@ -46,15 +47,6 @@ type AccelRow struct {
 	Values          []any
 }
 
-// ReadCacheFamily and WriteOptFamily are the tables read_cache and write_opt.
-var (
-	ReadCacheFamily = accelFamily("read_cache")
-	WriteOptFamily  = accelFamily("write_opt")
-)
-
-// AccelFamilies lists both, in the order the store writes them.
-var AccelFamilies = []*AccelFamily{&ReadCacheFamily, &WriteOptFamily}
-
 func accelFamily(table string) AccelFamily {
 	family := AccelFamily{Table: table}
 	for _, m := range catalogue.Metrics {
@@ -81,6 +73,11 @@ func accelFamily(table string) AccelFamily {
 		panic(fmt.Sprintf("the catalogue stores no metric in %s", table))
 	}
 	return family
+}
+
+// CopyValues is r as a row of its family's CopyColumns.
+func (r *AccelRow) CopyValues(org string, server any) []any {
+	return append([]any{r.Time, org, server, r.IntervalSeconds}, r.Values...)
 }
 
 // CopyColumns is the table's column list for COPY, in the order of AccelRow's fields.

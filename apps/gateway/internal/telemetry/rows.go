@@ -1,11 +1,12 @@
-// Package telemetry holds the rows the gateway writes: one wide row per device and interval in
-// disk_io, one per interval in memory (docs/metrics.md). The ingest package produces them from
-// OTLP, the store package copies them into PostgreSQL; neither needs to know about the other.
+// Package telemetry holds the rows the gateway writes (docs/metrics.md). The row type, COPY
+// columns and values of each metric family are generated from its declaration
+// (families_gen.go, from packages/domain/metrics/catalogue.json); the ingest package produces
+// the rows from OTLP, the store package copies them into PostgreSQL; neither needs to know
+// about the other.
 package telemetry
 
 import (
 	"database/sql"
-	"time"
 )
 
 // Measured is a value the agent sent, or, with Valid false, one it did not send: stored as
@@ -14,37 +15,6 @@ type Measured = sql.Null[int64]
 
 // Measure is a value the agent sent.
 func Measure(v int64) Measured { return Measured{V: v, Valid: true} }
-
-// DiskIORow is one device over one sampling interval. Counters are deltas over the interval.
-type DiskIORow struct {
-	Time             time.Time // end of the interval
-	Device           string
-	IntervalSeconds  float64
-	ReadOps          Measured
-	WriteOps         Measured
-	ReadBytes        Measured
-	WriteBytes       Measured
-	ReadMerged       Measured
-	WriteMerged      Measured
-	ReadTimeMs       Measured
-	WriteTimeMs      Measured
-	IOTimeMs         Measured
-	WeightedIOTimeMs Measured
-	InProgress       sql.Null[int32]
-}
-
-// MemoryRow is one memory snapshot (gauges) at Time.
-type MemoryRow struct {
-	Time           time.Time
-	TotalBytes     Measured
-	AvailableBytes Measured
-	FreeBytes      Measured
-	CachedBytes    Measured
-	BuffersBytes   Measured
-	DirtyBytes     Measured
-	SwapTotalBytes Measured // used + free: measured only when both were sent
-	SwapFreeBytes  Measured
-}
 
 // HostInfo is what an agent says about its host in resource attributes. Empty fields are
 // unknown and leave the stored value alone.

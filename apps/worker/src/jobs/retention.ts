@@ -1,28 +1,15 @@
 import { withSystemTransaction } from "@spindle/db";
+import { familyRetention } from "@spindle/domain";
 import type pg from "pg";
 
 /**
- * How long each table keeps rows in plain mode, matching the TimescaleDB retention policies in
- * packages/db/migrations/20261121080100_telemetry/timescale.sql and
- * 20261121140000_deep_telemetry/timescale.sql, 20261123100000_acceleration_gains/timescale.sql and
- * 20261124100000_alert_ack_filesystem/timescale.sql (and the later families' timescale.sql: sqlserver_stats, disk_io_untimed).
+ * How long each table keeps rows in plain mode: the family descriptors' retention (generated
+ * from packages/domain/metrics/catalogue.json), which the TimescaleDB retention policies of the
+ * same declaration apply in the other mode.
  */
-export const retentionPeriods = [
-  { table: "disk_io", timeColumn: "time", keep: "30 days" },
-  { table: "memory", timeColumn: "time", keep: "30 days" },
-  { table: "disk_io_1m", timeColumn: "bucket", keep: "90 days" },
-  { table: "memory_1m", timeColumn: "bucket", keep: "90 days" },
-  { table: "disk_io_1h", timeColumn: "bucket", keep: "2 years" },
-  { table: "memory_1h", timeColumn: "bucket", keep: "2 years" },
-  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "read_cache", "write_opt", "filesystem", "agent_spool", "sqlserver_stats", "disk_io_untimed"] as const).flatMap((family) => [
-    { table: family, timeColumn: "time", keep: "30 days" } as const,
-    { table: `${family}_1m`, timeColumn: "bucket", keep: "90 days" } as const,
-    { table: `${family}_1h`, timeColumn: "bucket", keep: "2 years" } as const,
-  ]),
-  { table: "fragmentation_scans", timeColumn: "time", keep: "2 years" },
-] as const;
+export const retentionPeriods = familyRetention;
 
-export type RetentionResult = Record<(typeof retentionPeriods)[number]["table"], number>;
+export type RetentionResult = Record<string, number>;
 
 /**
  * Plain mode only: deletes rows past their retention period. Deletes go in slices so a backlog

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { gainsFamilies } from "./gains-families.js";
+import { findFamily, type RolledUpFamily } from "@spindle/domain";
 import { deleteExpiredTelemetry } from "./retention.js";
 import { rollupPending } from "./rollup.js";
 
@@ -13,17 +13,13 @@ const serverA = "00000000-0000-4000-8000-0000000000f1";
 const serverB = "00000000-0000-4000-8000-0000000000f2";
 
 /** Minute or hour buckets computed straight from raw rows, with the same bucketing as TimescaleDB. */
-const fromRaw = (source: string, width: string) => {
-  const family = gainsFamilies.find((f) => f.source === source)!;
-  return `
-    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id, sum(interval_seconds) AS interval_seconds,
-           ${family.columns.map((c) => `${c.fromRaw.replaceAll("s.", "")} AS ${c.column}`).join(", ")}, count(*) AS samples
+const aggregatesOf = (source: string) => (findFamily(source) as RolledUpFamily).aggregates;
+const fromRaw = (source: string, width: string) => `
+    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id,
+           ${aggregatesOf(source).map((a) => `${a.fromRaw.replaceAll("s.", "")} AS ${a.name}`).join(", ")}
     FROM ${source} GROUP BY 1, 2 ORDER BY 1, 2`;
-};
-const fromRollup = (source: string, table: string) => {
-  const family = gainsFamilies.find((f) => f.source === source)!;
-  return `SELECT bucket, server_id, interval_seconds, ${family.columns.map((c) => c.column).join(", ")}, samples FROM ${table} ORDER BY 1, 2`;
-};
+const fromRollup = (source: string, table: string) =>
+  `SELECT bucket, server_id, ${aggregatesOf(source).map((a) => a.name).join(", ")} FROM ${table} ORDER BY 1, 2`;
 
 describe("rollupPending for the acceleration-gains families", { skip: skipReason }, () => {
   let plain: PlainDatabase;

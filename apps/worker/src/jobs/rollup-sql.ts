@@ -1,22 +1,15 @@
-// The SQL that maintains the plain-mode rollup tables (disk_io_1m/1h, memory_1m/1h, the deep and
-// gains families). Each statement takes the claimed pending ranges as four parallel arrays (org_id, server_id,
-// first_time, last_time), widens them to whole minutes, merges overlaps per server, recomputes
-// those minutes from raw rows and upserts them; hours take what those minutes changed by
-// (memory's recomputes its touched hours from their minutes). Bucketing matches TimescaleDB's
-// time_bucket (same origin), so both storage modes put a sample in the same bucket.
+// The SQL that maintains the plain-mode rollup tables (<family>_1m and <family>_1h of every
+// family with aggregates, from @spindle/domain's family descriptors, which are generated from
+// packages/domain/metrics/catalogue.json). Each statement takes the claimed pending ranges as four
+// parallel arrays (org_id, server_id, first_time, last_time), widens them to whole minutes, merges
+// overlaps per server, recomputes those minutes from raw rows and upserts them; hours take what
+// those minutes changed by (a family with means, memory's, recomputes its touched hours from
+// their minutes). Bucketing matches TimescaleDB's time_bucket (same origin), so both storage
+// modes put a sample in the same bucket.
 
-import { gainsFamilies } from "./gains-families.js";
+import { rolledUpFamilies, type RolledUpFamily } from "@spindle/domain";
 
 const origin = "TIMESTAMPTZ '2000-01-03 00:00:00+00'";
-
-const diskCounters = [
-  "read_ops", "write_ops", "read_bytes", "write_bytes", "read_merged", "write_merged",
-  "read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms",
-];
-const memoryGauges = [
-  "total_bytes", "available_bytes", "free_bytes", "cached_bytes", "buffers_bytes",
-  "dirty_bytes", "swap_total_bytes", "swap_free_bytes",
-];
 
 interface RollupSpec {
   target: string;
@@ -158,113 +151,48 @@ export function minutesFromRawSql(family: MergeableFamily): string {
     FROM ${family.source} s GROUP BY 1, s.org_id, s.server_id${keys}`;
 }
 
-const sum = (column: string, fromRaw = `sum(s.${column})::bigint`) => ({ column, fromRaw, merge: "sum" as const });
-const intervalSeconds = sum("interval_seconds", "sum(s.interval_seconds)");
-const samples = sum("samples", "count(*)");
+/** A family whose hours merge their minutes by sum or maximum, or null (it has means). */
+function asMergeable(family: RolledUpFamily): MergeableFamily | null {
+  const columns: MergeableFamily["columns"] = [];
+  for (const a of family.aggregates) {
+    if (a.merge !== "sum" && a.merge !== "max") return null;
+    columns.push({ column: a.name, fromRaw: a.fromRaw, merge: a.merge });
+  }
+  return { source: family.table, keys: [...family.keys], columns };
+}
+
+/**
+ * A family with means (memory's gauges): an hour's mean is the sample-weighted mean of its
+ * minutes' means, which a change to one minute cannot be added to, so each touched hour is
+ * recomputed from its minutes (one row per server and minute: the smallest of the families).
+ */
+function recomputedStatements(family: RolledUpFamily): string[] {
+  const keys = [...family.keys];
+  return [
+    upsert({
+      target: `${family.table}_1m`, source: family.table, sourceTime: "time", width: "1 minute", keys,
+      aggregates: family.aggregates.map((a): [string, string] => [a.name, a.fromRaw]),
+    }),
+    upsert({
+      target: `${family.table}_1h`, source: `${family.table}_1m`, sourceTime: "bucket", width: "1 hour", keys,
+      aggregates: family.aggregates.map((a): [string, string] => [a.name, a.fromMinutes]),
+    }),
+  ];
+}
 
 // A metric the agent did not send is NULL (not measured): sum, avg, min and max skip it, and a
 // bucket where nothing measured it stays NULL, as in TimescaleDB's continuous aggregates.
-const diskIo: MergeableFamily = {
-  source: "disk_io",
-  keys: ["device"],
-  columns: [intervalSeconds, ...diskCounters.map((c) => sum(c)), { column: "in_progress_max", fromRaw: "max(s.in_progress)", merge: "max" }, samples],
-};
 
-/**
- * Memory's hour is a sample-weighted mean of its minutes' means, which a change to one minute
- * cannot be added to; it keeps recomputing each touched hour from its minutes (one row per
- * server and minute, the smallest of the families).
- */
-const memoryStatements = [
-  upsert({
-    target: "memory_1m", source: "memory", sourceTime: "time", width: "1 minute", keys: [],
-    aggregates: [
-      ...memoryGauges.map((g): [string, string] => [g, `avg(s.${g})::bigint`]),
-      ["available_min_bytes", "min(s.available_bytes)"],
-      ["samples", "count(*)"],
-    ],
-  }),
-  upsert({
-    target: "memory_1h", source: "memory_1m", sourceTime: "bucket", width: "1 hour", keys: [],
-    aggregates: [
-      // Minutes where a gauge was not measured (NULL) carry no weight for it, so an hour with
-      // no measured value stays NULL rather than becoming a diluted average or 0.
-      ...memoryGauges.map((g): [string, string] => [
-        g, `(sum(s.${g}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${g} IS NOT NULL))::bigint`,
-      ]),
-      ["available_min_bytes", "min(s.available_min_bytes)"],
-      ["samples", "sum(s.samples)::bigint"],
-    ],
-  }),
-];
-
-/**
- * The deep-telemetry families (20261121140000_deep_telemetry): every column is a delta, so the
- * minute is the sum of raw rows and the hour the sum of minutes. Summed latency bucket counts
- * are what makes percentiles over any range exact to the bucket. A column NULL in every row of
- * a bucket (pressure the kernel did not report) stays NULL, as sum() leaves it.
- */
-const deepFamilies: { source: string; keys: string[]; sums: string[] }[] = [
-  {
-    source: "disk_latency",
-    keys: ["device", "operation"],
-    sums: ["operations", "sum_seconds", ...Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`)],
-  },
-  // Untimed I/Os (20261128041500_disk_io_untimed), keyed like disk_latency's: a minute without a
-  // row was not measured, so only rows that exist are summed (a missing row never becomes 0).
-  { source: "disk_io_untimed", keys: ["device", "operation"], sums: ["untimed_ops"] },
-  { source: "disk_split_io", keys: ["device"], sums: ["split_ops"] },
-  { source: "page_cache", keys: [], sums: ["accesses", "misses"] },
-  { source: "pg_database_stats", keys: ["database"], sums: ["commits", "rollbacks", "blocks_hit", "blocks_read", "block_read_time_us"] },
-  { source: "pressure", keys: [], sums: ["memory_some_us", "memory_full_us", "io_some_us", "io_full_us"] },
-  // Gauges (20261124100000_alert_ack_filesystem): summed like the deltas, with `samples` to
-  // divide by, so a mean over any window is still exact.
-  { source: "filesystem", keys: ["mountpoint", "device"], sums: ["size_bytes", "free_bytes", "available_bytes"] },
-  { source: "agent_spool", keys: [], sums: ["spool_bytes", "pending_batches"] },
-];
-
-/** sum() of a bigint is numeric: cast back so rollups hold the aggregates' types. */
-const sumOf = (column: string) => (column === "sum_seconds" ? sum(column, `sum(s.${column})`) : sum(column));
-
-/**
- * SQL Server statistics (20261125160000_sqlserver_stats): a batch-request delta that is NULL on
- * an instance's first interval, a hit ratio NULL while it has read no page, and the page life
- * expectancy. Minutes keep the sums and the counts that make the rate and the means exact over
- * any window without counting unmeasured intervals as 0: the seconds that measured batches, and
- * the samples that carried a hit ratio.
- */
-const sqlServerStats: MergeableFamily = {
-  source: "sqlserver_stats",
-  keys: ["instance"],
-  columns: [
-    intervalSeconds,
-    sum("batch_requests"),
-    sum("batch_seconds", "sum(s.interval_seconds) FILTER (WHERE s.batch_requests IS NOT NULL)"),
-    sum("hit_ratio_sum", "sum(s.buffer_cache_hit_ratio)"),
-    sum("hit_ratio_samples", "count(s.buffer_cache_hit_ratio)"),
-    sum("page_life_expectancy_s"),
-    samples,
-  ],
-};
-
-/** Every family whose hours merge their minutes by sum or maximum (all but memory). */
-export const mergeableFamilies: MergeableFamily[] = [
-  diskIo,
-  ...deepFamilies.map((family) => ({
-    source: family.source, keys: family.keys, columns: [intervalSeconds, ...family.sums.map(sumOf), samples],
-  })),
-  // The acceleration-gains families (gains-families.ts): every column a sum or a count.
-  ...gainsFamilies.map((family) => ({
-    source: family.source, keys: [], columns: [intervalSeconds, ...family.columns.map((c) => sum(c.column, c.fromRaw)), samples],
-  })),
-  sqlServerStats,
-];
+/** Every family whose hours merge their minutes by sum or maximum (all but those with means). */
+export const mergeableFamilies: MergeableFamily[] = rolledUpFamilies.flatMap((family) => asMergeable(family) ?? []);
 
 /** Every rollup source (rollup_pending.source) and the statements that bring its minutes and hours up to date. */
-export const rollupStatementsBySource: Record<string, readonly string[]> = {
-  memory: memoryStatements,
-  ...Object.fromEntries(mergeableFamilies.map((family) => [family.source, [minutesAndHourChange(family)]])),
-};
+export const rollupStatementsBySource: Record<string, readonly string[]> = Object.fromEntries(
+  rolledUpFamilies.map((family) => {
+    const mergeable = asMergeable(family);
+    return [family.table, mergeable ? [minutesAndHourChange(mergeable)] : recomputedStatements(family)];
+  }),
+);
 
 /** Takes up to $1 pending ranges of source $2 that no other worker holds, and removes them (on commit). */
 export const claimPendingSql = `

@@ -1,5 +1,6 @@
 // The shape of a metric catalogue entry. The entries themselves are generated into
 // catalogue-data.ts from packages/domain/metrics/catalogue.json, the one source of truth.
+import type { FamilyTable } from "./families-data.js";
 
 export type MetricType = "sum" | "gauge" | "histogram";
 
@@ -16,25 +17,8 @@ export type MetricSource =
   | "agent"
   | "agent:accel";
 
-export type MetricTable =
-  | "disk_io"
-  | "memory"
-  | "disk_latency"
-  | "disk_io_untimed"
-  | "disk_split_io"
-  | "page_cache"
-  | "page_cache_top_files"
-  | "fragmentation_scans"
-  | "fragmentation_worst_files"
-  | "pg_database_stats"
-  | "sqlserver_stats"
-  | "pressure"
-  | "read_cache"
-  | "write_opt"
-  | "write_opt_files"
-  | "cache_mrc"
-  | "filesystem"
-  | "agent_spool";
+/** Where a metric is stored: a metric family's table (catalogue.json "families"). */
+export type MetricTable = FamilyTable;
 
 export interface MetricDefinition {
   /** OTLP metric name: OpenTelemetry semantic convention where one exists, `spindle.*` otherwise. */
