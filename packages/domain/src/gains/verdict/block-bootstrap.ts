@@ -24,6 +24,8 @@ export const blockBootstrapDefaults = {
   /** Effective 1-minute samples each window needs (n / integrated autocorrelation time). */
   minimumEffectiveSample: 30,
   minimumDenominator: 100,
+  /** Force a scale; by default relative unless a resampled ratio reaches 0. */
+  scale: null as Scale | null,
 };
 
 export type BlockBootstrapComparison =
@@ -76,7 +78,7 @@ export function compareByBlockBootstrap(
   const beforeDraws = resampleRatios(beforeSide.series, settings.iterations, random);
   const afterDraws = resampleRatios(afterSide.series, settings.iterations, random);
   const positive = (values: Float64Array) => values.every((value) => value > 0);
-  const scale: Scale = beforeSide.series.ratio > 0 && afterSide.series.ratio > 0 && positive(beforeDraws) && positive(afterDraws) ? "relative" : "absolute";
+  const scale: Scale = settings.scale ?? (beforeSide.series.ratio > 0 && afterSide.series.ratio > 0 && positive(beforeDraws) && positive(afterDraws) ? "relative" : "absolute");
   const transform = (values: Float64Array) => (scale === "relative" ? values.map(Math.log) : values);
   const on = (value: number) => (scale === "relative" ? Math.log(value) : value);
   const standardError = Math.hypot(standardDeviation(transform(beforeDraws)), standardDeviation(transform(afterDraws)));

@@ -135,6 +135,16 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
   return { reason: reasons.join("; ") };
 }
 
+/**
+ * Whether judging this evidence at this look would read its 1-minute buckets (the fallback), so a
+ * caller reads them from the database only then.
+ */
+export function needsMinutes(evidence: Omit<MetricEvidence, "minutes">, look: Extract<Look, { status: "look" }>, options: Partial<typeof judgeDefaults> = {}): boolean {
+  let asked = false;
+  choose({ ...evidence, minutes: () => ((asked = true), null) }, { ...judgeDefaults, ...options }, look);
+  return asked;
+}
+
 /** Every metric's verdict at one look; metrics without a comparison are "not enough data". */
 export function judgeChange(
   evidence: readonly MetricEvidence[],
