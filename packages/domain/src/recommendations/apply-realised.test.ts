@@ -68,7 +68,7 @@ describe("realised effect: the realised change against the predicted change", ()
     assert.match(wide.status === "judged" ? wide.reason : "", /overlaps the predicted range \[22\.0 points, 32\.0 points\] without lying inside it/);
     const short = realisedEffect(prediction, medium, { from: day.from, to: new Date(day.from.getTime() + 30_000) }, { after: sums(0.87), previousDays: week, minutes: null });
     assert.equal(short.status === "judged" && short.answer, "inconclusive");
-    assert.equal(short.status === "judged" && short.reason, "the realised window is 1 minutes; a change needs at least 60");
+    assert.equal(short.status === "judged" && short.reason, "the realised window is 30 s; a change needs at least 60 minutes");
     assert.equal(short.status === "judged" && short.realised.after, 0.87, "the level after is still shown");
     const noHistory = realisedEffect(prediction, medium, day, { after: sums(0.87), previousDays: [], minutes: null });
     assert.match(noHistory.status === "judged" ? noHistory.reason : "", /^no realised change: 0 of the 7 previous days/);

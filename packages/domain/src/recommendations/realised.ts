@@ -100,10 +100,13 @@ interface RealisedChange {
   missing: string | null;
 }
 
-function realisedChange(after: WindowSums, inputs: RealisedInputs, minutes: number, settings: typeof realisedDefaults): RealisedChange {
+function realisedChange(after: WindowSums, inputs: RealisedInputs, afterWindow: TimeWindow, settings: typeof realisedDefaults): RealisedChange {
+  const seconds = (afterWindow.to.getTime() - afterWindow.from.getTime()) / 1000;
+  const minutes = Math.floor(seconds / 60);
+  const length = seconds < 120 ? `${Math.round(seconds)} s` : `${minutes} minutes`;
   const none = (missing: string, basis: string): RealisedChange => ({ before: null, change: null, interval: null, method: null, basis, missing });
-  const basis = `read-cache hits and misses (read_cache) over the ${minutes}-minute window after the change`;
-  if (minutes < settings.minimumMinutes) return none(`the realised window is ${minutes} minutes; a change needs at least ${settings.minimumMinutes}`, basis);
+  const basis = `read-cache hits and misses (read_cache) over the ${length} after the change`;
+  if (minutes < settings.minimumMinutes) return none(`the realised window is ${length}; a change needs at least ${settings.minimumMinutes} minutes`, basis);
   const options = { minimumDenominator: settings.minimumDenominator, scale: "absolute" as const };
   const days = compareWithPreviousDays(after, inputs.previousDays.map(hitRatioSums), "bytes read", options);
   if (days.status === "compared") {
@@ -153,8 +156,7 @@ export function realisedEffect(prediction: Prediction, confidence: Confidence, a
   if (after === null || after.denominator === 0) {
     return { status: "not-measured", reason: "the agent sent no read-cache hits or misses after the change (they need eBPF and the read cache on)" };
   }
-  const minutes = Math.round((afterWindow.to.getTime() - afterWindow.from.getTime()) / 60_000);
-  const realised = realisedChange(after, inputs, minutes, settings);
+  const realised = realisedChange(after, inputs, afterWindow, settings);
   const numeric = prediction.metric === "read_cache_hit_ratio";
   const predictedChange = numeric && prediction.before !== null && prediction.after !== null ? prediction.after - prediction.before : null;
   const range = predictedChange !== null && confidence.tolerance !== null ? { low: predictedChange - confidence.tolerance, high: predictedChange + confidence.tolerance } : null;
