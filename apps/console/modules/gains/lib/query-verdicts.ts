@@ -4,7 +4,7 @@
 // judged on the servers where it is the newest layer of the policy in force; elsewhere the page
 // says why there is no verdict instead of guessing a moment. The verdict is read at the fixed
 // horizon's checkpoints (@spindle/domain lookAt): provisional before 24 hours, final at 24 hours.
-import { judgeChange, lookAt, needsMinutes, type MinuteEvidence, type VerdictMetricKey } from "@spindle/domain";
+import { judgeChange, lookAt, needsMinutes, previousDaysSuffice, type MinuteEvidence, type VerdictMetricKey } from "@spindle/domain";
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
@@ -77,7 +77,10 @@ async function compareAround(sql: OrgSql, orgId: string, server: { id: string; h
   const beforeDescription = yesterday ? "the same hours of the previous day" : "the window right before the change";
   const treatedWindows = [windows.after, ...windows.previousDays, ...(yesterday ? [] : [windows.adjacent])];
   const treated = new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, [server.id], starts(treatedWindows), ends(treatedWindows)])).rows);
-  const candidates = (await sql.query<ControlCandidateRow>(controlCandidatesSql, [orgId, server.id, before.from, maximumControlServers])).rows;
+  // Servers not yet changed are read only for a metric the previous days cannot judge (a new server).
+  const ownHistory = buildEvidence({ serverId: server.id, treated, beforeIndex: 2, beforeDescription, controls: null, minutes: null });
+  const candidates = ownHistory.every((evidence) => previousDaysSuffice(evidence)) ? [] :
+    (await sql.query<ControlCandidateRow>(controlCandidatesSql, [orgId, server.id, before.from, maximumControlServers])).rows;
   const controls = candidates.length === 0 ? null : {
     ids: candidates.map((row) => row.server_id),
     table: new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, candidates.map((row) => row.server_id), starts([before, windows.after]), ends([before, windows.after])])).rows),

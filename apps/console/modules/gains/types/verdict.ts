@@ -23,7 +23,7 @@ export type VerdictLook =
     after: IsoWindow;
     /** The window the servers not yet changed are compared over (the same hours of the previous day, or the window right before). */
     before: IsoWindow & { description: string };
-    /** Servers not yet changed that were looked at (each metric still needs three with data). */
+    /** Servers not yet changed that were looked at: only when the previous days cannot judge a metric (each needs three with data). */
     controlServers: number;
   };
 
