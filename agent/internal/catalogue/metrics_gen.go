@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "46802077d2b786a552193abbd191ece76399a425cbe972e7eca3c4d0db527817"
+const SourceSHA256 = "ca08882151453db145920cbe2e9b319de3f9c983cb1a423871d9fd4ae1e835ec"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -182,6 +182,9 @@ var ReadCacheMemoryReadLatencySamples = IntGauge{Metric{"spindle.read_cache.memo
 // WriteOptPreallocated is spindle.write_opt.preallocated (agent:accel).
 var WriteOptPreallocated = IntCounter{Metric{"spindle.write_opt.preallocated", "By", "Space reserved ahead of growing files (fallocate, keep size)."}}
 
+// WriteOptTrimmed is spindle.write_opt.trimmed (agent:accel).
+var WriteOptTrimmed = IntCounter{Metric{"spindle.write_opt.trimmed", "By", "Space reserved ahead of growing files that was given back unused: the reservation past a file's end, trimmed when the file went idle or was closed, or when the feature stopped."}}
+
 // WriteOptFragmentsPrevented is spindle.write_opt.fragments_prevented (agent:accel).
 var WriteOptFragmentsPrevented = IntCounter{Metric{"spindle.write_opt.fragments_prevented", "{extent}", "Growths of managed files that landed in space reserved earlier (an upper bound)."}}
 
@@ -204,7 +207,7 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptTrimmed, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}

@@ -56,7 +56,7 @@ type accelCollector struct {
 type readCacheFlows struct{ misses, hits, prefetched, droppedBehind, backoffs int64 }
 
 type writeOptFlows struct {
-	preallocated, fragmentsPrevented, filesDefragmented                      int64
+	preallocated, trimmed, fragmentsPrevented, filesDefragmented             int64
 	managedGrown, managedExtentsAdded, unmanagedGrown, unmanagedExtentsAdded int64
 }
 
@@ -124,6 +124,7 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 
 func (c *accelCollector) collectWriteOpt(st writeopt.Stats, enabled bool, sink Sink) bool {
 	preallocated := advance(&c.writeOpt.preallocated, st.PreallocatedBytes)
+	trimmed := advance(&c.writeOpt.trimmed, st.TrimmedBytes)
 	prevented := advance(&c.writeOpt.fragmentsPrevented, st.FragmentsPrevented)
 	defragmented := advance(&c.writeOpt.filesDefragmented, st.FilesDefragmented)
 	managedGrown := advance(&c.writeOpt.managedGrown, st.ManagedGrownBytes)
@@ -134,6 +135,8 @@ func (c *accelCollector) collectWriteOpt(st writeopt.Stats, enabled bool, sink S
 		return false
 	}
 	sink.AddInt(catalogue.WriteOptPreallocated, preallocated)
+	// What preallocation gave back unused: preallocated minus trimmed is what it still holds.
+	sink.AddInt(catalogue.WriteOptTrimmed, trimmed)
 	sink.AddInt(catalogue.WriteOptFragmentsPrevented, prevented)
 	sink.AddInt(catalogue.WriteOptFilesDefragmented, defragmented)
 	// The comparison group is measured only while directories are watched: otherwise nothing is

@@ -97,7 +97,7 @@ func TestAccelSendsNoResidencyOrMissesWhereResidencyIsNotMeasured(t *testing.T) 
 }
 
 func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t *testing.T) {
-	f := &fakeFeatures{writeOpt: writeopt.Stats{PreallocatedBytes: 64 << 20, Extents: map[string]int{}}}
+	f := &fakeFeatures{writeOpt: writeopt.Stats{PreallocatedBytes: 64 << 20, TrimmedBytes: 8 << 20, Extents: map[string]int{}}}
 	c := NewAccel(f.sources(), discardLogger())
 	got, err := collectAccel(t, c)
 	if !errors.Is(err, ErrNoData) || len(got) != 0 {
@@ -109,6 +109,7 @@ func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t
 	// Write optimisation switched on: what it did while off is not counted again.
 	f.writeOptEnabled = true
 	f.writeOpt.PreallocatedBytes += 128 << 20
+	f.writeOpt.TrimmedBytes += 32 << 20
 	f.writeOpt.FragmentsPrevented = 3
 	got, err = collectAccel(t, c)
 	if err != nil {
@@ -116,6 +117,7 @@ func TestAccelSendsNothingForADisabledFeatureAndCountsOnlyWhatFollowsItsReturn(t
 	}
 	checkSeries(t, "write optimisation on", got, map[string]string{
 		"counter spindle.write_opt.preallocated[By]{}":              "134217728",
+		"counter spindle.write_opt.trimmed[By]{}":                   "33554432",
 		"counter spindle.write_opt.fragments_prevented[{extent}]{}": "3",
 		"counter spindle.write_opt.files_defragmented[{file}]{}":    "0",
 	})
@@ -214,6 +216,7 @@ func TestAccelSendsTheComparisonGroupOnlyWhileDirectoriesAreWatched(t *testing.T
 	got, _ = collectAccel(t, c)
 	want := map[string]string{
 		"counter spindle.write_opt.preallocated[By]{}":                  "0",
+		"counter spindle.write_opt.trimmed[By]{}":                       "0",
 		"counter spindle.write_opt.fragments_prevented[{extent}]{}":     "0",
 		"counter spindle.write_opt.files_defragmented[{file}]{}":        "0",
 		"counter spindle.write_opt.managed.grown[By]{}":                 "8192",

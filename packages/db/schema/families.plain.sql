@@ -858,8 +858,49 @@ SELECT spindle_protect_tenant_relation('disk_io_untimed');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1m');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1h');
 
+-- write_opt_trimmed: Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped).
+CREATE TABLE write_opt_trimmed (
+  time             timestamptz      NOT NULL,
+  org_id           text             NOT NULL,
+  server_id        uuid             NOT NULL,
+  interval_seconds double precision NOT NULL CHECK (interval_seconds > 0),
+  trimmed_bytes    bigint           NOT NULL CHECK (trimmed_bytes >= 0)
+);
+CREATE INDEX write_opt_trimmed_time_brin ON write_opt_trimmed USING brin (time);
+CREATE INDEX write_opt_trimmed_org_server_time_idx ON write_opt_trimmed (org_id, server_id, time DESC);
+
+CREATE TABLE write_opt_trimmed_1m (
+  bucket           timestamptz      NOT NULL,
+  org_id           text             NOT NULL,
+  server_id        uuid             NOT NULL,
+  interval_seconds double precision NOT NULL,
+  trimmed_bytes    bigint           NOT NULL,
+  samples          bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket)
+);
+CREATE TABLE write_opt_trimmed_1h (
+  bucket           timestamptz      NOT NULL,
+  org_id           text             NOT NULL,
+  server_id        uuid             NOT NULL,
+  interval_seconds double precision NOT NULL,
+  trimmed_bytes    bigint           NOT NULL,
+  samples          bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket)
+);
+CREATE INDEX write_opt_trimmed_1m_bucket_brin ON write_opt_trimmed_1m USING brin (bucket);
+CREATE INDEX write_opt_trimmed_1h_bucket_brin ON write_opt_trimmed_1h USING brin (bucket);
+
+-- Skipped inside a gateway group, which queues its ranges itself (20261125120000_group_rollup_queue).
+CREATE TRIGGER write_opt_trimmed_queue_rollup AFTER INSERT ON write_opt_trimmed
+  REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT
+  WHEN (current_setting('spindle.rollups_queued', true) IS DISTINCT FROM 'on')
+  EXECUTE FUNCTION queue_rollup();
+SELECT spindle_protect_tenant_relation('write_opt_trimmed');
+SELECT spindle_protect_tenant_relation('write_opt_trimmed_1m');
+SELECT spindle_protect_tenant_relation('write_opt_trimmed_1h');
+
 -- Every family with rollups may be queued.
 ALTER TABLE rollup_pending DROP CONSTRAINT rollup_pending_source_check;
 ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
   CHECK (source IN ('disk_io', 'memory', 'disk_latency', 'disk_split_io', 'page_cache', 'pg_database_stats', 'pressure', 'read_cache',
-                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed'));
+                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'write_opt_trimmed'));

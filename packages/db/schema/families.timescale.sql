@@ -1083,3 +1083,61 @@ SELECT add_retention_policy('disk_io_untimed_1h', INTERVAL '2 years');
 SELECT spindle_protect_tenant_relation('disk_io_untimed');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1m');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1h');
+
+-- write_opt_trimmed: Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped).
+CREATE TABLE write_opt_trimmed (
+  time             timestamptz      NOT NULL,
+  org_id           text             NOT NULL,
+  server_id        uuid             NOT NULL,
+  interval_seconds double precision NOT NULL CHECK (interval_seconds > 0),
+  trimmed_bytes    bigint           NOT NULL CHECK (trimmed_bytes >= 0)
+);
+SELECT create_hypertable('write_opt_trimmed', by_range('time', INTERVAL '1 day'));
+CREATE INDEX write_opt_trimmed_org_server_time_idx ON write_opt_trimmed (org_id, server_id, time DESC);
+ALTER TABLE write_opt_trimmed SET (
+  timescaledb.compress,
+  timescaledb.compress_segmentby = 'org_id, server_id',
+  timescaledb.compress_orderby = 'time DESC'
+);
+SELECT add_compression_policy('write_opt_trimmed', INTERVAL '3 days');
+SELECT add_retention_policy('write_opt_trimmed', INTERVAL '30 days');
+
+CREATE MATERIALIZED VIEW write_opt_trimmed_1m
+WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+SELECT time_bucket(INTERVAL '1 minute', time) AS bucket,
+       org_id,
+       server_id,
+       sum(interval_seconds) AS interval_seconds,
+       sum(trimmed_bytes)::bigint AS trimmed_bytes,
+       count(*) AS samples
+FROM write_opt_trimmed
+GROUP BY bucket, org_id, server_id
+WITH NO DATA;
+
+CREATE MATERIALIZED VIEW write_opt_trimmed_1h
+WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+SELECT time_bucket(INTERVAL '1 hour', time) AS bucket,
+       org_id,
+       server_id,
+       sum(interval_seconds) AS interval_seconds,
+       sum(trimmed_bytes)::bigint AS trimmed_bytes,
+       count(*) AS samples
+FROM write_opt_trimmed
+GROUP BY bucket, org_id, server_id
+WITH NO DATA;
+
+-- 3 days back, so a replayed spool lands in the aggregates; the 1-minute one every 30 s on a fixed
+-- schedule (20261128020000_minute_aggregates_refresh_every_30s).
+SELECT add_continuous_aggregate_policy('write_opt_trimmed_1m',
+  start_offset => INTERVAL '3 days', end_offset => INTERVAL '1 minute', schedule_interval => INTERVAL '1 minute');
+SELECT alter_job(j.job_id, schedule_interval => INTERVAL '30 seconds', fixed_schedule => true,
+                 initial_start => date_trunc('minute', now()))
+FROM timescaledb_information.jobs AS j
+WHERE j.proc_name = 'policy_refresh_continuous_aggregate' AND j.hypertable_name = 'write_opt_trimmed_1m';
+SELECT add_continuous_aggregate_policy('write_opt_trimmed_1h',
+  start_offset => INTERVAL '3 days', end_offset => INTERVAL '1 hour', schedule_interval => INTERVAL '15 minutes');
+SELECT add_retention_policy('write_opt_trimmed_1m', INTERVAL '90 days');
+SELECT add_retention_policy('write_opt_trimmed_1h', INTERVAL '2 years');
+SELECT spindle_protect_tenant_relation('write_opt_trimmed');
+SELECT spindle_protect_tenant_relation('write_opt_trimmed_1m');
+SELECT spindle_protect_tenant_relation('write_opt_trimmed_1h');

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "46802077d2b786a552193abbd191ece76399a425cbe972e7eca3c4d0db527817"
+const SourceSHA256 = "ca08882151453db145920cbe2e9b319de3f9c983cb1a423871d9fd4ae1e835ec"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -66,6 +66,7 @@ var Metrics = []Metric{
 	{Name: "spindle.read_cache.memory_read_latency", Type: "gauge", ValueType: "double", Unit: "s", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_seconds"}},
 	{Name: "spindle.read_cache.memory_read_latency.samples", Type: "gauge", ValueType: "int", Unit: "{read}", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_samples"}},
 	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"preallocated_bytes"}},
+	{Name: "spindle.write_opt.trimmed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt_trimmed", Columns: []string{"trimmed_bytes"}},
 	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"fragments_prevented"}},
 	{Name: "spindle.write_opt.files_defragmented", Type: "sum", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "write_opt", Columns: []string{"files_defragmented"}},
 	{Name: "spindle.write_opt.managed.grown", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"managed_grown_bytes"}},
@@ -87,6 +88,6 @@ var Capabilities = []Capability{
 	{Name: "accel.read_cache", Label: "Managed read cache", Metrics: []string{"spindle.read_cache.budget", "spindle.read_cache.resident"}},
 	{Name: "accel.read_cache.residency", Label: "Read-cache residency (resident bytes, misses, hot set by heat, scan resistance)", Metrics: []string{"spindle.read_cache.resident", "spindle.read_cache.misses"}},
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
-	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
+	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented", "spindle.write_opt.trimmed"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
 }

@@ -148,3 +148,40 @@ func TestMapAccelTakesTheIntervalFromStampedGauges(t *testing.T) {
 		t.Fatalf("read_cache row %+v (%v): want a 10 s row with only the latency and its samples", row, got)
 	}
 }
+
+// TestMapAccelFillsEveryGenericFamily sends every metric of every generic family (catalogue.json
+// families with gateway.rows "accel", write_opt_trimmed among them) and finds each in its
+// family's one row: a family declared that way needs no mapping code.
+func TestMapAccelFillsEveryGenericFamily(t *testing.T) {
+	sent := map[string]float64{}
+	want := map[string]map[string]any{}
+	for _, family := range telemetry.AccelFamilies {
+		want[family.Table] = map[string]any{}
+		for i, c := range family.Columns {
+			value := float64(1000 + i)
+			if c.Kind == telemetry.AccelSeconds {
+				value = 0.001 * float64(i+1)
+				want[family.Table][c.Column] = value
+			} else {
+				want[family.Table][c.Column] = int64(value)
+			}
+			sent[c.Metric] = value
+		}
+	}
+	deep, err := mapAccel(t, sent, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := want["write_opt_trimmed"]; !ok {
+		t.Fatal("write_opt_trimmed is not a generic family")
+	}
+	for _, family := range telemetry.AccelFamilies {
+		rows := deep.AccelRows(family)
+		if len(rows) != 1 {
+			t.Fatalf("%s: %d rows, want 1", family.Table, len(rows))
+		}
+		if got := values(*family, rows[0]); !reflect.DeepEqual(got, want[family.Table]) {
+			t.Errorf("%s values\n got %v\nwant %v", family.Table, got, want[family.Table])
+		}
+	}
+}

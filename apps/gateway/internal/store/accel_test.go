@@ -31,7 +31,9 @@ func accelBatch(seq int64, at time.Time, hits int64) telemetry.Batch {
 		})},
 		WriteOpt: []telemetry.AccelRow{accelRow(telemetry.WriteOptFamily, at, map[string]any{
 			"preallocated_bytes": int64(1 << 20), "managed_grown_bytes": int64(65536), "managed_extents_added": int64(0),
-		})}},
+		})},
+		WriteOptTrimmed: []telemetry.AccelRow{accelRow(telemetry.WriteOptTrimmedFamily, at, map[string]any{"trimmed_bytes": int64(1 << 19)})},
+	},
 		WriteOptFiles: &telemetry.WriteOptFiles{Time: at, Files: []telemetry.WriteOptFile{{Path: "/var/log/a.log", Extents: 2}}},
 	}}
 }
@@ -64,6 +66,9 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM write_opt WHERE managed_extents_added = 0 AND unmanaged_grown_bytes IS NULL
 		AND files_defragmented IS NULL AND preallocated_bytes = 1048576 AND server_id = $1`, a.ServerID); n != 1 {
 		t.Fatalf("%d write_opt rows with the sent 0 kept and the unsent columns NULL, want 1", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM write_opt_trimmed WHERE trimmed_bytes = 524288 AND interval_seconds = 10 AND server_id = $1`, a.ServerID); n != 1 {
+		t.Fatalf("%d write_opt_trimmed rows of 512 KiB, want 1 (a generic family is copied like the others)", n)
 	}
 
 	// A replay writes nothing twice; a newer batch replaces the managed-file list, an older

@@ -2800,6 +2800,90 @@ export const familyCatalogue = [
       "keep1m": "90 days",
       "keep1h": "2 years"
     }
+  },
+  {
+    "table": "write_opt_trimmed",
+    "migration": "20261128180000_write_opt_trimmed",
+    "kind": "interval",
+    "what": "Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped)",
+    "keys": [],
+    "columns": [
+      {
+        "name": "time",
+        "type": "timestamptz",
+        "nullable": false,
+        "role": "time"
+      },
+      {
+        "name": "org_id",
+        "type": "text",
+        "nullable": false,
+        "role": "org"
+      },
+      {
+        "name": "server_id",
+        "type": "uuid",
+        "nullable": false,
+        "role": "server"
+      },
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "role": "interval"
+      },
+      {
+        "name": "trimmed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "role": "measure"
+      }
+    ],
+    "aggregates": [
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "interval_seconds"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.interval_seconds)",
+        "fromMinutes": "sum(s.interval_seconds)"
+      },
+      {
+        "name": "trimmed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "trimmed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.trimmed_bytes)::bigint",
+        "fromMinutes": "sum(s.trimmed_bytes)::bigint"
+      },
+      {
+        "name": "samples",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "count",
+        "args": [
+          "*"
+        ],
+        "merge": "sum",
+        "fromRaw": "count(*)",
+        "fromMinutes": "sum(s.samples)::bigint"
+      }
+    ],
+    "storage": {
+      "chunk": "1 day",
+      "compressAfter": "3 days",
+      "keepRaw": "30 days",
+      "keep1m": "90 days",
+      "keep1h": "2 years"
+    }
   }
 ] as const satisfies readonly FamilyDefinition[];
 
@@ -2822,7 +2906,8 @@ export type FamilyTable =
   | "filesystem"
   | "agent_spool"
   | "sqlserver_stats"
-  | "disk_io_untimed";
+  | "disk_io_untimed"
+  | "write_opt_trimmed";
 
 /** A row of disk_io as node-postgres returns it (bigint as text): Disk I/O per block device and interval: operations, bytes, merges and busy time as deltas, I/Os in flight at the end. */
 export interface DiskIoRow {
@@ -3340,5 +3425,27 @@ export interface DiskIoUntimedBucket {
   operation: string;
   interval_seconds: number;
   untimed_ops: string;
+  samples: string;
+}
+
+/** A row of write_opt_trimmed as node-postgres returns it (bigint as text): Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped). */
+export interface WriteOptTrimmedRow {
+  time: Date;
+  org_id: string;
+  server_id: string;
+  interval_seconds: number;
+  trimmed_bytes: string;
+}
+
+/** The columns of write_opt_trimmed, in table order (COPY). */
+export const writeOptTrimmedColumns = ["time","org_id","server_id","interval_seconds","trimmed_bytes"] as const;
+
+/** A bucket of write_opt_trimmed_1m or write_opt_trimmed_1h as node-postgres returns it. */
+export interface WriteOptTrimmedBucket {
+  bucket: Date;
+  org_id: string;
+  server_id: string;
+  interval_seconds: number;
+  trimmed_bytes: string;
   samples: string;
 }
