@@ -2,11 +2,13 @@
 // files this test creates, read those files on this machine (some cold from storage, most again
 // from memory), and the Gains pages show measured hits, the storage and memory read latencies
 // and the storage time saved, each with its basis. Needs eBPF (run as root), as hits come from
-// the agent's per-file page-cache counters.
+// the agent's per-file page-cache counters. The same policy preallocates a growing log, which
+// then goes idle: the server page's preallocation panel shows what was reserved and, once the
+// agent trims the idle file's reservation, what was given back (write_opt_trimmed).
 import { expect, test, type Page } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { newAccount, signUp } from "../support/accounts";
@@ -17,6 +19,8 @@ const agent = new InstalledAgent();
 // On the root file system, not a tmpfs, so a read that misses the page cache goes to storage.
 const dataDir = mkdtempSync(join(tmpdir(), "spindle-gains-e2e-"));
 const files = Array.from({ length: 8 }, (_, i) => join(dataDir, `table-${i}.dat`));
+const logDir = join(dataDir, "wal");
+const logFile = join(logDir, "journey.log");
 let reader: NodeJS.Timeout | undefined;
 
 test.describe.configure({ mode: "serial" });
@@ -54,6 +58,8 @@ async function savePolicy(page: Page, name: string, document: object): Promise<v
 }
 
 test("the read cache's measured gains reach the Gains pages", async ({ page }, testInfo) => {
+  // The preallocation panel waits for the log's reservation to be trimmed a minute after it idles.
+  test.setTimeout(420_000);
   for (const file of files) writeFileSync(file, randomBytes(4 * 1024 * 1024));
   await signUp(page, newAccount("Gains"));
   await enrolThisMachine(page, agent);
@@ -61,13 +67,22 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
 
   await savePolicy(page, "Cache the journey's files", {
     schemaVersion: 1,
-    readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: 256 * 1024 * 1024 },
+    readCache: { enabled: true, include: [`${dataDir}/*.dat`], budgetBytes: 256 * 1024 * 1024 },
+    writeOptimization: { enabled: true, preallocation: [{ pattern: `${logDir}/*.log`, chunkBytes: 1024 * 1024 }] },
     telemetry: { ebpf: "on" },
   });
 
   await page.goto("/servers");
   await page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`).getByRole("link").first().click();
   await expect(page.getByTestId("policy-status")).toHaveAttribute("data-status", "applied", { timeout: 60_000 });
+
+  // A log that grows for a few seconds, then stays idle: the agent reserves space ahead of it and,
+  // a minute after its last write, gives back what it did not use.
+  mkdirSync(logDir, { recursive: true });
+  for (let i = 0; i < 48; i++) {
+    appendFileSync(logFile, Buffer.alloc(64 * 1024, "w"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 
   // Keep reading while the pages refresh, as a database would.
   let round = 0;
@@ -89,6 +104,18 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   }).toPass({ timeout: 60_000 });
   await expect(gains.getByTestId("verdict")).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath("server-gains.png"), fullPage: true });
+
+  // Preallocation, described (not credited): reserved while the log grew, given back once it idled.
+  const preallocation = page.getByTestId("panel-preallocation");
+  await expect(preallocation).toHaveAttribute("data-state", "data", { timeout: 60_000 });
+  await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Reserved: [\d.]+ (KB|MB|GB)/);
+  await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Given back: [\d.]+ (KB|MB|GB)/, { timeout: 180_000 });
+  await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Reserved and not given back: -?[\d.]+ (B|KB|MB|GB)/);
+  await expect(preallocation).toContainText("not a saving");
+  await expect(async () => {
+    expect(Number(await preallocation.locator('[data-testid="chart"][data-chart="preallocation"]').getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+  }).toPass({ timeout: 60_000 });
+  await preallocation.screenshot({ path: testInfo.outputPath("preallocation-panel.png") });
 
   // The ledger exports as CSV with the same measured line.
   const csv = await page.request.get(await gains.getByTestId("export-ledger").getAttribute("href") ?? "");

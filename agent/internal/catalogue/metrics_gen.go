@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca08882151453db145920cbe2e9b319de3f9c983cb1a423871d9fd4ae1e835ec"
+const SourceSHA256 = "2d3d60ed0bccd389badd53d66ee00eb2e18fc6f5587db800267a7c03a1385d07"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -183,7 +183,7 @@ var ReadCacheMemoryReadLatencySamples = IntGauge{Metric{"spindle.read_cache.memo
 var WriteOptPreallocated = IntCounter{Metric{"spindle.write_opt.preallocated", "By", "Space reserved ahead of growing files (fallocate, keep size)."}}
 
 // WriteOptTrimmed is spindle.write_opt.trimmed (agent:accel).
-var WriteOptTrimmed = IntCounter{Metric{"spindle.write_opt.trimmed", "By", "Space reserved ahead of growing files that was given back unused: the reservation past a file's end, trimmed when the file went idle or was closed, or when the feature stopped."}}
+var WriteOptTrimmed = IntCounter{Metric{"spindle.write_opt.trimmed", "By", "Space reserved ahead of growing files that was given back unused: the reservation past a file's end, trimmed when the file went idle (no write for a minute, and open for writing nowhere)."}}
 
 // WriteOptFragmentsPrevented is spindle.write_opt.fragments_prevented (agent:accel).
 var WriteOptFragmentsPrevented = IntCounter{Metric{"spindle.write_opt.fragments_prevented", "{extent}", "Growths of managed files that landed in space reserved earlier (an upper bound)."}}

@@ -2,10 +2,11 @@
 // TimescaleDB they are continuous aggregates and a refresh does it; on plain PostgreSQL they
 // are tables that the worker's rollup job maintains, and that job runs here.
 import { readTimeseriesMode } from "@spindle/db";
+import { rolledUpFamilies } from "@spindle/domain";
 import { rollupPending } from "@spindle/worker/rollup";
 import type { Pool } from "@/lib/db";
 
-const continuousAggregates = ["disk_io_1m", "disk_io_1h", "memory_1m", "memory_1h"];
+const continuousAggregates = rolledUpFamilies.flatMap((family) => [`${family.table}_1m`, `${family.table}_1h`]);
 
 export async function rollUpAggregates(pool: Pool): Promise<void> {
   if ((await readTimeseriesMode(pool)) === "plain") {

@@ -858,7 +858,7 @@ SELECT spindle_protect_tenant_relation('disk_io_untimed');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1m');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1h');
 
--- write_opt_trimmed: Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped).
+-- write_opt_trimmed: Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle.
 CREATE TABLE write_opt_trimmed (
   time             timestamptz      NOT NULL,
   org_id           text             NOT NULL,

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca08882151453db145920cbe2e9b319de3f9c983cb1a423871d9fd4ae1e835ec"
+const SourceSHA256 = "2d3d60ed0bccd389badd53d66ee00eb2e18fc6f5587db800267a7c03a1385d07"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{

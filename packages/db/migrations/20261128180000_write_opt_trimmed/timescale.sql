@@ -2,7 +2,7 @@
 -- Once applied anywhere, this file must not change (the runner refuses a changed migration): a
 -- family's declaration is fixed from then on, and a new measurement is a new family.
 
--- write_opt_trimmed: Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped).
+-- write_opt_trimmed
 CREATE TABLE write_opt_trimmed (
   time             timestamptz      NOT NULL,
   org_id           text             NOT NULL,

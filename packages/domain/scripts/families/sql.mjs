@@ -153,9 +153,12 @@ ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
 
 const modeSql = { timescale: timescaleSql, plain: plainSql };
 
-/** One family's whole DDL in one mode, as a comment-headed block. */
-export function familySql(f, mode) {
-  return `-- ${f.table}: ${f.what}.\n${tableSql(f)}${modeSql[mode](f)}`;
+/**
+ * One family's whole DDL in one mode, as a comment-headed block. Migrations name the table only:
+ * the description is prose that may be reworded, and an applied migration may never change.
+ */
+export function familySql(f, mode, { describe = true } = {}) {
+  return `-- ${f.table}${describe ? `: ${f.what}.` : ""}\n${tableSql(f)}${modeSql[mode](f)}`;
 }
 
 /**
@@ -181,7 +184,7 @@ ${blocks.join("\n")}`;
 export function migrationSql(families, migration, mode) {
   const own = families.filter((f) => f.migration === migration);
   const upTo = families.filter((f) => f.migration <= migration);
-  const blocks = own.map((f) => familySql(f, mode));
+  const blocks = own.map((f) => familySql(f, mode, { describe: false }));
   if (mode === "plain" && own.some((f) => f.kind === "interval" && f.aggregates)) blocks.push(rollupSourcesSql(upTo));
   return `${generatedHeader}
 -- Once applied anywhere, this file must not change (the runner refuses a changed migration): a

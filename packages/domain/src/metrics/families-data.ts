@@ -2805,7 +2805,7 @@ export const familyCatalogue = [
     "table": "write_opt_trimmed",
     "migration": "20261128180000_write_opt_trimmed",
     "kind": "interval",
-    "what": "Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped)",
+    "what": "Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle",
     "keys": [],
     "columns": [
       {
@@ -3428,7 +3428,7 @@ export interface DiskIoUntimedBucket {
   samples: string;
 }
 
-/** A row of write_opt_trimmed as node-postgres returns it (bigint as text): Preallocated space given back unused per interval (the reservation past a file's end, trimmed when the file went idle or closed, or the feature stopped). */
+/** A row of write_opt_trimmed as node-postgres returns it (bigint as text): Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle. */
 export interface WriteOptTrimmedRow {
   time: Date;
   org_id: string;

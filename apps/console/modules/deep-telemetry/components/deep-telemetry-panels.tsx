@@ -2,6 +2,7 @@
 import { AlertTriangle } from "lucide-react";
 import { Skeleton } from "@/components/ui/skeleton";
 import { usePolling } from "@/lib/use-polling";
+import { FamilyPanels } from "@/modules/families/components/family-panels";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { DeepTelemetry } from "../types/deep-telemetry";
 import { CacheHitPanel } from "./cache-hit-panel";
@@ -41,6 +42,7 @@ export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serv
       </div>
       <DatabasePanel deep={deep} />
       <FragmentationPanel deep={deep} />
+      <FamilyPanels serverId={serverId} range={range} windowTo={windowTo} capabilities={deep.capabilities} />
     </div>
   );
 }

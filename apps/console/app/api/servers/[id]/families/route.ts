@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { database } from "@/lib/db";
+import { orgRoute } from "@/lib/api-route";
+import { queryFamilySeries } from "@/modules/families/lib/query-family-series";
+import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
+
+const tablesSchema = z
+  .string()
+  .regex(/^[a-z0-9_]+(,[a-z0-9_]+){0,7}$/, "tables is a comma-separated list of up to 8 family tables, e.g. write_opt,write_opt_trimmed")
+  .transform((value) => [...new Set(value.split(","))]);
+
+/** Several families of one server over a range, one series each (a family panel's data). */
+export const GET = orgRoute(
+  { params: z.object({ id: z.string() }), query: chartWindowQuerySchema.extend({ tables: tablesSchema }) },
+  async ({ context, params, query }) => {
+    const to = windowEnd(query.to);
+    const series = [];
+    for (const table of query.tables) series.push(await queryFamilySeries(database(), context.orgId, params.id, table, query.range, to));
+    return { range: query.range, families: series };
+  },
+);
