@@ -77,7 +77,7 @@ async function plainPostgres(): Promise<{ db: Database; close: () => Promise<voi
   const db: Database = { query: async (sql, params) => (await client.query(sql, params)).rows };
   await seed(db);
   // Plain PostgreSQL: the worker's rollup fills the aggregates.
-  const { rollupPending } = await import(join(repoRoot, "apps/worker/src/jobs/rollup.ts"));
+  const { rollupPending } = await import(join(repoRoot, "packages/timeseries/src/rollup/rollup.ts"));
   const pool = new pg.Pool({ connectionString: database.url });
   await rollupPending(pool).finally(() => pool.end());
   return { db, close: async () => { await client.end(); await database.drop(); } };

@@ -8,7 +8,7 @@
 // One Prisma client and one pg pool per server process, kept on globalThis because `next dev`
 // re-evaluates modules on every edit and would leak connections.
 import type * as SpindleDb from "@spindle/db";
-import type * as WorkerAlerts from "@spindle/worker/alerts";
+import type * as Timeseries from "@spindle/timeseries";
 import type { PoolClient } from "pg";
 import { env } from "@/lib/env";
 
@@ -74,13 +74,13 @@ export async function inOrgSql<T>(db: Db, orgId: string, work: (sql: OrgSql) => 
 }
 
 /**
- * The rule editor's preview: @spindle/worker's replay of a rule over the organisation's last 7
- * days, in one transaction as spindle_console with the organisation set (the worker's code opens
- * it on a pooled connection, so the connection stays in this file). Loaded at run time like
- * @spindle/db, which it imports.
+ * The rule editor's preview: @spindle/timeseries' replay of a rule over the organisation's last 7
+ * days (the same signal sources the worker evaluates), in one transaction as spindle_console with
+ * the organisation set (the package opens it on a pooled connection, so the connection stays in
+ * this file). Loaded at run time like @spindle/db, which it imports.
  */
-export async function previewAlertRule(db: Db, orgId: string, rule: unknown, now?: Date): ReturnType<typeof WorkerAlerts.previewRule> {
-  const { previewRule } = (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@spindle/worker/alerts")) as typeof WorkerAlerts;
+export async function previewAlertRule(db: Db, orgId: string, rule: unknown, now?: Date): ReturnType<typeof Timeseries.previewRule> {
+  const { previewRule } = (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@spindle/timeseries")) as typeof Timeseries;
   const client = await open(db).pool.connect();
   try {
     return await previewRule(client, orgId, rule, { role: "spindle_console", ...(now ? { now } : {}) });

@@ -3,7 +3,7 @@
 // are tables that the worker's rollup job maintains, and that job runs here.
 import { readTimeseriesMode } from "@spindle/db";
 import { rolledUpFamilies } from "@spindle/domain";
-import { rollupPending } from "@spindle/worker/rollup";
+import { rollupPending } from "@spindle/timeseries";
 import type { Pool } from "@/lib/db";
 
 const continuousAggregates = rolledUpFamilies.flatMap((family) => [`${family.table}_1m`, `${family.table}_1h`]);

@@ -6,7 +6,7 @@ import { createPool } from "@spindle/db";
 import { createTestDatabase } from "@spindle/db/testing";
 import { bucketSources, isSnapshotSource, latencyBucketColumns, snapshotSources } from "@spindle/domain";
 import { evaluateOrganization } from "../src/alerts/evaluate.js";
-import { fetchSourceRows, fetchWindowSums } from "../src/alerts/sources.js";
+import { fetchSourceRows, fetchWindowSums } from "@spindle/timeseries";
 
 const servers = Number(process.env.SERVERS ?? 1000);
 const devices = Number(process.env.DEVICES ?? 4);

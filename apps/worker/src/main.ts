@@ -11,7 +11,7 @@ import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, startAlertInterval, startRecommendationsInterval, startRollupInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
-import { defaultParallelSources } from "./jobs/rollup.js";
+import { defaultParallelSources } from "@spindle/timeseries";
 
 async function main(): Promise<void> {
   const env = parseEnv();

@@ -8,7 +8,7 @@ import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effec
 import type { DeliverySettings } from "./jobs/notification-delivery.js";
 import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
 import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from "./jobs/retention.js";
-import { rollupPending } from "./jobs/rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 import { createRecommendationsDigestTask, recommendationsDigestTask, type DigestSettings } from "./recommendations/digest.js";
 import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
 import type { RefreshSettings } from "./recommendations/refresh.js";

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { addColumnSums, defaultAlertRules, latencyBucketColumns, type AlertTransitionGroup } from "@spindle/domain";
-import { rollupPending } from "../jobs/rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { evaluateOrganization } from "./evaluate.js";
-import { previewRule } from "./preview.js";
-import { fetchSourceRows, fetchWindowSums } from "./sources.js";
+import { previewRule } from "@spindle/timeseries";
+import { fetchSourceRows, fetchWindowSums } from "@spindle/timeseries";
 import { evaluateAllOrganizations } from "./task.js";
 
 const T = (hhmmss: string) => new Date(`2026-11-20T${hhmmss}Z`);

@@ -21,7 +21,7 @@ import {
 } from "@spindle/domain";
 import { withOrgTransaction, type TenantQueryable } from "@spindle/db";
 import type pg from "pg";
-import { fetchSourceRows, fetchWindowSums, subjectKey, type SubjectRows } from "./sources.js";
+import { fetchSourceRows, fetchWindowSums, subjectKey, type SubjectRows } from "@spindle/timeseries";
 import { loadRules, loadSilences, seedDefaultRules } from "./rules.js";
 import { writeHistory, writeStates, type HistoryRow, type StateRow } from "./writes.js";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fillFloorAvailablePercent } from "@spindle/domain";
-import { rollupPending } from "../jobs/rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { evaluateOrganization } from "./evaluate.js";
 

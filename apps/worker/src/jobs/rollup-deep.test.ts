@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { deleteExpiredTelemetry } from "./retention.js";
-import { rollupPending } from "./rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 
 const server = "00000000-0000-4000-8000-0000000000e1";
 const buckets = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { findFamily, type RolledUpFamily } from "@spindle/domain";
 import { deleteExpiredTelemetry } from "./retention.js";
-import { rollupPending } from "./rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 
 const serverA = "00000000-0000-4000-8000-0000000000f1";
 const serverB = "00000000-0000-4000-8000-0000000000f2";

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { diskSeries, insertDiskSamples, openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { rollupPending } from "./rollup.js";
-import { hourFromMinutesSql, mergeableFamilies, minutesFromRawSql } from "./rollup-sql.js";
+import { rollupPending } from "@spindle/timeseries";
+import { hourFromMinutesSql, mergeableFamilies, minutesFromRawSql } from "@spindle/timeseries";
 
 const serverA = "00000000-0000-4000-8000-0000000000c1";
 const serverB = "00000000-0000-4000-8000-0000000000c2";

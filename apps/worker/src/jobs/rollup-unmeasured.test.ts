@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { rollupPending } from "./rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 
 const server = "00000000-0000-4000-8000-0000000000d4";
 

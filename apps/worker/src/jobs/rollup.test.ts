@@ -10,7 +10,7 @@ import {
   skipReason,
   type PlainDatabase,
 } from "../test-support/telemetry.js";
-import { rollupPending } from "./rollup.js";
+import { rollupPending } from "@spindle/timeseries";
 
 const serverA = "00000000-0000-4000-8000-00000000000a";
 const serverB = "00000000-0000-4000-8000-00000000000b";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { readTimeseriesMode } from "@spindle/db";
-import { rollupPending } from "@spindle/worker/rollup";
+import { rollupPending } from "@spindle/timeseries";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { buildLatencySeries } from "./build-deep-series";
