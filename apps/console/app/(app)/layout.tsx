@@ -2,7 +2,7 @@ import { Building2 } from "lucide-react";
 import type { ReactNode } from "react";
 import { Logo } from "@/components/shell/logo";
 import { NavLinks } from "@/components/shell/nav-links";
-import { UserMenu } from "@/components/shell/user-menu";
+import { UserMenu } from "@/modules/auth/components/user-menu";
 import { pageContext } from "@/modules/auth/lib/page-context";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { isUuid } from "@/lib/uuid";
 import { listOpenAlerts } from "@/modules/alerts/lib/list-open-alerts";
 

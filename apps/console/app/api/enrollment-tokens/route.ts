@@ -1,6 +1,6 @@
 import { database } from "@/lib/db";
 import { env } from "@/lib/env";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { createEnrollmentToken } from "@/modules/enrollment/lib/create-enrollment-token";
 import { listEnrollmentTokens } from "@/modules/enrollment/lib/list-enrollment-tokens";
 import { createEnrollmentTokenInput } from "@/modules/enrollment/types/enrollment-token";

@@ -1,5 +1,5 @@
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryFleetGains } from "@/modules/gains/lib/query-gains";
 import { gainsRangeQuerySchema } from "@/modules/gains/types/range";
 

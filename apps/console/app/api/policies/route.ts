@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { createPolicy } from "@/modules/policies/lib/create-policy";
 import { listPolicies } from "@/modules/policies/lib/list-policies";
 import { createPolicyInput } from "@/modules/policies/types/policy";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { listRecommendations } from "@/modules/recommendations/lib/list-recommendations";
 
 export const GET = orgRoute({ query: z.object({ serverId: z.uuid().optional() }) }, async ({ context, query }) => ({

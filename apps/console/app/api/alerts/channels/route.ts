@@ -1,5 +1,5 @@
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { createChannelFor, listChannelSummaries } from "@/modules/channels/lib/channels";
 import { createChannelBody } from "@/modules/channels/types/channels";
 

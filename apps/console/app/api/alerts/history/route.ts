@@ -1,5 +1,5 @@
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { listAlertHistory } from "@/modules/alerts/lib/list-alert-history";
 import { historyQuerySchema } from "@/modules/alerts/types/alerts";
 

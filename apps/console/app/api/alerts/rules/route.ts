@@ -1,6 +1,6 @@
 import { alertRuleInputSchema } from "@spindle/domain";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { listRules } from "@/modules/alerts/lib/list-rules";
 import { createRule } from "@/modules/alerts/lib/save-rule";
 

@@ -1,6 +1,6 @@
 import { alertSilenceInputSchema } from "@spindle/domain";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { createSilence, listSilences } from "@/modules/alerts/lib/silences";
 
 export const GET = orgRoute({}, async ({ context }) => ({ silences: await listSilences(database(), context.orgId) }));

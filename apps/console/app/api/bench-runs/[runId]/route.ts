@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { getRun } from "@/modules/bench/lib/runs";
 
 /** One proof run with its report; another organisation's run is 404. */

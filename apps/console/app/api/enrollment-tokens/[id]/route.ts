@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { revokeEnrollmentToken } from "@/modules/enrollment/lib/revoke-enrollment-token";
 
 /** Revokes the token (it stays listed, marked revoked). */

@@ -1,5 +1,5 @@
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { exportGainsCsv } from "@/modules/gains/lib/export-gains";
 import { gainsExportQuerySchema } from "@/modules/gains/types/range";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { getPolicy } from "@/modules/policies/lib/get-policy";
 import { updatePolicy } from "@/modules/policies/lib/update-policy";
 import { updatePolicyInput } from "@/modules/policies/types/policy";

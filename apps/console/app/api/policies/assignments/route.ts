@@ -1,5 +1,5 @@
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { assignPolicy } from "@/modules/policies/lib/assign-policy";
 import { createAssignmentInput } from "@/modules/policies/types/policy";
 

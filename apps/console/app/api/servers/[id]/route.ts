@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { getServer } from "@/modules/fleet/lib/get-server";
 import { removeServer } from "@/modules/fleet/lib/server-lifecycle";
 

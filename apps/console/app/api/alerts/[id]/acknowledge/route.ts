@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { acknowledgeAlert } from "@/modules/alerts/lib/acknowledge";
 import { acknowledgeInputSchema } from "@/modules/alerts/types/alerts";
 

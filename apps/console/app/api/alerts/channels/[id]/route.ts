@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { deleteChannelFor, updateChannelFor } from "@/modules/channels/lib/channels";
 import { updateChannelBody } from "@/modules/channels/types/channels";
 

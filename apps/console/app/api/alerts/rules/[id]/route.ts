@@ -1,7 +1,7 @@
 import { alertRuleInputSchema } from "@spindle/domain";
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { getRule } from "@/modules/alerts/lib/list-rules";
 import { deleteRule, setRuleEnabled, updateRule } from "@/modules/alerts/lib/save-rule";
 import { ruleEnabledSchema } from "@/modules/alerts/types/alerts";

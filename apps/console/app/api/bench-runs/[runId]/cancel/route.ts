@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { cancelRun } from "@/modules/bench/lib/runs";
 
 /** Cancels a queued run at once, or asks the agent to stop a running one. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { savePolicyVersion } from "@/modules/policies/lib/save-policy-version";
 import { saveVersionInput } from "@/modules/policies/types/policy";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { removeAssignment } from "@/modules/policies/lib/remove-assignment";
 
 export const DELETE = orgRoute({ params: z.object({ id: z.string() }), permission: { policy: ["assign"] } }, async ({ context, params }) => {

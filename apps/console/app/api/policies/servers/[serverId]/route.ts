@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
 
 /** A server's tags, effective policy (layers, where each value came from, hash) and status. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { applyRecommendation } from "@/modules/recommendations/lib/apply-recommendation";
 
 export const POST = orgRoute({ params: z.object({ id: z.string() }), permission: { recommendation: ["apply"] } }, async ({ context, params }) => ({

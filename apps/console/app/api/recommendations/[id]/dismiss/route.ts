@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { dismissRecommendation } from "@/modules/recommendations/lib/set-status";
 
 export const POST = orgRoute({ params: z.object({ id: z.string() }), permission: { recommendation: ["dismiss"] } }, async ({ context, params }) => ({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { snoozeRecommendation } from "@/modules/recommendations/lib/set-status";
 import { snoozeInput } from "@/modules/recommendations/types/recommendation";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { allowReenrolment } from "@/modules/fleet/lib/server-lifecycle";
 
 /** Lets one enrolment token take over this server's identity for the next hour (owner/admin). */

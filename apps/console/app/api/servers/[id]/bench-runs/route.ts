@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { listRuns, startRun } from "@/modules/bench/lib/runs";
 import { startRunInput } from "@/modules/bench/types/bench";
 

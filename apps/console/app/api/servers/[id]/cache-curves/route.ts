@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryCacheCurves } from "@/modules/cache-curves/lib/query-cache-curves";
 import { cacheCurvesQuerySchema } from "@/modules/cache-curves/types/cache-curves";
 

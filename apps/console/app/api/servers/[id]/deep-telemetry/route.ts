@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-telemetry";
 import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
 

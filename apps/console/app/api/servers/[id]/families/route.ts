@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryFamilySeries } from "@/modules/families/lib/query-family-series";
 import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
 

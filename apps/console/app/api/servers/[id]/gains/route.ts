@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryServerGains } from "@/modules/gains/lib/query-gains";
 import { gainsRangeQuerySchema } from "@/modules/gains/types/range";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { revokeServer } from "@/modules/fleet/lib/server-lifecycle";
 
 /** Revokes the server's agent credential (owner/admin). Revoking twice is harmless. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { createRouteFor } from "@/modules/channels/lib/channels";
 import { createRouteBody } from "@/modules/channels/types/channels";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { sendTestFor } from "@/modules/channels/lib/channels";
 
 /** 202: queued through the outbox; GET /api/alerts/notifications/:notificationId tells how it went. */

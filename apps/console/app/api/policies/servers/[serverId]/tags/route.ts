@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { setServerTags } from "@/modules/policies/lib/set-server-tags";
 import { serverTagsInput } from "@/modules/policies/types/policy";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryServerVerdict } from "@/modules/gains/lib/query-verdicts";
 
 /** Before/after verdict around the latest policy change the server applied. */

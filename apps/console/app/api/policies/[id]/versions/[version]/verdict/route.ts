@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { database } from "@/lib/db";
-import { orgRoute } from "@/lib/api-route";
+import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryPolicyVersionVerdicts } from "@/modules/gains/lib/query-verdicts";
 
 /** Before/after verdicts of one policy version on the servers where it is the latest applied change. */

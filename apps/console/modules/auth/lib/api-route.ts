@@ -5,7 +5,7 @@ import { z } from "zod";
 import { can } from "@/modules/auth/lib/access";
 import { requireOrgContext } from "@/modules/auth/lib/org-context";
 import type { OrgContext } from "@/modules/auth/types/context";
-import { ProblemError, problemResponse } from "./problem";
+import { ProblemError, problemResponse } from "@/lib/problem";
 
 type Permission = Parameters<typeof can>[1];
 
