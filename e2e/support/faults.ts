@@ -1,5 +1,5 @@
 // What the fault tests share: a long outage written into a stopped agent's spool in seconds (the
-// agent's own pipeline under a fake clock, agent/internal/export/spoolfill), the per-server
+// agent's own pipeline under a fake clock, agent/cmd/spoolfill), the per-server
 // ledger that says whether every batch reached the database exactly once, and a small
 // size-limited filesystem for the spool.
 import { execFileSync } from "node:child_process";
@@ -33,7 +33,7 @@ export function fillSpool(config: string, batches: number, stepSeconds = 10): Sp
   if (!spoolfillBinary) {
     // Not in agent/bin: the gateway serves that directory as its agent downloads.
     spoolfillBinary = join(mkdtempSync(join(tmpdir(), "spindle-spoolfill-")), "spoolfill");
-    execFileSync("go", ["build", "-o", spoolfillBinary, "./internal/export/spoolfill"], { cwd: join(repoRoot, "agent"), stdio: "pipe" });
+    execFileSync("go", ["build", "-o", spoolfillBinary, "./cmd/spoolfill"], { cwd: join(repoRoot, "agent"), stdio: "pipe" });
   }
   const out = execFileSync(spoolfillBinary, ["--config", config, "--batches", String(batches), "--step", `${stepSeconds}s`],
     { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // The gateway serves until its context ends (SIGTERM in production), then shuts down cleanly.

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // Reading /proc the way the hostmetrics receiver's scrapers do on Linux (through gopsutil):

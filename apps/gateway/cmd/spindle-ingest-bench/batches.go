@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // The agent-shaped batch of issue 12: 4 devices of disk I/O, memory, and 8 latency histograms

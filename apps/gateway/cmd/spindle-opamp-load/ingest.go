@@ -12,7 +12,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // ingestLoad keeps a few enrolled servers exporting agent-shaped OTLP batches (4 devices and

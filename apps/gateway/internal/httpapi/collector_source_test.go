@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 var deepTables = []string{"disk_latency", "disk_io_untimed", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "fragmentation_scans", "fragmentation_worst_files", "page_cache_top_files"}

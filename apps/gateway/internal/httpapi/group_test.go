@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // A client trickling its body must not hold a write slot: the body is read under its own

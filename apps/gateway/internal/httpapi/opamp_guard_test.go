@@ -20,7 +20,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 const testOpAMPLimit = 4096

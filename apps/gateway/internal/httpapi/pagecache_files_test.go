@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // topFilesOf gives each batch its own list: batch 1 reads two files, batch 2 a different pair.

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 

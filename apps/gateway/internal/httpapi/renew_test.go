@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 func TestRenewReplacesTheCredentialAndRevokedOrExpiredAreRefused(t *testing.T) {

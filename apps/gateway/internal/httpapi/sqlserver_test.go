@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // SQL Server statistics land in sqlserver_stats once per batch, with "not measured" stored as

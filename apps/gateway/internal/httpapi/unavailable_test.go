@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 

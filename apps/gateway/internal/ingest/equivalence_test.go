@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // TestSameResultsAsBeforeTheDecoderChange holds the gateway to what it did with every input

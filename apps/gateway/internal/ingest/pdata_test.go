@@ -4,7 +4,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // The tests build their exports with pdata (package otlpfixture). fromPdata is such an export

@@ -21,7 +21,7 @@ import (
 	"github.com/open-telemetry/opamp-go/protobufs"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // transports are the two ways an agent speaks OpAMP; every behaviour is tested over both.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // accelRow builds a row of family from column → value; columns left out stay nil (not sent).

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 func TestATokenCannotTakeOverAnEnrolledMachine(t *testing.T) {

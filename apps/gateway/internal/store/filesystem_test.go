@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // spaceBatch is what the agent sends for one interval, mapped by the real ingest code.

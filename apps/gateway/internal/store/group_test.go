@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // Two agents, one transaction: one COPY per table carries both agents' rows, each gets its own

@@ -20,7 +20,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 const gatewayLogin = "spindle_gateway_test_login"

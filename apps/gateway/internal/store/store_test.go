@@ -11,7 +11,7 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 var (

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
-	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
+	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 
 // TestWriteBatchesStoresUntimedIOs writes untimed counts both ways a group writes a table (a few

@@ -6,7 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // BenchmarkDecode compares the decoder with pdata's on the agent fixture (allocations are the

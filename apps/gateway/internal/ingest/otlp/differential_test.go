@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
-	"github.com/spindle-io/spindle/apps/gateway/internal/otlpfixture"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // The differential tests hold otlp.Decode to pdata's decoder, the one it replaced: for any

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent's kernel cost per block I/O and its peak RSS, binaries side by side (docs/benchmarks.md,
 # "One program per block hook, and agent memory"). As root, from agent/:
-#   bash internal/bpf/blockio/blockcost/bench.sh [BINARY ...]
+#   bash cmd/blockcost/bench.sh [BINARY ...]
 # Without binaries it builds two, as build-dist.sh does (CGO_ENABLED=0, -trimpath): "before" from
 # git revision BEFORE (default e015567, main before issue 12 goal 4's second pass) and "after"
 # from this tree, and compares them. Each round runs every binary once, one after the other: the
@@ -13,7 +13,7 @@
 set -euo pipefail
 ROUNDS=${ROUNDS:-2} SECS=${SECS:-45} DIR=${DIR:-/tmp/blockcost} PORT=${PORT:-56510} BEFORE=${BEFORE:-e015567}
 here=$(cd "$(dirname "$0")" && pwd)
-agent=$(cd "$here/../../../.." && pwd)
+agent=$(cd "$here/../.." && pwd)
 mkdir -p "$DIR"
 go build -o "$DIR/blockcost" "$here"
 if [[ $# -eq 0 ]]; then

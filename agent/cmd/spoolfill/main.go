@@ -5,7 +5,7 @@
 // (e2e/integration/faults.test.ts) then start the real agent and count what the real gateway
 // writes when it replays them.
 //
-//	go run ./internal/export/spoolfill --config /etc/spindle/agent.yaml --batches 8640 --step 10s
+//	go run ./cmd/spoolfill --config /etc/spindle/agent.yaml --batches 8640 --step 10s
 //
 // The last batch ends now; the first starts batches×step earlier. It prints one JSON line:
 // the sequence numbers and times it spooled, and the spool's size afterwards. Run it only
