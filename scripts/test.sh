@@ -30,8 +30,8 @@ log "workspace tests (TypeScript and Go)"
 npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full || status=1
 
 # Speed comparisons need the machine to themselves, so they run alone, after the parallel phase.
-log "bench generator agrees with fio (alone on the machine)"
-(cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio$' -v ./internal/bench/) || status=1
+log "proof-run load generator agrees with fio (alone on the machine)"
+(cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio$' -v ./internal/proofrun/) || status=1
 
 # Two files at a time: each has its own PostgreSQL and ports, and the longest (the alert flow)
 # spends its minutes waiting for rollups and evaluations, not on the CPU.

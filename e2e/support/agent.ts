@@ -83,10 +83,10 @@ export class InstalledAgent {
     writeFileSync(this.config, updated, { mode: 0o600 });
   }
 
-  /** Lets the console's proof runs write in these directories (agent.yaml bench.paths); restart to apply. */
-  allowBenchPaths(paths: string[]): void {
-    const yaml = readFileSync(this.config, "utf8").replace(/^bench:.*\n(?:[ ].*\n)*/m, "");
-    writeFileSync(this.config, `${yaml.trimEnd()}\nbench:\n  paths:\n${paths.map((p) => `    - ${JSON.stringify(p)}\n`).join("")}`, { mode: 0o600 });
+  /** Lets the console's proof runs write in these directories (agent.yaml proof_runs.paths); restart to apply. */
+  allowProofRunPaths(paths: string[]): void {
+    const yaml = readFileSync(this.config, "utf8").replace(/^proof_runs:.*\n(?:[ ].*\n)*/m, "");
+    writeFileSync(this.config, `${yaml.trimEnd()}\nproof_runs:\n  paths:\n${paths.map((p) => `    - ${JSON.stringify(p)}\n`).join("")}`, { mode: 0o600 });
   }
 
   start(): void {

@@ -19,8 +19,9 @@ Usage:
   spindle-agent enroll --token-file <file or -> --gateway <url> [--config PATH]
   spindle-agent run    [--config PATH]
   spindle-agent status [--config PATH] [--json]
-  spindle-agent bench  --profile sqlio|fileserver|oltp|pgbench --path DIR [--path LOGDIR]
+  spindle-agent proof-run --profile sqlio|fileserver|oltp|pgbench --path DIR [--path LOGDIR]
                        [--size 1GiB] [--duration 5m] [--step 5s] [--ab] [--direct] [--json]
+                       (an A/B proof run; "bench" is its old name)
   spindle-agent install   --token-file <file or -> --gateway <url> [--no-start]   (Windows)
   spindle-agent uninstall                                                       (Windows)
   spindle-agent version
@@ -53,8 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = uninstallCommand(args[1:], stdout)
 	case "status":
 		err = statusCommand(args[1:], stdout)
-	case "bench":
-		err = benchCommand(args[1:], stdout, stderr)
+	case "proof-run", "bench": // bench: the command's name before issue 28
+		err = proofRunCommand(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "spindle-agent %s\n", version)
 	case "help", "--help", "-h":

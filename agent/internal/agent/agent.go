@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
-	"github.com/spindle-io/spindle/agent/internal/benchrun"
+	"github.com/spindle-io/spindle/agent/internal/proofrunclient"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/config"
@@ -86,15 +86,15 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 
 	// Proof runs requested from the console (docs/agent-protocol.md, "Proof runs"), one at a
 	// time in the background; on shutdown a run in progress stops and removes its files.
-	benchRunner, err := benchrun.New(benchrun.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.Bench.Paths,
-		UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "benchrun")})
+	proofRunner, err := proofrunclient.New(proofrunclient.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.ProofRuns.Paths,
+		UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "proofrunclient")})
 	if err != nil {
 		return err
 	}
-	benchCtx, stopBench := context.WithCancel(context.Background())
-	benchDone := make(chan struct{})
-	go func() { benchRunner.Run(benchCtx); close(benchDone) }()
-	defer func() { stopBench(); <-benchDone }()
+	proofRunCtx, stopProofRun := context.WithCancel(context.Background())
+	proofRunDone := make(chan struct{})
+	go func() { proofRunner.Run(proofRunCtx); close(proofRunDone) }()
+	defer func() { stopProofRun(); <-proofRunDone }()
 
 	// Credential renewal: at once if due, then hourly; stops with the agent.
 	renewCtx, stopRenew := context.WithCancel(ctx)

@@ -69,8 +69,11 @@ type Config struct {
 
 	Fragmentation FragmentationConfig `yaml:"fragmentation"`
 	Databases     DatabasesConfig     `yaml:"databases"`
-	Bench         BenchConfig         `yaml:"bench,omitempty"`
-	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
+	ProofRuns     ProofRunConfig      `yaml:"proof_runs,omitempty"`
+	// LegacyBench is proof_runs under its old name, still read from agent.yaml files written
+	// before the rename (issue 28); both at once is an error.
+	LegacyBench *ProofRunConfig `yaml:"bench,omitempty"`
+	ReadCache   ReadCacheConfig `yaml:"read_cache"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -178,6 +181,12 @@ func Parse(data []byte) (Config, error) {
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) /* empty file */ {
 		return Config{}, fmt.Errorf("parse YAML: %w", err)
 	}
+	if cfg.LegacyBench != nil {
+		if len(cfg.ProofRuns.Paths) > 0 {
+			return Config{}, errors.New("agent.yaml sets both proof_runs and bench (its old name): keep proof_runs only")
+		}
+		cfg.ProofRuns, cfg.LegacyBench = *cfg.LegacyBench, nil
+	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}
@@ -241,7 +250,7 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate())
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.ProofRuns.validate(), c.ReadCache.validate())
 	return errors.Join(errs...)
 }
 

@@ -186,3 +186,23 @@ func TestEBPFSettings(t *testing.T) {
 		t.Errorf("WhyOff under ebpf: off = %q", why)
 	}
 }
+
+func TestProofRunsAreReadUnderTheirOldNameBenchToo(t *testing.T) {
+	cfg, err := Parse([]byte("bench:\n  paths: [/srv/proof]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.ProofRuns.Paths) != 1 || cfg.ProofRuns.Paths[0] != "/srv/proof" || cfg.LegacyBench != nil {
+		t.Fatalf("bench.paths must become proof_runs.paths: %+v", cfg.ProofRuns)
+	}
+	cfg, err = Parse([]byte("proof_runs:\n  paths: [/srv/proof]\n"))
+	if err != nil || len(cfg.ProofRuns.Paths) != 1 {
+		t.Fatalf("proof_runs.paths: %v, %+v", err, cfg.ProofRuns)
+	}
+	if _, err := Parse([]byte("proof_runs:\n  paths: [/a]\nbench:\n  paths: [/b]\n")); err == nil || !strings.Contains(err.Error(), "keep proof_runs only") {
+		t.Fatalf("both names: %v; want an error saying which to keep", err)
+	}
+	if _, err := Parse([]byte("proof_runs:\n  paths: [relative]\n")); err == nil || !strings.Contains(err.Error(), "proof_runs.paths") {
+		t.Fatalf("a relative path: %v; want proof_runs.paths named", err)
+	}
+}

@@ -60,10 +60,10 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, serverId: server.id, desiredVersionHash: "a".repeat(64), appliedHash: "a".repeat(64), status: "applied",
         reportedAt: new Date(), appliedAt: new Date() },
     });
-    const run = await prisma.benchmarkRun.create({
+    const run = await prisma.proofRun.create({
       data: { orgId: org.id, serverId: server.id, requestedBy: user.id, profile: "sqlio", parameters: { paths: ["/srv/bench"], sizeBytes: 1048576 } },
     });
-    const finished = await prisma.benchmarkRun.update({
+    const finished = await prisma.proofRun.update({
       where: { id: run.id },
       data: { status: "succeeded", progress: 1, phase: "done", report: { steps: [] }, startedAt: new Date(), finishedAt: new Date() },
     });
@@ -102,11 +102,11 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },
         enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true, policyAssignments: true, policyStatus: true } }, agents: true, auditLog: true,
-        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, benchmarkRuns: { include: { server: true } },
+        policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, proofRuns: { include: { server: true } },
         notificationChannels: { include: { routes: { include: { server: true } }, notifications: true } }, notificationRoutes: true, notifications: true },
     });
-    assert.equal(read.benchmarkRuns[0]?.server.hostname, "db-01");
-    assert.deepEqual(read.benchmarkRuns[0]?.report, { steps: [] });
+    assert.equal(read.proofRuns[0]?.server.hostname, "db-01");
+    assert.deepEqual(read.proofRuns[0]?.report, { steps: [] });
     const readChannel = read.notificationChannels[0];
     assert.deepEqual(readChannel?.routes[0]?.severities, ["warning", "critical"]);
     assert.equal(readChannel?.routes[0]?.server?.hostname, "db-01");

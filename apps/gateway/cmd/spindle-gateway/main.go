@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/benchwake"
+	"github.com/spindle-io/spindle/apps/gateway/internal/proofrunwake"
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
@@ -87,7 +87,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	go func() { opampServer.Run(opampCtx); close(opampDone) }()
 	defer func() { stopOpAMP(); <-opampDone }()
 
-	waker, err := benchwake.New(benchwake.Settings{Store: db, Logger: log})
+	waker, err := proofrunwake.New(proofrunwake.Settings{Store: db, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 			MaxTimestamps: ingest.DefaultMaxTimestamps, MaxDevices: ingest.DefaultMaxDevices},
 		OpAMPLimits: httpapi.OpAMPLimits{MaxMessageBytes: limits.OpAMPMaxMessageBytes, MaxConcurrent: limits.OpAMPMaxConcurrent,
 			MaxQueued: 4 * limits.OpAMPMaxConcurrent},
-		BenchWaker:       waker,
+		ProofRunWaker:       waker,
 		RelayCredentials: cfg.RelayCredentials,
 	})
 	if err != nil {

@@ -52,14 +52,14 @@ type Options struct {
 	// response wrapper would hide the http.Hijacker a WebSocket upgrade needs; the OpAMP server
 	// logs connections itself.
 	OpAMP http.Handler
-	// BenchWaker wakes agents long-polling for proof runs (benchwake.Waker); without it they
+	// ProofRunWaker wakes agents long-polling for proof runs (proofrunwake.Waker); without it they
 	// are answered by polling the database every second.
-	BenchWaker BenchWaker
+	ProofRunWaker ProofRunWaker
 	// RelayCredentials are the spr_ credentials of the OpenTelemetry Collectors allowed to relay
 	// many agents' exports in one request (SPINDLE_RELAY_CREDENTIALS; relay.go).
 	RelayCredentials []string
-	// MaxBenchReportBytes bounds a proof run's final report. Default DefaultMaxBenchReportBytes.
-	MaxBenchReportBytes int64
+	// MaxProofRunReportBytes bounds a proof run's final report. Default DefaultMaxProofRunReportBytes.
+	MaxProofRunReportBytes int64
 }
 
 // DefaultMaxQueueWait keeps a queued request's wait well below an agent's export timeout.
@@ -88,8 +88,8 @@ type server struct {
 	opampAdmission      *admission
 	credentials         *store.Credentials
 	recent              *recentBatches
-	benchWaker          BenchWaker
-	maxBenchReportBytes int64
+	proofRunWaker          ProofRunWaker
+	maxProofRunReportBytes int64
 	relays              relayCredentials
 }
 
@@ -129,12 +129,12 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	if opts.Writes == nil && opts.Store != nil {
 		opts.Writes = groupcommit.New(groupcommit.Settings{Store: opts.Store})
 	}
-	if opts.MaxBenchReportBytes <= 0 {
-		opts.MaxBenchReportBytes = DefaultMaxBenchReportBytes
+	if opts.MaxProofRunReportBytes <= 0 {
+		opts.MaxProofRunReportBytes = DefaultMaxProofRunReportBytes
 	}
 	s := &server{
-		benchWaker:          opts.BenchWaker,
-		maxBenchReportBytes: opts.MaxBenchReportBytes,
+		proofRunWaker:          opts.ProofRunWaker,
+		maxProofRunReportBytes: opts.MaxProofRunReportBytes,
 		store:               opts.Store,
 		groupWrites:         opts.Writes,
 		log:                 opts.Logger,
@@ -159,10 +159,13 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/metrics", only(http.MethodPost, s.handleMetrics))
 	mux.Handle("/v1/enroll", only(http.MethodPost, s.handleEnroll))
-	mux.Handle("/v1/bench/profiles", only(http.MethodPost, s.handleBenchProfiles))
-	mux.Handle("/v1/bench/next", only(http.MethodGet, s.handleBenchNext))
-	mux.Handle("/v1/bench/runs/{id}/progress", only(http.MethodPost, s.handleBenchProgress))
-	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, s.handleBenchFinish))
+	// /v1/bench/… is the proof runs' old prefix, kept for agents released before issue 28.
+	for _, prefix := range []string{"/v1/proof-runs", "/v1/bench"} {
+		mux.Handle(prefix+"/profiles", only(http.MethodPost, s.handleProofRunProfiles))
+		mux.Handle(prefix+"/next", only(http.MethodGet, s.handleProofRunNext))
+		mux.Handle(prefix+"/runs/{id}/progress", only(http.MethodPost, s.handleProofRunProgress))
+		mux.Handle(prefix+"/runs/{id}/finish", only(http.MethodPost, s.handleProofRunFinish))
+	}
 	mux.Handle("/v1/renew", only(http.MethodPost, s.handleRenew))
 	mux.Handle("/healthz", only(http.MethodGet, s.handleHealth))
 	mux.Handle("/livez", only(http.MethodGet, handleLive))

@@ -133,37 +133,37 @@ func TestEveryStoreMethodWorksUnderTheGatewayRole(t *testing.T) {
 	if reported, err := s.ReportedPolicyHash(ctx, a); err != nil || reported != policy.Hash {
 		t.Fatalf("reported hash under the role: %q, %v", reported, err)
 	}
-	if err := s.RecordBenchProfiles(ctx, a, json.RawMessage(`[]`), json.RawMessage(`[]`)); err != nil {
+	if err := s.RecordProofRunProfiles(ctx, a, json.RawMessage(`[]`), json.RawMessage(`[]`)); err != nil {
 		t.Fatal(err)
 	}
 	if n := adminCount(t, admin, `SELECT count(*) FROM agents WHERE id = $1 AND opamp_seen_at IS NOT NULL
-		AND capabilities ? 'bench' AND capabilities ? 'ebpf'`, a.ID); n != 1 {
-		t.Fatal("the agent report and bench profiles were not stored")
+		AND capabilities ? 'proofRuns' AND capabilities ? 'ebpf'`, a.ID); n != 1 {
+		t.Fatal("the agent report and proof-run profiles were not stored")
 	}
 	if n := adminCount(t, admin, `SELECT count(*) FROM server_policy_status WHERE server_id = $1 AND status = 'applied'`, a.ServerID); n != 1 {
 		t.Fatal("the policy report was not stored")
 	}
 
 	// Proof runs: take, report progress, finish; then the sweep across both organisations.
-	if _, err := admin.Exec(ctx, `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters) VALUES ('org-a', $1, 'sqlio', '{}')`, a.ServerID); err != nil {
+	if _, err := admin.Exec(ctx, `INSERT INTO proof_runs (org_id, server_id, profile, parameters) VALUES ('org-a', $1, 'sqlio', '{}')`, a.ServerID); err != nil {
 		t.Fatal(err)
 	}
-	command, err := s.NextBenchCommand(ctx, a, "")
+	command, err := s.NextProofRunCommand(ctx, a, "")
 	if err != nil || command.Start == nil {
 		t.Fatalf("take the queued run under the role: %+v, %v", command, err)
 	}
-	if _, err := s.RecordBenchProgress(ctx, a, command.Start.RunID, 0.5, "step 1"); err != nil {
+	if _, err := s.RecordProofRunProgress(ctx, a, command.Start.RunID, 0.5, "step 1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishBenchRun(ctx, a, command.Start.RunID, BenchOutcome{Status: "failed", Error: "stopped by the test"}); err != nil {
+	if err := s.FinishProofRun(ctx, a, command.Start.RunID, ProofRunOutcome{Status: "failed", Error: "stopped by the test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Exec(ctx, `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters, status, heartbeat_at)
+	if _, err := admin.Exec(ctx, `INSERT INTO proof_runs (org_id, server_id, profile, parameters, status, heartbeat_at)
 		VALUES ('org-a', $1, 'sqlio', '{}', 'running', now() - interval '1 hour'),
 		       ('org-b', $2, 'sqlio', '{}', 'running', now() - interval '1 hour')`, a.ServerID, b.ServerID); err != nil {
 		t.Fatal(err)
 	}
-	if failed, err := s.FailSilentBenchRuns(ctx, time.Minute); err != nil || failed != 2 {
+	if failed, err := s.FailSilentProofRuns(ctx, time.Minute); err != nil || failed != 2 {
 		t.Fatalf("the sweep failed %d silent runs (%v), want both organisations' 2", failed, err)
 	}
 

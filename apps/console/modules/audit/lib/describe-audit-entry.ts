@@ -30,8 +30,10 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
       return `created an enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
     case "enrollment_token.revoked":
       return `revoked the enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
-    case "bench_run.requested":
+    case "proof_run.requested":
+    case "bench_run.requested": // entries written before migration 20261128180100_proof_runs
       return `requested a ${text(details.profile)} proof run on ${text(details.hostname)}`;
+    case "proof_run.cancelled":
     case "bench_run.cancelled":
       return `cancelled the proof run on ${text(details.hostname)} (it was ${text(details.was)})`;
     case "server.revoked":
@@ -98,7 +100,7 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action.startsWith("policy.")) return `/policies/${target}`;
   if (action.startsWith("server.")) return `/servers/${target}`;
   if (action.startsWith("enrollment_token.")) return "/servers/add";
-  if (action.startsWith("bench_run.")) return `/proof-runs/${target}`;
+  if (action.startsWith("proof_run.") || action.startsWith("bench_run.")) return `/proof-runs/${target}`;
   if (action === "alert_rule.deleted") return "/alerts/rules";
   if (action.startsWith("alert_rule.")) return `/alerts/rules/${target}`;
   if (action.startsWith("alert_silence.")) return "/alerts/silences";

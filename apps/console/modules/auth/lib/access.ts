@@ -9,8 +9,8 @@ export const statements = {
   enrollmentToken: ["create", "revoke"],
   // Policies: create them, save versions (update), and assign them or tag servers (assign).
   policy: ["create", "update", "assign"],
-  // Proof runs: start an A/B benchmark on a server, cancel one.
-  benchRun: ["start", "cancel"],
+  // Proof runs: start an A/B proof run on a server, cancel one.
+  proofRun: ["start", "cancel"],
   // Servers: revoke the agent's credential, allow a re-enrolment, remove the server.
   server: ["revoke", "delete"],
   // Alerts: write rules (custom ones, edits of defaults, the enabled switch) and set or cancel silences.
@@ -31,7 +31,7 @@ const manageOrganisation = {
   invitation: ["create", "cancel"],
   enrollmentToken: ["create", "revoke"],
   policy: ["create", "update", "assign"],
-  benchRun: ["start", "cancel"],
+  proofRun: ["start", "cancel"],
   server: ["revoke", "delete"],
   alertRule: ["create", "update", "delete"],
   alertSilence: ["create", "cancel"],
@@ -43,7 +43,7 @@ const manageOrganisation = {
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], proofRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [] }),
 };
 
 export type RoleName = keyof typeof roles;

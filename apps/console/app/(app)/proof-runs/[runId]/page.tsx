@@ -7,9 +7,9 @@ import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { database } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
-import { BenchReportView } from "@/modules/bench/components/bench-report";
-import { getRun } from "@/modules/bench/lib/runs";
-import { benchReport } from "@/modules/bench/types/bench";
+import { ProofRunReportView } from "@/modules/proof-runs/components/proof-run-report";
+import { getRun } from "@/modules/proof-runs/lib/runs";
+import { proofRunReport } from "@/modules/proof-runs/types/proof-run";
 
 export const metadata: Metadata = { title: "Proof run" };
 
@@ -23,14 +23,14 @@ export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[r
   });
   const requestHeaders = await headers();
   const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host") ?? "localhost"}`;
-  const report = benchReport.safeParse(run.report);
+  const report = proofRunReport.safeParse(run.report);
   return (
     <>
       <Link href={`/servers/${run.serverId}`} className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground print:hidden">
         <ArrowLeft className="size-4" aria-hidden /> {run.hostname}
       </Link>
       {report.success ? (
-        <BenchReportView runId={run.id} hostname={run.hostname} report={report.data} shareUrl={`${origin}/proof-runs/${run.id}`} />
+        <ProofRunReportView runId={run.id} hostname={run.hostname} report={report.data} shareUrl={`${origin}/proof-runs/${run.id}`} />
       ) : (
         <Alert data-testid="no-report">
           <AlertTitle>No report</AlertTitle>

@@ -17,9 +17,9 @@ import { ServerGainsSection } from "@/modules/gains/components/server-gains-sect
 import { CacheCurvesSection } from "@/modules/cache-curves/components/cache-curves-section";
 import { ServerPolicyPanel } from "@/modules/policies/components/server-policy-panel";
 import { getServerPolicy } from "@/modules/policies/lib/get-server-policy";
-import { ProofRunsPanel } from "@/modules/bench/components/proof-runs-panel";
-import { getServerOffer } from "@/modules/bench/lib/profiles";
-import { listRuns } from "@/modules/bench/lib/runs";
+import { ProofRunsPanel } from "@/modules/proof-runs/components/proof-runs-panel";
+import { getServerOffer } from "@/modules/proof-runs/lib/profiles";
+import { listRuns } from "@/modules/proof-runs/lib/runs";
 import { ServerRecommendationsPanel } from "@/modules/recommendations/components/server-recommendations-panel";
 import { listRecommendations } from "@/modules/recommendations/lib/list-recommendations";
 
@@ -70,7 +70,7 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
         <div className="mt-6 scroll-mt-6" id="miss-ratio-curves">
           <CacheCurvesSection serverId={server.id} />
         </div>
-        <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { benchRun: ["start"] })} />
+        <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { proofRun: ["start"] })} />
       </div>
       {agentState ? (
         <div className="mt-6">

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package bench
-
-import "log/slog"
-
-// NewAccelerator: the acceleration features are Linux only.
-func NewAccelerator(*slog.Logger) (Accelerator, error) { return nil, platformSupported() }
