@@ -1,0 +1,101 @@
+package pagecache
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+)
+
+// The read cache's control group (spindle_holdout.h): the draw and the read cache's thread in
+// one config entry, the managed files in holdout_files. One goroutine at a time (the read cache
+// samples from one); the programs read the config at every event.
+
+// SetHoldout writes the draw; the read cache's thread stays as set.
+func (p *Probe) SetHoldout(draw HoldoutDraw) error {
+	p.holdoutMu.Lock()
+	defer p.holdoutMu.Unlock()
+	p.holdout.Salt, p.holdout.Threshold, p.holdout.GroupShift = draw.Salt, draw.Threshold, draw.GroupShift
+	return p.writeHoldoutConfig()
+}
+
+// SetCacheThread names the thread (its TID) whose page-cache additions are the read cache's
+// own; 0 names none.
+func (p *Probe) SetCacheThread(tid uint32) error {
+	p.holdoutMu.Lock()
+	defer p.holdoutMu.Unlock()
+	p.holdout.CacheTid = tid
+	return p.writeHoldoutConfig()
+}
+
+func (p *Probe) writeHoldoutConfig() error {
+	if err := p.objs.HoldoutConfig.Update(uint32(0), p.holdout, ebpf.UpdateAny); err != nil {
+		return fmt.Errorf("write the read cache's control-group draw: %w", err)
+	}
+	return nil
+}
+
+func holdoutKey(id FileID) pagecacheHoldoutFile {
+	return pagecacheHoldoutFile{Dev: kernelDev(id.Dev), Ino: id.Ino}
+}
+
+// TrackHoldoutFiles makes ids the files counted by group: new ones start from zero, files no
+// longer listed are dropped.
+func (p *Probe) TrackHoldoutFiles(ids []FileID) error {
+	if len(ids) > MaxHoldoutFiles {
+		return fmt.Errorf("the read cache manages %d files; its control group is counted for at most %d", len(ids), MaxHoldoutFiles)
+	}
+	p.holdoutMu.Lock()
+	defer p.holdoutMu.Unlock()
+	want := make(map[pagecacheHoldoutFile]bool, len(ids))
+	for _, id := range ids {
+		want[holdoutKey(id)] = true
+	}
+	var stale []pagecacheHoldoutFile
+	var key pagecacheHoldoutFile
+	var value pagecacheHoldoutCounts
+	entries := p.objs.HoldoutFiles.Iterate()
+	for entries.Next(&key, &value) {
+		if !want[key] {
+			stale = append(stale, key)
+		}
+		delete(want, key)
+	}
+	if err := entries.Err(); err != nil {
+		return fmt.Errorf("read the read cache's counted files: %w", err)
+	}
+	for _, k := range stale {
+		if err := p.objs.HoldoutFiles.Delete(k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return fmt.Errorf("stop counting a file for the read cache: %w", err)
+		}
+	}
+	zero := pagecacheHoldoutCounts{}
+	for k := range want {
+		if err := p.objs.HoldoutFiles.Update(k, zero, ebpf.UpdateNoExist); err != nil && !errors.Is(err, ebpf.ErrKeyExist) {
+			return fmt.Errorf("count a file for the read cache: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadHoldout returns the counts of the listed files the program holds, cumulative since each
+// was listed.
+func (p *Probe) ReadHoldout(ids []FileID) (map[FileID]HoldoutCounts, error) {
+	out := make(map[FileID]HoldoutCounts, len(ids))
+	var value pagecacheHoldoutCounts
+	for _, id := range ids {
+		err := p.objs.HoldoutFiles.Lookup(holdoutKey(id), &value)
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the read cache's group counts: %w", err)
+		}
+		out[id] = HoldoutCounts{
+			Managed:  Counts{Read: value.Managed[eventRead], Faulted: value.Managed[eventFaulted], Added: value.Managed[eventAdded], Dirtied: value.Managed[eventDirtied]},
+			Control:  Counts{Read: value.Control[eventRead], Faulted: value.Control[eventFaulted], Added: value.Control[eventAdded], Dirtied: value.Control[eventDirtied]},
+			OwnAdded: value.OwnAdded, OwnHits: value.OwnHits,
+		}
+	}
+	return out, nil
+}
