@@ -47,6 +47,12 @@ type sampler struct {
 
 func newSampler() *sampler { return &sampler{pageSize: windowsPageBytes} }
 
+// currentThreadID is 0: no page-cache program counts the cache's own thread on Windows.
+func currentThreadID() int { return 0 }
+
+// pinManagedRuns pins the whole file: nothing is held out where it cannot be measured.
+func pinManagedRuns(path string, _ [][2]int64) (*pinning, error) { return pinFile(path) }
+
 func (s *sampler) sample(path string) (residency, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
