@@ -32,4 +32,6 @@ func (p *Probe) SetCacheThread(uint32) error { return bpf.ErrUnsupported }
 func (p *Probe) TrackHoldoutFiles([]FileID) error { return bpf.ErrUnsupported }
 
 // ReadHoldout is never reached: Load fails.
-func (p *Probe) ReadHoldout([]FileID) (map[FileID]HoldoutCounts, error) { return nil, bpf.ErrUnsupported }
+func (p *Probe) ReadHoldout([]FileID) (map[FileID]HoldoutCounts, error) {
+	return nil, bpf.ErrUnsupported
+}
