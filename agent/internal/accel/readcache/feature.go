@@ -151,7 +151,8 @@ func (f *Feature) apply(ctx context.Context, rc policy.ReadCache, holdout Holdou
 }
 
 // setDraw puts the policy's control group in force where the groups are counted, and none
-// elsewhere; each file is drawn again at its next sample.
+// elsewhere; each file is drawn again at its next sample. Pins made under another draw may lock
+// pages of the new control: they are released and made again at the next sample.
 func (f *Feature) setDraw() {
 	drawn := Holdout{}
 	if f.groups != nil && f.groups.Measuring() {
@@ -159,6 +160,14 @@ func (f *Feature) setDraw() {
 		if err := f.groups.SetHoldout(drawn); err != nil {
 			f.stats.LastError = "cannot count the read cache's control group: " + err.Error()
 			drawn = Holdout{}
+		}
+	}
+	if drawn != f.drawn {
+		for path, t := range f.files {
+			if t.pin != nil {
+				f.unpin(path, t, false)
+				t.pinnedAttempted = false
+			}
 		}
 	}
 	f.drawn = drawn
