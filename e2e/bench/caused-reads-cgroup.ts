@@ -18,7 +18,7 @@
 // apart; the off pass is counted over the same rounds). Prints markdown for docs/benchmarks.md.
 //
 //   npx turbo run build
-//   node --import tsx e2e/bench/caused-reads-cgroup.ts [rounds=24]
+//   node --import tsx e2e/bench/caused-reads-cgroup.ts [rounds=16]
 //   (ports 55620–55622, or SPINDLE_CAUSED_BENCH_PG_PORT / _GATEWAY_PORT / _CONSOLE_PORT;
 //    WORK=/var/tmp/spindle-caused-bench; MEM_LIMIT_MIB=256)
 import { execFileSync, spawn } from "node:child_process";
@@ -39,6 +39,10 @@ const hotFileBytes = Math.floor((limitMib * mib * 5) / 8 / hotFiles / mib) * mib
 const scanPerRound = 2 * limitMib * mib;
 const scanFileBytes = 64 * 1024 * mib;
 const chunk = 16 * mib;
+/** How many times each round reads the hot set before the scan. */
+const hotPasses = Number(process.env.HOT_PASSES ?? 1);
+/** The scan pauses this long after each chunk, as a backup paced not to hog the disk does. */
+const scanPauseMs = Number(process.env.SCAN_PAUSE_MS ?? 50);
 
 interface Round { round: number; at: number; deviceReads: number; deviceSectors: number }
 
@@ -65,13 +69,14 @@ function workload(hotDir: string, scanPath: string, device: string, rounds: numb
   for (let round = 0; round <= rounds; round++) {
     console.log(JSON.stringify({ round, at: Date.now(), ...stat() }));
     if (round === rounds) break;
-    for (let pass = 0; pass < 2; pass++) {
+    for (let pass = 0; pass < hotPasses; pass++) {
       for (let i = 0; i < hotFiles; i++) readRange(join(hotDir, `hot${String(i).padStart(2, "0")}`), 0, hotFileBytes);
     }
     for (let done = 0; done < scanPerRound; done += chunk) {
       readRange(scanPath, scanOffset % scanFileBytes, chunk);
       readRange(scanPath, scanOffset % scanFileBytes, chunk);
       scanOffset += chunk;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, scanPauseMs);
     }
   }
 }
@@ -81,7 +86,7 @@ if (process.argv[2] === "--workload") {
   process.exit(0);
 }
 
-const rounds = Number(process.argv[2] ?? 24);
+const rounds = Number(process.argv[2] ?? 16);
 const work = process.env.WORK ?? "/var/tmp/spindle-caused-bench";
 const mount = join(work, "mnt");
 const hotDir = join(mount, "hot");
@@ -128,6 +133,17 @@ function setUpCgroup(): void {
   }
 }
 
+/**
+ * Waits for the host's memory pressure (PSI some avg10) to settle below 5 %: the read cache backs
+ * off above 10 %, and the off pass's thrashing must not count against the on pass.
+ */
+async function settle(): Promise<void> {
+  await eventually("memory pressure to settle", () => {
+    const avg10 = Number(/some avg10=([\d.]+)/.exec(readFileSync("/proc/pressure/memory", "utf8"))?.[1]);
+    return avg10 < 5 ? true : undefined;
+  }, 120_000);
+}
+
 /** Drops every page of the hot set (the pages the agent brought in too): each pass starts cold. */
 function evictHotSet(): void {
   for (let i = 0; i < hotFiles; i++) {
@@ -146,8 +162,9 @@ async function runPass(): Promise<Round[]> {
   return out.trim().split("\n").map((line) => JSON.parse(line) as Round);
 }
 
-async function applyPolicy(policyId: string, document: object, basedOnVersion: number, serverId: string): Promise<void> {
-  await session.post(`/api/policies/${policyId}/versions`, { document, comment: "caused-reads benchmark", basedOnVersion });
+/** Waits until the agent applied the server's effective policy; saves `document` as a new version first when given. */
+async function applyPolicy(policyId: string, document: object | null, basedOnVersion: number, serverId: string): Promise<void> {
+  if (document) await session.post(`/api/policies/${policyId}/versions`, { document, comment: "caused-reads benchmark", basedOnVersion });
   await eventually("the agent to apply the policy", async () => {
     const [row] = await queryRows<{ ok: boolean }>(databaseUrl,
       `SELECT s.status = 'applied' AND s.applied_hash = e.hash AS ok FROM server_policy_status s
@@ -188,11 +205,12 @@ async function main(): Promise<void> {
   const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", { name: "Bench", document: off, comment: "off" });
   await session.post("/api/policies/assignments", { scope: "organization", policyId: policy.id });
 
-  await applyPolicy(policy.id, off, 1, serverId);
+  await applyPolicy(policy.id, null, 1, serverId);
   evictHotSet();
   const offRounds = await runPass();
-  await applyPolicy(policy.id, on, 2, serverId);
+  await applyPolicy(policy.id, on, 1, serverId);
   evictHotSet();
+  await settle();
   const onRounds = await runPass();
   // The agent's last intervals of the pass reach the database.
   const end = new Date(onRounds.at(-1)!.at);
@@ -214,6 +232,12 @@ async function main(): Promise<void> {
   const gains = await session.get<{ causedReads: CausedAnswer; ledger: { key: string; effect: { status: string; value?: number } }[] }>(
     `/api/servers/${serverId}/gains?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
   const caused = gains.causedReads;
+  const [cache] = await queryRows<{ backoffs: number; prefetched: number; dropped: number; pinned: number }>(databaseUrl,
+    `SELECT sum(backoffs)::float8 AS backoffs, sum(prefetched_bytes)::float8 AS prefetched, sum(dropped_behind_bytes)::float8 AS dropped,
+            max(pinned_bytes)::float8 AS pinned FROM read_cache WHERE server_id = $1 AND time > $2`, [serverId, new Date(onRounds[0]!.at)]);
+  const backingOff = agent.output.split("\n").filter((line) => line.includes("read cache backing off"));
+  console.log(`the read cache in the on pass: ${cache?.backoffs} backoffs, ${((cache?.prefetched ?? 0) / mib).toFixed(1)} MiB prefetched, ` +
+    `${((cache?.dropped ?? 0) / mib).toFixed(1)} MiB dropped behind; ${backingOff.length} backoff log lines${backingOff[0] ? `, the first: ${backingOff[0]}` : ""}`);
   if (caused.status !== "measured") throw new Error(`caused reads not measured: ${caused.reason}`);
   const c = caused.value;
   const causedBytes = c.estimate.savedPages * 4096;
