@@ -9,7 +9,7 @@ function Heading({ children, kind }: { children: string; kind: "caused" | "descr
   return (
     <div className="flex items-center gap-2 text-xs font-medium uppercase tracking-wide text-muted-foreground">
       {children}
-      {kind ? <Badge variant={kind === "caused" ? "success" : "secondary"} className="normal-case tracking-normal">{kind}</Badge> : null}
+      {kind ? <Badge variant={kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap normal-case tracking-normal">{kind}</Badge> : null}
     </div>
   );
 }
