@@ -79,23 +79,59 @@ func (p *Probe) TrackHoldoutFiles(ids []FileID) error {
 }
 
 // ReadHoldout returns the counts of the listed files the program holds, cumulative since each
-// was listed.
+// was listed. The whole map is read in batches (a few system calls for thousands of files),
+// one lookup per file only where batches are refused.
 func (p *Probe) ReadHoldout(ids []FileID) (map[FileID]HoldoutCounts, error) {
-	out := make(map[FileID]HoldoutCounts, len(ids))
-	var value pagecacheHoldoutCounts
+	want := make(map[pagecacheHoldoutFile]FileID, len(ids))
 	for _, id := range ids {
-		err := p.objs.HoldoutFiles.Lookup(holdoutKey(id), &value)
+		want[holdoutKey(id)] = id
+	}
+	out := make(map[FileID]HoldoutCounts, len(ids))
+	put := func(key pagecacheHoldoutFile, value pagecacheHoldoutCounts) {
+		if id, ok := want[key]; ok {
+			out[id] = holdoutCounts(value)
+		}
+	}
+	if err := p.readHoldoutInBatches(put); err == nil {
+		return out, nil
+	}
+	clear(out)
+	var value pagecacheHoldoutCounts
+	for key := range want {
+		err := p.objs.HoldoutFiles.Lookup(key, &value)
 		if errors.Is(err, ebpf.ErrKeyNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read the read cache's group counts: %w", err)
 		}
-		out[id] = HoldoutCounts{
-			Managed:  Counts{Read: value.Managed[eventRead], Faulted: value.Managed[eventFaulted], Added: value.Managed[eventAdded], Dirtied: value.Managed[eventDirtied]},
-			Control:  Counts{Read: value.Control[eventRead], Faulted: value.Control[eventFaulted], Added: value.Control[eventAdded], Dirtied: value.Control[eventDirtied]},
-			OwnAdded: value.OwnAdded, OwnHits: value.OwnHits,
-		}
+		put(key, value)
 	}
 	return out, nil
+}
+
+func (p *Probe) readHoldoutInBatches(put func(pagecacheHoldoutFile, pagecacheHoldoutCounts)) error {
+	keys := make([]pagecacheHoldoutFile, fileBatch)
+	values := make([]pagecacheHoldoutCounts, fileBatch)
+	var cursor ebpf.MapBatchCursor
+	for {
+		n, err := p.objs.HoldoutFiles.BatchLookup(&cursor, keys, values, nil)
+		for i := range n {
+			put(keys[i], values[i])
+		}
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func holdoutCounts(v pagecacheHoldoutCounts) HoldoutCounts {
+	return HoldoutCounts{
+		Managed:  Counts{Read: v.Managed[eventRead], Faulted: v.Managed[eventFaulted], Added: v.Managed[eventAdded], Dirtied: v.Managed[eventDirtied]},
+		Control:  Counts{Read: v.Control[eventRead], Faulted: v.Control[eventFaulted], Added: v.Control[eventAdded], Dirtied: v.Control[eventDirtied]},
+		OwnAdded: v.OwnAdded, OwnHits: v.OwnHits,
+	}
 }

@@ -45,6 +45,10 @@ func TestHoldoutSplitsByTheAgentsDraw(t *testing.T) {
 	if err := p.TrackHoldoutFiles([]FileID{id}); err != nil {
 		t.Fatal(err)
 	}
+	batched := 0
+	if err := p.readHoldoutInBatches(func(pagecacheHoldoutFile, pagecacheHoldoutCounts) { batched++ }); err != nil || batched != 1 {
+		t.Errorf("batch lookup: %d files, error %v; want the one listed file (batches exist since 5.6)", batched, err)
+	}
 	page := uint64(os.Getpagesize())
 	groupPages := uint64(readcache.HoldoutGroupBytes) / page
 	controlPages := uint64(0)
