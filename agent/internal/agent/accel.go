@@ -65,7 +65,8 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization,
 		memLatency: &memlatency.Calibrator{Dir: cfg.StateDir, Period: cfg.ReadCache.MemoryLatencyPeriod, Logger: log}}
 	deps := readcache.Deps{Access: access}
-	if groups, ok := access.(readcache.GroupSource); ok && groups.Measuring() {
+	pidProblem := pidNamespaceProblem(cfg.ProcPath)
+	if groups, ok := access.(readcache.GroupSource); ok && groups.Measuring() && pidProblem == nil {
 		deps.Groups = groups
 	}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, deps)
@@ -75,6 +76,9 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 		f.residencyErr = readcache.ResidencyMeasurable()
 	}
 	f.holdoutErr = f.residencyErr
+	if f.holdoutErr == nil && pidProblem != nil {
+		f.holdoutErr = pidProblem
+	}
 	if f.holdoutErr == nil && deps.Groups == nil {
 		f.holdoutErr = errors.New("the page-cache eBPF program is not running (it needs root or CAP_BPF and CAP_PERFMON, BTF and " +
 			"kernel 6.10 or newer): the read cache holds no control group out, so what it caused is not measured")
