@@ -1,7 +1,9 @@
 // Issue 21's first "done when", every part real: the agent as root with eBPF, the gateway, the
 // worker, the console (its API, as a signed-in owner) and a PostgreSQL of their own. A new user's
-// setup: the read cache on for one directory of 128 MiB of files, with the default control group,
-// and a loop reading those files over and over (from cold) on a machine with memory to spare. The kernel's
+// setup: the read cache on for one directory of 256 MiB of files, with a quarter of its pages as
+// the control group (128 groups of 2 MiB: the control's share of the reads cannot land far from
+// its share by design), and a loop reading those files over and over (from cold) on a machine
+// with memory to spare. The kernel's
 // page cache serves those reads whether Spindle runs or not, so the Gains answer must say so:
 // reads from memory near 100 %, and the storage reads the cache caused to be saved either an
 // interval that includes 0 or under 2 % of what the old formula (every hit a saving) claimed.
@@ -36,6 +38,7 @@ const session = new ConsoleSession(consoleApp.url);
 // On the root file system, not a tmpfs: a read that misses goes to storage.
 const dataDir = mkdtempSync(join(tmpdir(), "spindle-caused-"));
 const files = Array.from({ length: 32 }, (_, i) => join(dataDir, `table-${String(i).padStart(2, "0")}.dat`));
+const fileBytes = 8 * mib;
 let reading = false;
 let reader: Promise<void> = Promise.resolve();
 
@@ -65,7 +68,7 @@ interface Gains {
 
 before(async () => {
   if (skip) return;
-  for (const file of files) writeFileSync(file, randomBytes(4 * mib));
+  for (const file of files) writeFileSync(file, randomBytes(fileBytes));
   cluster!.start();
   cluster!.createMigratedDatabase();
   await gateway.start();
@@ -96,11 +99,12 @@ test("with memory to spare, the read cache is credited with no storage reads it 
     return status.lastBatchSeq > 0 && status.delivery.lastDeliveredSeq ? status.serverId : undefined;
   });
 
-  // The read cache on for the directory, the control group at its default (10 %), prefetch on.
+  // The read cache on for the directory, a quarter of its pages the control group, prefetch on.
   const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", {
     name: "Read cache for the tables",
-    document: { schemaVersion: 1, telemetry: { intervalSeconds: 2 }, readCache: { enabled: true, include: [`${dataDir}/**`], prefetch: true } },
-    comment: "read cache on, default control group",
+    document: { schemaVersion: 1, telemetry: { intervalSeconds: 2 },
+      readCache: { enabled: true, include: [`${dataDir}/**`], prefetch: true, holdoutPercent: 25 } },
+    comment: "read cache on, a quarter held out",
   });
   await session.post("/api/policies/assignments", { scope: "organization", policyId: policy.id });
 

@@ -55,15 +55,15 @@ async function savePolicy(page: Page, name: string, document: object): Promise<v
 }
 
 test("the read cache's measured gains reach the Gains pages", async ({ page }, testInfo) => {
-  for (const file of files) writeFileSync(file, randomBytes(4 * 1024 * 1024));
+  for (const file of files) writeFileSync(file, randomBytes(16 * 1024 * 1024));
   await signUp(page, newAccount("Gains"));
   await enrolThisMachine(page, agent);
   await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
 
   await savePolicy(page, "Cache the journey's files", {
     schemaVersion: 1,
-    // Half held out: 8 files of 4 MiB are 128 groups, and at 50 % the control's share of the
-    // reads cannot land far from its share by design. Sampling every 2 s: enough intervals soon.
+    // Half held out: 8 files of 16 MiB are 64 groups of 2 MiB, and at 50 % the control's share of
+    // the reads cannot land far from its share by design. Sampling every 2 s: enough intervals soon.
     readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: 256 * 1024 * 1024, holdoutPercent: 50 },
     telemetry: { ebpf: "on", intervalSeconds: 2 },
   });

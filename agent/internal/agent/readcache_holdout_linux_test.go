@@ -18,7 +18,7 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/policy"
 )
 
-// The control group with the real agent and eBPF: a pinned 32 MiB file under a policy holding
+// The control group with the real agent and eBPF: a pinned 64 MiB file under a policy holding
 // 25 % out. The agent locks only the pages outside the groups its draw (the kernel's, bit for
 // bit) puts in the control, which stay out of memory; another process then reads the file:
 // the control's pages are its misses, the managed pages are first hits on pages the cache
@@ -30,7 +30,7 @@ func TestReadCacheLeavesItsControlGroupAloneAndCountsIt(t *testing.T) {
 	if err := os.Mkdir(hot, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const size = 32 << 20
+	const size = 64 << 20 // 32 groups
 	file := filepath.Join(hot, "table.dat")
 	if err := os.WriteFile(file, bytes.Repeat([]byte("t"), size), 0o644); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestReadCacheLeavesItsControlGroupAloneAndCountsIt(t *testing.T) {
 	}
 	startRun(t, cfg)
 	document := fmt.Sprintf(`{"schemaVersion":1,"telemetry":{"intervalSeconds":1},"readCache":{"enabled":true,"include":[%q],"pin":[%q],`+
-		`"holdoutPercent":25,"budgetBytes":67108864,"freeMemoryFloorBytes":67108864,"scanResistanceThresholdBytes":16777216}}`, hot, file)
+		`"holdoutPercent":25,"budgetBytes":134217728,"freeMemoryFloorBytes":67108864,"scanResistanceThresholdBytes":16777216}}`, hot, file)
 	mustBeApplied(t, gw.waitStatus(gw.setPolicy(document)))
 
 	// The draw the agent made, recomputed from the same policy.

@@ -98,7 +98,7 @@ export const readCacheSchema = z.strictObject({
     .default(limits.holdoutPercent.default)
     .meta({
       description:
-        "Share of the managed pages (in 256 KiB groups drawn by hash, again for each policy version) the cache leaves alone as a " +
+        "Share of the managed pages (in 2 MiB groups drawn by hash, again for each policy version) the cache leaves alone as a " +
         "control group, so what it caused can be measured; 0 leaves no control and the caused savings are not measured.",
     }),
 });

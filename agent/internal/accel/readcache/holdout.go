@@ -12,8 +12,11 @@ import (
 // caused"): the cache leaves a hash-drawn share of the managed pages alone, so the page-cache
 // eBPF program can count what happens to them beside what happens to the pages the cache
 // manages. The unit is a page group of HoldoutGroupBytes, not a file: a database keeps its hot
-// set in a few large files, and a file-level draw would put all of it on one side. A group is in
-// the control when
+// set in a few large files, and a file-level draw would put all of it on one side. A group is the
+// largest page-cache folio (2 MiB on x86-64 and arm64 with 4 KiB pages) so no folio straddles
+// the control and the managed pages: the kernel evicts, locks and reads ahead whole folios, and a
+// folio half in the control could neither be dropped behind a scanner nor left alone. A group is
+// in the control when
 //
 //	mix(mix(mix(salt ^ kernelDev) ^ inode) ^ group) >> 32  <  percent × 2³² / 100
 //
@@ -21,9 +24,10 @@ import (
 // (internal/bpf/pagecache/pagecache.bpf.c); salt comes from the policy, so every policy version
 // draws anew and a restart with the same policy keeps the draw. Selection never looks at heat.
 
-// HoldoutGroupBytes is the size of a page group. Groups align to it within the file, so a
-// large folio (up to 2 MiB) can span several; the kernel counts its pages group by group.
-const HoldoutGroupBytes = 256 << 10
+// HoldoutGroupBytes is the size of a page group, aligned within the file: the page cache's
+// largest folio with 4 KiB pages (HPAGE_PMD_SIZE), so every folio lies in one group. (With larger
+// pages, folios can be larger; the kernel still counts their pages group by group.)
+const HoldoutGroupBytes = 2 << 20
 
 // FileKey names a file as stat(2) does: its file system's device number (userspace encoding)
 // and its inode.

@@ -93,12 +93,29 @@ func (t *trackedFile) clearManaged(fromPage, toPage int64) {
 	}
 }
 
-// adviseManaged applies advice to the managed runs of [offset, offset+length) of the file.
-func (t *trackedFile) adviseManaged(path string, offset, length int64, advice int) error {
-	for _, run := range t.managedRuns(offset, length) {
-		if err := advise(path, run[0], run[1], advice); err != nil {
-			return err
+// dropManaged evicts (DONTNEED) the resident managed pages of [fromPage, toPage), in runs of
+// contiguous resident pages (pageSize each), the file opened once: a scanner's earlier pages
+// were dropped already, so the call costs what is resident now, not the file's length in runs
+// around the control groups. Without a control it is one call over the whole range, as the
+// kernel skips what is not resident.
+func (t *trackedFile) dropManaged(path string, fromPage, toPage, pageSize int64) error {
+	if t.draw.mask == nil {
+		return advise(path, fromPage*pageSize, (toPage-fromPage)*pageSize, fadviseDontNeed)
+	}
+	var runs [][2]int64
+	for p := fromPage; p < toPage && p/64 < int64(len(t.residency.bits)); p++ {
+		if p%64 == 0 && t.residency.bits[p/64] == 0 {
+			p += 63 // a word with nothing resident
+			continue
+		}
+		if !t.residency.resident(p) || t.controlPage(p) {
+			continue
+		}
+		if n := len(runs); n > 0 && runs[n-1][0]+runs[n-1][1] == p*pageSize {
+			runs[n-1][1] += pageSize
+		} else {
+			runs = append(runs, [2]int64{p * pageSize, pageSize})
 		}
 	}
-	return nil
+	return adviseRuns(path, runs, fadviseDontNeed)
 }

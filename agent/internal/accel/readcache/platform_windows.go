@@ -74,6 +74,16 @@ func advise(path string, offset, length int64, advice int) error {
 	return prefetch(path, offset, length)
 }
 
+// adviseRuns advises each range in turn (nothing is held out on Windows, so it is one range).
+func adviseRuns(path string, runs [][2]int64, advice int) error {
+	for _, run := range runs {
+		if err := advise(path, run[0], run[1], advice); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prefetchChunkBytes is one read of the prefetch; the cache manager reads ahead of it.
 const prefetchChunkBytes = 1 << 20
 

@@ -92,13 +92,23 @@ func currentThreadID() int { return unix.Gettid() }
 
 // advise applies posix_fadvise to a byte range of a file by path.
 func advise(path string, offset, length int64, advice int) error {
+	return adviseRuns(path, [][2]int64{{offset, length}}, advice)
+}
+
+// adviseRuns applies posix_fadvise to each byte range of a file, opened once.
+func adviseRuns(path string, runs [][2]int64, advice int) error {
+	if len(runs) == 0 {
+		return nil
+	}
 	f, _, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := unix.Fadvise(int(f.Fd()), offset, length, advice); err != nil {
-		return fmt.Errorf("fadvise %s: %w", path, err)
+	for _, run := range runs {
+		if err := unix.Fadvise(int(f.Fd()), run[0], run[1], advice); err != nil {
+			return fmt.Errorf("fadvise %s: %w", path, err)
+		}
 	}
 	return nil
 }

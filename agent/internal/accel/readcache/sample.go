@@ -199,7 +199,7 @@ func (f *Feature) dropBehind(path string, t *trackedFile, newestPage int64) {
 	if resident == 0 {
 		return
 	}
-	if err := t.adviseManaged(path, 0, endPage*pageSize, fadviseDontNeed); err != nil {
+	if err := t.dropManaged(path, 0, endPage, pageSize); err != nil {
 		f.stats.LastError = err.Error()
 		return
 	}
@@ -249,7 +249,7 @@ func (f *Feature) giveBack(snapshot memlimit.Snapshot, previousHot map[string]bo
 // were resident.
 func (f *Feature) drop(path string, t *trackedFile) int64 {
 	resident := t.managedResidentPages(0, t.residency.pages()) * f.sampler.pageSize
-	if err := t.adviseManaged(path, 0, t.sizeBytes, fadviseDontNeed); err != nil {
+	if err := t.dropManaged(path, 0, t.residency.pages(), f.sampler.pageSize); err != nil {
 		f.stats.LastError = err.Error()
 		return 0
 	}

@@ -14,7 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-/* Groups walked per event at most: 4 GiB of a read at 256 KiB groups. Beyond, pages count as
+/* Groups walked per event at most: 32 GiB of a read at 2 MiB groups. Beyond, pages count as
  * managed (a read() that large is rare; the control's share is then slightly understated). */
 #define HOLDOUT_MAX_GROUPS 16384
 /* Marks are kept in words of 64 pages; a read walks at most this many words (1 GiB of 4 KiB

@@ -13,7 +13,7 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 )
 
-// groupShift is log2 of the pages in a 256 KiB group on this machine.
+// groupShift is log2 of the pages in a group on this machine.
 func groupShift(t *testing.T) uint32 {
 	pages := readcache.HoldoutGroupBytes / os.Getpagesize()
 	shift := uint32(0)

@@ -22,7 +22,7 @@ export const causedReadsDefaults = {
   /** Control page accesses below which its miss ratio says nothing. */
   minimumControlPages: 1000,
   /** The control's odds of an access may differ from its odds by design by at most this factor. */
-  balanceOddsFactor: 2,
+  balanceOddsFactor: 3,
 };
 
 export type CausedReadsOptions = typeof causedReadsDefaults;
