@@ -5,7 +5,7 @@
 // single units would break (which would make the interval too narrow). Units are paired: a
 // resampled interval brings both groups' counters, so what moves both (a backup, a busy hour)
 // moves both ratios together. Seeded, so the same data always gives the same interval.
-import { seededRandom } from "./bootstrap.js";
+import { seededRandom } from "../stats/random.js";
 import { groupTotals, missRatioDifference, type HoldoutUnit } from "./caused-units.js";
 
 export interface BlockBootstrapOptions {

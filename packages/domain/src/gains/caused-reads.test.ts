@@ -59,18 +59,19 @@ describe("causedReadsSaved", () => {
     assert.match(describeMeasured(caused), /not enough control accesses: the control group was read 900 pages in 30 intervals/);
   });
 
-  it("counts dependent intervals as fewer: ten alike then ten alike is worth about two", () => {
-    // Influence: +0.01 ten times, then −0.01 ten times; ρ = (18 − 1) / 20 = 0.85,
-    // effective units 20 × 0.15 / 1.85 ≈ 1.6: below the floor of 10.
+  it("counts dependent intervals as fewer: ten alike then ten alike is worth about three", () => {
+    // Influence: +0.01 ten times, then −0.01 ten times; its lag-k autocorrelation is (20 − 3k) / 20.
+    // Geyer's pairs: 1.85, 1.25, 0.65, 0.05, then −0.55 stops; τ = 2 × 3.8 − 1 = 6.6, so the
+    // 20 intervals are worth 20 / 6.6 ≈ 3.03: below the floor of 10.
     const units = [...Array.from({ length: 10 }, () => unit([900, 90], [100, 50])), ...Array.from({ length: 10 }, () => unit([900, 90], [100, 10]))];
     const dependence = holdoutDependence(units, { managedAccessed: 18_000 * page, managedMissed: 1800 * page, controlAccessed: 2000 * page, controlMissed: 600 * page });
-    assert.ok(Math.abs(dependence.autocorrelation - 0.85) < 1e-12);
-    assert.ok(Math.abs(dependence.effectiveUnits - (20 * 0.15) / 1.85) < 1e-9);
-    // The correlation time 1.85 / 0.15 ≈ 12.3 would make blocks of 13; at most n / 2 = 10.
+    assert.ok(Math.abs(dependence.autocorrelationTime - 6.6) < 1e-9, `${dependence.autocorrelationTime}`);
+    assert.ok(Math.abs(dependence.effectiveUnits - 20 / 6.6) < 1e-9);
+    // 2τ = 13.2 would make blocks of 14; at most n / 2 = 10.
     assert.equal(dependence.blockLength, 10);
     const caused = causedReadsSaved(sums(units));
     assert.equal(caused.status, "not-measured");
-    assert.match(describeMeasured(caused), /in 20 intervals \(about 1 independent ones\)/);
+    assert.match(describeMeasured(caused), /in 20 intervals \(about 3 independent ones\)/);
   });
 
   it("is not measured when a hot spot put the control far from its share by design", () => {

@@ -3,6 +3,7 @@
 // groups alone (readCache.holdoutPercent) and counts, in the kernel, the page accesses and the
 // pages read from storage of both groups, leaving out what the read cache itself did. One unit
 // is one row of read_cache_holdout: an agent interval, or a 1-minute or 1-hour bucket.
+import { integratedAutocorrelationTime } from "../stats/autocorrelation.js";
 import type { MaybeNumber } from "./measured.js";
 
 /** One interval of both groups' counters, in bytes (pages × page size). */
@@ -62,35 +63,23 @@ export function holdoutInfluence(units: readonly HoldoutUnit[], totals: GroupTot
     (unit.managedMissedBytes - managedRatio * unit.managedAccessedBytes) / totals.managedAccessed);
 }
 
-/** Lag-1 autocorrelation of a series around 0; 0 when it has no variance. */
-export function lagOneAutocorrelation(series: readonly number[]): number {
-  let square = 0;
-  let lagged = 0;
-  for (let i = 0; i < series.length; i++) {
-    square += series[i]! * series[i]!;
-    if (i > 0) lagged += series[i]! * series[i - 1]!;
-  }
-  return square > 0 ? lagged / square : 0;
-}
-
 export interface Dependence {
-  /** Lag-1 autocorrelation of the units' influence. */
-  autocorrelation: number;
-  /** How many independent units the series is worth: n·(1 − ρ)/(1 + ρ) when ρ > 0, else n. */
+  /** Integrated autocorrelation time τ of the units' influence (1: independent), by Geyer's initial positive sequence. */
+  autocorrelationTime: number;
+  /** How many independent units the series is worth: n / τ. */
   effectiveUnits: number;
-  /** The block length of the bootstrap: at least n^(1/3) and the series' correlation time (1 + ρ)/(1 − ρ), at most n/2. */
+  /** The block length of the bootstrap, as the before/after verdict takes it: at least n^(1/3) and 2τ, at most n/2. */
   blockLength: number;
 }
 
 /**
  * Consecutive intervals are not independent (a cold start, a backup, a busy hour span many), so
- * the interval resamples blocks of consecutive units, and the floor counts effective units.
+ * the interval resamples blocks of consecutive units, and the floor counts effective units. The
+ * autocorrelation time is the verdict's (packages/domain/src/stats), of each unit's influence.
  */
 export function holdoutDependence(units: readonly HoldoutUnit[], totals: GroupTotals): Dependence {
   const n = units.length;
-  const rho = Math.min(0.99, lagOneAutocorrelation(holdoutInfluence(units, totals)));
-  const effectiveUnits = rho > 0 ? (n * (1 - rho)) / (1 + rho) : n;
-  const correlationTime = rho > 0 ? (1 + rho) / (1 - rho) : 1;
-  const blockLength = Math.max(1, Math.min(Math.floor(n / 2), Math.max(Math.ceil(Math.cbrt(n)), Math.ceil(correlationTime))));
-  return { autocorrelation: rho, effectiveUnits, blockLength };
+  const tau = integratedAutocorrelationTime(holdoutInfluence(units, totals));
+  const blockLength = Math.max(1, Math.min(Math.floor(n / 2), Math.ceil(Math.max(Math.cbrt(n), 2 * tau))));
+  return { autocorrelationTime: tau, effectiveUnits: n / tau, blockLength };
 }

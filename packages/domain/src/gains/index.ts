@@ -17,6 +17,4 @@ export {
 } from "./caused-time.js";
 export * from "./fragments.js";
 export * from "./ledger.js";
-export * from "./windows.js";
-export * from "./bootstrap.js";
-export * from "./verdict.js";
+export * from "./verdict/index.js";
