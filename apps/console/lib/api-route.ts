@@ -1,10 +1,11 @@
-// The shape of every org-scoped API route: resolve who is asking and in which organisation,
-// check the permission the route declares, validate params / query / body with zod, call one
-// operation, and answer JSON, or application/problem+json for any error.
+// The shape of every org-scoped API route: resolve who is asking and in which organisation (a
+// session or an API token), check the permission the route declares, validate params / query /
+// body with zod, call one operation, and answer JSON, or application/problem+json for any error.
 import { z } from "zod";
 import { can } from "@/modules/auth/lib/access";
 import { requireOrgContext } from "@/modules/auth/lib/org-context";
 import type { OrgContext } from "@/modules/auth/types/context";
+import { asApiToken } from "./db";
 import { ProblemError, problemResponse } from "./problem";
 
 type Permission = Parameters<typeof can>[1];
@@ -59,7 +60,8 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       const params = parse(spec.params, await routeContext.params, "path");
       const query = parse(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query string");
       const body = parse(spec.body, spec.body ? await readJson(request) : undefined, "request body");
-      const result = await run({ context, params, query, body });
+      // Changes made with an API token record it in their audit rows (lib/db.ts).
+      const result = await asApiToken(context.apiToken?.id, () => run({ context, params, query, body }));
       // An operation that answers something other than JSON (a CSV export) builds its own Response.
       if (result instanceof Response) return result;
       return Response.json(result, { status: spec.status ?? 200, headers: { "cache-control": "no-store" } });

@@ -26,7 +26,9 @@ ALTER TABLE organizations ADD COLUMN require_mfa boolean NOT NULL DEFAULT false;
 
 -- API tokens (better-auth's api-key plugin, owned by the organisation). Only the SHA-256 of the
 -- token is kept (`key`, base64url); `start` is its first characters, to recognise it in a list.
--- The role and the member who created it are in `metadata`.
+-- The role and the member who created it are in `metadata`. rate_window_* are Spindle's
+-- per-token rate limit (a fixed one-minute window counted in one UPDATE, so every console
+-- replica shares it); the plugin's own limiter is off.
 CREATE TABLE api_tokens (
   id                     text PRIMARY KEY,
   config_id              text NOT NULL DEFAULT 'default',
@@ -49,7 +51,9 @@ CREATE TABLE api_tokens (
   created_at             timestamptz NOT NULL DEFAULT now(),
   updated_at             timestamptz NOT NULL DEFAULT now(),
   permissions            text,
-  metadata               text
+  metadata               text,
+  rate_window_started_at timestamptz,
+  rate_window_count      integer NOT NULL DEFAULT 0
 );
 CREATE INDEX api_tokens_reference_id_idx ON api_tokens(reference_id);
 CREATE INDEX api_tokens_config_id_idx ON api_tokens(config_id);
