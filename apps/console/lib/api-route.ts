@@ -21,6 +21,8 @@ interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTyp
 
 interface RouteInput<P, Q, B> {
   context: OrgContext;
+  /** The request itself, for the few operations that call better-auth with the caller's session. */
+  request: Request;
   params: P;
   query: Q;
   body: B;
@@ -61,7 +63,7 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       const query = parse(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query string");
       const body = parse(spec.body, spec.body ? await readJson(request) : undefined, "request body");
       // Changes made with an API token record it in their audit rows (lib/db.ts).
-      const result = await asApiToken(context.apiToken?.id, () => run({ context, params, query, body }));
+      const result = await asApiToken(context.apiToken?.id, () => run({ context, params, query, body, request }));
       // An operation that answers something other than JSON (a CSV export) builds its own Response.
       if (result instanceof Response) return result;
       return Response.json(result, { status: spec.status ?? 200, headers: { "cache-control": "no-store" } });

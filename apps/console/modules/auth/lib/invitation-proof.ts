@@ -5,7 +5,7 @@
 // the address by mail as usual.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-export const INVITATION_PROOF_HEADER = "x-spindle-invitation-proof";
+export { INVITATION_PROOF_HEADER } from "./invitation-proof-header";
 
 export function invitationProof(secret: string, invitationId: string, email: string): string {
   return createHmac("sha256", secret).update(`spindle invitation v1\n${invitationId}\n${email.trim().toLowerCase()}`).digest("base64url");
