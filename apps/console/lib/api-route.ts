@@ -10,7 +10,19 @@ import { ProblemError, problemResponse } from "./problem";
 
 type Permission = Parameters<typeof can>[1];
 
-interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+/** What the OpenAPI document says about a route (lib/openapi): every org route declares it. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The section of the reference the route belongs to. */
+  tag: string;
+  /** The success body's schema, or `{ csv }` describing a text/csv download. */
+  response: z.ZodType | { csv: string };
+  /** Statuses the route answers beyond the common ones (400, 401, 403, 404, 429, 500), e.g. 409. */
+  errors?: number[];
+}
+
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteDoc {
   params?: P;
   query?: Q;
   body?: B;
@@ -18,6 +30,9 @@ interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTyp
   permission?: Permission;
   status?: number;
 }
+
+/** A route handler carrying its spec, which the OpenAPI document is generated from. */
+export type DocumentedHandler = ((request: Request, routeContext: NextRouteContext) => Promise<Response>) & { openapi: RouteSpec };
 
 interface RouteInput<P, Q, B> {
   context: OrgContext;
@@ -52,8 +67,8 @@ async function readJson(request: Request): Promise<unknown> {
 export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
   spec: RouteSpec<P, Q, B>,
   run: (input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>,
-) {
-  return async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
+): DocumentedHandler {
+  const handler = async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
     try {
       const context = await requireOrgContext(request.headers);
       if (spec.permission && !can(context.role, spec.permission)) {
@@ -71,4 +86,5 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       return problemResponse(error);
     }
   };
+  return Object.assign(handler, { openapi: spec as unknown as RouteSpec });
 }
