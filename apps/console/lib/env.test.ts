@@ -48,6 +48,7 @@ describe("mail settings", () => {
     assert.equal(env.SPINDLE_MAILBOX_DIR, ".spindle/mailbox");
     assert.equal(parseEnv({ ...valid, SPINDLE_SMTP_URL: "smtps://mailer:secret@smtp.example.com:465" }).SPINDLE_SMTP_URL,
       "smtps://mailer:secret@smtp.example.com:465");
+    assert.equal(parseEnv({ ...valid, SPINDLE_SMTP_URL: "", SPINDLE_MAIL_FROM: "" }).SPINDLE_SMTP_URL, undefined, "empty (compose's default) is unset");
   });
 
   it("refuses a mail server that is not an smtp URL, saying what to write", () => {

@@ -21,10 +21,11 @@ const trustedProxies = z
 // An SMTP server as a URL: smtp://user:password@host:587 (STARTTLS when the server offers it;
 // `?starttls=required` insists), smtps://user:password@host:465 (TLS from the start).
 const smtpUrl = z
+  .preprocess((value) => (value === "" ? undefined : value), z
   .string()
   .url()
   .refine((value) => /^smtps?:\/\/[^/]/.test(value), "must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtp://mailer:secret@smtp.example.com:587")
-  .optional();
+  .optional());
 
 // Origins (scheme://host[:port]) of identity providers on private networks that single sign-on
 // may reach. Public identity providers need no entry; loopback and private addresses are refused
@@ -54,7 +55,7 @@ const envSchema = z.object({
   // Transactional e-mail (verification, password reset, invitations, security notices). Without
   // an SMTP server the console writes each message as an .eml file into the local mailbox.
   SPINDLE_SMTP_URL: smtpUrl,
-  SPINDLE_MAIL_FROM: z.string().min(3).optional(),
+  SPINDLE_MAIL_FROM: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(3).optional()),
   SPINDLE_MAILBOX_DIR: z.string().min(1).default(".spindle/mailbox"),
   SPINDLE_SSO_TRUSTED_ISSUERS: origins,
   // Requests per minute one API token may make; beyond it 429 with Retry-After.
