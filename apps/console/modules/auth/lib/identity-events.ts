@@ -83,8 +83,9 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
   async function noticeNewSignIn(user: NewSession["user"], session: NewSession["session"], method: string | null, client: { address: string | null; userAgent: string | null }) {
     // The first sign-in of a new account (the confirmation link, a just-created SSO account) is not news.
     if (method === "email-link" || Date.now() - new Date(user.createdAt).getTime() < 5 * 60_000) return;
+    // Compared as better-auth stored them on the sessions (an unknown address is stored as "").
     const known = await identity.session.count({
-      where: { userId: user.id, id: { not: session.id }, ipAddress: client.address, userAgent: client.userAgent },
+      where: { userId: user.id, id: { not: session.id }, ipAddress: session.ipAddress ?? null, userAgent: session.userAgent ?? null },
     });
     if (known > 0) return;
     const url = `${env().SPINDLE_CONSOLE_URL}/account/security`;

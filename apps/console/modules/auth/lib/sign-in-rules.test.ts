@@ -3,6 +3,7 @@
 // session was opened, owners' break-glass password, and an admin signing a member out.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { useConsoleEnvironment } from "@/test-support/console-env";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
@@ -90,6 +91,30 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     await db.prisma.session.updateMany({ where: { userId: viewer.userId }, data: { signInMethod: "sso:org-someone-else" } });
     assert.equal((await resolveOrgContext(viewer.headers)).kind, "sso-required", "another organisation's provider does not count");
     await db.prisma.ssoProvider.deleteMany({ where: { organizationId: orgId } });
+  });
+
+  it("mails a notice of a sign-in from a new browser, and of a password change, and audits the change", async () => {
+    const mailbox = process.env.SPINDLE_MAILBOX_DIR!;
+    const kinds = (kind: string, to: string) => (existsSync(mailbox) ? readdirSync(mailbox) : []).filter((name) => name.includes(`-${kind}-${to}-`));
+    const arrived = async (kind: string, to: string, count: number) => {
+      for (let i = 0; i < 200 && kinds(kind, to).length < count; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(kinds(kind, to).length, count, `${count} ${kind} message(s) to ${to}`);
+    };
+    const fresh = await person("nia", "viewer");
+    await signIn(fresh.email);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(kinds("new-sign-in", fresh.email).length, 0, "a new account's first sign-ins are not news");
+    await db.prisma.user.update({ where: { id: fresh.userId }, data: { createdAt: new Date(Date.now() - 86_400_000) } });
+    const { headers } = await auth().api.signInEmail({ body: { email: fresh.email, password }, returnHeaders: true, headers: new Headers({ "user-agent": "another browser" }) });
+    await arrived("new-sign-in", fresh.email, 1);
+    await signIn(fresh.email);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(kinds("new-sign-in", fresh.email).length, 1, "a browser already signed in is not new");
+
+    const cookie = new Headers({ cookie: headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") });
+    await auth().api.changePassword({ headers: cookie, body: { currentPassword: password, newPassword: `${password} 2`, revokeOtherSessions: true } });
+    await arrived("password-changed", fresh.email, 1);
+    assert.equal(await db.prisma.auditLog.count({ where: { orgId, action: "auth.password_changed", actorId: fresh.userId } }), 1);
   });
 
   it("lets an owner or admin sign a member out of every session, and only an owner sign out an owner", async () => {
