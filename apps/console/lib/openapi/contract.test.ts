@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
-import { createServer as createHttpServer, type Server } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -16,6 +15,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { createServer } from "@/test-support/fixtures";
+import { discoveryServer } from "@/test-support/oidc-discovery";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import type { ApiRouteModule, OpenApiDocument } from "./build-document";
 import { contractPlan, type ContractState } from "@/test-support/contract-plan";
@@ -30,24 +30,6 @@ function routeFiles(dir = join(appDir, "api")): string[] {
     if (statSync(path).isDirectory()) return routeFiles(path);
     return name === "route.ts" ? [`/${relative(appDir, dir)}`] : [];
   });
-}
-
-/** A loopback OpenID provider's discovery document and keys: enough for the SSO settings to be saved. */
-async function discoveryServer(): Promise<{ issuer: string; close(): Promise<void> }> {
-  let issuer = "";
-  const server: Server = createHttpServer((request, response) => {
-    response.setHeader("content-type", "application/json");
-    if (request.url === "/.well-known/openid-configuration") {
-      response.end(JSON.stringify({
-        issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, userinfo_endpoint: `${issuer}/me`,
-        response_types_supported: ["code"], subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"],
-        token_endpoint_auth_methods_supported: ["client_secret_basic"],
-      }));
-    } else response.end(JSON.stringify({ keys: [] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () => {
