@@ -12,11 +12,11 @@ export const metadata: Metadata = { title: "Create an organisation" };
  * of a sign-up lands here with the organisation name the user typed, ready to create.
  */
 export default async function OnboardingPage({ searchParams }: PageProps<"/onboarding">) {
-  const result = await resolveOrgContext(await headers());
-  if (result.kind === "signed-out") redirect("/sign-in");
-  if (result.kind !== "no-organisation") redirect("/servers");
   const { organisation, error } = await searchParams;
-  if (typeof error === "string") redirect(`/sign-in?error=${encodeURIComponent(error)}`);
+  const result = await resolveOrgContext(await headers());
+  // A confirmation link that expired or was used lands here with `error`, signed out.
+  if (result.kind === "signed-out") redirect(typeof error === "string" ? `/sign-in?error=${encodeURIComponent(error)}` : "/sign-in");
+  if (result.kind !== "no-organisation") redirect("/servers");
   const name = typeof organisation === "string" ? organisation.slice(0, 100) : undefined;
   return (
     <Card>
