@@ -35,6 +35,9 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await expect(page.getByTestId("check-inbox")).toBeVisible();
   await expect(page.getByTestId("check-inbox-email")).toHaveText(account.email);
 
+  const mail = await waitForMail(account.email, "verify-email", before);
+  expect(mail.subject).toBe("Confirm your e-mail address for Spindle");
+
   // Until then the password alone does not open it; the console says why and mails a new link.
   const early = await fresh(browser);
   await early.goto("/sign-in");
@@ -42,9 +45,9 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await early.getByLabel("Password").fill(account.password);
   await early.getByTestId("sign-in-submit").click();
   await expect(early.getByTestId("form-error")).toContainText("Confirm your e-mail address first");
+  await waitForMail(account.email, "verify-email", mail.index);
 
-  const mail = await waitForMail(account.email, "verify-email", before);
-  expect(mail.subject).toBe("Confirm your e-mail address for Spindle");
+  // The sign-up's link returns to onboarding with the organisation name typed at sign-up.
   await page.goto(linkIn(mail, /\/api\/auth\/verify-email\?token=/));
   await expect(page).toHaveURL(/\/onboarding\?/);
   await expect(page.getByTestId("onboarding-description")).toContainText("Your e-mail address is confirmed");
@@ -81,6 +84,7 @@ test("a forgotten password is reset by a single-use mailed link, and the answer 
   for (const address of [unknown, account.email]) {
     await page.goto("/sign-in");
     await page.getByTestId("forgot-password").click();
+    await expect(page).toHaveURL(/\/forgot-password$/);
     await page.getByLabel("Email").fill(address);
     await page.getByTestId("forgot-password-submit").click();
     await expect(page.getByTestId("reset-requested")).toContainText(`If ${address} has a Spindle account, a link to choose a new password is on its way.`);
@@ -139,6 +143,7 @@ test("two-factor authentication is turned on with an authenticator code and then
   expect(notice.subject).toBe("Two-factor authentication is on for your Spindle account");
 
   await page.getByTestId("back-to-console").click();
+  await expect(page).toHaveURL(/\/servers$/);
   await signOut(page);
   await page.getByLabel("Email").fill(account.email);
   await page.getByLabel("Password").fill(account.password);
@@ -191,6 +196,7 @@ test("single sign-on through the organisation's OpenID provider lets its domain 
     async function throughProvider(member: Page, typed: string, loginAs: string) {
       await member.goto("/sign-in");
       await member.getByTestId("sign-in-sso").click();
+      await expect(member).toHaveURL(/\/sign-in\/sso$/);
       await member.getByLabel("Work email").fill(typed);
       await member.getByTestId("sso-submit").click();
       await expect(member).toHaveURL(new RegExp(`^${idp.issuer}/interaction/`));

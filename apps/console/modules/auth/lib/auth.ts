@@ -45,7 +45,9 @@ export function createAuth(identity: Prisma, db: Db) {
     secret: BETTER_AUTH_SECRET,
     // Identity providers on private networks that an owner may configure (docs/configure.md).
     trustedOrigins: [SPINDLE_CONSOLE_URL, ...SPINDLE_SSO_TRUSTED_ISSUERS],
-    database: prismaAdapter(sealed, { provider: "postgresql" }),
+    // Transactions: an account and its user are created together, and single sign-on resolves and
+    // links a user inside one (the sso plugin's resolveUser requires it).
+    database: prismaAdapter(sealed, { provider: "postgresql", transaction: true }),
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,
