@@ -35,7 +35,9 @@ export default defineConfig({
     },
     {
       command: "node ../scripts/start.mjs --no-build",
-      url: `${e2eStack.gatewayUrl}/healthz`,
+      // The console starts last and slowest (the gateway answers within a second of starting):
+      // ready when it answers, so the first journey does not meet a refused connection.
+      url: `${e2eStack.consoleUrl}/api/healthz`,
       timeout: 180_000,
       reuseExistingServer: false,
       stdout: "pipe",
