@@ -27,6 +27,8 @@ export interface ContractCall {
   status: number;
   /** Tokens are refused owner-only operations; those are called again with the owner's session. */
   as?: "token" | "session";
+  /** A request the document itself refuses (the test checks it does), sent to see the 400. */
+  invalid?: true;
   then?: (body: any, state: ContractState) => void;
 }
 
@@ -105,6 +107,8 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "getBenchRunsByRunId", params: { runId: s.ids.run! }, status: 200 }),
   (s) => ({ operationId: "postBenchRunsByRunIdCancel", params: { runId: s.ids.run! }, status: 200 }),
   (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, status: 200 }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, query: { what: "passes" }, status: 200 }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, query: { what: "all" }, status: 400, invalid: true }),
   (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.ids.run! }, status: 409 }),
 
   () => ({ operationId: "getMembers", status: 200 }),

@@ -15,6 +15,7 @@ export const runSummarySchema = z.object({
   createdAt: isoDateTime,
   startedAt: nullableDateTime,
   finishedAt: nullableDateTime,
+  hasReport: z.boolean().meta({ description: "A report is stored: a succeeded run's, or the partial one of a run that stopped early" }),
 });
 
 export const runDetailSchema = runSummarySchema.extend({
