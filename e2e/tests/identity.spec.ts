@@ -5,7 +5,7 @@
 // an API token used by a plain HTTP client until it is revoked.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import pg from "pg";
-import { newAccount, signIn, signUp, type Account } from "../support/accounts";
+import { newAccount, signIn, signUp, submitUntilAccepted, type Account } from "../support/accounts";
 import { lastMailIndex, linkIn, messagesTo, waitForMail } from "../support/mail";
 import { startIdentityProvider } from "../support/oidc-idp";
 import { e2eStack } from "../support/stack";
@@ -31,8 +31,7 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await page.getByLabel("Email").fill(account.email);
   await page.getByLabel("Password").fill(account.password);
   await page.getByLabel("Organisation name").fill(account.organisation);
-  await page.getByTestId("sign-up-submit").click();
-  await expect(page.getByTestId("check-inbox")).toBeVisible();
+  await submitUntilAccepted(page, "sign-up-submit", page.getByTestId("check-inbox"));
   await expect(page.getByTestId("check-inbox-email")).toHaveText(account.email);
 
   const mail = await waitForMail(account.email, "verify-email", before);
@@ -43,8 +42,7 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await early.goto("/sign-in");
   await early.getByLabel("Email").fill(account.email);
   await early.getByLabel("Password").fill(account.password);
-  await early.getByTestId("sign-in-submit").click();
-  await expect(early.getByTestId("form-error")).toContainText("Confirm your e-mail address first");
+  await submitUntilAccepted(early, "sign-in-submit", early.getByTestId("form-error").filter({ hasText: "Confirm your e-mail address first" }));
   await waitForMail(account.email, "verify-email", mail.index);
 
   // The sign-up's link returns to onboarding with the organisation name typed at sign-up.
@@ -64,8 +62,7 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await again.getByLabel("Email").fill(account.email);
   await again.getByLabel("Password").fill("another-password-123");
   await again.getByLabel("Organisation name").fill("Other Corp");
-  await again.getByTestId("sign-up-submit").click();
-  await expect(again.getByTestId("check-inbox")).toBeVisible();
+  await submitUntilAccepted(again, "sign-up-submit", again.getByTestId("check-inbox"));
   const notice = await waitForMail(account.email, "account-exists", beforeAgain);
   expect(notice.subject).toBe("You already have a Spindle account");
   await early.context().close();
@@ -108,8 +105,7 @@ test("a forgotten password is reset by a single-use mailed link, and the answer 
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill(account.email);
   await page.getByLabel("Password").fill(account.password);
-  await page.getByTestId("sign-in-submit").click();
-  await expect(page.getByTestId("form-error")).toHaveText("Wrong email or password.");
+  await submitUntilAccepted(page, "sign-in-submit", page.getByTestId("form-error").filter({ hasText: "Wrong email or password." }));
   await signIn(page, { email: account.email, password: newPassword });
 
   // The reset signed out every session, the other browser's too.
@@ -147,7 +143,7 @@ test("two-factor authentication is turned on with an authenticator code and then
   await signOut(page);
   await page.getByLabel("Email").fill(account.email);
   await page.getByLabel("Password").fill(account.password);
-  await page.getByTestId("sign-in-submit").click();
+  await submitUntilAccepted(page, "sign-in-submit", page.getByTestId("two-factor-form"));
   await expect(page).toHaveURL(/\/sign-in\/two-factor$/);
   const wrong = String((Number(totp(secret)) + 1) % 1_000_000).padStart(6, "0");
   await page.getByLabel("Authentication code").fill(wrong);
