@@ -111,6 +111,16 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
     await resolve(busy.secret);
   });
 
+  it("offers the plugins' own key and provider endpoints nowhere over HTTP", async () => {
+    const { auth } = await import("@/modules/auth/lib/auth");
+    for (const path of ["/api-key/create", "/api-key/list", "/api-key/update", "/api-key/delete", "/sso/register", "/sso/providers", "/sso/update-provider"]) {
+      const response = await auth().handler(new Request(`http://localhost:3000/api/auth${path}`, {
+        method: path.endsWith("list") || path.endsWith("providers") ? "GET" : "POST", headers: { origin: "http://localhost:3000", "content-type": "application/json" }, body: path.endsWith("list") || path.endsWith("providers") ? undefined : "{}",
+      }));
+      assert.equal(response.status, 404, path);
+    }
+  });
+
   it("keeps a token inside its organisation", async () => {
     const registry = await import("@/app/api/openapi.json/routes");
     const route = (path: string, method: "GET" | "DELETE") => registry.apiRouteFiles.find((r) => r.path === path)!.module[method] as (r: Request, c: unknown) => Promise<Response>;
@@ -127,6 +137,11 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
     const revoke = await route("/api/api-tokens/[id]", "DELETE")(new Request(`http://localhost:3000/api/api-tokens/${ownersToken.id}`, {
       method: "DELETE", headers: { authorization: `Bearer ${rivalToken.secret}` } }), { params: Promise.resolve({ id: ownersToken.id }) });
     assert.equal(revoke.status, 404, "another organisation's token cannot be revoked, or even seen");
+    const ownerMember = await db.prisma.member.findFirstOrThrow({ where: { organizationId: owner.orgId, userId: owner.userId } });
+    const signOut = registry.apiRouteFiles.find((r) => r.path === "/api/members/[id]/sign-out")!.module.POST as (r: Request, c: unknown) => Promise<Response>;
+    const crossSignOut = await signOut(new Request(`http://localhost:3000/api/members/${ownerMember.id}/sign-out`, {
+      method: "POST", headers: { authorization: `Bearer ${rivalToken.secret}` } }), { params: Promise.resolve({ id: ownerMember.id }) });
+    assert.equal(crossSignOut.status, 404, "another organisation's member cannot be signed out");
     assert.equal((await resolve(ownersToken.secret)).orgId, owner.orgId);
   });
 });
