@@ -75,6 +75,9 @@ export function createAuth(identity: Prisma, db: Db) {
     session: {
       additionalFields: { signInMethod: { type: "string", required: false, input: false } },
     },
+    // Reset and sign-in tokens are kept as hashes (better-auth still finds a plain one stored
+    // before this setting), so the verifications table holds no usable reset link.
+    verification: { storeIdentifier: "hashed" },
     advanced: {
       useSecureCookies: consoleIsHttps(),
       // The client address for rate limiting: X-Forwarded-For walked right to left through the
