@@ -45,17 +45,24 @@ export const serverGainsSchema = serverSummary.extend({
   series: z.object({ time: unixSeconds, memoryBytesPerSecond: series, storageBytesPerSecond: series }),
 });
 
-const windowSummary = z.object({ value: z.number(), units: z.number(), denominator: z.number() });
 const verdictMetric = z.object({ key: z.string(), label: z.string(), unit: z.string(), source: z.string(), denominatorUnit: z.string() });
 const metricVerdict = z.discriminatedUnion("status", [
   z.object({
     status: z.literal("verdict"),
     metric: verdictMetric,
+    stage: z.enum(["provisional", "final"]),
     verdict: z.enum(["better", "worse", "no-measurable-change"]),
-    before: windowSummary,
-    after: windowSummary,
-    difference: z.number(),
-    interval: z.object({ low: z.number(), high: z.number(), confidence: z.number(), iterations: z.number(), seed: z.number() }),
+    method: z.enum(["previous-days", "concurrent-control", "block-bootstrap"]),
+    basis: z.string(),
+    scale: z.enum(["relative", "absolute"]),
+    after: z.number(),
+    expected: z.number(),
+    change: z.number().meta({ description: "After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one" }),
+    interval: z.object({ low: z.number(), high: z.number(), confidence: z.number() }),
+    pValue: z.number(),
+    adjustedPValue: z.number().meta({ description: "Holm-adjusted over metricsCompared metrics" }),
+    metricsCompared: z.number().int(),
+    alpha: z.number(),
   }),
   z.object({ status: z.literal("not-enough-data"), metric: verdictMetric, reason: z.string() }),
 ]);
@@ -68,10 +75,20 @@ export const serverVerdictSchema = z.object({
     z.object({ status: z.literal("known"), appliedAt: z.string(), cause: z.string() }),
     z.object({ status: z.literal("unknown"), reason: z.string() }),
   ]),
-  windows: z.discriminatedUnion("status", [
-    z.object({ status: z.literal("matched"), matching: z.enum(["same-hours-previous-day", "adjacent"]), before: span, after: span }),
-    z.object({ status: z.literal("not-enough-data"), reason: z.string() }),
-  ]).nullable(),
+  look: z.discriminatedUnion("status", [
+    z.object({ status: z.literal("too-early"), reason: z.string(), firstAt: z.string(), finalAt: z.string() }),
+    z.object({
+      status: z.literal("look"),
+      stage: z.enum(["provisional", "final"]),
+      afterMinutes: z.number(),
+      horizonMinutes: z.number(),
+      alpha: z.number(),
+      finalAt: z.string(),
+      after: span,
+      before: span.extend({ description: z.string() }),
+      controlServers: z.number().int(),
+    }),
+  ]).nullable().meta({ description: "When the change is read: too early, a provisional checkpoint or the final verdict; null when the change moment is unknown" }),
   metrics: z.array(metricVerdict),
 });
 
