@@ -858,6 +858,67 @@ SELECT spindle_protect_tenant_relation('disk_io_untimed');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1m');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1h');
 
+-- read_cache_holdout: The read cache's control group per interval: page accesses and storage reads of the managed pages and of the hash-drawn share it leaves alone, its own reads and their first hits.
+CREATE TABLE read_cache_holdout (
+  time                   timestamptz      NOT NULL,
+  org_id                 text             NOT NULL,
+  server_id              uuid             NOT NULL,
+  interval_seconds       double precision NOT NULL CHECK (interval_seconds > 0),
+  holdout_percent        bigint           CHECK (holdout_percent BETWEEN 0 AND 100),
+  managed_accessed_bytes bigint           CHECK (managed_accessed_bytes >= 0),
+  managed_missed_bytes   bigint           CHECK (managed_missed_bytes >= 0),
+  control_accessed_bytes bigint           CHECK (control_accessed_bytes >= 0),
+  control_missed_bytes   bigint           CHECK (control_missed_bytes >= 0),
+  own_read_bytes         bigint           CHECK (own_read_bytes >= 0),
+  own_page_hit_bytes     bigint           CHECK (own_page_hit_bytes >= 0)
+);
+CREATE INDEX read_cache_holdout_time_brin ON read_cache_holdout USING brin (time);
+CREATE INDEX read_cache_holdout_org_server_time_idx ON read_cache_holdout (org_id, server_id, time DESC);
+
+CREATE TABLE read_cache_holdout_1m (
+  bucket                  timestamptz      NOT NULL,
+  org_id                  text             NOT NULL,
+  server_id               uuid             NOT NULL,
+  interval_seconds        double precision NOT NULL,
+  holdout_percent_sum     bigint,
+  holdout_percent_samples bigint           NOT NULL,
+  managed_accessed_bytes  bigint,
+  managed_missed_bytes    bigint,
+  control_accessed_bytes  bigint,
+  control_missed_bytes    bigint,
+  own_read_bytes          bigint,
+  own_page_hit_bytes      bigint,
+  samples                 bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket)
+);
+CREATE TABLE read_cache_holdout_1h (
+  bucket                  timestamptz      NOT NULL,
+  org_id                  text             NOT NULL,
+  server_id               uuid             NOT NULL,
+  interval_seconds        double precision NOT NULL,
+  holdout_percent_sum     bigint,
+  holdout_percent_samples bigint           NOT NULL,
+  managed_accessed_bytes  bigint,
+  managed_missed_bytes    bigint,
+  control_accessed_bytes  bigint,
+  control_missed_bytes    bigint,
+  own_read_bytes          bigint,
+  own_page_hit_bytes      bigint,
+  samples                 bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket)
+);
+CREATE INDEX read_cache_holdout_1m_bucket_brin ON read_cache_holdout_1m USING brin (bucket);
+CREATE INDEX read_cache_holdout_1h_bucket_brin ON read_cache_holdout_1h USING brin (bucket);
+
+-- Skipped inside a gateway group, which queues its ranges itself (20261125120000_group_rollup_queue).
+CREATE TRIGGER read_cache_holdout_queue_rollup AFTER INSERT ON read_cache_holdout
+  REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT
+  WHEN (current_setting('spindle.rollups_queued', true) IS DISTINCT FROM 'on')
+  EXECUTE FUNCTION queue_rollup();
+SELECT spindle_protect_tenant_relation('read_cache_holdout');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_1m');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_1h');
+
 -- write_opt_trimmed: Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle.
 CREATE TABLE write_opt_trimmed (
   time             timestamptz      NOT NULL,
@@ -903,4 +964,4 @@ SELECT spindle_protect_tenant_relation('write_opt_trimmed_1h');
 ALTER TABLE rollup_pending DROP CONSTRAINT rollup_pending_source_check;
 ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
   CHECK (source IN ('disk_io', 'memory', 'disk_latency', 'disk_split_io', 'page_cache', 'pg_database_stats', 'pressure', 'read_cache',
-                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'write_opt_trimmed'));
+                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'read_cache_holdout', 'write_opt_trimmed'));

@@ -1084,6 +1084,84 @@ SELECT spindle_protect_tenant_relation('disk_io_untimed');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1m');
 SELECT spindle_protect_tenant_relation('disk_io_untimed_1h');
 
+-- read_cache_holdout: The read cache's control group per interval: page accesses and storage reads of the managed pages and of the hash-drawn share it leaves alone, its own reads and their first hits.
+CREATE TABLE read_cache_holdout (
+  time                   timestamptz      NOT NULL,
+  org_id                 text             NOT NULL,
+  server_id              uuid             NOT NULL,
+  interval_seconds       double precision NOT NULL CHECK (interval_seconds > 0),
+  holdout_percent        bigint           CHECK (holdout_percent BETWEEN 0 AND 100),
+  managed_accessed_bytes bigint           CHECK (managed_accessed_bytes >= 0),
+  managed_missed_bytes   bigint           CHECK (managed_missed_bytes >= 0),
+  control_accessed_bytes bigint           CHECK (control_accessed_bytes >= 0),
+  control_missed_bytes   bigint           CHECK (control_missed_bytes >= 0),
+  own_read_bytes         bigint           CHECK (own_read_bytes >= 0),
+  own_page_hit_bytes     bigint           CHECK (own_page_hit_bytes >= 0)
+);
+SELECT create_hypertable('read_cache_holdout', by_range('time', INTERVAL '1 day'));
+CREATE INDEX read_cache_holdout_org_server_time_idx ON read_cache_holdout (org_id, server_id, time DESC);
+ALTER TABLE read_cache_holdout SET (
+  timescaledb.compress,
+  timescaledb.compress_segmentby = 'org_id, server_id',
+  timescaledb.compress_orderby = 'time DESC'
+);
+SELECT add_compression_policy('read_cache_holdout', INTERVAL '3 days');
+SELECT add_retention_policy('read_cache_holdout', INTERVAL '30 days');
+
+CREATE MATERIALIZED VIEW read_cache_holdout_1m
+WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+SELECT time_bucket(INTERVAL '1 minute', time) AS bucket,
+       org_id,
+       server_id,
+       sum(interval_seconds) AS interval_seconds,
+       sum(holdout_percent)::bigint AS holdout_percent_sum,
+       count(holdout_percent) AS holdout_percent_samples,
+       sum(managed_accessed_bytes)::bigint AS managed_accessed_bytes,
+       sum(managed_missed_bytes)::bigint AS managed_missed_bytes,
+       sum(control_accessed_bytes)::bigint AS control_accessed_bytes,
+       sum(control_missed_bytes)::bigint AS control_missed_bytes,
+       sum(own_read_bytes)::bigint AS own_read_bytes,
+       sum(own_page_hit_bytes)::bigint AS own_page_hit_bytes,
+       count(*) AS samples
+FROM read_cache_holdout
+GROUP BY bucket, org_id, server_id
+WITH NO DATA;
+
+CREATE MATERIALIZED VIEW read_cache_holdout_1h
+WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+SELECT time_bucket(INTERVAL '1 hour', time) AS bucket,
+       org_id,
+       server_id,
+       sum(interval_seconds) AS interval_seconds,
+       sum(holdout_percent)::bigint AS holdout_percent_sum,
+       count(holdout_percent) AS holdout_percent_samples,
+       sum(managed_accessed_bytes)::bigint AS managed_accessed_bytes,
+       sum(managed_missed_bytes)::bigint AS managed_missed_bytes,
+       sum(control_accessed_bytes)::bigint AS control_accessed_bytes,
+       sum(control_missed_bytes)::bigint AS control_missed_bytes,
+       sum(own_read_bytes)::bigint AS own_read_bytes,
+       sum(own_page_hit_bytes)::bigint AS own_page_hit_bytes,
+       count(*) AS samples
+FROM read_cache_holdout
+GROUP BY bucket, org_id, server_id
+WITH NO DATA;
+
+-- 3 days back, so a replayed spool lands in the aggregates; the 1-minute one every 30 s on a fixed
+-- schedule (20261128020000_minute_aggregates_refresh_every_30s).
+SELECT add_continuous_aggregate_policy('read_cache_holdout_1m',
+  start_offset => INTERVAL '3 days', end_offset => INTERVAL '1 minute', schedule_interval => INTERVAL '1 minute');
+SELECT alter_job(j.job_id, schedule_interval => INTERVAL '30 seconds', fixed_schedule => true,
+                 initial_start => date_trunc('minute', now()))
+FROM timescaledb_information.jobs AS j
+WHERE j.proc_name = 'policy_refresh_continuous_aggregate' AND j.hypertable_name = 'read_cache_holdout_1m';
+SELECT add_continuous_aggregate_policy('read_cache_holdout_1h',
+  start_offset => INTERVAL '3 days', end_offset => INTERVAL '1 hour', schedule_interval => INTERVAL '15 minutes');
+SELECT add_retention_policy('read_cache_holdout_1m', INTERVAL '90 days');
+SELECT add_retention_policy('read_cache_holdout_1h', INTERVAL '2 years');
+SELECT spindle_protect_tenant_relation('read_cache_holdout');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_1m');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_1h');
+
 -- write_opt_trimmed: Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle.
 CREATE TABLE write_opt_trimmed (
   time             timestamptz      NOT NULL,

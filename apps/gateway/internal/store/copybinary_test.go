@@ -102,13 +102,18 @@ func TestBinaryCopyWritesWhatPgxCopyFromWrites(t *testing.T) {
 	for _, c := range IntervalCopies(agent, batches) {
 		tables = append(tables, c.Table)
 	}
-	types, err := s.columnTypes(ctx, conn.Conn(), append(tables, "read_cache", "write_opt"))
+	for _, family := range telemetry.AccelFamilies {
+		tables = append(tables, family.Table)
+	}
+	types, err := s.columnTypes(ctx, conn.Conn(), tables)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every generic family (catalogue.json), each row's values as the mapping makes them.
 	for i := range batches {
-		accelValues(r, &telemetry.ReadCacheFamily, types["read_cache"], batches[i].Deep.ReadCache)
-		accelValues(r, &telemetry.WriteOptFamily, types["write_opt"], batches[i].Deep.WriteOpt)
+		for _, family := range telemetry.AccelFamilies {
+			accelValues(r, family, types[family.Table], batches[i].Deep.AccelRows(family))
+		}
 	}
 	copies := IntervalCopies(agent, batches)
 	if len(copies) < 12 {

@@ -217,23 +217,24 @@ func (r *DiskUntimedRow) CopyValues(org string, server any) []any {
 // Intervals holds one batch's rows of the interval families the gateway copies into their
 // tables (catalogue.json "families"); Deep embeds it. A nil slice: the batch had none.
 type Intervals struct {
-	DiskLatency     []DiskLatencyRow
-	DiskSplit       []DiskSplitRow
-	PageCache       []PageCacheRow
-	PgDatabase      []PgDatabaseRow
-	Pressure        []PressureRow
-	ReadCache       []AccelRow
-	WriteOpt        []AccelRow
-	Filesystems     []FilesystemRow
-	AgentSpool      []AgentSpoolRow
-	SQLServer       []SQLServerRow
-	DiskUntimed     []DiskUntimedRow
-	WriteOptTrimmed []AccelRow
+	DiskLatency      []DiskLatencyRow
+	DiskSplit        []DiskSplitRow
+	PageCache        []PageCacheRow
+	PgDatabase       []PgDatabaseRow
+	Pressure         []PressureRow
+	ReadCache        []AccelRow
+	WriteOpt         []AccelRow
+	Filesystems      []FilesystemRow
+	AgentSpool       []AgentSpoolRow
+	SQLServer        []SQLServerRow
+	DiskUntimed      []DiskUntimedRow
+	ReadCacheHoldout []AccelRow
+	WriteOptTrimmed  []AccelRow
 }
 
 // Rows counts the rows of every family.
 func (i *Intervals) Rows() int {
-	return len(i.DiskLatency) + len(i.DiskSplit) + len(i.PageCache) + len(i.PgDatabase) + len(i.Pressure) + len(i.ReadCache) + len(i.WriteOpt) + len(i.Filesystems) + len(i.AgentSpool) + len(i.SQLServer) + len(i.DiskUntimed) + len(i.WriteOptTrimmed)
+	return len(i.DiskLatency) + len(i.DiskSplit) + len(i.PageCache) + len(i.PgDatabase) + len(i.Pressure) + len(i.ReadCache) + len(i.WriteOpt) + len(i.Filesystems) + len(i.AgentSpool) + len(i.SQLServer) + len(i.DiskUntimed) + len(i.ReadCacheHoldout) + len(i.WriteOptTrimmed)
 }
 
 // EachCopy calls add with every row, family by family, as its table's COPY row.
@@ -271,6 +272,9 @@ func (i *Intervals) EachCopy(org string, server any, add func(table string, colu
 	for k := range i.DiskUntimed {
 		add("disk_io_untimed", DiskUntimedColumns, i.DiskUntimed[k].CopyValues(org, server))
 	}
+	for k := range i.ReadCacheHoldout {
+		add(ReadCacheHoldoutFamily.Table, ReadCacheHoldoutFamily.CopyColumns(), i.ReadCacheHoldout[k].CopyValues(org, server))
+	}
 	for k := range i.WriteOptTrimmed {
 		add(WriteOptTrimmedFamily.Table, WriteOptTrimmedFamily.CopyColumns(), i.WriteOptTrimmed[k].CopyValues(org, server))
 	}
@@ -278,13 +282,14 @@ func (i *Intervals) EachCopy(org string, server any, add func(table string, colu
 
 // The generic families: each column filled by one catalogue metric without attributes.
 var (
-	ReadCacheFamily       = accelFamily("read_cache")
-	WriteOptFamily        = accelFamily("write_opt")
-	WriteOptTrimmedFamily = accelFamily("write_opt_trimmed")
+	ReadCacheFamily        = accelFamily("read_cache")
+	WriteOptFamily         = accelFamily("write_opt")
+	ReadCacheHoldoutFamily = accelFamily("read_cache_holdout")
+	WriteOptTrimmedFamily  = accelFamily("write_opt_trimmed")
 )
 
 // AccelFamilies lists the generic families, in the order the store writes them.
-var AccelFamilies = []*AccelFamily{&ReadCacheFamily, &WriteOptFamily, &WriteOptTrimmedFamily}
+var AccelFamilies = []*AccelFamily{&ReadCacheFamily, &WriteOptFamily, &ReadCacheHoldoutFamily, &WriteOptTrimmedFamily}
 
 // AccelRows returns the rows of a generic family.
 func (i *Intervals) AccelRows(family *AccelFamily) []AccelRow {
@@ -293,6 +298,8 @@ func (i *Intervals) AccelRows(family *AccelFamily) []AccelRow {
 		return i.ReadCache
 	case &WriteOptFamily:
 		return i.WriteOpt
+	case &ReadCacheHoldoutFamily:
+		return i.ReadCacheHoldout
 	case &WriteOptTrimmedFamily:
 		return i.WriteOptTrimmed
 	}
@@ -306,6 +313,8 @@ func (i *Intervals) SetAccelRows(family *AccelFamily, rows []AccelRow) {
 		i.ReadCache = rows
 	case &WriteOptFamily:
 		i.WriteOpt = rows
+	case &ReadCacheHoldoutFamily:
+		i.ReadCacheHoldout = rows
 	case &WriteOptTrimmedFamily:
 		i.WriteOptTrimmed = rows
 	}

@@ -2802,6 +2802,210 @@ export const familyCatalogue = [
     }
   },
   {
+    "table": "read_cache_holdout",
+    "migration": "20261128100000_read_cache_holdout",
+    "kind": "interval",
+    "what": "The read cache's control group per interval: page accesses and storage reads of the managed pages and of the hash-drawn share it leaves alone, its own reads and their first hits",
+    "keys": [],
+    "columns": [
+      {
+        "name": "time",
+        "type": "timestamptz",
+        "nullable": false,
+        "role": "time"
+      },
+      {
+        "name": "org_id",
+        "type": "text",
+        "nullable": false,
+        "role": "org"
+      },
+      {
+        "name": "server_id",
+        "type": "uuid",
+        "nullable": false,
+        "role": "server"
+      },
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "role": "interval"
+      },
+      {
+        "name": "holdout_percent",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "managed_accessed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "managed_missed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "control_accessed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "control_missed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "own_read_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      },
+      {
+        "name": "own_page_hit_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "role": "measure"
+      }
+    ],
+    "aggregates": [
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "interval_seconds"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.interval_seconds)",
+        "fromMinutes": "sum(s.interval_seconds)"
+      },
+      {
+        "name": "holdout_percent_sum",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "holdout_percent"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.holdout_percent)::bigint",
+        "fromMinutes": "sum(s.holdout_percent_sum)::bigint"
+      },
+      {
+        "name": "holdout_percent_samples",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "count",
+        "args": [
+          "holdout_percent"
+        ],
+        "merge": "sum",
+        "fromRaw": "count(s.holdout_percent)",
+        "fromMinutes": "sum(s.holdout_percent_samples)::bigint"
+      },
+      {
+        "name": "managed_accessed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "managed_accessed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.managed_accessed_bytes)::bigint",
+        "fromMinutes": "sum(s.managed_accessed_bytes)::bigint"
+      },
+      {
+        "name": "managed_missed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "managed_missed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.managed_missed_bytes)::bigint",
+        "fromMinutes": "sum(s.managed_missed_bytes)::bigint"
+      },
+      {
+        "name": "control_accessed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "control_accessed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.control_accessed_bytes)::bigint",
+        "fromMinutes": "sum(s.control_accessed_bytes)::bigint"
+      },
+      {
+        "name": "control_missed_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "control_missed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.control_missed_bytes)::bigint",
+        "fromMinutes": "sum(s.control_missed_bytes)::bigint"
+      },
+      {
+        "name": "own_read_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "own_read_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.own_read_bytes)::bigint",
+        "fromMinutes": "sum(s.own_read_bytes)::bigint"
+      },
+      {
+        "name": "own_page_hit_bytes",
+        "type": "bigint",
+        "nullable": true,
+        "fn": "sum",
+        "args": [
+          "own_page_hit_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.own_page_hit_bytes)::bigint",
+        "fromMinutes": "sum(s.own_page_hit_bytes)::bigint"
+      },
+      {
+        "name": "samples",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "count",
+        "args": [
+          "*"
+        ],
+        "merge": "sum",
+        "fromRaw": "count(*)",
+        "fromMinutes": "sum(s.samples)::bigint"
+      }
+    ],
+    "storage": {
+      "chunk": "1 day",
+      "compressAfter": "3 days",
+      "keepRaw": "30 days",
+      "keep1m": "90 days",
+      "keep1h": "2 years"
+    }
+  },
+  {
     "table": "write_opt_trimmed",
     "migration": "20261128180000_write_opt_trimmed",
     "kind": "interval",
@@ -2907,6 +3111,7 @@ export type FamilyTable =
   | "agent_spool"
   | "sqlserver_stats"
   | "disk_io_untimed"
+  | "read_cache_holdout"
   | "write_opt_trimmed";
 
 /** A row of disk_io as node-postgres returns it (bigint as text): Disk I/O per block device and interval: operations, bytes, merges and busy time as deltas, I/Os in flight at the end. */
@@ -3425,6 +3630,41 @@ export interface DiskIoUntimedBucket {
   operation: string;
   interval_seconds: number;
   untimed_ops: string;
+  samples: string;
+}
+
+/** A row of read_cache_holdout as node-postgres returns it (bigint as text): The read cache's control group per interval: page accesses and storage reads of the managed pages and of the hash-drawn share it leaves alone, its own reads and their first hits. */
+export interface ReadCacheHoldoutRow {
+  time: Date;
+  org_id: string;
+  server_id: string;
+  interval_seconds: number;
+  holdout_percent: string | null;
+  managed_accessed_bytes: string | null;
+  managed_missed_bytes: string | null;
+  control_accessed_bytes: string | null;
+  control_missed_bytes: string | null;
+  own_read_bytes: string | null;
+  own_page_hit_bytes: string | null;
+}
+
+/** The columns of read_cache_holdout, in table order (COPY). */
+export const readCacheHoldoutColumns = ["time","org_id","server_id","interval_seconds","holdout_percent","managed_accessed_bytes","managed_missed_bytes","control_accessed_bytes","control_missed_bytes","own_read_bytes","own_page_hit_bytes"] as const;
+
+/** A bucket of read_cache_holdout_1m or read_cache_holdout_1h as node-postgres returns it. */
+export interface ReadCacheHoldoutBucket {
+  bucket: Date;
+  org_id: string;
+  server_id: string;
+  interval_seconds: number;
+  holdout_percent_sum: string | null;
+  holdout_percent_samples: string;
+  managed_accessed_bytes: string | null;
+  managed_missed_bytes: string | null;
+  control_accessed_bytes: string | null;
+  control_missed_bytes: string | null;
+  own_read_bytes: string | null;
+  own_page_hit_bytes: string | null;
   samples: string;
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { database } from "@/lib/db";
 import { orgRoute } from "@/modules/auth/lib/api-route";
 import { queryFamilySeries } from "@/modules/families/lib/query-family-series";
+import { familiesAnswerSchema } from "@/modules/families/types/api";
 import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
 
 const tablesSchema = z
@@ -11,7 +12,9 @@ const tablesSchema = z
 
 /** Several families of one server over a range, one series each (a family panel's data). */
 export const GET = orgRoute(
-  { params: z.object({ id: z.string() }), query: chartWindowQuerySchema.extend({ tables: tablesSchema }) },
+  { summary: "A server's metric families over a range",
+    description: "The points of each named family (docs/metrics.md, \"Families\") in its aggregates' columns: raw intervals for 1 h, 1-minute buckets for 24 h, hourly ones for 7 d. 404 for a table that is not a summed family.",
+    tag: "Metrics", params: z.object({ id: z.string() }), query: chartWindowQuerySchema.extend({ tables: tablesSchema }), response: familiesAnswerSchema },
   async ({ context, params, query }) => {
     const to = windowEnd(query.to);
     const series = [];
