@@ -12,6 +12,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { startEmbeddedPostgres } = await import(join(root, "packages/db/dist/index.js"));
 
 const pg = await startEmbeddedPostgres({ dataDir, port: Number(port) });
-process.stdout.write(JSON.stringify({ url: pg.url }) + "\n");
+process.stdout.write(`${JSON.stringify({ url: pg.url })}\n`);
 process.stdin.resume();
 process.stdin.on("end", () => process.kill(process.pid, "SIGTERM"));

@@ -93,7 +93,7 @@ function service(name, command, args, options) {
     stream.on("data", (chunk) => {
       const lines = (pending + chunk).split("\n");
       pending = lines.pop();
-      for (const line of lines) process.stdout.write(prefix + line + "\n");
+      for (const line of lines) process.stdout.write(`${prefix + line}\n`);
     });
   }
   child.on("exit", (code, signal) => {

@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { userInfo } from "node:os";
 import { after, before, test } from "node:test";
-import pg from "pg";
+import type pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
 import { ConsoleProcess, ConsoleSession } from "../support/console";
 import { GatewayProcess } from "../support/gateway";

@@ -1,7 +1,7 @@
 // A process a test runs for a while: its output handed to the owner (kept for failure
 // messages, across restarts), and a stop that sends SIGTERM and waits for it to exit (the
 // services under test shut down gracefully); kill() is for fault tests that must not let them.
-import { ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 
 export class Child {
   private readonly process: ChildProcess;

@@ -2,11 +2,7 @@
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
-import { InstalledAgent } from "./agent";
-import { e2eStack } from "./stack";
-
-// The gateway port of support/stack.ts (overridable per checkout), read here without its side effects.
-const gatewayUrl = `http://127.0.0.1:${Number(process.env.SPINDLE_E2E_GATEWAY_PORT ?? 4400)}`;
+import type { InstalledAgent } from "./agent";
 
 /** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
 export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2,

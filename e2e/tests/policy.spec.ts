@@ -40,7 +40,7 @@ test("a policy saved in the console reaches the agent, which applies it", async 
   // A policy starts at version 1; the save is done when version 2 is listed (the page refreshes).
   await expect(page.locator('[data-testid="version-row"][data-version="2"]')).toBeVisible();
   await page.getByTestId("view-yaml").click();
-  await expect(page.getByLabel("Policy YAML")).toHaveValue(/^schemaVersion: 1\ntelemetry:\n  intervalSeconds: 5\n/);
+  await expect(page.getByLabel("Policy YAML")).toHaveValue(/^schemaVersion: 1\ntelemetry:\n {2}intervalSeconds: 5\n/);
   await page.getByLabel("Policy YAML").fill("schemaVersion: 1\ntelemetry:\n  intervalSeconds: 5\n  intervalSeconds: 6\n");
   await expect(page.getByTestId("yaml-problems")).toContainText("is not valid YAML");
   await expect(page.getByTestId("save-version")).toBeDisabled();

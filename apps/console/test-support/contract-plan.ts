@@ -29,7 +29,8 @@ export interface ContractCall {
   as?: "token" | "session";
   /** A request the document itself refuses (the test checks it does), sent to see the 400. */
   invalid?: true;
-  then?: (body: any, state: ContractState) => void;
+  // biome-ignore lint/suspicious/noExplicitAny: the operation's answer, which the test has already checked against the document
+  andThen?: (body: any, state: ContractState) => void;
 }
 
 const rule = {
@@ -51,18 +52,18 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getGainsExport", query: { what: "ledger", range: "24h" }, status: 200 }),
 
   () => ({ operationId: "getEnrollmentTokens", status: 200 }),
-  () => ({ operationId: "postEnrollmentTokens", body: { label: "contract", expiresIn: "1h" }, status: 201, then: (b, s) => (s.ids.enrolment = b.token.id) }),
+  () => ({ operationId: "postEnrollmentTokens", body: { label: "contract", expiresIn: "1h" }, status: 201, andThen: (b, s) => (s.ids.enrolment = b.token.id) }),
   (s) => ({ operationId: "deleteEnrollmentTokensById", params: { id: s.ids.enrolment! }, status: 200 }),
 
   () => ({ operationId: "getPolicies", query: { archived: "1" }, status: 200 }),
-  () => ({ operationId: "postPolicies", body: { name: "Databases", description: "made by a token" }, status: 201, then: (b, s) => (s.ids.policy = b.policy.id) }),
+  () => ({ operationId: "postPolicies", body: { name: "Databases", description: "made by a token" }, status: 201, andThen: (b, s) => (s.ids.policy = b.policy.id) }),
   (s) => ({ operationId: "getPoliciesById", params: { id: s.ids.policy! }, status: 200 }),
   (s) => ({ operationId: "postPoliciesByIdVersions", params: { id: s.ids.policy! },
     body: { document: { schemaVersion: 1, telemetry: { ebpf: "off" } }, comment: "no eBPF", basedOnVersion: 1 }, status: 201 }),
   (s) => ({ operationId: "postPoliciesByIdVersions", params: { id: s.ids.policy! }, body: { document: { schemaVersion: 1, telemetry: { ebpf: "sometimes" } } }, status: 422 }),
   (s) => ({ operationId: "patchPoliciesById", params: { id: s.ids.policy! }, body: { description: "database servers" }, status: 200 }),
   (s) => ({ operationId: "postPoliciesAssignments", body: { scope: "server", policyId: s.ids.policy!, serverId: s.serverId }, status: 201,
-    then: (b, st) => (st.ids.assignment = b.assignment.id) }),
+    andThen: (b, st) => (st.ids.assignment = b.assignment.id) }),
   (s) => ({ operationId: "getPoliciesServersByServerId", params: { serverId: s.serverId }, status: 200 }),
   (s) => ({ operationId: "putPoliciesServersByServerIdTags", params: { serverId: s.serverId }, body: { tags: ["db", "prod"] }, status: 200 }),
   (s) => ({ operationId: "getPoliciesByIdVersionsByVersionVerdict", params: { id: s.ids.policy!, version: "2" }, status: 200 }),
@@ -71,7 +72,7 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getAlerts", status: 200 }),
   () => ({ operationId: "getAlertsHistory", query: { state: "firing" }, status: 200 }),
   () => ({ operationId: "getAlertsRules", status: 200 }),
-  () => ({ operationId: "postAlertsRules", body: rule, status: 201, then: (b, s) => (s.ids.rule = b.rule.id) }),
+  () => ({ operationId: "postAlertsRules", body: rule, status: 201, andThen: (b, s) => (s.ids.rule = b.rule.id) }),
   (s) => ({ operationId: "getAlertsRulesById", params: { id: s.ids.rule! }, status: 200 }),
   (s) => ({ operationId: "putAlertsRulesById", params: { id: s.ids.rule! }, body: { ...rule, threshold: 20 }, status: 200 }),
   (s) => ({ operationId: "patchAlertsRulesById", params: { id: s.ids.rule! }, body: { enabled: false }, status: 200 }),
@@ -81,17 +82,17 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getAlertsSilences", status: 200 }),
   () => ({ operationId: "postAlertsSilences",
     body: { ruleId: null, scope: { scope: "organization" }, startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + hour).toISOString(), comment: "maintenance" },
-    status: 201, then: (b, s) => (s.ids.silence = b.silence.id) }),
+    status: 201, andThen: (b, s) => (s.ids.silence = b.silence.id) }),
   (s) => ({ operationId: "postAlertsSilencesByIdCancel", params: { id: s.ids.silence! }, status: 200 }),
   (s) => ({ operationId: "deleteAlertsRulesById", params: { id: s.ids.rule! }, status: 200 }),
 
   () => ({ operationId: "getAlertsChannels", status: 200 }),
   () => ({ operationId: "postAlertsChannels", body: { name: "Receiver", kind: "webhook", config: { url: "https://hooks.example.com/spindle" }, secrets: {} }, status: 201,
-    then: (b, s) => (s.ids.channel = b.channel.id) }),
+    andThen: (b, s) => (s.ids.channel = b.channel.id) }),
   (s) => ({ operationId: "patchAlertsChannelsById", params: { id: s.ids.channel! }, body: { name: "Ops receiver" }, status: 200 }),
   (s) => ({ operationId: "postAlertsChannelsByIdRoutes", params: { id: s.ids.channel! }, body: { severities: ["critical"], scope: "organization" }, status: 201,
-    then: (b, st) => (st.ids.route = b.channel.routes[0].id) }),
-  (s) => ({ operationId: "postAlertsChannelsByIdTest", params: { id: s.ids.channel! }, status: 202, then: (b, st) => (st.ids.notification = b.notificationId) }),
+    andThen: (b, st) => (st.ids.route = b.channel.routes[0].id) }),
+  (s) => ({ operationId: "postAlertsChannelsByIdTest", params: { id: s.ids.channel! }, status: 202, andThen: (b, st) => (st.ids.notification = b.notificationId) }),
   (s) => ({ operationId: "getAlertsNotificationsById", params: { id: s.ids.notification! }, status: 200 }),
   (s) => ({ operationId: "deleteAlertsRoutesById", params: { id: s.ids.route! }, status: 200 }),
   (s) => ({ operationId: "deleteAlertsChannelsById", params: { id: s.ids.channel! }, status: 200 }),
@@ -104,7 +105,7 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
 
   (s) => ({ operationId: "getServersByIdBenchRuns", params: { id: s.serverId }, status: 200 }),
   (s) => ({ operationId: "postServersByIdBenchRuns", params: { id: s.serverId },
-    body: { profile: "fileserver", dataPath: "/srv/proof", sizeLimitMiB: 8, timeLimitSeconds: 60, stepSeconds: 1 }, status: 201, then: (b, st) => (st.ids.run = b.run.id) }),
+    body: { profile: "fileserver", dataPath: "/srv/proof", sizeLimitMiB: 8, timeLimitSeconds: 60, stepSeconds: 1 }, status: 201, andThen: (b, st) => (st.ids.run = b.run.id) }),
   (s) => ({ operationId: "getBenchRunsByRunId", params: { runId: s.ids.run! }, status: 200 }),
   (s) => ({ operationId: "postBenchRunsByRunIdCancel", params: { runId: s.ids.run! }, status: 200 }),
   (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, status: 200 }),
@@ -116,7 +117,7 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "postMembersByIdSignOut", params: { id: s.viewerMemberId }, status: 200 }),
 
   () => ({ operationId: "getApiTokens", status: 200 }),
-  () => ({ operationId: "postApiTokens", body: { name: "made by a token", role: "viewer", expiresInDays: 7 }, status: 201, then: (b, s) => (s.ids.token = b.token.id) }),
+  () => ({ operationId: "postApiTokens", body: { name: "made by a token", role: "viewer", expiresInDays: 7 }, status: 201, andThen: (b, s) => (s.ids.token = b.token.id) }),
   (s) => ({ operationId: "deleteApiTokensById", params: { id: s.ids.token! }, status: 200 }),
 
   () => ({ operationId: "getOrganizationSecurity", status: 200 }),

@@ -10,6 +10,7 @@ export type ServiceRole = (typeof serviceRoles)[number];
 
 /** Anything with node-postgres's query method: a pg.Client or a pool's checked-out client. */
 export interface TenantQueryable {
+  // biome-ignore lint/suspicious/noExplicitAny: node-postgres's own QueryResult types rows as any[], so a pg client satisfies this
   query(text: string, params?: unknown[]): Promise<{ rows: any[] }>;
 }
 

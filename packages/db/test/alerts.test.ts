@@ -68,7 +68,7 @@ describe("alert tables", { skip: testDatabaseSkipReason() }, () => {
 
   const insertRule = (org: string, extra = "", values: unknown[] = []) =>
     client.query(
-      `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity${extra ? ", " + extra.split("=")[0] : ""})
+      `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity${extra ? `, ${extra.split("=")[0]}` : ""})
        VALUES ($1, 'r', 'disk.utilisation', 'avg', '>', 90, 300, 'organization', 'warning'${extra ? ", $2" : ""}) RETURNING id`,
       [org, ...values],
     );

@@ -57,8 +57,8 @@ describe("migration folders", () => {
     await assert.rejects(loadScript(nested!, "migration"), /a\.sql is included and must not include other files/);
 
     await folder("escape", "20260101000000_escape", { "migration.sql": "-- spindle:include ../secret.sql\n" });
-    const [escape] = await listMigrations(join(root, "escape"));
-    await assert.rejects(loadScript(escape!, "migration"), /must name a \.sql file in the same folder/);
+    const [escaping] = await listMigrations(join(root, "escape"));
+    await assert.rejects(loadScript(escaping!, "migration"), /must name a \.sql file in the same folder/);
   });
 
   it("reads the repository's own migrations", async () => {

@@ -196,7 +196,7 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
         `${table}_${column}_check`,
       ]);
       assert.equal(rows.length, 1);
-      assert.doesNotMatch(rows[0].def, /\{64\}/, `${table}.${column}: ${rows[0].def}`);
+      assert.doesNotMatch(rows[0]!.def, /\{64\}/, `${table}.${column}: ${rows[0]!.def}`);
     }
   });
 });

@@ -87,7 +87,7 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.equal(finished.status, "succeeded");
     const channel = await prisma.notificationChannel.create({
       data: { orgId: org.id, name: "On-call", kind: "webhook", config: { url: "https://hooks.example.com/spindle" },
-        secrets: { signingSecret: "whsec_" + "A".repeat(32) }, secretHints: { signingSecret: "…AAAA" }, recommendationDigest: true, createdBy: user.id },
+        secrets: { signingSecret: `whsec_${"A".repeat(32)}` }, secretHints: { signingSecret: "…AAAA" }, recommendationDigest: true, createdBy: user.id },
     });
     await prisma.notificationRoute.create({
       data: { orgId: org.id, channelId: channel.id, severities: ["warning", "critical"], scope: "server", serverId: server.id, createdBy: user.id },

@@ -23,7 +23,7 @@ function mergeValue(base: unknown, override: unknown): unknown {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
     if (value === undefined) continue; // an absent field, as TypeScript callers may spell it
-    merged[key] = Object.prototype.hasOwnProperty.call(base, key) ? mergeValue(base[key], value) : structuredClone(value);
+    merged[key] = Object.hasOwn(base, key) ? mergeValue(base[key], value) : structuredClone(value);
   }
   return merged;
 }

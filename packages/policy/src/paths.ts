@@ -58,6 +58,7 @@ export function pathProblem(path: string, kind: PathKind): PathProblemCode | nul
   if (path.includes("\\")) return "backslash_in_path";
   const split = splitAbsolute(path);
   if (split === null) return "not_absolute_path";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(path)) return "path_not_clean";
   if (split.segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
     return "path_not_clean";

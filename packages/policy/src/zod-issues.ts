@@ -11,7 +11,7 @@ function lookup(input: unknown, path: readonly PathSegment[]): Lookup {
   let value = input;
   for (const segment of path) {
     if (value === null || typeof value !== "object") return { found: false };
-    if (!Object.prototype.hasOwnProperty.call(value, segment)) return { found: false };
+    if (!Object.hasOwn(value, segment)) return { found: false };
     value = (value as Record<PathSegment, unknown>)[segment];
   }
   return { found: true, value };

@@ -87,9 +87,11 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
   });
 
   it("calls every documented operation with an API token and gets what the document says", async () => {
-    const operations = new Map<string, { method: string; path: string; operation: Record<string, any> }>();
+    // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI operation as JSON, read field by field
+    type Operation = Record<string, any>;
+    const operations = new Map<string, { method: string; path: string; operation: Operation }>();
     for (const [path, item] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(item)) operations.set((operation as { operationId: string }).operationId, { method, path, operation: operation as Record<string, any> });
+      for (const [method, operation] of Object.entries(item)) operations.set((operation as { operationId: string }).operationId, { method, path, operation: operation as Operation });
     }
     const called = new Set<string>();
     for (const step of contractPlan) {
@@ -150,7 +152,7 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
         const body = JSON.parse(text);
         const schema = content.schema.$ref ? { $ref: `https://spindle.test/openapi.json${content.schema.$ref}` } : content.schema;
         assert.ok(ajv.validate(schema, body), `${label}: the ${response.status} body does not match the document: ${ajv.errorsText()}\n${text.slice(0, 1500)}`);
-        call.then?.(body, state);
+        call.andThen?.(body, state);
       }
     }
     const missing = [...operations.keys()].filter((id) => !called.has(id));

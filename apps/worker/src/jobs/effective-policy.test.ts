@@ -203,8 +203,14 @@ describe("the spindle_policy_changed listener", { skip: skipReason }, () => {
     let waiting = next();
     const listener = listenForPolicyChanges({
       databaseUrl: db.url,
-      onOrganizationChanged: (orgId) => (heard.push(orgId), wake()),
-      onListening: (reconnected) => (listening.push(reconnected), wake()),
+      onOrganizationChanged: (orgId) => {
+        heard.push(orgId);
+        wake();
+      },
+      onListening: (reconnected) => {
+        listening.push(reconnected);
+        wake();
+      },
       onProblem: (message) => problems.push(message),
       minRetryMs: 20,
       maxRetryMs: 100,

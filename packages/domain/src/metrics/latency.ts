@@ -21,7 +21,7 @@ export function mergeLatencyBuckets(histograms: readonly (readonly number[])[]):
   const merged = new Array<number>(latencyBucketCount).fill(0);
   for (const counts of histograms) {
     if (counts.length !== latencyBucketCount) throw new Error(`a latency histogram has ${latencyBucketCount} buckets, not ${counts.length}`);
-    counts.forEach((count, i) => (merged[i]! += count));
+    for (const [i, count] of counts.entries()) merged[i]! += count;
   }
   return merged;
 }

@@ -10,7 +10,7 @@ describe("Holm's step-down correction", () => {
     assert.deepEqual(decisions.map((d) => d.testedAlpha), [0.025, 0.0125, 0.025, 0.05 / 3]);
     // Adjusted: 4 × 0.001, max(0.004, 3 × 0.012), max(0.036, 2 × 0.03), max(0.06, 0.04).
     const adjusted = decisions.map((d) => d.adjustedP);
-    [0.06, 0.004, 0.06, 0.036].forEach((expected, i) => assert.ok(Math.abs(adjusted[i]! - expected) < 1e-12));
+    for (const [i, expected] of [0.06, 0.004, 0.06, 0.036].entries()) assert.ok(Math.abs(adjusted[i]! - expected) < 1e-12);
   });
 
   it("is the plain test for one metric and caps adjusted p-values at 1", () => {

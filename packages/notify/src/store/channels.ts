@@ -33,6 +33,7 @@ export interface ChannelView {
 
 const viewColumns = "id::text, name, kind, config, secret_hints, enabled, recommendation_digest, created_at, updated_at";
 
+// biome-ignore lint/suspicious/noExplicitAny: a row of the SELECT of viewColumns, as node-postgres returns it
 function toView(row: any): ChannelView {
   return {
     id: row.id,
@@ -167,6 +168,7 @@ export interface RouteView extends Route {
 
 const routeColumns = "id::text, channel_id::text, severities, scope, tag, server_id::text, notify_resolved, created_at";
 
+// biome-ignore lint/suspicious/noExplicitAny: a row of the SELECT of routeColumns, as node-postgres returns it
 function toRouteView(row: any): RouteView {
   return {
     id: row.id,

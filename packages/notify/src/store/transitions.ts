@@ -3,7 +3,7 @@
 // subject whose change notifies, grouped per channel into one message each. The group type is structural, matching @spindle/domain's
 // AlertTransitionGroup, so this package needs no dependency on the engine.
 import type { AlertNoticeInput, Severity } from "../notice.js";
-import { alertStates } from "../notice.js";
+import type { alertStates } from "../notice.js";
 import { enqueueGroupedAlertNotifications, type EnqueueResult } from "./outbox.js";
 import type { Queryable } from "./queryable.js";
 

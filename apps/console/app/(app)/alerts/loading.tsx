@@ -2,12 +2,12 @@ import { Skeleton } from "@/components/ui/skeleton";
 
 export default function Loading() {
   return (
-    <div className="grid gap-4" aria-busy="true" aria-label="Loading">
+    <div className="grid gap-4" role="status" aria-busy="true" aria-label="Loading">
       <Skeleton className="h-8 w-48" />
       <Skeleton className="h-4 w-96" />
       <div className="grid gap-2 rounded-xl border bg-card p-4">
-        {Array.from({ length: 5 }, (_, row) => (
-          <Skeleton key={row} className="h-9 w-full" />
+        {Array.from({ length: 5 }, (_, row) => `placeholder-${row}`).map((key) => (
+          <Skeleton key={key} className="h-9 w-full" />
         ))}
       </div>
     </div>

@@ -11,6 +11,7 @@ export const dynamic = "force-dynamic";
 export default function ApiReferencePage() {
   const document = openApiDocument();
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI operation as JSON, drawn field by field
     Object.entries(item).map(([method, operation]) => ({ path, method, operation: operation as Record<string, any> })));
   return (
     <div className="grid gap-8" data-testid="api-reference">

@@ -4,7 +4,9 @@ import { encode } from "uqr";
 export function QrCode({ value, label }: { value: string; label: string }) {
   const { data, size } = encode(value, { ecc: "M", border: 2 });
   const cells: string[] = [];
-  data.forEach((row, y) => row.forEach((dark, x) => dark && cells.push(`M${x},${y}h1v1h-1z`)));
+  for (const [y, row] of data.entries()) {
+    for (const [x, dark] of row.entries()) if (dark) cells.push(`M${x},${y}h1v1h-1z`);
+  }
   return (
     <svg role="img" aria-label={label} viewBox={`0 0 ${size} ${size}`} className="size-44 rounded border bg-white" shapeRendering="crispEdges" data-testid="totp-qr">
       <path d={cells.join("")} fill="#000" />

@@ -13,7 +13,7 @@ import { QrCode } from "./qr-code";
 
 type Step =
   | { kind: "idle" }
-  | { kind: "password"; then: "enable" | "disable" | "codes" }
+  | { kind: "password"; next: "enable" | "disable" | "codes" }
   | { kind: "scan"; uri: string; codes: string[] }
   | { kind: "codes"; codes: string[]; justEnabled: boolean };
 
@@ -86,17 +86,17 @@ export function TwoFactorPanel({ enabled, hasPassword }: { enabled: boolean; has
         <div className="flex flex-wrap gap-2">
           {enabled ? (
             <>
-              <Button variant="outline" onClick={() => setStep({ kind: "password", then: "codes" })} data-testid="new-recovery-codes">New recovery codes</Button>
-              <Button variant="outline" onClick={() => setStep({ kind: "password", then: "disable" })} data-testid="disable-mfa">Turn off</Button>
+              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "codes" })} data-testid="new-recovery-codes">New recovery codes</Button>
+              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "disable" })} data-testid="disable-mfa">Turn off</Button>
             </>
           ) : (
-            <Button onClick={() => setStep({ kind: "password", then: "enable" })} data-testid="enable-mfa">Turn on two-factor authentication</Button>
+            <Button onClick={() => setStep({ kind: "password", next: "enable" })} data-testid="enable-mfa">Turn on two-factor authentication</Button>
           )}
         </div>
       ) : null}
 
       {step.kind === "password" ? (
-        <form onSubmit={(event) => withPassword(event, step.then)} className="grid max-w-sm gap-3" data-testid="mfa-password-form">
+        <form onSubmit={(event) => withPassword(event, step.next)} className="grid max-w-sm gap-3" data-testid="mfa-password-form">
           <Field label="Your password" id="password" type="password" autoComplete="current-password" required hint="To confirm it is you." />
           <FormError message={error} />
           <div className="flex gap-2">

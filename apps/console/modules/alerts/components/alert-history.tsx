@@ -71,10 +71,12 @@ export function AlertHistory({ targets }: { targets: SilenceTargets }) {
     }
   }
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: load is recreated every render; a change of filters is what starts a load
   useEffect(() => {
     void load(filters);
   }, [filters]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: load is recreated every render; the timer restarts when the filters or paging change
   useEffect(() => {
     if (paged) return;
     const timer = setInterval(() => {

@@ -1,5 +1,6 @@
 import { Badge } from "@/components/ui/badge";
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document's JSON, drawn field by field
 type Json = Record<string, any>;
 
 const methodColours: Record<string, string> = {

@@ -46,4 +46,15 @@ describe("audit entry sentences", () => {
     assert.equal(auditEntryLink({ action: "api_token.revoked", target: "t1" }), "/settings/api-tokens");
     assert.equal(auditEntryLink({ action: "sso.configured", target: "o1" }), "/settings/security");
   });
+
+  it("describes and links proof-run entries under both names the log has used", () => {
+    // Entries written before migration 20261128180100_proof_runs say bench_run.*; later ones proof_run.*.
+    for (const prefix of ["proof_run", "bench_run"]) {
+      assert.equal(describeAuditEntry({ action: `${prefix}.requested`, target: "r1", details: { profile: "sqlio", hostname: "db01" } }),
+        "requested a sqlio proof run on db01");
+      assert.equal(describeAuditEntry({ action: `${prefix}.cancelled`, target: "r1", details: { hostname: "db01", was: "running" } }),
+        "cancelled the proof run on db01 (it was running)");
+      assert.equal(auditEntryLink({ action: `${prefix}.requested`, target: "r1" }), "/proof-runs/r1");
+    }
+  });
 });

@@ -31,10 +31,10 @@ export function describeAuditEntry({ action, details, target }: Pick<AuditEntry,
     case "enrollment_token.revoked":
       return `revoked the enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
     case "proof_run.requested":
-    case "proof_run.requested": // entries written before migration 20261128180100_proof_runs
+    case "bench_run.requested": // entries written before migration 20261128180100_proof_runs
       return `requested a ${text(details.profile)} proof run on ${text(details.hostname)}`;
     case "proof_run.cancelled":
-    case "proof_run.cancelled":
+    case "bench_run.cancelled":
       return `cancelled the proof run on ${text(details.hostname)} (it was ${text(details.was)})`;
     case "server.revoked":
       return `revoked the agent credential of ${text(details.hostname)}`;

@@ -1,7 +1,7 @@
 // The shape of every org-scoped API route: resolve who is asking and in which organisation (a
 // session or an API token), check the permission the route declares, validate params / query /
 // body with zod, call one operation, and answer JSON, or application/problem+json for any error.
-import { z } from "zod";
+import type { z } from "zod";
 import { can } from "@/modules/auth/lib/access";
 import { requireOrgContext } from "@/modules/auth/lib/org-context";
 import type { OrgContext } from "@/modules/auth/types/context";

@@ -85,7 +85,7 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     await assert.rejects(signIn(viewer.email), (error: { statusCode: number; body: { code: string; message: string } }) =>
       error.statusCode === 403 && error.body.code === "SSO_REQUIRED" && /Acme requires single sign-on/.test(error.body.message));
     const refused = await db.prisma.auditLog.findFirst({ where: { orgId, action: "auth.sign_in_failed", actorId: viewer.userId }, orderBy: { id: "desc" } });
-    assert.equal((refused?.details as { reason?: string }).reason, "single sign-on required");
+    assert.equal((refused?.details as { reason?: string } | undefined)?.reason, "single sign-on required");
     await db.prisma.session.updateMany({ where: { userId: viewer.userId }, data: { signInMethod: `sso:${providerId}` } });
     assert.equal((await resolveOrgContext(viewer.headers)).kind, "ok", "a session through the organisation's own provider");
     await db.prisma.session.updateMany({ where: { userId: viewer.userId }, data: { signInMethod: "sso:org-someone-else" } });

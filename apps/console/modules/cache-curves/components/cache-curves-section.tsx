@@ -57,6 +57,7 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
             </CardDescription>
           </div>
           {data && data.windows.length > 0 ? (
+            // biome-ignore lint/a11y/noLabelWithoutControl: the Select inside is the labelled control
             <label className="flex items-center gap-2 text-sm">
               Window ending
               <Select
@@ -89,6 +90,7 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
           </p>
         ) : (
           <>
+            {/* biome-ignore lint/a11y/useSemanticElements: a group of toggle buttons laid out in a row, not a form fieldset */}
             <div role="group" aria-label="Curve" className="flex flex-wrap gap-1">
               {data.curves.map((c, i) => (
                 <button

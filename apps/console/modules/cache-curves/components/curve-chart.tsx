@@ -19,6 +19,7 @@ export function CurveChart({ curve, marks, height = 260 }: { curve: CacheCurve; 
   const container = useRef<HTMLDivElement>(null);
   const shape = `${curve.curve}|${curve.scope}|${curve.sizesBytes.join(",")}|${curve.hitRatios.join(",")}|${marks.map((m) => m.marker.bytes).join(",")}`;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the shape string covers every input the chart is drawn from
   useEffect(() => {
     let disposed = false;
     let chart: uPlot | undefined;
@@ -80,8 +81,6 @@ export function CurveChart({ curve, marks, height = 260 }: { curve: CacheCurve; 
       observer?.disconnect();
       chart?.destroy();
     };
-    // The shape string covers every input the chart is drawn from.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shape, height]);
 
   return <div ref={container} className="w-full" data-testid="cache-curve-chart" data-points={curve.sizesBytes.length} />;

@@ -25,9 +25,9 @@ export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serv
       );
     }
     return (
-      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2" aria-busy="true" aria-label="Loading storage panels">
-        {Array.from({ length: 4 }, (_, index) => (
-          <Skeleton key={index} className="h-48" />
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2" role="status" aria-busy="true" aria-label="Loading storage panels">
+        {Array.from({ length: 4 }, (_, index) => `placeholder-${index}`).map((key) => (
+          <Skeleton key={key} className="h-48" />
         ))}
       </div>
     );

@@ -26,6 +26,7 @@ export function GainsRangePicker({ value, onChange }: { value: GainsSelection; o
   };
   return (
     <div className="flex flex-wrap items-center gap-2">
+      {/* biome-ignore lint/a11y/useSemanticElements: a group of toggle buttons laid out in a row, not a form fieldset */}
       <div role="group" aria-label="Time range" className="inline-flex rounded-md border bg-card p-0.5 shadow-sm">
         {presets.map((preset) => (
           <button

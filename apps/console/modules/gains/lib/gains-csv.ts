@@ -16,7 +16,7 @@ export function csvField(value: string | number | null): string {
 }
 
 function csv(rows: readonly (readonly (string | number | null)[])[]): string {
-  return rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+  return `${rows.map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
 }
 
 const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to",

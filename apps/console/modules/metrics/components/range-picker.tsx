@@ -10,6 +10,7 @@ const ranges: { value: MetricsRange; label: string }[] = [
 
 export function RangePicker({ value, onChange }: { value: MetricsRange; onChange: (range: MetricsRange) => void }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a group of toggle buttons laid out in a row, not a form fieldset
     <div role="group" aria-label="Time range" className="inline-flex rounded-md border bg-card p-0.5 shadow-sm">
       {ranges.map((range) => (
         <button

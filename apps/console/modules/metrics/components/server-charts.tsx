@@ -17,9 +17,9 @@ export function ServerCharts({ metrics, loading, error }: { metrics: ServerMetri
       );
     }
     return (
-      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2 2xl:grid-cols-3" aria-busy="true" aria-label="Loading charts">
-        {Array.from({ length: 6 }, (_, index) => (
-          <Skeleton key={index} className="h-60" />
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2 2xl:grid-cols-3" role="status" aria-busy="true" aria-label="Loading charts">
+        {Array.from({ length: 6 }, (_, index) => `placeholder-${index}`).map((key) => (
+          <Skeleton key={key} className="h-60" />
         ))}
       </div>
     );

@@ -45,6 +45,7 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
   latestWindow.current = chartWindow;
 
   // Build (or rebuild when the series change); follow the container's width.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuild only when the set of series changes; data updates go through setData below
   useEffect(() => {
     let disposed = false;
     let observer: ResizeObserver | undefined;
@@ -88,8 +89,6 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
       chart.current?.destroy();
       chart.current = null;
     };
-    // Rebuild only when the set of series changes; data updates go through setData below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shape, height, unit]);
 
   useEffect(() => {

@@ -42,6 +42,7 @@ export function ChoiceControl({ id, value, onChange, invalid, disabled, choices 
 
 export function AmountControl({ id, value, onChange, invalid, disabled, unit }: ControlProps & { unit?: string }) {
   const [text, setText] = useState(value === undefined || value === null ? "" : String(value));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only an outside change of value (the JSON view, a restored version) resets the text
   useEffect(() => {
     if (!same(parseAmount(text), value)) setText(value === undefined || value === null ? "" : String(value));
   }, [value]); // only an outside change (the JSON view, a restored version) resets the text
@@ -56,6 +57,7 @@ export function AmountControl({ id, value, onChange, invalid, disabled, unit }: 
 
 export function BytesControl({ id, value, onChange, invalid, disabled }: ControlProps) {
   const [state, setState] = useState(() => splitBytes(value));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only an outside change of value (the JSON view, a restored version) resets the text
   useEffect(() => {
     if (!same(parseAmount(state.amount, state.unit), value)) setState(splitBytes(value));
   }, [value]); // only an outside change (the JSON view, a restored version) resets the text
@@ -93,6 +95,7 @@ export function BudgetControl({ id, value, onChange, invalid, disabled }: Contro
 
 export function ListControl({ id, value, onChange, invalid, disabled }: ControlProps<string[]>) {
   const [text, setText] = useState(listToLines(value));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only an outside change of value (the JSON view, a restored version) resets the text
   useEffect(() => {
     if (!same(linesToList(text), value)) setText(listToLines(value));
   }, [value]); // only an outside change (the JSON view, a restored version) resets the text

@@ -52,6 +52,7 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
   const changes = useMemo(() => (isPlainObject(draft) ? diffPolicyDocuments(latest.document, draft) : []), [latest.document, draft]);
 
   // A version restored from the history replaces the draft: show it in the raw view too.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a draft changed from outside this view resets the text
   useEffect(() => {
     if (view === "form") return;
     const parsed = parseRaw(rawText, view);

@@ -31,6 +31,7 @@ export function PreallocationField({ editing }: { editing: FieldEditing }) {
             {rules.map((rule, index) => {
               const rulePath = `${path}[${index}]`;
               return (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the rules are the document's array, controlled inputs with no id; position is their identity
                 <div key={index} className="grid gap-1 rounded-md border bg-background p-2" data-testid="preallocation-rule">
                   <div className="flex flex-wrap items-center gap-2">
                     <Input aria-label={`Rule ${index + 1} pattern`} className="min-w-48 flex-1 font-mono text-xs" disabled={disabled}

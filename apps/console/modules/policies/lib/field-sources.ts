@@ -11,7 +11,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function layerSets(document: unknown, segments: readonly Segment[]): boolean {
   let current: unknown = document;
   for (const segment of segments) {
-    if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, segment)) return false;
+    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return false;
     current = current[segment as string];
     if (current === undefined) return false;
   }

@@ -20,6 +20,7 @@ export function StepChart({ row, throughputUnit, formatThroughput }: Props) {
   const throughput = [row.throughputWithout, row.throughputWith];
   const latency = [row.latencyMsWithout, row.latencyMsWith];
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the report does not change once drawn; rebuild only for another step
   useEffect(() => {
     let chart: uPlot | undefined;
     let disposed = false;
@@ -68,8 +69,6 @@ export function StepChart({ row, throughputUnit, formatThroughput }: Props) {
       observer?.disconnect();
       chart?.destroy();
     };
-    // The report does not change once drawn; rebuild only for another step.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [row, throughputUnit]);
 
   return (

@@ -153,7 +153,10 @@ export function previousDaysSuffice(evidence: Pick<MetricEvidence, "metric" | "a
  */
 export function needsMinutes(evidence: Omit<MetricEvidence, "minutes">, look: Extract<Look, { status: "look" }>, options: Partial<typeof judgeDefaults> = {}): boolean {
   let asked = false;
-  choose({ ...evidence, minutes: () => ((asked = true), null) }, { ...judgeDefaults, ...options }, look);
+  choose({ ...evidence, minutes: () => {
+      asked = true;
+      return null;
+    } }, { ...judgeDefaults, ...options }, look);
   return asked;
 }
 
