@@ -11,6 +11,7 @@ for target in \
 	"FuzzConsumeBatch ./internal/fiemap" \
 	"FuzzConsumeRetrievalPointers ./internal/fiemap" \
 	"FuzzParseDiskstats ./internal/collector"; do
+	# shellcheck disable=SC2086 # split "name package" into $1 $2
 	set -- $target
 	echo "fuzz: $1 ($2) for $fuzztime"
 	bash ../scripts/go-fuzz.sh "$fuzztime" "$1" "$2"

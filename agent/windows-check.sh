@@ -17,7 +17,7 @@ echo "windows: go vet ./... (GOOS=windows GOARCH=amd64)"
 GOOS=windows GOARCH=amd64 go vet ./...
 echo "windows: go test -c ./... (GOOS=windows GOARCH=amd64)"
 GOOS=windows GOARCH=amd64 go test -c -o "$out/" ./... | grep -v 'no test files' || true
-echo "windows: $(ls "$out" | wc -l) test binaries built"
+echo "windows: $(find "$out" -maxdepth 1 -type f | wc -l) test binaries built"
 
 wine=/usr/lib/wine/wine64
 if [ ! -x "$wine" ] || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
@@ -42,6 +42,7 @@ for spec in \
 	"safeopen ." \
 	"accel/readcache ." \
 	"accel/writeopt Preallocation|Trim|Defragmentation|Notification|FreeRun|VolumeBitmap|BusyPercent|Window"; do
+	# shellcheck disable=SC2086 # split "package pattern" into $1 $2
 	set -- $spec
 	name=$(basename "$1")
 	echo "windows: internal/$1 under Wine"

@@ -23,7 +23,7 @@ OUT=${1:-$WORK-report.json}
 CGROUP=spindle-pgcg
 
 [ "$(id -u)" = 0 ] || { echo "run as root (memory cgroup, PostgreSQL as user postgres)" >&2; exit 1; }
-[ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/pgbench" ] || { echo "PostgreSQL binaries not found in $PGBIN: apt-get install postgresql" >&2; exit 1; }
+{ [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/pgbench" ]; } || { echo "PostgreSQL binaries not found in $PGBIN: apt-get install postgresql" >&2; exit 1; }
 
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
   CGDIR=/sys/fs/cgroup/$CGROUP; mkdir -p "$CGDIR"; echo "$MEM_LIMIT" >"$CGDIR/memory.max"
@@ -34,7 +34,7 @@ fi
 
 scan_pid=
 cleanup() {
-  [ -n "$scan_pid" ] && kill "$scan_pid" 2>/dev/null && wait "$scan_pid" 2>/dev/null || true
+  if [ -n "$scan_pid" ]; then { kill "$scan_pid" && wait "$scan_pid"; } 2>/dev/null || true; fi
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$WORK"
   rmdir "$CGDIR" 2>/dev/null || true

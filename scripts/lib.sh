@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared shell helpers for the set-up, start and test scripts. Sourced, never run.
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }

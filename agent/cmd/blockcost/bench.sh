@@ -35,6 +35,7 @@ h.ThreadingHTTPServer(("127.0.0.1",'"$PORT"'),H).serve_forever()' &
   sleep 0.5
 fi
 
+# shellcheck disable=SC2054 # --rate_iops=read,write is one fio argument
 fio_args=(--name=bench "--filename=$DIR/fio.dat" --size=1G --bs=4k --direct=1 --ioengine=libaio --iodepth=32
   --time_based --group_reporting --output-format=terse --terse-version=3 --rw=randrw --rate_iops=12500,12500)
 # Lay the file out first: fio writing it during a measured run would be large buffered writes,

@@ -59,6 +59,7 @@ fi
 
 # Rate limits off (the benchmark's senders share one address), admission wide enough for every
 # sender, logs at warn: the measurement is of the write path, not of per-client protection.
+# shellcheck disable=SC2086 # GATEWAY_ENV is a list of NAME=value words
 env DATABASE_URL="$url" SPINDLE_GATEWAY_ADDR="127.0.0.1:$gateway_port" SPINDLE_GATEWAY_STATE_DIR="$root/state" \
   SPINDLE_RATE_PER_ADDRESS=0 SPINDLE_RATE_PER_CREDENTIAL=0 SPINDLE_MAX_CONCURRENT_WRITES=1024 SPINDLE_MAX_QUEUED_WRITES=1024 \
   SPINDLE_LOG_LEVEL=warn ${GATEWAY_ENV:-} "$bin" 2>"$root/gateway.log" &
