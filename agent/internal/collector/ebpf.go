@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -43,7 +44,7 @@ func newEBPFLoad(capability string, opts Options, err error) ebpfLoad {
 		if l.mode == EBPFOn {
 			level = slog.LevelError
 		}
-		opts.Logger.Log(nil, level, "eBPF program did not load; the agent carries on with /proc data",
+		opts.Logger.Log(context.Background(), level, "eBPF program did not load; the agent carries on with /proc data",
 			"capability", capability, "ebpf", string(l.mode), "reason", err)
 	}
 	return l

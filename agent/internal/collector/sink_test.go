@@ -33,7 +33,7 @@ func seriesKey(kind string, m catalogue.Metric, attrs []attribute.KeyValue) stri
 	set := attribute.NewSet(attrs...)
 	var parts []string
 	for _, kv := range set.ToSlice() {
-		parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+		parts = append(parts, fmt.Sprintf("%s=%s", kv.Key, kv.Value.String()))
 	}
 	return fmt.Sprintf("%s %s[%s]{%s}", kind, m.Name, m.Unit, strings.Join(parts, ","))
 }

@@ -239,7 +239,7 @@ func compareValues(x, y attribute.Value) int {
 	case attribute.STRING:
 		return cmp.Compare(x.AsString(), y.AsString())
 	}
-	return cmp.Compare(x.Emit(), y.Emit())
+	return cmp.Compare(x.String(), y.String())
 }
 
 func boolRank(b bool) int {

@@ -87,7 +87,8 @@ func adviseRuns(path string, runs [][2]int64, advice int) error {
 // prefetchChunkBytes is one read of the prefetch; the cache manager reads ahead of it.
 const prefetchChunkBytes = 1 << 20
 
-var prefetchBuffers = sync.Pool{New: func() any { return make([]byte, prefetchChunkBytes) }}
+// A pointer, so that putting a buffer back does not allocate (a slice in an interface would).
+var prefetchBuffers = sync.Pool{New: func() any { b := make([]byte, prefetchChunkBytes); return &b }}
 
 // prefetch reads [offset, offset+length) with FILE_FLAG_SEQUENTIAL_SCAN so the cache manager
 // reads ahead in large requests. The handle's I/O priority hint is low, so the reads wait behind
@@ -107,8 +108,9 @@ func prefetch(path string, offset, length int64) error {
 	if err := setIOPriorityHint(windows.Handle(f.Fd()), ioPriorityHintLow); err != nil {
 		return fmt.Errorf("prefetch %s: %w", path, err)
 	}
-	buffer := prefetchBuffers.Get().([]byte)
-	defer prefetchBuffers.Put(buffer)
+	pooled := prefetchBuffers.Get().(*[]byte)
+	defer prefetchBuffers.Put(pooled)
+	buffer := *pooled
 	for done := int64(0); done < length; {
 		n, err := f.ReadAt(buffer[:min(int64(len(buffer)), length-done)], offset+done)
 		done += int64(n)

@@ -15,12 +15,6 @@ func (r residency) resident(page int64) bool {
 	return page < int64(len(r.bits))*64 && r.bits[page/64]&(1<<(page%64)) != 0
 }
 
-func (r residency) clear(fromPage, toPage int64) {
-	for p := fromPage; p < toPage && p/64 < int64(len(r.bits)); p++ {
-		r.bits[p/64] &^= 1 << (p % 64)
-	}
-}
-
 // count is the number of resident pages in [fromPage, toPage).
 func (r residency) count(fromPage, toPage int64) int64 {
 	n := int64(0)

@@ -118,13 +118,6 @@ func (c *comparison) measured(path string, size, extents int64) {
 	tf.known, tf.size, tf.extents = true, size, extents
 }
 
-// unmeasured puts a file handed out by due back as pending (it could not be measured this time).
-func (c *comparison) unmeasured(path string) {
-	if tf := c.files[path]; tf != nil {
-		tf.measuring, tf.again = false, false
-	}
-}
-
 // gone drops a file that was deleted (or can no longer be opened).
 func (c *comparison) gone(path string) { delete(c.files, path) }
 

@@ -2,7 +2,6 @@ package opamp
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -72,7 +71,7 @@ func (h *harness) waitConnected(n int) {
 	deadline := time.Now().Add(20 * time.Second)
 	for h.server.ConnectedAgents() != n {
 		if time.Now().After(deadline) {
-			h.t.Fatal(fmt.Sprintf("%d WebSocket connection(s), want %d", h.server.ConnectedAgents(), n))
+			h.t.Fatalf("%d WebSocket connection(s), want %d", h.server.ConnectedAgents(), n)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -359,13 +359,3 @@ func queueTouchServers(batch *pgx.Batch, agents []Agent, hosts map[string]teleme
 		ids, orgs, fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
 	return true
 }
-
-// touchServer marks one agent's server seen (OpAMP reports), as queueTouchServers does.
-func touchServer(ctx context.Context, tx pgx.Tx, agent Agent, host telemetry.HostInfo) error {
-	batch := &pgx.Batch{}
-	queueTouchServers(batch, []Agent{agent}, map[string]telemetry.HostInfo{agent.ServerID: host})
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("update server last seen: %w", err)
-	}
-	return nil
-}

@@ -264,7 +264,7 @@ func fixtures() map[string]pmetric.Metrics {
 	g.SetName("gauge")
 	g.Metadata().PutStr("meta", "data")
 	gp := g.SetEmptyGauge().DataPoints().AppendEmpty()
-	gp.SetDoubleValue(-0.0)
+	gp.SetDoubleValue(math.Copysign(0, -1)) // negative zero
 	gp.SetFlags(pmetric.DefaultDataPointFlags.WithNoRecordedValue(true))
 	ex := gp.Exemplars().AppendEmpty()
 	ex.SetIntValue(3)
