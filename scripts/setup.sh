@@ -61,3 +61,12 @@ log "downloading Go modules"
 (cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)
 (cd infra/otel-collector/distribution && go mod download)  # the Spindle OpenTelemetry Collector (infra/otel-collector)
 go mod download go.opentelemetry.io/collector/cmd/builder@v0.162.0  # generate.sh --check (the Collector Builder, pinned)
+
+if $for_tests; then
+  # The Go linter of scripts/lint.sh, pinned in tools/lint/go.mod and built once from the module
+  # cache, so no test downloads a tool while it runs.
+  if [ ! -x .tools/bin/staticcheck ] || [ tools/lint/go.mod -nt .tools/bin/staticcheck ]; then
+    log "building staticcheck (tools/lint/go.mod)"
+    (cd tools/lint && go mod download && go build -o ../../.tools/bin/staticcheck honnef.co/go/tools/cmd/staticcheck)
+  fi
+fi
