@@ -7,6 +7,8 @@
 //   SPINDLE_CONSOLE_PORT   console port (3000)       SPINDLE_GATEWAY_PORT   gateway port (4318)
 //   SPINDLE_PUBLIC_GATEWAY_URL  URL agents use to reach the gateway (http://<hostname>:4318, or
 //                          this machine's first network address when the hostname does not resolve)
+//   SPINDLE_EMBEDDED_PG_PORT  the embedded PostgreSQL's port (54320)
+//   SPINDLE_STATE_DIR      local state: embedded PostgreSQL data, generated secrets (.spindle)
 //   --no-build             skip the build (tests build once beforehand)
 import { spawn, execFileSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -17,7 +19,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const stateDir = join(root, ".spindle");
+// Local state (embedded PostgreSQL's data, generated secrets); tests give each run its own.
+const stateDir = resolve(process.env.SPINDLE_STATE_DIR ?? join(root, ".spindle"));
 const consolePort = Number(process.env.SPINDLE_CONSOLE_PORT ?? 3000);
 const gatewayPort = Number(process.env.SPINDLE_GATEWAY_PORT ?? 4318);
 const embeddedPgPort = Number(process.env.SPINDLE_EMBEDDED_PG_PORT ?? 54320);
