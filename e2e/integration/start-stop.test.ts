@@ -1,16 +1,18 @@
 // Ctrl-C on `npm start`: the whole product (scripts/start.mjs with its embedded PostgreSQL,
 // gateway, worker and console) stops cleanly while a real agent is connected over OpAMP, holds a
-// proof-run long poll and exports every second. Ctrl-C is SIGINT to the terminal's foreground
+// proof-run long poll (the test holds one too, read by the gateway) and exports every second. Ctrl-C is SIGINT to the terminal's foreground
 // process group, as here. The test waits for events, never for a span of time:
 //   - start.mjs exits 0 and nothing of the product is left (its process group and the database);
-//   - the gateway closed the agent's OpAMP connection itself, and nothing logged an error;
+//   - the gateway answered the long poll and closed the agent's OpAMP connection itself as the
+//     shutdown began, and nothing logged an error;
 //   - nothing is lost: started again, the product receives the agent's backlog, and every batch the
 //     agent numbered is in the database exactly once.
 // How long the stop took is printed (docs/benchmarks.md, "Stopping npm start"), not asserted.
 // Ports 55620–55622, or SPINDLE_START_STOP_CONSOLE_PORT / _GATEWAY_PORT / _PG_PORT.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,6 +90,31 @@ async function ctrlC(product: Product): Promise<{ code: number | null; seconds: 
   return { code, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
+/**
+ * GET /v1/bench/next?wait=30 as the agent polls: `sent` resolves with the client's port once the
+ * request is written, `status` with the answer's status (or the error).
+ */
+function longPoll(credential: string): { sent: Promise<number>; status: Promise<number | string> } {
+  let sent!: (port: number) => void;
+  const sentPromise = new Promise<number>((r) => (sent = r));
+  const status = new Promise<number | string>((resolve) => {
+    const req = request(`${gatewayUrl}/v1/bench/next?wait=30`, { headers: { authorization: `Bearer ${credential}` }, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", (error) => resolve(`failed: ${error.message}`));
+    req.on("finish", () => sent(req.socket!.localPort!));
+    req.end();
+  });
+  return { sent: sentPromise, status };
+}
+
+/** Whether the gateway has taken the request off our connection: its socket's receive queue is empty. */
+function gatewayHasRead(clientPort: number): boolean {
+  const line = execFileSync("ss", ["-tnH", "state", "established", `( sport = :${ports.gateway} and dport = :${clientPort} )`], { encoding: "utf8" }).trim();
+  return line !== "" && line.split(/\s+/)[0] === "0";
+}
+
 let product: Product | undefined;
 
 before(async () => {
@@ -117,14 +144,24 @@ test("Ctrl-C stops the whole product cleanly, the gateway closing its OpAMP conn
     return first.output.includes("OpAMP agent connected") && Number(row?.hwm ?? 0) >= 3 ? true : undefined;
   }, 120_000);
 
+  // A proof-run long poll in flight, as the agent keeps one (its own may be near its end): the
+  // gateway must answer it at once, not wait for it through its shutdown.
+  const credential = /^credential: (spa_\S+)$/m.exec(readFileSync(agent.config, "utf8"))![1]!;
+  const poll = longPoll(credential);
+  const clientPort = await poll.sent;
+  await eventually("the gateway to have read the long poll", () => (gatewayHasRead(clientPort) ? true : undefined));
+
   const stop = await ctrlC(first);
   t.diagnostic(`npm start stopped ${stop.seconds.toFixed(2)} s after Ctrl-C (${/Spindle stopped in [\d.]+ s/.exec(first.output)?.[0] ?? "?"})`);
   assert.equal(stop.code, 0, first.output);
   assert.equal(groupAlive(first.child.pid!), false, "a process of the product outlived Ctrl-C");
   assert.equal(await listening(ports.postgres), false, "the embedded PostgreSQL outlived Ctrl-C");
   assert.equal(await listening(ports.gateway), false);
-  assert.match(first.output, /"msg":"closed the agents' OpAMP connections[^"]*","connections":1\}/);
-  assert.match(first.output, /"msg":"gateway stopped"/);
+  assert.equal(await poll.status, 204, "the long poll was answered (nothing to do) when the gateway began to stop");
+  // The WebSockets are closed as the shutdown begins, not after it.
+  const closed = first.output.search(/"msg":"closed the agents' OpAMP connections[^"]*","connections":1\}/);
+  const stopped = first.output.search(/"msg":"gateway stopped"/);
+  assert.ok(closed > 0 && stopped > closed, `the OpAMP connections closed (at ${closed}) before the gateway stopped (at ${stopped})`);
   assert.match(first.output, /Spindle stopped in [\d.]+ s/);
   const errors = first.output.split("\n").filter((line) => /"level":"ERROR"|\berror\b|\bERROR\b|exited \(/i.test(line) && !/"level":"(INFO|WARN)"/.test(line));
   assert.deepEqual(errors, [], "nothing logged as an error");
