@@ -29,17 +29,21 @@ function measureCharts(scope: Element | null): ChartDrawing[] {
     const holder = box.closest<HTMLElement>("[data-chart], [data-testid]");
     const name = [holder?.dataset.chart ?? holder?.dataset.testid ?? "chart", holder?.dataset.device].filter(Boolean).join(" ");
     const canvas = box.querySelector(".uplot canvas") as HTMLCanvasElement | null;
-    // The legend's markers carry the series' stroke colours (the first row is the x value).
+    // The legend's markers carry the series' stroke colours (the first row is the x value). A
+    // series as grey as the axes, grid and labels (drawn on the same canvas) cannot be told from
+    // them, so only the others are looked for.
+    const greys = [[107, 114, 128], [238, 240, 243], [229, 231, 235]];
     const colours = [...box.querySelectorAll<HTMLElement>(".u-legend .u-series .u-marker")]
       .map((marker) => /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(getComputedStyle(marker).borderTopColor))
       .filter((m): m is RegExpExecArray => m !== null && (m[4] === undefined || Number(m[4]) > 0.5))
-      .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])]);
+      .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])])
+      .filter((c) => !greys.some((g) => Math.max(...g.map((v, i) => Math.abs(v - c[i]!))) < 60));
     let seriesPixels = 0;
     if (canvas && canvas.width > 0 && canvas.height > 0) {
       const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 0; i < pixels.length; i += 4) {
         if (pixels[i + 3]! < 128) continue;
-        if (colours.some(([r, g, b]) => Math.abs(pixels[i]! - r) < 48 && Math.abs(pixels[i + 1]! - g) < 48 && Math.abs(pixels[i + 2]! - b) < 48)) {
+        if (colours.some(([r, g, b]) => Math.abs(pixels[i]! - r!) < 40 && Math.abs(pixels[i + 1]! - g!) < 40 && Math.abs(pixels[i + 2]! - b!) < 40)) {
           seriesPixels++;
         }
       }
@@ -62,19 +66,23 @@ export function chartProblem(chart: ChartDrawing): string | null {
   if (chart.canvasWidth === 0 || chart.canvasHeight === 0) return `its plot is ${chart.canvasWidth}×${chart.canvasHeight} px (or was never made)`;
   if (chart.shownWidth < 0.5 * chart.boxWidth) return `its plot is ${Math.round(chart.shownWidth)} px wide in a ${Math.round(chart.boxWidth)} px box`;
   if (chart.notMeasured) return null;
-  if (chart.seriesColours === 0) return "it has no series in its legend";
-  if (chart.seriesPixels < 20) return `its plot is blank (${chart.seriesPixels} pixels in a series colour)`;
+  if (chart.seriesColours === 0) return "it has no series in its legend whose colour stands out from the axes";
+  // Blank: not one series pixel. (A series of two samples 10 s apart on an hour's axis, at zero,
+  // is a handful of pixels: that is drawn.)
+  if (chart.seriesPixels < 2) return `its plot is blank (${chart.seriesPixels} pixels in a series colour)`;
   return null;
 }
 
 /**
  * Waits until every chart in `scope` (default: the page) is drawn, and at least `atLeast` charts
- * are there. Charts draw after their data arrives, so this retries until the timeout.
+ * are there. Folded sections (the idle devices' <details>) are opened first, as a user would to
+ * see them. Charts draw after their data arrives, so this retries until the timeout.
  */
 export async function expectChartsDrawn(page: Page, options: { scope?: Locator; atLeast?: number; timeout?: number } = {}): Promise<ChartDrawing[]> {
   let charts: ChartDrawing[] = [];
   await expect(async () => {
     const scope = options.scope ? await options.scope.elementHandle() : null;
+    await page.evaluate((root) => (root ?? document).querySelectorAll("details:not([open])").forEach((d) => ((d as HTMLDetailsElement).open = true)), scope);
     charts = await page.evaluate(measureCharts, scope);
     expect(charts.length, "charts on the page").toBeGreaterThanOrEqual(options.atLeast ?? 1);
     const problems = charts.map((c) => [c.name, chartProblem(c)] as const).filter(([, p]) => p !== null);

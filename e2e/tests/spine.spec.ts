@@ -85,6 +85,19 @@ test("sign up, copy the one-liner, run it as root, and see the server live with 
   }).toPass({ timeout: 30_000 });
   // Every chart on the page is drawn: a plot of real size with its series' pixels in it.
   await expectChartsDrawn(page, { atLeast: 4 });
+  // The page cache's busiest files (eBPF) are named so that a user can find them: by path, or by
+  // their inode on their mount point with what was tried and the command that finds them.
+  const topFiles = page.getByTestId("cache-top-file");
+  await expect(topFiles.first()).toBeVisible({ timeout: 60_000 });
+  for (const row of await topFiles.all()) {
+    const path = row.getByTestId("cache-top-file-path");
+    if (await path.count()) {
+      await expect(path).toHaveText(/^\//);
+    } else {
+      await expect(row.getByTestId("cache-top-file-inode")).toContainText(/^inode \d+ on .* \(device \d+:\d+\)No path: .+\./);
+    }
+  }
+  await expect(page.getByTestId("cache-top-file-path").first()).toBeVisible();
 
   for (const range of ["24h", "7d", "1h"]) {
     await page.getByTestId(`range-${range}`).click();
