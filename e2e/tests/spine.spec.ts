@@ -98,6 +98,7 @@ test("sign up, copy the one-liner, run it as root, and see the server live with 
     }
   }
   await expect(page.getByTestId("cache-top-file-path").first()).toBeVisible();
+  await page.getByTestId("cache-top-files").screenshot({ path: testInfo.outputPath("top-files.png") });
 
   for (const range of ["24h", "7d", "1h"]) {
     await page.getByTestId(`range-${range}`).click();
