@@ -9,7 +9,7 @@
 //     installer refuses before downloading anything.
 //   - Run again: the enrolment is kept and the agent restarted (a new pid).
 //   - The uninstall line stops the agent and removes everything, and is harmless twice.
-// Ports 55610–55611, or SPINDLE_INSTALL_PG_PORT / SPINDLE_INSTALL_GATEWAY_PORT. Root only.
+// Ports 55650–55651, or SPINDLE_INSTALL_PG_PORT / SPINDLE_INSTALL_GATEWAY_PORT. Root only.
 import assert from "node:assert/strict";
 import { networkInterfaces } from "node:os";
 import { after, before, describe, test } from "node:test";
@@ -25,9 +25,9 @@ const lanAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.
 const missing = HostRoot.missing() ?? (lanAddress ? null : "this machine has no non-loopback IPv4 address to reach the gateway by");
 
 describe("the install command, as the console renders it", { skip: missing ?? false }, () => {
-  const cluster = new PostgresCluster(Number(process.env.SPINDLE_INSTALL_PG_PORT ?? 55610));
+  const cluster = new PostgresCluster(Number(process.env.SPINDLE_INSTALL_PG_PORT ?? 55650));
   const databaseUrl = cluster.url("spindle");
-  const port = Number(process.env.SPINDLE_INSTALL_GATEWAY_PORT ?? 55611);
+  const port = Number(process.env.SPINDLE_INSTALL_GATEWAY_PORT ?? 55651);
   // Listening on every address and telling agents its LAN address, as a gateway other machines use.
   const publicUrl = `http://${lanAddress}:${port}`;
   const gateway = new GatewayProcess(port, databaseUrl, { SPINDLE_GATEWAY_ADDR: `:${port}`, SPINDLE_PUBLIC_URL: publicUrl });

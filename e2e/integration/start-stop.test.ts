@@ -8,7 +8,7 @@
 //   - nothing is lost: started again, the product receives the agent's backlog, and every batch the
 //     agent numbered is in the database exactly once.
 // How long the stop took is printed (docs/benchmarks.md, "Stopping npm start"), not asserted.
-// Ports 55620–55622, or SPINDLE_START_STOP_CONSOLE_PORT / _GATEWAY_PORT / _PG_PORT.
+// Ports 55670–55672, or SPINDLE_START_STOP_CONSOLE_PORT / _GATEWAY_PORT / _PG_PORT.
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,9 +24,9 @@ import { queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
 const ports = {
-  console: Number(process.env.SPINDLE_START_STOP_CONSOLE_PORT ?? 55620),
-  gateway: Number(process.env.SPINDLE_START_STOP_GATEWAY_PORT ?? 55621),
-  postgres: Number(process.env.SPINDLE_START_STOP_PG_PORT ?? 55622),
+  console: Number(process.env.SPINDLE_START_STOP_CONSOLE_PORT ?? 55670),
+  gateway: Number(process.env.SPINDLE_START_STOP_GATEWAY_PORT ?? 55671),
+  postgres: Number(process.env.SPINDLE_START_STOP_PG_PORT ?? 55672),
 };
 const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 // Its own state directory, which the `postgres` user may enter (as root the database runs as it).

@@ -12,6 +12,7 @@ import { newAccount, signIn, signUp } from "../support/accounts";
 import { expectChartsDrawn } from "../support/charts";
 import { expectInstallCommand } from "../support/enrol";
 import { HostRoot } from "../support/host-root";
+import { lastMailIndex, linkIn, waitForMail } from "../support/mail";
 
 const owner = newAccount("Owner");
 const host = new HostRoot();
@@ -148,15 +149,19 @@ test("a teammate invited as viewer sees the fleet but cannot create enrolment to
   await signIn(ownerPage, owner);
   await ownerPage.goto("/settings/members");
   const viewer = newAccount("Viewer");
+  const before = await lastMailIndex();
   await ownerPage.getByTestId("invite-form").getByLabel("Email").fill(viewer.email);
   await ownerPage.getByTestId("invite-form").getByLabel("Role").selectOption("viewer");
   await ownerPage.getByTestId("invite-submit").click();
   const link = (await ownerPage.getByTestId("invitation-link").first().textContent())!.trim();
   expect(link).toMatch(/\/invite\/\S+$/);
 
+  // The invitation arrives by mail; signing up through the mailed link proves the address.
+  const invitation = await waitForMail(viewer.email, "invitation", before);
+  expect(invitation.subject).toContain(owner.organisation);
   const viewerContext = await browser.newContext();
   const page = await viewerContext.newPage();
-  await page.goto(link);
+  await page.goto(linkIn(invitation, /\/invite\/\S+\?proof=/));
   await page.getByLabel("Your name").fill(viewer.name);
   await page.getByLabel("Password").fill(viewer.password);
   await page.getByTestId("sign-up-submit").click();
