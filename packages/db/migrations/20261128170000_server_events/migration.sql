@@ -111,3 +111,13 @@ CREATE TRIGGER servers_agent_version_events
   FOR EACH ROW
   WHEN (OLD.agent_version <> '' AND NEW.agent_version <> '' AND OLD.agent_version <> NEW.agent_version)
   EXECUTE FUNCTION spindle_record_agent_version();
+
+-- The fleet page sorts hostnames, kernels and agent versions as people read them: web-2 before
+-- web-10, 6.2 before 6.10 (ICU's numeric ordering). A server without ICU (PGlite) sorts them
+-- byte by byte instead, which is still a stable order.
+DO $$
+BEGIN
+  CREATE COLLATION spindle_natural (provider = icu, locale = 'und-u-kn-true');
+EXCEPTION WHEN OTHERS THEN
+  CREATE COLLATION spindle_natural FROM "C";
+END $$;
