@@ -63,7 +63,8 @@ describe("the bulk action request", () => {
   };
 
   it("takes ids or a filter with the confirmed count", () => {
-    assert.equal(bulkActionSchema.parse({ action: "tag", tag: "Web", target: { serverIds: ["a"] } }).tag, "web");
+    const tagged = bulkActionSchema.parse({ action: "tag", tag: "Web", target: { serverIds: ["a"] } });
+    assert.equal(tagged.action === "tag" && tagged.tag, "web");
     assert.equal(bulkActionSchema.parse({ action: "revoke", target: { filter: { status: "offline" }, expectedCount: 3 }, preview: true }).preview, true);
   });
 

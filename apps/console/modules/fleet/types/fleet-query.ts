@@ -59,13 +59,13 @@ const positiveInt = (what: string, max: number) =>
 const queryShape = {
     ...filterShape,
     sort: oneOf(fleetSortKeys, "sort").default("hostname"),
-    dir: oneOf(["asc", "desc"], "dir").default("asc"),
+    dir: oneOf(["asc", "desc"] as const, "dir").default("asc"),
     page: positiveInt("page", 100_000).default(1),
     pageSize: z.coerce
       .number({ error: () => `pageSize is one of ${fleetPageSizes.join(", ")}` })
       .refine((size): size is (typeof fleetPageSizes)[number] => (fleetPageSizes as readonly number[]).includes(size), `pageSize is one of ${fleetPageSizes.join(", ")}`)
       .default(50),
-    group: oneOf(["tag"], "group").optional(),
+    group: oneOf(["tag"] as const, "group").optional(),
 };
 export const fleetQuerySchema = z.strictObject(queryShape, unknownKeys(Object.keys(queryShape))).superRefine(tagOrUntagged);
 export type FleetQuery = z.infer<typeof fleetQuerySchema>;
