@@ -265,6 +265,13 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const scroller = await table.evaluate((element) => ({ scroll: element.parentElement!.scrollWidth, client: element.parentElement!.clientWidth }));
   expect(scroller.scroll).toBeGreaterThan(scroller.client);
   await expect(page.getByLabel("Search")).toBeInViewport();
+  // The filters fold away behind one button on a phone.
+  await expect(page.getByLabel("Status")).toBeHidden();
+  await page.getByTestId("toggle-filters").click();
+  await page.getByLabel("Status").selectOption("online");
+  await expect(page.getByTestId("toggle-filters")).toHaveText("Filters (1)");
+  await expect(rows(page)).toHaveCount(1);
+  expect(await overflow()).toBe(0);
 
   await page.getByTestId("nav-toggle").click();
   await expect(page.getByTestId("mobile-nav")).toBeVisible();

@@ -14,7 +14,6 @@
 // fleet scale". In short, each range reads one table through an index range scan bounded by
 // its own window, so rows outside that window change the B-tree depth (one level at most), never
 // the plan or the rows read; the bench prints the plans so that claim is checked, not assumed.
-import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { createTestDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation } from "@/test-support/fixtures";
@@ -25,6 +24,7 @@ import { rangeSources } from "@/modules/metrics/lib/range-source";
 import { diskSeriesSql, memorySeriesSql } from "@/modules/metrics/lib/series-sql";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import { readTimeseriesMode } from "@spindle/db";
+import { databaseCpuMs, databaseCpuSpent, percentile } from "./cpu";
 import { loadTimescale, pauseTimescaleJobs, settleTimescale, timescaleSizes } from "./fleet-load-timescaledb";
 
 const config = {
@@ -40,36 +40,6 @@ const keep = process.env.KEEP === "1";
 // because the continuous aggregates' refresh windows and watermarks follow the server's clock.
 let now = new Date("2026-11-21T12:00:00Z");
 const hour = 3600_000;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-/**
- * CPU milliseconds each database backend has used so far, by pid (Linux /proc). On a shared
- * machine the wall clock swings with everyone else's load; CPU per request (the bench process
- * plus the database) is what the request costs, and an idle 2-core machine cannot answer faster.
- */
-async function databaseCpuMs(db: TestDatabase): Promise<Map<number, number>> {
-  const { rows } = await db.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
-  const used = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-      used.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100); // utime + stime; USER_HZ is 100 on Linux
-    } catch {
-      // not on this machine (a remote database) or already gone
-    }
-  }
-  return used;
-}
-
-/** CPU the backends used between two readings; a backend that closed in between is left out. */
-function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
-  let spent = 0;
-  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
-  return spent;
-}
 
 async function timeIt(db: TestDatabase, label: string, runs: number, run: (i: number) => Promise<unknown>): Promise<void> {
   const timings: number[] = [];

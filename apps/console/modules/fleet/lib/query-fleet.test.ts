@@ -114,7 +114,7 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     // web-01: 98 reads in bucket 5, 2 slow in bucket 20; web-2: 100 in bucket 10. Merged, the 198th of 200 is in bucket 10.
     assert.equal(frontend.p99ReadLatency.status, "measured");
     assert.equal(frontend.p99ReadLatency.status === "measured" && frontend.p99ReadLatency.upperSeconds, 2 ** 10 / 1e6);
-    assert.match(frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "", /descriptive.*2 servers.*200 reads/);
+    assert.match(frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "", /descriptive.*2 servers, 10:59–11:59 UTC \(200 reads/);
     const prod = groups.get("prod")!;
     assert.equal(prod.p99ReadLatency.status === "measured" && prod.p99ReadLatency.upperSeconds, 2 ** 20 / 1e6, "web-01 alone: its 99th read is a slow one");
     assert.equal(groups.get(null)!.servers, 29);
@@ -122,6 +122,13 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     for (const group of groups.values()) assert.equal(group.causedReadCacheGains.status, "not-measured");
     const web = page.servers.find((s) => s.hostname === "web-2")!;
     assert.equal(web.p99ReadLatency.status === "measured" && web.p99ReadLatency.upperSeconds, 2 ** 10 / 1e6);
+  });
+
+  it("says a summary the worker stopped refreshing is not current, rather than showing it", async () => {
+    const later = new Date(FLEET_NOW.getTime() + 20 * 60_000);
+    const page = await queryFleet(db, orgA, fleetQuerySchema.parse({ q: "web-01" }), later);
+    assert.deepEqual(page.servers[0]!.p99ReadLatency.status, "not-measured");
+    assert.match(page.servers[0]!.p99ReadLatency.status === "not-measured" ? page.servers[0]!.p99ReadLatency.reason : "", /is the worker running/);
   });
 
   it("groups only what the filters match", async () => {

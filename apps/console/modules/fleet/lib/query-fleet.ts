@@ -26,9 +26,9 @@ export async function readFleet(sql: OrgSql, orgId: string, query: FleetQuery, n
   const groupRows = query.group === "tag" ? await readGroupRows(sql, orgId, filter, now) : null;
   const wanted = new Set(rows.map((row) => row.id));
   for (const group of groupRows ?? []) for (const id of group.ids) wanted.add(id);
-  const histograms = await readHistograms(sql, orgId, [...wanted], now);
+  const histograms = await readHistograms(sql, orgId, [...wanted]);
   return {
-    servers: rows.map((row) => toFleetRow(row, now, p99ReadLatency(histograms, [row.id]))),
+    servers: rows.map((row) => toFleetRow(row, now, p99ReadLatency(histograms, [row.id], now))),
     total,
     page: query.page,
     pageSize: query.pageSize,
@@ -37,7 +37,7 @@ export async function readFleet(sql: OrgSql, orgId: string, query: FleetQuery, n
       servers: group.servers,
       online: group.online,
       firing: group.firing,
-      p99ReadLatency: p99ReadLatency(histograms, group.ids),
+      p99ReadLatency: p99ReadLatency(histograms, group.ids, now),
       causedReadCacheGains: causedReadCacheGains(group.ids),
     })) ?? null,
     fleetSize,
