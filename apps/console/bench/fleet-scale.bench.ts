@@ -1,5 +1,6 @@
 // What a user waits for on a fleet of 1,000 servers × 4 devices with 30 days of 10 s history:
-// the fleet page's data (listServers and listOpenAlerts, the two requests the page polls) and the
+// the fleet page's data (queryFleet, what the page polls; filters and groups: fleet-page.bench.ts),
+// the Alerts page's open alerts (listOpenAlerts), and the
 // server page's chart API (queryServerMetrics) for every range the range picker offers.
 //   eval "$(bash scripts/test-db.sh start)"   (repository root)
 //   node --import tsx apps/console/bench/fleet-scale.bench.ts   (from apps/console: npm run bench:fleet)
@@ -17,7 +18,8 @@
 import { performance } from "node:perf_hooks";
 import { createTestDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation } from "@/test-support/fixtures";
-import { listServers } from "@/modules/fleet/lib/list-servers";
+import { queryFleet } from "@/modules/fleet/lib/query-fleet";
+import { fleetQuerySchema } from "@/modules/fleet/types/fleet-query";
 import { listOpenAlerts } from "@/modules/alerts/lib/list-open-alerts";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
@@ -190,7 +192,7 @@ async function main() {
       await timeIt(db, `server metrics ${range}, cold-ish (a different server each run)`, runs, () =>
         queryServerMetrics(db, orgId, serverIds[(next++ * 7) % serverIds.length]!, range, now));
     }
-    await timeIt(db, "fleet: listServers", runs, () => listServers(db, orgId, now));
+    await timeIt(db, "fleet: queryFleet, first page", runs, () => queryFleet(db, orgId, fleetQuerySchema.parse({}), now));
     await timeIt(db, "fleet: listOpenAlerts", runs, () => listOpenAlerts(db, orgId, { now }));
     for (const range of ["1h", "24h", "7d"] as MetricsRange[]) {
       await timeIt(db, `server metrics ${range}, warm (one server)`, runs, () => queryServerMetrics(db, orgId, serverIds[0]!, range, now));
