@@ -2,10 +2,11 @@
 // histograms. The worker merges each server's 1-minute histograms of the hour into one row every
 // 5 minutes (server_read_latency, job read_latency_summary): reading an hour of 1-minute buckets
 // for a whole fleet on every page view cost 240,000 rows per 1,000 servers (docs/benchmarks.md,
-// "Fleet page"). A group's histograms are merged by adding counts (every device of every server),
-// then the percentile's bucket is read: exact to the bucket and never an average of percentiles.
+// "Fleet page"). A group's histograms are merged by adding counts (every device of every server,
+// in the database: fleet-sql.ts), then the percentile's bucket is read: exact to the bucket and
+// never an average of percentiles.
 // A descriptive figure: it says how slow reads were, not what anything saved.
-import { describeLatencyPercentile, latencyPercentile, mergeLatencyBuckets } from "@spindle/domain";
+import { describeLatencyPercentile, latencyPercentile } from "@spindle/domain";
 import type { OrgSql } from "@/lib/db";
 import type { LatencyFigure } from "../types/fleet";
 
@@ -25,34 +26,51 @@ export async function readHistograms(sql: OrgSql, orgId: string, serverIds: stri
 
 const time = (date: Date) => date.toISOString().slice(11, 16);
 
+/** Servers' read histograms added up (the database adds a group's; a row's is its server's own). */
+export interface MergedReadHistogram {
+  /** Servers with a current summary in the merge. */
+  servers: number;
+  reads: number;
+  buckets: number[];
+  windowStart: Date;
+  windowEnd: Date;
+}
+
+/** Summaries left out as no longer current: how many, and the newest one's end. */
+export interface StaleSummaries {
+  servers: number;
+  end: Date | null;
+}
+
 /**
- * p99 of the reads of these servers' histograms. Not measured when none of them has a current
- * summary with a read (no eBPF, idle disks, no telemetry, or the worker not running): never 0.
+ * p99 of the reads of a merged histogram. Not measured when no server has a current summary
+ * with a read (no eBPF, idle disks, no telemetry, or the worker not running): never 0.
  */
-export function p99ReadLatency(histograms: Map<string, ReadHistogram>, serverIds: readonly string[], now: Date): LatencyFigure {
-  const summaries = serverIds.map((id) => histograms.get(id)).filter((h): h is ReadHistogram => h !== undefined);
-  const current = summaries.filter((h) => now.getTime() - h.windowEnd.getTime() <= SUMMARY_STALE_AFTER_MS);
-  if (current.length === 0) {
+export function p99ReadLatency(merged: MergedReadHistogram | null, stale: StaleSummaries): LatencyFigure {
+  if (!merged || merged.servers === 0 || !(merged.reads > 0)) {
     return {
       status: "not-measured",
-      reason: summaries.length > 0
-        ? `the latest read latency summary ends at ${summaries[0]!.windowEnd.toISOString()}: is the worker running? (it refreshes them every 5 minutes)`
+      reason: stale.servers > 0 && stale.end
+        ? `the latest read latency summary ends at ${stale.end.toISOString()}: is the worker running? (it refreshes them every 5 minutes)`
         : "no read was timed in the last hour: the eBPF latency histograms (ebpf.block_latency) are missing, the disks were idle, or the worker has not summarised them yet",
     };
   }
-  const merged = mergeLatencyBuckets(current.map((h) => h.buckets));
-  const percentile = latencyPercentile(merged, 0.99);
+  const percentile = latencyPercentile(merged.buckets, 0.99);
   if (!percentile) return { status: "not-measured", reason: "the histograms held no read in the last hour" };
-  const reads = current.reduce((sum, h) => sum + h.reads, 0);
-  const servers = current.length === 1 ? "1 server" : `${current.length} servers`;
-  const end = new Date(Math.max(...current.map((h) => h.windowEnd.getTime())));
-  const start = new Date(Math.min(...current.map((h) => h.windowStart.getTime())));
+  const servers = merged.servers === 1 ? "1 server" : `${merged.servers} servers`;
   return {
     status: "measured",
     lowerSeconds: percentile.lowerSeconds,
     upperSeconds: percentile.upperSeconds,
-    reads,
-    basis: `descriptive: p99 ${describeLatencyPercentile(percentile)}, from the eBPF read latency histograms of ${servers}, ${time(start)}–${time(end)} UTC ` +
-      `(${Math.round(reads).toLocaleString("en")} reads, merged; refreshed every 5 minutes)`,
+    reads: merged.reads,
+    basis: `descriptive: p99 ${describeLatencyPercentile(percentile)}, from the eBPF read latency histograms of ${servers}, ` +
+      `${time(merged.windowStart)}–${time(merged.windowEnd)} UTC (${Math.round(merged.reads).toLocaleString("en")} reads, merged; refreshed every 5 minutes)`,
   };
+}
+
+/** One server's figure from its summary (if any), current when its window ended at most SUMMARY_STALE_AFTER_MS before `now`. */
+export function serverP99ReadLatency(summary: ReadHistogram | undefined, now: Date): LatencyFigure {
+  if (!summary) return p99ReadLatency(null, { servers: 0, end: null });
+  if (now.getTime() - summary.windowEnd.getTime() > SUMMARY_STALE_AFTER_MS) return p99ReadLatency(null, { servers: 1, end: summary.windowEnd });
+  return p99ReadLatency({ servers: 1, reads: summary.reads, buckets: summary.buckets, windowStart: summary.windowStart, windowEnd: summary.windowEnd }, { servers: 0, end: null });
 }

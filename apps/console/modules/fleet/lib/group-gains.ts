@@ -5,7 +5,7 @@
 // exists, this is the one function that reads it for the fleet page's groups.
 import type { CausedFigure } from "../types/fleet";
 
-export function causedReadCacheGains(_serverIds: readonly string[]): CausedFigure {
+export function causedReadCacheGains(_tag: string | null): CausedFigure {
   return {
     status: "not-measured",
     reason: "no caused figure yet: reads saved are credited only against the read cache's holdout, which is not measured yet (docs/gains.md); hits on managed files are described on each server's Gains section, not counted as savings",
