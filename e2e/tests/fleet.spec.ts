@@ -279,6 +279,7 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   await expect(page.getByTestId("mobile-nav")).toBeVisible();
   await page.getByTestId("mobile-nav").getByRole("link", { name: "Alerts" }).click();
   await expect(page).toHaveURL(/\/alerts$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Alerts" })).toBeVisible();
   await expect(page.getByTestId("mobile-nav")).toHaveCount(0);
   expect(await overflow()).toBe(0);
 
