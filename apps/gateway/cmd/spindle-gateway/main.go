@@ -45,9 +45,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	limits := cfg.Limits
 	// Ingest (exports, enrolment, /healthz) and OpAMP have pools of their own, so a reconnect
 	// storm or a fleet-wide policy push cannot take the connections exports and health checks
-	// need. Ingest: a connection per group-commit writer and enrolment slot, and four for the short
-	// statements beside them (/healthz, credential checks and renewals, proof-run calls).
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+4))
+	// need. Ingest: a connection per group-commit writer and enrolment slot, and one per pool of the
+	// gates beside them (httpapi.GateConnections: /healthz, credential re-checks, first lookups,
+	// renewals and proof-run calls), so no kind of request can take the connections of another.
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+httpapi.GateConnections))
 	if err != nil {
 		return err
 	}
@@ -75,8 +76,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	cancel()
 
 	// One credential check (store.Credentials) for both paths, each over its own pool.
+	opampCredentials := store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit)
 	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log,
-		Credentials:            store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		Credentials:            opampCredentials,
 		MaxConnectionsPerAgent: limits.OpAMPMaxConnectionsPerAgent,
 	})
 	if err != nil {
@@ -114,6 +116,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		MaxQueuedWrites:      cfg.MaxQueuedWrites,
 		OpAMP:                opampServer.Handler(),
 		Credentials:          store.NewCredentials(db.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		OpAMPCredentials:     opampCredentials,
 		MaxConcurrentEnrolls: limits.MaxConcurrentEnrolls,
 		BodyReadTimeout:      limits.BodyReadTimeout,
 		RatePerAddress:       httpapi.RateLimit{PerSecond: limits.RatePerAddress, Burst: limits.BurstPerAddress},

@@ -1,11 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -47,6 +43,13 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
 		return
 	}
+	// A download holds a file and a connection for as long as the client reads: bounded.
+	release, ok := s.gates.downloads.acquire(r.Context())
+	if !ok {
+		writeOverloaded(w)
+		return
+	}
+	defer release()
 	file, err := os.Open(filepath.Join(s.agentDistDir, name))
 	if err != nil {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("this gateway has no %s; it has: %s", name, s.availableBinaries()))
@@ -63,17 +66,15 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, info.ModTime(), file)
 }
 
-// serveChecksums hashes the binaries as they are now, so a binary the operator replaces is
-// never served with a stale sum (a few MB each: hashing per request costs milliseconds), and
-// serves the sums or their signature. Signing costs microseconds, so the signature is made
-// from the same fresh sums rather than kept.
+// serveChecksums serves the sums or their signature, from the cache while the binaries are
+// unchanged (checksums.go).
 func (s *server) serveChecksums(w http.ResponseWriter, signature bool) {
 	if s.agentDistDir == "" {
 		writeError(w, http.StatusNotFound, reasonNotFound,
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
 		return
 	}
-	sums, err := checksums(s.agentDistDir)
+	sums, sig, err := s.checksums.current(s.agentDistDir, s.signingKey)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, reasonInternal, "could not hash the agent binaries: "+err.Error())
 		return
@@ -81,37 +82,11 @@ func (s *server) serveChecksums(w http.ResponseWriter, signature bool) {
 	w.Header().Set("Cache-Control", "no-store")
 	if signature {
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(s.signingKey.Sign(sums))
+		_, _ = w.Write(sig)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write(sums)
-}
-
-// checksums is SHA256SUMS for the regular files in dir named like agent binaries, sorted.
-func checksums(dir string) ([]byte, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	for _, entry := range entries { // ReadDir sorts by name
-		if !entry.Type().IsRegular() || !agentBinaryName.MatchString(entry.Name()) {
-			continue
-		}
-		file, err := os.Open(filepath.Join(dir, entry.Name()))
-		if err != nil {
-			return nil, err
-		}
-		hash := sha256.New()
-		_, err = io.Copy(hash, file)
-		file.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", entry.Name(), err)
-		}
-		fmt.Fprintf(&out, "%s  %s\n", hex.EncodeToString(hash.Sum(nil)), entry.Name())
-	}
-	return out.Bytes(), nil
 }
 
 func (s *server) availableBinaries() string {

@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
+)
+
+// Issue 25, M1: SHA256SUMS hashed every binary on every request (20 requests took 3.1 s with
+// three 32 MiB binaries). Each binary is now hashed once while it is unchanged, and again as soon
+// as the operator replaces it; the sums and their signature stay right throughout.
+func TestChecksumsHashEachBinaryOnceUntilItChanges(t *testing.T) {
+	dist := t.TempDir()
+	names := []string{"spindle-agent-linux-amd64", "spindle-agent-linux-arm64", "spindle-agent-windows-amd64.exe"}
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(dist, name), bytes.Repeat([]byte(name), 1<<14), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	public, private, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGateway(t, func(o *Options) { o.AgentDistDir, o.SigningKey = dist, signing.New(private) })
+	sumOf := func(name string) string {
+		content, err := os.ReadFile(filepath.Join(dist, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(content)
+		return hex.EncodeToString(sum[:])
+	}
+	expect := func() {
+		t.Helper()
+		sums := readAll(t, g.get(t, "/download/SHA256SUMS"))
+		var want strings.Builder
+		for _, name := range names {
+			fmt.Fprintf(&want, "%s  %s\n", sumOf(name), name)
+		}
+		if string(sums) != want.String() {
+			t.Fatalf("SHA256SUMS:\n%s\nwant:\n%s", sums, want.String())
+		}
+		sig := readAll(t, g.get(t, "/download/SHA256SUMS.sig"))
+		if !ed25519.Verify(public, sums, sig) {
+			t.Fatal("SHA256SUMS.sig does not verify the sums served")
+		}
+	}
+	for range 10 {
+		expect()
+	}
+	if n := g.server.checksums.hashing; n != len(names) {
+		t.Fatalf("20 requests hashed %d binaries; each of the %d should be hashed once", n, len(names))
+	}
+	// The operator replaces one binary (a new file, renamed over the old one, as build-dist does).
+	replacement := filepath.Join(dist, ".new")
+	if err := os.WriteFile(replacement, bytes.Repeat([]byte("v2"), 1<<14), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(replacement, filepath.Join(dist, names[1])); err != nil {
+		t.Fatal(err)
+	}
+	expect()
+	if n := g.server.checksums.hashing; n != len(names)+1 {
+		t.Fatalf("after replacing one binary, %d hashes in all; want one more", n)
+	}
+	// Rewritten in place, same size: its modification time tells.
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(filepath.Join(dist, names[0]), bytes.Repeat([]byte("x"), len(names[0])<<14), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dist, names[0]), later, later); err != nil {
+		t.Fatal(err)
+	}
+	expect()
+}
