@@ -20,7 +20,8 @@ describe("better-auth on the console's shipped login", { skip: skipWithoutDataba
 
   before(async () => {
     db = await createTestDatabase();
-    const { rows: [{ name }] } = await db.pool.query<{ name: string }>("SELECT current_database() AS name");
+    const { rows } = await db.pool.query<{ name: string }>("SELECT current_database() AS name");
+    const name = rows[0]!.name;
     const login = new URL(process.env.SPINDLE_TEST_DATABASE_URL!);
     login.username = consoleTestLogin;
     login.password = "";

@@ -5,6 +5,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization } from "better-auth/plugins";
+import { clientAddressHeader } from "@/lib/client-address";
 import { authPrisma, database, type Db, type Prisma } from "@/lib/db";
 import { consoleIsHttps, env } from "@/lib/env";
 import { memberAuditHooks } from "@/modules/members/lib/member-audit-hooks";
@@ -20,7 +21,7 @@ const INVITATION_LIFETIME_SECONDS = 7 * 24 * 3600;
  * row-level security like every other organisation write.
  */
 export function createAuth(identity: Prisma, db: Db) {
-  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL, SPINDLE_TRUSTED_PROXIES } = env();
+  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL } = env();
   return betterAuth({
     appName: "Spindle",
     baseURL: SPINDLE_CONSOLE_URL,
@@ -34,9 +35,10 @@ export function createAuth(identity: Prisma, db: Db) {
     },
     advanced: {
       useSecureCookies: consoleIsHttps(),
-      // The client address for rate limiting: X-Forwarded-For walked right to left through the
-      // configured proxies only, so a client cannot pick its own rate-limit bucket.
-      ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: SPINDLE_TRUSTED_PROXIES },
+      // The client address for rate limiting and session records: the one server.ts resolved
+      // from the peer and, only through SPINDLE_TRUSTED_PROXIES, X-Forwarded-For
+      // (lib/client-address.ts). A client cannot set this header: server.ts replaces it.
+      ipAddress: { ipAddressHeaders: [clientAddressHeader] },
     },
     rateLimit: {
       // Password guessing: 10 sign-in attempts a minute per client address (better-auth's
