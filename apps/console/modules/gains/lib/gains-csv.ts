@@ -1,19 +1,8 @@
-// CSV exports of the savings ledger and the memory-vs-storage read series (RFC 4180). A figure
+// CSV exports of the savings ledger and the memory-vs-storage read series (lib/csv.ts). A figure
 // that is not measured is an empty value with status "not measured" and the reason, never a 0.
 import { describeMeasured, type LedgerLine } from "@spindle/domain";
+import { csvDocument } from "@/lib/csv";
 import type { FleetGains, ServerGains } from "../types/gains";
-
-/** Quotes a field when it needs it, and defuses text a spreadsheet would run as a formula. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-function csv(rows: readonly (readonly (string | number | null)[])[]): string {
-  return rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
-}
 
 const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to"];
 
@@ -33,13 +22,13 @@ function ledgerRows(scope: "server" | "fleet", server: string, lines: readonly L
 }
 
 export function serverLedgerCsv(gains: ServerGains): string {
-  return csv([ledgerHeader, ...ledgerRows("server", gains.hostname, gains.ledger, gains.range.from, gains.range.to)]);
+  return csvDocument([ledgerHeader, ...ledgerRows("server", gains.hostname, gains.ledger, gains.range.from, gains.range.to)]);
 }
 
 /** The fleet's lines first, then every server's. */
 export function fleetLedgerCsv(gains: FleetGains): string {
   const { from, to } = gains.range;
-  return csv([
+  return csvDocument([
     ledgerHeader,
     ...ledgerRows("fleet", "", gains.ledger, from, to),
     ...gains.servers.flatMap((server) => ledgerRows("server", server.hostname, server.ledger, from, to)),
@@ -48,7 +37,7 @@ export function fleetLedgerCsv(gains: FleetGains): string {
 
 export function readSeriesCsv(gains: ServerGains): string {
   const { time, memoryBytesPerSecond, storageBytesPerSecond } = gains.series;
-  return csv([
+  return csvDocument([
     ["time", "server", "memory_read_bytes_per_second", "storage_read_bytes_per_second"],
     ...time.map((t, i) => [new Date(t * 1000).toISOString(), gains.hostname, memoryBytesPerSecond[i] ?? null, storageBytesPerSecond[i] ?? null]),
   ]);
