@@ -60,7 +60,8 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization,
 		memLatency: &memlatency.Calibrator{Dir: cfg.StateDir, Period: cfg.ReadCache.MemoryLatencyPeriod, Logger: log}}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{Access: access})
-	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
+	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log,
+		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes})
 	f.residencyErr = f.readCacheErr
 	if f.readCacheErr == nil {
 		f.residencyErr = readcache.ResidencyMeasurable()
