@@ -2,6 +2,7 @@
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import { InstalledAgent } from "./agent";
 import { e2eStack } from "./stack";
 
@@ -21,7 +22,13 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   // unit test; its URLs and the agent's install under Wine in integration/windows-agent.test.ts).
   const [, gateway, token] = /curl -fsSL (\S+)\/install\.sh.*'(spe_\S+)'/.exec(oneLiner)!;
   await page.getByTestId("install-tab-windows").click();
-  await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway!, token!));
+  const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
+  expect(windows).toBe(windowsInstallCommand(gateway!, token!, pinnedKeysOf(windows)));
+  // The key it pins (from the console) checks the real gateway's signature over its SHA256SUMS,
+  // as the command's .NET check would (issue 25, L4).
+  const [sums, signature] = await Promise.all(["SHA256SUMS", "SHA256SUMS.p256.sig"].map(async (name) =>
+    Buffer.from(await (await fetch(`${gateway}/download/${name}`)).arrayBuffer())));
+  expect(verifiesAsWindows(sums!, signature!, pinnedKeysOf(windows))).toBe(true);
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   configure(agent);

@@ -102,6 +102,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	keyCtx, stopKeys := context.WithCancel(context.Background())
+	keysDone := make(chan struct{})
+	go func() { recordSigningKey(keyCtx, db, signingKey, log); close(keysDone) }()
+	defer func() { stopKeys(); <-keysDone }()
 	writes := groupcommit.New(groupcommit.Settings{Store: db, Window: limits.IngestGroupWindow, Writers: limits.IngestGroupWriters})
 	defer writes.Close()
 	handler, err := httpapi.New(httpapi.Options{
@@ -182,4 +186,25 @@ func loadSigningKey(cfg config.Config, log *slog.Logger) (signing.Key, error) {
 		log.Warn("generated a signing key for SHA256SUMS; give every gateway behind one address this same key (SPINDLE_SIGNING_KEY_FILE), docs/configure.md", "path", cfg.SigningKeyPath())
 	}
 	return key, nil
+}
+
+// recordSigningKey tells the console which P-256 key this gateway signs SHA256SUMS with (it pins
+// it in the Windows one-liner): at start, retried every minute until the database takes it, then
+// hourly, so a key in use never looks stale.
+func recordSigningKey(ctx context.Context, db *store.Store, key signing.Key, log *slog.Logger) {
+	for {
+		recordCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := db.RecordSigningKey(recordCtx, key.P256PublicPoint())
+		cancel()
+		wait := time.Hour
+		if err != nil {
+			log.Warn("could not record the signing key for the console's Windows command; retrying in a minute", "error", err)
+			wait = time.Minute
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }

@@ -23,8 +23,9 @@ type checksumCache struct {
 	mu      sync.Mutex
 	files   map[string]hashedFile
 	sums    []byte
-	sig     []byte
-	hashing int // files hashed since start (tests)
+	sig     []byte // Ed25519
+	sigP256 []byte // ECDSA P-256, IEEE P1363
+	hashing int    // files hashed since start (tests)
 }
 
 type hashedFile struct {
@@ -39,12 +40,17 @@ func newChecksumCache() *checksumCache {
 	return &checksumCache{files: map[string]hashedFile{}}
 }
 
+// signedSums is SHA256SUMS and its signatures by the gateway's two keys.
+type signedSums struct {
+	sums, ed25519, p256 []byte
+}
+
 // current returns SHA256SUMS for the regular files in dir named like agent binaries, sorted, and
-// its signature by key.
-func (c *checksumCache) current(dir string, key signing.Key) (sums, signature []byte, err error) {
+// its signatures by key.
+func (c *checksumCache) current(dir string, key signing.Key) (signedSums, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return signedSums{}, err
 	}
 	// One request at a time: a binary just replaced is hashed once, not by every request at once.
 	c.mu.Lock()
@@ -57,7 +63,7 @@ func (c *checksumCache) current(dir string, key signing.Key) (sums, signature []
 		}
 		sum, err := c.sumOf(filepath.Join(dir, entry.Name()))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", entry.Name(), err)
+			return signedSums{}, fmt.Errorf("%s: %w", entry.Name(), err)
 		}
 		seen[entry.Name()] = true
 		fmt.Fprintf(&out, "%s  %s\n", sum, entry.Name())
@@ -68,9 +74,9 @@ func (c *checksumCache) current(dir string, key signing.Key) (sums, signature []
 		}
 	}
 	if !bytes.Equal(out.Bytes(), c.sums) || c.sig == nil {
-		c.sums, c.sig = out.Bytes(), key.Sign(out.Bytes())
+		c.sums, c.sig, c.sigP256 = out.Bytes(), key.Sign(out.Bytes()), key.SignP256(out.Bytes())
 	}
-	return c.sums, c.sig, nil
+	return signedSums{sums: c.sums, ed25519: c.sig, p256: c.sigP256}, nil
 }
 
 // sumOf is the file's SHA-256, from the cache while the file is unchanged. The file is hashed

@@ -2,10 +2,13 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +55,16 @@ func TestChecksumsHashEachBinaryOnceUntilItChanges(t *testing.T) {
 		sig := readAll(t, g.get(t, "/download/SHA256SUMS.sig"))
 		if !ed25519.Verify(public, sums, sig) {
 			t.Fatal("SHA256SUMS.sig does not verify the sums served")
+		}
+		// The Windows one-liner's signature (issue 25, L4): ECDSA P-256 over the same bytes.
+		p256 := readAll(t, g.get(t, "/download/SHA256SUMS.p256.sig"))
+		point, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), signing.New(private).P256PublicPoint())
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := sha256.Sum256(sums)
+		if len(p256) != 64 || !ecdsa.Verify(point, digest[:], new(big.Int).SetBytes(p256[:32]), new(big.Int).SetBytes(p256[32:])) {
+			t.Fatalf("SHA256SUMS.p256.sig (%d bytes) does not verify the sums served", len(p256))
 		}
 	}
 	for range 10 {

@@ -19,18 +19,21 @@ var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux-(amd64|arm64)|wi
 // ("<hex>  <name>"), which install.sh checks a download against before running it;
 // signatureName is the gateway's raw Ed25519 signature over it, which install.sh checks first
 // against the public key it carries.
+// p256SignatureName is the ECDSA P-256 signature over the same sums (IEEE P1363 r||s, 64
+// bytes), which the Windows one-liner checks with .NET against the key the console pins in it.
 const (
-	checksumsName = "SHA256SUMS"
-	signatureName = "SHA256SUMS.sig"
+	checksumsName     = "SHA256SUMS"
+	signatureName     = "SHA256SUMS.sig"
+	p256SignatureName = "SHA256SUMS.p256.sig"
 )
 
 // handleDownload is GET /download/spindle-agent-linux-<arch>, spindle-agent-windows-<arch>.exe
-// and .msi, GET /download/SHA256SUMS and
-// GET /download/SHA256SUMS.sig.
+// and .msi, GET /download/SHA256SUMS, GET /download/SHA256SUMS.sig (Ed25519) and
+// GET /download/SHA256SUMS.p256.sig (ECDSA P-256).
 func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if name == checksumsName || name == signatureName {
-		s.serveChecksums(w, name == signatureName)
+	if name == checksumsName || name == signatureName || name == p256SignatureName {
+		s.serveChecksums(w, name)
 		return
 	}
 	if !agentBinaryName.MatchString(name) {
@@ -66,27 +69,31 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, info.ModTime(), file)
 }
 
-// serveChecksums serves the sums or their signature, from the cache while the binaries are
-// unchanged (checksums.go).
-func (s *server) serveChecksums(w http.ResponseWriter, signature bool) {
+// serveChecksums serves the sums or one of their signatures, from the cache while the binaries
+// are unchanged (checksums.go).
+func (s *server) serveChecksums(w http.ResponseWriter, name string) {
 	if s.agentDistDir == "" {
 		writeError(w, http.StatusNotFound, reasonNotFound,
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
 		return
 	}
-	sums, sig, err := s.checksums.current(s.agentDistDir, s.signingKey)
+	signed, err := s.checksums.current(s.agentDistDir, s.signingKey)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, reasonInternal, "could not hash the agent binaries: "+err.Error())
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if signature {
+	switch name {
+	case signatureName:
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(sig)
-		return
+		_, _ = w.Write(signed.ed25519)
+	case p256SignatureName:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(signed.p256)
+	default:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(signed.sums)
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write(sums)
 }
 
 func (s *server) availableBinaries() string {

@@ -231,3 +231,23 @@ func TestFirstLookupsRunOnALoginRowLevelSecurityHolds(t *testing.T) {
 		t.Fatal("the agent the lookups found is not in the database")
 	}
 }
+
+// The gateway's login records its signing key for the console (migration
+// 20261128110200_gateway_signing_keys): once per key, seen again on every start.
+func TestTheGatewayRecordsItsSigningKey(t *testing.T) {
+	ctx := context.Background()
+	s, admin := openStoreAsGatewayLogin(t)
+	point := append([]byte{4}, make([]byte, 64)...)
+	point[1] = 7
+	for range 2 {
+		if err := s.RecordSigningKey(ctx, point); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := adminCount(t, admin, `SELECT count(*) FROM gateway_signing_keys WHERE algorithm = 'ecdsa-p256' AND public_key = $1`, point); n != 1 {
+		t.Fatalf("%d rows for the key, want 1", n)
+	}
+	if err := s.RecordSigningKey(ctx, point[:33]); err == nil {
+		t.Fatal("a point of the wrong length was recorded")
+	}
+}

@@ -29,6 +29,9 @@ export interface CreatedEnrollmentToken extends EnrollmentTokenSummary {
   token: string;
   /** Linux: install.sh through sudo sh. */
   installCommand: string;
-  /** Windows: an elevated PowerShell line that runs spindle-agent.exe install. */
-  windowsInstallCommand: string;
+  /**
+   * Windows: an elevated PowerShell line that checks the gateway's signature, then runs
+   * spindle-agent.exe install; null until a gateway has recorded the signing key it pins.
+   */
+  windowsInstallCommand: string | null;
 }
