@@ -8,7 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,4 +98,44 @@ func TestChecksumsHashEachBinaryOnceUntilItChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect()
+}
+
+// BenchmarkSHA256SUMS is issue 25's measurement: three 32 MiB binaries, SHA256SUMS requested
+// again and again. "cached" is the gateway now; "hashed per request" gives each request an empty
+// cache, which is what every request cost before.
+//
+//	go test ./internal/httpapi/ -run '^$' -bench BenchmarkSHA256SUMS -benchtime 20x
+func BenchmarkSHA256SUMS(b *testing.B) {
+	dist := b.TempDir()
+	for _, name := range []string{"spindle-agent-linux-amd64", "spindle-agent-linux-arm64", "spindle-agent-windows-amd64.exe"} {
+		content := bytes.Repeat([]byte(name), (32<<20)/len(name)+1)[:32<<20]
+		if err := os.WriteFile(filepath.Join(dist, name), content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, handler, err := newServer(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
+		SigningKey: testSigningKey, MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 1, AgentDistDir: dist})
+	if err != nil {
+		b.Fatal(err)
+	}
+	request := func() {
+		recorder := httptest.NewRecorder()
+		handler.ServeHTTP(recorder, httptest.NewRequest(http.MethodGet, "/download/SHA256SUMS", nil))
+		if recorder.Code != http.StatusOK {
+			b.Fatalf("status %d", recorder.Code)
+		}
+	}
+	b.Run("cached", func(b *testing.B) {
+		request()
+		b.ResetTimer()
+		for range b.N {
+			request()
+		}
+	})
+	b.Run("hashed per request", func(b *testing.B) {
+		for range b.N {
+			s.checksums = newChecksumCache()
+			request()
+		}
+	})
 }
