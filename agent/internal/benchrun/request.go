@@ -14,15 +14,17 @@ import (
 // so whoever can write a run's row in the database cannot run a local binary as root or lower
 // the floor to a byte (issue 25, L1). A request naming them is refused as not understood.
 type remoteRequest struct {
-	Paths                []string     `json:"paths"`
-	SizeLimitBytes       int64        `json:"sizeLimitBytes"`
-	TimeLimitSeconds     float64      `json:"timeLimitSeconds"`
-	StepSeconds          float64      `json:"stepSeconds,omitempty"`
-	LatencyLimitSeconds  float64      `json:"latencyLimitSeconds,omitempty"`
-	DirectIO             bool         `json:"directIO"`
-	AB                   bool         `json:"ab"`
-	ReadCacheBudgetBytes int64        `json:"readCacheBudgetBytes,omitempty"`
-	Loads                []bench.Load `json:"loads,omitempty"`
+	Paths               []string `json:"paths"`
+	SizeLimitBytes      int64    `json:"sizeLimitBytes"`
+	TimeLimitSeconds    float64  `json:"timeLimitSeconds"`
+	StepSeconds         float64  `json:"stepSeconds,omitempty"`
+	LatencyLimitSeconds float64  `json:"latencyLimitSeconds,omitempty"`
+	// TargetHalfWidthPercent: A/B blocks are added until every change is known within ± this.
+	TargetHalfWidthPercent float64      `json:"targetHalfWidthPercent,omitempty"`
+	DirectIO               bool         `json:"directIO"`
+	AB                     bool         `json:"ab"`
+	ReadCacheBudgetBytes   int64        `json:"readCacheBudgetBytes,omitempty"`
+	Loads                  []bench.Load `json:"loads,omitempty"`
 }
 
 // Local is what only the server's operator decides about proof runs (agent.yaml bench).
@@ -47,7 +49,8 @@ func decodeRequest(profile string, parameters json.RawMessage, local Local) (ben
 	}
 	req := bench.Request{
 		Profile: profile, Paths: remote.Paths, SizeLimitBytes: remote.SizeLimitBytes, TimeLimitSeconds: remote.TimeLimitSeconds,
-		StepSeconds: remote.StepSeconds, LatencyLimitSeconds: remote.LatencyLimitSeconds, DirectIO: remote.DirectIO, AB: remote.AB,
+		StepSeconds: remote.StepSeconds, LatencyLimitSeconds: remote.LatencyLimitSeconds,
+		TargetHalfWidthPercent: remote.TargetHalfWidthPercent, DirectIO: remote.DirectIO, AB: remote.AB,
 		ReadCacheBudgetBytes: remote.ReadCacheBudgetBytes, Loads: remote.Loads,
 		FreeSpaceFloorBytes: local.FreeSpaceFloorBytes,
 	}
