@@ -1,5 +1,5 @@
 // The only reader of process.env. Parsed once, on first use; instrumentation.ts calls it when the
-// server starts so a bad value stops `next start` with a message saying what to set, instead of
+// server starts so a bad value stops the console with a message saying what to set, instead of
 // failing on the first request.
 import { z } from "zod";
 
