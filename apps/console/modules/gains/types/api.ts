@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { measured, series, unixSeconds } from "@/lib/openapi/schemas";
+
+const rangeView = z.object({
+  range: z.enum(["1h", "24h", "7d", "30d", "custom"]),
+  from: z.string(),
+  to: z.string(),
+  resolution: z.enum(["raw", "1m", "1h"]),
+  bucketSeconds: z.number().nullable(),
+});
+
+const ledgerLine = z.object({
+  key: z.enum(["bytesFromMemory", "storageIosSaved", "storageTimeSaved", "fragmentsPrevented", "filesDefragmented", "preallocatedBytes"]),
+  feature: z.enum(["read-cache", "write-optimisation"]),
+  label: z.string(),
+  unit: z.string(),
+  effect: measured(z.number()),
+  notMeasuredOn: z.array(z.object({ server: z.string(), reason: z.string() })).optional(),
+});
+
+const serverSummary = z.object({
+  serverId: z.uuid(),
+  hostname: z.string(),
+  reads: measured(z.object({
+    memoryBytes: z.number(), storageBytes: z.number(), memoryOperations: z.number(), storageOperations: z.number(), memoryShare: z.number(), storageShare: z.number(),
+  })),
+  storageReadLatencySeconds: measured(z.number()),
+  memoryReadLatencySeconds: measured(z.number()),
+  timeSaved: measured(z.object({ seconds: z.number(), storageReadLatencySeconds: z.number(), memoryReadLatencySeconds: z.number(), storageIosSaved: z.number() })),
+  fragments: measured(z.object({ prevented: z.number(), expectedExtents: z.number(), actualExtents: z.number(), managedExtentsPerGib: z.number(), unmanagedExtentsPerGib: z.number() })),
+  ledger: z.array(ledgerLine),
+});
+
+export const fleetGainsSchema = z.object({ range: rangeView, servers: z.array(serverSummary), ledger: z.array(ledgerLine) });
+
+export const serverGainsSchema = serverSummary.extend({
+  range: rangeView,
+  devices: z.array(z.object({
+    device: z.string(),
+    readOps: z.number().nullable(),
+    readBytes: z.number().nullable(),
+    meanReadBytes: measured(z.number()),
+    meanReadLatencySeconds: measured(z.number()),
+  })),
+  series: z.object({ time: unixSeconds, memoryBytesPerSecond: series, storageBytesPerSecond: series }),
+});
+
+const verdictMetric = z.object({ key: z.string(), label: z.string(), unit: z.string(), source: z.string(), denominatorUnit: z.string() });
+const metricVerdict = z.discriminatedUnion("status", [
+  z.object({
+    status: z.literal("verdict"),
+    metric: verdictMetric,
+    stage: z.enum(["provisional", "final"]),
+    verdict: z.enum(["better", "worse", "no-measurable-change"]),
+    method: z.enum(["previous-days", "concurrent-control", "block-bootstrap"]),
+    basis: z.string(),
+    scale: z.enum(["relative", "absolute"]),
+    after: z.number(),
+    expected: z.number(),
+    change: z.number().meta({ description: "After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one" }),
+    interval: z.object({ low: z.number(), high: z.number(), confidence: z.number() }),
+    pValue: z.number(),
+    adjustedPValue: z.number().meta({ description: "Holm-adjusted over metricsCompared metrics" }),
+    metricsCompared: z.number().int(),
+    alpha: z.number(),
+  }),
+  z.object({ status: z.literal("not-enough-data"), metric: verdictMetric, reason: z.string() }),
+]);
+const span = z.object({ from: z.string(), to: z.string() });
+
+export const serverVerdictSchema = z.object({
+  serverId: z.uuid(),
+  hostname: z.string(),
+  change: z.discriminatedUnion("status", [
+    z.object({ status: z.literal("known"), appliedAt: z.string(), cause: z.string() }),
+    z.object({ status: z.literal("unknown"), reason: z.string() }),
+  ]),
+  look: z.discriminatedUnion("status", [
+    z.object({ status: z.literal("too-early"), reason: z.string(), firstAt: z.string(), finalAt: z.string() }),
+    z.object({
+      status: z.literal("look"),
+      stage: z.enum(["provisional", "final"]),
+      afterMinutes: z.number(),
+      horizonMinutes: z.number(),
+      alpha: z.number(),
+      finalAt: z.string(),
+      after: span,
+      before: span.extend({ description: z.string() }),
+      controlServers: z.number().int(),
+    }),
+  ]).nullable().meta({ description: "When the change is read: too early, a provisional checkpoint or the final verdict; null when the change moment is unknown" }),
+  metrics: z.array(metricVerdict),
+});
+
+export const policyVersionVerdictsSchema = z.object({ policyId: z.string(), version: z.number().int(), servers: z.array(serverVerdictSchema) });
