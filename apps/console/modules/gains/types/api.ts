@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { measured, series, unixSeconds } from "@/lib/openapi/schemas";
+import type { FleetGains, ServerGains } from "./gains";
+import type { ServerVerdict } from "./verdict";
 
 const rangeView = z.object({
   range: z.enum(["1h", "24h", "7d", "30d", "custom"]),
@@ -9,13 +11,41 @@ const rangeView = z.object({
   bucketSeconds: z.number().nullable(),
 });
 
+const interval = z.object({ low: z.number(), high: z.number(), confidence: z.number() });
+
 const ledgerLine = z.object({
-  key: z.enum(["bytesFromMemory", "storageIosSaved", "storageTimeSaved", "fragmentsPrevented", "filesDefragmented", "preallocatedBytes"]),
+  key: z.enum(["bytesFromMemory", "storageIosSaved", "storageTimeSaved", "ownPageHits", "ownStorageReads", "fragmentsPrevented", "filesDefragmented", "preallocatedBytes"]),
   feature: z.enum(["read-cache", "write-optimisation"]),
+  kind: z.enum(["caused", "lower-bound", "description", "cost", "counter"])
+    .meta({ description: "caused: against a control group, with an interval; lower-bound: counted directly; description: what happened, not a saving; cost: what the feature spent; counter: the feature's own count" }),
   label: z.string(),
   unit: z.string(),
   effect: measured(z.number()),
+  interval: interval.optional().meta({ description: "The 95 % interval of a caused figure, in its unit" }),
+  note: z.string().optional(),
   notMeasuredOn: z.array(z.object({ server: z.string(), reason: z.string() })).optional(),
+});
+
+const causedEstimate = z.object({
+  savedPages: z.number(),
+  interval: z.object({ lowPages: z.number(), highPages: z.number(), confidence: z.number(), iterations: z.number(), blockLength: z.number(), seed: z.number() }),
+  controlMissRatio: z.number(),
+  managedMissRatio: z.number(),
+  managedAccessedPages: z.number(),
+  controlAccessedPages: z.number(),
+  controlShare: z.number(),
+  expectedControlShare: z.number(),
+  units: z.number(),
+  effectiveUnits: z.number(),
+});
+
+const causedReads = z.object({
+  savedIos: z.number().meta({ description: "Storage read I/Os the read cache caused to be saved, against its control group; negative when it caused more" }),
+  interval,
+  capped: z.boolean().meta({ description: "The estimate or an end of its interval was more than the devices could have served, and was capped there" }),
+  spareIos: z.number(),
+  meanReadBytes: z.number(),
+  estimate: causedEstimate,
 });
 
 const serverSummary = z.object({
@@ -26,7 +56,9 @@ const serverSummary = z.object({
   })),
   storageReadLatencySeconds: measured(z.number()),
   memoryReadLatencySeconds: measured(z.number()),
-  timeSaved: measured(z.object({ seconds: z.number(), storageReadLatencySeconds: z.number(), memoryReadLatencySeconds: z.number(), storageIosSaved: z.number() })),
+  causedReads: measured(causedReads),
+  causedTime: measured(z.object({ seconds: z.number(), interval, storageReadLatencySeconds: z.number(), memoryReadLatencySeconds: z.number() })),
+  ownPageHits: measured(z.number()).meta({ description: "First hits on pages the read cache itself brought back, as storage reads: a lower bound of what it caused" }),
   fragments: measured(z.object({ prevented: z.number(), expectedExtents: z.number(), actualExtents: z.number(), managedExtentsPerGib: z.number(), unmanagedExtentsPerGib: z.number() })),
   ledger: z.array(ledgerLine),
 });
@@ -45,7 +77,7 @@ export const serverGainsSchema = serverSummary.extend({
   series: z.object({ time: unixSeconds, memoryBytesPerSecond: series, storageBytesPerSecond: series }),
 });
 
-const verdictMetric = z.object({ key: z.string(), label: z.string(), unit: z.string(), source: z.string(), denominatorUnit: z.string() });
+const verdictMetric = z.object({ key: z.enum(["meanReadLatency", "pageCacheMissRatio", "splitIosPerIo", "storageReadsPerAccess"]), label: z.string(), unit: z.string(), source: z.string(), denominatorUnit: z.string() });
 const metricVerdict = z.discriminatedUnion("status", [
   z.object({
     status: z.literal("verdict"),
@@ -90,6 +122,20 @@ export const serverVerdictSchema = z.object({
     }),
   ]).nullable().meta({ description: "When the change is read: too early, a provisional checkpoint or the final verdict; null when the change moment is unknown" }),
   metrics: z.array(metricVerdict),
+  readCacheCaused: measured(causedReads).nullable()
+    .meta({ description: "The read cache's caused storage reads over the after window, against its control group; null without a look" }),
 });
 
 export const policyVersionVerdictsSchema = z.object({ policyId: z.string(), version: z.number().int(), servers: z.array(serverVerdictSchema) });
+
+// The answers' types are written for the code and these schemas for the OpenAPI document: these
+// lines stop the build when the two drift apart (the contract test would only see it at run time).
+type Same<A, B extends A> = [A, B];
+export type GainsSchemasMatchTypes = [
+  Same<ServerGains, z.infer<typeof serverGainsSchema>>,
+  Same<z.infer<typeof serverGainsSchema>, ServerGains>,
+  Same<FleetGains, z.infer<typeof fleetGainsSchema>>,
+  Same<z.infer<typeof fleetGainsSchema>, FleetGains>,
+  Same<ServerVerdict, z.infer<typeof serverVerdictSchema>>,
+  Same<z.infer<typeof serverVerdictSchema>, ServerVerdict>,
+];
