@@ -1,5 +1,5 @@
 // The worker runs as the login production ships for it (spindle_worker_login, migration
-// 20261128110100_service_logins), never as the schema's owner: on a database the owner migrated,
+// 20261128150100_service_logins), never as the schema's owner: on a database the owner migrated,
 // its first start creates graphile-worker's queue schema itself and runs jobs; a queue schema an
 // earlier owner-run worker made is handed to the login by the migration, so later graphile-worker
 // migrations (which alter its tables) keep working. Issue 25, M4.
@@ -15,7 +15,7 @@ import { quickAddJob, runMigrations, runOnce } from "graphile-worker";
 import pg from "pg";
 
 const skip = testDatabaseSkipReason();
-const serviceLoginsMigration = "20261128110100_service_logins";
+const serviceLoginsMigration = "20261128150100_service_logins";
 
 function asWorkerLogin(url: string): string {
   const login = new URL(url);

@@ -7,7 +7,7 @@ import type { PrismaClient } from "./generated/prisma/client.js";
 /**
  * The NOLOGIN roles the services adopt per transaction; the deployment's logins hold them. Not
  * spindle_grafana: a Grafana login's organisation is bound to the login itself (migration
- * 20261128110000_grafana_login_binding), never set by a transaction.
+ * 20261128150000_grafana_login_binding), never set by a transaction.
  */
 export const serviceRoles = ["spindle_console", "spindle_gateway", "spindle_worker", "spindle_system"] as const;
 export type ServiceRole = (typeof serviceRoles)[number];

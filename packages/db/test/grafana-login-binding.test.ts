@@ -1,4 +1,4 @@
-// Migration 20261128110000_grafana_login_binding: a Grafana login's organisation is bound to the
+// Migration 20261128150000_grafana_login_binding: a Grafana login's organisation is bound to the
 // login (spindle_bind_grafana_login), logins bound the old way are carried over, and a tenant
 // table a later migration forgets to protect is protected by the runner anyway. The attacks on a
 // bound login, on both time-series paths, are e2e/integration/grafana-tenant-binding.test.ts.
@@ -14,7 +14,7 @@ import { copyOfMigrations } from "./support/fixtures.js";
 import { unprotectedTenantRelationsQuery } from "./support/tenant-protection.js";
 
 const skip = testDatabaseSkipReason();
-const bindingMigration = "20261128110000_grafana_login_binding";
+const bindingMigration = "20261128150000_grafana_login_binding";
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>, user?: string): Promise<T> {
   const target = new URL(url);

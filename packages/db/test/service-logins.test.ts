@@ -1,4 +1,4 @@
-// Migration 20261128110100_service_logins and `spindle-db migrate`'s passwords: each service has a
+// Migration 20261128150100_service_logins and `spindle-db migrate`'s passwords: each service has a
 // login of its own holding only its role, none able to skip row-level security, and migrate sets
 // each login's password from the URL the service is given, as a SCRAM verifier PostgreSQL accepts.
 import assert from "node:assert/strict";

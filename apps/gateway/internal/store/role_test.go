@@ -24,7 +24,7 @@ import (
 )
 
 // gatewayLogin is the login the migrations create for the gateway and the deployments use
-// (migration 20261128110100_service_logins): it holds only spindle_gateway.
+// (migration 20261128150100_service_logins): it holds only spindle_gateway.
 const gatewayLogin = "spindle_gateway_login"
 
 // openStoreAsGatewayLogin returns a Store connected as the gateway's shipped login, and a
@@ -40,7 +40,7 @@ func openStoreAsGatewayLogin(t *testing.T) (*Store, *pgxpool.Pool) {
 	t.Cleanup(admin.Close)
 	// Roles are cluster-wide and the test cluster trusts local logins, as a password would here.
 	if adminCount(t, admin, `SELECT count(*) FROM pg_roles WHERE rolname = $1`, gatewayLogin) != 1 {
-		t.Fatalf("there is no %s: migration 20261128110100_service_logins creates it; restart scripts/test-db.sh", gatewayLogin)
+		t.Fatalf("there is no %s: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh", gatewayLogin)
 	}
 	u, err := url.Parse(adminURL)
 	if err != nil {
@@ -233,7 +233,7 @@ func TestFirstLookupsRunOnALoginRowLevelSecurityHolds(t *testing.T) {
 }
 
 // The gateway's login records its signing key for the console (migration
-// 20261128110200_gateway_signing_keys): once per key, seen again on every start.
+// 20261128150200_gateway_signing_keys): once per key, seen again on every start.
 func TestTheGatewayRecordsItsSigningKey(t *testing.T) {
 	ctx := context.Background()
 	s, admin := openStoreAsGatewayLogin(t)

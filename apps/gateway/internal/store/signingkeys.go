@@ -8,7 +8,7 @@ import (
 )
 
 // RecordSigningKey records that this gateway signs with the P-256 public key point (migration
-// 20261128110200_gateway_signing_keys): the console pins the keys gateways recorded recently in
+// 20261128150200_gateway_signing_keys): the console pins the keys gateways recorded recently in
 // the Windows one-liner. No organisation: the key is the deployment's.
 func (s *Store) RecordSigningKey(ctx context.Context, point []byte) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -23,7 +23,7 @@ export async function openPlainDatabase(label: string): Promise<PlainDatabase> {
   const pool = createPool(db.url, { max: 6 });
   // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
   const { rowCount } = await pool.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [workerTestLogin]);
-  if (!rowCount) throw new Error(`there is no ${workerTestLogin}: migration 20261128110100_service_logins creates it; restart scripts/test-db.sh`);
+  if (!rowCount) throw new Error(`there is no ${workerTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
   const login = new URL(db.url);
   login.username = workerTestLogin;
   login.password = "";

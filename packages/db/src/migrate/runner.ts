@@ -28,7 +28,7 @@ export interface MigrateOptions {
   log?: (line: string) => void;
   /**
    * The DATABASE_URL each service will run with: after migrating, its login (created by
-   * 20261128110100_service_logins) gets the URL's password.
+   * 20261128150100_service_logins) gets the URL's password.
    */
   serviceDatabaseUrls?: ServiceDatabaseUrls;
 }
@@ -102,7 +102,7 @@ async function applyOne(
 }
 
 /**
- * Tenant isolation by construction: once migration 20261128110000_grafana_login_binding has
+ * Tenant isolation by construction: once migration 20261128150000_grafana_login_binding has
  * defined it, every migration ends, in its own transaction, with a call that gives any tenant
  * relation (schema public, an org_id column) without its walls the same row-level security or
  * view walls as spindle_protect_tenant_relation, so one a migration forgets is never left open.

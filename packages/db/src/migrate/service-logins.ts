@@ -1,4 +1,4 @@
-// The services' logins (migration 20261128110100_service_logins) get their passwords from the
+// The services' logins (migration 20261128150100_service_logins) get their passwords from the
 // URLs the services are given, so a deployment states each password once: `spindle-db migrate`
 // with SPINDLE_CONSOLE_DATABASE_URL, SPINDLE_GATEWAY_DATABASE_URL and SPINDLE_WORKER_DATABASE_URL
 // sets them after migrating. The password reaches the server as a SCRAM-SHA-256 verifier, never in

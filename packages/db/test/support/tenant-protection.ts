@@ -1,5 +1,5 @@
 // Which tenant relations (an org_id column, schema public) are unprotected. Protected means both
-// walls (migrations 20261123130000_tenant_security and 20261128110000_grafana_login_binding):
+// walls (migrations 20261123130000_tenant_security and 20261128150000_grafana_login_binding):
 // - a table with forced row-level security, the services' policy (spindle_org_isolation) and the
 //   Grafana login's pair (spindle_grafana_login, and the restrictive spindle_grafana_login_only
 //   that holds a login to its bound organisation whatever else applies); or

@@ -1,7 +1,7 @@
 // better-auth's first lookups (the user by e-mail at sign-up and sign-in, the account, the
 // membership the session lands in, the session by its cookie) run before the console knows any
 // organisation, outside inOrg. They run on the login production ships for the console
-// (spindle_console_login, migration 20261128110100_service_logins): not the owner, not a
+// (spindle_console_login, migration 20261128150100_service_logins): not the owner, not a
 // superuser, no BYPASSRLS, so row-level security holds on the very connection they use, and an
 // injected statement there could not read a tenant row. Issue 25, M4.
 import assert from "node:assert/strict";
