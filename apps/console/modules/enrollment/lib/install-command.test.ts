@@ -1,14 +1,15 @@
-// The Windows one-liner's text and structure, and its signature check done as .NET does it.
-// PowerShell cannot be installed here, so this checks what the command says and runs the same
-// verification in Node (test-support/windows-signature.ts: CNG's ECCPUBLIC blob, SHA-256,
-// IEEE P1363); e2e/integration/windows-agent.test.ts checks that every URL it names is served by
-// the real gateway, that the gateway's own signature passes that check with the key the console
-// pins, and runs the agent's `install` under Wine.
+// The Linux and Windows one-liners' text and structure (the Linux one runs verbatim in
+// e2e/tests/spine.spec.ts and e2e/integration/install-command.test.ts), and the Windows one's
+// signature check done as .NET does it. PowerShell cannot be installed here, so this checks what
+// the command says and runs the same verification in Node (test-support/windows-signature.ts:
+// CNG's ECCPUBLIC blob, SHA-256, IEEE P1363); e2e/integration/windows-agent.test.ts checks that
+// every URL it names is served by the real gateway, that the gateway's own signature passes that
+// check with the key the console pins, and runs the agent's `install` under Wine.
 import assert from "node:assert/strict";
 import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, it } from "node:test";
 import { pinnedKeysOf, verifiesAsWindows } from "@/test-support/windows-signature";
-import { eccPublicBlob, windowsAgentDownload, windowsInstallCommand } from "./install-command";
+import { eccPublicBlob, installCommand, windowsAgentDownload, windowsInstallCommand } from "./install-command";
 
 const token = "spe_AbC-123_xyz";
 
@@ -82,5 +83,22 @@ describe("windowsInstallCommand", () => {
     assert.ok(odd.includes("$g='https://gw.example.com/$(calc)''x'"));
     assert.ok(odd.includes("'spe_a''b' | & $f install"));
     assert.throws(() => windowsInstallCommand("https://gw.example.com", token, []), /no gateway signing key to pin/);
+  });
+});
+
+describe("installCommand (Linux)", () => {
+  const gatewayKey = p256();
+  it("runs install.sh with sh, not sudo, so one line serves root without sudo and users with sudo", () => {
+    assert.equal(installCommand("https://gw.example.com/", token),
+      `script=$(curl -fsSL https://gw.example.com/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin`);
+  });
+
+  it("carries --allow-http for a plain-http gateway that is not a loopback address, on both platforms", () => {
+    assert.ok(installCommand("http://vm:4318", token).endsWith("spindle-install --token-stdin --allow-http"));
+    assert.ok(windowsInstallCommand("http://vm:4318", token, [gatewayKey.blob]).endsWith("install --token-file - --gateway $g --allow-http"));
+    for (const url of ["http://127.0.0.1:4318", "https://vm:4318"]) {
+      assert.ok(!installCommand(url, token).includes("--allow-http"), url);
+      assert.ok(!windowsInstallCommand(url, token, [gatewayKey.blob]).includes("--allow-http"), url);
+    }
   });
 });
