@@ -180,7 +180,8 @@ async function main() {
     cwd: join(root, "apps/worker"),
     env: { ...env, SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_NOTIFY_SECRETS_KEY_FILE: notifySecretsKeyFile() },
   });
-  service("console", join(root, "node_modules/.bin/next"), ["start", "-p", String(consolePort)], {
+  // server.ts, not `next start`: it alone decides the client address from the connection.
+  service("console", process.execPath, ["dist/server.js", "-p", String(consolePort)], {
     cwd: join(root, "apps/console"),
     env: { ...env, NODE_ENV: "production", BETTER_AUTH_SECRET: authSecret(),
       SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_GATEWAY_URL: gatewayUrl,

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { describeCapabilities } from "../../apps/console/modules/deep-telemetry/lib/capabilities";
-import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { eccPublicBlob, windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import { eventually } from "../support/agent";
 import { GatewayProcess, repoRoot } from "../support/gateway";
 import { saveOrganisationDefaultPolicy } from "../support/policy-stack";
@@ -105,20 +106,31 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
   test("every URL the console's PowerShell one-liner names is served; the agent matches SHA256SUMS", () => explained(async () => {
     // PowerShell is not installable here: the command's variables are resolved as PowerShell
     // would, and each download it makes is fetched from the real gateway.
-    const command = windowsInstallCommand(publicUrl, token);
+    // The keys the console pins: those the real gateway recorded when it started.
+    const keys = await eventually("the gateway records its signing key", async () => {
+      const rows = await query<{ public_key: Buffer }>("SELECT public_key FROM gateway_signing_keys WHERE algorithm = 'ecdsa-p256'");
+      return rows.length > 0 ? rows.map((r) => eccPublicBlob(r.public_key).toString("base64")) : undefined;
+    });
+    const command = windowsInstallCommand(publicUrl, token, keys);
     const vars = Object.fromEntries([...command.matchAll(/\$(\w+)='([^']*)'/g)].map((m) => [m[1]!, m[2]!]));
     const urls = [...command.matchAll(/Invoke-WebRequest -UseBasicParsing "([^"]+)"/g)]
       .map((m) => m[1]!.replace(/\$(\w+)/g, (_, name: string) => vars[name] ?? `<unset ${name}>`));
-    assert.deepEqual(urls, [`${publicUrl}/download/spindle-agent-windows-amd64.exe`, `${publicUrl}/download/SHA256SUMS`]);
+    assert.deepEqual(urls, [`${publicUrl}/download/spindle-agent-windows-amd64.exe`, `${publicUrl}/download/SHA256SUMS`,
+      `${publicUrl}/download/SHA256SUMS.p256.sig`]);
     // The last statement pipes the token into the downloaded agent's install, as the next test runs it.
     const [, install] = /^'spe_[^']*' \| & \$f (install .*)$/.exec(command.split("; ").at(-1)!) ?? assert.fail(command);
     installArgs = install!.split(" ").map((word) => (word.startsWith("$") ? vars[word.slice(1)] ?? `<unset ${word}>` : word));
     assert.deepEqual(installArgs, ["install", "--token-file", "-", "--gateway", publicUrl, ...(lanAddress ? ["--allow-http"] : [])]);
-    const [binaryResponse, sumsResponse] = await Promise.all(urls.map((url) => fetch(url)));
+    const [binaryResponse, sumsResponse, signatureResponse] = await Promise.all(urls.map((url) => fetch(url)));
     assert.equal(binaryResponse!.status, 200);
     assert.equal(sumsResponse!.status, 200);
+    assert.equal(signatureResponse!.status, 200);
     const binary = Buffer.from(await binaryResponse!.arrayBuffer());
-    const sums = await sumsResponse!.text();
+    const sumsBytes = Buffer.from(await sumsResponse!.arrayBuffer());
+    // The one-liner's signature check (.NET ECDsaCng.VerifyData, done as .NET does it: issue 25, L4).
+    assert.ok(verifiesAsWindows(sumsBytes, Buffer.from(await signatureResponse!.arrayBuffer()), pinnedKeysOf(command)),
+      "the gateway's P-256 signature over SHA256SUMS passes the check with the key the console pins");
+    const sums = sumsBytes.toString("ascii");
     // The one-liner's check: "<lower-case sha256>  <name>" is one of SHA256SUMS's lines.
     const expected = `${createHash("sha256").update(binary).digest("hex")}  ${vars.n}`;
     assert.ok(sums.split("\n").includes(expected), `SHA256SUMS has ${expected}:\n${sums}`);

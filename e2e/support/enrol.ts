@@ -2,6 +2,7 @@
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import type { InstalledAgent } from "./agent";
 
 /** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
@@ -15,7 +16,13 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   // The Windows tab shows the PowerShell line for the same token (text checked in the console's
   // unit test; its URLs and the agent's install under Wine in integration/windows-agent.test.ts).
   await page.getByTestId("install-tab-windows").click();
-  await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway, token));
+  const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
+  expect(windows).toBe(windowsInstallCommand(gateway!, token!, pinnedKeysOf(windows)));
+  // The key it pins (from the console) checks the real gateway's signature over its SHA256SUMS,
+  // as the command's .NET check would (issue 25, L4).
+  const [sums, signature] = await Promise.all(["SHA256SUMS", "SHA256SUMS.p256.sig"].map(async (name) =>
+    Buffer.from(await (await fetch(`${gateway}/download/${name}`)).arrayBuffer())));
+  expect(verifiesAsWindows(sums!, signature!, pinnedKeysOf(windows))).toBe(true);
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   configure(agent);

@@ -8,6 +8,7 @@
 import { expect, test } from "@playwright/test";
 import { hostname } from "node:os";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf } from "../../apps/console/test-support/windows-signature";
 import { newAccount, signIn, signUp } from "../support/accounts";
 import { expectChartsDrawn } from "../support/charts";
 import { expectInstallCommand } from "../support/enrol";
@@ -45,7 +46,8 @@ test("sign up, copy the one-liner, run it as root, and see the server live with 
   expect(await notice.evaluate((note, command) => note.compareDocumentPosition(command!) & Node.DOCUMENT_POSITION_FOLLOWING,
     await page.getByTestId("install-command").elementHandle())).toBeTruthy();
   await page.getByTestId("install-tab-windows").click();
-  await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway, token));
+  const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
+  expect(windows).toBe(windowsInstallCommand(gateway, token, pinnedKeysOf(windows)));
   await expect(page.getByTestId("install-note-plain-http")).toBeVisible();
   await page.getByTestId("install-tab-linux").click();
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
-	"github.com/spindle-io/spindle/agent/internal/proofrunclient"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 	"github.com/spindle-io/spindle/agent/internal/collector"
 	"github.com/spindle-io/spindle/agent/internal/config"
@@ -18,6 +17,8 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/export"
 	"github.com/spindle-io/spindle/agent/internal/forward"
 	"github.com/spindle-io/spindle/agent/internal/hostinfo"
+	"github.com/spindle-io/spindle/agent/internal/proofrun"
+	"github.com/spindle-io/spindle/agent/internal/proofrunclient"
 	"github.com/spindle-io/spindle/agent/internal/spool"
 	"github.com/spindle-io/spindle/agent/internal/status"
 )
@@ -86,8 +87,12 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 
 	// Proof runs requested from the console (docs/agent-protocol.md, "Proof runs"), one at a
 	// time in the background; on shutdown a run in progress stops and removes its files.
+	proofRunLocal := proofrunclient.Local{FreeSpaceFloorBytes: cfg.ProofRuns.FreeSpaceFloorBytes}
+	if cfg.ProofRuns.Pgbench.ConnString != "" {
+		proofRunLocal.Postgres = &proofrun.PostgresTarget{ConnString: cfg.ProofRuns.Pgbench.ConnString, PgbenchPath: cfg.ProofRuns.Pgbench.Path}
+	}
 	proofRunner, err := proofrunclient.New(proofrunclient.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.ProofRuns.Paths,
-		UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "proofrunclient")})
+		Local: proofRunLocal, UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "proofrunclient")})
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,8 @@ type Config struct {
 	// before the rename (issue 28); both at once is an error.
 	LegacyBench *ProofRunConfig `yaml:"bench,omitempty"`
 	ReadCache   ReadCacheConfig `yaml:"read_cache"`
+	// WriteOptimization holds the limits the console's policy cannot change.
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization,omitempty"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -182,7 +184,7 @@ func Parse(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("parse YAML: %w", err)
 	}
 	if cfg.LegacyBench != nil {
-		if len(cfg.ProofRuns.Paths) > 0 {
+		if cfg.ProofRuns.set() {
 			return Config{}, errors.New("agent.yaml sets both proof_runs and bench (its old name): keep proof_runs only")
 		}
 		cfg.ProofRuns, cfg.LegacyBench = *cfg.LegacyBench, nil
@@ -250,7 +252,7 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.ProofRuns.validate(), c.ReadCache.validate())
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.ProofRuns.validate(), c.ReadCache.validate(), c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
@@ -70,14 +69,7 @@ func (s *server) proofRunAgent(w http.ResponseWriter, r *http.Request) (store.Ag
 			"send the agent credential as 'Authorization: Bearer spa_…'; enrol the agent with 'spindle-agent enroll' to get one")
 		return store.Agent{}, false
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
-	defer cancel()
-	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return store.Agent{}, false
-	}
-	return agent, true
+	return s.admitAgent(w, r, secret, cachedCheck)
 }
 
 // handleProofRunNext answers 200 with a command, or 204 after up to ?wait= seconds without one (at
@@ -106,9 +98,16 @@ func (s *server) handleProofRunNext(w http.ResponseWriter, r *http.Request) {
 			// Subscribe before reading, so a change between the read and the wait is not missed.
 			woken, stop = s.proofRunWaker.Wait(agent.ServerID)
 		}
+		release, admitted := s.gates.agentCalls.acquire(r.Context())
+		if !admitted {
+			stop()
+			writeOverloaded(w)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
 		command, err := s.store.NextProofRunCommand(ctx, agent, running)
 		cancel()
+		release()
 		if err != nil {
 			stop()
 			s.writeProofRunStoreError(w, r, agent, err)
@@ -181,13 +180,15 @@ func (s *server) handleProofRunProfiles(w http.ResponseWriter, r *http.Request) 
 	}
 	profiles, _ := json.Marshal(offered.Profiles)
 	paths, _ := json.Marshal(offered.Paths)
-	ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
-	defer cancel()
-	if err := s.store.RecordProofRunProfiles(ctx, agent, profiles, paths); err != nil {
-		s.writeProofRunStoreError(w, r, agent, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
+		defer cancel()
+		if err := s.store.RecordProofRunProfiles(ctx, agent, profiles, paths); err != nil {
+			s.writeProofRunStoreError(w, r, agent, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 func (s *server) handleProofRunProgress(w http.ResponseWriter, r *http.Request) {
@@ -207,14 +208,16 @@ func (s *server) handleProofRunProgress(w http.ResponseWriter, r *http.Request) 
 		writeError(w, http.StatusBadRequest, reasonMalformed, "phase must be at most 200 characters")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
-	defer cancel()
-	cancelRun, err := s.store.RecordProofRunProgress(ctx, agent, r.PathValue("id"), *progress.Fraction, progress.Phase)
-	if err != nil {
-		s.writeProofRunStoreError(w, r, agent, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"cancel": cancelRun})
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
+		defer cancel()
+		cancelRun, err := s.store.RecordProofRunProgress(ctx, agent, r.PathValue("id"), *progress.Fraction, progress.Phase)
+		if err != nil {
+			s.writeProofRunStoreError(w, r, agent, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"cancel": cancelRun})
+	})
 }
 
 func (s *server) handleProofRunFinish(w http.ResponseWriter, r *http.Request) {
@@ -230,15 +233,17 @@ func (s *server) handleProofRunFinish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, reasonMalformed, err.Error())
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
-	defer cancel()
-	err := s.store.FinishProofRun(ctx, agent, r.PathValue("id"), store.ProofRunOutcome{Status: finish.Status, Report: finish.Report, Error: finish.Error})
-	if err != nil {
-		s.writeProofRunStoreError(w, r, agent, err)
-		return
-	}
-	s.log.Info("proof run finished", "org_id", agent.OrgID, "server_id", agent.ServerID, "run_id", r.PathValue("id"), "status", finish.Status)
-	w.WriteHeader(http.StatusNoContent)
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), proofRunRequestTimeout)
+		defer cancel()
+		err := s.store.FinishProofRun(ctx, agent, r.PathValue("id"), store.ProofRunOutcome{Status: finish.Status, Report: finish.Report, Error: finish.Error})
+		if err != nil {
+			s.writeProofRunStoreError(w, r, agent, err)
+			return
+		}
+		s.log.Info("proof run finished", "org_id", agent.OrgID, "server_id", agent.ServerID, "run_id", r.PathValue("id"), "status", finish.Status)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // validateFinish checks the outcome's shape; the report's content is the proof-run engine's Report
@@ -266,7 +271,7 @@ func validateFinish(finish proofRunFinish) error {
 }
 
 func (s *server) decodeProofRun(w http.ResponseWriter, r *http.Request, limit int64, into any) bool {
-	body, err := readBody(w, r, limit)
+	body, err := s.readBodyFirst(w, r, limit)
 	if err != nil {
 		writeBodyError(w, err)
 		return false

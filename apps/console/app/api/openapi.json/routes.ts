@@ -54,6 +54,10 @@ import * as r47 from "../servers/[id]/revoke/route";
 import * as r48 from "../servers/[id]/route";
 import * as r49 from "../servers/route";
 import * as r50 from "../servers/[id]/families/route";
+import * as r51 from "../annotations/route";
+import * as r52 from "../compare/route";
+import * as r53 from "../servers/bulk/route";
+import * as r54 from "../servers/facets/route";
 
 export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/alerts/[id]/acknowledge", module: r0 },
@@ -107,6 +111,10 @@ export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/servers/[id]", module: r48 },
   { path: "/api/servers", module: r49 },
   { path: "/api/servers/[id]/families", module: r50 },
+  { path: "/api/annotations", module: r51 },
+  { path: "/api/compare", module: r52 },
+  { path: "/api/servers/bulk", module: r53 },
+  { path: "/api/servers/facets", module: r54 },
 ];
 
 /** Route files the document leaves out on purpose. */

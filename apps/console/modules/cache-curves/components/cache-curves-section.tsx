@@ -57,7 +57,6 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
             </CardDescription>
           </div>
           {data && data.windows.length > 0 ? (
-            // biome-ignore lint/a11y/noLabelWithoutControl: the Select inside is the labelled control
             <label className="flex items-center gap-2 text-sm">
               Window ending
               <Select

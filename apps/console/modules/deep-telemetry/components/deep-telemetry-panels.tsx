@@ -3,7 +3,7 @@ import { AlertTriangle } from "lucide-react";
 import { Skeleton } from "@/components/ui/skeleton";
 import { usePolling } from "@/lib/use-polling";
 import { FamilyPanels } from "@/modules/families/components/family-panels";
-import type { MetricsRange } from "@/modules/metrics/types/metrics";
+import { answers, selectionQuery, type WindowSelection } from "@/modules/metrics/lib/window-selection";
 import type { DeepTelemetry } from "../types/deep-telemetry";
 import { CacheHitPanel } from "./cache-hit-panel";
 import { CapabilitiesPanel } from "./capabilities-panel";
@@ -12,10 +12,10 @@ import { FragmentationPanel } from "./fragmentation-panel";
 import { LatencyPanel } from "./latency-panel";
 import { SplitIoPanel } from "./split-io-panel";
 
-/** The deep Linux telemetry of one server for the picked range; refreshes with the charts above. */
-export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serverId: string; range: MetricsRange; windowTo?: string | null }) {
-  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?range=${range}${windowTo ? `&to=${encodeURIComponent(windowTo)}` : ""}`);
-  const deep = data?.range === range ? data : undefined;
+/** The deep Linux telemetry of one server for the picked window; refreshes with the charts above. */
+export function DeepTelemetryPanels({ serverId, selection }: { serverId: string; selection: WindowSelection }) {
+  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?${selectionQuery(selection)}`);
+  const deep = answers(data, selection) ? data : undefined;
   if (!deep) {
     if (error) {
       return (
@@ -42,7 +42,7 @@ export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serv
       </div>
       <DatabasePanel deep={deep} />
       <FragmentationPanel deep={deep} />
-      <FamilyPanels serverId={serverId} range={range} windowTo={windowTo} capabilities={deep.capabilities} />
+      <FamilyPanels serverId={serverId} selection={selection} capabilities={deep.capabilities} />
     </div>
   );
 }

@@ -62,13 +62,22 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
       </div>
       {notes.map((note) => <Note key={note.id} note={note} />)}
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start" role="tabpanel">
-        <pre
-          className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
-          data-testid={`install-command${suffix}`}
-        >
-          {command}
-        </pre>
-        <CopyButton value={command} label="Copy command" data-testid={`copy-install-command${suffix}`} />
+        {command === null ? (
+          <p className="flex-1 text-sm text-destructive" data-testid={`install-command${suffix}-unavailable`}>
+            No gateway has recorded its signing key yet, and the Windows command checks the gateway&apos;s signature before it runs
+            anything. Start the gateway (it records its key when it starts), then create a new token.
+          </p>
+        ) : (
+          <>
+            <pre
+              className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
+              data-testid={`install-command${suffix}`}
+            >
+              {command}
+            </pre>
+            <CopyButton value={command} label="Copy command" data-testid={`copy-install-command${suffix}`} />
+          </>
+        )}
       </div>
       {platform === "linux" ? (
         <p className="text-xs text-muted-foreground">
@@ -79,12 +88,12 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
         </p>
       ) : (
         <p className="text-xs text-muted-foreground">
-          The command downloads <code>spindle-agent.exe</code> from the gateway, runs it only if its SHA-256 matches the gateway&apos;s
-          SHA256SUMS, and runs <code>spindle-agent.exe install</code>: it exchanges the token for the server&apos;s own credential, keeps its
+          The command downloads <code>spindle-agent.exe</code> from the gateway, checks the gateway&apos;s ECDSA signature over SHA256SUMS
+          against the key pinned in the command (it came from this console, not from the download), runs the agent only if its SHA-256 matches
+          the signed SHA256SUMS, and runs <code>spindle-agent.exe install</code>: it exchanges the token for the server&apos;s own credential, keeps its
           configuration in <code>%ProgramData%\Spindle</code> (SYSTEM and Administrators only) and starts the <code>SpindleAgent</code> service,
           which restarts on failure. <code>&quot;C:\Program Files\Spindle\spindle-agent.exe&quot; uninstall</code> removes it. Fleets that deploy
           MSIs: <code>msiexec /i spindle-agent-windows-amd64.msi /qn SPINDLE_GATEWAY=… SPINDLE_TOKEN=…</code> (from the gateway&apos;s <code>/download/</code>).
-          PowerShell cannot check the gateway&apos;s Ed25519 signature over SHA256SUMS as the Linux installer does: use an https:// gateway.
         </p>
       )}
     </div>

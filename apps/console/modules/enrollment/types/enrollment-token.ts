@@ -31,6 +31,9 @@ export interface CreatedEnrollmentToken extends EnrollmentTokenSummary {
   gatewayUrl: string;
   /** Linux: install.sh through sh, which takes root rights through sudo when not run as root. */
   installCommand: string;
-  /** Windows: an elevated PowerShell line that runs spindle-agent.exe install. */
-  windowsInstallCommand: string;
+  /**
+   * Windows: an elevated PowerShell line that checks the gateway's signature, then runs
+   * spindle-agent.exe install; null until a gateway has recorded the signing key it pins.
+   */
+  windowsInstallCommand: string | null;
 }

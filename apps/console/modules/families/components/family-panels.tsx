@@ -7,19 +7,19 @@ import { Panel } from "@/modules/deep-telemetry/components/panel";
 import { whyEmpty } from "@/modules/deep-telemetry/components/why-empty";
 import type { Capabilities } from "@/modules/deep-telemetry/types/deep-telemetry";
 import { UPlotChart } from "@/modules/metrics/components/uplot-chart";
-import type { MetricsRange } from "@/modules/metrics/types/metrics";
+import { answers, selectionQuery, type WindowSelection } from "@/modules/metrics/lib/window-selection";
 import { buildFamilyPanel } from "../lib/build-family-panel";
 import { familyPanels, type FamilyPanel } from "../panels";
 import type { FamilySeries } from "../types/family-series";
 
 const formats = { bytes: formatBytes, count: formatNumber } as const;
 
-function FamilyPanelView({ panel, serverId, range, windowTo, capabilities }: {
-  panel: FamilyPanel; serverId: string; range: MetricsRange; windowTo: string | null; capabilities: Capabilities;
+function FamilyPanelView({ panel, serverId, selection, capabilities }: {
+  panel: FamilyPanel; serverId: string; selection: WindowSelection; capabilities: Capabilities;
 }) {
   const tables = [...new Set(panel.lines.map((line) => line.family))].join(",");
-  const url = `/api/servers/${serverId}/families?tables=${tables}&range=${range}${windowTo ? `&to=${encodeURIComponent(windowTo)}` : ""}`;
-  const { data, error } = usePolling<{ range: MetricsRange; families: FamilySeries[] }>(url);
+  const url = `/api/servers/${serverId}/families?tables=${tables}&${selectionQuery(selection)}`;
+  const { data, error } = usePolling<{ range: string; from: string; families: FamilySeries[] }>(url);
   if (error && !data) {
     return (
       <p className="flex items-center gap-2 text-sm text-destructive" role="alert">
@@ -27,7 +27,7 @@ function FamilyPanelView({ panel, serverId, range, windowTo, capabilities }: {
       </p>
     );
   }
-  if (!data || data.range !== range) return <Skeleton className="h-48" />;
+  if (!data || !answers(data, selection)) return <Skeleton className="h-48" />;
   const built = buildFamilyPanel(panel, data.families);
   const format = formats[panel.unit];
   const total = (value: number | null) => (value === null ? "not measured" : format(value));
@@ -36,7 +36,7 @@ function FamilyPanelView({ panel, serverId, range, windowTo, capabilities }: {
       <p className="mb-1 text-sm" data-testid={`panel-${panel.id}-totals`}>
         {[...built.totals.map((t) => `${t.label}: ${total(t.total)}`), ...(built.difference ? [`${built.difference.label}: ${total(built.difference.value)}`] : [])].join(" · ")}
       </p>
-      <p className="mb-3 text-xs text-muted-foreground">{panel.basis} Totals over the range.</p>
+      <p className="mb-3 text-xs text-muted-foreground">{panel.basis} Totals over the window.</p>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         {built.charts.map((chart) => (
           <UPlotChart
@@ -54,14 +54,14 @@ function FamilyPanelView({ panel, serverId, range, windowTo, capabilities }: {
   );
 }
 
-/** Every panel declared in panels.ts, for the picked range; refreshes with the charts above. */
-export function FamilyPanels({ serverId, range, windowTo, capabilities }: {
-  serverId: string; range: MetricsRange; windowTo: string | null; capabilities: Capabilities;
+/** Every panel declared in panels.ts, for the picked window; refreshes with the charts above. */
+export function FamilyPanels({ serverId, selection, capabilities }: {
+  serverId: string; selection: WindowSelection; capabilities: Capabilities;
 }) {
   return (
     <>
       {familyPanels.map((panel) => (
-        <FamilyPanelView key={panel.id} panel={panel} serverId={serverId} range={range} windowTo={windowTo} capabilities={capabilities} />
+        <FamilyPanelView key={panel.id} panel={panel} serverId={serverId} selection={selection} capabilities={capabilities} />
       ))}
     </>
   );

@@ -3,8 +3,6 @@
 // the aggregate expressions themselves, or the 1-minute / 1-hour aggregate merged per bucket.
 // Table and column names come from the descriptors, never from input.
 import { rolledUpFamilies, type RolledUpFamily } from "@spindle/domain";
-import { rangeSources } from "@/modules/metrics/lib/range-source";
-import type { MetricsRange } from "@/modules/metrics/types/metrics";
 
 /**
  * The families a panel can draw: those whose hours merge their minutes by sum or maximum, so any
@@ -14,8 +12,8 @@ export const drawableFamilies: ReadonlyMap<string, RolledUpFamily> = new Map(
   rolledUpFamilies.filter((f) => f.aggregates.every((a) => a.merge === "sum" || a.merge === "max")).map((f) => [f.table, f]),
 );
 
-export function familySeriesSql(family: RolledUpFamily, range: MetricsRange): string {
-  const bucketSeconds = rangeSources[range].bucketSeconds;
+/** bucketSeconds: null reads raw rows, 60 the 1-minute aggregate, 3600 the 1-hour one (the window's source). */
+export function familySeriesSql(family: RolledUpFamily, bucketSeconds: number | null): string {
   const keys = family.keys.map((k) => `s.${k}`);
   const groupBy = (time: string) => [time, ...keys].join(", ");
   const orderBy = (time: string) => [...keys, time].join(", ");

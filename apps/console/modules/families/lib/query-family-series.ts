@@ -1,7 +1,7 @@
 import { ProblemError } from "@/lib/problem";
 import { inOrgSql, type Db } from "@/lib/db";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
-import { rangeSources } from "@/modules/metrics/lib/range-source";
+import { asChartWindow, type ChartWindow } from "@/modules/metrics/lib/chart-window";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { FamilyKeySeries, FamilySeries } from "../types/family-series";
 import { drawableFamilies, familySeriesSql } from "./family-series-sql";
@@ -9,7 +9,7 @@ import { drawableFamilies, familySeriesSql } from "./family-series-sql";
 type Row = { t: number } & Record<string, string | number | null>;
 
 /**
- * One family's points of one server over a range. The server is looked up in the caller's
+ * One family's points of one server over a preset range or a chart window (a zoom, a custom range). The server is looked up in the caller's
  * organisation first (another tenant's server is a 404 and its telemetry is never read), and the
  * query filters on org_id too, in one transaction under row-level security (inOrgSql).
  */
@@ -18,18 +18,18 @@ export async function queryFamilySeries(
   orgId: string,
   serverId: string,
   table: string,
-  range: MetricsRange,
+  window: MetricsRange | ChartWindow,
   now = new Date(),
 ): Promise<FamilySeries> {
   const family = drawableFamilies.get(table);
   if (!family) {
     throw new ProblemError(404, "Unknown metric family", `${table} is not a family the console draws; see docs/metrics.md, "Families".`);
   }
-  const { seconds, bucketSeconds } = rangeSources[range];
-  const from = new Date(now.getTime() - seconds * 1000);
+  const { range, from, to, source } = asChartWindow(window, now);
+  const bucketSeconds = source.bucketSeconds;
   const rows = await inOrgSql(db, orgId, async (sql) => {
     await readServerSql(sql, orgId, serverId, now);
-    return (await sql.query<Row>(familySeriesSql(family, range), [orgId, serverId, from, now])).rows;
+    return (await sql.query<Row>(familySeriesSql(family, bucketSeconds), [orgId, serverId, from, to])).rows;
   });
   const columns = family.aggregates.map((a) => a.name);
   const series: FamilyKeySeries[] = [];
@@ -43,5 +43,5 @@ export async function queryFamilySeries(
     current.time.push(row.t);
     for (const c of columns) current.values[c]!.push(row[c] === null ? null : Number(row[c]));
   }
-  return { table, range, from: from.toISOString(), to: now.toISOString(), bucketSeconds, columns, series };
+  return { table, range, from: from.toISOString(), to: to.toISOString(), bucketSeconds, columns, series };
 }

@@ -17,7 +17,8 @@ export interface FamilyKeySeries {
  */
 export interface FamilySeries {
   table: string;
-  range: MetricsRange;
+  /** The preset asked for, or "custom" (a zoom or a custom window). */
+  range: MetricsRange | "custom";
   from: string;
   to: string;
   /** null: raw rows, one per agent interval. */
