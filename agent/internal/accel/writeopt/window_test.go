@@ -26,10 +26,14 @@ func TestNextWindowHandComputed(t *testing.T) {
 	}{
 		{name: "first window: the rule's chunk", limits: testLimits, size: 8 << 10, start: 8 << 10, now: t0,
 			availableBytes: plentyFree, wantWindowBytes: 64 * mib},
-		// 32 MiB in 10 s is 3.2 MiB/s, 192 MiB a minute: more than twice 64 MiB, so doubled.
-		{name: "outrunning: doubled", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
+		// 48 MiB in 5 s is 9.6 MiB/s, 576 MiB a minute: more than 4 × 64 MiB, so quadrupled.
+		{name: "outrunning: quadrupled", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
+			size: 48 * mib, start: 64 * mib, now: t0.Add(5 * time.Second), availableBytes: plentyFree,
+			wantWindowBytes: 256 * mib},
+		// 32 MiB in 10 s is 3.2 MiB/s, 192 MiB a minute: between 64 MiB and 4 × 64 MiB.
+		{name: "outrunning, not 4 times over: its rate", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
 			size: 32 * mib, start: 64 * mib, now: t0.Add(10 * time.Second), availableBytes: plentyFree,
-			wantWindowBytes: 128 * mib},
+			wantWindowBytes: 192 * mib},
 		// 48 MiB in 30 s is 1.6 MiB/s: 96 MiB a minute, less than twice 64 MiB.
 		{name: "rate times horizon", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 16 * mib, at: t0},
 			size: 64 * mib, start: 80 * mib, now: t0.Add(30 * time.Second), availableBytes: plentyFree,
@@ -45,7 +49,7 @@ func TestNextWindowHandComputed(t *testing.T) {
 		{name: "stalled: the rule's chunk", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 100 * mib, at: t0},
 			size: 100 * mib, start: 150 * mib, now: t0.Add(time.Hour), availableBytes: plentyFree,
 			wantWindowBytes: 64 * mib},
-		// Twice 512 MiB is 1 GiB, but 1000 + 1024 - 1200 = 824 MiB is all the cap leaves.
+		// 4 × 512 MiB is 2 GiB, but 1000 + 1024 - 1200 = 824 MiB is all the cap leaves.
 		{name: "per-file cap on what lies past the end", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 700 * mib, at: t0},
 			size: 1000 * mib, start: 1200 * mib, now: t0, availableBytes: plentyFree, wantWindowBytes: 824 * mib},
 		{name: "cap reached: nothing", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 0, at: t0},
@@ -86,12 +90,13 @@ func TestDueWithinHalfAWindow(t *testing.T) {
 }
 
 // A file that keeps outrunning its windows (the clock does not move, so its rate is unbounded)
-// grows to 2 GiB in 1 MiB steps: its windows double from 64 MiB until the 1 GiB cap on what lies
-// past its end holds them back. Hand-computed (MiB): 64 reserved at size 0 → end 64; due at 33
-// (33 + 32 > 64): 128 → end 192; at 129: 256 → end 448; at 321: 512 → end 960; at 705: twice 512
-// is 1024 but the cap leaves 705 + 1024 − 960 = 769 → end 1729; at 1345 (1345 + 384.5 > 1729):
-// the cap leaves 1345 + 1024 − 1729 = 640 → end 2369, beyond 2048: six windows.
-func TestWindowsDoubleWhileTheFileOutrunsThem(t *testing.T) {
+// grows to 2 GiB in 1 MiB steps: its windows quadruple from 64 MiB until the 1 GiB cap on what
+// lies past its end holds them back. Hand-computed (MiB): 64 reserved at size 0 → end 64; due at
+// 33 (33 + 32 > 64): 256 → end 320; at 193 (193 + 128 > 320): 4 × 256 is 1024 but the cap leaves
+// 193 + 1024 − 320 = 897 → end 1217; at 769 (769 + 448.5 > 1217): the cap leaves
+// 769 + 1024 − 1217 = 576 → end 1793; at 1506 (1506 + 288 > 1793): the cap leaves
+// 1506 + 1024 − 1793 = 737 → end 2530, beyond 2048: five windows.
+func TestWindowsQuadrupleWhileTheFileOutrunsThem(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var last lastWindow
 	var reservedEnd int64
@@ -106,7 +111,7 @@ func TestWindowsDoubleWhileTheFileOutrunsThem(t *testing.T) {
 		last = lastWindow{bytes: window, startSize: size, at: now}
 		windows = append(windows, window/mib)
 	}
-	if want := []int64{64, 128, 256, 512, 769, 640}; !slices.Equal(windows, want) {
+	if want := []int64{64, 256, 897, 576, 737}; !slices.Equal(windows, want) {
 		t.Fatalf("windows (MiB) %v, want %v", windows, want)
 	}
 }
