@@ -102,7 +102,10 @@ func TestPolicyRunsTheAccelerationFeaturesAndExportsTheirStats(t *testing.T) {
 		!strings.Contains(refusal.GetErrorMessage(), "it needs ext4") || !strings.Contains(refusal.GetErrorMessage(), "switch defragmentation off for these paths") {
 		t.Fatalf("defragmentation on tmpfs: %v %q", refusal.GetStatus(), refusal.GetErrorMessage())
 	}
-	appendSlowly(t, wal, 2<<20) // still preallocated under the second policy
+	// Still preallocated under the second policy: 4 MiB more passes whatever the second policy
+	// reserved for the first 2 MiB (windows of 1 and 4 MiB, the second due at most 2 MiB before
+	// its end), so a new window is due whenever the agent saw the file first.
+	appendSlowly(t, wal, 4<<20)
 	gw.waitBatch("both features still running after the refusal", seen, func(b map[string][]point) bool {
 		preallocated, _ := value(b, "spindle.write_opt.preallocated")
 		resident, _ := value(b, "spindle.read_cache.resident")
@@ -167,6 +170,11 @@ func checkStatus(t *testing.T, cfg config.Config, inForce, refused string) {
 			}
 			if !available[capabilityReadCache] || !available[capabilityWriteOptimization] {
 				t.Fatalf("capabilities %+v; want both acceleration features available", st.Capabilities)
+			}
+			// As root the open gate can hold opens: preallocation comes before a new file's
+			// first write, unless the config says write_optimization.first_write: inotify.
+			if want := cfg.WriteOptimization.FirstWrite != config.FirstWriteInotify; available[capabilityFirstWrite] != want {
+				t.Fatalf("capabilities %+v; want %s available: %v", st.Capabilities, capabilityFirstWrite, want)
 			}
 			return
 		}
