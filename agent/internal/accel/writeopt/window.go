@@ -20,14 +20,15 @@ type windowLimits struct {
 	freeShare float64
 }
 
-// growthFactor bounds how much larger a window may be than the one before. Each window is at
-// least one extent, and the file system cannot put a window right after the previous one when
-// other growing files reserved the space between (filefrag of the long workload: every window
-// boundary is a break), so a file outrunning its windows has as many fragments as windows.
-// Quadrupling gives a 512 MiB log 3 windows (64, 256, then the rest) where doubling gave 4
-// (docs/benchmarks.md); the cap on what lies past a file's end and the share of free space
-// bound how much one burst can reserve either way.
-const growthFactor = 4
+// growthFactor bounds how much larger a window may be than the one before: how fast the windows
+// ramp up to what the file's rate asks for (rate × horizon decides the size once they have).
+// Each window is at least one extent, and the file system cannot put a window right after the
+// previous one when other growing files reserved the space between (filefrag of the long
+// workload: every window boundary is a break), so a file outrunning its windows has as many
+// fragments as windows. With 8 a 512 MiB log needs 2 windows (64 MiB, then the rest) where
+// doubling needed 4 and quadrupling 3 (docs/benchmarks.md); the cap on what lies past a file's
+// end and the share of free space bound how much one burst can reserve either way.
+const growthFactor = 8
 
 // lastWindow is what the sizing remembers of a file's previous reservation.
 type lastWindow struct {
