@@ -468,13 +468,13 @@ func TestPreallocationPreventsFragmentsAndDefragmentationKeepsContent(t *testing
 }
 
 // The long workload: the same files grown to 512 MiB, on ext4 and on XFS, so the windows must
-// adapt (64, 256 MiB, then the rest: three hold data). With the open gate the first append lies
-// in the first window, so a file has one run per window, plus on ext4 a break wherever a window
-// crosses a block group that starts with a backup superblock (groups 1, 3, 5, 7, 9, 25, 27, 49):
-// 3 to 5 a file, 94.4–96.1 % prevented against about 305 without (docs/benchmarks.md). XFS
-// leaves only 45 to 74 without (its own speculative preallocation), and 3 a file with: one per
-// window, however many it had without. The test asks ext4 for at least 93 % and XFS for at
-// most one run per window. Each side runs on its own file system, unmounted before the other
+// adapt (64 MiB, then up to 8 times that: two hold data). With the open gate the first append
+// lies in the first window, so a file has one run per window, plus on ext4 a break wherever a
+// window crosses a block group that starts with metadata (a backup superblock or a flex group's
+// bitmaps and inode tables): 2 to 3 a file against about 75 without (docs/benchmarks.md). XFS
+// leaves only 45 to 74 for the four without (its own speculative preallocation), and 1 to 2 a
+// file with. The test asks ext4 for at least 93 % and XFS for at most 3 runs a file (its
+// windows and one spare). Each side runs on its own file system, unmounted before the other
 // starts, to bound the memory the images take on /dev/shm. Minutes long: run with
 // SPINDLE_WRITEOPT_LONG=1 (docs/benchmarks.md); SPINDLE_WRITEOPT_FS=ext4 or xfs runs one.
 func TestPreallocationOnLongLogGrowth(t *testing.T) {
@@ -524,7 +524,7 @@ func longLogGrowth(t *testing.T, fs fileSystem) {
 	switch fs {
 	case xfs:
 		if total > 3*w.Writers {
-			t.Errorf("%d extents for %d files, want at most 3 a file (one per window)", total, w.Writers)
+			t.Errorf("%d extents for %d files, want at most 3 a file (one per window and one spare)", total, w.Writers)
 		}
 	default:
 		if prevented < 93 {
