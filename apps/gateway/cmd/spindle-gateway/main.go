@@ -24,6 +24,8 @@ import (
 )
 
 // shutdownGrace lets in-flight exports commit before the process exits; agents retry the rest.
+// Nothing else holds a shutdown up: long polls are answered and OpAMP WebSockets closed as soon
+// as it begins.
 const shutdownGrace = 20 * time.Second
 
 func main() {
@@ -100,6 +102,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	draining := make(chan struct{})
 	writes := groupcommit.New(groupcommit.Settings{Store: db, Window: limits.IngestGroupWindow, Writers: limits.IngestGroupWriters})
 	defer writes.Close()
 	handler, err := httpapi.New(httpapi.Options{
@@ -124,6 +127,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		OpAMPLimits: httpapi.OpAMPLimits{MaxMessageBytes: limits.OpAMPMaxMessageBytes, MaxConcurrent: limits.OpAMPMaxConcurrent,
 			MaxQueued: 4 * limits.OpAMPMaxConcurrent},
 		BenchWaker:       waker,
+		Draining:         draining,
 		RelayCredentials: cfg.RelayCredentials,
 	})
 	if err != nil {
@@ -138,6 +142,14 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		ConnContext:       opampServer.ConnContext(), // plain-HTTP OpAMP finds its net.Conn here
 	}
+
+	// Shutdown closes the listener first, then calls this: agents cannot reconnect here once their
+	// WebSockets are closed, and their long polls end at once. Shutdown itself waits only for
+	// requests in flight (exports, which commit), never for hijacked WebSockets.
+	srv.RegisterOnShutdown(func() {
+		close(draining)
+		stopOpAMP()
+	})
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ListenAndServe() }()

@@ -80,7 +80,8 @@ func (s *server) benchAgent(w http.ResponseWriter, r *http.Request) (store.Agent
 	return agent, true
 }
 
-// handleBenchNext answers 200 with a command, or 204 after up to ?wait= seconds without one.
+// handleBenchNext answers 200 with a command, or 204 after up to ?wait= seconds without one (at
+// once when the gateway begins to shut down).
 func (s *server) handleBenchNext(w http.ResponseWriter, r *http.Request) {
 	agent, ok := s.benchAgent(w, r)
 	if !ok {
@@ -125,6 +126,10 @@ func (s *server) handleBenchNext(w http.ResponseWriter, r *http.Request) {
 		case <-woken:
 			stop()
 		case <-deadline.C:
+			stop()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case <-s.draining: // the gateway is shutting down: nothing to do; the agent polls another, or this one when back
 			stop()
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -55,6 +55,10 @@ type Options struct {
 	// BenchWaker wakes agents long-polling for proof runs (benchwake.Waker); without it they
 	// are answered by polling the database every second.
 	BenchWaker BenchWaker
+	// Draining, closed when the gateway begins to shut down, answers the agents' proof-run long
+	// polls at once (204, nothing to do), so shutting down waits for in-flight exports only,
+	// not for polls of up to 30 s. Nil: never.
+	Draining <-chan struct{}
 	// RelayCredentials are the spr_ credentials of the OpenTelemetry Collectors allowed to relay
 	// many agents' exports in one request (SPINDLE_RELAY_CREDENTIALS; relay.go).
 	RelayCredentials []string
@@ -89,6 +93,7 @@ type server struct {
 	credentials         *store.Credentials
 	recent              *recentBatches
 	benchWaker          BenchWaker
+	draining            <-chan struct{}
 	maxBenchReportBytes int64
 	relays              relayCredentials
 }
@@ -134,6 +139,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	}
 	s := &server{
 		benchWaker:          opts.BenchWaker,
+		draining:            opts.Draining,
 		maxBenchReportBytes: opts.MaxBenchReportBytes,
 		store:               opts.Store,
 		groupWrites:         opts.Writes,

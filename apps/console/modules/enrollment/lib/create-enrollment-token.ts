@@ -55,7 +55,7 @@ export async function createEnrollmentToken(
   });
 
   return {
-    ...summariseToken(row, now), token,
+    ...summariseToken(row, now), token, gatewayUrl,
     installCommand: installCommand(gatewayUrl, token), windowsInstallCommand: windowsInstallCommand(gatewayUrl, token),
   };
 }

@@ -1,9 +1,10 @@
-// The Windows one-liner's text and structure. PowerShell cannot be installed here, so this
+// The Linux and Windows one-liners' text and structure (the Linux one runs verbatim in
+// e2e/tests/spine.spec.ts and e2e/integration/install-command.test.ts). For Windows: PowerShell cannot be installed here, so this
 // checks what the command says; e2e/integration/windows-agent.test.ts checks that every URL it
 // names is served by the real gateway and runs the agent's `install` under Wine.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { windowsAgentDownload, windowsInstallCommand } from "./install-command";
+import { installCommand, windowsAgentDownload, windowsInstallCommand } from "./install-command";
 
 const token = "spe_AbC-123_xyz";
 
@@ -41,5 +42,21 @@ describe("windowsInstallCommand", () => {
     const odd = windowsInstallCommand("https://gw.example.com/$(calc)'x", "spe_a'b");
     assert.ok(odd.includes("$g='https://gw.example.com/$(calc)''x'"));
     assert.ok(odd.includes("'spe_a''b' | & $f install"));
+  });
+});
+
+describe("installCommand (Linux)", () => {
+  it("runs install.sh with sh, not sudo, so one line serves root without sudo and users with sudo", () => {
+    assert.equal(installCommand("https://gw.example.com/", token),
+      `script=$(curl -fsSL https://gw.example.com/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin`);
+  });
+
+  it("carries --allow-http for a plain-http gateway that is not a loopback address, on both platforms", () => {
+    assert.ok(installCommand("http://vm:4318", token).endsWith("spindle-install --token-stdin --allow-http"));
+    assert.ok(windowsInstallCommand("http://vm:4318", token).endsWith("install --token-file - --gateway $g --allow-http"));
+    for (const url of ["http://127.0.0.1:4318", "https://vm:4318"]) {
+      assert.ok(!installCommand(url, token).includes("--allow-http"), url);
+      assert.ok(!windowsInstallCommand(url, token).includes("--allow-http"), url);
+    }
   });
 });

@@ -1,12 +1,18 @@
+import { describeGatewayAddress, needsAllowHttp } from "./gateway-address";
+
 /**
  * The Linux one-liner the console shows next to a new token. The token never appears on a
  * command line, where every local user can read it (/proc/PID/cmdline): printf is a shell
  * builtin, and the token reaches install.sh (and the agent) on standard input. The script is
- * fetched first so that a failed download stops the command instead of running nothing.
+ * fetched first so that a failed download stops the command instead of running nothing. It is
+ * run by plain `sh`, so the same line works as root (where sudo may not exist) and as a user with
+ * sudo: install.sh takes root rights through sudo itself for the steps that need them.
+ * A plain-http gateway on another host needs --allow-http (gateway-address.ts).
  */
 export function installCommand(gatewayUrl: string, token: string): string {
-  const base = gatewayUrl.replace(/\/+$/, "");
-  return `script=$(curl -fsSL ${base}/install.sh) && printf '%s\\n' '${token}' | sudo sh -c "$script" spindle-install --token-stdin`;
+  const gateway = describeGatewayAddress(gatewayUrl);
+  const allowHttp = needsAllowHttp(gateway) ? " --allow-http" : "";
+  return `script=$(curl -fsSL ${gateway.url}/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin${allowHttp}`;
 }
 
 /** The Windows agent the PowerShell one-liner downloads (the gateway also serves an .msi). */
@@ -23,7 +29,8 @@ export const windowsAgentDownload = "spindle-agent-windows-amd64.exe";
  * double quotes a variable is never followed by ":" (PowerShell would read "$g:" as a scope).
  */
 export function windowsInstallCommand(gatewayUrl: string, token: string): string {
-  const base = gatewayUrl.replace(/\/+$/, "");
+  const gateway = describeGatewayAddress(gatewayUrl);
+  const base = gateway.url;
   return [
     "$ErrorActionPreference='Stop'",
     "[Net.ServicePointManager]::SecurityProtocol=[Net.ServicePointManager]::SecurityProtocol -bor 3072",
@@ -34,7 +41,7 @@ export function windowsInstallCommand(gatewayUrl: string, token: string): string
     '$s=(Invoke-WebRequest -UseBasicParsing "$g/download/SHA256SUMS").Content',
     '$h=(Get-FileHash $f -Algorithm SHA256).Hash.ToLower()',
     'if (-not (($s -split "`n") -contains "$h  $n")) { Remove-Item $f; throw "$n does not match the SHA256SUMS of the gateway $g, so it was not run" }',
-    `${psQuote(token)} | & $f install --token-file - --gateway $g`,
+    `${psQuote(token)} | & $f install --token-file - --gateway $g${needsAllowHttp(gateway) ? " --allow-http" : ""}`,
   ].join("; ");
 }
 
