@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "cb51f3fe613eb112c9db4a584eefc8d67faedf465dee025e99e66b9899796529"
+const SourceSHA256 = "20a5bd635113bea884512a476e3e9a180da494208ee1b6ba5797e40e385dbe5d"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

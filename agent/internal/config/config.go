@@ -74,8 +74,8 @@ type Config struct {
 	// before the rename (issue 28); both at once is an error.
 	LegacyBench *ProofRunConfig `yaml:"bench,omitempty"`
 	ReadCache   ReadCacheConfig `yaml:"read_cache"`
-	// WriteOptimization holds the limits the console's policy cannot change.
-	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization,omitempty"`
+	// WriteOptimization holds what the console's policy cannot change (writeopt.go).
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -154,6 +154,8 @@ func Default() Config {
 
 		Fragmentation: defaultFragmentation(),
 		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
+
+		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto},
 	}
 }
 

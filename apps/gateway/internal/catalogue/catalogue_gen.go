@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "cb51f3fe613eb112c9db4a584eefc8d67faedf465dee025e99e66b9899796529"
+const SourceSHA256 = "20a5bd635113bea884512a476e3e9a180da494208ee1b6ba5797e40e385dbe5d"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -98,4 +98,5 @@ var Capabilities = []Capability{
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented", "spindle.write_opt.trimmed"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
+	{Name: "accel.write_optimization.first_write", Label: "Preallocation before a new file's first write", Metrics: []string{"spindle.write_opt.preallocated"}},
 }
