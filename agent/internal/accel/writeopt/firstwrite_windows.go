@@ -8,6 +8,7 @@ import (
 // attachGate has nothing to attach on Windows: ReadDirectoryChangesW reports a new file after
 // its first write, and holding opens needs a file-system minifilter driver.
 func (f *Feature) attachGate(*watcher) error {
+	//lint:ignore ST1005 Windows is a proper noun
 	return errors.New("Windows reports a new file after its first write (ReadDirectoryChangesW); holding opens " +
 		"would need a file-system filter driver")
 }
