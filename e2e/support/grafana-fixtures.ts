@@ -92,7 +92,7 @@ export function tenantRowsSql({ orgId, serverId }: GrafanaFixture): string[] {
     `INSERT INTO alert_evaluation_progress (org_id, evaluated_at) VALUES (${o}, '2026-01-01T00:01:00Z')`,
     `INSERT INTO alert_silences (org_id, scope, server_id, starts_at, ends_at, comment)
      VALUES (${o}, 'server', ${s}, '2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', 'maintenance')`,
-    `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters) VALUES (${o}, ${s}, 'sqlio', '{}')`,
+    `INSERT INTO proof_runs (org_id, server_id, profile, parameters) VALUES (${o}, ${s}, 'sqlio', '{}')`,
     `INSERT INTO cumulative_series (org_id, server_id, series_key, start_unix_nano, last_unix_nano, last_int)
      VALUES (${o}, ${s}, 'system.disk.io|vda|read', 1, 2, 3)`,
     `INSERT INTO policies (id, org_id, name) VALUES (${policy}, ${o}, 'Databases')`,

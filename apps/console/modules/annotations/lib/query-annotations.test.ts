@@ -45,7 +45,7 @@ describe("chart annotations", { skip: skipWithoutDatabase }, () => {
          VALUES ($1, $2, 'Read latency', 'critical', $3, 'sda', $4, $5, $6, $7, 20, '>')`, [orgId, rule!.id, serverId, t(at), from, to, value]);
     }
     await db.pool.query(
-      `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters, status, started_at, finished_at, report)
+      `INSERT INTO proof_runs (org_id, server_id, profile, parameters, status, started_at, finished_at, report)
        VALUES ($1, $2, 'sqlio', '{}', 'succeeded', $3, $4, '{}'), ($1, $2, 'oltp', '{}', 'succeeded', $5, $6, '{}')`,
       [orgId, serverId, t("11:20:00"), t("11:30:00"), t("08:00:00"), t("09:00:00")]);
     await db.pool.query("INSERT INTO server_events (org_id, server_id, at, kind, details) VALUES ($1, $2, $3, 'cache.warmed', '{}')", [orgId, serverId, t("11:50:00")]);

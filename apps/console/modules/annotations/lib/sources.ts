@@ -71,12 +71,12 @@ const alertChanges: AnnotationSource = {
   },
 };
 
-/** Proof runs while they ran (benchmark_runs: started → finished, or still running). */
+/** Proof runs while they ran (proof_runs: started → finished, or still running). */
 const proofRuns: AnnotationSource = {
-  name: "benchmark_runs",
+  name: "proof_runs",
   async read(sql, w) {
     const { rows } = await sql.query<{ id: string; server_id: string; started_at: Date; finished_at: Date | null; profile: string; status: string }>(
-      `SELECT id::text, server_id::text, started_at, finished_at, profile, status FROM benchmark_runs
+      `SELECT id::text, server_id::text, started_at, finished_at, profile, status FROM proof_runs
        WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND started_at IS NOT NULL
          AND started_at <= $4 AND COALESCE(finished_at, $4) >= $3
        ORDER BY started_at DESC LIMIT $5`, params(w));
