@@ -46,6 +46,9 @@ type Response struct {
 	// ExpiresAt is when the credential stops working unless renewed; zero from a gateway that
 	// does not say (the running agent then renews at its first start to learn it).
 	ExpiresAt time.Time `json:"expiresAt"`
+	// SigningPublicKey is the gateway's Ed25519 public key (PEM) that signs upgrades; empty from a
+	// gateway that does not serve upgrades.
+	SigningPublicKey string `json:"signingPublicKey"`
 }
 
 // Exchange posts the request and validates the answer.
@@ -148,7 +151,7 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 	if o.StateDir != "" {
 		cfg.StateDir = o.StateDir
 	}
-	src := hostinfo.DefaultSources(cfg.StateDir)
+	src := hostinfo.SourcesFor(cfg.StateDir, cfg.HostRoot)
 	if o.Sources != nil {
 		src = *o.Sources
 	}
@@ -171,6 +174,9 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 	}
 
 	cfg.Gateway, cfg.Credential, cfg.AgentID, cfg.ServerID = o.Gateway, resp.Credential, resp.AgentID, resp.ServerID
+	if resp.SigningPublicKey != "" {
+		cfg.SigningPublicKey = resp.SigningPublicKey
+	}
 	// The issue time is the agent's own clock when it asked, as for a renewal, so the renewal
 	// rule (a third of the lifetime left) never depends on the two clocks agreeing. A zero expiry
 	// (an older gateway) makes the running agent renew at its first start to learn it.
