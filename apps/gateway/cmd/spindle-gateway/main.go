@@ -19,6 +19,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
+	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -74,8 +75,23 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	cancel()
 
+	signingKey, err := loadSigningKey(cfg, log)
+	if err != nil {
+		return err
+	}
+	// The agent releases served (downloads, upgrades over OpAMP, package repositories), rescanned
+	// every minute and recorded for the console.
+	catalogue := releases.New(cfg.AgentDistDir, signingKey)
+	if err := catalogue.Refresh(); err != nil {
+		log.Warn("some agent releases cannot be served", "error", err)
+	}
+	catalogueCtx, stopCatalogue := context.WithCancel(context.WithoutCancel(ctx))
+	catalogueDone := make(chan struct{})
+	go func() { catalogue.Run(catalogueCtx, releaseRescan, recordReleases(db), log); close(catalogueDone) }()
+	defer func() { stopCatalogue(); <-catalogueDone }()
+
 	// One credential check (store.Credentials) for both paths, each over its own pool.
-	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log,
+	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log, Releases: catalogue, PublicURL: cfg.PublicURL,
 		Credentials:            store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
 		MaxConnectionsPerAgent: limits.OpAMPMaxConnectionsPerAgent,
 	})
@@ -96,15 +112,12 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	go func() { waker.Run(wakerCtx); close(wakerDone) }()
 	defer func() { stopWaker(); <-wakerDone }()
 
-	signingKey, err := loadSigningKey(cfg, log)
-	if err != nil {
-		return err
-	}
 	writes := groupcommit.New(groupcommit.Settings{Store: db, Window: limits.IngestGroupWindow, Writers: limits.IngestGroupWriters})
 	defer writes.Close()
 	handler, err := httpapi.New(httpapi.Options{
 		Writes:               writes,
 		SigningKey:           signingKey,
+		Releases:             catalogue,
 		Store:                db,
 		Logger:               log,
 		PublicURL:            cfg.PublicURL,
@@ -179,4 +192,25 @@ func loadSigningKey(cfg config.Config, log *slog.Logger) (signing.Key, error) {
 		log.Warn("generated a signing key for SHA256SUMS; give every gateway behind one address this same key (SPINDLE_SIGNING_KEY_FILE), docs/configure.md", "path", cfg.SigningKeyPath())
 	}
 	return key, nil
+}
+
+// releaseRescan is how often the distribution directory is read again for releases added or removed.
+const releaseRescan = time.Minute
+
+// recordReleases writes what the catalogue serves into agent_releases, where the console reads it.
+func recordReleases(db *store.Store) func(context.Context, []releases.Release) error {
+	return func(ctx context.Context, served []releases.Release) error {
+		records := make([]store.ReleaseRecord, 0, len(served))
+		for _, r := range served {
+			record := store.ReleaseRecord{Version: r.Version}
+			for _, f := range r.Binaries {
+				record.Files = append(record.Files, store.ReleaseFile{OS: f.OS, Arch: f.Arch, Name: f.Name, SHA256: f.SHA256, Size: f.Size})
+			}
+			for _, f := range r.Packages {
+				record.Packages = append(record.Packages, store.ReleaseFile{Name: f.Name, SHA256: f.SHA256, Size: f.Size, Format: f.Format, Arch: f.Arch})
+			}
+			records = append(records, record)
+		}
+		return db.RecordReleases(ctx, records)
+	}
 }
