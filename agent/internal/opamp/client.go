@@ -201,12 +201,20 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 	c.mu.Lock()
 	c.current = oc
 	c.mu.Unlock()
+	// AcceptsPackages needs the PackagesStateProvider, which opamp-go learns at Start, and Start
+	// validates the capabilities against it: in opamp-go v0.23 only StartSettings.Capabilities
+	// (deprecated, open-telemetry/opamp-go#407) can set both at once. The state provider puts the
+	// upgrade manager's report (an upgrade that restarted this agent) in the first message.
 	var packages clienttypes.PackagesStateProvider
+	var startCaps protobufs.AgentCapabilities
 	if c.settings.Upgrades != nil {
 		packages = packageState{upgrades: c.settings.Upgrades}
+		startCaps = baseCapabilities | protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages |
+			protobufs.AgentCapabilities_AgentCapabilities_ReportsPackageStatuses
 	}
 	err := oc.Start(ctx, clienttypes.StartSettings{
 		PackagesStateProvider: packages,
+		Capabilities:          startCaps,
 		OpAMPServerURL: serverURL,
 		Header:         map[string][]string{"User-Agent": {"spindle-agent/" + c.settings.Version}},
 		// Read per upgrade and per poll: a renewed credential replaces the old one, which the
@@ -241,6 +249,16 @@ func (c *Client) reportPackages(status upgrade.Status) {
 	}
 }
 
+// baseCapabilities are what the agent reports from the first message on (packages come after
+// Start: enablePackages).
+const baseCapabilities = protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus |
+	protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
+
+
 // prepare sets what opamp-go requires before Start, in the order it requires: a health before
 // the ReportsHealth capability, a description, then the capabilities.
 func (c *Client) prepare(oc client.OpAMPClient) error {
@@ -251,16 +269,7 @@ func (c *Client) prepare(oc client.OpAMPClient) error {
 	if err := oc.SetAgentDescription(description(c.settings)); err != nil {
 		return fmt.Errorf("set agent description: %w", err)
 	}
-	caps := protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus |
-		protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
-	if c.settings.Upgrades != nil {
-		caps |= protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages |
-			protobufs.AgentCapabilities_AgentCapabilities_ReportsPackageStatuses
-	}
+	caps := baseCapabilities
 	if err := oc.SetCapabilities(&caps); err != nil {
 		return fmt.Errorf("set capabilities: %w", err)
 	}

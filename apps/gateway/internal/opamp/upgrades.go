@@ -250,7 +250,13 @@ func (c *agentConnection) sendUpgrade(offer *protobufs.PackagesAvailable, timeou
 // noteAgent remembers what a message says about the agent's packages. Called with c.mu held.
 func (c *agentConnection) noteAgent(msg *protobufs.AgentToServer) {
 	if bits := msg.GetCapabilities(); bits != 0 {
-		c.acceptsPackages = bits&uint64(protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages) != 0
+		accepts := bits&uint64(protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages) != 0
+		if accepts && !c.acceptsPackages && c.webSocket {
+			// opamp-go adds AcceptsPackages after its first message (it needs the agent's package
+			// state first): the offer is looked at again now.
+			c.server.upgrades.add(c.agent.ServerID)
+		}
+		c.acceptsPackages = accepts
 	}
 	if d := msg.GetAgentDescription(); d != nil {
 		for _, kv := range append(append([]*protobufs.KeyValue{}, d.GetIdentifyingAttributes()...), d.GetNonIdentifyingAttributes()...) {

@@ -145,16 +145,16 @@ func (s *Store) RecordUpgradeReport(ctx context.Context, agent Agent, r UpgradeR
 		err := tx.QueryRow(ctx, `
 			WITH reported AS (
 				SELECT u.id,
-				       CASE WHEN $4 = 'installed' AND u.target_version <> $6 THEN 'failed' ELSE $4 END AS state,
-				       CASE WHEN $4 = 'installed' AND u.target_version <> $6
+				       CASE WHEN $4::text = 'installed' AND u.target_version <> $6::text THEN 'failed' ELSE $4::text END AS state,
+				       CASE WHEN $4::text = 'installed' AND u.target_version <> $6::text
 				            THEN 'the agent reported the upgrade installed but runs ' || $6 || ', not ' || u.target_version
-				            ELSE $5 END AS message
+				            ELSE $5::text END AS message
 				FROM agent_upgrades u
 				WHERE u.org_id = $1 AND u.server_id = $2 AND u.offer_hash = $3 AND u.state IN ('offered', 'downloading', 'installing')
 				  AND NOT ($4 = 'downloading' AND u.state = 'installing')
 			)
-			UPDATE agent_upgrades u SET state = r.state, message = left(r.message, 4000), reported_at = $7,
-				finished_at = CASE WHEN r.state IN ('installed', 'failed', 'rolled_back') THEN $7 END
+			UPDATE agent_upgrades u SET state = r.state, message = left(r.message, 4000), reported_at = $7::timestamptz,
+				finished_at = CASE WHEN r.state IN ('installed', 'failed', 'rolled_back') THEN $7::timestamptz END
 			FROM reported r WHERE u.id = r.id
 			RETURNING u.state`,
 			agent.OrgID, agent.ServerID, r.OfferHash, r.State, r.Message, r.AgentVersion, r.ReportedAt).Scan(&state)
