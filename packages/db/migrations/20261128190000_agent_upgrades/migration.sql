@@ -94,7 +94,9 @@ CREATE TABLE agent_upgrades (
   reported_at    timestamptz,
   finished_at    timestamptz,
   CHECK ((state IN ('installed', 'failed', 'rolled_back', 'skipped', 'cancelled')) = (finished_at IS NOT NULL)),
-  CHECK ((rollout_id IS NULL) = (wave IS NULL)),
+  -- a pin's attempt has no rollout and no wave; a rollout's skipped servers have no wave either
+  CHECK (rollout_id IS NOT NULL OR wave IS NULL),
+  CHECK (wave IS NOT NULL OR rollout_id IS NULL OR state IN ('skipped', 'cancelled')),
   FOREIGN KEY (org_id, server_id) REFERENCES servers (org_id, id) ON DELETE CASCADE,
   FOREIGN KEY (org_id, rollout_id) REFERENCES agent_upgrade_rollouts (org_id, id) ON DELETE CASCADE
 );
