@@ -28,6 +28,7 @@ interface RolloutRow {
 
 interface AttemptRow {
   server_id: string;
+  acknowledged: boolean;
   hostname: string;
   state: string;
   message: string;
@@ -48,7 +49,7 @@ export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId:
   if (!rollout) return { kind: "not-running" }; // another worker has it, or it is paused or over
   const plan = agentUpgradePlanSchema.parse(rollout.plan);
   const attempts = (await tx.query(
-    `SELECT u.server_id, s.hostname, u.state, u.message, u.offered_at, u.reported_at, s.last_seen_at, s.agent_version
+    `SELECT u.server_id, u.acknowledged_at IS NOT NULL AS acknowledged, s.hostname, u.state, u.message, u.offered_at, u.reported_at, s.last_seen_at, s.agent_version
      FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
      WHERE u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 ORDER BY s.hostname`, [orgId, rolloutId, rollout.current_wave],
   )).rows as AttemptRow[];
@@ -104,6 +105,7 @@ async function offerWave(tx: TenantQueryable, orgId: string, rollout: RolloutRow
 export function findProblem(attempts: readonly AttemptRow[], rollout: Pick<RolloutRow, "target_version" | "current_wave" | "wave_installed_at">,
   plan: AgentUpgradePlan, now: Date): string | null {
   for (const a of attempts) {
+    if (a.acknowledged) continue; // someone resumed the rollout past it
     if (a.state === "rolled_back") return `${a.hostname} rolled back from ${rollout.target_version}: ${a.message}`;
     if (a.state === "failed") return `${a.hostname} could not upgrade to ${rollout.target_version}: ${a.message}`;
   }

@@ -93,6 +93,8 @@ CREATE TABLE agent_upgrades (
   -- the agent's newest report on it
   reported_at    timestamptz,
   finished_at    timestamptz,
+  -- set when someone resumed the rollout past this failure: it no longer pauses the rollout
+  acknowledged_at timestamptz,
   CHECK ((state IN ('installed', 'failed', 'rolled_back', 'skipped', 'cancelled')) = (finished_at IS NOT NULL)),
   -- a pin's attempt has no rollout and no wave; a rollout's skipped servers have no wave either
   CHECK (rollout_id IS NOT NULL OR wave IS NULL),

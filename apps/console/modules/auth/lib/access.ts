@@ -22,6 +22,8 @@ export const statements = {
   notificationChannel: ["create", "update", "delete", "test"],
   // Recommendations: apply one (a new policy version), dismiss or snooze it.
   recommendation: ["apply", "dismiss"],
+  // Agent upgrades: start one, pause, resume or cancel it, pin a server to a version.
+  agentUpgrade: ["start", "control", "pin"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -38,12 +40,13 @@ const manageOrganisation = {
   alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
+  agentUpgrade: ["start", "control", "pin"],
 } as const;
 
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [] }),
 };
 
 export type RoleName = keyof typeof roles;
