@@ -9,6 +9,7 @@ const links = [
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
   { href: "/recommendations", label: "Recommendations" },
+  { href: "/upgrades", label: "Upgrades" },
   { href: "/settings/members", label: "Members" },
   { href: "/settings/audit", label: "Audit log" },
 ];

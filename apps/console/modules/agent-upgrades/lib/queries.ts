@@ -37,15 +37,3 @@ export async function listRollouts(sql: OrgSql, orgId: string, limit = 20): Prom
     `SELECT ${rolloutColumns} FROM agent_upgrade_rollouts r WHERE r.org_id = $1 ORDER BY r.created_at DESC LIMIT $2`, [orgId, limit]);
   return rows.map(toRolloutSummary);
 }
-
-/** How a scope reads in the console and the audit log. */
-export function describeScope(scope: AgentUpgradeScope): string {
-  switch (scope.kind) {
-    case "organization":
-      return "every server";
-    case "tag":
-      return `servers tagged ${scope.tag}`;
-    case "servers":
-      return scope.serverIds.length === 1 ? "1 chosen server" : `${scope.serverIds.length} chosen servers`;
-  }
-}

@@ -10,7 +10,8 @@ import { can } from "@/modules/auth/lib/access";
 import type { OrgContext } from "@/modules/auth/types/context";
 import type { RolloutSummary } from "../types/agent-upgrades";
 import { upgradeCapability } from "./capability";
-import { describeScope, listRollouts } from "./queries";
+import { listRollouts } from "./queries";
+import { describeScope } from "./scope-text";
 import { listReleases, servesPlatform } from "./releases";
 
 export type UpgradeActor = Pick<OrgContext, "orgId" | "userId" | "role">;
