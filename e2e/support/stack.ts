@@ -2,6 +2,8 @@
 // scripts/test-db.sh prepared. Evaluated by Playwright in the runner and in every worker, so the
 // database is created once and its name handed down through the environment.
 import { execFileSync } from "node:child_process";
+import { mailPorts } from "./mail-ports";
+import { identityProviderPort } from "./oidc-idp";
 
 // Overridable so that several checkouts can run their journeys on one machine at once.
 const consolePort = Number(process.env.SPINDLE_E2E_CONSOLE_PORT ?? 3100);
@@ -39,5 +41,10 @@ export const e2eStack = {
     SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
     // Recommendations refresh every 5 s instead of every 15 min, so a journey sees its finding.
     SPINDLE_RECOMMENDATION_REFRESH_SECONDS: "5",
+    // The console's mail goes to the journeys' SMTP server (support/mail-sink.ts), and single
+    // sign-on may reach the OpenID provider a journey runs on loopback (support/oidc-idp.ts).
+    SPINDLE_SMTP_URL: `smtp://127.0.0.1:${mailPorts().smtpPort}`,
+    SPINDLE_MAIL_FROM: "Spindle <spindle@e2e.test>",
+    SPINDLE_SSO_TRUSTED_ISSUERS: `http://127.0.0.1:${identityProviderPort()}`,
   },
 };

@@ -3,23 +3,23 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { cn } from "@/lib/utils";
 
-const links = [
+const links: { href: string; label: string; section?: string }[] = [
   { href: "/servers", label: "Servers" },
   { href: "/alerts", label: "Alerts" },
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
   { href: "/recommendations", label: "Recommendations" },
   { href: "/upgrades", label: "Upgrades" },
-  { href: "/settings/members", label: "Members" },
-  { href: "/settings/audit", label: "Audit log" },
+  { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 
 export function NavLinks() {
   const pathname = usePathname();
   return (
     <nav aria-label="Main" className="flex items-center gap-1">
-      {links.map(({ href, label }) => {
-        const active = pathname === href || pathname.startsWith(`${href}/`);
+      {links.map(({ href, label, section }) => {
+        const root = section ?? href;
+        const active = pathname === root || pathname.startsWith(`${root}/`);
         return (
           <Link
             key={href}

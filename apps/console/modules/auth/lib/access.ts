@@ -24,6 +24,15 @@ export const statements = {
   recommendation: ["apply", "dismiss"],
   // Agent upgrades: start one, pause, resume or cancel it, pin a server to a version.
   agentUpgrade: ["start", "control", "pin"],
+  // API tokens (better-auth's api-key plugin checks these names): every member may create tokens
+  // for themselves, acting with at most their own role.
+  apiKey: ["create", "read", "update", "delete"],
+  // Revoke another member's API token.
+  apiToken: ["revoke"],
+  // Sign a member out of every session.
+  memberSession: ["revoke"],
+  // Organisation security: require MFA, configure and enforce single sign-on. Owners only.
+  security: ["update"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -41,13 +50,24 @@ const manageOrganisation = {
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
   agentUpgrade: ["start", "control", "pin"],
+  apiKey: ["create", "read", "update"],
+  apiToken: ["revoke"],
+  memberSession: ["revoke"],
 } as const;
 
 export const roles = {
-  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
-  admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [] }),
+  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"] }),
+  admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [],
+    apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [] }),
 };
+
+/** Roles from least to most: a token acts with the lesser of its own role and its creator's. */
+const rank: Record<RoleName, number> = { viewer: 0, admin: 1, owner: 2 };
+
+export function lesserRole(a: RoleName, b: RoleName): RoleName {
+  return rank[a] <= rank[b] ? a : b;
+}
 
 export type RoleName = keyof typeof roles;
 export const roleNames = Object.keys(roles) as RoleName[];
