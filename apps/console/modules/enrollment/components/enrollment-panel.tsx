@@ -6,7 +6,6 @@ import { fetchJson } from "@/lib/fetch-json";
 import { usePolling } from "@/lib/use-polling";
 import type { CreatedEnrollmentToken, EnrollmentTokenSummary } from "../types/enrollment-token";
 import { CreateTokenForm } from "./create-token-form";
-import { PackageInstall } from "@/modules/agent-upgrades/components/package-install";
 import { InstallCommand } from "./install-command";
 import { TokenList } from "./token-list";
 
@@ -46,7 +45,6 @@ export function EnrollmentPanel({ initialTokens, canManage }: { initialTokens: E
               }}
             />
             {created ? <InstallCommand created={created} /> : null}
-            {created ? <PackageInstall commands={created.packageCommands} /> : null}
           </CardContent>
         </Card>
       ) : (

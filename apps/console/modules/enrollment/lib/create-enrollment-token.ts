@@ -6,7 +6,6 @@ import {
   type CreateEnrollmentTokenInput,
   type CreatedEnrollmentToken,
 } from "../types/enrollment-token";
-import { packageCommands } from "@/modules/agent-upgrades/lib/package-commands";
 import { installCommand, windowsInstallCommand } from "./install-command";
 import { summariseToken, tokenSummarySelect } from "./summarise-token";
 import { generateTokenSecret, hashTokenSecret, tokenHint } from "./token-secret";
@@ -58,6 +57,5 @@ export async function createEnrollmentToken(
   return {
     ...summariseToken(row, now), token,
     installCommand: installCommand(gatewayUrl, token), windowsInstallCommand: windowsInstallCommand(gatewayUrl, token),
-    packageCommands: packageCommands(gatewayUrl, token),
   };
 }

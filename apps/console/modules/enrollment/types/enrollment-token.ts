@@ -1,4 +1,3 @@
-import type { PackageCommands } from "@/modules/agent-upgrades/lib/package-commands";
 import { z } from "zod";
 
 export const tokenLifetimes = { "1h": 3600, "24h": 24 * 3600, "7d": 7 * 24 * 3600 } as const;
@@ -32,6 +31,4 @@ export interface CreatedEnrollmentToken extends EnrollmentTokenSummary {
   installCommand: string;
   /** Windows: an elevated PowerShell line that runs spindle-agent.exe install. */
   windowsInstallCommand: string;
-  /** The gateway's apt and dnf repositories, and the Helm chart's DaemonSet (agent-upgrades/lib/package-commands). */
-  packageCommands: PackageCommands;
 }
