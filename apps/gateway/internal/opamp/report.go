@@ -143,6 +143,8 @@ var capabilityBits = []struct {
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth, "ReportsHealth"},
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig, "ReportsRemoteConfig"},
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat, "ReportsHeartbeat"},
+	{protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages, "AcceptsPackages"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsPackageStatuses, "ReportsPackageStatuses"},
 }
 
 func capabilityNames(bits uint64) []string {
