@@ -1,9 +1,9 @@
 // Package releases is what agent versions the gateway serves, from SPINDLE_AGENT_DIST_DIR
-// (docs/configure.md, "Agent releases"): the release at the top of the directory (its version in
+// (docs/configure.md, SPINDLE_AGENT_DIST_DIR; docs/install.md, "Upgrades"): the release at the top of the directory (its version in
 // the VERSION file agent/build-dist.sh writes; what install.sh installs) and one sub-directory per
 // other release, named by its version. Each release's binaries have their SHA-256 in a
 // SHA256SUMS signed with the gateway's Ed25519 key, the scheme install.sh checks, which upgrades
-// over OpAMP use too; its .deb and .rpm files feed the apt and yum repositories (internal/repo).
+// over OpAMP use too.
 package releases
 
 import (
