@@ -84,6 +84,8 @@ type Config struct {
 	Bench         BenchConfig         `yaml:"bench,omitempty"`
 	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
 	Upgrade       UpgradeConfig       `yaml:"upgrade,omitempty"`
+	// WriteOptimization holds what the console's policy cannot change (writeopt.go).
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -162,6 +164,8 @@ func Default() Config {
 
 		Fragmentation: defaultFragmentation(),
 		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
+
+		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto},
 	}
 }
 
@@ -261,7 +265,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
 	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(),
-		c.Upgrade.validate(), c.validateEnrolmentPaths())
+		c.Upgrade.validate(), c.validateEnrolmentPaths(), c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

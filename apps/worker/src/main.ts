@@ -9,7 +9,7 @@ import { logger } from "./logger.js";
 import { startHealthServer } from "./health-server.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
-import { crontabFor, startAlertInterval, startRecommendationsInterval, startRollupInterval, startUpgradeInterval } from "./schedule.js";
+import { crontabFor, queueReadLatencySummary, startAlertInterval, startRecommendationsInterval, startRollupInterval, startUpgradeInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 import { defaultParallelSources } from "./jobs/rollup.js";
 
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     console.error(`could not queue a recommendations refresh: ${error.message}`));
   const stopUpgradeInterval = startUpgradeInterval(runner, env.SPINDLE_UPGRADE_INTERVAL_SECONDS, (error) =>
     console.error(`could not queue an agent upgrade step: ${error.message}`));
+  await queueReadLatencySummary(runner).catch((error: Error) => console.error(`could not queue the read latency summaries: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
 
