@@ -36,18 +36,20 @@ export class InstalledAgent {
    * tests/spine.spec.ts runs it unedited, as root, in a private view of this host: support/host-root.ts.)
    */
   install(oneLiner: string): string {
-    const command = oneLiner.replace(/\|\s*sh -c "\$script"/, `| SPINDLE_PREFIX=${this.prefix} sh -c "$script"`);
-    if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
-    const [file, args] = this.withMachineId("/bin/sh", ["-c", command]);
+    const [file, args] = this.installInvocation(oneLiner);
     return execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   }
 
   /** install(), without blocking this process: for a test that serves part of the install itself. */
   async installAsync(oneLiner: string): Promise<string> {
-    const command = oneLiner.replace(/\|\s*sudo\s+sh/, `| SPINDLE_PREFIX=${this.prefix} sh`);
-    if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
-    const [file, args] = this.withMachineId("/bin/sh", ["-c", command]);
+    const [file, args] = this.installInvocation(oneLiner);
     return (await promisify(execFile)(file, args, { encoding: "utf8" })).stdout;
+  }
+
+  private installInvocation(oneLiner: string): [string, string[]] {
+    const command = oneLiner.replace(/\|\s*sh -c "\$script"/, `| SPINDLE_PREFIX=${this.prefix} sh -c "$script"`);
+    if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
+    return this.withMachineId("/bin/sh", ["-c", command]);
   }
 
   /**
