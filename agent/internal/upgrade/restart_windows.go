@@ -42,10 +42,6 @@ func newDetached(Restart, string, string) (Restarter, error) {
 	return nil, errors.New("on Windows the agent runs as the SpindleAgent service: upgrade.restart must be auto or windows-service")
 }
 
-func launchDetached(Restart, string, []string) error {
-	return errors.New("on Windows the watchdog is started beside the service")
-}
-
 // launchWindows starts the watchdog detached from the service's process, so stopping the service
 // does not end it.
 func launchWindows(previous string, args []string) error {
