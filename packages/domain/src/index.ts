@@ -5,3 +5,4 @@ export * from "./metrics/ratios.js";
 export * from "./gains/index.js";
 export * from "./alerts/index.js";
 export * from "./recommendations/index.js";
+export * from "./rollouts/index.js";
