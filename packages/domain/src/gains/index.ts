@@ -4,6 +4,4 @@ export * from "./reads.js";
 export * from "./time-saved.js";
 export * from "./fragments.js";
 export * from "./ledger.js";
-export * from "./windows.js";
-export * from "./bootstrap.js";
-export * from "./verdict.js";
+export * from "./verdict/index.js";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { ReadCacheSums } from "../gains/reads.js";
 import { isPresent } from "../gains/measured.js";
-import type { TimeWindow } from "../gains/windows.js";
+import type { TimeWindow } from "../gains/verdict/window-sums.js";
 import type { Confidence, Prediction } from "./types.js";
 
 const windowSchema = z.strictObject({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });

@@ -1,0 +1,4 @@
+export * from "./harness.js";
+export * from "./latency-model.js";
+export * from "./latency-scenarios.js";
+export * from "./verdict-worlds.js";
