@@ -60,6 +60,13 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, serverId: server.id, desiredVersionHash: "a".repeat(64), appliedHash: "a".repeat(64), status: "applied",
         reportedAt: new Date(), appliedAt: new Date() },
     });
+    // The status row above was inserted as applied: the database recorded the event itself.
+    const appliedEvent = await prisma.serverEvent.findFirstOrThrow({ where: { serverId: server.id, kind: "policy.applied" } });
+    assert.equal((appliedEvent.details as { hash: string }).hash, "a".repeat(64));
+    const event = await prisma.serverEvent.create({
+      data: { orgId: org.id, serverId: server.id, at: new Date(), kind: "policy.rolled_back", details: { hash: "b".repeat(64) } },
+    });
+    assert.equal((await prisma.serverEvent.findUniqueOrThrow({ where: { id: event.id }, include: { server: true } })).server.hostname, "db-01");
     const run = await prisma.benchmarkRun.create({
       data: { orgId: org.id, serverId: server.id, requestedBy: user.id, profile: "sqlio", parameters: { paths: ["/srv/bench"], sizeBytes: 1048576 } },
     });

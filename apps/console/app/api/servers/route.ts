@@ -1,5 +1,6 @@
 import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
-import { listServers } from "@/modules/fleet/lib/list-servers";
+import { queryFleet } from "@/modules/fleet/lib/query-fleet";
+import { fleetQuerySchema } from "@/modules/fleet/types/fleet-query";
 
-export const GET = orgRoute({}, async ({ context }) => ({ servers: await listServers(database(), context.orgId) }));
+export const GET = orgRoute({ query: fleetQuerySchema }, async ({ context, query }) => queryFleet(database(), context.orgId, query));

@@ -114,7 +114,8 @@ export interface SqlServerSeries {
 }
 
 export interface DeepTelemetry {
-  range: MetricsRange;
+  /** The preset asked for, or "custom". */
+  range: MetricsRange | "custom";
   /** Width of one point: null for raw samples (one per agent interval). */
   bucketSeconds: number | null;
   from: string;
