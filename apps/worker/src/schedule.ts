@@ -6,6 +6,7 @@ import { notificationSweepTask } from "./jobs/notification-task.js";
 import { recommendationsDigestJobSpec, recommendationsDigestTask } from "./recommendations/digest.js";
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
 import { curveRetentionTask } from "./jobs/retention.js";
+import { rolloutsAdvanceJobSpec, rolloutsAdvanceTask } from "./rollouts/task.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -21,7 +22,8 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
  * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations
  * and, on the same queue after it, the recommendations digest (one per organisation and period),
- * and hourly the miss-ratio curves' retention (a plain table in both modes); in plain mode also
+ * every minute a step of the staged rollouts (each worker also steps them every few seconds and on
+ * spindle_rollout_changed), and hourly the miss-ratio curves' retention (a plain table in both modes); in plain mode also
  * rollup every minute and retention hourly (backfilled once after an outage of every worker).
  */
 export function crontabFor(mode: TimeseriesMode): string {
@@ -34,6 +36,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `*/15 * * * * ${recommendationsRefreshTask} ?queue=${recommendationsRefreshJobSpec.queueName}&jobKey=${recommendationsRefreshJobSpec.jobKey}&max=${recommendationsRefreshJobSpec.maxAttempts}`,
     `*/15 * * * * ${recommendationsDigestTask} ?queue=${recommendationsDigestJobSpec.queueName}&jobKey=${recommendationsDigestJobSpec.jobKey}&max=${recommendationsDigestJobSpec.maxAttempts}`,
     `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
+    `* * * * * ${rolloutsAdvanceTask} ?queue=${rolloutsAdvanceJobSpec.queueName}&jobKey=${rolloutsAdvanceJobSpec.jobKey}&max=${rolloutsAdvanceJobSpec.maxAttempts}`,
   ];
   if (mode !== "plain") return lines.join("\n");
   return [

@@ -149,7 +149,7 @@ CREATE INDEX rollout_events_rollout_idx ON rollout_events (rollout_id, id);
 CREATE INDEX rollout_events_org_kind_idx ON rollout_events (org_id, id) WHERE kind IN ('rollout.completed', 'rollout.rolled_back');
 -- A step happens once per wave attempt, whatever two workers do at the same moment.
 CREATE UNIQUE INDEX rollout_events_step_once ON rollout_events (rollout_id, coalesce(wave, -1), coalesce(attempt, 0), kind)
-  WHERE kind IN ('wave.released', 'wave.applied', 'wave.passed', 'wave.held', 'rollout.completed');
+  WHERE kind IN ('wave.released', 'wave.applied', 'wave.passed', 'rollout.completed');
 
 DO $$
 DECLARE t text;
