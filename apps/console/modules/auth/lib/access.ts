@@ -22,6 +22,9 @@ export const statements = {
   notificationChannel: ["create", "update", "delete", "test"],
   // Recommendations: apply one (a new policy version), dismiss or snooze it.
   recommendation: ["apply", "dismiss"],
+  // Rollouts: pause, resume, roll back, abort (control); let a holding wave pass (override);
+  // switch the organisation's "every wide change is a rollout" setting (settings, owners only).
+  rollout: ["control", "override", "settings"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -38,12 +41,13 @@ const manageOrganisation = {
   alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
+  rollout: ["control", "override"],
 } as const;
 
 export const roles = {
-  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"] }),
+  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], rollout: ["control", "override", "settings"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], rollout: [] }),
 };
 
 export type RoleName = keyof typeof roles;
