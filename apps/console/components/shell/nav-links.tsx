@@ -8,6 +8,7 @@ const links = [
   { href: "/alerts", label: "Alerts" },
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
+  { href: "/rollouts", label: "Rollouts" },
   { href: "/recommendations", label: "Recommendations" },
   { href: "/settings/members", label: "Members" },
   { href: "/settings/audit", label: "Audit log" },

@@ -75,6 +75,8 @@ async function restoreVersion(sql: RolloutSql, actor: { orgId: string; userId: s
 }
 
 async function audit(sql: RolloutSql, actor: { orgId: string; userId: string }, action: string, target: string, details: Record<string, unknown>) {
+  const { rows: [policy] } = await sql.query<{ name: string }>("SELECT name FROM policies WHERE org_id = $1 AND id = $2::uuid", [actor.orgId, target]);
+  details = { name: policy?.name ?? null, ...details };
   await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, $3, $4, $5::jsonb)",
     [actor.orgId, actor.userId, action, target, JSON.stringify(details)]);
 }
