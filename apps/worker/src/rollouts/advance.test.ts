@@ -8,6 +8,8 @@ import { after, before, describe, it } from "node:test";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
 import { agentsReport, createRolloutFixture, effectiveHash, heartbeat, insertReadCache, type RolloutFixture } from "../test-support/rollouts.js";
 import { stepOneRollout } from "./task.js";
+import { evaluateOrganization } from "../alerts/evaluate.js";
+import type { AlertTransitionGroup } from "@spindle/domain";
 
 const settings = { settleSeconds: 30 };
 const minute = 60_000;
@@ -99,6 +101,12 @@ describe("the rollout driver", { skip: skipReason }, () => {
     const [marked] = await query<{ kind: string; details: { hash: string; reason: string } }>("SELECT kind, details FROM server_events WHERE server_id = $1 AND kind = 'policy.rolled_back'", [canary]);
     assert.equal(marked!.details.hash, before);
     assert.match(marked!.details.reason, /Read-cache miss ratio/);
+
+    // The default rule fires through the organisation's rules and channels (the hook is the outbox in production).
+    const groups: AlertTransitionGroup[] = [];
+    await evaluateOrganization(database.pool, f.orgId, new Date(at.getTime() + 1000), async (_tx, group) => void groups.push(group));
+    const fired = groups.find((g) => g.signal === "policy.rolled_back");
+    assert.deepEqual(fired?.transitions.map((t) => [t.serverId, t.to]), [[canary, "firing"]]);
 
     // Paused: nothing is released, and the agent's confirmation of the old policy is recorded.
     await agentsReport(database.pool, [canary!], new Date(at.getTime() + 2000));
