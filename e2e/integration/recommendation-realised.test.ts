@@ -8,7 +8,9 @@
 // budget and for the realised window (30 s), and requires the realised hit ratio, measured by the
 // read cache's own counters (eBPF accesses, mincore misses), within the recommendation's stated
 // tolerance of the predicted one. A curve that misplaced the knee, or a prediction the cache does
-// not deliver, fails it. Every wait is for a row or an answer, never for a span of time.
+// not deliver, fails it. A 30 s window is too short to measure a change against previous days, so
+// the realised comparison (issue 30: realised change against predicted change) must answer
+// "inconclusive" and say why. Every wait is for a row or an answer, never for a span of time.
 //
 // Root only (eBPF, mlock, fadvise on any file); ports 55590–55592, or SPINDLE_RECO_PG_PORT /
 // SPINDLE_RECO_GATEWAY_PORT / SPINDLE_RECO_CONSOLE_PORT.
@@ -49,8 +51,13 @@ interface Recommendation {
   evidence: { metric: string; window: { from: string; to: string } };
   prediction: { metric: string; before: number | null; after: number | null; summary: string };
   confidence: { level: string; tolerance: number | null; reason: string };
-  realised: { status: "measured"; before: number | null; after: number; predicted: number | null; withinConfidence: boolean | null; basis: string }
-    | { status: "not-measured"; reason: string } | null;
+  realised: {
+    status: "judged";
+    answer: "consistent" | "inconsistent" | "inconclusive";
+    reason: string;
+    realised: { before: number | null; after: number; change: number | null; basis: string };
+    predicted: { before: number | null; after: number | null; change: number | null };
+  } | { status: "not-measured"; reason: string } | null;
 }
 
 const workload = new KnownWorkload();
@@ -76,7 +83,7 @@ after(async () => {
   cluster?.destroy();
 });
 
-test("a budget recommendation on a known workload is applied from the console and realised within its confidence", { skip, timeout: 420_000 }, async () => {
+test("a budget recommendation on a known workload is applied from the console and its level realised within its confidence", { skip, timeout: 420_000 }, async () => {
   const id = randomBytes(3).toString("hex");
   await session.signUp(`Realised ${id}`, `realised-${id}@example.test`, `pw-${id}-long-enough`, `Realised Corp ${id}`);
 
@@ -147,10 +154,14 @@ test("a budget recommendation on a known workload is applied from the console an
     return recommendations.find((r) => r.id === applied.id)?.realised ?? undefined;
   }, (realiseAfterSeconds + 120) * 1000);
   console.log(`realised: ${JSON.stringify(realised)}; ${workload.rounds} rounds`);
-  assert.equal(realised.status, "measured", JSON.stringify(realised));
-  if (realised.status !== "measured") return;
-  assert.equal(realised.predicted, prediction.after);
-  assert.ok(Math.abs(realised.after - prediction.after!) <= tolerance,
-    `realised hit ratio ${realised.after} is not within ±${tolerance} of the predicted ${prediction.after} (${realised.basis})`);
-  assert.equal(realised.withinConfidence, true);
+  assert.equal(realised.status, "judged", JSON.stringify(realised));
+  if (realised.status !== "judged") return;
+  assert.equal(realised.predicted.after, prediction.after);
+  // The level after the change is what the curve predicted at the new size…
+  assert.ok(Math.abs(realised.realised.after - prediction.after!) <= tolerance,
+    `realised hit ratio ${realised.realised.after} is not within ±${tolerance} of the predicted ${prediction.after} (${realised.realised.basis})`);
+  // …but 30 s is no window to measure a change in, so the comparison of changes says so instead of guessing.
+  assert.equal(realised.answer, "inconclusive");
+  assert.equal(realised.reason, `the realised window is ${realiseAfterSeconds} s; a change needs at least 60 minutes`);
+  assert.equal(realised.realised.change, null);
 });

@@ -102,25 +102,32 @@ describe("recommendations refresh", { skip: skipReason }, () => {
     assert.equal(inFlight.created.length, 0, "the same finding is not raised again while the applied one awaits its effect");
     await db.pool.query("INSERT INTO server_policy_status (org_id, server_id, status, applied_at) VALUES ($1, $2, 'applied', $3)",
       [org, server, new Date(confirmedAt)]);
-    // Ten minutes before the change at 60 % and ten after at 87 % (predicted 88 % ± 3 points).
-    for (let i = 0; i < 10; i++) {
-      await insertReadCache(db, org, server, new Date(confirmedAt - i * minute), 2 * gib, 600, 400);
-      await insertReadCache(db, org, server, new Date(confirmedAt + (i + 1) * minute), 6 * gib, 870, 130);
+    // The same hour on each of the seven previous days at 60 % (±0.2 points), the hour after the change at 87 %
+    // (predicted 61 % → 88 %: +27 points ± 3).
+    const day = 24 * 60 * minute;
+    for (let d = 1; d <= 7; d++) {
+      const ratio = d % 2 === 0 ? 0.602 : 0.598;
+      for (let i = 1; i <= 6; i++) await insertReadCache(db, org, server, new Date(confirmedAt - d * day + i * 10 * minute - 1000), 2 * gib, Math.round(ratio * gib), Math.round((1 - ratio) * gib));
     }
+    for (let i = 1; i <= 6; i++) await insertReadCache(db, org, server, new Date(confirmedAt + i * 10 * minute - 1000), 6 * gib, Math.round(0.87 * gib), Math.round(0.13 * gib));
 
-    const early = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 5 * minute), settings);
+    const hourly = { realiseAfterSeconds: 3600 };
+    const early = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 5 * minute), hourly);
     assert.equal(early.realised, 0, "not before the window has passed");
-    const done = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 11 * minute), settings);
+    const done = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 61 * minute), hourly);
     assert.equal(done.realised, 1);
-    const [realised] = (await db.pool.query("SELECT realised FROM recommendations WHERE id = $1", [budget.id])).rows;
-    assert.equal(realised.realised.status, "measured");
-    assert.equal(realised.realised.after, 0.87);
-    assert.equal(realised.realised.before, 0.6);
-    assert.equal(realised.realised.predicted, 0.88);
-    assert.equal(realised.realised.withinConfidence, true);
-    assert.equal(realised.realised.windows.after.from, new Date(confirmedAt).toISOString());
+    const [{ realised }] = (await db.pool.query("SELECT realised FROM recommendations WHERE id = $1", [budget.id])).rows;
+    assert.equal(realised.status, "judged");
+    assert.equal(realised.answer, "consistent", realised.reason);
+    assert.equal(realised.realised.method, "previous-days");
+    assert.ok(Math.abs(realised.realised.after - 0.87) < 1e-9);
+    assert.ok(Math.abs(realised.realised.before - 0.6) < 1e-9, "the prediction from the two most recent days");
+    assert.ok(Math.abs(realised.realised.change - 0.27) < 1e-9);
+    assert.ok(realised.realised.interval.low > 0.24 && realised.realised.interval.high < 0.3);
+    assert.deepEqual(realised.predicted.range, { low: 0.88 - 0.61 - 0.03, high: 0.88 - 0.61 + 0.03 });
+    assert.equal(realised.windows.after.from, new Date(confirmedAt).toISOString());
 
-    const later = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 12 * minute), settings);
+    const later = await refreshOrganization(db.workerPool, org, new Date(confirmedAt + 62 * minute), { realiseAfterSeconds: 3600 });
     assert.equal(later.realised, 0, "measured once");
   });
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { applyPolicyChange, describePolicyChange } from "./apply-change.js";
-import { realisedEffect } from "./realised.js";
+import { normalSource, seededRandom } from "../stats/random.js";
+import { realisedEffect, realisedEffectSchema } from "./realised.js";
 import type { Confidence, Prediction } from "./types.js";
 
 describe("applying a change to the server's layer", () => {
@@ -30,37 +31,70 @@ describe("applying a change to the server's layer", () => {
   });
 });
 
-describe("realised effect", () => {
+describe("realised effect: the realised change against the predicted change", () => {
   const prediction: Prediction = { metric: "read_cache_hit_ratio", before: 0.61, after: 0.88, summary: "s", basis: "b" };
-  const confidence: Confidence = { level: "high", tolerance: 0.03, reason: "r" };
-  const windows = {
-    before: { from: new Date("2026-11-22T10:00:00Z"), to: new Date("2026-11-22T11:00:00Z") },
-    after: { from: new Date("2026-11-23T10:00:00Z"), to: new Date("2026-11-23T11:00:00Z") },
-  };
+  const medium: Confidence = { level: "medium", tolerance: 0.05, reason: "r" };
+  const day = { from: new Date("2026-11-23T10:00:00Z"), to: new Date("2026-11-24T10:00:00Z") };
+  /** Hit and miss bytes with a hit ratio of `ratio` over 1 GiB read. */
+  const sums = (ratio: number, samples = 8640) => ({ hitsBytes: ratio * 2 ** 30, missesBytes: (1 - ratio) * 2 ** 30, samples });
+  // Seven previous days around 60 %, ±1 point.
+  const week = [0.61, 0.59, 0.6, 0.61, 0.59, 0.6, 0.61].map((ratio) => sums(ratio));
 
-  it("compares the hit ratio after the change with the prediction", () => {
-    // after: 860 / (860 + 140) = 0.86, |0.86 - 0.88| = 0.02 ≤ 0.03
-    const effect = realisedEffect(prediction, confidence, windows, {
-      before: { hitsBytes: 600, missesBytes: 400, samples: 360 }, after: { hitsBytes: 860, missesBytes: 140, samples: 360 },
-    });
-    assert.equal(effect.status, "measured");
-    if (effect.status !== "measured") return;
-    assert.equal(effect.before, 0.6);
-    assert.equal(effect.after, 0.86);
-    assert.equal(effect.withinConfidence, true);
+  it("is consistent when the realised change's interval lies inside the predicted range", () => {
+    // Predicted +27 points ± 5; realised 0.87 − 0.60 = +27 points, placebo errors about a point.
+    const effect = realisedEffect(prediction, medium, day, { after: sums(0.87), previousDays: week, minutes: null });
+    assert.equal(effect.status, "judged");
+    if (effect.status !== "judged") return;
+    assert.equal(effect.answer, "consistent");
+    assert.equal(effect.realised.method, "previous-days");
+    assert.ok(Math.abs(effect.realised.before! - 0.6) < 1e-9);
+    assert.ok(Math.abs(effect.realised.change! - 0.27) < 1e-9);
+    assert.ok(effect.realised.interval!.low > 0.22 && effect.realised.interval!.high < 0.32);
+    assert.deepEqual(effect.predicted, { before: 0.61, after: 0.88, change: 0.88 - 0.61, range: { low: 0.88 - 0.61 - 0.05, high: 0.88 - 0.61 + 0.05 } });
+    assert.match(effect.reason, /^the realised change's 95 % interval \[\d+\.\d points, \d+\.\d points\] lies inside the predicted range \[22\.0 points, 32\.0 points\]$/);
     assert.equal(effect.windows.after.from, "2026-11-23T10:00:00.000Z");
+    assert.match(effect.realised.basis, /placebo predictions from the same window on 7 previous days/);
   });
 
-  it("counts a miss beyond the tolerance as a miss", () => {
-    // 0.8 is 0.08 below 0.88
-    const effect = realisedEffect(prediction, confidence, windows, { before: null, after: { hitsBytes: 800, missesBytes: 200, samples: 10 } });
-    assert.equal(effect.status === "measured" && effect.withinConfidence, false);
-    assert.equal(effect.status === "measured" && effect.before, null);
+  it("is inconsistent when the realised change is surely outside the predicted range", () => {
+    const effect = realisedEffect(prediction, medium, day, { after: sums(0.7), previousDays: week, minutes: null });
+    assert.equal(effect.status === "judged" && effect.answer, "inconsistent");
+  });
+
+  it("is inconclusive when the realised interval is wider than the predicted range, or there is nothing to compare", () => {
+    const noisy = [0.5, 0.7, 0.55, 0.68, 0.52, 0.66, 0.6].map((ratio) => sums(ratio));
+    const wide = realisedEffect(prediction, medium, day, { after: sums(0.87), previousDays: noisy, minutes: null });
+    assert.equal(wide.status === "judged" && wide.answer, "inconclusive");
+    assert.match(wide.status === "judged" ? wide.reason : "", /overlaps the predicted range \[22\.0 points, 32\.0 points\] without lying inside it/);
+    const short = realisedEffect(prediction, medium, { from: day.from, to: new Date(day.from.getTime() + 30_000) }, { after: sums(0.87), previousDays: week, minutes: null });
+    assert.equal(short.status === "judged" && short.answer, "inconclusive");
+    assert.equal(short.status === "judged" && short.reason, "the realised window is 30 s; a change needs at least 60 minutes");
+    assert.equal(short.status === "judged" && short.realised.after, 0.87, "the level after is still shown");
+    const noHistory = realisedEffect(prediction, medium, day, { after: sums(0.87), previousDays: [], minutes: null });
+    assert.match(noHistory.status === "judged" ? noHistory.reason : "", /^no realised change: 0 of the 7 previous days/);
+    const noBefore = realisedEffect({ ...prediction, before: null }, medium, day, { after: sums(0.87), previousDays: week, minutes: null });
+    assert.equal(noBefore.status === "judged" && noBefore.reason, "the prediction has no hit ratio at today's setting, so there is no predicted change");
+    assert.ok(noBefore.status === "judged" && noBefore.realised.interval !== null, "the realised change is still measured");
+  });
+
+  it("falls back to the block bootstrap against the previous day for a whole-day window", () => {
+    const normal = normalSource(seededRandom(3));
+    const minutes = (ratio: number) => Array.from({ length: 1440 }, () => ({ numerator: 4096 * 100 * (ratio + 0.02 * normal()), denominator: 4096 * 100 }));
+    const effect = realisedEffect(prediction, medium, day, { after: sums(0.87), previousDays: [sums(0.6)], minutes: { before: minutes(0.6), after: minutes(0.87) } });
+    assert.equal(effect.status === "judged" && effect.realised.method, "block-bootstrap");
+    assert.equal(effect.status === "judged" && effect.answer, "consistent");
   });
 
   it("says not measured without counters, and for kinds the counters do not show", () => {
-    assert.equal(realisedEffect(prediction, confidence, windows, { before: null, after: { hitsBytes: null, missesBytes: null, samples: 0 } }).status, "not-measured");
+    const day0 = { after: { hitsBytes: null, missesBytes: null, samples: 0 }, previousDays: [], minutes: null };
+    assert.equal(realisedEffect(prediction, medium, day, day0).status, "not-measured");
     const none: Prediction = { ...prediction, metric: "excess_extents" };
-    assert.equal(realisedEffect(none, confidence, windows, { before: null, after: { hitsBytes: 1, missesBytes: 1, samples: 1 } }).status, "not-measured");
+    assert.equal(realisedEffect(none, medium, day, { after: sums(0.5), previousDays: [], minutes: null }).status, "not-measured");
+  });
+
+  it("still reads rows written before the comparison of changes", () => {
+    const legacy = { status: "measured", metric: "read_cache_hit_ratio", before: 0.6, after: 0.86, predicted: 0.88, withinConfidence: true,
+      windows: { before: null, after: { from: "2026-11-23T10:00:00.000Z", to: "2026-11-24T10:00:00.000Z" } }, basis: "b" };
+    assert.deepEqual(realisedEffectSchema.parse(legacy), legacy);
   });
 });

@@ -33,6 +33,6 @@ export const latencyScenarios: readonly LatencyScenario[] = [
     readsNoiseSd: 0.6,
     readsDailyAmplitude: 0.5,
   },
-  // Stalls: one minute in 100 is 5× slower or worse, with a Pareto tail of index 1.2 (infinite variance).
-  { ...base, name: "heavy-tailed latency (stalls, φ 0.5)", phi: 0.5, stalls: { probability: 0.01, scale: 5, alpha: 1.2 } },
+  // Stalls: one minute in 50 is 5× slower or worse, with a Pareto tail of index 1.2 (infinite variance).
+  { ...base, name: "heavy-tailed latency (stalls, φ 0.5)", phi: 0.5, stalls: { probability: 0.02, scale: 5, alpha: 1.2 } },
 ];

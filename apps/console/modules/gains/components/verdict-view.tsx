@@ -2,7 +2,8 @@ import type { MetricVerdict } from "@spindle/domain";
 import { Badge } from "@/components/ui/badge";
 import { formatDateTime } from "@/lib/format";
 import { formatInUnit } from "../lib/format-gains";
-import type { ServerVerdict } from "../types/verdict";
+import { describeVerdict, methodNames } from "../lib/format-verdict";
+import type { ServerVerdict, VerdictLook } from "../types/verdict";
 
 const verdictText = { better: "better", worse: "worse", "no-measurable-change": "no measurable change" } as const;
 const verdictTone = { better: "text-success", worse: "text-destructive", "no-measurable-change": "text-muted-foreground" } as const;
@@ -17,24 +18,49 @@ function MetricRow({ result }: { result: MetricVerdict }) {
     );
   }
   const value = (v: number) => formatInUnit(v, metric.unit);
-  const { interval } = result;
   return (
-    <li data-testid={`verdict-${metric.key}`} data-verdict={result.verdict} className="text-sm">
-      <span className="font-medium">{metric.label}:</span>{" "}
-      <span className={verdictTone[result.verdict]} data-testid={`verdict-${metric.key}-text`}>{verdictText[result.verdict]}</span>
-      <span className="text-muted-foreground">
-        {" "}— {value(result.before.value)} → {value(result.after.value)}; difference {value(result.difference)}, {Math.round(interval.confidence * 100)} % interval{" "}
-        [{value(interval.low)}, {value(interval.high)}] ({interval.iterations.toLocaleString("en-US")} bootstrap resamples of 1-minute intervals;{" "}
-        {result.before.units} before, {result.after.units} after; {Math.round(result.before.denominator).toLocaleString("en-US")} →{" "}
-        {Math.round(result.after.denominator).toLocaleString("en-US")} {metric.denominatorUnit}; {metric.source})
+    <li data-testid={`verdict-${metric.key}`} data-verdict={result.verdict} data-method={result.method} data-stage={result.stage} className="grid gap-0.5 text-sm">
+      <span>
+        <span className="font-medium">{metric.label}:</span>{" "}
+        <span className={verdictTone[result.verdict]} data-testid={`verdict-${metric.key}-text`}>
+          {verdictText[result.verdict]}{result.stage === "provisional" ? " (provisional)" : ""}
+        </span>
+        <span className="text-muted-foreground">
+          {" "}— {value(result.after)} against {value(result.expected)} expected without the change; {describeVerdict(result)}
+        </span>
+      </span>
+      <span className="text-xs text-muted-foreground" data-testid={`verdict-${metric.key}-method`}>
+        Method: {methodNames[result.method]}: {result.basis}; {metric.source}.
       </span>
     </li>
   );
 }
 
-/** The before/after comparison of one server around one applied change, with its windows. */
+function LookLine({ look }: { look: VerdictLook }) {
+  if (look.status === "too-early") {
+    return (
+      <p className="text-sm text-muted-foreground" data-testid="verdict-not-enough-data">
+        Not enough data: {look.reason} (at {formatDateTime(look.firstAt)}); the final verdict is read at {formatDateTime(look.finalAt)}.
+      </p>
+    );
+  }
+  const hours = (minutes: number) => (minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`);
+  return (
+    <p className="text-xs text-muted-foreground" data-testid="verdict-look" data-stage={look.stage}>
+      {look.stage === "final"
+        ? <>Final verdict at the {hours(look.horizonMinutes)} horizon</>
+        : <>Provisional reading at {hours(look.afterMinutes)} of the {hours(look.horizonMinutes)} horizon (final at {formatDateTime(look.finalAt)});
+          an early reading calls a change only at a family-wise alpha of {look.alpha * 100} %, so reading the page again does not inflate the error</>}
+      . After: {formatDateTime(look.after.from)} – {formatDateTime(look.after.to)}, against the same window on the previous days
+      {look.controlServers > 0 ? <>, or {look.controlServers} servers not yet changed over {look.before.description} ({formatDateTime(look.before.from)} – {formatDateTime(look.before.to)})</> : null}.
+      Minutes slower than 5× the server's median minute count as 5× (stalls), and the metrics are corrected together (Holm).
+    </p>
+  );
+}
+
+/** The before/after comparison of one server around one applied change: when it is read, and each metric's answer with its method. */
 export function VerdictView({ verdict, showHost = false }: { verdict: ServerVerdict; showHost?: boolean }) {
-  const { change, windows } = verdict;
+  const { change, look } = verdict;
   return (
     <div className="grid gap-2" data-testid="verdict" data-server={verdict.hostname}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -47,21 +73,13 @@ export function VerdictView({ verdict, showHost = false }: { verdict: ServerVerd
           <span className="text-muted-foreground" data-testid="verdict-no-change">No verdict: {change.reason}.</span>
         )}
       </div>
-      {windows?.status === "not-enough-data" ? (
-        <p className="text-sm text-muted-foreground" data-testid="verdict-not-enough-data">Not enough data: {windows.reason}.</p>
-      ) : null}
-      {windows?.status === "matched" ? (
-        <>
-          <p className="text-xs text-muted-foreground" data-testid="verdict-windows">
-            Before {formatDateTime(windows.before.from)} – {formatDateTime(windows.before.to)}, after {formatDateTime(windows.after.from)} –{" "}
-            {formatDateTime(windows.after.to)} ({windows.matching === "same-hours-previous-day" ? "the same hours of the previous day" : "the equally long window right before the change"}).
-          </p>
-          <ul className="grid gap-1">
-            {verdict.metrics.map((result) => (
-              <MetricRow key={result.metric.key} result={result} />
-            ))}
-          </ul>
-        </>
+      {look ? <LookLine look={look} /> : null}
+      {look?.status === "look" ? (
+        <ul className="grid gap-2">
+          {verdict.metrics.map((result) => (
+            <MetricRow key={result.metric.key} result={result} />
+          ))}
+        </ul>
       ) : null}
     </div>
   );

@@ -2,14 +2,22 @@
 // change moment is when the agent first reported the effective policy as applied
 // (server_policy_status.applied_at). Only the latest apply of each server is kept, so a version is
 // judged on the servers where it is the newest layer of the policy in force; elsewhere the page
-// says why there is no verdict instead of guessing a moment.
-import { compareWindows, matchWindows, verdictMetrics, type RatioUnit } from "@spindle/domain";
+// says why there is no verdict instead of guessing a moment. The verdict is read at the fixed
+// horizon's checkpoints (@spindle/domain lookAt): provisional before 24 hours, final at 24 hours.
+import { judgeChange, lookAt, needsMinutes, previousDaysSuffice, type MinuteEvidence, type VerdictMetricKey } from "@spindle/domain";
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { ChangeMoment, PolicyVersionVerdicts, ServerVerdict } from "../types/verdict";
-import { appliedChangesSql, historyStartSql, policyVersionSql, verdictUnitsSql, type AppliedChangeRow, type PolicyVersionRow, type VerdictUnitRow } from "./verdict-sql";
+import { buildEvidence, minuteUnits, verdictWindows, WindowSumsTable, type Window } from "./verdict-evidence";
+import {
+  appliedChangesSql, controlCandidatesSql, historyStartSql, policyVersionSql, windowMinutesSql, windowSumsSql,
+  type AppliedChangeRow, type ControlCandidateRow, type MinuteRow, type PolicyVersionRow, type WindowSumsRow,
+} from "./verdict-sql";
+
+/** Servers not yet changed looked at, at most: enough for a tight control, bounded work per page. */
+export const maximumControlServers = 50;
 
 function isApplied(row: AppliedChangeRow): row is AppliedChangeRow & { applied_at: Date } {
   return row.status === "applied" && row.applied_at !== null && row.applied_hash !== null && row.applied_hash === row.effective_hash;
@@ -38,45 +46,74 @@ export function versionChange(row: AppliedChangeRow, version: { id: string; crea
   return { status: "known", appliedAt: row.applied_at.toISOString(), cause: version.label };
 }
 
-function unitsByMetric(rows: readonly VerdictUnitRow[]): Map<string, RatioUnit[]> {
-  const units = new Map<string, RatioUnit[]>();
-  for (const row of rows) {
-    const list = units.get(row.metric) ?? [];
-    list.push({ numerator: row.numerator, denominator: row.denominator });
-    units.set(row.metric, list);
+const starts = (windows: readonly Window[]) => windows.map((window) => window.from);
+const ends = (windows: readonly Window[]) => windows.map((window) => window.to);
+const iso = (window: Window) => ({ from: window.from.toISOString(), to: window.to.toISOString() });
+
+async function readMinutes(sql: OrgSql, orgId: string, serverId: string, before: Window, after: Window, table: WindowSumsTable, keys: VerdictMetricKey[]) {
+  const { rows } = await sql.query<MinuteRow>(windowMinutesSql, [orgId, [serverId], starts([before, after]), ends([before, after])]);
+  const minutes = new Map<VerdictMetricKey, MinuteEvidence>();
+  for (const key of keys) {
+    const cap = table.cap(serverId, key);
+    const of = (index: number) => rows.filter((row) => row.metric === key && row.window_index === index);
+    minutes.set(key, { before: minuteUnits(of(1), before, cap), after: minuteUnits(of(2), after, cap), beforeWindow: "the same hours of the previous day" });
   }
-  return units;
+  return minutes;
 }
 
 async function compareAround(sql: OrgSql, orgId: string, server: { id: string; hostname: string }, change: ChangeMoment, now: Date): Promise<ServerVerdict> {
   const base = { serverId: server.id, hostname: server.hostname, change };
-  if (change.status === "unknown") return { ...base, windows: null, metrics: [] };
-  const history = await sql.query<{ start: Date | null }>(historyStartSql, [orgId, server.id]);
-  const windows = matchWindows(new Date(change.appliedAt), now, history.rows[0]?.start ?? null);
-  if (windows.status === "not-enough-data") return { ...base, windows, metrics: [] };
-  const [before, after] = await Promise.all(
-    [windows.before, windows.after].map((window) => sql.query<VerdictUnitRow>(verdictUnitsSql, [orgId, server.id, window.from, window.to])),
-  );
-  const beforeUnits = unitsByMetric(before!.rows);
-  const afterUnits = unitsByMetric(after!.rows);
+  if (change.status === "unknown") return { ...base, look: null, metrics: [] };
+  const changeAt = new Date(change.appliedAt);
+  const look = lookAt(changeAt, now);
+  if (look.status === "too-early") {
+    return { ...base, look: { status: "too-early", reason: look.reason, firstAt: look.firstAt.toISOString(), finalAt: look.finalAt.toISOString() }, metrics: [] };
+  }
+  const windows = verdictWindows(changeAt, look.afterMinutes);
+  const history = (await sql.query<{ start: Date | null }>(historyStartSql, [orgId, server.id])).rows[0]?.start ?? null;
+  // Yesterday's same hours when the server has them (its own daily cycle cancels), else the window right before.
+  const yesterday = history !== null && history.getTime() <= windows.previousDays[0]!.from.getTime();
+  const before = yesterday ? windows.previousDays[0]! : windows.adjacent;
+  const beforeDescription = yesterday ? "the same hours of the previous day" : "the window right before the change";
+  const treatedWindows = [windows.after, ...windows.previousDays, ...(yesterday ? [] : [windows.adjacent])];
+  const treated = new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, [server.id], starts(treatedWindows), ends(treatedWindows)])).rows);
+  // Servers not yet changed are read only for a metric the previous days cannot judge (a new server).
+  const ownHistory = buildEvidence({ serverId: server.id, treated, beforeIndex: 2, beforeDescription, controls: null, minutes: null });
+  const candidates = ownHistory.every((evidence) => previousDaysSuffice(evidence)) ? [] :
+    (await sql.query<ControlCandidateRow>(controlCandidatesSql, [orgId, server.id, before.from, maximumControlServers])).rows;
+  const controls = candidates.length === 0 ? null : {
+    ids: candidates.map((row) => row.server_id),
+    table: new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, candidates.map((row) => row.server_id), starts([before, windows.after]), ends([before, windows.after])])).rows),
+  };
+  const input = { serverId: server.id, treated, beforeIndex: yesterday ? 2 : 9, beforeDescription, controls, minutes: null };
+  const wanted = buildEvidence(input).filter((evidence) => needsMinutes(evidence, look)).map((evidence) => evidence.metric.key);
+  const minutes = wanted.length > 0 && yesterday ? await readMinutes(sql, orgId, server.id, windows.previousDays[0]!, windows.after, treated, wanted) : null;
   return {
     ...base,
-    windows: {
-      status: "matched",
-      matching: windows.matching,
-      before: { from: windows.before.from.toISOString(), to: windows.before.to.toISOString() },
-      after: { from: windows.after.from.toISOString(), to: windows.after.to.toISOString() },
+    look: {
+      status: "look",
+      stage: look.stage,
+      afterMinutes: look.afterMinutes,
+      horizonMinutes: look.horizonMinutes,
+      alpha: look.alpha,
+      finalAt: look.finalAt.toISOString(),
+      after: iso(windows.after),
+      before: { ...iso(before), description: beforeDescription },
+      controlServers: candidates.length,
     },
-    metrics: Object.values(verdictMetrics).map((metric) => compareWindows(metric, beforeUnits.get(metric.key) ?? [], afterUnits.get(metric.key) ?? [])),
+    metrics: judgeChange(buildEvidence({ ...input, minutes }), look),
   };
 }
 
+/** The verdict of a server's latest change, inside an organisation's transaction. */
+export async function readServerVerdict(sql: OrgSql, orgId: string, serverId: string, now = new Date()): Promise<ServerVerdict> {
+  const server = await readServerSql(sql, orgId, serverId, now);
+  const { rows } = await sql.query<AppliedChangeRow>(appliedChangesSql, [orgId, [server.id]]);
+  return compareAround(sql, orgId, server, latestChange(rows[0]!), now);
+}
+
 export async function queryServerVerdict(db: Db, orgId: string, serverId: string, now = new Date()): Promise<ServerVerdict> {
-  return inOrgSql(db, orgId, async (sql) => {
-    const server = await readServerSql(sql, orgId, serverId, now);
-    const { rows } = await sql.query<AppliedChangeRow>(appliedChangesSql, [orgId, [server.id]]);
-    return compareAround(sql, orgId, server, latestChange(rows[0]!), now);
-  });
+  return inOrgSql(db, orgId, (sql) => readServerVerdict(sql, orgId, serverId, now));
 }
 
 export async function queryPolicyVersionVerdicts(db: Db, orgId: string, policyId: string, version: number, now = new Date()): Promise<PolicyVersionVerdicts> {

@@ -1,39 +1,96 @@
-// SQL for the before/after verdicts. Units are 1-minute buckets (a window spans up to a day, so at
-// most 1,440 units a side), one per metric: a numerator and a denominator per bucket, summed over
-// the server's devices. A ratio that needs two families (split I/Os per I/O, storage reads per
-// page access) uses only minutes where both were measured.
+// SQL for the before/after verdicts. Every comparison reads a few windows per server (the after
+// window, the same window on each of the seven previous days, the window before the change), per
+// metric, from the 1-minute aggregates: a numerator and a denominator per minute, summed over the
+// server's devices. PostgreSQL caps each minute at 5 × the median minute of the server's windows
+// (the stall cap of packages/domain/src/gains/verdict/stall-cap.ts, the same rule) and sums each
+// window, so one row per server, metric and window comes back, not one per minute. Hourly
+// aggregates cannot carry the cap (a stall hides inside its hour), which is why the minutes are
+// read; each window is an index range scan on (org_id, server_id, bucket).
+// A ratio that needs two families (split I/Os per I/O, storage reads per page access) uses only
+// minutes where both were measured.
+import { stallCapDefaults } from "@spindle/domain";
 
-export type VerdictUnitRow = { metric: string; numerator: number; denominator: number };
-
-/** $1 org, $2 server, $3 window start (inclusive), $4 window end (exclusive). */
-export const verdictUnitsSql = `WITH latency AS (
-  SELECT bucket, sum(sum_seconds)::float8 AS seconds, sum(operations)::float8 AS reads
-  FROM disk_latency_1m
-  WHERE org_id = $1 AND server_id = $2 AND bucket >= $3 AND bucket < $4 AND operation = 'read'
-  GROUP BY bucket
+/** Per-minute numerators and denominators of the four metrics in the windows $3/$4 (arrays, 1-based window_index). */
+const minutesCte = `windows AS (
+  SELECT w.from_at, w.to_at, w.idx::int AS window_index
+  FROM unnest($3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS w(from_at, to_at, idx)
+), latency AS (
+  SELECT w.window_index, f.server_id, f.bucket, sum(f.sum_seconds)::float8 AS seconds, sum(f.operations)::float8 AS reads
+  FROM windows w JOIN disk_latency_1m f ON f.org_id = $1 AND f.server_id = ANY($2::uuid[]) AND f.bucket >= w.from_at AND f.bucket < w.to_at
+  WHERE f.operation = 'read'
+  GROUP BY w.window_index, f.server_id, f.bucket
 ), cache AS (
-  SELECT bucket, sum(misses)::float8 AS misses, sum(accesses)::float8 AS accesses
-  FROM page_cache_1m
-  WHERE org_id = $1 AND server_id = $2 AND bucket >= $3 AND bucket < $4
-  GROUP BY bucket
+  SELECT w.window_index, f.server_id, f.bucket, sum(f.misses)::float8 AS misses, sum(f.accesses)::float8 AS accesses
+  FROM windows w JOIN page_cache_1m f ON f.org_id = $1 AND f.server_id = ANY($2::uuid[]) AND f.bucket >= w.from_at AND f.bucket < w.to_at
+  GROUP BY w.window_index, f.server_id, f.bucket
 ), split AS (
-  SELECT bucket, sum(split_ops)::float8 AS split_ops
-  FROM disk_split_io_1m
-  WHERE org_id = $1 AND server_id = $2 AND bucket >= $3 AND bucket < $4
-  GROUP BY bucket
+  SELECT w.window_index, f.server_id, f.bucket, sum(f.split_ops)::float8 AS split_ops
+  FROM windows w JOIN disk_split_io_1m f ON f.org_id = $1 AND f.server_id = ANY($2::uuid[]) AND f.bucket >= w.from_at AND f.bucket < w.to_at
+  GROUP BY w.window_index, f.server_id, f.bucket
 ), io AS (
-  SELECT bucket, sum(read_ops)::float8 AS reads, sum(read_ops + write_ops)::float8 AS ios
-  FROM disk_io_1m
-  WHERE org_id = $1 AND server_id = $2 AND bucket >= $3 AND bucket < $4
-  GROUP BY bucket
-)
-SELECT 'meanReadLatency' AS metric, seconds AS numerator, reads AS denominator FROM latency
-UNION ALL SELECT 'pageCacheMissRatio', misses, accesses FROM cache
-UNION ALL SELECT 'splitIosPerIo', split.split_ops, io.ios FROM split JOIN io USING (bucket)
-UNION ALL SELECT 'storageReadsPerAccess', io.reads, cache.accesses FROM io JOIN cache USING (bucket)`;
+  SELECT w.window_index, f.server_id, f.bucket, sum(f.read_ops)::float8 AS reads, sum(f.read_ops + f.write_ops)::float8 AS ios
+  FROM windows w JOIN disk_io_1m f ON f.org_id = $1 AND f.server_id = ANY($2::uuid[]) AND f.bucket >= w.from_at AND f.bucket < w.to_at
+  GROUP BY w.window_index, f.server_id, f.bucket
+), minutes AS (
+  SELECT * FROM (
+    SELECT 'meanReadLatency' AS metric, window_index, server_id, bucket, seconds AS numerator, reads AS denominator FROM latency
+    UNION ALL SELECT 'pageCacheMissRatio', window_index, server_id, bucket, misses, accesses FROM cache
+    UNION ALL SELECT 'splitIosPerIo', window_index, server_id, bucket, split.split_ops, io.ios FROM split JOIN io USING (window_index, server_id, bucket)
+    UNION ALL SELECT 'storageReadsPerAccess', window_index, server_id, bucket, io.reads, cache.accesses FROM io JOIN cache USING (window_index, server_id, bucket)
+  ) AS all_minutes
+  WHERE numerator IS NOT NULL AND denominator IS NOT NULL
+)`;
 
-/** The oldest telemetry of a server: how far back a matched window can reach. */
-export const historyStartSql = `SELECT min(bucket) AS start FROM disk_io_1m WHERE org_id = $1 AND server_id = $2`;
+export type WindowSumsRow = {
+  server_id: string;
+  metric: string;
+  window_index: number;
+  numerator: number;
+  denominator: number;
+  capped_minutes: number;
+  /** The stall cap of this server and metric (the same on every window); null: no cap. */
+  cap: number | null;
+};
+
+/**
+ * $1 org, $2 server ids, $3 window starts, $4 window ends (inclusive, exclusive). Per server and
+ * metric, the cap is 5 × the median minute ratio over all the windows given for it.
+ */
+export const windowSumsSql = `WITH ${minutesCte}, caps AS (
+  SELECT server_id, metric, NULLIF(${stallCapDefaults.multipleOfMedian}::float8 * percentile_cont(0.5) WITHIN GROUP (ORDER BY numerator / denominator), 0) AS cap
+  FROM minutes WHERE denominator > 0
+  GROUP BY server_id, metric
+)
+SELECT m.server_id::text AS server_id, m.metric, m.window_index,
+  sum(CASE WHEN c.cap IS NULL THEN m.numerator ELSE least(m.numerator, c.cap * m.denominator) END)::float8 AS numerator,
+  sum(m.denominator)::float8 AS denominator,
+  (count(*) FILTER (WHERE m.numerator > c.cap * m.denominator))::int AS capped_minutes,
+  c.cap
+FROM minutes m LEFT JOIN caps c USING (server_id, metric)
+GROUP BY m.server_id, m.metric, m.window_index, c.cap`;
+
+export type MinuteRow = { metric: string; window_index: number; bucket: Date; numerator: number; denominator: number };
+
+/** The minutes themselves, uncapped, for the block-bootstrap fallback (one server, two windows). */
+export const windowMinutesSql = `WITH ${minutesCte}
+SELECT metric, window_index, bucket, numerator, denominator FROM minutes ORDER BY metric, window_index, bucket`;
+
+/** The oldest telemetry of a server: how far back its previous days reach (hourly, so cheap). */
+export const historyStartSql = `SELECT min(bucket) AS start FROM disk_io_1h WHERE org_id = $1 AND server_id = $2`;
+
+export type ControlCandidateRow = { server_id: string; hostname: string };
+
+/**
+ * Servers of the organisation not changed since `$3`: the last policy their agent applied is older,
+ * or they never applied one (only the latest apply is kept, so a server applied again later is
+ * left out: it may have changed inside the windows). $2 the changed server, $4 how many at most,
+ * by hostname so the choice never depends on the data.
+ */
+export const controlCandidatesSql = `SELECT s.id::text AS server_id, s.hostname
+FROM servers s LEFT JOIN server_policy_status st ON st.org_id = s.org_id AND st.server_id = s.id
+WHERE s.org_id = $1 AND s.id <> $2 AND (st.applied_at IS NULL OR st.applied_at < $3)
+ORDER BY s.hostname, s.id
+LIMIT $4`;
 
 export type AppliedChangeRow = {
   server_id: string;

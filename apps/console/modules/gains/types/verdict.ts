@@ -4,9 +4,28 @@ export type ChangeMoment =
   | { status: "known"; appliedAt: string; cause: string }
   | { status: "unknown"; reason: string };
 
-export type VerdictWindows =
-  | { status: "matched"; matching: "same-hours-previous-day" | "adjacent"; before: { from: string; to: string }; after: { from: string; to: string } }
-  | { status: "not-enough-data"; reason: string };
+export interface IsoWindow {
+  from: string;
+  to: string;
+}
+
+/** When the change is read: too early, a provisional checkpoint, or the final verdict at the horizon. */
+export type VerdictLook =
+  | { status: "too-early"; reason: string; firstAt: string; finalAt: string }
+  | {
+    status: "look";
+    stage: "provisional" | "final";
+    afterMinutes: number;
+    horizonMinutes: number;
+    /** The family-wise alpha of this look (0.1 % provisional, 5 % final). */
+    alpha: number;
+    finalAt: string;
+    after: IsoWindow;
+    /** The window the servers not yet changed are compared over (the same hours of the previous day, or the window right before). */
+    before: IsoWindow & { description: string };
+    /** Servers not yet changed that were looked at: only when the previous days cannot judge a metric (each needs three with data). */
+    controlServers: number;
+  };
 
 /** The before/after comparison of one server around one applied policy change. */
 export interface ServerVerdict {
@@ -14,7 +33,7 @@ export interface ServerVerdict {
   hostname: string;
   change: ChangeMoment;
   /** null when the change moment is unknown. */
-  windows: VerdictWindows | null;
+  look: VerdictLook | null;
   metrics: MetricVerdict[];
 }
 

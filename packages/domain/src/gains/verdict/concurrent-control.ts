@@ -77,10 +77,12 @@ export function differenceInDifferences(
   const treatedUsable = usable(treated);
   const controlUsable = usable(control);
   if (treatedUsable.length === 0) return { status: "not-enough-data", reason: "no changed server has enough data in both windows", excluded };
-  if (controlUsable.length < settings.minimumControls) {
+  // Degrees of freedom n_t + n_c − 2 must be at least 1, whatever minimumControls says.
+  const needed = Math.max(settings.minimumControls, treatedUsable.length === 1 ? 2 : 1);
+  if (controlUsable.length < needed) {
     return {
       status: "not-enough-data",
-      reason: `${controlUsable.length} servers not yet changed have enough data in both windows; ${settings.minimumControls} are needed`,
+      reason: `${controlUsable.length} servers not yet changed have enough data in both windows; ${needed} are needed`,
       excluded,
     };
   }

@@ -9,7 +9,7 @@ describe("the fixed horizon", () => {
   it("reads provisional checkpoints at a strict alpha, and the final verdict at the horizon", () => {
     assert.deepEqual(checkpointsOf(horizonSettings()), [60, 180, 360, 720, 1440]);
     const early = lookAt(changeAt, after(61));
-    assert.deepEqual(early, { status: "too-early", reason: "the first reading is taken 60 minutes after the change", firstAt: after(62) });
+    assert.deepEqual(early, { status: "too-early", reason: "the first reading is taken 60 minutes after the change", firstAt: after(62), finalAt: after(1442) });
     const first = lookAt(changeAt, after(62));
     assert.deepEqual(first, { status: "look", stage: "provisional", afterMinutes: 60, alpha: 0.001, horizonMinutes: 1440, finalAt: after(1442) });
     // Between checkpoints the latest one is read again: the same answer on every page view.

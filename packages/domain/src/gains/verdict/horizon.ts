@@ -32,7 +32,7 @@ export type Look =
     /** When the final verdict is (or was) read. */
     finalAt: Date;
   }
-  | { status: "too-early"; reason: string; firstAt: Date };
+  | { status: "too-early"; reason: string; firstAt: Date; finalAt: Date };
 
 export function horizonSettings(options: Partial<HorizonSettings> = {}): HorizonSettings {
   const settings = { ...horizonDefaults, ...options };
@@ -56,7 +56,7 @@ export function lookAt(changeAt: Date, now: Date, options: Partial<HorizonSettin
   const passed = checkpoints.filter((minutes) => minutes <= elapsedMinutes);
   const finalAt = at(settings.horizonMinutes);
   if (passed.length === 0) {
-    return { status: "too-early", reason: `the first reading is taken ${checkpoints[0]} minutes after the change`, firstAt: at(checkpoints[0]!) };
+    return { status: "too-early", reason: `the first reading is taken ${checkpoints[0]} minutes after the change`, firstAt: at(checkpoints[0]!), finalAt };
   }
   const afterMinutes = passed[passed.length - 1]!;
   const final = afterMinutes === settings.horizonMinutes;

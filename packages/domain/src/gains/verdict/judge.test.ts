@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Look } from "./horizon.js";
-import { judgeChange, type MetricEvidence, type MetricVerdict } from "./judge.js";
+import { judgeChange, previousDaysSuffice, type MetricEvidence, type MetricVerdict } from "./judge.js";
 import { verdictMetrics } from "./metrics.js";
 
 const close = (actual: number, expected: number, tolerance = 1e-9) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} ≠ ${expected}`);
@@ -31,14 +31,19 @@ describe("judging a change", () => {
     assert.equal(result.metricsCompared, 1);
   });
 
-  it("prefers servers not yet changed when three or more have data", () => {
+  it("uses servers not yet changed when fewer than four previous days have the window", () => {
     const control = ["a", "b", "c"].map((serverId, i) => ({ serverId, before: sums(0.002 + i * 0.0001), after: sums((0.002 + i * 0.0001) * (1 + (i - 1) * 0.01)) }));
     const concurrent = { treated: [{ serverId: "t", before: sums(0.002), after: sums(0.003) }], control, beforeWindow: "the same hours of the previous day" };
-    const [latency] = judgeChange([evidence("meanReadLatency", { after: sums(0.003), concurrent })], finalLook);
+    const [latency] = judgeChange([evidence("meanReadLatency", { after: sums(0.003), previousDays: week.slice(0, 3), concurrent })], finalLook);
     const result = verdictOf(latency!);
     assert.equal(result.method, "concurrent-control");
     assert.equal(result.verdict, "worse");
     assert.equal(result.basis, "difference in differences against 3 servers not yet changed (before: the same hours of the previous day)");
+    // With a week of history the server's own previous days judge it, controls or not.
+    const [withWeek] = judgeChange([evidence("meanReadLatency", { after: sums(0.003), concurrent })], finalLook);
+    assert.equal(verdictOf(withWeek!).method, "previous-days");
+    assert.equal(previousDaysSuffice(evidence("meanReadLatency")), true);
+    assert.equal(previousDaysSuffice(evidence("meanReadLatency", { previousDays: week.slice(0, 3) })), false);
   });
 
   it("corrects for several metrics with Holm, and the interval agrees with the answer", () => {
@@ -84,7 +89,7 @@ describe("judging a change", () => {
     assert.equal(early!.status, "not-enough-data");
     assert.equal(read, 0, "the minutes are not read when the fallback cannot be used");
     assert.equal(early!.status === "not-enough-data" && early!.reason,
-      "servers not yet changed: none to compare with; previous days: 1 of the 7 previous days have this window with at least 100 reads; 4 are needed; " +
+      "previous days: 1 of the 7 previous days have this window with at least 100 reads; 4 are needed; servers not yet changed: none to compare with; " +
       "block bootstrap: only at the final reading of an after window of at least 24 hours");
     const [final] = judgeChange([short], finalLook);
     const result = verdictOf(final!);

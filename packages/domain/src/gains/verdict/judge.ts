@@ -2,9 +2,12 @@
 // corrected for the number of metrics (Holm) at the alpha of the look (provisional or final).
 // The method is chosen by what data exists, before any value is looked at, so the choice cannot
 // lean towards a verdict:
-//   1. servers not yet changed (difference in differences), when enough have data;
-//   2. the same window on the previous days (prediction interval), when enough days have it;
-//   3. a block bootstrap of 1-minute buckets against an earlier window, above an effective-sample floor;
+//   1. the same window on the previous days (placebo predictions), when four or more days have it:
+//      the server against its own history, the most powerful for one server (docs/gains.md);
+//   2. servers not yet changed (difference in differences), when three or more have data: a new
+//      server with little history, and whatever moved the whole fleet cancels;
+//   3. a block bootstrap of 1-minute buckets against the previous day, above an effective-sample
+//      floor, only for the final reading of a whole day;
 //   4. otherwise "not enough data", with each method's reason.
 import { holm } from "../../stats/holm.js";
 import type { RatioUnit } from "../../stats/ratio.js";
@@ -16,7 +19,7 @@ import type { VerdictMetric } from "./metrics.js";
 import { compareWithPreviousDays, previousDaysDefaults } from "./previous-days.js";
 import { changeFromScale, type Scale, type WindowSums } from "./window-sums.js";
 
-export type VerdictMethod = "concurrent-control" | "previous-days" | "block-bootstrap";
+export type VerdictMethod = "previous-days" | "concurrent-control" | "block-bootstrap";
 
 export interface MetricEvidence {
   metric: VerdictMetric;
@@ -84,6 +87,17 @@ const count = (value: number) => Math.round(value).toLocaleString("en-US");
 function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: Extract<Look, { status: "look" }>): Chosen | { reason: string } {
   const unit = evidence.metric.denominatorUnit;
   const reasons: string[] = [];
+  const days = compareWithPreviousDays(evidence.after, evidence.previousDays, unit, settings.previousDays);
+  if (days.status === "compared") {
+    return {
+      method: "previous-days",
+      estimate: days.estimate,
+      after: days.after,
+      expected: days.expected,
+      basis: `placebo predictions from the same window on ${days.days.length} previous days (${count(evidence.after.denominator)} ${unit} after the change)`,
+    };
+  }
+  reasons.push(`previous days: ${days.reason}`);
   if (evidence.concurrent) {
     const result = differenceInDifferences(evidence.concurrent.treated, evidence.concurrent.control, settings.concurrentControl);
     if (result.status === "compared") {
@@ -99,17 +113,6 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
   } else {
     reasons.push("servers not yet changed: none to compare with");
   }
-  const days = compareWithPreviousDays(evidence.after, evidence.previousDays, unit, settings.previousDays);
-  if (days.status === "compared") {
-    return {
-      method: "previous-days",
-      estimate: days.estimate,
-      after: days.after,
-      expected: days.expected,
-      basis: `placebo predictions from the same window on ${days.days.length} previous days (${count(evidence.after.denominator)} ${unit} after the change)`,
-    };
-  }
-  reasons.push(`previous days: ${days.reason}`);
   if (look.stage !== "final" || look.afterMinutes < settings.blockBootstrap.minimumMinutes) {
     reasons.push(`block bootstrap: only at the final reading of an after window of at least ${settings.blockBootstrap.minimumMinutes / 60} hours`);
     return { reason: reasons.join("; ") };
@@ -133,6 +136,25 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
     reasons.push("block bootstrap: no earlier window at the same hours (less than a day of telemetry before the change)");
   }
   return { reason: reasons.join("; ") };
+}
+
+/**
+ * Whether the previous days can judge this metric, so a caller reads the servers not yet changed
+ * only when they would be used.
+ */
+export function previousDaysSuffice(evidence: Pick<MetricEvidence, "metric" | "after" | "previousDays">, options: Partial<typeof judgeDefaults> = {}): boolean {
+  const settings = { ...judgeDefaults, ...options };
+  return compareWithPreviousDays(evidence.after, evidence.previousDays, evidence.metric.denominatorUnit, settings.previousDays).status === "compared";
+}
+
+/**
+ * Whether judging this evidence at this look would read its 1-minute buckets (the fallback), so a
+ * caller reads them from the database only then.
+ */
+export function needsMinutes(evidence: Omit<MetricEvidence, "minutes">, look: Extract<Look, { status: "look" }>, options: Partial<typeof judgeDefaults> = {}): boolean {
+  let asked = false;
+  choose({ ...evidence, minutes: () => ((asked = true), null) }, { ...judgeDefaults, ...options }, look);
+  return asked;
 }
 
 /** Every metric's verdict at one look; metrics without a comparison are "not enough data". */

@@ -5,7 +5,7 @@
 // earlier day predicted from the days before it, exactly as the after window is). Days are not
 // interchangeable when the level wanders over days, so the plain spread of seven days understates
 // the error of a prediction for tomorrow; the placebo errors do not (docs/gains.md has the figures).
-import { isUsableWindow, chooseScale, levelFromScale, mean, onScale, windowRatio, type WindowSums } from "./window-sums.js";
+import { isUsableWindow, chooseScale, levelFromScale, mean, onScale, windowRatio, type Scale, type WindowSums } from "./window-sums.js";
 import type { ScaleEstimate } from "./estimate.js";
 
 export const previousDaysDefaults = {
@@ -16,6 +16,8 @@ export const previousDaysDefaults = {
   /** Fewer usable days than this and the method answers "not enough data" (two placebo errors at least). */
   minimumDays: 4,
   minimumDenominator: 100,
+  /** Force a scale (a hit ratio's change is read in points); by default relative when every value is positive. */
+  scale: null as Scale | null,
 };
 
 export type PreviousDaysComparison =
@@ -87,7 +89,7 @@ export function compareWithPreviousDays(
     };
   }
   const values = [windowRatio(after), ...usable.map((entry) => windowRatio(entry.sums))];
-  const scale = chooseScale(values);
+  const scale = settings.scale ?? chooseScale(values);
   const z = values.map((value) => onScale(value, scale));
   const m = settings.referenceDays;
   const prediction = (j: number) => mean(z.slice(j + 1, j + 1 + m));
