@@ -26,7 +26,7 @@ describe("chart annotations", { skip: skipWithoutDatabase }, () => {
     otherOrg = (await createOrganisation(db.prisma, "Beta")).orgId;
     serverId = (await createServer(db.prisma, orgId, "db01", new Date())).id;
     quietId = (await createServer(db.prisma, orgId, "quiet", new Date())).id;
-    ({ rows: [{ id: policyId }] } = await db.pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'Sample every 5 s') RETURNING id::text", [orgId]) as never);
+    policyId = (await db.pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'Sample every 5 s') RETURNING id::text", [orgId])).rows[0]!.id;
     await db.pool.query(
       `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, $4)`,
       [orgId, serverId, "a".repeat(64), JSON.stringify([{ scope: "organization", tag: null, policyId, policyName: "Sample every 5 s", versionId: "v", version: 2 }])]);

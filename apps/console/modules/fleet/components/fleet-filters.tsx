@@ -1,5 +1,5 @@
 "use client";
-import { Search, X } from "lucide-react";
+import { Filter, Search, X } from "lucide-react";
 import { useEffect, useState } from "react";
 import { capabilityCatalogue } from "@spindle/domain";
 import { Button } from "@/components/ui/button";
@@ -29,10 +29,10 @@ function FilterSelect({ label, name, value, options, onChange }: {
 }) {
   const listed = value === undefined || options.some((option) => option.value === value);
   return (
-    <label className="grid gap-1 text-xs font-medium text-muted-foreground">
+    <label className={labelClass}>
       {label}
       <Select aria-label={label} data-testid={`filter-${name}`} value={value ?? ""} onChange={(event) => onChange(name, event.target.value || undefined)}
-        className="h-8 min-w-32 text-sm text-foreground">
+        className="h-8 text-sm text-foreground">
         <option value="">Any</option>
         {listed ? null : <option value={value}>{value} (no server)</option>}
         {options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
@@ -40,6 +40,9 @@ function FilterSelect({ label, name, value, options, onChange }: {
     </label>
   );
 }
+
+/** Two filters a row on a phone, a fixed width beyond, whatever their options' lengths. */
+const labelClass = "grid w-[calc(50%-0.375rem)] gap-1 text-xs font-medium text-muted-foreground sm:w-44";
 
 const counted = (values: { value: string; servers: number }[]) => values.map((v) => ({ value: v.value, label: `${v.value} (${v.servers})` }));
 
@@ -54,6 +57,9 @@ export function FleetFilters({ filter, facets, grouped, onChange, onGroup, onCle
     return () => clearTimeout(timer);
   }, [search, filter.q, onChange]);
   const active = Object.keys(filter).length > 0;
+  const chosen = Object.keys(filter).filter((key) => key !== "q").length;
+  // On a phone the filters fold away behind one button; from md up they are always shown.
+  const [open, setOpen] = useState(false);
   const tagValue = filter.untagged ? "__untagged" : filter.tag;
   return (
     <div className="grid gap-3 rounded-xl border bg-card p-3 shadow-sm" data-testid="fleet-filters">
@@ -67,14 +73,18 @@ export function FleetFilters({ filter, facets, grouped, onChange, onGroup, onCle
           <input type="checkbox" checked={grouped} onChange={(event) => onGroup(event.target.checked)} data-testid="group-by-tag" className="size-4 accent-primary" />
           Group by tag
         </label>
+        <Button variant="outline" size="sm" className="md:hidden" aria-expanded={open} aria-controls="fleet-filter-fields"
+          onClick={() => setOpen((value) => !value)} data-testid="toggle-filters">
+          <Filter /> Filters{chosen > 0 ? ` (${chosen})` : ""}
+        </Button>
         {active ? <Button variant="ghost" size="sm" onClick={onClear} data-testid="clear-filters"><X /> Clear filters</Button> : null}
       </div>
-      <div className="flex flex-wrap gap-3">
+      <div id="fleet-filter-fields" className={`${open ? "flex" : "hidden"} flex-wrap gap-3 md:flex`}>
         <FilterSelect label="Status" name="status" value={filter.status} onChange={onChange}
           options={fleetStatuses.map((s) => ({ value: s, label: s === "waiting" ? "Waiting for data" : s[0]!.toUpperCase() + s.slice(1) }))} />
-        <label className="grid gap-1 text-xs font-medium text-muted-foreground">
+        <label className={labelClass}>
           Tag
-          <Select aria-label="Tag" data-testid="filter-tag" value={tagValue ?? ""} className="h-8 min-w-32 text-sm text-foreground"
+          <Select aria-label="Tag" data-testid="filter-tag" value={tagValue ?? ""} className="h-8 text-sm text-foreground"
             onChange={(event) => {
               const value = event.target.value;
               if (value === "__untagged") onChange("untagged", "true");

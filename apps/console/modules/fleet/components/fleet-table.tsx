@@ -47,7 +47,7 @@ export function FleetTable({ rows, query, onSort, selected, allMatching, onToggl
   const now = useNow();
   const pageSelected = rows.length > 0 && rows.every((row) => allMatching || selected.has(row.id));
   return (
-    <div className={cn("rounded-xl border bg-card shadow-sm", dimmed && "opacity-60 transition-opacity")}>
+    <div className={cn("min-w-0 rounded-xl border bg-card shadow-sm", dimmed && "opacity-60 transition-opacity")}>
       <Table data-testid="fleet-table" className="min-w-[960px]">
         <TableHeader>
           <TableRow className="hover:bg-transparent">

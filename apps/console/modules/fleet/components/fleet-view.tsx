@@ -111,7 +111,7 @@ export function FleetView({ initial, initialQuery, initialFacets, canAdd, canAct
 
   const shown = page.servers;
   return (
-    <div className="grid gap-4">
+    <div className="grid grid-cols-1 gap-4">
       <FleetFilters filter={filterOf(query)} facets={facets} grouped={query.group === "tag"} onChange={setFilter} onClear={clearFilters}
         onGroup={(grouped) => update((next) => (grouped ? next.set("group", "tag") : next.delete("group")))} />
       {error ? (

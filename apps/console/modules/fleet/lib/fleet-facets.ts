@@ -2,14 +2,16 @@ import { inOrgSql, type Db } from "@/lib/db";
 import type { FleetFacets } from "../types/fleet";
 
 /** Every facet value of the organisation's fleet with its number of servers, in one statement. */
-const facetsSql = `SELECT 'tags' AS facet, tag AS value, count(*)::int AS servers FROM servers, unnest(tags) AS tag WHERE org_id = $1 GROUP BY tag
+const facetsSql = `SELECT facet, value, servers FROM (
+SELECT 'tags' AS facet, tag AS value, count(*)::int AS servers FROM servers, unnest(tags) AS tag WHERE org_id = $1 GROUP BY tag
 UNION ALL
 SELECT 'os', COALESCE(NULLIF(os_version, ''), os), count(*)::int FROM servers WHERE org_id = $1 AND COALESCE(NULLIF(os_version, ''), os) <> '' GROUP BY 2
 UNION ALL
 SELECT 'kernels', kernel, count(*)::int FROM servers WHERE org_id = $1 AND kernel <> '' GROUP BY kernel
 UNION ALL
 SELECT 'agentVersions', agent_version, count(*)::int FROM servers WHERE org_id = $1 AND agent_version <> '' GROUP BY agent_version
-ORDER BY 1, 2 COLLATE public.spindle_natural`;
+) AS facets
+ORDER BY facet, value COLLATE public.spindle_natural`;
 
 /**
  * What the filters can offer: the tags, operating systems, kernels and agent versions the

@@ -7,6 +7,7 @@ import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/te
 import { createOrganisation } from "@/test-support/fixtures";
 import { FLEET_NOW, seedFleet, type FleetServerSpec } from "@/test-support/fleet-fixtures";
 import { fleetQuerySchema, type FleetQueryInput } from "../types/fleet-query";
+import { listFleetFacets } from "./fleet-facets";
 import { queryFleet } from "./query-fleet";
 
 const specs: FleetServerSpec[] = [
@@ -126,6 +127,15 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
   it("groups only what the filters match", async () => {
     const page = await query({ group: "tag", status: "online" });
     assert.deepEqual(page.groups!.map((g) => [g.tag, g.servers]), [["frontend", 2], ["prod", 1]]);
+  });
+
+  it("offers the fleet's own facet values with their counts, in natural order", async () => {
+    const facets = await listFleetFacets(db, orgA);
+    assert.deepEqual(facets.tags, [{ value: "db", servers: 1 }, { value: "frontend", servers: 2 }, { value: "prod", servers: 2 }]);
+    assert.deepEqual(facets.os.map((o) => [o.value, o.servers]), [["Debian GNU/Linux 12 (bookworm)", 30], ["Ubuntu 22.04.3 LTS", 1], ["Windows Server 2022", 1]]);
+    assert.deepEqual(facets.kernels.map((k) => k.value), ["5.15.0-91-generic", "6.1.0-18-amd64"]);
+    assert.deepEqual(facets.agentVersions, [{ value: "0.1.0", servers: 30 }, { value: "0.2.0", servers: 2 }]);
+    assert.deepEqual((await listFleetFacets(db, orgB)).tags, [{ value: "frontend", servers: 1 }]);
   });
 
   it("never shows another organisation's servers, groups or latency", async () => {
