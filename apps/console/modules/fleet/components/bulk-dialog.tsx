@@ -62,7 +62,7 @@ export function BulkDialog({ kind, target, count, knownTags, onClose }: {
   const request = (previewOnly: boolean): BulkActionInput => {
     const common = { target, preview: previewOnly };
     if (kind === "tag" || kind === "untag") return { action: kind, tag: tag.trim(), ...common };
-    if (kind === "assign-policy") return { action: kind, policyId, ...common, ...(!previewOnly && delivery?.ok ? { delivery: delivery.delivery } : {}) };
+    if (kind === "assign-policy") return { action: kind, policyId, ...common, ...(!previewOnly && delivery?.ok && delivery.delivery ? { delivery: delivery.delivery } : {}) };
     return { action: "revoke", ...common };
   };
   const send = async (previewOnly: boolean) => {

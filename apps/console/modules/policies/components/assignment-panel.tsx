@@ -57,7 +57,7 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
   function assign(event: FormEvent) {
     event.preventDefault();
     const target = scope === "organization" ? { scope, policyId } : scope === "tag" ? { scope, policyId, tag: normalisedTag } : { scope, policyId, serverId };
-    const body = { ...target, ...(reach.servers.length > 0 && delivery?.ok ? { delivery: delivery.delivery } : {}) };
+    const body = { ...target, ...(reach.servers.length > 0 && delivery?.ok && delivery.delivery ? { delivery: delivery.delivery } : {}) };
     void run(sendJson<{ delivery: ChangeOutcome }>("/api/policies/assignments", "POST", body));
   }
 

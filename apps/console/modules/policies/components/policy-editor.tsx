@@ -108,7 +108,7 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly,
       document: draft,
       comment,
       basedOnVersion: latest.version,
-      ...(deliveryState?.ok ? { delivery: deliveryState.delivery } : {}),
+      ...(deliveryState?.ok && deliveryState.delivery ? { delivery: deliveryState.delivery } : {}),
     });
     setSaving(false);
     if (!result.ok) {

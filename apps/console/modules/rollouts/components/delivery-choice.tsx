@@ -9,7 +9,8 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import type { DeliveryInput } from "../types/rollout";
 
-export type DeliveryState = { ok: true; delivery: DeliveryInput } | { ok: false; message: string };
+/** delivery undefined: at once, as any change the organisation's setting does not cover. */
+export type DeliveryState = { ok: true; delivery?: DeliveryInput } | { ok: false; message: string };
 
 type CanaryKind = "spread" | "tag" | "servers";
 
@@ -22,7 +23,7 @@ function parsePercents(text: string): number[] | null {
 
 /**
  * `defaultMode` is what the organisation's setting makes of this change ("rollout" for a wide
- * change when rollouts are required). The chosen delivery, or why it is not valid yet, goes to
+ * change when rollouts are required); only then does "Apply now" need confirming. The chosen delivery, or why it is not valid yet, goes to
  * `onChange` on every edit.
  */
 export function DeliveryChoice({ defaultMode, reach, servers, onChange }: {
@@ -52,6 +53,7 @@ export function DeliveryChoice({ defaultMode, reach, servers, onChange }: {
 
   const state = useMemo<DeliveryState>(() => {
     if (mode === "now") {
+      if (defaultMode === "now") return { ok: true };
       return confirmed ? { ok: true, delivery: { mode: "now", confirm: true } } : { ok: false, message: "Confirm that this change skips the canary and the guards." };
     }
     const wavePercents = parsePercents(percents);
@@ -70,7 +72,7 @@ export function DeliveryChoice({ defaultMode, reach, servers, onChange }: {
     const parsed = rolloutPlanSchema.safeParse(plan);
     if (!parsed.success) return { ok: false, message: parsed.error.issues.map((issue) => issue.message).join(" ") };
     return { ok: true, delivery: { mode: "rollout", plan } };
-  }, [mode, confirmed, canaryKind, canaryCount, canaryTag, canaryServers, percents, windowMinutes, guards]);
+  }, [mode, defaultMode, confirmed, canaryKind, canaryCount, canaryTag, canaryServers, percents, windowMinutes, guards]);
 
   useEffect(() => onChange(state), [state]); // eslint-disable-line react-hooks/exhaustive-deps
 
@@ -133,9 +135,9 @@ export function DeliveryChoice({ defaultMode, reach, servers, onChange }: {
       ) : null}
       <label className="flex items-start gap-2 text-sm">
         <input type="radio" name="delivery" checked={mode === "now"} onChange={() => setMode("now")} data-testid="delivery-now" />
-        <span><span className="font-medium">Apply now</span> to every server it reaches, without a canary or guards.</span>
+        <span><span className="font-medium">Apply now</span> to every server it reaches, without a canary or guards{defaultMode === "rollout" ? " (owners and admins, recorded in the audit log)" : ""}.</span>
       </label>
-      {mode === "now" ? (
+      {mode === "now" && defaultMode === "rollout" ? (
         <label className="flex items-start gap-2 pl-6 text-sm text-destructive">
           <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid="confirm-apply-now" />
           <span>I understand every server gets this at once; it is recorded in the audit log.</span>
