@@ -101,6 +101,17 @@ export class InstalledAgent {
     writeFileSync(this.config, updated, { mode: 0o600 });
   }
 
+  /** Switches collectors off in agent.yaml (`spindle-agent enroll` writes each as `name: {}`); restart to apply. */
+  disableCollectors(names: readonly string[]): void {
+    let yaml = readFileSync(this.config, "utf8");
+    for (const name of names) {
+      const updated = yaml.replace(new RegExp(`^(\\s+)${name}: \\{\\}$`, "m"), `$1${name}: {enabled: false}`);
+      if (updated === yaml) throw new Error(`agent.yaml has no "${name}: {}" collector line to switch off:\n${yaml}`);
+      yaml = updated;
+    }
+    writeFileSync(this.config, yaml, { mode: 0o600 });
+  }
+
   /** Lets the console's proof runs write in these directories (agent.yaml bench.paths); restart to apply. */
   allowBenchPaths(paths: string[]): void {
     const yaml = readFileSync(this.config, "utf8").replace(/^bench:.*\n(?:[ ].*\n)*/m, "");

@@ -126,7 +126,7 @@ export function comparativeGuard(inputs: readonly GuardMetricInput[], guards: Ro
   const trips = metrics.filter((m) => m.status === "trip");
   if (trips.length > 0) {
     return { guard: "comparative", status: "trip", basis, metrics,
-      summary: `Worse than the servers not yet changed: ${trips.map((m) => `${m.label} ${m.change !== null && m.scale === "relative" ? percent(m.change) : m.change?.toPrecision(3)}`).join("; ")}.` };
+      summary: `Worse than the servers not yet changed: ${trips.map((m) => `${m.label} ${m.scale === "relative" ? percent(m.change!) : `${m.change! >= 0 ? "+" : ""}${m.change!.toPrecision(3)}`}`).join("; ")}.` };
   }
   const short = metrics.filter((m) => m.status === "not-enough-data");
   if (short.length > 0) {

@@ -13,6 +13,7 @@ import { AssignmentLabel } from "./assignment-label";
 import { sendJson } from "./send-json";
 import { DeliveryChoice, type DeliveryState } from "@/modules/rollouts/components/delivery-choice";
 import { defaultDeliveryMode, reachOf } from "@/modules/rollouts/lib/reach";
+import { RolloutStarted } from "@/modules/rollouts/components/rollout-started";
 import type { ChangeOutcome } from "@/modules/rollouts/types/rollout";
 
 interface Props {
@@ -42,6 +43,7 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
   const replaces = current && current.policyId !== policyId ? current.policyName : null;
   const reach = reachOf([{ scope, tag: scope === "tag" ? normalisedTag : null, serverId: scope === "server" ? serverId : null }], servers);
   const [delivery, setDelivery] = useState<DeliveryState | null>(null);
+  const [started, setStarted] = useState<ChangeOutcome | null>(null);
 
   async function run(request: Promise<{ ok: true; data: { delivery?: ChangeOutcome } } | { ok: false; message?: string }>) {
     setPending(true);
@@ -50,8 +52,8 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
     setPending(false);
     if (!result.ok) return setError(result.message ?? "That did not work.");
     setTag("");
-    if (result.data.delivery?.mode === "rollout") router.push(`/rollouts/${result.data.delivery.rolloutId}`);
-    else router.refresh();
+    setStarted(result.data.delivery ?? null);
+    router.refresh();
   }
 
   function assign(event: FormEvent) {
@@ -68,6 +70,7 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
         <CardDescription>Servers merge the organisation default, then their tags&apos; policies in tag-name order, then their own.</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
+        <RolloutStarted outcome={started} />
         {assignments.length === 0 ? (
           <p className="text-sm text-muted-foreground" data-testid="no-assignments">Not assigned yet: no server uses this policy.</p>
         ) : (

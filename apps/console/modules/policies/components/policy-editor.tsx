@@ -117,8 +117,8 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly,
       return;
     }
     setComment("");
-    if (result.data.delivery.mode === "rollout") router.push(`/rollouts/${result.data.delivery.rolloutId}`);
-    else router.refresh();
+    // A rollout it started is listed beside the editor once the page has refreshed ("Rollouts in progress").
+    router.refresh();
   }
 
   const editing = {

@@ -22,7 +22,12 @@ export function RolloutNotices({ orgId }: { orgId: string }) {
       try {
         const after = seen.current;
         const { notices } = await fetchJson<{ notices: RolloutNotice[] }>(`/api/rollouts/notices${after ? `?after=${after}` : ""}`, { cache: "no-store" });
-        if (stopped || notices.length === 0) return;
+        if (stopped) return;
+        if (notices.length === 0) {
+          // Nothing has finished yet: from now on every completion or rollback is news.
+          if (after === null) window.localStorage.setItem(key, (seen.current = "0"));
+          return;
+        }
         seen.current = notices[0]!.eventId;
         window.localStorage.setItem(key, seen.current);
         // The first visit only remembers where the history stands; it announces nothing old.
