@@ -9,10 +9,21 @@ import { expect, test, type Page } from "@playwright/test";
 import { newAccount, signUp } from "../support/accounts";
 import { eventually, InstalledAgent } from "../support/agent";
 import { enrolThisMachine } from "../support/enrol";
-import { queryRows } from "../support/postgres";
+import pg from "pg";
 import { e2eStack } from "../support/stack";
 
 const agent = new InstalledAgent();
+
+/** One query on a connection of its own (support/postgres.ts is not loadable by Playwright's transform). */
+async function queryRows<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
 test.afterAll(async () => {
   await agent.destroy();
 });

@@ -125,6 +125,8 @@ describe("the rollout driver", { skip: skipReason }, () => {
     const actions = await step(f, new Date(t0.getTime() + 2000));
     assert.deepEqual(actions, ["confirmed 0 applied, 1 failed, 0 rolled back", "rolled back: failed"]);
     assert.match((await status(f)).status_reason, /1 server refused the policy \(FAILED\): db-\d: the agent refused the policy/);
+    const [wave] = await query<{ readings: { guard: string; status: string }[] }>("SELECT readings FROM rollout_waves WHERE rollout_id = $1 AND wave = 0", [f.rolloutId]);
+    assert.equal(wave!.readings.find((r) => r.guard === "failed")?.status, "trip", "the page shows the reading that tripped");
   });
 
   it("holds a wave without enough data, and says why", async () => {

@@ -105,6 +105,7 @@ async function stepWave(
   const continuous = continuousReadings(plan, wave, waveServers, now);
   const tripped = decideWave(parseReadings(continuous));
   if (tripped.outcome === "trip") {
+    await saveReadings(client, rollout, wave, continuous, now); // the page shows the reading that tripped
     await rollBack(client, rollout, servers, tripped.reason, now, parseReadings(continuous));
     actions.push(`rolled back: ${tripped.guards.join(", ")}`);
     return false;
@@ -142,6 +143,7 @@ async function stepWave(
     const readings = [...continuous, await backoffReading(client, rollout.orgId, plan, waveServers, after, beforeWindow(wave, windowEnd.getTime() - appliedAt.getTime()))];
     const decision = decideWave(parseReadings(readings));
     if (decision.outcome === "trip") {
+      await saveReadings(client, rollout, wave, readings, now);
       await rollBack(client, rollout, servers, decision.reason, now, parseReadings(readings));
       actions.push(`rolled back: ${decision.guards.join(", ")}`);
       return false;
