@@ -17,7 +17,7 @@ const guardLabels: Record<string, string> = {
   failed: "Refused (FAILED)", offline: "Agents offline", apply_timeout: "Confirmations", backoffs: "Read-cache backoffs",
   p99_read_latency: "p99 read latency", p99_write_latency: "p99 write latency", comparative: "Against servers not yet changed",
 };
-const statusText = { pass: "pass", trip: "regression", "not-enough-data": "not enough data", "not-measured": "not measured" } as const;
+const statusText = { pass: "pass", trip: "tripped", "not-enough-data": "not enough data", "not-measured": "not measured" } as const;
 
 function formatChange(change: number | null, scale: "relative" | "absolute" | null): string {
   if (change === null) return "—";
