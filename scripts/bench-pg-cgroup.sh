@@ -8,7 +8,7 @@
 # Needs root (cgroups, running PostgreSQL as the postgres user) and Debian's PostgreSQL
 # (postgresql-15: initdb, pg_ctl, pgbench). Everything it makes is under $WORK and removed at
 # the end. Usage (defaults shown):
-#   MEM_LIMIT=256M SIZE=1536MiB LOADS=1,4,8,16 STEP=20s bash scripts/bench-pg-cgroup.sh [report.json]
+#   MEM_LIMIT=256M SIZE=1536MiB LOADS=1,4,8,16 STEP=20s TARGET=5 bash scripts/bench-pg-cgroup.sh [report.json]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,17 +54,30 @@ scan_pid=$!
 
 (cd agent && go build -trimpath -o "$WORK/spindle-agent" ./cmd/spindle-agent)
 "$WORK/spindle-agent" bench --profile pgbench --pg "host=$WORK port=$PORT user=postgres dbname=postgres" \
-  --path "$WORK" --size "$SIZE" --loads "$LOADS" --step "$STEP" --duration 60m --ab --json >"$OUT"
+  --path "$WORK" --size "$SIZE" --loads "$LOADS" --step "$STEP" --duration 60m --ab --target "${TARGET:-5}" --json >"$OUT"
 
 echo "memory limit $MEM_LIMIT ($CGDIR), database $SIZE, report in $OUT"
 python3 - "$OUT" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+
+def change(d):
+    # as the report words it: a figure only when its interval excludes 0
+    if d["status"] == "not-measured":
+        return "not measured: " + d.get("reason", "")
+    interval = f'{d["lowPercent"]:+.0f} to {d["highPercent"]:+.0f} %'
+    if d["status"] == "no-measurable-difference":
+        return f"no measurable difference ({interval})"
+    return f'{d["percent"]:+.0f} % ({interval})'
+
+a = r["alternation"]
+print(f'{r["warmUpPasses"]} warm-up pass, {a["blocks"]} blocks of off, on, on, off; {a["stop"]}')
 print("| clients | TPS off | TPS on | change | mean ms off | mean ms on | change |")
 print("|---|---|---|---|---|---|---|")
 for s in r["steps"]:
-    off, on, i = s["off"], s["on"], s["improvement"]
-    print(f'| {s["load"]["clients"]} | {off["tps"]:.1f} | {on["tps"]:.1f} | {i["throughputPercent"]:+.0f} % '
-          f'| {1000*off["latencyMeanSeconds"]:.1f} | {1000*on["latencyMeanSeconds"]:.1f} | {i["latencyMeanPercent"]:+.0f} % |')
+    off, on, c = s["off"], s["on"], s["change"]
+    print(f'| {s["load"]["clients"]} | {off["tps"]:.1f} | {on["tps"]:.1f} | {change(c["throughput"])} '
+          f'| {1000*off["latencyMeanSeconds"]:.1f} | {1000*on["latencyMeanSeconds"]:.1f} | {change(c["latencyMean"])} |')
+print(f'| all steps | | | {change(r["overall"]["throughput"])} | | | {change(r["overall"]["latencyMean"])} |')
 print("accelerator:", json.dumps(r["accelerator"]))
 PY

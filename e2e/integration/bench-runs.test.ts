@@ -1,7 +1,9 @@
 // A proof run requested as the console requests it (a queued row in benchmark_runs) reaches the
 // real agent through the real gateway: the agent offers its profiles, takes the run at its long
-// poll, runs an A/B pass set with the bench engine on a tiny file, posts progress, and its report
-// is stored; a second run is cancelled mid-way and stops, and both leave no files behind.
+// poll, runs an A/B run with the bench engine on a tiny file (a warm-up pass, then off/on/on/off
+// blocks), posts progress, and its report with every pass and each change's interval is stored;
+// a second run is cancelled mid-way, stops, and keeps the passes it finished with no change stated;
+// both leave no files behind.
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +11,7 @@ import { after, before, test } from "node:test";
 import { eventually } from "../support/agent";
 import { PolicyStack } from "../support/policy-stack";
 
-const stack = new PolicyStack(56730, 56731);
+const stack = new PolicyStack(Number(process.env.SPINDLE_BENCH_RUNS_PG_PORT ?? 56730), Number(process.env.SPINDLE_BENCH_RUNS_GATEWAY_PORT ?? 56731));
 const dataDir = () => join(stack.agent.prefix, "bench-data");
 
 before(async () => {
@@ -34,12 +36,19 @@ async function explained(run: () => Promise<void>): Promise<void> {
   }
 }
 
+interface Difference { status: string; percent: number | null; lowPercent: number | null; highPercent: number | null; reason?: string }
+
 interface RunRow {
   status: string;
   progress: number | null;
   phase: string | null;
   error: string | null;
-  report: { complete: boolean; ab: boolean; passOrder: string[]; steps: { index: number; off: { iops: number } | null; on: { iops: number } | null }[] } | null;
+  report: {
+    complete: boolean; ab: boolean; passOrder: string[]; warmUpPasses: number;
+    alternation: { blocks: number; targetHalfWidthPercent: number; stopReason: string } | null;
+    steps: { index: number; off: { iops: number } | null; on: { iops: number } | null; passes: { pass: number; warmUp?: boolean }[];
+      change: { throughput: Difference; latencyMean: Difference } | null }[];
+  } | null;
 }
 
 async function queueRun(parameters: object): Promise<string> {
@@ -54,9 +63,10 @@ async function run(id: string): Promise<RunRow> {
   return row!;
 }
 
+// A target of ±100 % lets the run stop after its least two blocks; the time limit bounds it otherwise.
 const tiny = () => ({
-  paths: [dataDir()], sizeLimitBytes: 32 << 20, timeLimitSeconds: 120, stepSeconds: 1, latencyLimitSeconds: 0.05,
-  ab: true, directIO: false, loads: [{ threads: 1, outstanding: 1 }, { threads: 2, outstanding: 2 }],
+  paths: [dataDir()], sizeLimitBytes: 32 << 20, timeLimitSeconds: 90, stepSeconds: 1, latencyLimitSeconds: 0.05,
+  targetHalfWidthPercent: 100, ab: true, directIO: false, loads: [{ threads: 1, outstanding: 1 }, { threads: 2, outstanding: 2 }],
 });
 
 test("the agent offers its benchmark profiles and the directories agent.yaml allows", () =>
@@ -96,12 +106,25 @@ test("a tiny A/B run goes from queued through running to a stored report", () =>
       return row.status === "succeeded" ? row : undefined;
     }, 120_000);
     assert.equal(done.progress, 1);
-    assert.equal(done.report?.ab, true);
-    assert.deepEqual(done.report?.passOrder, ["off", "on", "on", "off"]);
-    assert.equal(done.report?.steps.length, 2);
-    for (const step of done.report!.steps) {
+    const report = done.report!;
+    assert.equal(report.ab, true);
+    assert.equal(report.complete, true);
+    assert.equal(report.warmUpPasses, 1);
+    assert.ok(report.alternation && report.alternation.blocks >= 2, "at least two off/on/on/off blocks");
+    assert.equal(report.alternation.targetHalfWidthPercent, 100);
+    const blocks = Array.from({ length: report.alternation.blocks }, () => ["off", "on", "on", "off"]).flat();
+    assert.deepEqual(report.passOrder, ["off", ...blocks], "a warm-up pass, then whole blocks");
+    assert.equal(report.steps.length, 2);
+    for (const step of report.steps) {
       assert.ok(step.off && step.off.iops > 0, `step ${step.index} measured without the features`);
       assert.ok(step.on && step.on.iops > 0, `step ${step.index} measured with the features`);
+      assert.equal(step.passes.length, report.passOrder.length, "every pass kept");
+      assert.equal(step.passes[0]!.warmUp, true);
+      for (const d of [step.change!.throughput, step.change!.latencyMean]) {
+        assert.notEqual(d.status, "not-measured", `step ${step.index}: ${d.reason}`);
+        assert.ok(d.lowPercent! <= d.percent! && d.percent! <= d.highPercent!, "the estimate inside its interval");
+        assert.equal(d.status === "no-measurable-difference", d.lowPercent! <= 0 && d.highPercent! >= 0, "the wording follows the interval");
+      }
     }
     assert.deepEqual(readdirSync(dataDir()), [], "the run removed its files");
   }));
@@ -120,7 +143,13 @@ test("a run cancelled from the console stops and removes its files", () =>
       return ["cancelled", "failed", "succeeded"].includes(row.status) ? row : undefined;
     }, 30_000);
     assert.equal(cancelled.status, "cancelled", `ended ${cancelled.status}: ${cancelled.error}`);
-    assert.equal(cancelled.report, null);
+    // The passes it finished are kept; no change is stated from them.
+    assert.equal(cancelled.report?.complete, false);
+    assert.equal(cancelled.report?.alternation?.stopReason, "incomplete");
+    for (const step of cancelled.report!.steps) {
+      assert.equal(step.change?.throughput.status, "not-measured");
+      assert.equal(step.change?.throughput.percent, null);
+    }
     await eventually("the scratch files to be gone", () => (readdirSync(dataDir()).length === 0 ? true : undefined), 15_000);
   }));
 

@@ -6,15 +6,23 @@
 // whose day after the change is held against the seven days before it.
 import { expect, test, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { newAccount, signUp } from "../support/accounts";
-import { queryRows } from "../support/postgres";
 import { e2eStack } from "../support/stack";
 
 const minute = 60_000;
 const day = 24 * 60 * minute;
 const gib = 1024 ** 3;
 const buckets = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`);
-const run = (sql: string, params: unknown[] = []) => queryRows(e2eStack.databaseUrl, sql, params);
+const database = new pg.Client({ connectionString: e2eStack.databaseUrl });
+const run = async (sql: string, params: unknown[] = []) => (await database.query(sql, params)).rows;
+
+test.beforeAll(async () => {
+  await database.connect();
+});
+test.afterAll(async () => {
+  await database.end();
+});
 
 async function reloadUntil(page: Page, check: () => Promise<void>, timeout: number): Promise<void> {
   await expect(async () => {
@@ -23,11 +31,20 @@ async function reloadUntil(page: Page, check: () => Promise<void>, timeout: numb
   }).toPass({ timeout, intervals: [2_000, 5_000] });
 }
 
+/**
+ * A server of the organisation whose agent applied, at `appliedAt`, the effective policy the
+ * worker computed for it (the hash the console compares the agent's report with).
+ */
 async function seedServer(orgId: string, hostname: string, appliedAt: Date): Promise<string> {
   const serverId = randomUUID();
-  await run("INSERT INTO servers (id, org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, $2, $1, $3, 'linux', now())", [serverId, orgId, hostname]);
-  await run(`INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, '[]')`, [orgId, serverId, "e".repeat(64)]);
-  await run("INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)", [orgId, serverId, "e".repeat(64), appliedAt]);
+  await run("INSERT INTO servers (id, org_id, machine_id, hostname, os, last_seen_at) VALUES ($1::uuid, $2, $1::text, $3, 'linux', now())", [serverId, orgId, hostname]);
+  let hash = "";
+  await expect.poll(async () => {
+    const [row] = await run("SELECT hash FROM server_effective_policies WHERE org_id = $1 AND server_id = $2", [orgId, serverId]);
+    hash = (row as { hash?: string } | undefined)?.hash ?? "";
+    return hash.length;
+  }, { timeout: 60_000, message: "the worker computes the server's effective policy" }).toBe(64);
+  await run("INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)", [orgId, serverId, hash, appliedAt]);
   return serverId;
 }
 
@@ -37,7 +54,7 @@ async function seedHour(orgId: string, serverId: string, from: Date, seconds: nu
   const time = "$3::timestamptz + make_interval(mins => m) + interval '30 seconds'";
   await run(
     `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds, ${buckets.join(", ")})
-     SELECT ${time}, $1, $2, 'sda', 'read', 60, 100, 100 * $4 * (1 + 0.1 * sin(m * 1.7)), ${buckets.map((_, i) => (i === 12 ? "100" : "0")).join(", ")} ${series}`,
+     SELECT ${time}, $1, $2, 'sda', 'read', 60, 100, 100 * $4::float8 * (1 + 0.1 * sin(m * 1.7)), ${buckets.map((_, i) => (i === 12 ? "100" : "0")).join(", ")} ${series}`,
     [orgId, serverId, from, seconds]);
   await run(
     `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
@@ -49,7 +66,7 @@ async function seedHour(orgId: string, serverId: string, from: Date, seconds: nu
 async function seedReadCacheDay(orgId: string, serverId: string, from: Date, ratio: number) {
   await run(
     `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes, hits_bytes, misses_bytes)
-     SELECT $3::timestamptz + i * interval '10 minutes', $1, $2, 600, $4, round($5 * 1073741824), round((1 - $5) * 1073741824)
+     SELECT $3::timestamptz + i * interval '10 minutes', $1, $2, 600, $4, round($5::float8 * 1073741824), round((1 - $5::float8) * 1073741824)
      FROM generate_series(1, 144) AS i`, [orgId, serverId, from, 2 * gib, ratio]);
 }
 
@@ -59,7 +76,8 @@ test("the verdict names its method and is provisional before the horizon; the re
   await signUp(page, account);
   const [org] = await run("SELECT id FROM organizations WHERE name = $1", [account.organisation]);
   const orgId = (org as { id: string }).id;
-  const now = Date.now();
+  // On a whole minute, as the aggregates' buckets are: the hour after the change is 60 full minutes.
+  const now = Math.floor(Date.now() / minute) * minute;
 
   // A week of the same hour at 2 ms (±2 % day to day), then the hour after the change at 1 ms.
   const changedAt = new Date(now - 70 * minute);
@@ -88,7 +106,7 @@ test("the verdict names its method and is provisional before the horizon; the re
   const verdict = page.getByTestId("server-gains").getByTestId("verdict");
   const latency = verdict.getByTestId("verdict-meanReadLatency");
   // The worker rolls the minutes up; the section reads them once they are there.
-  await reloadUntil(page, () => expect(latency).toHaveAttribute("data-verdict", "better", { timeout: 1_000 }), 120_000);
+  await reloadUntil(page, () => expect(latency).toHaveAttribute("data-verdict", "better", { timeout: 15_000 }), 180_000);
   await expect(verdict.getByTestId("verdict-look")).toHaveAttribute("data-stage", "provisional");
   await expect(verdict.getByTestId("verdict-look")).toContainText("Provisional reading at 1 h of the 24 h horizon");
   await expect(latency).toHaveAttribute("data-method", "previous-days");
@@ -99,8 +117,8 @@ test("the verdict names its method and is provisional before the horizon; the re
     "Method: Same window on previous days (placebo predictions): placebo predictions from the same window on 7 previous days (6,000 reads after the change)");
   // No page-cache counters on this server: below the floor, not a verdict.
   await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toHaveAttribute("data-verdict", "not-enough-data");
-  await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toContainText("not enough data (servers not yet changed: ");
-  await page.screenshot({ path: testInfo.outputPath("verdict-provisional.png"), fullPage: true });
+  await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toContainText("not enough data (previous days: fewer than 100 page accesses after the change; servers not yet changed: ");
+  await verdict.screenshot({ path: testInfo.outputPath("verdict-provisional.png") });
 
   // The change 20 minutes ago: nothing to read yet, and when there will be.
   await page.goto(`/servers/${db02}`);
@@ -110,11 +128,11 @@ test("the verdict names its method and is provisional before the horizon; the re
   // The applied recommendation: the worker holds the realised change against the predicted one.
   await page.goto(`/servers/${db03}`);
   const realised = page.getByTestId("server-recommendations").getByTestId("recommendation-realised");
-  await reloadUntil(page, () => expect(realised).toHaveAttribute("data-status", "judged", { timeout: 1_000 }), 120_000);
+  await reloadUntil(page, () => expect(realised).toHaveAttribute("data-status", "judged", { timeout: 15_000 }), 180_000);
   await expect(realised).toHaveAttribute("data-answer", "consistent");
   await expect(realised.getByTestId("recommendation-realised-answer")).toHaveText("consistent");
   await expect(realised.getByTestId("recommendation-realised-change")).toContainText(
     /Realised change: read hit ratio 60\.0 % → 85\.0 %, \+25\.0 points \(95 % interval \+2\d\.\d points to \+2\d\.\d points, against the same window on the previous days\)/);
   await expect(realised.getByTestId("recommendation-predicted-change")).toContainText("Predicted change: 60.0 % → 85.0 %, +25.0 points (range +20.0 points to +30.0 points");
-  await page.screenshot({ path: testInfo.outputPath("realised-change.png"), fullPage: true });
+  await realised.screenshot({ path: testInfo.outputPath("realised-change.png") });
 });

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/bench"
@@ -36,14 +35,16 @@ func benchCommand(args []string, stdout, stderr io.Writer) error {
 	budget := fs.String("budget", "", "read cache budget in the A/B run's on passes (default: the data size)")
 	loads := fs.String("loads", "", "load steps: 1x1,2x4 (threads x outstanding) or 1,4,8 (pgbench clients)")
 	direct := fs.Bool("direct", false, "direct I/O (O_DIRECT), not with --ab")
-	ab := fs.Bool("ab", false, "A/B: passes off, on, on, off with the acceleration features")
+	ab := fs.Bool("ab", false, "A/B: a warm-up pass, then blocks of passes off, on, on, off with the acceleration features")
+	target := fs.Float64("target", bench.DefaultTargetHalfWidth, "A/B: add blocks until every step's change is known within ± this many percent (or --duration runs out)")
 	pg := fs.String("pg", "", "pgbench profile: PostgreSQL connection string")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	req := bench.Request{Profile: *profile, Paths: paths, TimeLimitSeconds: duration.Seconds(),
-		StepSeconds: step.Seconds(), LatencyLimitSeconds: latency.Seconds(), DirectIO: *direct, AB: *ab}
+		StepSeconds: step.Seconds(), LatencyLimitSeconds: latency.Seconds(), DirectIO: *direct, AB: *ab,
+		TargetHalfWidthPercent: *target}
 	var err error
 	if req.SizeLimitBytes, err = bench.ParseSize(*size); err != nil {
 		return fmt.Errorf("%w: --size: %v", errUsage, err)
@@ -96,49 +97,18 @@ func benchCommand(args []string, stdout, stderr io.Writer) error {
 func printProgress(w io.Writer, p bench.Progress) {
 	switch p.Phase {
 	case bench.PhaseRunning:
-		fmt.Fprintf(w, "[%3.0f%%] pass %d/%d (%s) step %d/%d: %s\n", 100*p.Fraction, p.Pass, p.Passes, p.Side, p.Step, p.Steps, p.StepLabel)
+		if p.Step == 0 {
+			fmt.Fprintf(w, "[%3.0f%%] %s\n", 100*p.Fraction, p.Message)
+			return
+		}
+		pass := fmt.Sprintf("pass %d/%d (%s)", p.Pass, p.Passes, p.Side)
+		if p.WarmUp {
+			pass = fmt.Sprintf("warm-up pass (%s)", p.Side)
+		} else if p.Block > 0 {
+			pass = fmt.Sprintf("block %d, pass %d/%d (%s)", p.Block, p.Pass, p.Passes, p.Side)
+		}
+		fmt.Fprintf(w, "[%3.0f%%] %s step %d/%d: %s\n", 100*p.Fraction, pass, p.Step, p.Steps, p.StepLabel)
 	default:
 		fmt.Fprintf(w, "[%3.0f%%] %s: %s\n", 100*p.Fraction, p.Phase, p.Message)
 	}
-}
-
-// printReport writes the seed reports' table: per step, throughput and latency off and on.
-func printReport(w io.Writer, r *bench.Report) {
-	fmt.Fprintf(w, "%s: %s\n%s on %s (%s, %s)\n\n", r.Profile, r.Description, r.StartedAt.Format(time.RFC3339),
-		r.Device.Path, r.Device.Name, r.Device.FileSystem)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "step\t%s off\t%s on\tchange\tmean ms off\tmean ms on\tp99 ms off\tp99 ms on\n", r.Throughput, r.Throughput)
-	for _, s := range r.Steps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Label, throughputOf(s.Off), throughputOf(s.On), change(s.Improvement),
-			ms(s.Off, func(x *bench.Result) float64 { return x.LatencyMeanSeconds }), ms(s.On, func(x *bench.Result) float64 { return x.LatencyMeanSeconds }),
-			ms(s.Off, func(x *bench.Result) float64 { return x.LatencyP99Seconds }), ms(s.On, func(x *bench.Result) float64 { return x.LatencyP99Seconds }))
-	}
-	_ = tw.Flush()
-	if r.Stopped != "" {
-		fmt.Fprintf(w, "\nstopped: %s\n", r.Stopped)
-	}
-}
-
-func throughputOf(r *bench.Result) string {
-	switch {
-	case r == nil:
-		return "-"
-	case r.TPS != nil:
-		return fmt.Sprintf("%.1f", *r.TPS)
-	}
-	return fmt.Sprintf("%.0f", r.IOPS)
-}
-
-func change(i *bench.Improvement) string {
-	if i == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%+.0f %%", i.ThroughputPercent)
-}
-
-func ms(r *bench.Result, f func(*bench.Result) float64) string {
-	if r == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", 1000*f(r))
 }

@@ -2,7 +2,9 @@ package bench
 
 // measure is one step of one pass, as measured.
 type measure struct {
+	pass       int // 0-based position in Report.PassOrder
 	side       Side
+	warmUp     bool
 	seconds    float64
 	operations int64
 	bytes      int64
@@ -10,6 +12,17 @@ type measure struct {
 	logWrites  int64
 	tps        *float64 // pgbench only
 	reads      readTiers
+}
+
+// throughput is the step's main figure in this pass: TPS for pgbench, IOPS otherwise.
+func (m measure) throughput() float64 {
+	switch {
+	case m.tps != nil:
+		return *m.tps
+	case m.seconds > 0:
+		return float64(m.operations) / m.seconds
+	}
+	return 0
 }
 
 // readTiers counts read I/Os by where they were served from, with their latency.
@@ -27,8 +40,8 @@ func (t *readTiers) add(o readTiers) {
 	t.memoryNanos += o.memoryNanos
 }
 
-// result is the mean over one side's passes of a step: the mean of each pass's figure, so
-// off = (pass 1 + pass 4) / 2 and on = (pass 2 + pass 3) / 2.
+// result is the mean over one side's compared passes of a step: the mean of each pass's
+// figure, so every pass weighs the same.
 func result(ms []measure) *Result {
 	if len(ms) == 0 {
 		return nil
@@ -57,22 +70,15 @@ func result(ms []measure) *Result {
 	return out
 }
 
-func throughput(r *Result) float64 {
-	if r.TPS != nil {
-		return *r.TPS
+// passResult is one step in one pass as the report keeps it.
+func passResult(m measure) PassResult {
+	r := PassResult{Pass: m.pass + 1, Side: m.side, WarmUp: m.warmUp, Throughput: m.throughput(),
+		LatencyMeanSeconds: m.latency.mean(), LatencyP95Seconds: m.latency.quantile(0.95),
+		LatencyP99Seconds: m.latency.quantile(0.99), Operations: m.operations}
+	if m.seconds > 0 {
+		r.MBps = float64(m.bytes) / 1e6 / m.seconds
 	}
-	return r.IOPS
-}
-
-// improvement of on over off, nil when a side is missing or off measured nothing.
-func improvement(off, on *Result) *Improvement {
-	if off == nil || on == nil || throughput(off) == 0 || off.LatencyMeanSeconds == 0 {
-		return nil
-	}
-	return &Improvement{
-		ThroughputPercent:  100 * (throughput(on) - throughput(off)) / throughput(off),
-		LatencyMeanPercent: 100 * (on.LatencyMeanSeconds - off.LatencyMeanSeconds) / off.LatencyMeanSeconds,
-	}
+	return r
 }
 
 // saturation is the first step (in step order, within each workload the loads rise) whose mean
@@ -99,7 +105,8 @@ func saturation(steps []Step, side Side, limit float64) *Saturation {
 	return &Saturation{Reached: false}
 }
 
-// placement turns one side's read tiers into the report's form.
+// placement turns one side's read tiers into the report's form: a description of where the
+// reads were served from, not what the features caused (Reads.Caused is that).
 func placement(t readTiers, directIO bool, kind Kind) *ReadPlacement {
 	switch {
 	case kind == KindPgbench:
@@ -131,22 +138,19 @@ func placement(t readTiers, directIO bool, kind Kind) *ReadPlacement {
 	return p
 }
 
-// summarise fills the per-step sides, improvements, saturation points and read placement from
-// the raw measures the passes left in rawBySide.
-func summarise(rep *Report) {
-	// filled by fillSteps during the run; here only what depends on all steps.
-	rep.Saturation.Off = saturation(rep.Steps, Off, rep.LatencyLimitSeconds)
-	if rep.AB {
-		rep.Saturation.On = saturation(rep.Steps, On, rep.LatencyLimitSeconds)
-	}
-}
-
-// fillSteps sets each step's sides from the measures (indexed like rep.Steps), and the reads.
+// fillSteps sets each step's sides (means over the compared passes) and per-pass values from
+// the measures (indexed like rep.Steps), the read placement per side and per pass, and the
+// saturation points.
 func fillSteps(rep *Report, measures [][]measure, kind Kind) {
 	tiers := map[Side]*readTiers{Off: {}, On: {}}
 	for i := range rep.Steps {
 		var off, on []measure
+		rep.Steps[i].Passes = []PassResult{}
 		for _, m := range measures[i] {
+			rep.Steps[i].Passes = append(rep.Steps[i].Passes, passResult(m))
+			if m.warmUp {
+				continue
+			}
 			if m.side == On {
 				on = append(on, m)
 			} else {
@@ -155,10 +159,14 @@ func fillSteps(rep *Report, measures [][]measure, kind Kind) {
 			tiers[m.side].add(m.reads)
 		}
 		rep.Steps[i].Off, rep.Steps[i].On = result(off), result(on)
-		rep.Steps[i].Improvement = improvement(rep.Steps[i].Off, rep.Steps[i].On)
 	}
 	rep.Reads.Off = placement(*tiers[Off], rep.DirectIO, kind)
+	rep.Reads.Passes = passReads(measures)
 	if rep.AB {
 		rep.Reads.On = placement(*tiers[On], rep.DirectIO, kind)
+	}
+	rep.Saturation.Off = saturation(rep.Steps, Off, rep.LatencyLimitSeconds)
+	if rep.AB {
+		rep.Saturation.On = saturation(rep.Steps, On, rep.LatencyLimitSeconds)
 	}
 }

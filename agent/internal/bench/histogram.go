@@ -9,7 +9,7 @@ import (
 // buckets per power of two, so any quantile is within 1/128 (0.8 %) of the true value. The
 // mean is exact (sum of the recorded values).
 type histogram struct {
-	counts [histogramBuckets]uint32
+	counts []uint32 // histogramBuckets long once a value is recorded
 	n      int64
 	sum    int64 // nanoseconds
 }
@@ -48,12 +48,18 @@ func bucketMid(index int) float64 {
 }
 
 func (h *histogram) record(d time.Duration) {
+	if h.counts == nil {
+		h.counts = make([]uint32, histogramBuckets)
+	}
 	h.counts[bucketOf(int64(d))]++
 	h.n++
 	h.sum += int64(d)
 }
 
 func (h *histogram) merge(o *histogram) {
+	if h.counts == nil && o.counts != nil {
+		h.counts = make([]uint32, histogramBuckets)
+	}
 	for i, c := range o.counts {
 		h.counts[i] += c
 	}
@@ -73,6 +79,9 @@ func (h *histogram) mean() float64 {
 func (h *histogram) quantile(q float64) float64 {
 	if h == nil || h.n == 0 {
 		return 0
+	}
+	if h.counts == nil { // only a sum and a count: the mean is all there is
+		return h.mean()
 	}
 	rank := int64(q*float64(h.n) + 0.999999999)
 	if rank < 1 {

@@ -107,7 +107,9 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	}
 	rep.Files = append(rep.Files, File{Role: "data", Path: db.dir, Bytes: size})
 	rep.Notes = append(rep.Notes, "PostgreSQL's shared buffers are not emptied between passes (that needs a "+
-		"restart); the database's files are dropped from the page cache at the start of every pass")
+		"restart); the database's files are dropped from the page cache at the start of every pass. The warm-up "+
+		"pass fills the shared buffers before the first compared pass, so every compared pass starts from what "+
+		"the pass before it left, and the pair-by-pair comparison removes what remains of that order effect")
 	if r.req.AB {
 		defer func() {
 			if disableErr := r.accel.Disable(context.WithoutCancel(ctx)); disableErr != nil && err == nil {
@@ -122,11 +124,12 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	defer os.RemoveAll(logDir)
 	seconds := int(math.Ceil(r.req.StepSeconds))
 	statsBefore := r.acceleratorStats()
-	for pass, side := range rep.PassOrder {
+	err = r.alternate(ctx, rep, func(ctx context.Context, pass int, side Side, warmUp bool) error {
 		for _, f := range files {
 			dropFilePages(f)
 		}
 		if r.req.AB {
+			var err error
 			if side == On {
 				budget := r.req.ReadCacheBudgetBytes
 				if budget == 0 {
@@ -141,18 +144,22 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 			}
 		}
 		for i, step := range rep.Steps {
-			r.report(Progress{Phase: PhaseRunning, Pass: pass + 1, Side: side, Step: i + 1, Steps: len(rep.Steps),
-				StepLabel: step.Label})
+			r.report(Progress{Phase: PhaseRunning, Pass: pass + 1, Side: side, WarmUp: warmUp, Step: i + 1,
+				Steps: len(rep.Steps), StepLabel: step.Label})
 			m, err := r.pgbenchStep(ctx, path, db, step.Load.Clients, seconds, logDir)
 			if err != nil {
 				return fmt.Errorf("step %q: %w", step.Label, err)
 			}
-			m.side = side
+			m.pass, m.side, m.warmUp = pass, side, warmUp
 			r.measures[i] = append(r.measures[i], m)
 		}
 		if side == On {
 			r.onStats = r.accel.Stats()
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep.Accelerator = r.acceleratorSummary(statsBefore)
 	return nil

@@ -91,3 +91,36 @@ func TestPgbenchProfileIsSkippedWithAReasonWithoutPgbench(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrUnavailable saying pgbench was not found", err)
 	}
 }
+
+// An A/B pgbench run: the warm-up pass fills PostgreSQL's shared buffers (which no pass
+// empties) before the compared blocks; every pass is kept and each change has an interval;
+// what the read cache caused to storage reads is not measured for pgbench and says why.
+func TestPgbenchABRunWarmsUpAndComparesBlocks(t *testing.T) {
+	url, dataDir := testPostgres(t)
+	accel, err := NewAccelerator(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer accel.Close()
+	req := Request{Profile: "pgbench", Paths: []string{filepath.Dir(dataDir)}, SizeLimitBytes: 16 << 20, AB: true,
+		TargetHalfWidthPercent: 100, TimeLimitSeconds: 120, StepSeconds: 1, Loads: []Load{{Clients: 2}},
+		Postgres: &PostgresTarget{ConnString: url}}
+	rep, err := Run(context.Background(), req, accel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := rep.Steps[0]
+	if rep.WarmUpPasses != 1 || rep.Alternation.Blocks < MinBlocks || len(step.Passes) != len(rep.PassOrder) ||
+		!step.Passes[0].WarmUp || step.Passes[0].Throughput <= 0 {
+		t.Fatalf("passes %v, alternation %+v, step passes %+v", rep.PassOrder, rep.Alternation, step.Passes)
+	}
+	if step.Change == nil || step.Change.Throughput.Status == NotMeasured || step.Off.Passes != 2*rep.Alternation.Blocks {
+		t.Fatalf("step %+v: want a change with an interval from the compared passes", step)
+	}
+	if c := rep.Reads.Caused; c == nil || c.Status != NotMeasured || !strings.Contains(c.Reason, "PostgreSQL") {
+		t.Fatalf("caused reads %+v", c)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, " "), "warm-up pass fills the shared buffers") {
+		t.Fatalf("notes %v", rep.Notes)
+	}
+}

@@ -5,40 +5,6 @@ import (
 	"time"
 )
 
-// Side names a pass's state of the acceleration features.
-type Side string
-
-const (
-	Off Side = "off"
-	On  Side = "on"
-)
-
-// Phase is where a run is.
-type Phase string
-
-const (
-	PhasePreparing Phase = "preparing" // checking paths and space, writing the data files
-	PhaseRunning   Phase = "running"   // measuring load steps
-	PhaseCleaning  Phase = "cleaning"  // removing the run's files
-	PhaseDone      Phase = "done"
-)
-
-// Progress is reported at every phase change and step start, and a few times per step.
-type Progress struct {
-	Phase Phase `json:"phase"`
-	// Pass is 1-based (0 while preparing); Passes is 4 for A/B, 1 otherwise.
-	Pass   int  `json:"pass"`
-	Passes int  `json:"passes"`
-	Side   Side `json:"side,omitempty"` // the features' state in this pass
-	// Step is 1-based within the pass; Steps per pass.
-	Step      int    `json:"step"`
-	Steps     int    `json:"steps"`
-	StepLabel string `json:"stepLabel,omitempty"`
-	// Fraction is the share of the whole run done, 0 to 1, by planned time.
-	Fraction float64 `json:"fraction"`
-	Message  string  `json:"message,omitempty"`
-}
-
 // Report is a finished (or stopped) run, shaped like the seed reports: per load step the
 // throughput and response time with and without, the improvement, the saturation point, where
 // the reads went, and the write-path effect. A figure that was not measured is null (or a
@@ -53,8 +19,17 @@ type Report struct {
 	Stopped  string `json:"stopped,omitempty"`
 	AB       bool   `json:"ab"`
 	DirectIO bool   `json:"directIO"`
-	// PassOrder is the sides in the order they ran, e.g. off, on, on, off.
+	// PassOrder is the sides of the passes in the order they ran (or began, when the run
+	// stopped in one): for A/B the warm-up pass, then off, on, on, off per block.
 	PassOrder []Side `json:"passOrder"`
+	// WarmUpPasses are the first passes of PassOrder: measured and kept, never compared (the
+	// first pass of a run meets colder state than any later one: device, file system,
+	// PostgreSQL's shared buffers).
+	WarmUpPasses int `json:"warmUpPasses"`
+	// Alternation says how many blocks ran, why the runner stopped adding them, and how the
+	// intervals were formed; null without A/B.
+	Alternation      *Alternation `json:"alternation"`
+	TimeLimitSeconds float64      `json:"timeLimitSeconds"`
 	// Throughput names the step's main figure: "iops" (generator) or "tps" (pgbench).
 	Throughput          string  `json:"throughput"`
 	LatencyLimitSeconds float64 `json:"latencyLimitSeconds"`
@@ -62,14 +37,20 @@ type Report struct {
 	Device              Device  `json:"device"`
 	Files               []File  `json:"files"`
 	Steps               []Step  `json:"steps"`
-	Saturation          struct {
+	// Overall is the change across all steps (per pass, the mean over the steps of the figure's
+	// logarithm, i.e. the geometric mean): the run's headline; null without A/B.
+	Overall    *Change `json:"overall"`
+	Saturation struct {
 		Off *Saturation `json:"off"`
 		On  *Saturation `json:"on"` // null without A/B
 	} `json:"saturation"`
-	// Reads says where each side's reads were served from.
+	// Reads says where each side's reads were served from (a description), per pass, and what
+	// the features caused: the change in storage reads between the off and on passes.
 	Reads struct {
-		Off *ReadPlacement `json:"off"`
-		On  *ReadPlacement `json:"on"`
+		Off    *ReadPlacement `json:"off"`
+		On     *ReadPlacement `json:"on"`
+		Passes []PassReads    `json:"passes"`
+		Caused *CausedReads   `json:"caused"` // null without A/B
 	} `json:"reads"`
 	// WritePath is the log file's fragmentation with and without write optimisation; null for
 	// profiles without a growing file.
@@ -98,17 +79,35 @@ type File struct {
 
 // Step is one load step: the load and the measurements with the features off and on.
 type Step struct {
-	Index    int     `json:"index"` // 1-based
-	Workload string  `json:"workload"`
-	Load     Load    `json:"load"`
-	Label    string  `json:"label"` // e.g. "random read 64 KiB, 2 x 4"
-	Off      *Result `json:"off"`
-	On       *Result `json:"on"` // null without A/B
-	// Improvement of on over off; null when either side is missing.
-	Improvement *Improvement `json:"improvement"`
+	Index    int    `json:"index"` // 1-based
+	Workload string `json:"workload"`
+	Load     Load   `json:"load"`
+	Label    string `json:"label"` // e.g. "random read 64 KiB, 2 x 4"
+	// Off and On are the means over each side's compared passes (the warm-up excluded).
+	Off *Result `json:"off"`
+	On  *Result `json:"on"` // null without A/B
+	// Passes are this step's measurements in every pass that reached it, in run order, the
+	// warm-up included.
+	Passes []PassResult `json:"passes"`
+	// Change of on over off with intervals; null without A/B.
+	Change *Change `json:"change"`
 }
 
-// Result is one side of one step: the mean over that side's passes.
+// PassResult is one step in one pass.
+type PassResult struct {
+	Pass   int  `json:"pass"` // 1-based position in Report.PassOrder
+	Side   Side `json:"side"`
+	WarmUp bool `json:"warmUp,omitempty"`
+	// Throughput is IOPS or TPS, as Report.Throughput names it.
+	Throughput         float64 `json:"throughput"`
+	MBps               float64 `json:"mbps"`
+	LatencyMeanSeconds float64 `json:"latencyMeanSeconds"`
+	LatencyP95Seconds  float64 `json:"latencyP95Seconds"`
+	LatencyP99Seconds  float64 `json:"latencyP99Seconds"`
+	Operations         int64   `json:"operations"`
+}
+
+// Result is one side of one step: the mean over that side's compared passes.
 type Result struct {
 	IOPS float64 `json:"iops"`
 	MBps float64 `json:"mbps"` // 10^6 bytes per second
@@ -124,10 +123,53 @@ type Result struct {
 	LogWrites int64 `json:"logWrites,omitempty"`
 }
 
-// Improvement compares on with off for one step, in percent of off.
-type Improvement struct {
-	ThroughputPercent  float64 `json:"throughputPercent"`  // (on - off) / off
-	LatencyMeanPercent float64 `json:"latencyMeanPercent"` // negative = faster
+// Change compares on with off, in percent of off: throughput (positive = more) and mean
+// response time (negative = faster).
+type Change struct {
+	Throughput  Difference `json:"throughput"`
+	LatencyMean Difference `json:"latencyMean"`
+}
+
+// DifferenceStatus says what a Difference can claim.
+type DifferenceStatus string
+
+const (
+	// Measured: the interval lies wholly on one side of 0.
+	Measured DifferenceStatus = "measured"
+	// NoMeasurableDifference: the interval includes 0; the estimate is not a finding.
+	NoMeasurableDifference DifferenceStatus = "no-measurable-difference"
+	// NotMeasured: no interval could be formed (Reason says why); no figure is stated.
+	NotMeasured DifferenceStatus = "not-measured"
+)
+
+// Difference is on against off for one figure with its interval. Percent, LowPercent and
+// HighPercent are null when not measured.
+type Difference struct {
+	Status      DifferenceStatus `json:"status"`
+	Percent     *float64         `json:"percent"`
+	LowPercent  *float64         `json:"lowPercent"`
+	HighPercent *float64         `json:"highPercent"`
+	// Pairs are the adjacent off/on pass pairs it rests on.
+	Pairs  int    `json:"pairs"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Alternation is how an A/B run's passes were arranged and its intervals formed.
+type Alternation struct {
+	// Blocks of off, on, on, off finished after the warm-up pass.
+	Blocks int `json:"blocks"`
+	// TargetHalfWidthPercent is what the run aimed at: every step interval within ± this.
+	TargetHalfWidthPercent float64 `json:"targetHalfWidthPercent"`
+	// WidestHalfWidthPercent is the widest step interval at the end; null when none was formed.
+	WidestHalfWidthPercent *float64 `json:"widestHalfWidthPercent"`
+	// StopReason is "target", "time-limit", "block-limit" or "incomplete"; Stop says it in words.
+	StopReason string `json:"stopReason"`
+	Stop       string `json:"stop"`
+	// ConfidencePercent holds for all the step and overall intervals together (Bonferroni over
+	// IntervalsInFamily of them); the read and write-path intervals are 95 % each.
+	ConfidencePercent float64 `json:"confidencePercent"`
+	IntervalsInFamily int     `json:"intervalsInFamily"`
+	Method            string  `json:"method"`
 }
 
 // Saturation is the first step whose mean latency crosses the limit, or Reached false.
@@ -156,15 +198,50 @@ type ReadPlacement struct {
 	LatencySource         string   `json:"latencySource"`
 }
 
+// PassReads are one pass's read I/Os by where they were served from, over all its steps.
+type PassReads struct {
+	Pass         int   `json:"pass"`
+	Side         Side  `json:"side"`
+	WarmUp       bool  `json:"warmUp,omitempty"`
+	StorageReads int64 `json:"storageReads"`
+	MemoryReads  int64 `json:"memoryReads"`
+}
+
+// CausedReads is what the read cache caused: the share of read I/Os that went to storage, with
+// the features on against off, compared pass pair by pass pair; and the storage reads that
+// change saved over the "on" passes (positive = fewer storage reads). Status NotMeasured (with
+// Reason) leaves every figure null.
+type CausedReads struct {
+	Status DifferenceStatus `json:"status"`
+	Reason string           `json:"reason,omitempty"`
+	// StorageSharePercent without and with: the mean over the compared passes of each side.
+	StorageSharePercentOff *float64 `json:"storageSharePercentOff"`
+	StorageSharePercentOn  *float64 `json:"storageSharePercentOn"`
+	// ShareChangePoints is on − off in percentage points, with its 95 % interval.
+	ShareChangePoints     *float64 `json:"shareChangePoints"`
+	ShareChangeLowPoints  *float64 `json:"shareChangeLowPoints"`
+	ShareChangeHighPoints *float64 `json:"shareChangeHighPoints"`
+	// ReadsWith are the read I/Os over the compared "on" passes; StorageReadsSaved =
+	// ReadsWith × (share off − share on), with the interval that follows from the share's.
+	ReadsWith             int64    `json:"readsWith"`
+	StorageReadsSaved     *float64 `json:"storageReadsSaved"`
+	StorageReadsSavedLow  *float64 `json:"storageReadsSavedLow"`
+	StorageReadsSavedHigh *float64 `json:"storageReadsSavedHigh"`
+	Pairs                 int      `json:"pairs"`
+	Basis                 string   `json:"basis"`
+}
+
 // WritePath is the growing log file's fragments with and without write optimisation.
 type WritePath struct {
 	// ExtentsOff/On are the log file's extents (FIEMAP, merged like filefrag) at the end of each
-	// pass of that side, in pass order.
-	ExtentsOff []int `json:"extentsOff"`
-	ExtentsOn  []int `json:"extentsOn"`
-	// FragmentsPreventedPercent is 100 x (1 - mean on / mean off); null when off made none.
-	FragmentsPreventedPercent *float64 `json:"fragmentsPreventedPercent"`
-	Basis                     string   `json:"basis"`
+	// compared pass of that side, in pass order; ExtentsWarmUp those of the warm-up pass.
+	ExtentsOff    []int `json:"extentsOff"`
+	ExtentsOn     []int `json:"extentsOn"`
+	ExtentsWarmUp []int `json:"extentsWarmUp,omitempty"`
+	// FragmentsPrevented is 100 × (off − on) / mean off extents per log file, with its 95 %
+	// interval; NotMeasured with "too few files to tell" when no interval can be formed.
+	FragmentsPrevented Difference `json:"fragmentsPrevented"`
+	Basis              string     `json:"basis"`
 }
 
 // AcceleratorStats are the features' own counters over the "on" passes.

@@ -44,9 +44,13 @@ type Request struct {
 	// DirectIO opens the data files with O_DIRECT (aligned buffers), bypassing the page cache.
 	// Not allowed with AB: the read cache's effect is the page cache, so an A/B run reads buffered.
 	DirectIO bool `json:"directIO"`
-	// AB runs passes off/on/on/off with the acceleration features switched by the Accelerator;
-	// false runs one pass with the features off.
+	// AB runs a warm-up pass, then blocks of passes off/on/on/off with the acceleration features
+	// switched by the Accelerator, adding blocks until the intervals are within the target or
+	// the time limit comes; false runs one pass with the features off.
 	AB bool `json:"ab"`
+	// TargetHalfWidthPercent (A/B): the runner stops adding blocks once every step's throughput
+	// and mean response-time change is known within ± this many percent. Default 5.
+	TargetHalfWidthPercent float64 `json:"targetHalfWidthPercent,omitempty"`
 	// ReadCacheBudgetBytes is the read cache's budget for the benchmark files in the "on"
 	// passes; default: the data files' total size (the cache may hold them all if memory allows).
 	ReadCacheBudgetBytes int64 `json:"readCacheBudgetBytes,omitempty"`
@@ -89,8 +93,13 @@ func (l Load) String() string {
 const (
 	DefaultStepSeconds         = 5
 	DefaultLatencyLimitSeconds = 0.1
-	DefaultFloorBytes          = 1 << 30
-	DefaultFloorPercent        = 5
+	DefaultTargetHalfWidth     = 5 // percent
+	// MinBlocks of off/on/on/off an A/B run finishes before it may stop: with fewer pass pairs
+	// no interval can be formed. MaxBlocks bounds the run (and the report's size).
+	MinBlocks           = 2
+	MaxBlocks           = 12
+	DefaultFloorBytes   = 1 << 30
+	DefaultFloorPercent = 5
 	// MaxOutstandingPerStep bounds threads x outstanding of one step (each is a goroutine).
 	MaxOutstandingPerStep = 4096
 )
@@ -113,6 +122,9 @@ func (r Request) withDefaults() Request {
 	}
 	if r.LatencyLimitSeconds <= 0 {
 		r.LatencyLimitSeconds = DefaultLatencyLimitSeconds
+	}
+	if r.TargetHalfWidthPercent <= 0 {
+		r.TargetHalfWidthPercent = DefaultTargetHalfWidth
 	}
 	return r
 }
@@ -146,8 +158,12 @@ func (r Request) Validate() error {
 	if r.TimeLimitSeconds <= 0 {
 		return invalid("no time limit: set how long the whole run may take")
 	}
-	if r.StepSeconds < 0 || r.LatencyLimitSeconds < 0 || r.FreeSpaceFloorBytes < 0 || r.ReadCacheBudgetBytes < 0 {
-		return invalid("step duration, latency limit, free-space floor and read cache budget cannot be negative")
+	if r.StepSeconds < 0 || r.LatencyLimitSeconds < 0 || r.FreeSpaceFloorBytes < 0 || r.ReadCacheBudgetBytes < 0 ||
+		r.TargetHalfWidthPercent < 0 {
+		return invalid("step duration, latency limit, free-space floor, read cache budget and target interval cannot be negative")
+	}
+	if r.TargetHalfWidthPercent > 100 {
+		return invalid("target interval ±%.0f %% is wider than any change it could tell: use at most ±100 %%", r.TargetHalfWidthPercent)
 	}
 	if r.StepSeconds > 0 && r.StepSeconds < 1 {
 		return invalid("step duration %.2f s is too short to measure: use at least 1 s", r.StepSeconds)
@@ -180,9 +196,13 @@ func (r Request) Validate() error {
 	}
 	plan := r.withDefaults().planSeconds(profile)
 	if plan > r.TimeLimitSeconds {
-		return invalid("the plan needs about %.0f s (%d steps x %d passes x %.0f s plus preparation) but the "+
+		what := ""
+		if r.AB {
+			what = fmt.Sprintf(", an A/B run at least a warm-up pass and %d blocks of off, on, on, off", MinBlocks)
+		}
+		return invalid("the plan needs about %.0f s (%d steps x %d passes x %.0f s plus preparation%s) but the "+
 			"time limit is %.0f s: raise the limit, shorten the step duration or give fewer load steps",
-			plan, len(r.loads(profile)), r.passes(), r.withDefaults().StepSeconds, r.TimeLimitSeconds)
+			plan, len(r.loads(profile))*len(profile.workloads()), r.passes(), r.withDefaults().StepSeconds, what, r.TimeLimitSeconds)
 	}
 	return nil
 }
@@ -195,16 +215,17 @@ func (r Request) loads(p Profile) []Load {
 	return p.Loads
 }
 
-// passes is 4 for A/B (off, on, on, off) and 1 otherwise.
+// passes is the least a run does: for A/B the warm-up pass and MinBlocks blocks of 4; else 1.
 func (r Request) passes() int {
 	if r.AB {
-		return 4
+		return 1 + 4*MinBlocks
 	}
 	return 1
 }
 
-// planSeconds estimates the run's wall time: measured steps plus a preparation allowance
-// (writing the data files at a conservative 50 MB/s, and a settle second per pass).
+// planSeconds estimates the least wall time the run needs: measured steps plus a preparation
+// allowance (writing the data files at a conservative 50 MB/s, and a settle second per pass).
+// An A/B run adds blocks beyond its minimum only while the next one fits in the time limit.
 func (r Request) planSeconds(p Profile) float64 {
 	steps := len(r.loads(p)) * len(p.workloads())
 	measured := float64(steps*r.passes()) * r.StepSeconds

@@ -34,6 +34,10 @@ func TestValidateRefusesBadRequestsWithAClearError(t *testing.T) {
 			r.Profile, r.Loads = "pgbench", []Load{{Threads: 1, Outstanding: 1}}
 		}, "clients only"},
 		{"plan longer than the limit", func(r *Request) { r.TimeLimitSeconds = 30 }, "time limit is 30 s"},
+		{"A/B plan longer than the limit", func(r *Request) { r.AB, r.TimeLimitSeconds = true, 300 },
+			"a warm-up pass and 2 blocks of off, on, on, off"},
+		{"negative target", func(r *Request) { r.TargetHalfWidthPercent = -1 }, "cannot be negative"},
+		{"target wider than any change", func(r *Request) { r.TargetHalfWidthPercent = 150 }, "at most ±100 %"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,8 +58,9 @@ func TestPlanCountsEveryStepOfEveryPass(t *testing.T) {
 	r := validRequest().withDefaults()
 	r.AB = true
 	p, _ := profileByName("sqlio")
-	// 4 workloads x 3 loads x 4 passes x 5 s, plus 64 MiB at 50 MB/s and a second per pass
-	want := 4*3*4*5.0 + float64(64<<20)/50e6 + 4
+	// 4 workloads x 3 loads x 9 passes (a warm-up and the least 2 blocks of 4) x 5 s, plus 64 MiB
+	// at 50 MB/s and a second per pass
+	want := 4*3*9*5.0 + float64(64<<20)/50e6 + 9
 	if got := r.planSeconds(p); got != want {
 		t.Fatalf("planSeconds = %v, want %v", got, want)
 	}

@@ -8,12 +8,14 @@ import (
 )
 
 // Run validates req, checks the machine (paths, free space), runs the profile's steps in one
-// pass (or four for A/B: off, on, on, off, with accel switching the features), and returns the
-// report. progress, when not nil, is called from Run's goroutine. accel may be nil without A/B.
+// pass, or for A/B a warm-up pass and blocks of off, on, on, off (accel switching the features)
+// until the intervals are within the target or the time limit comes, and returns the report.
+// progress, when not nil, is called from Run's goroutine. accel may be nil without A/B.
 //
 // When ctx ends or the time limit passes mid-run, Run stops at once, removes its files and
-// returns the partial report (Complete false, Stopped saying why) together with the error.
-// Refusals wrap ErrRefused and bad requests ErrInvalid; nothing is written in either case.
+// returns the partial report (Complete false, Stopped saying why, no change stated) together
+// with the error. Refusals wrap ErrRefused and bad requests ErrInvalid; nothing is written in
+// either case.
 func Run(ctx context.Context, req Request, accel Accelerator, progress func(Progress)) (*Report, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -42,8 +44,6 @@ func Run(ctx context.Context, req Request, accel Accelerator, progress func(Prog
 		err = r.runGenerator(ctx, report)
 	}
 	report.EndedAt = time.Now()
-	fillSteps(report, r.measures, profile.Kind)
-	summarise(report)
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			if errors.Is(cause, context.Canceled) {
@@ -55,10 +55,13 @@ func Run(ctx context.Context, req Request, accel Accelerator, progress func(Prog
 		if errors.Is(err, ErrRefused) || errors.Is(err, ErrInvalid) {
 			return nil, err
 		}
+	}
+	report.Complete = err == nil
+	r.finishReport(report)
+	if err != nil {
 		return report, err
 	}
-	report.Complete = true
-	progress(Progress{Phase: PhaseDone, Passes: req.passes(), Fraction: 1})
+	progress(Progress{Phase: PhaseDone, Passes: len(report.PassOrder), Fraction: 1})
 	return report, nil
 }
 
@@ -69,22 +72,33 @@ type runner struct {
 	accel    Accelerator
 	progress func(Progress)
 	started  time.Time
-	planned  float64 // seconds, for Fraction
+	planned  float64 // seconds, for Fraction without A/B
 	// measures[i] are step i's measurements, one per pass that reached it.
 	measures [][]measure
-	onStats  AcceleratorStats // the features' state at the end of the last "on" pass
+	// logExtents are the log file's extents per pass (profiles with a log writer).
+	logExtents []passExtents
+	withLog    bool
+	onStats    AcceleratorStats // the features' state at the end of the last "on" pass
+	// The pass under way, for progress.
+	passes int // planned so far
+	block  int
+	widest *float64
 }
 
 func (r *runner) newReport() *Report {
 	rep := &Report{
 		Profile: r.profile.Name, Description: r.profile.Description, StartedAt: r.started,
-		AB: r.req.AB, DirectIO: r.req.DirectIO, Throughput: "iops",
+		AB: r.req.AB, DirectIO: r.req.DirectIO, Throughput: "iops", PassOrder: []Side{},
 		LatencyLimitSeconds: r.req.LatencyLimitSeconds, StepSeconds: r.req.StepSeconds,
+		TimeLimitSeconds: r.req.TimeLimitSeconds,
 	}
 	if r.profile.Kind == KindPgbench {
 		rep.Throughput = "tps"
 	}
-	rep.PassOrder = passOrder(r.req.AB)
+	if r.req.AB {
+		rep.Alternation = &Alternation{TargetHalfWidthPercent: r.req.TargetHalfWidthPercent,
+			ConfidencePercent: 100 * familyConfidence, Method: crossoverMethod}
+	}
 	r.planned = r.req.planSeconds(r.profile)
 	for _, mix := range r.profile.workloads() {
 		for _, load := range r.req.loads(r.profile) {
@@ -92,23 +106,50 @@ func (r *runner) newReport() *Report {
 				Label: mix.Name + ", " + load.String()})
 		}
 	}
+	if rep.Alternation != nil {
+		rep.Alternation.IntervalsInFamily = intervalsInFamily(len(rep.Steps))
+	}
 	r.measures = make([][]measure, len(rep.Steps))
 	return rep
 }
 
-// passOrder is off, on, on, off for A/B (so a linear drift weighs both sides equally).
-func passOrder(ab bool) []Side {
-	if ab {
-		return []Side{Off, On, On, Off}
+// finishReport fills what depends on all passes: the sides' means, per-pass values, saturation,
+// read placement and, for A/B, the changes with their intervals (none for an incomplete run).
+func (r *runner) finishReport(rep *Report) {
+	fillSteps(rep, r.measures, r.profile.Kind)
+	if r.withLog {
+		rep.WritePath = writePath(r.logExtents, rep.Complete)
 	}
-	return []Side{Off}
+	if !rep.AB {
+		return
+	}
+	widest := compare(rep, r.measures, rep.Complete)
+	classified := false
+	for _, p := range []*ReadPlacement{rep.Reads.Off, rep.Reads.On} {
+		classified = classified || (p != nil && p.Measured)
+	}
+	rep.Reads.Caused = causedReads(rep.Reads.Passes, classified, rep.Reads.Off.Basis, rep.Complete)
+	a := rep.Alternation
+	a.WidestHalfWidthPercent = widest
+	if !rep.Complete {
+		a.StopReason, a.Stop = "incomplete", rep.Stopped
+	}
 }
 
-// report emits progress, with Fraction by elapsed time against the plan (capped below 1).
+// report emits progress, with Fraction by elapsed time against the time limit for A/B (the run
+// may use all of it) or the plan otherwise, capped below 1.
 func (r *runner) report(p Progress) {
-	p.Passes = r.req.passes()
-	if r.planned > 0 {
-		p.Fraction = time.Since(r.started).Seconds() / r.planned
+	p.Passes = r.passes
+	planned := r.planned
+	if r.req.AB {
+		planned = r.req.TimeLimitSeconds
+		p.Block = r.block
+		p.TargetHalfWidthPercent = r.req.TargetHalfWidthPercent
+		p.WidestHalfWidthPercent = r.widest
+		p.TimeLimitSeconds = r.req.TimeLimitSeconds
+	}
+	if planned > 0 {
+		p.Fraction = time.Since(r.started).Seconds() / planned
 	}
 	if p.Fraction > 0.99 {
 		p.Fraction = 0.99

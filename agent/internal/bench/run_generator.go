@@ -97,11 +97,10 @@ func (r *runner) runGenerator(ctx context.Context, rep *Report) (err error) {
 			}
 		}()
 	}
-	var extents = map[Side][]int{}
 	var largestLog int64
+	r.withLog = withLog
 	statsBefore := r.acceleratorStats()
-	order := rep.PassOrder
-	for pass, side := range order {
+	err = r.alternate(ctx, rep, func(ctx context.Context, pass int, side Side, warmUp bool) error {
 		logPath := filepath.Join(logScratch, fmt.Sprintf("pass%d.log", pass+1))
 		var log *logTarget
 		if withLog {
@@ -111,7 +110,8 @@ func (r *runner) runGenerator(ctx context.Context, rep *Report) (err error) {
 			}
 			log = &logTarget{file: file, capBytes: logBytes}
 		}
-		passErr := r.runPass(ctx, rep, t, log, pass, side, dataPath, logScratch, dataBytes, logBytes)
+		passErr := r.runPass(ctx, rep, t, log, passPlan{pass: pass, side: side, warmUp: warmUp},
+			dataPath, logScratch, dataBytes, logBytes)
 		if log != nil {
 			largestLog = max(largestLog, log.grown.Load())
 			if passErr == nil {
@@ -119,26 +119,34 @@ func (r *runner) runGenerator(ctx context.Context, rep *Report) (err error) {
 				if err != nil {
 					passErr = fmt.Errorf("count the log file's extents: %w", err)
 				}
-				extents[side] = append(extents[side], n)
+				r.logExtents = append(r.logExtents, passExtents{pass: pass, side: side, warmUp: warmUp, extents: n})
 			}
 			_ = log.file.Close()
 			_ = os.Remove(logPath) // the next pass grows a new log from nothing
 		}
-		if passErr != nil {
-			return passErr
-		}
-	}
+		return passErr
+	})
 	if withLog {
 		rep.Files = append(rep.Files, File{Role: "log", Path: filepath.Join(logScratch, "pass<n>.log"), Bytes: largestLog})
-		rep.WritePath = writePath(extents[Off], extents[On])
+	}
+	if err != nil {
+		return err
 	}
 	rep.Accelerator = r.acceleratorSummary(statsBefore)
 	return nil
 }
 
+// passPlan is one pass: its position in the run, the features' state, and whether it warms up.
+type passPlan struct {
+	pass   int
+	side   Side
+	warmUp bool
+}
+
 // runPass switches the features for side, starts the data file cold, and measures every step.
-func (r *runner) runPass(ctx context.Context, rep *Report, t target, log *logTarget, pass int, side Side,
+func (r *runner) runPass(ctx context.Context, rep *Report, t target, log *logTarget, plan passPlan,
 	dataPath, logDir string, dataBytes, logBytes int64) error {
+	side := plan.side
 	if err := dropPages(t.read); err != nil {
 		return fmt.Errorf("start the pass cold (drop the data file's cached pages): %w", err)
 	}
@@ -163,17 +171,17 @@ func (r *runner) runPass(ctx context.Context, rep *Report, t target, log *logTar
 	for i := range rep.Steps {
 		step := rep.Steps[i]
 		mix := r.mixNamed(step.Workload)
-		r.report(Progress{Phase: PhaseRunning, Pass: pass + 1, Side: side, Step: i + 1, Steps: len(rep.Steps),
-			StepLabel: step.Label})
+		r.report(Progress{Phase: PhaseRunning, Pass: plan.pass + 1, Side: side, WarmUp: plan.warmUp, Step: i + 1,
+			Steps: len(rep.Steps), StepLabel: step.Label})
 		m, err := runStep(ctx, t, log, stepPlan{mix: mix, load: step.Load, duration: duration,
-			seed: uint64(pass)<<32 | uint64(i)})
+			seed: uint64(plan.pass)<<32 | uint64(i)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return fmt.Errorf("step %q: %w", step.Label, err)
 		}
-		m.side = side
+		m.pass, m.side, m.warmUp = plan.pass, side, plan.warmUp
 		r.measures[i] = append(r.measures[i], m)
 	}
 	if side == On {
@@ -189,29 +197,6 @@ func (r *runner) mixNamed(name string) Mix {
 		}
 	}
 	return Mix{}
-}
-
-// writePath compares the log file's extents between the sides.
-func writePath(off, on []int) *WritePath {
-	w := &WritePath{ExtentsOff: off, ExtentsOn: on, Basis: "extents of each pass's log file (FIEMAP, merged " +
-		"like filefrag) after it was grown from empty by the log writer's 64 KiB appends"}
-	if len(off) == 0 || len(on) == 0 {
-		return w
-	}
-	meanOff, meanOn := meanInts(off), meanInts(on)
-	if meanOff > 0 {
-		v := 100 * (1 - meanOn/meanOff)
-		w.FragmentsPreventedPercent = &v
-	}
-	return w
-}
-
-func meanInts(v []int) float64 {
-	sum := 0
-	for _, x := range v {
-		sum += x
-	}
-	return float64(sum) / float64(len(v))
 }
 
 // writeDataFile creates the data file with pseudo-random content in 1 MiB writes and syncs it,

@@ -213,27 +213,50 @@ func TestABRunSwitchesTheRealFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer accel.Close()
-	req := Request{Profile: "oltp", Paths: []string{dir}, SizeLimitBytes: 48 << 20, TimeLimitSeconds: 120,
-		StepSeconds: 1, AB: true, Loads: []Load{{Threads: 2, Outstanding: 2}}}
-	var sides []Side
+	// A target of ±100 % is met after the least blocks a run takes (2) on any machine but a
+	// wildly noisy one, which the time limit then bounds.
+	req := Request{Profile: "oltp", Paths: []string{dir}, SizeLimitBytes: 48 << 20, TimeLimitSeconds: 90,
+		StepSeconds: 1, AB: true, TargetHalfWidthPercent: 100, Loads: []Load{{Threads: 2, Outstanding: 2}}}
+	var sides []string
 	rep, err := Run(context.Background(), req, accel, func(p Progress) {
 		if p.Phase == PhaseRunning && p.Step == 1 {
-			sides = append(sides, p.Side)
+			side := string(p.Side)
+			if p.WarmUp {
+				side = "warm-up " + side
+			}
+			sides = append(sides, side)
 		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join([]string{string(sides[0]), string(sides[1]), string(sides[2]), string(sides[3])}, ",") != "off,on,on,off" {
-		t.Fatalf("pass order %v", sides)
+	a := rep.Alternation
+	if a == nil || a.Blocks < MinBlocks || (a.StopReason != "target" && a.StopReason != "time-limit") || a.Stop == "" {
+		t.Fatalf("alternation %+v: want at least %d blocks and a reason to stop", a, MinBlocks)
+	}
+	want := []string{"warm-up off"}
+	for range a.Blocks {
+		want = append(want, "off", "on", "on", "off")
+	}
+	if strings.Join(sides, ",") != strings.Join(want, ",") || len(rep.PassOrder) != len(want) || rep.WarmUpPasses != 1 {
+		t.Fatalf("passes %v (order %v), want %v", sides, rep.PassOrder, want)
 	}
 	s := rep.Steps[0]
-	if s.Off == nil || s.On == nil || s.Off.Passes != 2 || s.On.Passes != 2 || s.Improvement == nil {
-		t.Fatalf("step %+v: want both sides from two passes and an improvement", s)
+	if s.Off == nil || s.On == nil || s.Off.Passes != 2*a.Blocks || s.On.Passes != 2*a.Blocks || len(s.Passes) != len(want) ||
+		!s.Passes[0].WarmUp || s.Passes[1].WarmUp || s.Passes[0].Throughput <= 0 {
+		t.Fatalf("step %+v: want both sides from the compared passes and every pass kept", s)
 	}
-	if rep.Reads.On == nil || !rep.Reads.On.Measured || rep.WritePath == nil || len(rep.WritePath.ExtentsOff) != 2 ||
-		len(rep.WritePath.ExtentsOn) != 2 {
-		t.Fatalf("reads %+v, write path %+v", rep.Reads.On, rep.WritePath)
+	if s.Change == nil || s.Change.Throughput.Status == NotMeasured || s.Change.Throughput.LowPercent == nil ||
+		rep.Overall == nil || rep.Overall.LatencyMean.Status == NotMeasured {
+		t.Fatalf("change %+v, overall %+v: want intervals", s.Change, rep.Overall)
+	}
+	if rep.Reads.On == nil || !rep.Reads.On.Measured || len(rep.Reads.Passes) != len(want) || rep.Reads.Caused == nil ||
+		rep.Reads.Caused.Status == NotMeasured || rep.Reads.Caused.ReadsWith == 0 {
+		t.Fatalf("reads %+v, caused %+v", rep.Reads.On, rep.Reads.Caused)
+	}
+	if rep.WritePath == nil || len(rep.WritePath.ExtentsOff) != 2*a.Blocks || len(rep.WritePath.ExtentsOn) != 2*a.Blocks ||
+		len(rep.WritePath.ExtentsWarmUp) != 1 || rep.WritePath.FragmentsPrevented.Pairs != 2*a.Blocks {
+		t.Fatalf("write path %+v", rep.WritePath)
 	}
 	// only the features can have reserved space for the log or budgeted the data file
 	if rep.Accelerator == nil || rep.Accelerator.ReadCacheBudgetBytes == 0 || rep.Accelerator.PreallocatedBytes == 0 {

@@ -120,7 +120,7 @@ func (c *client) progress(ctx context.Context, runID string, p bench.Progress) (
 
 func (c *client) finish(ctx context.Context, runID, status string, report *bench.Report, message string) error {
 	body := map[string]any{"status": status}
-	if report != nil && status == "succeeded" {
+	if report != nil { // a stopped run's report is partial (complete false): the console states no change
 		body["report"] = report
 	}
 	if message != "" {
@@ -134,9 +134,27 @@ func (c *client) finish(ctx context.Context, runID, status string, report *bench
 func phaseText(p bench.Progress) string {
 	switch p.Phase {
 	case bench.PhaseRunning:
-		text := fmt.Sprintf("pass %d of %d (features %s), step %d of %d", p.Pass, p.Passes, p.Side, p.Step, p.Steps)
+		if p.Step == 0 {
+			return truncate(p.Message, 200)
+		}
+		var text string
+		switch {
+		case p.WarmUp:
+			text = fmt.Sprintf("warm-up pass (features %s, not compared)", p.Side)
+		case p.Block > 0:
+			text = fmt.Sprintf("block %d, pass %d of at least %d (features %s)", p.Block, p.Pass, p.Passes, p.Side)
+		default:
+			text = fmt.Sprintf("pass %d of %d (features %s)", p.Pass, p.Passes, p.Side)
+		}
+		text += fmt.Sprintf(", step %d of %d", p.Step, p.Steps)
 		if p.StepLabel != "" {
 			text += ": " + p.StepLabel
+		}
+		if p.TargetHalfWidthPercent > 0 {
+			text += fmt.Sprintf(" · target ±%g %% within %.0f s", p.TargetHalfWidthPercent, p.TimeLimitSeconds)
+			if p.WidestHalfWidthPercent != nil {
+				text += fmt.Sprintf(", now ±%.1f %%", *p.WidestHalfWidthPercent)
+			}
 		}
 		return truncate(text, 200)
 	case "":

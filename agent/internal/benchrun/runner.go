@@ -249,15 +249,20 @@ func (r *Runner) execute(ctx context.Context, id, profile string, parameters jso
 		return outcome{post: true, status: "succeeded", report: report}
 	case errors.Is(cause, errCancelled):
 		log.Info("proof run cancelled")
-		return outcome{post: true, status: "cancelled"}
+		// the passes that finished are kept for the console; it states no change for them
+		return outcome{post: true, status: "cancelled", report: report}
 	case errors.Is(cause, errRunGone):
 		log.Info("proof run stopped: the gateway no longer has it")
 		return outcome{}
 	case cause != nil:
-		return failed("the agent stopped during the run (it was shut down or restarted); its files were removed")
+		out := failed("the agent stopped during the run (it was shut down or restarted); its files were removed")
+		out.report = report
+		return out
 	default:
 		log.Warn("proof run failed", "error", runErr)
-		return failed(runErr.Error())
+		out := failed(runErr.Error())
+		out.report = report // nil when refused before anything ran
+		return out
 	}
 }
 

@@ -146,8 +146,10 @@ func tinyRequest(dir string, stepSeconds float64, loads int) map[string]any {
 	for i := 1; i <= loads; i++ {
 		steps = append(steps, map[string]int{"threads": 1, "outstanding": i})
 	}
+	// A target of ±100 % stops an A/B run after its least blocks (2) on any but a wildly noisy
+	// machine; the time limit bounds it then.
 	return map[string]any{"paths": []string{dir}, "sizeLimitBytes": 32 << 20, "timeLimitSeconds": 300, "stepSeconds": stepSeconds,
-		"latencyLimitSeconds": 0.05, "ab": true, "directIO": false, "loads": steps}
+		"latencyLimitSeconds": 0.05, "ab": true, "directIO": false, "loads": steps, "targetHalfWidthPercent": 100}
 }
 
 func TestRunsARequestAndPostsItsReport(t *testing.T) {
@@ -206,8 +208,19 @@ func TestCancelsOnRequestAndRefusesASecondRun(t *testing.T) {
 	g.mu.Lock()
 	g.cancel["long"] = true
 	g.mu.Unlock()
-	if outcome := g.outcome(t, "long"); outcome["status"] != "cancelled" {
+	outcome := g.outcome(t, "long")
+	if outcome["status"] != "cancelled" {
 		t.Fatalf("cancelled run: %v", outcome)
+	}
+	// The passes that finished come with it, marked incomplete and stating no change.
+	report, _ := outcome["report"].(map[string]any)
+	steps, _ := report["steps"].([]any)
+	if report["complete"] != false || len(steps) != 4 {
+		t.Fatalf("cancelled run's report: %v", report)
+	}
+	change := steps[0].(map[string]any)["change"].(map[string]any)["throughput"].(map[string]any)
+	if change["status"] != "not-measured" || change["percent"] != nil || !strings.Contains(change["reason"].(string), "did not finish") {
+		t.Fatalf("a cancelled run stated a change: %v", change)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("files left behind: %v", entries)

@@ -237,12 +237,17 @@ func (s *server) handleBenchFinish(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateFinish checks the outcome's shape; the report's content is the bench engine's Report
-// and is checked by the console when it is drawn.
+// and is checked by the console when it is drawn. A failed or cancelled run may bring the
+// partial report of the passes it finished.
 func validateFinish(finish benchFinish) error {
+	trimmed := bytes.TrimSpace(finish.Report)
+	hasReport := len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null"))
+	if hasReport && trimmed[0] != '{' {
+		return errors.New("the report must be a JSON object")
+	}
 	switch finish.Status {
 	case "succeeded":
-		trimmed := bytes.TrimSpace(finish.Report)
-		if len(trimmed) == 0 || trimmed[0] != '{' {
+		if !hasReport {
 			return errors.New("a succeeded run needs its report as a JSON object")
 		}
 	case "failed", "cancelled":

@@ -166,11 +166,16 @@ func TestBenchCancelReachesTheAgent(t *testing.T) {
 	if !answer.Cancel {
 		t.Fatal("progress answer does not ask to cancel")
 	}
-	if resp := g.benchPost(t, agent.Credential, "/v1/bench/runs/"+id+"/finish", `{"status": "cancelled"}`); resp.StatusCode != http.StatusNoContent {
+	// A cancelled run brings the passes it finished: stored, for the console to show without a change.
+	partial := `{"status": "cancelled", "report": {"complete": false, "steps": [{"index": 1}]}}`
+	if resp := g.benchPost(t, agent.Credential, "/v1/bench/runs/"+id+"/finish", partial); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("finish cancelled: %d %s", resp.StatusCode, readAll(t, resp))
 	}
 	if status, _, _, _ := g.runStatus(t, id); status != "cancelled" {
 		t.Fatalf("status %s, want cancelled", status)
+	}
+	if n := g.count(t, `SELECT count(*) FROM benchmark_runs WHERE id = $1 AND report->>'complete' = 'false'`, id); n != 1 {
+		t.Fatal("the cancelled run's partial report was not stored")
 	}
 }
 
@@ -214,6 +219,7 @@ func TestBenchRefusesBadReports(t *testing.T) {
 		"no report":          `{"status": "succeeded"}`,
 		"unknown status":     `{"status": "done", "report": {}}`,
 		"failed without why": `{"status": "failed"}`,
+		"partial not object": `{"status": "failed", "error": "stopped", "report": "passes"}`,
 		"unknown field":      `{"status": "cancelled", "extra": 1}`,
 	} {
 		t.Run(name, func(t *testing.T) {

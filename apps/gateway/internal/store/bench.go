@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,7 @@ type BenchStart struct {
 // BenchOutcome ends a run.
 type BenchOutcome struct {
 	Status string          // succeeded | failed | cancelled
-	Report json.RawMessage // required for succeeded, ignored otherwise
+	Report json.RawMessage // required for succeeded; for failed or cancelled the partial report, if any
 	Error  string          // why it failed; ignored for succeeded
 }
 
@@ -110,13 +111,17 @@ func (s *Store) RecordBenchProgress(ctx context.Context, agent Agent, runID stri
 	return status == "cancelling", nil
 }
 
-// FinishBenchRun stores the run's outcome: its report when it succeeded, the reason otherwise.
+// FinishBenchRun stores the run's outcome: its report when it succeeded, the reason otherwise
+// with the partial report of the passes that finished when the agent sent one.
 func (s *Store) FinishBenchRun(ctx context.Context, agent Agent, runID string, outcome BenchOutcome) error {
 	var report []byte
+	if trimmed := bytes.TrimSpace(outcome.Report); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		report = trimmed
+	}
 	message := outcome.Error
 	switch outcome.Status {
 	case "succeeded":
-		report, message = outcome.Report, ""
+		message = ""
 	case "failed", "cancelled":
 	default:
 		return fmt.Errorf("benchmark outcome %q is not succeeded, failed or cancelled", outcome.Status)

@@ -1,14 +1,22 @@
-// The report page: the shape of the seed reports, made from the agent's measurements only.
+// The report page: the shape of the seed reports, made from the agent's measurements only. A
+// change is stated with its interval; one whose interval includes 0 reads "no measurable
+// difference"; an incomplete run states none and shows the passes it finished.
 import { Download } from "lucide-react";
 import { buttonVariants } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
-import { formatMs, formatNumber, formatPercent } from "../lib/format";
-import { meanChange, saturationPoints, stepRows } from "../lib/report-view";
-import type { BenchReport, ReadPlacement } from "../types/bench";
+import { formatMs, formatNumber } from "../lib/format";
+import { differenceText, overallChange, saturationPoints, stepRows } from "../lib/report-view";
+import type { BenchReport } from "../types/bench";
+import { ChangeText } from "./change-text";
+import { IntervalPlot } from "./interval-plot";
+import { PassTable } from "./pass-table";
 import { PrintButton } from "./print-button";
+import { ReadPlacementCard } from "./read-placement";
+import { RunBasis } from "./run-basis";
 import { StepCharts } from "./step-charts";
+import { WritePathCard } from "./write-path";
 
 interface Props {
   runId: string;
@@ -22,20 +30,23 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
   const unit = report.throughput === "tps" ? "TPS" : "IOPS";
   const limitMs = report.latencyLimitSeconds * 1000;
   const saturation = saturationPoints(rows, limitMs);
-  const throughputGain = meanChange(rows.map((row) => row.throughputChangePercent));
-  const latencyChange = meanChange(rows.map((row) => row.latencyChangePercent));
+  const overall = overallChange(report);
 
   return (
-    <div className="grid gap-6" data-testid="bench-report">
+    <div className="grid gap-6" data-testid="bench-report" data-complete={report.complete ? "true" : "false"}>
       <header className="flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">Proof run on {hostname}: {report.profile}</h1>
           <p className="text-sm text-muted-foreground">{report.description}</p>
           <p className="mt-1 text-xs text-muted-foreground">
-            {new Date(report.startedAt).toLocaleString()} – {new Date(report.endedAt).toLocaleString()} · passes {report.passOrder.join(", ")} ·
+            {new Date(report.startedAt).toLocaleString()} – {new Date(report.endedAt).toLocaleString()} · {report.passOrder.length} passes ·
             {" "}{report.stepSeconds} s per step and pass · device {report.device.name || "unknown"} ({report.device.fileSystem || "unknown file system"}) at {report.device.path}
           </p>
-          {!report.complete ? <p className="mt-1 text-sm text-destructive">Incomplete: {report.stopped ?? "the run stopped early"}</p> : null}
+          {!report.complete ? (
+            <p className="mt-1 text-sm text-destructive" data-testid="incomplete">
+              Incomplete: {report.stopped ?? "the run stopped early"}. No change is stated; the passes it finished are below.
+            </p>
+          ) : null}
         </div>
         <div className="flex gap-2 print:hidden">
           <CopyButton value={shareUrl} label="Copy link" />
@@ -46,11 +57,14 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
         </div>
       </header>
 
+      {report.ab ? <RunBasis report={report} /> : null}
+
       <Card>
         <CardHeader>
           <CardTitle>With and without, per load step</CardTitle>
-          <CardDescription>
-            Means over each side&apos;s passes. On average over the steps: throughput {formatPercent(throughputGain)}, mean response time {formatPercent(latencyChange)}.
+          <CardDescription data-testid="overall">
+            Means over each side&apos;s compared passes. Across all steps (geometric mean): throughput {differenceText(overall.throughput)},
+            mean response time {differenceText(overall.latencyMean)}.
           </CardDescription>
         </CardHeader>
         <CardContent className="overflow-x-auto">
@@ -61,10 +75,10 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
                 <TableHead>Load</TableHead>
                 <TableHead className="text-right">{unit} without</TableHead>
                 <TableHead className="text-right">{unit} with</TableHead>
-                <TableHead className="text-right">Change</TableHead>
+                <TableHead className="text-right">Change (interval)</TableHead>
                 <TableHead className="text-right">Resp. ms without</TableHead>
                 <TableHead className="text-right">Resp. ms with</TableHead>
-                <TableHead className="text-right">Change</TableHead>
+                <TableHead className="text-right">Change (interval)</TableHead>
                 <TableHead className="text-right">p99 ms without / with</TableHead>
               </TableRow>
             </TableHeader>
@@ -75,10 +89,10 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
                   <TableCell>{row.label}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.throughputWithout)}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.throughputWith)}</TableCell>
-                  <TableCell className="text-right tabular-nums">{formatPercent(row.throughputChangePercent)}</TableCell>
+                  <TableCell className="text-right tabular-nums"><ChangeText difference={row.throughputChange} /></TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.latencyMsWithout)}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.latencyMsWith)}</TableCell>
-                  <TableCell className="text-right tabular-nums">{formatPercent(row.latencyChangePercent)}</TableCell>
+                  <TableCell className="text-right tabular-nums"><ChangeText difference={row.latencyChange} /></TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.p99MsWithout)} / {formatNumber(row.p99MsWith)}</TableCell>
                 </TableRow>
               ))}
@@ -86,6 +100,20 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
           </Table>
         </CardContent>
       </Card>
+
+      {report.ab ? (
+        <section className="grid gap-3">
+          <h2 className="text-lg font-semibold">Changes with their intervals</h2>
+          <div className="grid gap-4 lg:grid-cols-2 print:grid-cols-2">
+            <IntervalPlot title={`Throughput (${unit})`} better="higher"
+              rows={[...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.throughputChange })),
+                { key: "overall", label: "All steps", difference: overall.throughput }]} />
+            <IntervalPlot title="Mean response time" better="lower"
+              rows={[...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.latencyChange })),
+                { key: "overall", label: "All steps", difference: overall.latencyMean }]} />
+          </div>
+        </section>
+      ) : null}
 
       <section className="grid gap-3">
         <h2 className="text-lg font-semibold">Per step: throughput ({unit}) and mean response time, without and with</h2>
@@ -112,52 +140,13 @@ export function BenchReportView({ runId, hostname, report, shareUrl }: Props) {
         </CardContent>
       </Card>
 
-      <Card data-testid="read-placement">
-        <CardHeader>
-          <CardTitle>Where the reads went</CardTitle>
-          <CardDescription>Reads served by storage and by memory, and the latency measured on each tier.</CardDescription>
-        </CardHeader>
-        <CardContent className="grid gap-4 sm:grid-cols-2">
-          <Placement title="Without the features" placement={report.reads.off} />
-          <Placement title="With the features" placement={report.reads.on} />
-        </CardContent>
-      </Card>
-
-      {report.writePath ? (
-        <Card>
-          <CardHeader>
-            <CardTitle>Write path: log file fragments</CardTitle>
-            <CardDescription>{report.writePath.basis}</CardDescription>
-          </CardHeader>
-          <CardContent className="text-sm">
-            Extents without: {report.writePath.extentsOff?.join(", ") ?? "not measured"} · with: {report.writePath.extentsOn?.join(", ") ?? "not measured"} ·
-            fragments prevented: {formatPercent(report.writePath.fragmentsPreventedPercent)}
-          </CardContent>
-        </Card>
-      ) : null}
+      <ReadPlacementCard report={report} />
+      <WritePathCard report={report} />
+      <PassTable report={report} runId={runId} />
 
       {report.notes.length > 0 ? (
         <ul className="list-disc pl-5 text-sm text-muted-foreground">{report.notes.map((note) => <li key={note}>{note}</li>)}</ul>
       ) : null}
-    </div>
-  );
-}
-
-function Placement({ title, placement }: { title: string; placement: ReadPlacement | null }) {
-  if (!placement) return <div className="text-sm"><p className="font-medium">{title}</p><p className="text-muted-foreground">not measured</p></div>;
-  const memoryPercent = placement.storageReadPercent === null ? null : 100 - placement.storageReadPercent;
-  return (
-    <div className="grid gap-1 text-sm" data-testid="placement">
-      <p className="font-medium">{title}</p>
-      {placement.measured ? (
-        <>
-          <p>Storage: {formatNumber(placement.storageReads)} reads ({formatNumber(placement.storageReadPercent)} %), mean {formatMs(placement.storageLatencySeconds === null ? null : placement.storageLatencySeconds * 1000)}</p>
-          <p>Memory: {formatNumber(placement.memoryReads)} reads ({formatNumber(memoryPercent)} %), mean {formatMs(placement.memoryLatencySeconds === null ? null : placement.memoryLatencySeconds * 1000)}</p>
-        </>
-      ) : (
-        <p>not measured</p>
-      )}
-      <p className="text-xs text-muted-foreground">Basis: {placement.basis.replace(/\.?$/, ".")}{placement.latencySource ? ` Latency: ${placement.latencySource}.` : ""}</p>
     </div>
   );
 }

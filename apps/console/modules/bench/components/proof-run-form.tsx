@@ -56,6 +56,7 @@ export function ProofRunForm({ serverId, profiles, paths, disabled, onStarted }:
       timeLimitSeconds: Number(form.get("timeLimitSeconds")),
       stepSeconds: Number(form.get("stepSeconds")),
       latencyLimitMs: Number(form.get("latencyLimitMs")),
+      targetHalfWidthPercent: Number(form.get("targetHalfWidthPercent")),
       loads,
     });
     setPending(false);
@@ -94,10 +95,13 @@ export function ProofRunForm({ serverId, profiles, paths, disabled, onStarted }:
           <p className="text-xs text-muted-foreground">For a profile&apos;s separate log file, e.g. on another device.</p>
         </div>
         <Field id="sizeLimitMiB" label="Size limit (MiB)" type="number" min={1} required defaultValue={256} />
-        <Field id="timeLimitSeconds" label="Time limit (s)" type="number" min={10} required defaultValue={300} />
+        <Field id="timeLimitSeconds" label="Time limit (s)" type="number" min={10} required defaultValue={600}
+          hint="The whole run: no block starts that would not finish in it." />
         <Field id="stepSeconds" label="Seconds per load step" type="number" min={1} required defaultValue={5} />
         <Field id="latencyLimitMs" label="Response-time limit (ms)" type="number" min={0.001} step="any" required defaultValue={100}
           hint="The saturation point is the first load step whose mean response time crosses it." />
+        <Field id="targetHalfWidthPercent" label="Target interval (± %)" type="number" min={1} max={100} step="any" required defaultValue={5}
+          hint="Blocks of off, on, on, off are added until every step's change is known within ± this, or the time limit comes (at least 2 blocks)." />
         <Field id="loads" label="Load steps (optional)" placeholder="1x1, 2x4, 4x8" hint="threads x outstanding I/Os; empty uses the profile's steps." />
       </div>
       <div className="flex items-center gap-3">

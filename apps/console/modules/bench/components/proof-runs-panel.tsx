@@ -42,8 +42,10 @@ export function ProofRunsPanel({ serverId, profiles, paths, initialRuns, canRun 
       <CardHeader>
         <CardTitle>Proof runs</CardTitle>
         <CardDescription>
-          A/B benchmark on this server: the agent runs the profile with the acceleration features off, on, on, off
-          (alternating, so drift cancels) in the directories you name, and reports throughput and response time per load step.
+          A/B benchmark on this server: after a warm-up pass the agent runs the profile in blocks of passes with the acceleration
+          features off, on, on, off (alternating, so drift cancels), adding blocks until every step&apos;s change is known within your
+          target or the time limit comes, in the directories you name. The report gives throughput and response time per load step,
+          each change with its interval.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-5">
@@ -66,8 +68,10 @@ export function ProofRunsPanel({ serverId, profiles, paths, initialRuns, canRun 
                     <span className="text-muted-foreground">requested {new Date(run.createdAt).toLocaleString()}</span>
                   </div>
                   <div className="flex gap-2">
-                    {run.status === "succeeded" ? (
-                      <Link href={`/proof-runs/${run.id}`} className={buttonVariants({ size: "sm", variant: "outline" })} data-testid="open-report">Open report</Link>
+                    {run.hasReport ? (
+                      <Link href={`/proof-runs/${run.id}`} className={buttonVariants({ size: "sm", variant: "outline" })} data-testid="open-report">
+                        {run.status === "succeeded" ? "Open report" : "Open partial report"}
+                      </Link>
                     ) : null}
                     {canRun && (run.status === "queued" || run.status === "running") ? (
                       <Button size="sm" variant="outline" onClick={() => void cancel(run.id)} data-testid="cancel-run">Cancel</Button>

@@ -7,10 +7,10 @@ import { parseLoads } from "./parse-loads";
 describe("proof-run request", () => {
   it("becomes the agent's A/B request in bytes and seconds", () => {
     const input = startRunInput.parse({ profile: "fileserver", dataPath: "/srv/bench", logPath: "/srv/log", sizeLimitMiB: 8,
-      timeLimitSeconds: 60, stepSeconds: 1, latencyLimitMs: 20, loads: [{ threads: 1, outstanding: 1 }] });
+      timeLimitSeconds: 60, stepSeconds: 1, latencyLimitMs: 20, targetHalfWidthPercent: 10, loads: [{ threads: 1, outstanding: 1 }] });
     assert.deepEqual(toAgentParameters(input), {
       paths: ["/srv/bench", "/srv/log"], sizeLimitBytes: 8 * 1024 * 1024, timeLimitSeconds: 60, stepSeconds: 1,
-      latencyLimitSeconds: 0.02, ab: true, directIO: false, loads: [{ threads: 1, outstanding: 1 }],
+      latencyLimitSeconds: 0.02, targetHalfWidthPercent: 10, ab: true, directIO: false, loads: [{ threads: 1, outstanding: 1 }],
     });
   });
 
@@ -20,10 +20,12 @@ describe("proof-run request", () => {
     assert.equal("loads" in parameters, false);
     assert.deepEqual(parameters.paths, ["/srv/bench"]);
     assert.equal(parameters.latencyLimitSeconds, 0.1, "100 ms by default, as the seed reports");
+    assert.equal(parameters.targetHalfWidthPercent, 5, "±5 % by default");
   });
 
-  it("refuses relative paths, parent references and unknown profile names", () => {
-    for (const bad of [{ dataPath: "srv/bench" }, { dataPath: "/srv/../etc" }, { profile: "Robert'); DROP" }]) {
+  it("refuses relative paths, parent references, unknown profile names and targets out of range", () => {
+    for (const bad of [{ dataPath: "srv/bench" }, { dataPath: "/srv/../etc" }, { profile: "Robert'); DROP" },
+      { targetHalfWidthPercent: 0.5 }, { targetHalfWidthPercent: 150 }]) {
       const result = startRunInput.safeParse({ profile: "sqlio", dataPath: "/srv/bench", sizeLimitMiB: 1, timeLimitSeconds: 60, ...bad });
       assert.equal(result.success, false, JSON.stringify(bad));
     }

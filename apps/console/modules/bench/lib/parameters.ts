@@ -3,8 +3,9 @@ import { agentParameters, type AgentParameters, type StartRunInput } from "../ty
 const MiB = 1024 * 1024;
 
 /**
- * The form's request as the agent's bench.Request (less its profile): always an A/B run
- * (off/on/on/off) with buffered I/O, since the read cache works on the page cache.
+ * The form's request as the agent's bench.Request (less its profile): always an A/B run (a
+ * warm-up pass, then off/on/on/off blocks until the target interval or the time limit) with
+ * buffered I/O, since the read cache works on the page cache.
  */
 export function toAgentParameters(input: StartRunInput): AgentParameters {
   return agentParameters.parse({
@@ -13,6 +14,7 @@ export function toAgentParameters(input: StartRunInput): AgentParameters {
     timeLimitSeconds: input.timeLimitSeconds,
     stepSeconds: input.stepSeconds,
     latencyLimitSeconds: input.latencyLimitMs / 1000,
+    targetHalfWidthPercent: input.targetHalfWidthPercent,
     ab: true,
     directIO: false,
     ...(input.loads.length > 0 ? { loads: input.loads } : {}),

@@ -1,14 +1,18 @@
-// The report as CSV: one line per load step, without and with side by side. Empty cells are
+// The report as CSV: one line per load step, without and with side by side, then the overall
+// change. Each change has its wording ("measured", "no measurable difference", "not measured:
+// why"), its figure only when measured, and its interval whenever one was formed. Empty cells are
 // figures that were not measured; a reader never mistakes them for 0.
-import type { BenchReport } from "../types/bench";
-import { stepRows } from "./report-view";
+import type { BenchReport, Difference } from "../types/bench";
+import { overallChange, stepRows } from "./report-view";
 
 const columns = [
   "step", "workload", "load", "throughput_unit",
-  "throughput_without", "throughput_with", "throughput_change_percent",
-  "latency_mean_ms_without", "latency_mean_ms_with", "latency_mean_change_percent",
+  "throughput_without", "throughput_with",
+  "throughput_change", "throughput_change_percent", "throughput_change_low_percent", "throughput_change_high_percent",
+  "latency_mean_ms_without", "latency_mean_ms_with",
+  "latency_mean_change", "latency_mean_change_percent", "latency_mean_change_low_percent", "latency_mean_change_high_percent",
   "latency_p95_ms_without", "latency_p95_ms_with", "latency_p99_ms_without", "latency_p99_ms_with",
-  "mbps_without", "mbps_with",
+  "mbps_without", "mbps_with", "pass_pairs",
 ] as const;
 
 function cell(value: string | number | null): string {
@@ -19,6 +23,12 @@ function cell(value: string | number | null): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/** The wording, the figure (measured only) and the interval of one change. */
+export function changeCells(d: Difference): (string | number | null)[] {
+  const wording = d.status === "measured" ? "measured" : d.status === "no-measurable-difference" ? "no measurable difference" : `not measured: ${d.reason}`;
+  return [wording, d.status === "measured" ? d.percent : null, d.lowPercent, d.highPercent];
+}
+
 export function reportCsv(report: BenchReport): string {
   const unit = report.throughput === "tps" ? "TPS" : "IOPS";
   const lines = [columns.join(",")];
@@ -27,12 +37,38 @@ export function reportCsv(report: BenchReport): string {
     lines.push(
       [
         row.index, row.workload, load, unit,
-        row.throughputWithout, row.throughputWith, row.throughputChangePercent,
-        row.latencyMsWithout, row.latencyMsWith, row.latencyChangePercent,
+        row.throughputWithout, row.throughputWith, ...changeCells(row.throughputChange),
+        row.latencyMsWithout, row.latencyMsWith, ...changeCells(row.latencyChange),
         row.p95MsWithout, row.p95MsWith, row.p99MsWithout, row.p99MsWith,
-        row.mbpsWithout, row.mbpsWith,
+        row.mbpsWithout, row.mbpsWith, row.throughputChange.pairs || null,
       ].map(cell).join(","),
     );
+  }
+  const overall = overallChange(report);
+  lines.push(
+    ["overall", "all steps (geometric mean)", "", unit, null, null, ...changeCells(overall.throughput), null, null,
+      ...changeCells(overall.latencyMean), null, null, null, null, null, null, overall.throughput.pairs || null].map(cell).join(","),
+  );
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+const passColumns = [
+  "step", "workload", "load", "pass", "side", "warm_up", "throughput_unit", "throughput", "mbps",
+  "latency_mean_ms", "latency_p95_ms", "latency_p99_ms", "operations",
+] as const;
+
+/** Every pass of every step as measured, the warm-up pass marked (it is never compared). */
+export function reportPassesCsv(report: BenchReport): string {
+  const unit = report.throughput === "tps" ? "TPS" : "IOPS";
+  const lines = [passColumns.join(",")];
+  for (const step of report.steps) {
+    const load = step.label.startsWith(`${step.workload}, `) ? step.label.slice(step.workload.length + 2) : step.label;
+    for (const pass of step.passes ?? []) {
+      lines.push(
+        [step.index, step.workload, load, pass.pass, pass.side, pass.warmUp ? "yes" : "no", unit, pass.throughput, pass.mbps,
+          pass.latencyMeanSeconds * 1000, pass.latencyP95Seconds * 1000, pass.latencyP99Seconds * 1000, pass.operations].map(cell).join(","),
+      );
+    }
   }
   return `${lines.join("\r\n")}\r\n`;
 }

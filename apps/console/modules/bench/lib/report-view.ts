@@ -1,8 +1,10 @@
 // The report page's figures, derived from the agent's report alone: per load step the
-// throughput and response time without and with the features and the change; the saturation
-// point per workload where mean response time crosses the user's limit. A side that was not
-// measured stays null (the page says "not measured"), never 0.
-import type { BenchReport, StepResult } from "../types/bench";
+// throughput and response time without and with the features and the change with its interval;
+// the saturation point per workload where mean response time crosses the user's limit. A side
+// that was not measured stays null (the page says "not measured"), never 0. A change is stated
+// only from a finished run whose agent formed an interval; one whose interval includes 0 reads
+// "no measurable difference".
+import type { BenchReport, CausedReads, Change, Difference, StepResult } from "../types/bench";
 
 export interface StepRow {
   index: number;
@@ -11,10 +13,10 @@ export interface StepRow {
   /** IOPS for the generator profiles, TPS for pgbench. */
   throughputWithout: number | null;
   throughputWith: number | null;
-  throughputChangePercent: number | null;
+  throughputChange: Difference;
   latencyMsWithout: number | null;
   latencyMsWith: number | null;
-  latencyChangePercent: number | null;
+  latencyChange: Difference;
   p95MsWithout: number | null;
   p95MsWith: number | null;
   p99MsWithout: number | null;
@@ -40,28 +42,45 @@ export function throughputOf(result: StepResult | null, unit: BenchReport["throu
 
 const ms = (seconds: number | undefined | null) => (seconds === undefined || seconds === null ? null : seconds * 1000);
 
-/** (with − without) / without in percent; null when either is missing or without is 0. */
-export function changePercent(without: number | null, withFeatures: number | null): number | null {
-  if (without === null || withFeatures === null || without === 0) return null;
-  return ((withFeatures - without) / without) * 100;
+export const incompleteReason = "the run did not finish: a change is stated only from a finished run";
+export const noIntervalReason = "the agent that ran it formed no interval (update the agent): no change is stated";
+
+export function notMeasured(reason: string): Difference {
+  return { status: "not-measured", percent: null, lowPercent: null, highPercent: null, pairs: 0, reason };
+}
+
+/** A change as the page may state it: none for an incomplete run or a report without intervals. */
+export function statedChange(report: BenchReport, change: Change | null): Change {
+  if (!report.complete) return { throughput: notMeasured(incompleteReason), latencyMean: notMeasured(incompleteReason) };
+  if (change === null) return { throughput: notMeasured(noIntervalReason), latencyMean: notMeasured(noIntervalReason) };
+  return change;
+}
+
+/** What the read cache caused, with the same guards: null figures for an incomplete run or an old report. */
+export function statedCausedReads(report: BenchReport): CausedReads {
+  const caused = report.reads.caused;
+  const reason = !report.complete ? incompleteReason : caused === null ? noIntervalReason : null;
+  if (caused !== null && reason === null) return caused;
+  return {
+    status: "not-measured", reason: reason ?? noIntervalReason, storageSharePercentOff: null, storageSharePercentOn: null,
+    shareChangePoints: null, shareChangeLowPoints: null, shareChangeHighPoints: null, readsWith: caused?.readsWith ?? 0,
+    storageReadsSaved: null, storageReadsSavedLow: null, storageReadsSavedHigh: null, pairs: caused?.pairs ?? 0, basis: caused?.basis ?? "",
+  };
 }
 
 export function stepRows(report: BenchReport): StepRow[] {
   return report.steps.map((step) => {
-    const throughputWithout = throughputOf(step.off, report.throughput);
-    const throughputWith = throughputOf(step.on, report.throughput);
-    const latencyMsWithout = ms(step.off?.latencyMeanSeconds);
-    const latencyMsWith = ms(step.on?.latencyMeanSeconds);
+    const change = statedChange(report, step.change);
     return {
       index: step.index,
       workload: step.workload,
       label: step.label,
-      throughputWithout,
-      throughputWith,
-      throughputChangePercent: changePercent(throughputWithout, throughputWith),
-      latencyMsWithout,
-      latencyMsWith,
-      latencyChangePercent: changePercent(latencyMsWithout, latencyMsWith),
+      throughputWithout: throughputOf(step.off, report.throughput),
+      throughputWith: throughputOf(step.on, report.throughput),
+      throughputChange: change.throughput,
+      latencyMsWithout: ms(step.off?.latencyMeanSeconds),
+      latencyMsWith: ms(step.on?.latencyMeanSeconds),
+      latencyChange: change.latencyMean,
       p95MsWithout: ms(step.off?.latencyP95Seconds),
       p95MsWith: ms(step.on?.latencyP95Seconds),
       p99MsWithout: ms(step.off?.latencyP99Seconds),
@@ -70,6 +89,32 @@ export function stepRows(report: BenchReport): StepRow[] {
       mbpsWith: step.on?.mbps ?? null,
     };
   });
+}
+
+/** The run's headline: the change across all steps, with the same guards as a step's. */
+export function overallChange(report: BenchReport) {
+  return statedChange(report, report.overall);
+}
+
+const signed = (value: number) => {
+  const rounded = Math.abs(value) >= 1000 ? Math.round(value) : Math.round(value * 10) / 10;
+  return `${rounded > 0 ? "+" : rounded < 0 ? "−" : ""}${Math.abs(rounded).toLocaleString("en-GB", { maximumFractionDigits: 1 })}`;
+};
+
+/** "+6.3 % (+2.1 to +10.7 %)", "no measurable difference (−3.1 to +4.2 %)" or "not measured". */
+export function differenceText(d: Difference, unit = "%"): string {
+  if (d.status === "not-measured" || d.percent === null || d.lowPercent === null || d.highPercent === null) return "not measured";
+  const interval = `${signed(d.lowPercent)} to ${signed(d.highPercent)} ${unit}`;
+  if (d.status === "no-measurable-difference") return `no measurable difference (${interval})`;
+  return `${signed(d.percent)} ${unit} (${interval})`;
+}
+
+/** The write path's prevented fragments, with "too few files to tell" where no interval can be had. */
+export function fragmentsPrevented(report: BenchReport): Difference {
+  const writePath = report.writePath;
+  if (!writePath) return notMeasured("no log file in this profile");
+  if (!report.complete) return notMeasured(incompleteReason);
+  return writePath.fragmentsPrevented ?? notMeasured("too few files to tell: the agent that ran it formed no interval");
 }
 
 /** Per workload and side, where mean response time first crosses limitMs (steps in load order). */
@@ -95,11 +140,4 @@ export function saturationPoints(rows: StepRow[], limitMs: number): SaturationPo
     }
   }
   return points;
-}
-
-/** Mean of the step changes that exist, as the seed reports' headline ("+55 % TPS on average"). */
-export function meanChange(values: (number | null)[]): number | null {
-  const present = values.filter((value): value is number => value !== null);
-  if (present.length === 0) return null;
-  return present.reduce((sum, value) => sum + value, 0) / present.length;
 }

@@ -78,6 +78,18 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
     await db.prisma.benchmarkRun.update({ where: { id: run.id }, data: { status: "cancelled", finishedAt: new Date() } });
   });
 
+  it("says which runs hold a report: a succeeded run's, and a stopped run's partial one", async () => {
+    const stopped = await startRun(db, owner, serverId, request);
+    await db.prisma.benchmarkRun.update({ where: { id: stopped.id }, data: { status: "cancelled", finishedAt: new Date(),
+      report: { complete: false, steps: [] } } });
+    const bare = await startRun(db, owner, serverId, request);
+    await db.prisma.benchmarkRun.update({ where: { id: bare.id }, data: { status: "failed", finishedAt: new Date(), error: "refused" } });
+    const runs = await listRuns(db, owner.orgId, serverId);
+    assert.equal(runs.find((run) => run.id === stopped.id)?.hasReport, true);
+    assert.equal(runs.find((run) => run.id === bare.id)?.hasReport, false);
+    assert.equal((await getRun(db, owner.orgId, stopped.id)).hasReport, true);
+  });
+
   it("lets viewers look but not start or cancel", async () => {
     await assert.rejects(startRun(db, viewer, serverId, request), /can view proof runs but not start/);
     const runs = await listRuns(db, viewer.orgId, serverId);

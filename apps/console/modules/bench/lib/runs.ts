@@ -21,12 +21,13 @@ type Row = {
   parameters: unknown; requestedBy: string | null; createdAt: Date; startedAt: Date | null; finishedAt: Date | null;
 };
 
-export function summariseRun(row: Row): RunSummary {
+export function summariseRun(row: Row, hasReport = row.status === "succeeded"): RunSummary {
   const parameters = agentParameters.safeParse(row.parameters);
   return {
     id: row.id, serverId: row.serverId, profile: row.profile, status: row.status as RunStatus, progress: row.progress, phase: row.phase,
     error: row.error, parameters: parameters.success ? parameters.data : null, requestedBy: row.requestedBy,
     createdAt: row.createdAt.toISOString(), startedAt: row.startedAt?.toISOString() ?? null, finishedAt: row.finishedAt?.toISOString() ?? null,
+    hasReport,
   };
 }
 
@@ -124,9 +125,14 @@ export async function listRuns(db: Db, orgId: string, serverId: string, limit = 
   const rows = await inOrg(db, orgId, async (tx) => {
     const server = await tx.server.findFirst({ where: { id: serverId, orgId }, select: { id: true } });
     if (!server) throw notFound("This server");
-    return tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+    const runs = await tx.benchmarkRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+    // which of them hold a report (a stopped run's partial one too), without reading the reports
+    const ids = runs.map((run) => run.id);
+    const withReport = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM benchmark_runs WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[]) AND report IS NOT NULL`;
+    return { runs, withReport: new Set(withReport.map((run) => run.id)) };
   });
-  return rows.map(summariseRun);
+  return rows.runs.map((row) => summariseRun(row, rows.withReport.has(row.id)));
 }
 
 export interface RunDetail extends RunSummary {
@@ -139,5 +145,5 @@ export async function getRun(db: Db, orgId: string, runId: string): Promise<RunD
     ? await inOrg(db, orgId, (tx) => tx.benchmarkRun.findFirst({ where: { id: runId, orgId }, select: { ...summarySelect, report: true, server: { select: { hostname: true } } } }))
     : null;
   if (!row) throw notFound("This proof run");
-  return { ...summariseRun(row), hostname: row.server.hostname, report: row.report };
+  return { ...summariseRun(row, row.report !== null), hostname: row.server.hostname, report: row.report };
 }

@@ -26,6 +26,8 @@ export const startRunInput = z.object({
   timeLimitSeconds: z.number().int().min(10).max(86_400),
   stepSeconds: z.number().min(1).max(3600).default(5),
   latencyLimitMs: z.number().positive().max(60_000).default(100),
+  /** The agent adds off/on/on/off blocks until every step's change is known within ± this (or the time limit comes). */
+  targetHalfWidthPercent: z.number().min(1, "aim for at least ±1 %").max(100, "at most ±100 %").default(5),
   /** Load steps (threads × outstanding I/Os); empty uses the profile's own. */
   loads: z.array(load).max(32).default([]),
 });
@@ -39,6 +41,8 @@ export const agentParameters = z
     timeLimitSeconds: z.number().positive(),
     stepSeconds: z.number().positive(),
     latencyLimitSeconds: z.number().positive(),
+    /** Absent in runs requested before intervals (the agent then used its default, ±5 %). */
+    targetHalfWidthPercent: z.number().positive().max(100).optional(),
     ab: z.literal(true),
     directIO: z.literal(false),
     loads: z.array(load).optional(),
@@ -57,6 +61,7 @@ export const offeredProfile = z.object({
 export type OfferedProfile = z.infer<typeof offeredProfile>;
 
 const nullableNumber = z.number().nullable();
+const side = z.enum(["off", "on"]);
 
 const result = z.object({
   iops: z.number(),
@@ -71,6 +76,38 @@ const result = z.object({
 });
 export type StepResult = z.infer<typeof result>;
 
+/**
+ * On against off for one figure with its interval (agent/internal/bench/report.go Difference):
+ * "measured" when the interval excludes 0, "no-measurable-difference" when it includes 0,
+ * "not-measured" (with the reason) when none could be formed: no figure then.
+ */
+export const difference = z.object({
+  status: z.enum(["measured", "no-measurable-difference", "not-measured"]),
+  percent: nullableNumber,
+  lowPercent: nullableNumber,
+  highPercent: nullableNumber,
+  pairs: z.number(),
+  reason: z.string().optional().default(""),
+});
+export type Difference = z.infer<typeof difference>;
+
+const change = z.object({ throughput: difference, latencyMean: difference });
+export type Change = z.infer<typeof change>;
+
+/** One step in one pass; the warm-up pass is kept but never compared. */
+const passResult = z.object({
+  pass: z.number(),
+  side,
+  warmUp: z.boolean().optional().default(false),
+  throughput: z.number(),
+  mbps: z.number(),
+  latencyMeanSeconds: z.number(),
+  latencyP95Seconds: z.number(),
+  latencyP99Seconds: z.number(),
+  operations: z.number(),
+});
+export type PassResult = z.infer<typeof passResult>;
+
 const readPlacement = z.object({
   measured: z.boolean(),
   basis: z.string(),
@@ -83,7 +120,43 @@ const readPlacement = z.object({
 });
 export type ReadPlacement = z.infer<typeof readPlacement>;
 
-/** The agent's report; fields the console does not draw pass through unchecked. */
+/** What the read cache caused: the change in the share of reads that went to storage, off against on. */
+const causedReads = z.object({
+  status: difference.shape.status,
+  reason: z.string().optional().default(""),
+  storageSharePercentOff: nullableNumber,
+  storageSharePercentOn: nullableNumber,
+  shareChangePoints: nullableNumber,
+  shareChangeLowPoints: nullableNumber,
+  shareChangeHighPoints: nullableNumber,
+  readsWith: z.number(),
+  storageReadsSaved: nullableNumber,
+  storageReadsSavedLow: nullableNumber,
+  storageReadsSavedHigh: nullableNumber,
+  pairs: z.number(),
+  basis: z.string(),
+});
+export type CausedReads = z.infer<typeof causedReads>;
+
+const passReads = z.object({ pass: z.number(), side, warmUp: z.boolean().optional().default(false), storageReads: z.number(), memoryReads: z.number() });
+export type PassReads = z.infer<typeof passReads>;
+
+const alternation = z.object({
+  blocks: z.number(),
+  targetHalfWidthPercent: z.number(),
+  widestHalfWidthPercent: nullableNumber,
+  stopReason: z.string(),
+  stop: z.string(),
+  confidencePercent: z.number(),
+  intervalsInFamily: z.number(),
+  method: z.string(),
+});
+export type Alternation = z.infer<typeof alternation>;
+
+/**
+ * The agent's report; fields the console does not draw pass through unchecked. Reports from
+ * agents before intervals lack change, passes and alternation: the console then states no change.
+ */
 export const benchReport = z.object({
   profile: z.string(),
   description: z.string(),
@@ -93,6 +166,9 @@ export const benchReport = z.object({
   stopped: z.string().optional(),
   ab: z.boolean(),
   passOrder: z.array(z.string()),
+  warmUpPasses: z.number().optional().default(0),
+  alternation: alternation.nullable().optional().default(null),
+  timeLimitSeconds: z.number().optional(),
   throughput: z.enum(["iops", "tps"]),
   latencyLimitSeconds: z.number(),
   stepSeconds: z.number(),
@@ -104,14 +180,23 @@ export const benchReport = z.object({
       label: z.string(),
       off: result.nullable(),
       on: result.nullable(),
+      passes: z.array(passResult).nullable().optional().default([]),
+      change: change.nullable().optional().default(null),
     }),
   ),
-  reads: z.object({ off: readPlacement.nullable(), on: readPlacement.nullable() }),
+  overall: change.nullable().optional().default(null),
+  reads: z.object({
+    off: readPlacement.nullable(),
+    on: readPlacement.nullable(),
+    passes: z.array(passReads).nullable().optional().default([]),
+    caused: causedReads.nullable().optional().default(null),
+  }),
   writePath: z
     .object({
       extentsOff: z.array(z.number()).nullable(),
       extentsOn: z.array(z.number()).nullable(),
-      fragmentsPreventedPercent: nullableNumber,
+      extentsWarmUp: z.array(z.number()).nullable().optional().default(null),
+      fragmentsPrevented: difference.nullable().optional().default(null),
       basis: z.string(),
     })
     .nullable()
@@ -135,4 +220,6 @@ export interface RunSummary {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** A report is stored: a succeeded run's, or the partial one of a run that stopped early. */
+  hasReport: boolean;
 }

@@ -16,8 +16,11 @@ import {
   type AppliedChangeRow, type ControlCandidateRow, type MinuteRow, type PolicyVersionRow, type WindowSumsRow,
 } from "./verdict-sql";
 
-/** Servers not yet changed looked at, at most: enough for a tight control, bounded work per page. */
-export const maximumControlServers = 50;
+/**
+ * Servers not yet changed looked at, at most. Twenty leave the control's own error a twentieth of
+ * the changed server's (√(1 + 1/20)); each costs two windows of minutes (bench/verdict-query.bench.ts).
+ */
+export const maximumControlServers = 20;
 
 function isApplied(row: AppliedChangeRow): row is AppliedChangeRow & { applied_at: Date } {
   return row.status === "applied" && row.applied_at !== null && row.applied_hash !== null && row.applied_hash === row.effective_hash;

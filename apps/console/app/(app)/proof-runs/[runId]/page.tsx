@@ -37,7 +37,7 @@ export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[r
           <AlertDescription>
             {run.status === "succeeded"
               ? `The agent's report could not be read: ${report.error.issues[0]?.message ?? "unknown shape"}. Update the console and the agent to matching versions.`
-              : `This run has ${run.status}${run.error ? `: ${run.error}` : ""}. Only a succeeded run has a report.`}
+              : `This run has ${run.status}${run.error ? `: ${run.error}` : ""}. It finished no pass to report (a run that stops early keeps the passes it finished).`}
           </AlertDescription>
         </Alert>
       )}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spindle-io/spindle/agent/internal/bench"
+)
+
+func TestPrintReportWordsEachChangeByItsInterval(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	measured := bench.Difference{Status: bench.Measured, Percent: f(6.3), LowPercent: f(2.1), HighPercent: f(10.7), Pairs: 4}
+	none := bench.Difference{Status: bench.NoMeasurableDifference, Percent: f(1.2), LowPercent: f(-3.1), HighPercent: f(4.2), Pairs: 4}
+	stopped := bench.Difference{Status: bench.NotMeasured, Reason: "the run did not finish"}
+	iops := func(v float64) *bench.Result { return &bench.Result{IOPS: v, LatencyMeanSeconds: 1 / v, Passes: 4} }
+	r := &bench.Report{Profile: "fileserver", AB: true, Throughput: "iops", WarmUpPasses: 1,
+		Alternation: &bench.Alternation{Blocks: 2, Stop: "every step interval within the target", ConfidencePercent: 95, IntervalsInFamily: 6},
+		Steps: []bench.Step{
+			{Label: "file server, 1 x 1", Off: iops(1000), On: iops(1063), Change: &bench.Change{Throughput: measured, LatencyMean: none}},
+			{Label: "file server, 2 x 2", Off: iops(2000), On: iops(2024), Change: &bench.Change{Throughput: none, LatencyMean: stopped}},
+		},
+		Overall: &bench.Change{Throughput: none, LatencyMean: none}}
+	var out bytes.Buffer
+	printReport(&out, r)
+	text := out.String()
+	for _, want := range []string{"+6.3 % (+2.1 to +10.7)", "no measurable difference (-3.1 to +4.2 %)", "not measured",
+		"1 warm-up, then 2 blocks", "95 % for the 6 step and overall changes together"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "+1.2 %") {
+		t.Errorf("an estimate whose interval includes 0 was stated as a change:\n%s", text)
+	}
+}
