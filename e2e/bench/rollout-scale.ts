@@ -105,10 +105,12 @@ async function main(): Promise<void> {
     try {
       await new Promise((resolve) => setTimeout(resolve, 180_000));
       const load1 = (await import("node:os")).loadavg()[0]!;
+      const saveStarted = performance.now();
       const { delivery } = await session.post<{ delivery: { mode: string; rolloutId: string; servers: number; waves: number } }>(`/api/policies/${policy.id}/versions`, {
         document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/data/**"], budgetPercentOfAvailable: 30 } }, comment: "a larger budget",
         delivery: { mode: "rollout", plan: { canary: { kind: "spread", count: 100 }, wavePercents: [10, 50, 100], guardWindowMinutes: 5 } },
       });
+      const saveSeconds = (performance.now() - saveStarted) / 1000;
       if (delivery.mode !== "rollout") throw new Error(`expected a rollout, got ${JSON.stringify(delivery)}`);
       log(`rollout ${delivery.rolloutId}: ${delivery.servers} servers in ${delivery.waves} waves (load ${load1.toFixed(1)})`);
       const rows: string[] = [];
@@ -140,7 +142,7 @@ async function main(): Promise<void> {
           break;
         }
       }
-      console.log(`load average (1 min) at the start: ${load1.toFixed(1)}`);
+      console.log(`load average (1 min) at the start: ${load1.toFixed(1)}; saving the version and planning the rollout took ${saveSeconds.toFixed(1)} s`);
       console.log("| wave | servers | push → APPLIED p50 | p99 | max | guard evaluation | outcome |");
       console.log("|---|---|---|---|---|---|---|");
       for (const row of rows) console.log(row);
