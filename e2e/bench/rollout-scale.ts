@@ -82,10 +82,20 @@ async function main(): Promise<void> {
   try {
     const servers = (await query<{ id: string }>("SELECT id::text FROM servers WHERE org_id = $1 ORDER BY id", [orgId])).map((r) => r.id);
     const tagged = servers.slice(controls);
-    await db.query("UPDATE servers SET tags = '{fleet}' WHERE id = ANY($1::uuid[])", [tagged]);
-    // Four racks, so "across tags" means something to the canary.
-    for (let rack = 0; rack < 4; rack++) {
-      await db.query("UPDATE servers SET tags = array_append(tags, $2) WHERE id = ANY($1::uuid[])", [tagged.filter((_, i) => i % 4 === rack), `rack-${rack}`]);
+    // Tags "fleet" and one of four racks (so "across tags" means something to the canary), in
+    // slices: the gateway updates the same rows' last_seen_at in batches meanwhile, and a deadlock
+    // between the two is retried.
+    for (let start = 0; start < tagged.length; start += 500) {
+      const slice = tagged.slice(start, start + 500);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await db.query(
+            `UPDATE servers s SET tags = ARRAY['fleet', 'rack-' || (t.n % 4)] FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n) WHERE s.id = t.id`, [slice]);
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== "40P01" || attempt === 5) throw error;
+        }
+      }
     }
 
     const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", {
