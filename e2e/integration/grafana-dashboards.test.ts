@@ -165,6 +165,10 @@ for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB",
       const [cache] = await asGrafana(db, expandMacros(panel("acceleration.json", "Read cache over the time range")));
       assert.equal(Number(cache!["share from memory"]), 0.75);
       assert.equal(Number(cache!["calibrated page-cache read µs"]), 2);
+      // Each minute: control 30 % of its page accesses missed, managed 10 %.
+      const ratios = await asGrafana(db, expandMacros(panel("acceleration.json", "Read cache: miss ratio, managed pages vs the control group")));
+      assert.ok(ratios.length > 0 && ratios.every((row) => Number(row["managed pages"]).toFixed(6) === "0.100000" &&
+        Number(row["control group (left alone)"]).toFixed(6) === "0.300000"), JSON.stringify(ratios));
       const [extents] = await asGrafana(db, expandMacros(panel("acceleration.json", "Extents per GiB grown: managed vs comparison group")));
       assert.deepEqual([Number(extents!["managed files"]), Number(extents!["unmanaged growing files"])], [1, 16]);
     });

@@ -197,6 +197,9 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
     assert.equal(capability("accel.write_optimization").available, true);
     assert.equal(capability("accel.read_cache.residency").available, false);
     assert.match(capability("accel.read_cache.residency").reason, /without a kernel driver/);
+    // Nothing can count a control group there: none is held out, and what the cache caused is not measured.
+    assert.equal(capability("accel.read_cache.holdout").available, false);
+    assert.match(capability("accel.read_cache.holdout").reason, /without a kernel driver/);
     assert.equal(capability("accel.write_optimization.preallocation").available, false);
     assert.match(capability("accel.write_optimization.preallocation").reason, /refuses FileAllocationInfo/);
     assert.equal(capability("accel.write_optimization.defragmentation").available, false);

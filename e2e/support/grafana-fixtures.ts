@@ -47,6 +47,10 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
     `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes, resident_bytes, pinned_bytes, managed_files,
        hits_bytes, misses_bytes, prefetched_bytes, dropped_behind_bytes, backoffs, memory_read_latency_seconds, memory_read_latency_samples)
      SELECT ${at}, ${o}, ${s}, 10, 1073741824, 536870912, 0, 3, 3000000, 1000000, 500000, 0, 0, 0.000002, 1000 FROM ${samples}`,
+    // Per sample: managed 900 page accesses / 90 misses, control 100 / 30 (10 % held out).
+    `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
+       control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
+     SELECT ${at}, ${o}, ${s}, 10, 10, 3686400, 368640, 409600, 122880, 0, 0 FROM ${samples}`,
     `INSERT INTO write_opt (time, org_id, server_id, interval_seconds, preallocated_bytes, fragments_prevented, files_defragmented,
        managed_grown_bytes, managed_extents_added, unmanaged_grown_bytes, unmanaged_extents_added)
      SELECT ${at}, ${o}, ${s}, 10, 1048576, 4, 0, 1073741824, 1, 1073741824, 16 FROM ${samples}`,
@@ -65,5 +69,5 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
 /** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
 export const continuousAggregates = [
   "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_io_untimed_1m", "disk_split_io_1m", "page_cache_1m",
-  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "write_opt_1m",
+  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "read_cache_holdout_1m", "write_opt_1m",
 ];

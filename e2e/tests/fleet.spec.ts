@@ -194,7 +194,8 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   await page.goto(thisServerPath);
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(5)).toPass({ timeout: 60_000 });
-  expect(await drawnPixels(chart)).toBeGreaterThan(200);
+  // The hour holds this agent's last few minutes only: a short stretch of line, drawn.
+  expect(await drawnPixels(chart)).toBeGreaterThan(50);
   const before = [Number(await chart.getAttribute("data-window-from")), Number(await chart.getAttribute("data-window-to"))];
 
   // Drag across the last 4 % of the hour (the last minutes, where this agent's samples are), in
@@ -214,7 +215,8 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   await expect(chart).toHaveAttribute("data-window-from", String(from));
   await expect(chart).toHaveAttribute("data-window-to", String(to));
   await expect(page.getByTestId("custom-window")).toBeVisible();
-  await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(200)).toPass({ timeout: 30_000 });
+  // Zoomed in, the same minutes span most of the plot.
+  await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(1_000)).toPass({ timeout: 30_000 });
 
   const fresh = await (await browser.newContext({ storageState: session })).newPage();
   await fresh.goto(url.toString());
@@ -222,7 +224,7 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   await expect(freshChart).toHaveAttribute("data-window-from", String(from));
   await expect(freshChart).toHaveAttribute("data-window-to", String(to));
   await expect(fresh.getByTestId("custom-from")).toHaveValue(await page.getByTestId("custom-from").inputValue());
-  await expect(async () => expect(await drawnPixels(freshChart)).toBeGreaterThan(200)).toPass({ timeout: 30_000 });
+  await expect(async () => expect(await drawnPixels(freshChart)).toBeGreaterThan(1_000)).toPass({ timeout: 30_000 });
   await fresh.getByTestId("back-to-live").click();
   await expect(fresh).toHaveURL(new RegExp(`${thisServerPath}$`));
 
@@ -245,7 +247,7 @@ test("compare two servers on one chart", async ({ browser }) => {
   const chart = page.locator('[data-testid="chart"][data-chart="compare"]');
   await expect(page.getByTestId("compare-server")).toHaveCount(2);
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
-  expect(await drawnPixels(chart)).toBeGreaterThan(100);
+  expect(await drawnPixels(chart)).toBeGreaterThan(20);
   await expect(page.locator('[data-testid="compare-server"]').nth(1)).toContainText("not measured in this window");
   await page.getByLabel("Metric").selectOption("readIops");
   await expect(page).toHaveURL(/metric=readIops/);
@@ -265,11 +267,19 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const scroller = await table.evaluate((element) => ({ scroll: element.parentElement!.scrollWidth, client: element.parentElement!.clientWidth }));
   expect(scroller.scroll).toBeGreaterThan(scroller.client);
   await expect(page.getByLabel("Search")).toBeInViewport();
+  // The filters fold away behind one button on a phone.
+  await expect(page.getByLabel("Status")).toBeHidden();
+  await page.getByTestId("toggle-filters").click();
+  await page.getByLabel("Status").selectOption("online");
+  await expect(page.getByTestId("toggle-filters")).toHaveText("Filters (1)");
+  await expect(rows(page)).toHaveCount(1);
+  expect(await overflow()).toBe(0);
 
   await page.getByTestId("nav-toggle").click();
   await expect(page.getByTestId("mobile-nav")).toBeVisible();
   await page.getByTestId("mobile-nav").getByRole("link", { name: "Alerts" }).click();
   await expect(page).toHaveURL(/\/alerts$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Alerts" })).toBeVisible();
   await expect(page.getByTestId("mobile-nav")).toHaveCount(0);
   expect(await overflow()).toBe(0);
 
@@ -277,7 +287,7 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
   expect((await chart.boundingBox())!.width).toBeLessThanOrEqual(390);
-  expect(await drawnPixels(chart)).toBeGreaterThan(100);
+  expect(await drawnPixels(chart)).toBeGreaterThan(20);
   expect(await overflow()).toBe(0);
   await page.screenshot({ path: test.info().outputPath("server-390.png"), fullPage: true });
 });

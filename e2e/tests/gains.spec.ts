@@ -1,8 +1,9 @@
 // Gains, as an admin meets them: enrol this machine, switch the read cache on for a directory of
-// files this test creates, read those files on this machine (some cold from storage, most again
-// from memory), and the Gains pages show measured hits, the storage and memory read latencies
-// and the storage time saved, each with its basis. Needs eBPF (run as root), as hits come from
-// the agent's per-file page-cache counters.
+// files this test creates (half its pages held out as the control group), read those files on
+// this machine (some cold from storage, most again from memory), and the Gains pages show
+// measured hits as a description, the storage and memory read latencies, and the storage reads
+// and time the cache caused to be saved, with their interval, each with its basis. Needs eBPF
+// (run as root), as hits and the control group come from the agent's page-cache program.
 import { expect, test, type Page } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -54,15 +55,17 @@ async function savePolicy(page: Page, name: string, document: object): Promise<v
 }
 
 test("the read cache's measured gains reach the Gains pages", async ({ page }, testInfo) => {
-  for (const file of files) writeFileSync(file, randomBytes(4 * 1024 * 1024));
+  for (const file of files) writeFileSync(file, randomBytes(16 * 1024 * 1024));
   await signUp(page, newAccount("Gains"));
   await enrolThisMachine(page, agent);
   await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
 
   await savePolicy(page, "Cache the journey's files", {
     schemaVersion: 1,
-    readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: 256 * 1024 * 1024 },
-    telemetry: { ebpf: "on" },
+    // Half held out: 8 files of 16 MiB are 64 groups of 2 MiB, and at 50 % the control's share of
+    // the reads cannot land far from its share by design. Sampling every 2 s: enough intervals soon.
+    readCache: { enabled: true, include: [`${dataDir}/**`], budgetBytes: 256 * 1024 * 1024, holdoutPercent: 50 },
+    telemetry: { ebpf: "on", intervalSeconds: 2 },
   });
 
   await page.goto("/servers");
@@ -76,14 +79,20 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
 
   const gains = page.getByTestId("server-gains");
   await expect(gains).toBeVisible();
-  for (const figure of ["gains-hits", "gains-storage-latency", "gains-memory-latency", "gains-time-saved"]) {
+  for (const figure of ["gains-hits", "gains-storage-latency", "gains-memory-latency", "gains-caused-reads", "gains-time-saved"]) {
     await expect(gains.getByTestId(figure)).toHaveAttribute("data-status", "measured", { timeout: 120_000 });
   }
   await expect(gains.getByTestId("gains-hits-basis")).toContainText("eBPF per-file page-cache counters");
+  await expect(gains.getByTestId("gains-hits-detail")).toHaveText("what the page cache served, not a saving");
+  await expect(gains.getByTestId("gains-caused-reads-value")).toHaveText(/^-?[\d,.]+ reads$/);
+  await expect(gains.getByTestId("gains-caused-reads-detail")).toContainText(/^95 % interval: -?[\d,.]+ reads to -?[\d,.]+ reads; control missed/);
+  await expect(gains.getByTestId("gains-caused-reads-basis")).toContainText("control group (left unmanaged)");
   await expect(gains.getByTestId("gains-storage-latency-basis")).toContainText(/eBPF latency histogram \(disk_latency\) on .+, [\d,]+ reads/);
   await expect(gains.getByTestId("gains-memory-latency-basis")).toContainText(/timed 4 KiB page-cache reads .*[\d,]+ timed reads, counted once per interval/);
-  await expect(gains.getByTestId("gains-time-saved-value")).toHaveText(/^-?[\d.]+ (µs|ms|s|min|h) \([\d,.]+ storage reads\)$/);
+  await expect(gains.getByTestId("gains-time-saved-value")).toHaveText(/^-?[\d.]+ (µs|ms|s|min|h)$/);
   await expect(gains.getByTestId("ledger-storageTimeSaved")).toHaveAttribute("data-status", "measured");
+  await expect(gains.getByTestId("ledger-storageIosSaved")).toHaveAttribute("data-kind", "caused");
+  await expect(gains.getByTestId("ledger-bytesFromMemory")).toHaveAttribute("data-kind", "description");
   await expect(async () => {
     expect(Number(await gains.locator('[data-testid="chart"][data-chart="gains-reads"]').getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
   }).toPass({ timeout: 60_000 });
@@ -93,7 +102,7 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   // The ledger exports as CSV with the same measured line.
   const csv = await page.request.get(await gains.getByTestId("export-ledger").getAttribute("href") ?? "");
   expect(csv.headers()["content-type"]).toContain("text/csv");
-  expect(await csv.text()).toMatch(/\r\nserver,[^,]+,read-cache,Storage read time saved,s,-?[\d.e-]+,measured,/);
+  expect(await csv.text()).toMatch(/\r\nserver,[^,]+,read-cache,Storage read time saved \(caused\),s,-?[\d.e-]+,measured,.*,caused,-?[\d.e-]+,-?[\d.e-]+,0\.95,/);
 
   await page.getByRole("link", { name: "Gains", exact: true }).click();
   await expect(page).toHaveURL(/\/gains$/);

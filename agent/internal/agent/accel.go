@@ -21,6 +21,7 @@ import (
 const (
 	capabilityReadCache          = "accel.read_cache"
 	capabilityReadCacheResidency = "accel.read_cache.residency"
+	capabilityReadCacheHoldout   = "accel.read_cache.holdout"
 	capabilityWriteOptimization  = "accel.write_optimization"
 	capabilityPreallocation      = "accel.write_optimization.preallocation"
 	capabilityDefragmentation    = "accel.write_optimization.defragmentation"
@@ -38,6 +39,9 @@ type accelFeatures struct {
 	// What each feature can and cannot do here, beyond running at all: residency (not on
 	// Windows), and preallocation and defragmentation on the state directory's volume.
 	residencyErr, preallocationErr, defragmentationErr error
+	// holdoutErr says why the read cache's control group cannot be counted here (no page-cache
+	// eBPF program): then nothing is held out and what the cache caused is not measured.
+	holdoutErr error
 	// memLatency measures what a page-cache read costs here, at start and every
 	// read_cache.memory_latency_period, whatever the policy.
 	memLatency *memlatency.Calibrator
@@ -55,15 +59,29 @@ type accelFeatures struct {
 // newAccelFeatures creates both features, idle until a policy enables them. One that cannot
 // run here (not Linux, memory not measurable) is reported as a missing capability, and a policy
 // enabling it is refused with the reason.
-// access is nil without the page-cache eBPF program: the read cache then does not measure hits.
+// access is nil without the page-cache eBPF program: the read cache then does not measure hits,
+// and holds no control group out (nobody could count it).
 func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.AccessSource) *accelFeatures {
 	f := &accelFeatures{log: log, writeOptPolicy: policy.Default().WriteOptimization,
 		memLatency: &memlatency.Calibrator{Dir: cfg.StateDir, Period: cfg.ReadCache.MemoryLatencyPeriod, Logger: log}}
-	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, readcache.Deps{Access: access})
+	deps := readcache.Deps{Access: access}
+	pidProblem := pidNamespaceProblem(cfg.ProcPath)
+	if groups, ok := access.(readcache.GroupSource); ok && groups.Measuring() && pidProblem == nil {
+		deps.Groups = groups
+	}
+	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, deps)
 	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
 	f.residencyErr = f.readCacheErr
 	if f.readCacheErr == nil {
 		f.residencyErr = readcache.ResidencyMeasurable()
+	}
+	f.holdoutErr = f.residencyErr
+	if f.holdoutErr == nil && pidProblem != nil {
+		f.holdoutErr = pidProblem
+	}
+	if f.holdoutErr == nil && deps.Groups == nil {
+		f.holdoutErr = errors.New("the page-cache eBPF program is not running (it needs root or CAP_BPF and CAP_PERFMON, BTF and " +
+			"kernel 6.10 or newer): the read cache holds no control group out, so what it caused is not measured")
 	}
 	f.preallocationErr, f.defragmentationErr = f.writeOptErr, f.writeOptErr
 	if f.writeOptErr == nil {
@@ -80,6 +98,7 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 func (f *accelFeatures) capabilities() []collector.Capability {
 	return []collector.Capability{featureCapability(capabilityReadCache, f.readCacheErr),
 		featureCapability(capabilityReadCacheResidency, f.residencyErr),
+		featureCapability(capabilityReadCacheHoldout, f.holdoutErr),
 		featureCapability(capabilityWriteOptimization, f.writeOptErr),
 		featureCapability(capabilityPreallocation, f.preallocationErr),
 		featureCapability(capabilityDefragmentation, f.defragmentationErr)}
@@ -192,7 +211,7 @@ func (r readCacheFeature) Apply(ctx context.Context, p policy.Policy) error {
 	if r.f.readCache == nil {
 		return nil // nothing to switch off, and Check refused any policy switching it on
 	}
-	return r.f.readCache.Apply(ctx, p.ReadCache)
+	return r.f.readCache.ApplyPolicy(ctx, p)
 }
 
 type writeOptFeature struct{ f *accelFeatures }

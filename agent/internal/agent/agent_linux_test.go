@@ -144,9 +144,9 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	}
 	// Every capability is listed whether or not this host has it: the four eBPF collectors,
 	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features with what each
-	// can do here (residency; preallocation and defragmentation).
-	if len(st.Capabilities) != 12 {
-		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache (and .residency) "+
+	// can do here (residency and the control group; preallocation and defragmentation).
+	if len(st.Capabilities) != 13 {
+		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache (and .residency, .holdout) "+
 			"and accel.write_optimization (and .preallocation, .defragmentation)", st.Capabilities)
 	}
 

@@ -51,6 +51,8 @@ func NewAccelerator(logger *slog.Logger) (Accelerator, error) {
 func (f *features) Enable(ctx context.Context, t Targets) error {
 	rc := policy.Default().ReadCache
 	rc.Enabled, rc.Prefetch, rc.Include = true, true, t.DataFiles
+	// The off and on passes are the proof run's comparison: the cache manages every page.
+	rc.HoldoutPercent = 0
 	budget := t.BudgetBytes
 	rc.BudgetBytes = &budget
 	if t.ScanResistBytes > 0 {

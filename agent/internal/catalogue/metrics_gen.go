@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ae0b6bf3786f5612f73b8732aa32e553d91c85d3848996738e2742d56ebae6ff"
+const SourceSHA256 = "28f57dba9a49e18a4990488967b8b23c68d10ccd40c850dd933081d752e9edd4"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -179,6 +179,27 @@ var ReadCacheMemoryReadLatency = FloatGauge{Metric{"spindle.read_cache.memory_re
 // ReadCacheMemoryReadLatencySamples is spindle.read_cache.memory_read_latency.samples (agent:accel).
 var ReadCacheMemoryReadLatencySamples = IntGauge{Metric{"spindle.read_cache.memory_read_latency.samples", "{read}", "Timed reads the latest memory-read latency measurement rests on."}}
 
+// ReadCacheHoldout is spindle.read_cache.holdout (agent:accel).
+var ReadCacheHoldout = IntGauge{Metric{"spindle.read_cache.holdout", "%", "Share of the managed pages the read cache leaves alone as its control group (readCache.holdoutPercent while the control is counted; 0 when the policy holds none out)."}}
+
+// ReadCacheManagedAccessed is spindle.read_cache.managed.accessed (agent:accel).
+var ReadCacheManagedAccessed = IntCounter{Metric{"spindle.read_cache.managed.accessed", "By", "Page accesses (reads and faults, in pages times the page size) to the managed pages outside the control group, by every process but the read cache itself."}}
+
+// ReadCacheManagedMissed is spindle.read_cache.managed.missed (agent:accel).
+var ReadCacheManagedMissed = IntCounter{Metric{"spindle.read_cache.managed.missed", "By", "Of those pages, the ones read from storage into the page cache by another process (pages added less pages dirtied)."}}
+
+// ReadCacheControlAccessed is spindle.read_cache.control.accessed (agent:accel).
+var ReadCacheControlAccessed = IntCounter{Metric{"spindle.read_cache.control.accessed", "By", "Page accesses to the control group: the managed pages the read cache leaves alone."}}
+
+// ReadCacheControlMissed is spindle.read_cache.control.missed (agent:accel).
+var ReadCacheControlMissed = IntCounter{Metric{"spindle.read_cache.control.missed", "By", "Pages of the control group read from storage into the page cache (pages added less pages dirtied)."}}
+
+// ReadCacheOwnReads is spindle.read_cache.own.reads (agent:accel).
+var ReadCacheOwnReads = IntCounter{Metric{"spindle.read_cache.own.reads", "By", "Managed pages the read cache itself brought into memory (prefetch, pins): storage reads of its own."}}
+
+// ReadCacheOwnPageHits is spindle.read_cache.own.page_hits (agent:accel).
+var ReadCacheOwnPageHits = IntCounter{Metric{"spindle.read_cache.own.page_hits", "By", "First accesses by another process to pages the read cache brought into memory, while they stayed resident: reads it spared from storage, counted page by page (a lower bound)."}}
+
 // WriteOptPreallocated is spindle.write_opt.preallocated (agent:accel).
 var WriteOptPreallocated = IntCounter{Metric{"spindle.write_opt.preallocated", "By", "Space reserved ahead of growing files (fallocate, keep size)."}}
 
@@ -204,13 +225,13 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, ReadCacheManagedAccessed, ReadCacheManagedMissed, ReadCacheControlAccessed, ReadCacheControlMissed, ReadCacheOwnReads, ReadCacheOwnPageHits, WriteOptPreallocated, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}
 
 // IntGauges lists every integer gauge, so the exporter can create each instrument once at start-up.
-var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, FilesystemLimit, FilesystemUsage, SpoolSize, SpoolBatches, CollectorSuccess, CacheMRCSampledAccesses, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, WriteOptManagedFileExtents}
+var IntGauges = []IntGauge{DiskPendingOperations, MemoryLimit, MemoryAvailable, MemoryUsage, MemoryDirty, PagingUsage, FilesystemLimit, FilesystemUsage, SpoolSize, SpoolBatches, CollectorSuccess, CacheMRCSampledAccesses, FragmentationFiles, FragmentationFragmentedFiles, FragmentationExtents, FragmentationExcessExtents, FragmentationUnsupportedFiles, FragmentationFileExtents, SQLServerPageLifeExpectancy, ReadCacheBudget, ReadCacheResident, ReadCachePinned, ReadCacheManagedFiles, ReadCacheMemoryReadLatencySamples, ReadCacheHoldout, WriteOptManagedFileExtents}
 
 // FloatGauges lists every float gauge, so the exporter can create each instrument once at start-up.
 var FloatGauges = []FloatGauge{CollectorDuration, CacheMRCHitRatio, CacheMRCSampleRate, CacheMRCWindow, FragmentationScanDuration, SQLServerBufferCacheHitRatio, ReadCacheMemoryReadLatency}

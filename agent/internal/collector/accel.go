@@ -53,7 +53,11 @@ type accelCollector struct {
 	lastProblem map[string]string
 }
 
-type readCacheFlows struct{ misses, hits, prefetched, droppedBehind, backoffs int64 }
+type readCacheFlows struct {
+	misses, hits, prefetched, droppedBehind, backoffs int64
+	// The control group's counters (spindle.read_cache.managed.*, .control.*, .own.*).
+	managedAccessed, managedMissed, controlAccessed, controlMissed, ownReads, ownPageHits int64
+}
 
 type writeOptFlows struct {
 	preallocated, fragmentsPrevented, filesDefragmented                      int64
@@ -101,8 +105,28 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 	prefetched := advance(&c.readCache.prefetched, st.PrefetchedBytes)
 	droppedBehind := advance(&c.readCache.droppedBehind, st.DroppedBehindBytes)
 	backoffs := advance(&c.readCache.backoffs, st.BackoffEvents)
+	flows := &c.readCache
+	holdout := []struct {
+		name  catalogue.IntCounter
+		delta int64
+	}{
+		{catalogue.ReadCacheManagedAccessed, advance(&flows.managedAccessed, st.ManagedAccessedBytes)},
+		{catalogue.ReadCacheManagedMissed, advance(&flows.managedMissed, st.ManagedMissedBytes)},
+		{catalogue.ReadCacheControlAccessed, advance(&flows.controlAccessed, st.ControlAccessedBytes)},
+		{catalogue.ReadCacheControlMissed, advance(&flows.controlMissed, st.ControlMissedBytes)},
+		{catalogue.ReadCacheOwnReads, advance(&flows.ownReads, st.OwnReadBytes)},
+		{catalogue.ReadCacheOwnPageHits, advance(&flows.ownPageHits, st.OwnPageHitBytes)},
+	}
 	if !st.Enabled {
 		return false
+	}
+	// The control group's counts travel together, and only where the page-cache program counted
+	// them (Linux with eBPF): elsewhere nothing was held out, and nothing rather than a 0 is sent.
+	if st.HoldoutMeasured {
+		sink.SetInt(catalogue.ReadCacheHoldout, st.HoldoutPercent)
+		for _, m := range holdout {
+			sink.AddInt(m.name, m.delta)
+		}
 	}
 	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
 	// Windows cannot measure residency, so neither resident bytes, misses nor scanners (whose

@@ -234,3 +234,37 @@ func TestAccelSendsTheComparisonGroupOnlyWhileDirectoriesAreWatched(t *testing.T
 		t.Fatalf("feature off: %v, %v", err, got)
 	}
 }
+
+// The control group's seven metrics go out together, only where the page-cache program counted
+// the groups; a tick without the program sends none of them (not measured), never zeros.
+func TestAccelSendsTheControlGroupTogetherOnlyWhereItWasCounted(t *testing.T) {
+	f := &fakeFeatures{}
+	f.readCache = readcache.Stats{Enabled: true, BudgetBytes: 64 << 20, ResidencyMeasured: true,
+		ManagedAccessedBytes: 36864, ManagedMissedBytes: 4096, ControlAccessedBytes: 4096, OwnReadBytes: 8192}
+	c := NewAccel(f.sources(), discardLogger())
+	got, _ := collectAccel(t, c)
+	for series := range got {
+		if strings.Contains(series, ".control.") || strings.Contains(series, ".managed.") || strings.Contains(series, "holdout") {
+			t.Fatalf("the groups were not counted, yet %s was sent", series)
+		}
+	}
+	f.readCache.HoldoutMeasured, f.readCache.HoldoutPercent = true, 10
+	f.readCache.ManagedAccessedBytes += 40960
+	f.readCache.ControlAccessedBytes += 8192
+	f.readCache.OwnPageHitBytes += 4096
+	got, _ = collectAccel(t, c)
+	want := map[string]string{
+		"gauge spindle.read_cache.holdout[%]{}":             "10",
+		"counter spindle.read_cache.managed.accessed[By]{}": "40960",
+		"counter spindle.read_cache.managed.missed[By]{}":   "0",
+		"counter spindle.read_cache.control.accessed[By]{}": "8192",
+		"counter spindle.read_cache.control.missed[By]{}":   "0",
+		"counter spindle.read_cache.own.reads[By]{}":        "0",
+		"counter spindle.read_cache.own.page_hits[By]{}":    "4096",
+	}
+	for series, value := range want {
+		if got[series] != value {
+			t.Errorf("%s = %q, want %q (only what followed the first tick)", series, got[series], value)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type pageCacheCollector struct {
 	prev   pagecache.Counts
 	files  *topFiles
 	access fileAccesses // the read cache's view of the same program (pagecache_access.go)
+	groups fileGroups   // its control group's counts (pagecache_groups.go)
 }
 
 var _ CapabilityReporter = (*pageCacheCollector)(nil)

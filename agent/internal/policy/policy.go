@@ -35,6 +35,9 @@ const (
 	MinScanPeriodSeconds                = 60
 	MaxScanPeriodSeconds                = 7 * 24 * 3600
 	DefaultScanPeriodSeconds            = 3600
+	MinHoldoutPercent                   = 0
+	MaxHoldoutPercent                   = 50
+	DefaultHoldoutPercent               = 10
 )
 
 // Policy is a validated policy with every default applied: what the agent enforces.
@@ -59,6 +62,9 @@ type ReadCache struct {
 	Pin                          []string `json:"pin"`
 	ScanResistanceThresholdBytes int64    `json:"scanResistanceThresholdBytes"`
 	Prefetch                     bool     `json:"prefetch"`
+	// HoldoutPercent of the managed pages (groups drawn by hash, again for each policy version)
+	// are left alone as the control group that measures what the cache caused; 0 leaves none.
+	HoldoutPercent int64 `json:"holdoutPercent"`
 }
 
 // WriteOptimization preallocates growing files and defragments fragmented ones.
@@ -119,6 +125,7 @@ func Default() Policy {
 			Exclude:                      []string{},
 			Pin:                          []string{},
 			ScanResistanceThresholdBytes: DefaultScanResistanceThresholdBytes,
+			HoldoutPercent:               DefaultHoldoutPercent,
 		},
 		WriteOptimization: WriteOptimization{
 			Preallocation: []PreallocationRule{},

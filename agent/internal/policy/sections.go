@@ -41,7 +41,7 @@ func (d *decoder) schemaVersion(obj map[string]any, at location) {
 
 var readCacheFields = []string{
 	"enabled", "budgetBytes", "budgetPercentOfAvailable", "freeMemoryFloorBytes", "include",
-	"exclude", "pin", "scanResistanceThresholdBytes", "prefetch",
+	"exclude", "pin", "scanResistanceThresholdBytes", "prefetch", "holdoutPercent",
 }
 
 func (d *decoder) readCache(obj map[string]any, at location, rc *ReadCache) {
@@ -60,6 +60,7 @@ func (d *decoder) readCache(obj map[string]any, at location, rc *ReadCache) {
 	d.integerField(obj, at, "scanResistanceThresholdBytes", MinScanResistanceThresholdBytes, MaxBytes,
 		&rc.ScanResistanceThresholdBytes)
 	d.boolean(obj, at, "prefetch", &rc.Prefetch)
+	d.integerField(obj, at, "holdoutPercent", MinHoldoutPercent, MaxHoldoutPercent, &rc.HoldoutPercent)
 }
 
 func (d *decoder) writeOptimization(obj map[string]any, at location, wo *WriteOptimization) {

@@ -19,7 +19,7 @@ export interface FleetServerSpec {
   missing?: string[];
   firing?: ("critical" | "warning" | "info")[];
   policy?: "applied" | "failed" | "pending" | "invalid";
-  /** Read latency histogram counts by bucket index over the last hour. */
+  /** Read latency histogram counts by bucket index over the last hour (the worker's summary). */
   reads?: Record<number, number>;
   revoked?: boolean;
 }
@@ -66,11 +66,11 @@ export async function seedFleet(pool: Pool, orgId: string, specs: FleetServerSpe
         [orgId, id, hash("e"), policy === "applied" ? hash("e") : null, policy, policy === "failed" ? "refused" : "", now, policy === "applied" ? now : null]);
     }
     if (spec.reads) {
+      // The hour's merged histogram, as the worker's read_latency_summary job writes it.
       const buckets = Array.from({ length: 28 }, (_, i) => spec.reads![i] ?? 0);
-      const total = buckets.reduce((a, b) => a + b, 0);
       await pool.query(
-        `INSERT INTO disk_latency_1m VALUES ($1, $2, $3, 'sda', 'read', 60, $4, $5, ${buckets.map((_, i) => `$${i + 6}`).join(", ")}, 6)`,
-        [new Date(now.getTime() - 10 * 60_000), orgId, id, total, total * 0.001, ...buckets]);
+        `INSERT INTO server_read_latency (org_id, server_id, window_start, window_end, reads, buckets, computed_at) VALUES ($1, $2, $3, $4, $5, $6, $4)`,
+        [orgId, id, new Date(now.getTime() - 3_600_000 - 60_000), new Date(now.getTime() - 60_000), buckets.reduce((a, b) => a + b, 0), buckets]);
     }
   }
   return ids;

@@ -67,6 +67,11 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, serverId: server.id, at: new Date(), kind: "policy.rolled_back", details: { hash: "b".repeat(64) } },
     });
     assert.equal((await prisma.serverEvent.findUniqueOrThrow({ where: { id: event.id }, include: { server: true } })).server.hostname, "db-01");
+    await prisma.serverReadLatency.create({
+      data: { orgId: org.id, serverId: server.id, windowStart: new Date(Date.now() - 3_600_000), windowEnd: new Date(), reads: 100,
+        buckets: Array.from({ length: 28 }, (_, i) => (i === 10 ? 100 : 0)) },
+    });
+    assert.equal((await prisma.serverReadLatency.findUniqueOrThrow({ where: { serverId: server.id } })).buckets[10], 100);
     const run = await prisma.benchmarkRun.create({
       data: { orgId: org.id, serverId: server.id, requestedBy: user.id, profile: "sqlio", parameters: { paths: ["/srv/bench"], sizeBytes: 1048576 } },
     });

@@ -26,6 +26,7 @@ export const policyLimits = {
   intervalSeconds: { min: 1, max: 3600, default: 10 },
   maxScanPaths: 64,
   scanPeriodSeconds: { min: 60, max: 7 * 24 * 3600, default: 3600 },
+  holdoutPercent: { min: 0, max: 50, default: 10 },
 } as const;
 
 const pathMessages: Record<PathProblemCode, string> = {
@@ -93,6 +94,13 @@ export const readCacheSchema = z.strictObject({
     .boolean()
     .default(false)
     .meta({ description: "Read included files ahead into the cache (issues I/O of its own, so off unless chosen)." }),
+  holdoutPercent: integer(limits.holdoutPercent.min, limits.holdoutPercent.max)
+    .default(limits.holdoutPercent.default)
+    .meta({
+      description:
+        "Share of the managed pages (in 2 MiB groups drawn by hash, again for each policy version) the cache leaves alone as a " +
+        "control group, so what it caused can be measured; 0 leaves no control and the caused savings are not measured.",
+    }),
 });
 
 export const preallocationRuleSchema = z.strictObject({

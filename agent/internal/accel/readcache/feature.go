@@ -19,11 +19,14 @@ type Feature struct {
 	cfg     Config
 	memory  MemorySource
 	access  AccessSource
+	groups  GroupSource
 	sampler *sampler
 	model   heatModel
 
 	mu          sync.Mutex
 	policy      policy.ReadCache
+	holdout     Holdout  // the policy's draw
+	drawn       Holdout  // the draw in force: the policy's where the groups are counted, else none
 	pinOrder    []string // the pinned files, in the order of the policy's pins
 	files       map[string]*trackedFile
 	hotSet      map[string]bool
@@ -44,6 +47,8 @@ type trackedFile struct {
 	// Where residency cannot be measured (Windows): when the file was last read whole, at what size.
 	prefetchedAt   time.Time
 	prefetchedSize int64
+	// draw: the file's control groups (holdout_file.go).
+	draw fileDraw
 }
 
 // New makes a read cache that does nothing until Apply enables it.
@@ -57,21 +62,39 @@ func New(cfg Config, deps Deps) (*Feature, error) {
 		}
 	}
 	return &Feature{
-		cfg: cfg, memory: memory, access: deps.Access, sampler: newSampler(),
+		cfg: cfg, memory: memory, access: deps.Access, groups: deps.Groups, sampler: newSampler(),
 		model:  heatModel{halfLife: cfg.HeatHalfLife, refaultWeight: cfg.RefaultWeight},
 		policy: policy.Default().ReadCache, files: map[string]*trackedFile{}, hotSet: map[string]bool{},
 	}, nil
 }
 
 // Apply validates rc against this machine and switches to it, or returns an error a person can
-// act on and keeps the previous policy. A disabled policy releases everything.
+// act on and keeps the previous policy. A disabled policy releases everything. The control
+// group is drawn from rc alone; the agent applies whole policies with ApplyPolicy.
 func (f *Feature) Apply(ctx context.Context, rc policy.ReadCache) error {
+	p := policy.Default()
+	p.ReadCache = rc
+	return f.apply(ctx, rc, NewHoldout(p))
+}
+
+// ApplyPolicy applies p's read cache with the control group drawn from all of p, so every
+// policy version draws anew (and a restart with the same policy keeps the draw).
+func (f *Feature) ApplyPolicy(ctx context.Context, p policy.Policy) error {
+	return f.apply(ctx, p.ReadCache, NewHoldout(p))
+}
+
+func (f *Feature) apply(ctx context.Context, rc policy.ReadCache, holdout Holdout) error {
 	if !rc.Enabled {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.releaseAll(false)
 		f.policy, f.files, f.pinOrder, f.hotSet = rc, map[string]*trackedFile{}, nil, map[string]bool{}
-		f.stats.Enabled = false
+		f.holdout, f.drawn = Holdout{}, Holdout{}
+		f.stats.Enabled, f.stats.HoldoutMeasured = false, false
+		if f.groups != nil {
+			_ = f.groups.SetHoldout(Holdout{})
+			_, _ = f.groups.GroupCounts(nil) // stop counting the files
+		}
 		return nil
 	}
 	if _, err := f.memory.Read(); err != nil {
@@ -122,7 +145,32 @@ func (f *Feature) Apply(ctx context.Context, rc policy.ReadCache) error {
 	}
 	f.policy, f.files, f.pinOrder, f.lastRescan = rc, files, pinOrder, time.Now()
 	f.stats.Enabled, f.stats.LastError = true, ""
+	f.holdout = holdout
+	f.setDraw()
 	return nil
+}
+
+// setDraw puts the policy's control group in force where the groups are counted, and none
+// elsewhere; each file is drawn again at its next sample. Pins made under another draw may lock
+// pages of the new control: they are released and made again at the next sample.
+func (f *Feature) setDraw() {
+	drawn := Holdout{}
+	if f.groups != nil && f.groups.Measuring() {
+		drawn = f.holdout
+		if err := f.groups.SetHoldout(drawn); err != nil {
+			f.stats.LastError = "cannot count the read cache's control group: " + err.Error()
+			drawn = Holdout{}
+		}
+	}
+	if drawn != f.drawn {
+		for path, t := range f.files {
+			if t.pin != nil {
+				f.unpin(path, t, false)
+				t.pinnedAttempted = false
+			}
+		}
+	}
+	f.drawn = drawn
 }
 
 // expandPins maps each pin (a file or a directory) to the managed files it covers, in order.

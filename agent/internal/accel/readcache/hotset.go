@@ -9,8 +9,10 @@ import (
 // fileHeat is what the cache learns about one managed file from its samples.
 type fileHeat struct {
 	sizeBytes int64
-	pinned    bool // a policy pin covers it
-	heat      float64
+	// controlBytes are the file's bytes in the control group: never the cache's to hold.
+	controlBytes int64
+	pinned       bool // a policy pin covers it
+	heat         float64
 	// streakBytes are the bytes paged in over a run of samples that paged something in, with
 	// gaps of fewer than scanQuietSamples quiet samples: a sequential reader makes it grow by
 	// its read rate, and a throttled one (a backup, a paced report) pausing between chunks
@@ -19,6 +21,9 @@ type fileHeat struct {
 	quietSamples int
 	scanning     bool
 }
+
+// heldBytes is what holding the whole file costs the budget: all but its control groups.
+func (h *fileHeat) heldBytes() int64 { return max(0, h.sizeBytes-h.controlBytes) }
 
 // scanQuietSamples is how many samples in a row must page nothing in to end a streak.
 const scanQuietSamples = 3
@@ -62,7 +67,7 @@ func (m heatModel) update(h *fileHeat, o observation, inHotSet bool, scanThresho
 // hotSetMember is one file chosen for the hot set.
 type hotSetMember struct {
 	path      string
-	sizeBytes int64
+	sizeBytes int64 // what it holds of the budget: the file less its control groups
 	pinned    bool
 }
 
@@ -75,12 +80,12 @@ func rankHotSet(files map[string]*fileHeat, pinOrder []string, budgetBytes int64
 	taken := map[string]bool{}
 	for _, path := range pinOrder {
 		h, ok := files[path]
-		if !ok || taken[path] || used+h.sizeBytes > budgetBytes {
+		if !ok || taken[path] || used+h.heldBytes() > budgetBytes {
 			continue
 		}
 		taken[path] = true
-		used += h.sizeBytes
-		chosen = append(chosen, hotSetMember{path: path, sizeBytes: h.sizeBytes, pinned: true})
+		used += h.heldBytes()
+		chosen = append(chosen, hotSetMember{path: path, sizeBytes: h.heldBytes(), pinned: true})
 	}
 	type candidate struct {
 		path    string
@@ -89,10 +94,10 @@ func rankHotSet(files map[string]*fileHeat, pinOrder []string, budgetBytes int64
 	}
 	var candidates []candidate
 	for path, h := range files {
-		if taken[path] || h.scanning || h.heat <= 0 || h.sizeBytes <= 0 {
+		if taken[path] || h.scanning || h.heat <= 0 || h.heldBytes() <= 0 {
 			continue
 		}
-		candidates = append(candidates, candidate{path, h.heat / float64(h.sizeBytes), h.sizeBytes})
+		candidates = append(candidates, candidate{path, h.heat / float64(h.heldBytes()), h.heldBytes()})
 	}
 	sort.Slice(candidates, func(i, j int) bool {
 		if candidates[i].density != candidates[j].density {
@@ -115,10 +120,10 @@ func coldestFirst(files map[string]*fileHeat, paths []string) []string {
 	ordered := append([]string(nil), paths...)
 	density := func(p string) float64 {
 		h := files[p]
-		if h == nil || h.sizeBytes <= 0 {
+		if h == nil || h.heldBytes() <= 0 {
 			return 0
 		}
-		return h.heat / float64(h.sizeBytes)
+		return h.heat / float64(h.heldBytes())
 	}
 	sort.SliceStable(ordered, func(i, j int) bool { return density(ordered[i]) < density(ordered[j]) })
 	return ordered

@@ -21,7 +21,13 @@ type pinning struct {
 }
 
 // pinFile maps the whole file read-only and mlocks it, which reads every page in.
-func pinFile(path string) (*pinning, error) {
+func pinFile(path string) (*pinning, error) { return pinManagedRuns(path, nil) }
+
+// pinManagedRuns maps the whole file read-only and mlocks the byte ranges runs (nil: all of
+// it), which reads their pages in. With runs given (a control group is held out), the runs are
+// read ahead (WILLNEED reads exactly them) and the mapping is MADV_RANDOM, so the locks' faults
+// read nothing around their pages: the control pages stay as the workload left them.
+func pinManagedRuns(path string, runs [][2]int64) (*pinning, error) {
 	f, st, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return nil, err
@@ -34,18 +40,42 @@ func pinFile(path string) (*pinning, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
-	if err := unix.Mlock(data); err != nil {
+	locked := st.Size
+	if runs == nil {
+		err = unix.Mlock(data)
+	} else {
+		locked = 0
+		err = unix.Madvise(data, unix.MADV_RANDOM)
+		// Without fault-around, reading ahead of the locks batches the I/O of each run.
+		for _, run := range runs {
+			_ = unix.Fadvise(int(f.Fd()), run[0], run[1], unix.FADV_WILLNEED)
+		}
+		for _, run := range runs {
+			if err != nil {
+				break
+			}
+			end := min(run[0]+run[1], st.Size)
+			if run[0] >= end {
+				continue
+			}
+			err = unix.Mlock(data[run[0]:end])
+			locked += end - run[0]
+		}
+	}
+	if err != nil {
+		_ = unix.Munlock(data)
 		_ = unix.Munmap(data)
 		if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EAGAIN) {
 			return nil, fmt.Errorf("mlock %s (%d bytes): %w: the locked-memory limit (RLIMIT_MEMLOCK) is too low; "+
-				"set LimitMEMLOCK=infinity in the agent's systemd unit or pin less", path, st.Size, err)
+				"set LimitMEMLOCK=infinity in the agent's systemd unit or pin less", path, locked, err)
 		}
 		return nil, fmt.Errorf("mlock %s: %w", path, err)
 	}
-	return &pinning{data: data, sizeBytes: st.Size}, nil
+	return &pinning{data: data, sizeBytes: locked}, nil
 }
 
 // release unlocks and unmaps; the pages stay cached until the kernel or a DONTNEED drops them.
+// (Munlock of the whole mapping also covers ranges that were never locked.)
 func (p *pinning) release() {
 	if p == nil || p.data == nil {
 		return

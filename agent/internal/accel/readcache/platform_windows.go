@@ -47,6 +47,12 @@ type sampler struct {
 
 func newSampler() *sampler { return &sampler{pageSize: windowsPageBytes} }
 
+// currentThreadID is 0: no page-cache program counts the cache's own thread on Windows.
+func currentThreadID() int { return 0 }
+
+// pinManagedRuns pins the whole file: nothing is held out where it cannot be measured.
+func pinManagedRuns(path string, _ [][2]int64) (*pinning, error) { return pinFile(path) }
+
 func (s *sampler) sample(path string) (residency, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
@@ -66,6 +72,16 @@ func advise(path string, offset, length int64, advice int) error {
 		return nil
 	}
 	return prefetch(path, offset, length)
+}
+
+// adviseRuns advises each range in turn (nothing is held out on Windows, so it is one range).
+func adviseRuns(path string, runs [][2]int64, advice int) error {
+	for _, run := range runs {
+		if err := advise(path, run[0], run[1], advice); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prefetchChunkBytes is one read of the prefetch; the cache manager reads ahead of it.

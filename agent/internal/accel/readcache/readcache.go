@@ -27,6 +27,12 @@
 //
 // The agent owns the files' page cache only as far as the budget: it never evicts an
 // application's cached pages except behind a scanner, or to give memory back in a backoff.
+//
+// What the cache caused is measured against a control group (holdout.go): where a GroupSource
+// counts page groups apart (the page-cache eBPF program), readCache.holdoutPercent of the
+// managed pages, drawn by hash, are left alone (no pin, prefetch, drop-behind or budget), and the
+// counts of both groups go out as spindle.read_cache.managed.* and .control.*. Without one,
+// nothing is held out: a control nobody can measure would only cost the cache its share.
 package readcache
 
 import (
@@ -106,6 +112,34 @@ type Deps struct {
 	Memory MemorySource
 	// Access, when set, supplies per-file access counts (the eBPF hook).
 	Access AccessSource
+	// Groups, when set and measuring, counts the control group apart (the same eBPF program).
+	Groups GroupSource
+}
+
+// GroupSource counts the managed files' page-cache events by page group (the page-cache eBPF
+// program, spindle_holdout.h). Called from the read cache's sampling goroutine only.
+type GroupSource interface {
+	// Measuring is false when the program does not run: then nothing is held out.
+	Measuring() bool
+	// SetHoldout draws the control with h from now on (the zero Holdout: no control).
+	SetHoldout(h Holdout) error
+	// SetCacheThread names the OS thread whose page-cache additions are the cache's own, until
+	// called again (0: none).
+	SetCacheThread(tid int) error
+	// GroupCounts makes files the ones counted and returns, per file, the pages since the
+	// previous call (a file new to the list counts from now).
+	GroupCounts(files []FileKey) (map[FileKey]GroupCounts, error)
+}
+
+// GroupCounts are one file's pages over one sample interval. Managed and control count every
+// thread but the cache's; a miss is a page read from storage into the page cache (pages added
+// less pages dirtied, as the page-cache counters define it).
+type GroupCounts struct {
+	ManagedAccessed, ManagedMissed int64
+	ControlAccessed, ControlMissed int64
+	// OwnAdded are pages the cache's thread brought in; OwnHits the first accesses of another
+	// thread to them while they stayed resident.
+	OwnAdded, OwnHits int64
 }
 
 // MemorySource takes a snapshot of available memory and pressure (*memlimit.Reader on Linux).
@@ -150,7 +184,14 @@ type Stats struct {
 	// on Linux). Windows has no residency query without a driver: they are not measured there,
 	// and the collector sends none of them rather than a 0.
 	ResidencyMeasured bool
-	PinErrors         int64  // pins that failed (mlock limit, file gone)
-	LastError         string // the last problem a person can act on, "" when none
-	Samples           int64
+	// The control group (docs/gains.md), cumulative bytes. HoldoutMeasured: a GroupSource
+	// counted the groups in the last sample, with HoldoutPercent of the managed pages held out.
+	HoldoutMeasured                          bool
+	HoldoutPercent                           int64
+	ManagedAccessedBytes, ManagedMissedBytes int64
+	ControlAccessedBytes, ControlMissedBytes int64
+	OwnReadBytes, OwnPageHitBytes            int64
+	PinErrors                                int64  // pins that failed (mlock limit, file gone)
+	LastError                                string // the last problem a person can act on, "" when none
+	Samples                                  int64
 }

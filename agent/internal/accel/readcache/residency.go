@@ -2,10 +2,13 @@ package readcache
 
 import "math/bits"
 
-// residency is a file's page-cache residency at one sample: one bit per page.
+// residency is a file's page-cache residency at one sample: one bit per page. key names the
+// file as stat(2) does where the platform says (keyKnown), for the control group's draw.
 type residency struct {
 	sizeBytes int64
 	bits      []uint64
+	key       FileKey
+	keyKnown  bool
 }
 
 func (r residency) resident(page int64) bool {
@@ -28,6 +31,9 @@ func (r residency) count(fromPage, toPage int64) int64 {
 	}
 	return n
 }
+
+// pages is how many pages the bits cover (a whole last word).
+func (r residency) pages() int64 { return int64(len(r.bits)) * 64 }
 
 func (r residency) total() int64 {
 	n := 0

@@ -49,7 +49,8 @@ func (s *sampler) sample(path string) (residency, error) {
 	defer f.Close()
 	size := st.Size
 	pages := (size + s.pageSize - 1) / s.pageSize
-	r := residency{sizeBytes: size, bits: make([]uint64, (pages+63)/64)}
+	r := residency{sizeBytes: size, bits: make([]uint64, (pages+63)/64),
+		key: FileKey{Dev: uint64(st.Dev), Ino: st.Ino}, keyKnown: true} //nolint:unconvert // Dev is uint32 on some architectures
 	for offset := int64(0); offset < size; offset += residencyWindowBytes {
 		length := min(residencyWindowBytes, size-offset)
 		mapping, err := unix.Mmap(int(f.Fd()), offset, int(length), unix.PROT_READ, unix.MAP_SHARED)
@@ -86,15 +87,28 @@ func mincore(mapping []byte, vector []byte) error {
 	return nil
 }
 
+// currentThreadID is the calling OS thread's id, which the page-cache program compares with.
+func currentThreadID() int { return unix.Gettid() }
+
 // advise applies posix_fadvise to a byte range of a file by path.
 func advise(path string, offset, length int64, advice int) error {
+	return adviseRuns(path, [][2]int64{{offset, length}}, advice)
+}
+
+// adviseRuns applies posix_fadvise to each byte range of a file, opened once.
+func adviseRuns(path string, runs [][2]int64, advice int) error {
+	if len(runs) == 0 {
+		return nil
+	}
 	f, _, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := unix.Fadvise(int(f.Fd()), offset, length, advice); err != nil {
-		return fmt.Errorf("fadvise %s: %w", path, err)
+	for _, run := range runs {
+		if err := unix.Fadvise(int(f.Fd()), run[0], run[1], advice); err != nil {
+			return fmt.Errorf("fadvise %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/accel"
@@ -19,6 +20,15 @@ func (f *Feature) Sample(ctx context.Context) {
 	defer f.mu.Unlock()
 	if !f.policy.Enabled {
 		return
+	}
+	if f.drawn.Active() {
+		// What this goroutine's thread brings into the page cache while it samples is the cache's
+		// own (prefetch, pins): the page-cache program counts it apart from both groups.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := f.groups.SetCacheThread(currentThreadID()); err == nil {
+			defer func() { _ = f.groups.SetCacheThread(0) }()
+		}
 	}
 	now := time.Now()
 	elapsed := f.cfg.SampleInterval.Seconds()
@@ -115,6 +125,7 @@ func (f *Feature) observe(ctx context.Context, elapsed float64) {
 			continue
 		}
 		t.sizeBytes = current.sizeBytes
+		f.redraw(t, current)
 		if !f.sampler.measuresResidency {
 			// Nothing to learn heat from: every file gets the same heat per byte, so the hot set is
 			// the pins, then the managed files in path order (rankHotSet's tie-break).
@@ -142,6 +153,39 @@ func (f *Feature) observe(ctx context.Context, elapsed float64) {
 			f.dropBehind(path, t, c.newestPage)
 		}
 	}
+	f.countGroups()
+}
+
+// countGroups adds the interval's group counts of the managed files to the statistics.
+func (f *Feature) countGroups() {
+	f.stats.HoldoutMeasured = false
+	if f.groups == nil || !f.groups.Measuring() {
+		if f.drawn.Active() {
+			f.setDraw() // the program went away: hold nothing out that nobody counts
+		}
+		return
+	}
+	keys := make([]FileKey, 0, len(f.files))
+	for _, t := range f.files {
+		if t.draw.done && t.residency.keyKnown {
+			keys = append(keys, t.draw.key)
+		}
+	}
+	counts, err := f.groups.GroupCounts(keys)
+	if err != nil {
+		f.stats.LastError = "cannot count the read cache's control group: " + err.Error()
+		return
+	}
+	pageSize := f.sampler.pageSize
+	for _, c := range counts {
+		f.stats.ManagedAccessedBytes += c.ManagedAccessed * pageSize
+		f.stats.ManagedMissedBytes += c.ManagedMissed * pageSize
+		f.stats.ControlAccessedBytes += c.ControlAccessed * pageSize
+		f.stats.ControlMissedBytes += c.ControlMissed * pageSize
+		f.stats.OwnReadBytes += c.OwnAdded * pageSize
+		f.stats.OwnPageHitBytes += c.OwnHits * pageSize
+	}
+	f.stats.HoldoutMeasured, f.stats.HoldoutPercent = true, f.drawn.Percent
 }
 
 // dropBehind evicts a scanner's pages that lie more than DropBehindKeepBytes behind its newest.
@@ -151,15 +195,15 @@ func (f *Feature) dropBehind(path string, t *trackedFile, newestPage int64) {
 	if endPage <= 0 {
 		return
 	}
-	resident := t.residency.count(0, endPage)
+	resident := t.managedResidentPages(0, endPage)
 	if resident == 0 {
 		return
 	}
-	if err := advise(path, 0, endPage*pageSize, fadviseDontNeed); err != nil {
+	if err := t.dropManaged(path, 0, endPage, pageSize); err != nil {
 		f.stats.LastError = err.Error()
 		return
 	}
-	t.residency.clear(0, endPage)
+	t.clearManaged(0, endPage)
 	f.stats.DroppedBehindBytes += resident * pageSize
 }
 
@@ -171,7 +215,8 @@ func (f *Feature) giveBack(snapshot memlimit.Snapshot, previousHot map[string]bo
 	var outside []string
 	outsideResident := int64(0)
 	for path, t := range f.files {
-		if f.hotSet[path] || t.residency.total() == 0 {
+		resident := t.managedResidentPages(0, t.residency.pages())
+		if f.hotSet[path] || resident == 0 {
 			continue
 		}
 		if previousHot[path] {
@@ -179,7 +224,7 @@ func (f *Feature) giveBack(snapshot memlimit.Snapshot, previousHot map[string]bo
 			continue
 		}
 		outside = append(outside, path)
-		outsideResident += t.residency.total() * pageSize
+		outsideResident += resident * pageSize
 	}
 	need := int64(0)
 	if belowFloor {
@@ -200,14 +245,15 @@ func (f *Feature) giveBack(snapshot memlimit.Snapshot, previousHot map[string]bo
 	}
 }
 
-// drop evicts a file's cached pages and returns how many bytes were resident.
+// drop evicts a file's cached pages (those outside the control) and returns how many bytes
+// were resident.
 func (f *Feature) drop(path string, t *trackedFile) int64 {
-	resident := t.residency.total() * f.sampler.pageSize
-	if err := advise(path, 0, 0, fadviseDontNeed); err != nil {
+	resident := t.managedResidentPages(0, t.residency.pages()) * f.sampler.pageSize
+	if err := t.dropManaged(path, 0, t.residency.pages(), f.sampler.pageSize); err != nil {
 		f.stats.LastError = err.Error()
 		return 0
 	}
-	t.residency.clear(0, int64(len(t.residency.bits))*64)
+	t.clearManaged(0, t.residency.pages())
 	f.stats.ReleasedBytes += resident
 	return resident
 }
@@ -226,8 +272,12 @@ func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64, no
 		t := f.files[m.path]
 		if m.pinned {
 			if t.pin == nil && !t.pinnedAttempted {
-				missing := t.sizeBytes - t.residency.total()*pageSize
-				p, err := pinFile(m.path)
+				missing := t.heldBytes() - t.managedResidentPages(0, t.residency.pages())*pageSize
+				var runs [][2]int64
+				if t.draw.mask != nil {
+					runs = t.managedRuns(0, t.sizeBytes)
+				}
+				p, err := pinManagedRuns(m.path, runs)
 				t.pinnedAttempted = true
 				if err != nil {
 					f.stats.PinErrors++
@@ -247,18 +297,21 @@ func (f *Feature) hold(ctx context.Context, hot []hotSetMember, target int64, no
 			headroom -= f.prefetchWhole(m.path, t, now)
 			continue
 		}
-		for _, run := range missingRuns(t.residency, pageSize) {
-			length := min(run[1], headroom)
-			if length <= 0 {
-				break
+	runs:
+		for _, missing := range missingRuns(t.residency, pageSize) {
+			for _, run := range t.managedRuns(missing[0], missing[1]) {
+				length := min(run[1], headroom)
+				if length <= 0 {
+					break runs
+				}
+				if err := advise(m.path, run[0], length, fadviseWillNeed); err != nil {
+					f.stats.LastError = err.Error()
+					break runs
+				}
+				headroom -= length
+				f.stats.PrefetchedBytes += length
+				t.loadedPages += (length + pageSize - 1) / pageSize
 			}
-			if err := advise(m.path, run[0], length, fadviseWillNeed); err != nil {
-				f.stats.LastError = err.Error()
-				break
-			}
-			headroom -= length
-			f.stats.PrefetchedBytes += length
-			t.loadedPages += (length + pageSize - 1) / pageSize
 		}
 	}
 }
@@ -312,11 +365,12 @@ func (f *Feature) heldBytes() int64 {
 	return f.hotResidentBytes()
 }
 
+// hotResidentBytes are the hot set's resident bytes outside the control: what the cache holds.
 func (f *Feature) hotResidentBytes() int64 {
 	n := int64(0)
 	for path := range f.hotSet {
 		if t := f.files[path]; t != nil {
-			n += t.residency.total() * f.sampler.pageSize
+			n += t.managedResidentPages(0, t.residency.pages()) * f.sampler.pageSize
 		}
 	}
 	return n

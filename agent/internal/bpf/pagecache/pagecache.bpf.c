@@ -10,11 +10,14 @@
  * The agent derives accesses = read + faulted and misses = added - dirtied (a page added to be
  * written was not a read miss), the cachestat correction, so hit ratio = 1 - misses/accesses.
  * The same four counts are kept per file (device and inode of the mapping's host) in a bounded
- * LRU hash, so the agent can name the files that use the cache most with the same formula. */
+ * LRU hash, so the agent can name the files that use the cache most with the same formula.
+ * For the files the read cache manages, the counts are also split into its control group and the
+ * rest, and what the read cache's own thread did is counted apart (spindle_holdout.h). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "spindle_file.h"
+#include "spindle_holdout.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -80,18 +83,25 @@ static __always_inline void add_file(__u32 event, struct address_space *mapping,
 		__sync_fetch_and_add(&c->n[event], pages);
 }
 
-/* add counts pages system-wide and for the file behind mapping. */
-static __always_inline void add(__u32 event, struct address_space *mapping, __u64 pages)
+static __always_inline bool counted_process(void)
+{
+	return !only_tgid || (bpf_get_current_pid_tgid() >> 32) == only_tgid;
+}
+
+/* add counts pages [first, first + pages) system-wide, for the file behind mapping, and by
+ * group for the files the read cache manages. */
+static __always_inline void add(__u32 event, struct address_space *mapping, __u64 first, __u64 pages)
 {
 	__u64 *n;
 
-	if (only_tgid && (bpf_get_current_pid_tgid() >> 32) != only_tgid)
+	if (!counted_process())
 		return;
 	n = bpf_map_lookup_elem(&counts, &event);
 
 	if (n)
 		*n += pages;
 	add_file(event, mapping, pages);
+	holdout_count(event, mapping, first, pages);
 }
 
 SEC("tp_btf/mm_filemap_get_pages")
@@ -100,27 +110,35 @@ int BPF_PROG(read_pages, struct address_space *mapping, unsigned long index, uns
 	__u64 first, count = read_new_pages(&progress, mapping, index, last_index, page_shift, &first);
 
 	if (count)
-		add(EVENT_READ, mapping, count);
+		add(EVENT_READ, mapping, first, count);
 	return 0;
 }
 
 SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(fault, struct address_space *mapping, unsigned long index)
 {
-	add(EVENT_FAULTED, mapping, 1);
+	add(EVENT_FAULTED, mapping, index, 1);
 	return 0;
 }
 
 SEC("tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(page_added, struct folio *folio)
 {
-	add(EVENT_ADDED, folio->mapping, folio_pages(folio));
+	add(EVENT_ADDED, folio->mapping, folio->index, folio_pages(folio));
 	return 0;
 }
 
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(page_dirtied, struct folio *folio, struct address_space *mapping)
 {
-	add(EVENT_DIRTIED, mapping, folio_pages(folio));
+	add(EVENT_DIRTIED, mapping, folio->index, folio_pages(folio));
+	return 0;
+}
+
+/* Only the read cache's marks need evictions: a page it brought in and lost is no witness. */
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(page_deleted, struct folio *folio)
+{
+	holdout_evicted(folio->mapping, folio->index, folio_pages(folio));
 	return 0;
 }

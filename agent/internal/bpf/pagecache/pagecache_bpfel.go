@@ -25,6 +25,36 @@ type pagecacheFileKey struct {
 	Ino uint64
 }
 
+type pagecacheHoldoutConfig struct {
+	_          structs.HostLayout
+	Salt       uint64
+	Threshold  uint32
+	GroupShift uint32
+	CacheTid   uint32
+	Pad        uint32
+}
+
+type pagecacheHoldoutCounts struct {
+	_        structs.HostLayout
+	Managed  [4]uint64
+	Control  [4]uint64
+	OwnAdded uint64
+	OwnHits  uint64
+}
+
+type pagecacheHoldoutFile struct {
+	_   structs.HostLayout
+	Dev uint32
+	Pad uint32
+	Ino uint64
+}
+
+type pagecacheHoldoutWordKey struct {
+	_    structs.HostLayout
+	File pagecacheHoldoutFile
+	Word uint64
+}
+
 type pagecacheReadProgress struct {
 	_         structs.HostLayout
 	Mapping   uint64
@@ -36,15 +66,19 @@ type pagecacheReadProgress struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	pagecacheMapCounts       = "counts"
-	pagecacheMapFiles        = "files"
-	pagecacheMapProgress     = "progress"
-	pagecacheProgFault       = "fault"
-	pagecacheProgPageAdded   = "page_added"
-	pagecacheProgPageDirtied = "page_dirtied"
-	pagecacheProgReadPages   = "read_pages"
-	pagecacheVarOnlyTgid     = "only_tgid"
-	pagecacheVarPageShift    = "page_shift"
+	pagecacheMapCounts        = "counts"
+	pagecacheMapFiles         = "files"
+	pagecacheMapHoldoutConfig = "holdout_config"
+	pagecacheMapHoldoutFiles  = "holdout_files"
+	pagecacheMapHoldoutLoaded = "holdout_loaded"
+	pagecacheMapProgress      = "progress"
+	pagecacheProgFault        = "fault"
+	pagecacheProgPageAdded    = "page_added"
+	pagecacheProgPageDeleted  = "page_deleted"
+	pagecacheProgPageDirtied  = "page_dirtied"
+	pagecacheProgReadPages    = "read_pages"
+	pagecacheVarOnlyTgid      = "only_tgid"
+	pagecacheVarPageShift     = "page_shift"
 )
 
 // loadPagecache returns the embedded CollectionSpec for pagecache.
@@ -91,6 +125,7 @@ type pagecacheSpecs struct {
 type pagecacheProgramSpecs struct {
 	Fault       *ebpf.ProgramSpec `ebpf:"fault"`
 	PageAdded   *ebpf.ProgramSpec `ebpf:"page_added"`
+	PageDeleted *ebpf.ProgramSpec `ebpf:"page_deleted"`
 	PageDirtied *ebpf.ProgramSpec `ebpf:"page_dirtied"`
 	ReadPages   *ebpf.ProgramSpec `ebpf:"read_pages"`
 }
@@ -99,9 +134,12 @@ type pagecacheProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type pagecacheMapSpecs struct {
-	Counts   *ebpf.MapSpec `ebpf:"counts"`
-	Files    *ebpf.MapSpec `ebpf:"files"`
-	Progress *ebpf.MapSpec `ebpf:"progress"`
+	Counts        *ebpf.MapSpec `ebpf:"counts"`
+	Files         *ebpf.MapSpec `ebpf:"files"`
+	HoldoutConfig *ebpf.MapSpec `ebpf:"holdout_config"`
+	HoldoutFiles  *ebpf.MapSpec `ebpf:"holdout_files"`
+	HoldoutLoaded *ebpf.MapSpec `ebpf:"holdout_loaded"`
+	Progress      *ebpf.MapSpec `ebpf:"progress"`
 }
 
 // pagecacheVariableSpecs contains global variables before they are loaded into the kernel.
@@ -132,15 +170,21 @@ func (o *pagecacheObjects) Close() error {
 //
 // It can be passed to loadPagecacheObjects or ebpf.CollectionSpec.LoadAndAssign.
 type pagecacheMaps struct {
-	Counts   *ebpf.Map `ebpf:"counts"`
-	Files    *ebpf.Map `ebpf:"files"`
-	Progress *ebpf.Map `ebpf:"progress"`
+	Counts        *ebpf.Map `ebpf:"counts"`
+	Files         *ebpf.Map `ebpf:"files"`
+	HoldoutConfig *ebpf.Map `ebpf:"holdout_config"`
+	HoldoutFiles  *ebpf.Map `ebpf:"holdout_files"`
+	HoldoutLoaded *ebpf.Map `ebpf:"holdout_loaded"`
+	Progress      *ebpf.Map `ebpf:"progress"`
 }
 
 func (m *pagecacheMaps) Close() error {
 	return _PagecacheClose(
 		m.Counts,
 		m.Files,
+		m.HoldoutConfig,
+		m.HoldoutFiles,
+		m.HoldoutLoaded,
 		m.Progress,
 	)
 }
@@ -159,6 +203,7 @@ type pagecacheVariables struct {
 type pagecachePrograms struct {
 	Fault       *ebpf.Program `ebpf:"fault"`
 	PageAdded   *ebpf.Program `ebpf:"page_added"`
+	PageDeleted *ebpf.Program `ebpf:"page_deleted"`
 	PageDirtied *ebpf.Program `ebpf:"page_dirtied"`
 	ReadPages   *ebpf.Program `ebpf:"read_pages"`
 }
@@ -167,6 +212,7 @@ func (p *pagecachePrograms) Close() error {
 	return _PagecacheClose(
 		p.Fault,
 		p.PageAdded,
+		p.PageDeleted,
 		p.PageDirtied,
 		p.ReadPages,
 	)

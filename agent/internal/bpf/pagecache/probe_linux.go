@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cilium/ebpf"
@@ -27,6 +28,9 @@ type Probe struct {
 	links []link.Link
 	// lastFiles is the size of the latest reading; ReadFiles may run from two collectors at once.
 	lastFiles atomic.Int64
+	// holdout is the control-group config as last written (probe_holdout_linux.go).
+	holdoutMu sync.Mutex
+	holdout   pagecacheHoldoutConfig
 }
 
 // Load loads the programs, counting system-wide, and attaches them to the filemap and
@@ -53,7 +57,7 @@ func LoadForProcess(pid int) (*Probe, error) {
 	if err := spec.LoadAndAssign(&p.objs, &ebpf.CollectionOptions{Cache: bpf.KernelTypes()}); err != nil {
 		return nil, bpf.Explain("load the page-cache program (needs the filemap tracepoints of kernel 6.10 or newer)", err)
 	}
-	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault, p.objs.PageAdded, p.objs.PageDirtied} {
+	for _, prog := range []*ebpf.Program{p.objs.ReadPages, p.objs.Fault, p.objs.PageAdded, p.objs.PageDirtied, p.objs.PageDeleted} {
 		l, err := link.AttachTracing(link.TracingOptions{Program: prog})
 		if err != nil {
 			p.Close()

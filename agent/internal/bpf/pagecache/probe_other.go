@@ -21,3 +21,17 @@ func (p *Probe) ReadFiles() (Files, error) { return nil, bpf.ErrUnsupported }
 
 // Close does nothing.
 func (p *Probe) Close() error { return nil }
+
+// SetHoldout is never reached: Load fails.
+func (p *Probe) SetHoldout(HoldoutDraw) error { return bpf.ErrUnsupported }
+
+// SetCacheThread is never reached: Load fails.
+func (p *Probe) SetCacheThread(uint32) error { return bpf.ErrUnsupported }
+
+// TrackHoldoutFiles is never reached: Load fails.
+func (p *Probe) TrackHoldoutFiles([]FileID) error { return bpf.ErrUnsupported }
+
+// ReadHoldout is never reached: Load fails.
+func (p *Probe) ReadHoldout([]FileID) (map[FileID]HoldoutCounts, error) {
+	return nil, bpf.ErrUnsupported
+}

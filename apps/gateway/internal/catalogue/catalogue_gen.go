@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ae0b6bf3786f5612f73b8732aa32e553d91c85d3848996738e2742d56ebae6ff"
+const SourceSHA256 = "28f57dba9a49e18a4990488967b8b23c68d10ccd40c850dd933081d752e9edd4"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -65,6 +65,13 @@ var Metrics = []Metric{
 	{Name: "spindle.read_cache.backoffs", Type: "sum", ValueType: "int", Unit: "{event}", Attributes: []string{}, Table: "read_cache", Columns: []string{"backoffs"}},
 	{Name: "spindle.read_cache.memory_read_latency", Type: "gauge", ValueType: "double", Unit: "s", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_seconds"}},
 	{Name: "spindle.read_cache.memory_read_latency.samples", Type: "gauge", ValueType: "int", Unit: "{read}", Attributes: []string{}, Table: "read_cache", Columns: []string{"memory_read_latency_samples"}},
+	{Name: "spindle.read_cache.holdout", Type: "gauge", ValueType: "int", Unit: "%", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"holdout_percent"}},
+	{Name: "spindle.read_cache.managed.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"managed_accessed_bytes"}},
+	{Name: "spindle.read_cache.managed.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"managed_missed_bytes"}},
+	{Name: "spindle.read_cache.control.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"control_accessed_bytes"}},
+	{Name: "spindle.read_cache.control.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"control_missed_bytes"}},
+	{Name: "spindle.read_cache.own.reads", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_read_bytes"}},
+	{Name: "spindle.read_cache.own.page_hits", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_page_hit_bytes"}},
 	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"preallocated_bytes"}},
 	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"fragments_prevented"}},
 	{Name: "spindle.write_opt.files_defragmented", Type: "sum", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "write_opt", Columns: []string{"files_defragmented"}},
@@ -86,6 +93,7 @@ var Capabilities = []Capability{
 	{Name: "psi.pressure", Label: "Memory and I/O pressure (PSI)", Metrics: []string{"spindle.pressure.stall_time"}},
 	{Name: "accel.read_cache", Label: "Managed read cache", Metrics: []string{"spindle.read_cache.budget", "spindle.read_cache.resident"}},
 	{Name: "accel.read_cache.residency", Label: "Read-cache residency (resident bytes, misses, hot set by heat, scan resistance)", Metrics: []string{"spindle.read_cache.resident", "spindle.read_cache.misses"}},
+	{Name: "accel.read_cache.holdout", Label: "Read-cache control group (what the cache caused)", Metrics: []string{"spindle.read_cache.holdout", "spindle.read_cache.control.accessed", "spindle.read_cache.control.missed"}},
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -15,7 +16,7 @@ import (
 )
 
 // The acceleration features' statistics (docs/metrics.md, "Acceleration features"): one
-// read_cache and one write_opt row per interval, each column filled by one catalogue metric
+// read_cache, read_cache_holdout and write_opt row per interval, each column filled by one catalogue metric
 // (telemetry.AccelFamilies). A metric the agent did not send stays nil and is stored as NULL.
 
 // accelMetric says which column of which family an OTLP metric fills.
@@ -128,6 +129,9 @@ func (rows accelRows) rows(family *telemetry.AccelFamily) ([]telemetry.AccelRow,
 		if err := pairedLatency(family, draft.values); err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", family.Table, at, err)
 		}
+		if err := completeHoldout(family, draft.values); err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", family.Table, at, err)
+		}
 		out = append(out, telemetry.AccelRow{Time: at, IntervalSeconds: time.Duration(key.time - draft.start).Seconds(), Values: draft.values})
 	}
 	slices.SortFunc(out, func(a, b telemetry.AccelRow) int { return a.Time.Compare(b.Time) })
@@ -154,6 +158,25 @@ func pairedLatency(family *telemetry.AccelFamily, values []any) error {
 	}
 	if n, ok := values[samples].(*int64); ok && *n == 0 {
 		return fmt.Errorf("spindle.read_cache.memory_read_latency.samples is 0; a latency rests on at least one timed read")
+	}
+	return nil
+}
+
+// completeHoldout: the control-group estimate compares the two groups interval by interval, so
+// an interval with some of their counts and not others could not be used and would mislead; the
+// agent sends them all together (docs/metrics.md).
+func completeHoldout(family *telemetry.AccelFamily, values []any) error {
+	if family != &telemetry.ReadCacheHoldoutFamily {
+		return nil
+	}
+	var missing []string
+	for i, c := range family.Columns {
+		if values[i] == nil {
+			missing = append(missing, c.Metric)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the read cache's control-group metrics travel together; missing %s", strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -126,6 +126,46 @@ func TestMapAccelRefusesWhatItCannotStore(t *testing.T) {
 	}
 }
 
+// holdoutMetrics are the read cache's control-group counts of one interval, all seven.
+var holdoutMetrics = map[string]float64{
+	"spindle.read_cache.holdout":          10,
+	"spindle.read_cache.managed.accessed": 36864,
+	"spindle.read_cache.managed.missed":   4096,
+	"spindle.read_cache.control.accessed": 4096,
+	"spindle.read_cache.control.missed":   0,
+	"spindle.read_cache.own.reads":        8192,
+	"spindle.read_cache.own.page_hits":    4096,
+}
+
+func TestMapAccelStoresTheControlGroupInItsOwnRow(t *testing.T) {
+	deep, err := mapAccel(t, holdoutMetrics, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deep.ReadCacheHoldout) != 1 || len(deep.ReadCache) != 0 {
+		t.Fatalf("read_cache_holdout %d rows, read_cache %d rows; want the control group's row alone", len(deep.ReadCacheHoldout), len(deep.ReadCache))
+	}
+	row := deep.ReadCacheHoldout[0]
+	want := map[string]any{"holdout_percent": int64(10), "managed_accessed_bytes": int64(36864), "managed_missed_bytes": int64(4096),
+		"control_accessed_bytes": int64(4096), "control_missed_bytes": int64(0), "own_read_bytes": int64(8192), "own_page_hit_bytes": int64(4096)}
+	if got := values(telemetry.ReadCacheHoldoutFamily, row); row.IntervalSeconds != 10 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read_cache_holdout row over %v s\n got %v\nwant %v", row.IntervalSeconds, got, want)
+	}
+}
+
+func TestMapAccelRefusesPartOfTheControlGroup(t *testing.T) {
+	partial := map[string]float64{}
+	for name, v := range holdoutMetrics {
+		if name != "spindle.read_cache.control.missed" {
+			partial[name] = v
+		}
+	}
+	_, err := mapAccel(t, partial, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "travel together; missing spindle.read_cache.control.missed") {
+		t.Fatalf("err = %v, want the missing control-group metric named", err)
+	}
+}
+
 // The memory-read latency is sent every tick, also while the read cache is off and no counter
 // goes with it: gauges stamped with the tick's start still make a row with its interval.
 func TestMapAccelTakesTheIntervalFromStampedGauges(t *testing.T) {

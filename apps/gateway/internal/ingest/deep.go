@@ -174,6 +174,9 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 	if out.ReadCache, err = d.accel.rows(&telemetry.ReadCacheFamily); err != nil {
 		return telemetry.Deep{}, err
 	}
+	if out.ReadCacheHoldout, err = d.accel.rows(&telemetry.ReadCacheHoldoutFamily); err != nil {
+		return telemetry.Deep{}, err
+	}
 	if out.WriteOpt, err = d.accel.rows(&telemetry.WriteOptFamily); err != nil {
 		return telemetry.Deep{}, err
 	}

@@ -29,6 +29,10 @@ func accelBatch(seq int64, at time.Time, hits int64) telemetry.Batch {
 			"budget_bytes": int64(1 << 30), "misses_bytes": int64(4096), "hits_bytes": hits,
 			"memory_read_latency_seconds": 0.0000015, "memory_read_latency_samples": int64(2048),
 		})},
+		ReadCacheHoldout: []telemetry.AccelRow{accelRow(telemetry.ReadCacheHoldoutFamily, at, map[string]any{
+			"holdout_percent": int64(10), "managed_accessed_bytes": hits, "managed_missed_bytes": int64(4096),
+			"control_accessed_bytes": int64(4096), "control_missed_bytes": int64(0), "own_read_bytes": int64(0), "own_page_hit_bytes": int64(0),
+		})},
 		WriteOpt: []telemetry.AccelRow{accelRow(telemetry.WriteOptFamily, at, map[string]any{
 			"preallocated_bytes": int64(1 << 20), "managed_grown_bytes": int64(65536), "managed_extents_added": int64(0),
 		})},
@@ -61,6 +65,10 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	if resident != nil || pinned != nil {
 		t.Fatalf("unsent resident/pinned must be NULL, got %v / %v", resident, pinned)
 	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout WHERE holdout_percent = 10 AND managed_accessed_bytes = 8192
+		AND control_missed_bytes = 0 AND server_id = $1`, a.ServerID); n != 1 {
+		t.Fatalf("%d read_cache_holdout rows with the control group's counts, want 1", n)
+	}
 	if n := count(t, s, `SELECT count(*) FROM write_opt WHERE managed_extents_added = 0 AND unmanaged_grown_bytes IS NULL
 		AND files_defragmented IS NULL AND preallocated_bytes = 1048576 AND server_id = $1`, a.ServerID); n != 1 {
 		t.Fatalf("%d write_opt rows with the sent 0 kept and the unsent columns NULL, want 1", n)
@@ -83,6 +91,9 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM write_opt WHERE server_id = $1`, a.ServerID); n != 2 {
 		t.Fatalf("%d write_opt rows after a replay, want 2", n)
 	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout WHERE server_id = $1`, a.ServerID); n != 2 {
+		t.Fatalf("%d read_cache_holdout rows after a replay, want 2", n)
+	}
 	late := accelBatch(3, t0.Add(-time.Minute), 1)
 	late.Deep.WriteOptFiles.Files = []telemetry.WriteOptFile{{Path: "/var/log/old.log", Extents: 40}}
 	if _, err := s.WriteBatches(ctx, a, []telemetry.Batch{late}); err != nil {
@@ -103,6 +114,9 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	}
 	if n := count(t, s, `SELECT count(*) FROM read_cache WHERE org_id = 'org-b' AND server_id = $1 AND hits_bytes = 77`, b.ServerID); n != 1 {
 		t.Fatalf("org-b has %d read_cache rows, want 1", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout WHERE org_id = 'org-a' AND managed_accessed_bytes = 77`); n != 0 {
+		t.Fatalf("org-b's control-group row landed under org-a (%d rows)", n)
 	}
 	if n := count(t, s, `SELECT count(*) FROM read_cache WHERE org_id = 'org-a' AND hits_bytes = 77`); n != 0 {
 		t.Fatalf("org-b's row landed under org-a (%d rows)", n)

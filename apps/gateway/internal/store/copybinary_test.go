@@ -102,12 +102,13 @@ func TestBinaryCopyWritesWhatPgxCopyFromWrites(t *testing.T) {
 	for _, c := range IntervalCopies(agent, batches) {
 		tables = append(tables, c.Table)
 	}
-	types, err := s.columnTypes(ctx, conn.Conn(), append(tables, "read_cache", "write_opt"))
+	types, err := s.columnTypes(ctx, conn.Conn(), append(tables, "read_cache", "read_cache_holdout", "write_opt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range batches {
 		accelValues(r, &telemetry.ReadCacheFamily, types["read_cache"], batches[i].Deep.ReadCache)
+		accelValues(r, &telemetry.ReadCacheHoldoutFamily, types["read_cache_holdout"], batches[i].Deep.ReadCacheHoldout)
 		accelValues(r, &telemetry.WriteOptFamily, types["write_opt"], batches[i].Deep.WriteOpt)
 	}
 	copies := IntervalCopies(agent, batches)

@@ -80,11 +80,7 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 			r.BatchRequests, r.BufferCacheHitRatio, r.PageLifeExpectancySeconds})
 	}
 	for _, family := range telemetry.AccelFamilies {
-		rows := d.ReadCache
-		if family == &telemetry.WriteOptFamily {
-			rows = d.WriteOpt
-		}
-		for _, r := range rows {
+		for _, r := range d.AccelRows(family) {
 			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, org, server, r.IntervalSeconds}, r.Values...))
 		}
 	}
@@ -94,7 +90,7 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 func deepRowCount(batch telemetry.Batch) int {
 	d := batch.Deep
 	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
-		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.WriteOpt) + len(d.SQLServer)
+		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.WriteOpt) + len(d.SQLServer)
 }
 
 // writeDeepState writes what is state rather than an interval row, for the batches of one agent

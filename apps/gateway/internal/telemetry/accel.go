@@ -8,8 +8,8 @@ import (
 )
 
 // The acceleration families (docs/metrics.md, "Acceleration features") are declared once, in
-// the metric catalogue: every catalogue metric whose table is read_cache or write_opt is one
-// column of that table. Ingest (which metric fills which column, and how its value is read)
+// the metric catalogue: every catalogue metric whose table is read_cache, read_cache_holdout or
+// write_opt is one column of that table. Ingest (which metric fills which column, and how its value is read)
 // and the store (the COPY column list) both derive from these families, so a metric added to
 // the catalogue with one of these tables needs only its migration column.
 
@@ -46,14 +46,29 @@ type AccelRow struct {
 	Values          []any
 }
 
-// ReadCacheFamily and WriteOptFamily are the tables read_cache and write_opt.
+// ReadCacheFamily, ReadCacheHoldoutFamily and WriteOptFamily are the tables read_cache,
+// read_cache_holdout (the read cache's control group) and write_opt.
 var (
-	ReadCacheFamily = accelFamily("read_cache")
-	WriteOptFamily  = accelFamily("write_opt")
+	ReadCacheFamily        = accelFamily("read_cache")
+	ReadCacheHoldoutFamily = accelFamily("read_cache_holdout")
+	WriteOptFamily         = accelFamily("write_opt")
 )
 
-// AccelFamilies lists both, in the order the store writes them.
-var AccelFamilies = []*AccelFamily{&ReadCacheFamily, &WriteOptFamily}
+// AccelFamilies lists them, in the order the store writes them.
+var AccelFamilies = []*AccelFamily{&ReadCacheFamily, &ReadCacheHoldoutFamily, &WriteOptFamily}
+
+// AccelRows returns the rows of family in d.
+func (d Deep) AccelRows(family *AccelFamily) []AccelRow {
+	switch family {
+	case &ReadCacheFamily:
+		return d.ReadCache
+	case &ReadCacheHoldoutFamily:
+		return d.ReadCacheHoldout
+	case &WriteOptFamily:
+		return d.WriteOpt
+	}
+	return nil
+}
 
 func accelFamily(table string) AccelFamily {
 	family := AccelFamily{Table: table}

@@ -20,9 +20,11 @@ type Deep struct {
 	PageCacheTopFiles *PageCacheTopFiles
 	// Capabilities is spindle.agent.capabilities; nil when the resource did not carry it.
 	Capabilities []string
-	// ReadCache and WriteOpt are the acceleration features' rows (one per interval).
-	ReadCache []AccelRow
-	WriteOpt  []AccelRow
+	// ReadCache and WriteOpt are the acceleration features' rows (one per interval);
+	// ReadCacheHoldout the read cache's control-group counts (one per interval it counted them).
+	ReadCache        []AccelRow
+	ReadCacheHoldout []AccelRow
+	WriteOpt         []AccelRow
 	// WriteOptFiles is the newest managed-file extent list; nil when the batch carried none.
 	WriteOptFiles *WriteOptFiles
 	// Filesystems and AgentSpool: space of mounted file systems and the agent's spool backlog.
@@ -35,7 +37,7 @@ type Deep struct {
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
 	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
-		len(d.ReadCache) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
+		len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
 }
 
 // DiskLatencyRow is one device's latency histogram for one operation over one interval.

@@ -1,5 +1,5 @@
-// The acceleration-gains families (packages/db/migrations/20261123100000_acceleration_gains,
-// docs/metrics.md "Acceleration features"), declared once: each aggregate column with the
+// The acceleration-gains families (packages/db/migrations/20261123100000_acceleration_gains and
+// 20261128100000_read_cache_holdout, docs/metrics.md "Acceleration features"), declared once: each aggregate column with the
 // expression that builds it from raw rows. Every column is a sum or a count, so an hour is the
 // sum of its minutes and any coarser window merges exactly; the rollup SQL and the tests'
 // expected values both derive from this list.
@@ -12,7 +12,7 @@ export interface GainsColumn {
 }
 
 export interface GainsFamily {
-  source: "read_cache" | "write_opt";
+  source: "read_cache" | "read_cache_holdout" | "write_opt";
   columns: GainsColumn[];
 }
 
@@ -36,6 +36,14 @@ export const gainsFamilies: GainsFamily[] = [
         fromRaw: "sum(s.memory_read_latency_seconds * s.memory_read_latency_samples)",
       },
       sum("memory_read_latency_samples"),
+    ],
+  },
+  {
+    // The read cache's control group: the holdout share's sum and count, both groups' counters.
+    source: "read_cache_holdout",
+    columns: [
+      ...gauge("holdout_percent"),
+      ...["managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes", "own_read_bytes", "own_page_hit_bytes"].map(sum),
     ],
   },
   {

@@ -60,10 +60,19 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
               ('2026-11-20T11:00:00Z', 'org-a', $1, 10, 0, 1, NULL, 4096, 1, 8192, 3)`,
       [serverA],
     );
+    // The control group: two intervals at 10 %, one after a policy that held nothing out.
+    await pool.query(
+      `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
+                                       control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
+       VALUES ('2026-11-20T10:59:50Z', 'org-a', $1, 10, 10, 36864, 4096, 4096, 4096, 8192, 4096),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 10, 10, 40960, 0, 8192, 0, 0, 0),
+              ('2026-11-20T11:00:10Z', 'org-a', $1, 10, 0, 4096, 0, 0, 0, 0, 0)`,
+      [serverA],
+    );
     const result = await rollupPending(pool);
-    assert.deepEqual(result, { rangesProcessed: 3, serversRolledUp: 2 });
+    assert.deepEqual(result, { rangesProcessed: 4, serversRolledUp: 2 });
 
-    for (const source of ["read_cache", "write_opt"]) {
+    for (const source of ["read_cache", "read_cache_holdout", "write_opt"]) {
       const minutes = (await pool.query(fromRollup(source, `${source}_1m`))).rows;
       assert.ok(minutes.length >= 2, `${source}: rows in more than one minute`);
       assert.deepEqual(minutes, (await pool.query(fromRaw(source, "1 minute"))).rows, `${source}_1m`);
@@ -86,6 +95,10 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
     }
     const written = await pool.query("SELECT files_defragmented, samples FROM write_opt_1h WHERE server_id = $1 ORDER BY bucket", [serverA]);
     assert.deepEqual(written.rows, [{ files_defragmented: null, samples: "1" }, { files_defragmented: null, samples: "1" }]);
+    const holdout = await pool.query(
+      `SELECT sum(holdout_percent_sum)::int AS percent, sum(holdout_percent_samples)::int AS n, sum(control_accessed_bytes)::int AS control,
+              sum(samples)::int AS samples FROM read_cache_holdout_1h WHERE server_id = $1`, [serverA]);
+    assert.deepEqual(holdout.rows, [{ percent: 20, n: 3, control: 12288, samples: 3 }]);
     const other = await pool.query("SELECT org_id, hits_bytes FROM read_cache_1h WHERE server_id = $1", [serverB]);
     assert.deepEqual(other.rows, [{ org_id: "org-b", hits_bytes: "77" }]);
   });
@@ -94,6 +107,7 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
     const deleted = await deleteExpiredTelemetry(plain.pool, { now: new Date("2026-12-25T12:00:00Z") });
     assert.equal(deleted.read_cache, 5);
     assert.equal(deleted.write_opt, 2);
+    assert.equal(deleted.read_cache_holdout, 3);
     assert.equal(deleted.read_cache_1m, 0, "minutes are kept 90 days");
     const hours = await deleteExpiredTelemetry(plain.pool, { now: new Date("2029-01-01T00:00:00Z") });
     assert.equal(hours.read_cache_1h, 3);

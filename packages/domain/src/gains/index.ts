@@ -2,6 +2,19 @@ export * from "./measured.js";
 export * from "./storage.js";
 export * from "./reads.js";
 export * from "./time-saved.js";
+// The read cache's caused savings (issue 21): only the public face, so the helpers' names stay private.
+export type { HoldoutSums, HoldoutUnit } from "./caused-units.js";
+export { causedReadsDefaults, causedReadsSaved, type CausedReads } from "./caused-reads.js";
+export { deviceSpareReads, type DeviceBusySums, type DeviceSpareReads } from "./caused-bound.js";
+export {
+  causedStorageReads,
+  causedTimeSaved,
+  ownPageHitsSaved,
+  ownStorageReads,
+  type CausedInterval,
+  type CausedStorageReads,
+  type CausedTimeSaved,
+} from "./caused-time.js";
 export * from "./fragments.js";
 export * from "./ledger.js";
 export * from "./verdict/index.js";

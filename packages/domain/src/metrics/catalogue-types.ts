@@ -30,6 +30,7 @@ export type MetricTable =
   | "sqlserver_stats"
   | "pressure"
   | "read_cache"
+  | "read_cache_holdout"
   | "write_opt"
   | "write_opt_files"
   | "cache_mrc"

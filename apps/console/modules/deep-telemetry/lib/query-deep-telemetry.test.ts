@@ -197,7 +197,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     assert.deepEqual(capabilities.items.map((c) => [c.name, c.available]), [
       ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.mrc", false],
       ["fiemap.fragmentation", false], ["postgresql.statistics", false], ["psi.pressure", false], ["accel.read_cache", false],
-      ["accel.read_cache.residency", false], ["accel.write_optimization", false], ["accel.write_optimization.preallocation", false],
+      ["accel.read_cache.residency", false], ["accel.read_cache.holdout", false], ["accel.write_optimization", false], ["accel.write_optimization.preallocation", false],
       ["accel.write_optimization.defragmentation", false],
     ]);
     assert.match(capabilities.items[2]!.whenMissing, /root.*6\.10/);

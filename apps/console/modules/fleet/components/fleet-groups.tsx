@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { FleetGroup } from "../types/fleet";
 import { CausedCell, LatencyCell } from "./figure-cells";
@@ -43,7 +44,12 @@ export function FleetGroups({ groups, onPick, activeTag, untagged }: {
                   <TableCell className="text-right tabular-nums">{group.online}</TableCell>
                   <TableCell className={`text-right tabular-nums ${group.firing > 0 ? "font-medium text-destructive" : ""}`}>{group.firing}</TableCell>
                   <TableCell><LatencyCell figure={group.p99ReadLatency} testId="group-p99" /></TableCell>
-                  <TableCell><CausedCell figure={group.causedReadCacheGains} testId="group-caused" /></TableCell>
+                  <TableCell>
+                    <CausedCell figure={group.causedReadCacheGains} testId="group-caused" />
+                    {group.causedReadCacheGains.status === "not-measured" ? (
+                      <Link href="/gains" className="ml-2 text-xs text-primary hover:underline" data-testid="group-caused-link">per server on Gains</Link>
+                    ) : null}
+                  </TableCell>
                 </TableRow>
               );
             })}

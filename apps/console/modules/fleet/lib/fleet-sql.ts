@@ -151,15 +151,48 @@ SELECT id::text AS id FROM fleet ${where.text} ORDER BY id LIMIT $${3 + where.pa
   };
 }
 
-/** Per tag (NULL: untagged) over the matching servers: how many, online, with a firing alert, and their ids. */
+/** A group's row: its counts, and its servers' current read latency summaries merged (sums per bucket). */
+export type FleetGroupRow = {
+  tag: string | null;
+  servers: number;
+  online: number;
+  firing: number;
+  /** Servers with a current summary (its window ends at $3 or later), their reads and bucket sums. */
+  measured: number;
+  reads: number | null;
+  buckets: (number | null)[];
+  windowStart: Date | null;
+  windowEnd: Date | null;
+  /** Servers whose summary is older than that (the worker stopped), and the newest such end. */
+  stale: number;
+  staleEnd: Date | null;
+};
+
+const summedBuckets = Array.from({ length: 28 }, (_, i) => `sum(buckets[${i + 1}]) FILTER (WHERE current)`).join(", ");
+
+/**
+ * Per tag (NULL: untagged) over the matching servers: how many, online, with a firing alert, and
+ * their read latency summaries (server_read_latency) added bucket by bucket in the database, so
+ * a 10,000-server fleet's groups come back as a few rows, not as every server's histogram.
+ * $3 is the oldest window end still current; the filters' placeholders follow.
+ */
 export function fleetGroupsSql(filter: FleetFilter): SqlWithParams {
-  const where = fleetWhere(filter, 3);
+  const where = fleetWhere(filter, 4);
   return {
-    text: `WITH ${fleetCte}, matched AS (SELECT * FROM fleet ${where.text})
+    text: `WITH ${fleetCte}, matched AS (SELECT * FROM fleet ${where.text}),
+tagged AS (
+  SELECT m.id, m.status, m.firing, tag FROM matched m
+  CROSS JOIN LATERAL unnest(CASE WHEN cardinality(m.tags) = 0 THEN ARRAY[NULL::text] ELSE m.tags END) AS tag
+), summarised AS (
+  SELECT t.*, l.buckets, l.reads, l.window_start, l.window_end, l.window_end >= $3 AS current
+  FROM tagged t LEFT JOIN server_read_latency l ON l.server_id = t.id AND l.org_id = $1
+)
 SELECT tag, count(*)::int AS servers, count(*) FILTER (WHERE status = 'online')::int AS online,
-  count(*) FILTER (WHERE firing > 0)::int AS firing, array_agg(id::text) AS ids
-FROM matched
-CROSS JOIN LATERAL unnest(CASE WHEN cardinality(tags) = 0 THEN ARRAY[NULL::text] ELSE tags END) AS tag
+  count(*) FILTER (WHERE firing > 0)::int AS firing,
+  count(*) FILTER (WHERE current)::int AS measured, sum(reads) FILTER (WHERE current) AS reads, ARRAY[${summedBuckets}] AS buckets,
+  min(window_start) FILTER (WHERE current) AS "windowStart", max(window_end) FILTER (WHERE current) AS "windowEnd",
+  count(*) FILTER (WHERE NOT current)::int AS stale, max(window_end) FILTER (WHERE NOT current) AS "staleEnd"
+FROM summarised
 GROUP BY tag
 ORDER BY tag ${natural} NULLS LAST`,
     params: where.params,

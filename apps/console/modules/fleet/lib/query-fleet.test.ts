@@ -13,7 +13,7 @@ import { queryFleet } from "./query-fleet";
 const specs: FleetServerSpec[] = [
   { hostname: "web-01", lastSeenSecondsAgo: 5, tags: ["frontend", "prod"], agentVersion: "0.2.0", missing: [], firing: ["critical", "info"], policy: "applied",
     reads: { 5: 98, 20: 2 } },
-  { hostname: "web-2", lastSeenSecondsAgo: 20, tags: ["frontend"], missing: ["ebpf.mrc"], policy: "failed", reads: { 10: 100 } },
+  { hostname: "web-2", lastSeenSecondsAgo: 20, tags: ["frontend"], missing: ["ebpf.mrc"], policy: "failed", reads: { 5: 50, 10: 49, 12: 1 } },
   { hostname: "web-10", lastSeenSecondsAgo: 600, osVersion: "Ubuntu 22.04.3 LTS", kernel: "5.15.0-91-generic", firing: ["warning"] },
   { hostname: "db-01", lastSeenSecondsAgo: null, tags: ["db", "prod"], os: "windows", osVersion: "Windows Server 2022", kernel: "", agentVersion: "0.2.0",
     policy: "invalid", revoked: true },
@@ -111,10 +111,11 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     assert.deepEqual([...groups.keys()], ["db", "frontend", "prod", null]);
     const frontend = groups.get("frontend")!;
     assert.deepEqual([frontend.servers, frontend.online, frontend.firing], [2, 2, 1]);
-    // web-01: 98 reads in bucket 5, 2 slow in bucket 20; web-2: 100 in bucket 10. Merged, the 198th of 200 is in bucket 10.
+    // web-01: 98 reads in bucket 5, 2 in bucket 20 (alone: p99 in 20); web-2: 50 in bucket 5, 49 in 10, 1 in 12 (alone:
+    // p99 in 10). Added up, the 198th of 200 reads is the one in bucket 12: neither server's own p99, nor their average.
     assert.equal(frontend.p99ReadLatency.status, "measured");
-    assert.equal(frontend.p99ReadLatency.status === "measured" && frontend.p99ReadLatency.upperSeconds, 2 ** 10 / 1e6);
-    assert.match(frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "", /descriptive.*2 servers.*200 reads/);
+    assert.equal(frontend.p99ReadLatency.status === "measured" && frontend.p99ReadLatency.upperSeconds, 2 ** 12 / 1e6);
+    assert.match(frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "", /descriptive.*2 servers, 10:59–11:59 UTC \(200 reads/);
     const prod = groups.get("prod")!;
     assert.equal(prod.p99ReadLatency.status === "measured" && prod.p99ReadLatency.upperSeconds, 2 ** 20 / 1e6, "web-01 alone: its 99th read is a slow one");
     assert.equal(groups.get(null)!.servers, 29);
@@ -122,6 +123,16 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     for (const group of groups.values()) assert.equal(group.causedReadCacheGains.status, "not-measured");
     const web = page.servers.find((s) => s.hostname === "web-2")!;
     assert.equal(web.p99ReadLatency.status === "measured" && web.p99ReadLatency.upperSeconds, 2 ** 10 / 1e6);
+  });
+
+  it("says a summary the worker stopped refreshing is not current, rather than showing it", async () => {
+    const later = new Date(FLEET_NOW.getTime() + 20 * 60_000);
+    const page = await queryFleet(db, orgA, fleetQuerySchema.parse({ q: "web-01" }), later);
+    assert.deepEqual(page.servers[0]!.p99ReadLatency.status, "not-measured");
+    assert.match(page.servers[0]!.p99ReadLatency.status === "not-measured" ? page.servers[0]!.p99ReadLatency.reason : "", /is the worker running/);
+    const grouped = await queryFleet(db, orgA, fleetQuerySchema.parse({ tag: "frontend", group: "tag" }), later);
+    const frontend = grouped.groups!.find((g) => g.tag === "frontend")!;
+    assert.match(frontend.p99ReadLatency.status === "not-measured" ? frontend.p99ReadLatency.reason : "", /ends at 2026-11-28T11:59:00.000Z: is the worker running/);
   });
 
   it("groups only what the filters match", async () => {

@@ -2,8 +2,8 @@ import { capabilityCatalogue } from "@spindle/domain";
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import type { FleetGroup, FleetPage, FleetRow } from "../types/fleet";
 import type { FleetFilter, FleetPolicyState, FleetQuery } from "../types/fleet-query";
-import { fleetCte, fleetGroupsSql, fleetPageSql, fleetWhere, type FleetSqlRow } from "./fleet-sql";
-import { p99ReadLatency, readHistograms } from "./fleet-latency";
+import { fleetCte, fleetGroupsSql, fleetPageSql, fleetWhere, type FleetGroupRow, type FleetSqlRow } from "./fleet-sql";
+import { p99ReadLatency, readHistograms, serverP99ReadLatency, SUMMARY_STALE_AFTER_MS } from "./fleet-latency";
 import { causedReadCacheGains } from "./group-gains";
 import { summariseServer } from "./summarise-server";
 
@@ -24,11 +24,9 @@ export async function readFleet(sql: OrgSql, orgId: string, query: FleetQuery, n
   const total = rows[0] ? Number(rows[0].total) : await countMatching(sql, orgId, filter, now);
   const fleetSize = Object.keys(filter).length === 0 ? total : await countMatching(sql, orgId, {}, now);
   const groupRows = query.group === "tag" ? await readGroupRows(sql, orgId, filter, now) : null;
-  const wanted = new Set(rows.map((row) => row.id));
-  for (const group of groupRows ?? []) for (const id of group.ids) wanted.add(id);
-  const histograms = await readHistograms(sql, orgId, [...wanted], now);
+  const histograms = await readHistograms(sql, orgId, rows.map((row) => row.id));
   return {
-    servers: rows.map((row) => toFleetRow(row, now, p99ReadLatency(histograms, [row.id]))),
+    servers: rows.map((row) => toFleetRow(row, now, serverP99ReadLatency(histograms.get(row.id), now))),
     total,
     page: query.page,
     pageSize: query.pageSize,
@@ -37,8 +35,13 @@ export async function readFleet(sql: OrgSql, orgId: string, query: FleetQuery, n
       servers: group.servers,
       online: group.online,
       firing: group.firing,
-      p99ReadLatency: p99ReadLatency(histograms, group.ids),
-      causedReadCacheGains: causedReadCacheGains(group.ids),
+      p99ReadLatency: p99ReadLatency(
+        group.measured > 0 && group.reads !== null && group.windowStart && group.windowEnd
+          ? { servers: group.measured, reads: group.reads, buckets: group.buckets.map((count) => count ?? 0), windowStart: group.windowStart, windowEnd: group.windowEnd }
+          : null,
+        { servers: group.stale, end: group.staleEnd },
+      ),
+      causedReadCacheGains: causedReadCacheGains(group.tag),
     })) ?? null,
     fleetSize,
     at: now.toISOString(),
@@ -56,11 +59,10 @@ async function countMatching(sql: OrgSql, orgId: string, filter: FleetFilter, no
   return rows[0]?.n ?? 0;
 }
 
-type GroupRow = { tag: string | null; servers: number; online: number; firing: number; ids: string[] };
-
-async function readGroupRows(sql: OrgSql, orgId: string, filter: FleetFilter, now: Date): Promise<GroupRow[]> {
+async function readGroupRows(sql: OrgSql, orgId: string, filter: FleetFilter, now: Date): Promise<FleetGroupRow[]> {
   const groups = fleetGroupsSql(filter);
-  return (await sql.query<GroupRow>(groups.text, [orgId, now, ...groups.params])).rows;
+  const currentFrom = new Date(now.getTime() - SUMMARY_STALE_AFTER_MS);
+  return (await sql.query<FleetGroupRow>(groups.text, [orgId, now, currentFrom, ...groups.params])).rows;
 }
 
 const catalogueNames = capabilityCatalogue.map((capability) => capability.name);

@@ -7,6 +7,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { usePolling } from "@/lib/use-polling";
+import { formatInterval } from "../lib/format-caused";
 import { formatInUnit, formatPercent } from "../lib/format-gains";
 import type { FleetGains } from "../types/gains";
 import { gainsQueryString, type GainsSelection } from "../types/range";
@@ -18,6 +19,7 @@ function LineCell({ line }: { line: LedgerLine | undefined }) {
   return (
     <TableCell className="text-right tabular-nums" title={describeMeasured(line.effect)} data-status={line.effect.status}>
       {line.effect.status === "measured" ? formatInUnit(line.effect.value, line.unit) : <span className="text-muted-foreground">not measured</span>}
+      {line.effect.status === "measured" && line.interval ? <div className="text-xs text-muted-foreground">{formatInterval(line.interval, line.unit)}</div> : null}
     </TableCell>
   );
 }
@@ -48,16 +50,20 @@ export function FleetGainsView() {
           <Card>
             <CardHeader>
               <CardTitle className="text-base">Servers</CardTitle>
-              <CardDescription>Hover a figure for what it was measured from; open a server for its devices, chart and before/after verdict.</CardDescription>
+              <CardDescription>
+                Saved means caused: measured against the read cache&apos;s control group, with its 95 % interval, or not measured. Reads
+                from memory describe what the page cache served. Hover a figure for what it was measured from; open a server for its
+                devices, chart and before/after verdict.
+              </CardDescription>
             </CardHeader>
             <CardContent>
               <Table data-testid="gains-servers">
                 <TableHeader>
                   <TableRow>
                     <TableHead>Server</TableHead>
-                    <TableHead className="text-right">Reads from memory</TableHead>
-                    <TableHead className="text-right">Storage reads saved</TableHead>
-                    <TableHead className="text-right">Storage time saved</TableHead>
+                    <TableHead className="text-right">Reads from memory (description)</TableHead>
+                    <TableHead className="text-right">Storage reads saved (caused)</TableHead>
+                    <TableHead className="text-right">Storage time saved (caused)</TableHead>
                     <TableHead className="text-right">Fragments prevented</TableHead>
                     <TableHead className="text-right">Files defragmented</TableHead>
                   </TableRow>

@@ -1,35 +1,67 @@
-import type { ServerGainsSummary } from "../types/gains";
+import { Badge } from "@/components/ui/badge";
 import { formatBytes, formatNumber } from "@/lib/format";
+import { formatInterval } from "../lib/format-caused";
 import { formatDuration, formatPercent } from "../lib/format-gains";
+import type { ServerGainsSummary } from "../types/gains";
 import { MeasuredFigure } from "./measured-figure";
 
-/** The read cache's headline figures: where reads were served from, both latencies, time saved. */
+function Heading({ children, kind }: { children: string; kind: "caused" | "description" | "lower bound" | null }) {
+  return (
+    <div className="flex items-center gap-2 text-xs font-medium uppercase tracking-wide text-muted-foreground">
+      {children}
+      {kind ? <Badge variant={kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap normal-case tracking-normal">{kind}</Badge> : null}
+    </div>
+  );
+}
+
+/**
+ * The read cache's headline figures. Reads served from memory describe what happened (the kernel
+ * serves most of them anyway); "saved" is only ever what the cache caused, measured against its
+ * control group, with its interval, or "not measured" and why; beside it the direct lower bound.
+ */
 export function ReadsSummary({ gains }: { gains: ServerGainsSummary }) {
   return (
-    <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+    <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
       <div>
-        <div className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Reads from memory</div>
+        <Heading kind="description">Reads from memory (managed files)</Heading>
         <MeasuredFigure
           testId="gains-hits"
           figure={gains.reads}
           format={(reads) => `${formatPercent(reads.memoryShare)} · ${formatBytes(reads.memoryBytes)} (${formatNumber(reads.memoryOperations)} pages)`}
+          detail={() => "what the page cache served, not a saving"}
         />
       </div>
       <div>
-        <div className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Storage read latency</div>
+        <Heading kind="caused">Storage reads saved</Heading>
+        <MeasuredFigure
+          testId="gains-caused-reads"
+          figure={gains.causedReads}
+          format={(reads) => `${formatNumber(reads.savedIos)} reads`}
+          detail={(reads) => `${formatInterval(reads.interval, "{io}")}; control missed ${formatPercent(reads.estimate.controlMissRatio)}, ` +
+            `managed ${formatPercent(reads.estimate.managedMissRatio)}${reads.capped ? "; capped at what the devices could have served" : ""}`}
+        />
+      </div>
+      <div>
+        <Heading kind="caused">Storage time saved</Heading>
+        <MeasuredFigure
+          testId="gains-time-saved"
+          figure={gains.causedTime}
+          format={(time) => formatDuration(time.seconds)}
+          detail={(time) => formatInterval(time.interval, "s")}
+        />
+      </div>
+      <div>
+        <Heading kind="lower bound">Reads served from pages the cache brought in</Heading>
+        <MeasuredFigure testId="gains-own-page-hits" figure={gains.ownPageHits} format={(reads) => `${formatNumber(reads)} reads`}
+          detail={() => "counted page by page: the cache saved at least these"} />
+      </div>
+      <div>
+        <Heading kind={null}>Storage read latency</Heading>
         <MeasuredFigure testId="gains-storage-latency" figure={gains.storageReadLatencySeconds} format={formatDuration} />
       </div>
       <div>
-        <div className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Memory read latency</div>
+        <Heading kind={null}>Memory read latency</Heading>
         <MeasuredFigure testId="gains-memory-latency" figure={gains.memoryReadLatencySeconds} format={formatDuration} />
-      </div>
-      <div>
-        <div className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Storage time saved</div>
-        <MeasuredFigure
-          testId="gains-time-saved"
-          figure={gains.timeSaved}
-          format={(saved) => `${formatDuration(saved.seconds)} (${formatNumber(saved.storageIosSaved)} storage reads)`}
-        />
       </div>
     </div>
   );

@@ -69,7 +69,7 @@ export function ServerGainsSection({ serverId }: { serverId: string }) {
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
             <CardTitle className="text-base">Gains</CardTitle>
-            <CardDescription>What the read cache and write optimisation won on this server, each figure with what it was measured from.</CardDescription>
+            <CardDescription>What the read cache and write optimisation won on this server, each figure with what it was measured from. Saved means caused: measured against a control group, with its interval, or not measured.</CardDescription>
           </div>
           <GainsRangePicker value={selection} onChange={setSelection} />
         </div>

@@ -1,4 +1,6 @@
-import type { MetricVerdict } from "@spindle/domain";
+import { describeMeasured, type CausedStorageReads, type Measured, type MetricVerdict } from "@spindle/domain";
+import { formatNumber } from "@/lib/format";
+import { formatInterval } from "../lib/format-caused";
 import { Badge } from "@/components/ui/badge";
 import { formatDateTime } from "@/lib/format";
 import { formatInUnit } from "../lib/format-gains";
@@ -58,6 +60,22 @@ function LookLine({ look }: { look: VerdictLook }) {
   );
 }
 
+/** What the read cache caused over the after window, against its control group: beside the verdict, not part of it. */
+function CausedLine({ caused }: { caused: Measured<CausedStorageReads> }) {
+  return (
+    <p className="text-sm" data-testid="verdict-read-cache-caused" data-status={caused.status} title={describeMeasured(caused)}>
+      <span className="font-medium">Storage reads the read cache caused to be saved in the after window:</span>{" "}
+      {caused.status === "measured" ? (
+        <>
+          {formatNumber(caused.value.savedIos)} reads <span className="text-muted-foreground">({formatInterval(caused.value.interval, "{io}")}, against its control group)</span>
+        </>
+      ) : (
+        <span className="text-muted-foreground">not measured: {caused.reason}</span>
+      )}
+    </p>
+  );
+}
+
 /** The before/after comparison of one server around one applied change: when it is read, and each metric's answer with its method. */
 export function VerdictView({ verdict, showHost = false }: { verdict: ServerVerdict; showHost?: boolean }) {
   const { change, look } = verdict;
@@ -81,6 +99,7 @@ export function VerdictView({ verdict, showHost = false }: { verdict: ServerVerd
           ))}
         </ul>
       ) : null}
+      {verdict.readCacheCaused ? <CausedLine caused={verdict.readCacheCaused} /> : null}
     </div>
   );
 }

@@ -1,19 +1,23 @@
 // Turns the summed rows of one server into its gains: the domain maths on measured inputs, each
 // figure with its basis or "not measured". Pure, so the rules are tested without a database.
 import {
+  causedStorageReads,
+  causedTimeSaved,
   fragmentsPrevented,
   meanStorageReadBytes,
   meanStorageReadLatencySeconds,
   memoryReadLatencySeconds,
+  ownPageHitsSaved,
   readsServed,
   serverLedger,
-  storageTimeSaved,
+  type DeviceBusySums,
+  type HoldoutSums,
   type MemoryReadLatency,
   type ServerGainsSums,
   type StorageReadSums,
 } from "@spindle/domain";
 import type { DeviceReads, ServerGainsSummary } from "../types/gains";
-import type { ReadCacheSumsRow, StorageReadsRow, WriteOptSumsRow } from "./gains-sql";
+import type { HoldoutUnitRow, ReadCacheSumsRow, StorageReadsRow, WriteOptSumsRow } from "./gains-sql";
 
 /** Adds nullable sums: null only when every value is null (never sent), otherwise the sum of those sent. */
 function addNullable(values: (number | null)[]): number | null {
@@ -36,15 +40,50 @@ export function storageSums(rows: readonly StorageReadsRow[]): StorageReadSums {
   };
 }
 
+/** The devices' I/Os, busy and observed time, for what they could physically have served. */
+export function deviceBusy(rows: readonly StorageReadsRow[]): DeviceBusySums[] {
+  return rows.map((row) => ({
+    device: row.device,
+    observedSeconds: row.observed_seconds,
+    readOps: row.read_ops,
+    writeOps: row.write_ops,
+    busySeconds: row.io_time_ms === null ? null : row.io_time_ms / 1000,
+  }));
+}
+
+/** One server's control-group units, in time order (the query's), and its own-page totals. */
+export function holdoutSums(rows: readonly HoldoutUnitRow[]): HoldoutSums {
+  const total = (pick: (row: HoldoutUnitRow) => number) => (rows.length === 0 ? null : rows.reduce((sum, row) => sum + pick(row), 0));
+  return {
+    units: rows.map((row) => ({
+      holdoutShare: (row.holdout_percent ?? 0) / 100,
+      managedAccessedBytes: row.managed_accessed_bytes,
+      managedMissedBytes: row.managed_missed_bytes,
+      controlAccessedBytes: row.control_accessed_bytes,
+      controlMissedBytes: row.control_missed_bytes,
+    })),
+    samples: rows.reduce((sum, row) => sum + row.rows, 0),
+    ownReadBytes: total((row) => row.own_read_bytes),
+    ownPageHitBytes: total((row) => row.own_page_hit_bytes),
+  };
+}
+
 export function memoryLatency(row: ReadCacheSumsRow | undefined): MemoryReadLatency {
   if (!row || row.memory_latency_weighted === null || !row.memory_latency_samples) return { meanSeconds: null, timedReads: null };
   return { meanSeconds: row.memory_latency_weighted / row.memory_latency_samples, timedReads: row.memory_latency_samples };
 }
 
-export function gainsSums(cache: ReadCacheSumsRow | undefined, writeOpt: WriteOptSumsRow | undefined, storage: readonly StorageReadsRow[]): ServerGainsSums {
+export function gainsSums(
+  cache: ReadCacheSumsRow | undefined,
+  writeOpt: WriteOptSumsRow | undefined,
+  storage: readonly StorageReadsRow[],
+  holdout: readonly HoldoutUnitRow[] = [],
+): ServerGainsSums {
   return {
     readCache: { hitsBytes: cache?.hits_bytes ?? null, missesBytes: cache?.misses_bytes ?? null, samples: cache?.rows ?? 0 },
+    holdout: holdoutSums(holdout),
     storage: storageSums(storage),
+    devices: deviceBusy(storage),
     memoryLatency: memoryLatency(cache),
     writeOpt: {
       managedGrownBytes: writeOpt?.managed_grown_bytes ?? null,
@@ -59,13 +98,16 @@ export function gainsSums(cache: ReadCacheSumsRow | undefined, writeOpt: WriteOp
 }
 
 export function buildSummary(server: { id: string; hostname: string }, sums: ServerGainsSums): ServerGainsSummary {
+  const causedReads = causedStorageReads(sums.holdout, sums.storage, sums.devices);
   return {
     serverId: server.id,
     hostname: server.hostname,
     reads: readsServed(sums.readCache, sums.storage),
     storageReadLatencySeconds: meanStorageReadLatencySeconds(sums.storage),
     memoryReadLatencySeconds: memoryReadLatencySeconds(sums.memoryLatency),
-    timeSaved: storageTimeSaved(sums.readCache, sums.storage, sums.memoryLatency),
+    causedReads,
+    causedTime: causedTimeSaved(causedReads, sums.storage, sums.memoryLatency),
+    ownPageHits: ownPageHitsSaved(sums.holdout, sums.storage),
     fragments: fragmentsPrevented(sums.writeOpt),
     ledger: serverLedger(sums),
   };

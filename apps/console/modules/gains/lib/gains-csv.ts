@@ -1,12 +1,16 @@
 // CSV exports of the savings ledger and the memory-vs-storage read series (RFC 4180). A figure
 // that is not measured is an empty value with status "not measured" and the reason, never a 0.
+// Each ledger line says its kind (caused, lower-bound, description, cost, counter) and, for a
+// caused figure, its 95 % interval; the columns added over time come last, so older readers of
+// the file keep their positions.
 import { describeMeasured, type LedgerLine } from "@spindle/domain";
 import type { FleetGains, ServerGains } from "../types/gains";
 
 /** Quotes a field when it needs it, and defuses text a spreadsheet would run as a formula. */
 export function csvField(value: string | number | null): string {
   if (value === null) return "";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
+  // 12 significant digits: what the measurements carry, without a float's last-digit noise.
+  if (typeof value === "number") return Number.isFinite(value) ? String(Number(value.toPrecision(12))) : "";
   const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -15,7 +19,8 @@ function csv(rows: readonly (readonly (string | number | null)[])[]): string {
   return rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
 }
 
-const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to"];
+const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to",
+  "kind", "interval_low", "interval_high", "confidence", "note"];
 
 function ledgerRows(scope: "server" | "fleet", server: string, lines: readonly LedgerLine[], from: string, to: string) {
   return lines.map((line) => [
@@ -29,6 +34,11 @@ function ledgerRows(scope: "server" | "fleet", server: string, lines: readonly L
     describeMeasured(line.effect).replace(/^(not )?measured: /, ""),
     from,
     to,
+    line.kind,
+    line.interval?.low ?? null,
+    line.interval?.high ?? null,
+    line.interval?.confidence ?? null,
+    line.note ?? null,
   ]);
 }
 

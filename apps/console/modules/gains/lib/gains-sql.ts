@@ -68,14 +68,22 @@ export type StorageReadsRow = {
   read_bytes: number | null;
   latency_operations: number | null;
   latency_sum_seconds: number | null;
+  /** For the devices' physical bound: writes, busy time (io_time) and observed time. */
+  write_ops: number | null;
+  io_time_ms: number | null;
+  observed_seconds: number | null;
 };
 
-/** Per server and device: diskstats reads, and the eBPF read-latency histogram's count and sum. */
+/**
+ * Per server and device: diskstats reads (and writes, busy and observed time, for what the
+ * device could have served), and the eBPF read-latency histogram's count and sum.
+ */
 export function storageReadsSql(resolution: Resolution): string {
   const disk = tableAt("disk_io", resolution);
   const latency = tableAt("disk_latency", resolution);
   return `WITH io AS (
-  SELECT server_id, device, sum(read_ops)::float8 AS read_ops, sum(read_bytes)::float8 AS read_bytes
+  SELECT server_id, device, sum(read_ops)::float8 AS read_ops, sum(read_bytes)::float8 AS read_bytes,
+         sum(write_ops)::float8 AS write_ops, sum(io_time_ms)::float8 AS io_time_ms, sum(interval_seconds)::float8 AS observed_seconds
   FROM ${disk.table}
   WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND ${disk.time} > $3 AND ${disk.time} <= $4
   GROUP BY server_id, device
@@ -85,9 +93,41 @@ export function storageReadsSql(resolution: Resolution): string {
   WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND ${latency.time} > $3 AND ${latency.time} <= $4 AND operation = 'read'
   GROUP BY server_id, device
 )
-SELECT server_id::text AS server_id, device, io.read_ops, io.read_bytes, latency.latency_operations, latency.latency_sum_seconds
+SELECT server_id::text AS server_id, device, io.read_ops, io.read_bytes, latency.latency_operations, latency.latency_sum_seconds,
+       io.write_ops, io.io_time_ms, io.observed_seconds
 FROM io FULL JOIN latency USING (server_id, device)
 ORDER BY server_id, device`;
+}
+
+export type HoldoutUnitRow = {
+  server_id: string;
+  /** Mean holdout percent of the unit's rows. */
+  holdout_percent: number | null;
+  managed_accessed_bytes: number;
+  managed_missed_bytes: number;
+  control_accessed_bytes: number;
+  control_missed_bytes: number;
+  own_read_bytes: number;
+  own_page_hit_bytes: number;
+  rows: number;
+};
+
+/**
+ * The read cache's control group, one unit per agent interval (raw rows) or bucket, per server in
+ * time order: the units the caused estimate resamples. The agent sends the columns together, so
+ * a unit either has them all or is not a row.
+ */
+export function holdoutUnitsSql(resolution: Resolution): string {
+  const { table, time } = tableAt("read_cache_holdout", resolution);
+  const holdout = resolution === "raw" ? "holdout_percent::float8" : "holdout_percent_sum::float8 / nullif(holdout_percent_samples, 0)";
+  return `SELECT server_id::text AS server_id, ${holdout} AS holdout_percent,
+  managed_accessed_bytes::float8 AS managed_accessed_bytes, managed_missed_bytes::float8 AS managed_missed_bytes,
+  control_accessed_bytes::float8 AS control_accessed_bytes, control_missed_bytes::float8 AS control_missed_bytes,
+  own_read_bytes::float8 AS own_read_bytes, own_page_hit_bytes::float8 AS own_page_hit_bytes, ${resolution === "raw" ? "1" : "samples"}::float8 AS rows
+FROM ${table}
+WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND ${time} > $3 AND ${time} <= $4
+  AND managed_accessed_bytes IS NOT NULL AND control_accessed_bytes IS NOT NULL
+ORDER BY server_id, ${time}`;
 }
 
 export type ReadSeriesRow = { t: number; interval_seconds: number; hits_bytes: number | null; misses_bytes: number | null };

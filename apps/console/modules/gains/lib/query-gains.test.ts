@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { describeMeasured } from "@spindle/domain";
 import { ProblemError } from "@/lib/problem";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
@@ -16,7 +17,11 @@ const gib = 1024 ** 3;
 // hits 2 × 20,480,000 B = 40,960,000 B (10,000 pages); misses 2 × 4,096,000 B = 8,192,000 B.
 // sda read 1,000 × 8 KiB (diskstats) and its histogram 1,000 reads taking 5 s: 5 ms each.
 // Memory reads 2 µs, 4,096 timed reads per measurement, sent in both intervals (8,192 counted).
-// I/Os saved 40,960,000 / 8,192 = 5,000; time saved 5,000 × 5 ms − 10,000 × 2 µs = 24.98 s.
+// Reads from memory describe what happened; they are not a saving. The caused figures come from
+// the control group: twelve 10 s intervals, each with managed 900 page accesses / 90 misses and
+// control 100 / 30, so the cache saved 10,800 × (0.3 − 0.1) = 2,160 pages = 1,080 reads of 8 KiB
+// (an interval of one point: every interval alike), and 1,080 × (5 ms − 2 × 2 µs) = 5.39568 s.
+// sda was busy 1 ms per read: 1,000 reads in 1 s of the 20 s observed, far from its bound.
 describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
   let orgId: string;
@@ -37,7 +42,7 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     await db.pool.query(
       `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
          read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
-       VALUES ($1, $2, $3, $4, 10, $5::bigint, 0, $5::bigint * 8192, 0, 0, 0, 0, 0, 0, 0, 0)`,
+       VALUES ($1, $2, $3, $4, 10, $5::bigint, 0, $5::bigint * 8192, 0, 0, 0, 0, 0, $5::bigint, 0, 0)`,
       [time, orgId, server, device, readOps],
     );
     if (latencySeconds === null) return;
@@ -57,6 +62,14 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     for (const time of [at("09:58:10"), at("09:58:20")]) {
       await insertReadCache(serverId, time, { hits: 20_480_000, misses: 4_096_000, latency: 2e-6, samples: 4096 });
       await insertStorage(serverId, time, "sda", 500, 0.005);
+    }
+    for (let i = 0; i < 12; i++) {
+      await db.pool.query(
+        `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
+           control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
+         VALUES ($1, $2, $3, 10, 10, ${900 * 4096}, ${90 * 4096}, ${100 * 4096}, ${30 * 4096}, 0, ${25 * 4096})`,
+        [new Date(at("09:57:00").getTime() + i * 10_000), orgId, serverId],
+      );
     }
     // Outside the hour, inside 24 h: counted by the 24 h range only.
     await insertReadCache(serverId, at("08:00:00"), { hits: 4096, misses: 0, latency: 2e-6, samples: 4096 });
@@ -86,12 +99,20 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     assert.equal(gains.reads.value.storageOperations, 1000);
     assert.equal(gains.storageReadLatencySeconds.status === "measured" && gains.storageReadLatencySeconds.value, 0.005);
     assert.equal(gains.memoryReadLatencySeconds.status === "measured" && gains.memoryReadLatencySeconds.value, 2e-6);
-    assert.equal(gains.timeSaved.status, "measured");
-    assert.ok(Math.abs(gains.timeSaved.value.seconds - 24.98) < 1e-9, `${gains.timeSaved.value.seconds}`);
+    assert.equal(gains.causedReads.status, "measured", JSON.stringify(gains.causedReads));
+    assert.ok(Math.abs(gains.causedReads.value.savedIos - 1080) < 1e-9, `${gains.causedReads.value.savedIos}`);
+    assert.ok(Math.abs(gains.causedReads.value.interval.low - 1080) < 1e-9 && Math.abs(gains.causedReads.value.interval.high - 1080) < 1e-9);
+    assert.equal(gains.causedReads.value.capped, false);
+    assert.equal(gains.causedTime.status, "measured");
+    assert.ok(Math.abs(gains.causedTime.value.seconds - 5.39568) < 1e-9, `${gains.causedTime.value.seconds}`);
     assert.deepEqual(
-      gains.timeSaved.basis.map((input) => [input.label, input.samples]),
-      [["read-cache hits and misses", 2], ["mean storage read size", 1000], ["storage read latency", 1000], ["memory read latency", 8192]],
+      gains.causedTime.basis.map((input) => [input.label, input.samples]),
+      [["control group (left unmanaged)", 1200], ["managed group", 10_800], ["mean storage read size", 1000],
+        ["what the devices could have served", 20], ["storage read latency", 1000], ["memory read latency", 8192]],
     );
+    // 12 × 25 pages of first hits on the cache's pages: 300 × 4 KiB / 8 KiB = 150 reads, a lower bound.
+    assert.equal(gains.ownPageHits.status === "measured" && gains.ownPageHits.value, 150);
+    assert.equal(ledgerValue(gains, "storageIosSaved"), gains.causedReads.value.savedIos);
     assert.ok(Math.abs((ledgerValue(gains, "fragmentsPrevented") as number) - 90) < 1e-9);
     assert.equal(ledgerValue(gains, "filesDefragmented"), 3);
     assert.equal(gains.devices.length, 1);
@@ -106,14 +127,18 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     assert.equal(gains.reads.status === "measured" && gains.reads.value.memoryBytes, 40_964_096);
     assert.equal(gains.memoryReadLatencySeconds.status === "measured" && Number(gains.memoryReadLatencySeconds.value.toPrecision(12)), 2e-6);
     assert.equal(gains.storageReadLatencySeconds.status === "measured" && gains.storageReadLatencySeconds.value, 0.005);
+    // Twelve intervals are two minutes: too few independent units at this resolution to say.
+    assert.equal(gains.causedReads.status, "not-measured");
+    assert.match(describeMeasured(gains.causedReads), /not enough control accesses: .* in 2 intervals/);
   });
 
   it("says not measured, and why, where a server sent no read cache or histogram", async () => {
     const gains = await queryServerGains(db, orgId, idleServerId, { range: "1h" }, now);
     assert.equal(gains.reads.status, "not-measured");
-    assert.equal(gains.timeSaved.status, "not-measured");
+    assert.equal(gains.causedReads.status, "not-measured");
+    assert.equal(gains.causedTime.status, "not-measured");
     assert.equal(gains.storageReadLatencySeconds.status, "not-measured");
-    assert.match(ledgerValue(gains, "storageTimeSaved") as string, /read-cache hits/);
+    assert.match(ledgerValue(gains, "storageIosSaved") as string, /no control-group counts/);
     assert.deepEqual(gains.series.time, []);
   });
 
@@ -128,9 +153,10 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
   it("exports the ledger and the series as CSV", async () => {
     const ledger = await exportGainsCsv(db, orgId, { what: "ledger", serverId, range: "1h" }, now);
     assert.match(ledger.name, /^spindle-gains-ledger-db01-2026-11-21T1000\.csv$/);
-    assert.match(ledger.body, /\r\nserver,db01,read-cache,Reads served from memory,By,40960000,measured,/);
+    assert.match(ledger.body, /\r\nserver,db01,read-cache,Reads served from memory \(managed files\),By,40960000,measured,/);
+    assert.match(ledger.body, /\r\nserver,db01,read-cache,Storage reads saved \(caused\),\{io\},1080,measured,.*,caused,1080,1080,0\.95,\r\n/);
     const fleet = await exportGainsCsv(db, orgId, { what: "ledger", range: "1h" }, now);
-    assert.match(fleet.body, /\r\nfleet,,read-cache,Reads served from memory,By,40960000,measured,"sum of the servers that measured it: db01, 1 of 2 servers",/);
+    assert.match(fleet.body, /\r\nfleet,,read-cache,Reads served from memory \(managed files\),By,40960000,measured,"sum of the servers that measured it: db01, 1 of 2 servers",/);
     const series = await exportGainsCsv(db, orgId, { what: "series", serverId, range: "1h" }, now);
     assert.equal(series.body.split("\r\n")[1], "2026-11-21T09:58:10.000Z,db01,2048000,409600");
   });

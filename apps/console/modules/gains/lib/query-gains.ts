@@ -10,10 +10,12 @@ import type { GainsRangeQuery } from "../types/range";
 import { buildSummary, deviceReads, gainsSums } from "./build-gains";
 import { resolveRange, type ResolvedRange } from "./gains-range";
 import {
+  holdoutUnitsSql,
   readCacheSumsSql,
   readSeriesSql,
   storageReadsSql,
   writeOptSumsSql,
+  type HoldoutUnitRow,
   type ReadCacheSumsRow,
   type ReadSeriesRow,
   type StorageReadsRow,
@@ -26,10 +28,11 @@ function rangeView(range: ResolvedRange): GainsRangeView {
 
 async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: ResolvedRange) {
   const params = [orgId, serverIds, range.from, range.to];
-  const [cache, writeOpt, storage] = await Promise.all([
+  const [cache, writeOpt, storage, holdout] = await Promise.all([
     sql.query<ReadCacheSumsRow>(readCacheSumsSql(range.resolution), params),
     sql.query<WriteOptSumsRow>(writeOptSumsSql(range.resolution), params),
     sql.query<StorageReadsRow>(storageReadsSql(range.resolution), params),
+    sql.query<HoldoutUnitRow>(holdoutUnitsSql(range.resolution), params),
   ]);
   return (serverId: string) => {
     const storageRows = storage.rows.filter((row) => row.server_id === serverId);
@@ -39,6 +42,7 @@ async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: Re
         cache.rows.find((row) => row.server_id === serverId),
         writeOpt.rows.find((row) => row.server_id === serverId),
         storageRows,
+        holdout.rows.filter((row) => row.server_id === serverId),
       ),
     };
   };

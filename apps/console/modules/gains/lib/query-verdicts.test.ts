@@ -167,6 +167,28 @@ describe("before/after verdicts", { skip: skipWithoutDatabase }, () => {
     assert.equal(verdict.look?.status === "look" && verdict.look.controlServers, 0);
     const latency = judged(byKey(verdict.metrics).meanReadLatency);
     assert.match(latency.basis, /^placebo predictions from the same window on 7 previous days \(6,000 reads after the change\)$/);
+    // Beside the verdict, what the read cache caused in the after window: this server sent no
+    // control-group counts, so it says so rather than crediting anything.
+    assert.equal(verdict.readCacheCaused?.status, "not-measured");
+    assert.match(verdict.readCacheCaused?.status === "not-measured" ? verdict.readCacheCaused.reason : "", /no control-group counts/);
+  });
+
+  it("puts what the read cache caused in the after window beside the verdict", async () => {
+    const afterStart = weekChangeAt.getTime();
+    for (let i = 0; i < 12; i++) {
+      await db.pool.query(
+        `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
+           control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
+         VALUES ($1, $2, $3, 10, 10, ${900 * 4096}, ${90 * 4096}, ${100 * 4096}, ${30 * 4096}, 0, 0)`,
+        [new Date(afterStart + (i + 1) * 10_000), orgId, ids.db01!],
+      );
+    }
+    const verdict = await queryServerVerdict(db, orgId, ids.db01!, new Date(weekChangeAt.getTime() + 62 * minute));
+    const caused = verdict.readCacheCaused;
+    assert.equal(caused?.status, "measured", JSON.stringify(caused));
+    // 10,800 managed page accesses × (0.3 − 0.1) = 2,160 pages, every interval alike.
+    assert.ok(caused?.status === "measured" && Math.abs(caused.value.estimate.savedPages - 2160) < 1e-9);
+    await db.pool.query("DELETE FROM read_cache_holdout WHERE server_id = $1", [ids.db01!]);
   });
 
   it("caps stall minutes in SQL exactly as the domain does", async () => {

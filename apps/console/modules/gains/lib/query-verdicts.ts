@@ -10,6 +10,7 @@ import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { ChangeMoment, PolicyVersionVerdicts, ServerVerdict } from "../types/verdict";
+import { causedReadsIn } from "./caused-in-window";
 import { buildEvidence, minuteUnits, verdictWindows, WindowSumsTable, type Window } from "./verdict-evidence";
 import {
   appliedChangesSql, controlCandidatesSql, historyStartSql, policyVersionSql, windowMinutesSql, windowSumsSql,
@@ -65,7 +66,7 @@ async function readMinutes(sql: OrgSql, orgId: string, serverId: string, before:
 }
 
 async function compareAround(sql: OrgSql, orgId: string, server: { id: string; hostname: string }, change: ChangeMoment, now: Date): Promise<ServerVerdict> {
-  const base = { serverId: server.id, hostname: server.hostname, change };
+  const base = { serverId: server.id, hostname: server.hostname, change, readCacheCaused: null };
   if (change.status === "unknown") return { ...base, look: null, metrics: [] };
   const changeAt = new Date(change.appliedAt);
   const look = lookAt(changeAt, now);
@@ -105,6 +106,7 @@ async function compareAround(sql: OrgSql, orgId: string, server: { id: string; h
       controlServers: candidates.length,
     },
     metrics: judgeChange(buildEvidence({ ...input, minutes }), look),
+    readCacheCaused: await causedReadsIn(sql, orgId, server.id, windows.after),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { FragmentsPrevented, LedgerLine, Measured, ReadsServed, TimeSaved } from "@spindle/domain";
+import type { CausedStorageReads, CausedTimeSaved, FragmentsPrevented, LedgerLine, Measured, ReadsServed } from "@spindle/domain";
 import type { Resolution } from "../lib/gains-range";
 import type { GainsRangeQuery } from "./range";
 
@@ -28,10 +28,15 @@ export interface ReadSeries {
 export interface ServerGainsSummary {
   serverId: string;
   hostname: string;
+  /** Reads of the managed files served from memory: a description, not a saving. */
   reads: Measured<ReadsServed>;
   storageReadLatencySeconds: Measured<number>;
   memoryReadLatencySeconds: Measured<number>;
-  timeSaved: Measured<TimeSaved>;
+  /** Storage reads the read cache caused to be saved, against its control group, with an interval. */
+  causedReads: Measured<CausedStorageReads>;
+  causedTime: Measured<CausedTimeSaved>;
+  /** The direct witness: first hits on pages the cache brought in, as storage reads (a lower bound). */
+  ownPageHits: Measured<number>;
   fragments: Measured<FragmentsPrevented>;
   ledger: LedgerLine[];
 }

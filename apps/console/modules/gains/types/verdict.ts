@@ -1,4 +1,4 @@
-import type { MetricVerdict } from "@spindle/domain";
+import type { CausedStorageReads, Measured, MetricVerdict } from "@spindle/domain";
 
 export type ChangeMoment =
   | { status: "known"; appliedAt: string; cause: string }
@@ -35,6 +35,11 @@ export interface ServerVerdict {
   /** null when the change moment is unknown. */
   look: VerdictLook | null;
   metrics: MetricVerdict[];
+  /**
+   * The storage reads the read cache caused to be saved over the look's after window, against its
+   * control group (docs/gains.md "Read cache: what it caused"); null without a look.
+   */
+  readCacheCaused: Measured<CausedStorageReads> | null;
 }
 
 export interface PolicyVersionVerdicts {

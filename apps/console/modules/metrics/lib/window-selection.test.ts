@@ -31,6 +31,12 @@ describe("the chart window in the URL", () => {
     assert.equal(withSelection(params, { range: "1h", to: null, at: null }).toString(), "gains=7d");
   });
 
+  it("widens a window narrower than a minute (a 15 s evidence link, a tiny drag) around its middle", () => {
+    assert.deepEqual(from("from=2026-11-28T10:00:00Z&to=2026-11-28T10:00:15Z"),
+      { selection: { range: "custom", from: "2026-11-28T09:59:37.000Z", to: "2026-11-28T10:00:38.000Z" }, problems: [] });
+    assert.deepEqual(zoomSelection(1795860000, 1795860020), { range: "custom", from: "2026-11-28T09:59:40.000Z", to: "2026-11-28T10:00:40.000Z" });
+  });
+
   it("draws an answer only in the window it was asked for", () => {
     const zoomed = zoomSelection(1795860000, 1795860600);
     assert.equal(answers({ range: "custom", from: "2026-11-28T10:00:00.000Z" }, zoomed), true);

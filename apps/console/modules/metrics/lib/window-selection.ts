@@ -3,7 +3,7 @@
 // `?from=…&to=…` (a custom window: a drag-zoom or the custom range form). Other parameters of
 // the page are left as they are.
 import { metricsRangeSchema, type MetricsRange } from "../types/metrics";
-import { chartWindowQuerySchema } from "./chart-window";
+import { chartWindowQuerySchema, MIN_WINDOW_MS } from "./chart-window";
 
 export type WindowSelection =
   | { range: MetricsRange; to: string | null; at: string | null }
@@ -12,12 +12,26 @@ export type WindowSelection =
 const LIVE: WindowSelection = { range: "1h", to: null, at: null };
 const keys = ["range", "from", "to", "at"] as const;
 
+/**
+ * A window narrower than the charts draw (a link to a 15-second evidence window, a very small
+ * drag) widened around its middle to the narrowest one they do.
+ */
+function atLeastMinimum(fromMs: number, toMs: number): [number, number] {
+  if (!(toMs > fromMs) || toMs - fromMs >= MIN_WINDOW_MS) return [fromMs, toMs];
+  const middle = (fromMs + toMs) / 2;
+  return [Math.floor((middle - MIN_WINDOW_MS / 2) / 1000) * 1000, Math.ceil((middle + MIN_WINDOW_MS / 2) / 1000) * 1000];
+}
+
 /** The selection a URL asks for; a bad one falls back to the live hour and says what was wrong. */
 export function selectionFromParams(params: URLSearchParams): { selection: WindowSelection; problems: string[] } {
   const raw: Record<string, string> = {};
   for (const key of ["range", "from", "to"] as const) {
     const value = params.get(key);
     if (value !== null && value !== "") raw[key] = value;
+  }
+  if (raw.from && raw.to && !Number.isNaN(Date.parse(raw.from)) && !Number.isNaN(Date.parse(raw.to))) {
+    const [from, to] = atLeastMinimum(Date.parse(raw.from), Date.parse(raw.to));
+    if (from !== Date.parse(raw.from)) [raw.from, raw.to] = [new Date(from).toISOString(), new Date(to).toISOString()];
   }
   const parsed = chartWindowQuerySchema.safeParse(raw);
   if (!parsed.success) return { selection: LIVE, problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
@@ -64,7 +78,8 @@ export function answers(data: { range: string; from: string } | undefined, selec
   return selection.range !== "custom" || Date.parse(data.from) === Date.parse(selection.from);
 }
 
-/** The custom window a zoom selected (unix seconds), at whole seconds. */
+/** The custom window a zoom selected (unix seconds), at whole seconds and at least the narrowest the charts draw. */
 export function zoomSelection(fromSeconds: number, toSeconds: number): WindowSelection {
-  return { range: "custom", from: new Date(fromSeconds * 1000).toISOString(), to: new Date(toSeconds * 1000).toISOString() };
+  const [from, to] = atLeastMinimum(fromSeconds * 1000, toSeconds * 1000);
+  return { range: "custom", from: new Date(from).toISOString(), to: new Date(to).toISOString() };
 }

@@ -37,6 +37,7 @@ export const policySections: SectionSpec[] = [
       { segments: ["readCache", "pin"], label: "Pin", kind: "paths", hint: "Plain paths kept resident within the budget; each must be included and not excluded." },
       { segments: ["readCache", "scanResistanceThresholdBytes"], label: "Scan resistance threshold", kind: "bytes", hint: "A sequential reader past this much of a file has its pages dropped behind it; below the budget cap." },
       { segments: ["readCache", "prefetch"], label: "Prefetch", kind: "boolean", hint: "Read included files ahead into the cache (issues I/O of its own)." },
+      { segments: ["readCache", "holdoutPercent"], label: "Control group (holdout)", kind: "integer", unit: "%", hint: `${limits.holdoutPercent.min}–${limits.holdoutPercent.max} % of the managed pages left alone, drawn by hash for each policy version, so the savings the cache caused are measured against them; 0 leaves no control and the caused savings are not measured.` },
     ],
   },
   {

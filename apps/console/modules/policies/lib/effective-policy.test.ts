@@ -98,6 +98,6 @@ describe("effective policy", () => {
     assert.ok(worked, "the worked-example merge vector exists");
     const effective = computeEffectivePolicy(asLayers(worked.vector.layers));
     assert.ok(effective.ok);
-    assert.equal(effective.hash, "126c20e3b38b001cf2f4e8329560572731f3c202bd592b49ded6f414ed79b2c6");
+    assert.equal(effective.hash, "19e390e00adef35d79715b906b0188a0d9e7cae9ed916b2b31562f9944645591");
   });
 });
