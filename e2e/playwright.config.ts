@@ -1,6 +1,7 @@
 // Journeys run against the real product started by scripts/start.mjs (gateway, worker, console)
 // on a fresh copy of the migrated test database, in Debian's Chromium.
 import { defineConfig } from "@playwright/test";
+import { mailboxUrl } from "./support/mail";
 import { e2eStack } from "./support/stack";
 
 export default defineConfig({
@@ -23,12 +24,24 @@ export default defineConfig({
         "--disable-sync", "--no-first-run", "--disable-quic"],
     },
   },
-  webServer: {
-    command: "node ../scripts/start.mjs --no-build",
-    url: `${e2eStack.gatewayUrl}/healthz`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    env: e2eStack.env,
-  },
+  webServer: [
+    {
+      // The real SMTP server every journey reads the console's mail from (support/mail-sink.ts).
+      command: "node --import tsx support/mail-sink.ts",
+      url: `${mailboxUrl()}/healthz`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+    {
+      command: "node ../scripts/start.mjs --no-build",
+      // The console starts last and slowest (the gateway answers within a second of starting):
+      // ready when it answers, so the first journey does not meet a refused connection.
+      url: `${e2eStack.consoleUrl}/api/healthz`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      env: e2eStack.env,
+    },
+  ],
 });

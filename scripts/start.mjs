@@ -5,6 +5,8 @@
 //   DATABASE_URL           use this PostgreSQL/TimescaleDB instead of the embedded one
 //   SPINDLE_CONSOLE_PORT   console port (3000)       SPINDLE_GATEWAY_PORT   gateway port (4318)
 //   SPINDLE_PUBLIC_GATEWAY_URL  URL agents use to reach the gateway (http://<hostname>:4318)
+//   SPINDLE_SMTP_URL       the mail server for the console's mail; unset: the local mailbox
+//                          .spindle/mailbox (`npm run mailbox` lists it)
 //   --no-build             skip the build (tests build once beforehand)
 import { spawn, execFileSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -143,11 +145,15 @@ async function main() {
   service("console", join(root, "node_modules/.bin/next"), ["start", "-p", String(consolePort)], {
     cwd: join(root, "apps/console"),
     env: { ...env, NODE_ENV: "production", BETTER_AUTH_SECRET: authSecret(),
-      SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_GATEWAY_URL: gatewayUrl },
+      SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_GATEWAY_URL: gatewayUrl,
+      SPINDLE_MAILBOX_DIR: process.env.SPINDLE_MAILBOX_DIR ?? join(stateDir, "mailbox") },
   });
   await waitFor(`http://127.0.0.1:${gatewayPort}/healthz`, "the gateway");
   await waitFor(`http://127.0.0.1:${consolePort}/`, "the console");
   log(`Spindle is running: open ${consoleUrl} (gateway for agents: ${gatewayUrl}). Ctrl-C stops it.`);
+  if (!process.env.SPINDLE_SMTP_URL) {
+    log("no SPINDLE_SMTP_URL: the console's mail (sign-up confirmations, password resets, invitations) goes to the local mailbox .spindle/mailbox; `npm run mailbox` lists it");
+  }
 }
 
 process.on("SIGINT", () => shutdown(0));

@@ -6,7 +6,7 @@ import { consoleIsHttps, env } from "@/lib/env";
 import { contentSecurityPolicy, crossOriginProblem, refuseCrossOrigin, securityHeaders } from "@/lib/security";
 
 export function proxy(request: NextRequest) {
-  const refusal = refuseCrossOrigin(request.method, request.headers, new URL(env().SPINDLE_CONSOLE_URL).origin);
+  const refusal = refuseCrossOrigin(request.method, request.headers, new URL(env().SPINDLE_CONSOLE_URL).origin, request.nextUrl.pathname);
   if (refusal) return crossOriginProblem(refusal);
 
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");

@@ -1,7 +1,8 @@
 // The real console (`next start` on the build `turbo run build` made) for integration tests that
 // act as a signed-in user through its API, and a session that signs up over HTTP the way the
 // sign-up form does (better-auth's sign-up, then the organisation), keeping the session cookie.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Child } from "./child";
 import { repoRoot } from "./gateway";
@@ -22,7 +23,8 @@ export class ConsoleProcess {
     this.child = new Child(join(repoRoot, "node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(this.port)], {
       cwd,
       env: { ...process.env, NODE_ENV: "production", DATABASE_URL: this.databaseUrl, SPINDLE_CONSOLE_URL: this.url,
-        SPINDLE_GATEWAY_URL: this.gatewayUrl, BETTER_AUTH_SECRET: "integration-secret-that-is-long-enough-for-better-auth" },
+        SPINDLE_GATEWAY_URL: this.gatewayUrl, BETTER_AUTH_SECRET: "integration-secret-that-is-long-enough-for-better-auth",
+        SPINDLE_MAILBOX_DIR: mkdtempSync(join(tmpdir(), "spindle-console-mailbox-")) },
     }, (chunk) => (this.output += chunk));
     for (let i = 0; i < 600; i++) {
       try {
@@ -46,7 +48,10 @@ export class ConsoleSession {
 
   /** Signs up and creates the organisation the person then works in (owner). */
   async signUp(name: string, email: string, password: string, organisation: string): Promise<void> {
+    // This console has no mail server: its first account is verified at sign-up (the operator's),
+    // so signing in right after works without a confirmation link.
     await this.request("POST", "/api/auth/sign-up/email", { name, email, password });
+    await this.request("POST", "/api/auth/sign-in/email", { email, password });
     const slug = organisation.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
     await this.request("POST", "/api/auth/organization/create", { name: organisation, slug });
   }

@@ -2,6 +2,8 @@
 // scripts/test-db.sh prepared. Evaluated by Playwright in the runner and in every worker, so the
 // database is created once and its name handed down through the environment.
 import { execFileSync } from "node:child_process";
+import { mailPorts } from "./mail-ports";
+import { identityProviderPort } from "./oidc-idp";
 
 // Overridable so that several checkouts can run their journeys on one machine at once.
 const consolePort = Number(process.env.SPINDLE_E2E_CONSOLE_PORT ?? 3100);
@@ -43,5 +45,10 @@ export const e2eStack = {
     // ends windows early through the database; the product's minimum window stays 5 minutes).
     SPINDLE_ROLLOUT_STEP_SECONDS: "1",
     SPINDLE_ROLLOUT_SETTLE_SECONDS: "3",
+    // The console's mail goes to the journeys' SMTP server (support/mail-sink.ts), and single
+    // sign-on may reach the OpenID provider a journey runs on loopback (support/oidc-idp.ts).
+    SPINDLE_SMTP_URL: `smtp://127.0.0.1:${mailPorts().smtpPort}`,
+    SPINDLE_MAIL_FROM: "Spindle <spindle@e2e.test>",
+    SPINDLE_SSO_TRUSTED_ISSUERS: `http://127.0.0.1:${identityProviderPort()}`,
   },
 };

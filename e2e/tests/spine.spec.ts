@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { newAccount, signIn, signUp } from "../support/accounts";
 import { InstalledAgent } from "../support/agent";
 import { enrolThisMachine } from "../support/enrol";
+import { lastMailIndex, linkIn, waitForMail } from "../support/mail";
 
 const owner = newAccount("Owner");
 const agent = new InstalledAgent();
@@ -92,15 +93,19 @@ test("a teammate invited as viewer sees the fleet but cannot create enrolment to
   await signIn(ownerPage, owner);
   await ownerPage.goto("/settings/members");
   const viewer = newAccount("Viewer");
+  const before = await lastMailIndex();
   await ownerPage.getByTestId("invite-form").getByLabel("Email").fill(viewer.email);
   await ownerPage.getByTestId("invite-form").getByLabel("Role").selectOption("viewer");
   await ownerPage.getByTestId("invite-submit").click();
   const link = (await ownerPage.getByTestId("invitation-link").first().textContent())!.trim();
   expect(link).toMatch(/\/invite\/\S+$/);
 
+  // The invitation arrives by mail; signing up through the mailed link proves the address.
+  const invitation = await waitForMail(viewer.email, "invitation", before);
+  expect(invitation.subject).toContain(owner.organisation);
   const viewerContext = await browser.newContext();
   const page = await viewerContext.newPage();
-  await page.goto(link);
+  await page.goto(linkIn(invitation, /\/invite\/\S+\?proof=/));
   await page.getByLabel("Your name").fill(viewer.name);
   await page.getByLabel("Password").fill(viewer.password);
   await page.getByTestId("sign-up-submit").click();

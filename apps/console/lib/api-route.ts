@@ -1,15 +1,28 @@
-// The shape of every org-scoped API route: resolve who is asking and in which organisation,
-// check the permission the route declares, validate params / query / body with zod, call one
-// operation, and answer JSON, or application/problem+json for any error.
+// The shape of every org-scoped API route: resolve who is asking and in which organisation (a
+// session or an API token), check the permission the route declares, validate params / query /
+// body with zod, call one operation, and answer JSON, or application/problem+json for any error.
 import { z } from "zod";
 import { can } from "@/modules/auth/lib/access";
 import { requireOrgContext } from "@/modules/auth/lib/org-context";
 import type { OrgContext } from "@/modules/auth/types/context";
+import { asApiToken } from "./db";
 import { ProblemError, problemResponse } from "./problem";
 
 type Permission = Parameters<typeof can>[1];
 
-interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+/** What the OpenAPI document says about a route (lib/openapi): every org route declares it. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The section of the reference the route belongs to. */
+  tag: string;
+  /** The success body's schema, or `{ csv }` describing a text/csv download. */
+  response: z.ZodType | { csv: string };
+  /** Statuses the route answers beyond the common ones (400, 401, 403, 404, 429, 500), e.g. 409. */
+  errors?: number[];
+}
+
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteDoc {
   params?: P;
   query?: Q;
   body?: B;
@@ -18,8 +31,13 @@ interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTyp
   status?: number;
 }
 
+/** A route handler carrying its spec, which the OpenAPI document is generated from. */
+export type DocumentedHandler = ((request: Request, routeContext: NextRouteContext) => Promise<Response>) & { openapi: RouteSpec };
+
 interface RouteInput<P, Q, B> {
   context: OrgContext;
+  /** The request itself, for the few operations that call better-auth with the caller's session. */
+  request: Request;
   params: P;
   query: Q;
   body: B;
@@ -49,8 +67,8 @@ async function readJson(request: Request): Promise<unknown> {
 export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
   spec: RouteSpec<P, Q, B>,
   run: (input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>,
-) {
-  return async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
+): DocumentedHandler {
+  const handler = async (request: Request, routeContext: NextRouteContext): Promise<Response> => {
     try {
       const context = await requireOrgContext(request.headers);
       if (spec.permission && !can(context.role, spec.permission)) {
@@ -59,7 +77,8 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       const params = parse(spec.params, await routeContext.params, "path");
       const query = parse(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query string");
       const body = parse(spec.body, spec.body ? await readJson(request) : undefined, "request body");
-      const result = await run({ context, params, query, body });
+      // Changes made with an API token record it in their audit rows (lib/db.ts).
+      const result = await asApiToken(context.apiToken?.id, () => run({ context, params, query, body, request }));
       // An operation that answers something other than JSON (a CSV export) builds its own Response.
       if (result instanceof Response) return result;
       return Response.json(result, { status: spec.status ?? 200, headers: { "cache-control": "no-store" } });
@@ -67,4 +86,5 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
       return problemResponse(error);
     }
   };
+  return Object.assign(handler, { openapi: spec as unknown as RouteSpec });
 }

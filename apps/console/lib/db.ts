@@ -7,6 +7,7 @@
 // tables), which identityTables / authPrisma hand out typed to those tables only.
 // One Prisma client and one pg pool per server process, kept on globalThis because `next dev`
 // re-evaluates modules on every edit and would leak connections.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as SpindleDb from "@spindle/db";
 import type * as WorkerAlerts from "@spindle/worker/alerts";
 import type { PoolClient } from "pg";
@@ -27,7 +28,7 @@ export type OrgTransaction = SpindleDb.PrismaTransaction;
 export type OrgSql = Pick<PoolClient, "query">;
 
 /** The tables better-auth owns; they have no org_id and no row-level security. */
-export type IdentityTables = Pick<Prisma, "user" | "session" | "account" | "member" | "invitation" | "organization">;
+export type IdentityTables = Pick<Prisma, "user" | "session" | "account" | "member" | "invitation" | "organization" | "twoFactor" | "apikey" | "ssoProvider">;
 
 declare const opaque: unique symbol;
 /** The process's (or a test's) connections, opaque: open it with inOrg / inOrgSql. */
@@ -53,9 +54,27 @@ function open(db: Db): { prisma: Prisma; pool: Pool } {
   return found;
 }
 
+// The API token a request was authenticated with, for the length of that request: every
+// transaction opened meanwhile sets spindle.api_token_id, which audit_log rows take as their
+// api_token_id (migration 20261128140000_identity_automation), so no operation passes it along.
+const requestToken = new AsyncLocalStorage<{ apiTokenId: string }>();
+
+/** Runs `work` with every transaction it opens marked as made with this API token. */
+export function asApiToken<T>(apiTokenId: string | undefined, work: () => Promise<T>): Promise<T> {
+  return apiTokenId ? requestToken.run({ apiTokenId }, work) : work();
+}
+
+function currentApiTokenId(): string | undefined {
+  return requestToken.getStore()?.apiTokenId;
+}
+
 /** One unit of work on the organisation's relational rows, in one transaction. */
 export function inOrg<T>(db: Db, orgId: string, work: (tx: OrgTransaction) => Promise<T>): Promise<T> {
-  return withOrgPrisma(open(db).prisma, orgId, "spindle_console", work);
+  const apiTokenId = currentApiTokenId();
+  return withOrgPrisma(open(db).prisma, orgId, "spindle_console", async (tx) => {
+    if (apiTokenId) await tx.$queryRaw`SELECT set_config('spindle.api_token_id', ${apiTokenId}, true)`;
+    return work(tx);
+  });
 }
 
 /**
@@ -66,8 +85,12 @@ export function inOrg<T>(db: Db, orgId: string, work: (tx: OrgTransaction) => Pr
  */
 export async function inOrgSql<T>(db: Db, orgId: string, work: (sql: OrgSql) => Promise<T>): Promise<T> {
   const client = await open(db).pool.connect();
+  const apiTokenId = currentApiTokenId();
   try {
-    return await withOrgTransaction(client, orgId, "spindle_console", () => work(client));
+    return await withOrgTransaction(client, orgId, "spindle_console", async () => {
+      if (apiTokenId) await client.query("SELECT set_config('spindle.api_token_id', $1, true)", [apiTokenId]);
+      return work(client);
+    });
   } finally {
     client.release();
   }
@@ -92,6 +115,25 @@ export async function previewAlertRule(db: Db, orgId: string, rule: unknown, now
 /** Resolves when the database answers a trivial query (the readiness probe). */
 export async function pingDatabase(db: Db): Promise<void> {
   await open(db).pool.query("SELECT 1");
+}
+
+/**
+ * Counts one request of an API token in its current fixed window (one UPDATE, so every console
+ * replica shares the count). `count` is this request's number in the window; a count above the
+ * limit is refused by the caller, with Retry-After = `retryAfterSeconds`.
+ */
+export async function countApiTokenRequest(db: Db, tokenId: string, windowSeconds: number): Promise<{ count: number; retryAfterSeconds: number } | null> {
+  const rows = await open(db).prisma.$queryRaw<{ count: number; retry_after: number }[]>`
+    UPDATE api_tokens SET
+      rate_window_count = CASE WHEN rate_window_started_at IS NULL OR rate_window_started_at <= now() - make_interval(secs => ${windowSeconds})
+                               THEN 1 ELSE rate_window_count + 1 END,
+      rate_window_started_at = CASE WHEN rate_window_started_at IS NULL OR rate_window_started_at <= now() - make_interval(secs => ${windowSeconds})
+                                    THEN now() ELSE rate_window_started_at END
+    WHERE id = ${tokenId}
+    RETURNING rate_window_count AS count,
+      GREATEST(1, CEIL(EXTRACT(EPOCH FROM rate_window_started_at + make_interval(secs => ${windowSeconds}) - now())))::int AS retry_after`;
+  const row = rows[0];
+  return row ? { count: row.count, retryAfterSeconds: row.retry_after } : null;
 }
 
 /** better-auth's tables, for reading memberships and invitations outside any organisation. */

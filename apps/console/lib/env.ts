@@ -18,6 +18,26 @@ const trustedProxies = z
   .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
   .refine((list) => list.every((entry) => ipOrCidr.test(entry)), "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16");
 
+// An SMTP server as a URL: smtp://user:password@host:587 (STARTTLS when the server offers it;
+// `?starttls=required` insists), smtps://user:password@host:465 (TLS from the start).
+const smtpUrl = z
+  .preprocess((value) => (value === "" ? undefined : value), z
+  .string()
+  .url()
+  .refine((value) => /^smtps?:\/\/[^/]/.test(value), "must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtp://mailer:secret@smtp.example.com:587")
+  .optional());
+
+// Origins (scheme://host[:port]) of identity providers on private networks that single sign-on
+// may reach. Public identity providers need no entry; loopback and private addresses are refused
+// unless listed, so an organisation's settings cannot point the console at internal services.
+const origins = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((entry) => entry.trim().replace(/\/+$/, "")).filter(Boolean))
+  .refine((list) => list.every((entry) => /^https?:\/\/[^/?#]+$/.test(entry)), "must be a comma-separated list of origins, e.g. https://idp.corp.example,http://10.0.0.7:8080");
+
+const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
 const envSchema = z.object({
   DATABASE_URL: z
     .string({ error: "is not set: point it at the Spindle PostgreSQL, e.g. postgres://user:pass@host:5432/spindle" })
@@ -32,6 +52,14 @@ const envSchema = z.object({
   // limiting is keyed on. Empty: the console is reached directly and X-Forwarded-For chains are
   // not believed.
   SPINDLE_TRUSTED_PROXIES: trustedProxies,
+  // Transactional e-mail (verification, password reset, invitations, security notices). Without
+  // an SMTP server the console writes each message as an .eml file into the local mailbox.
+  SPINDLE_SMTP_URL: smtpUrl,
+  SPINDLE_MAIL_FROM: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(3).optional()),
+  SPINDLE_MAILBOX_DIR: z.string().min(1).default(".spindle/mailbox"),
+  SPINDLE_SSO_TRUSTED_ISSUERS: origins,
+  // Requests per minute one API token may make; beyond it 429 with Retry-After.
+  SPINDLE_API_TOKEN_RATE_LIMIT: positiveInteger(600),
 });
 
 export type Env = z.infer<typeof envSchema>;

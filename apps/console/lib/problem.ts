@@ -7,6 +7,8 @@ export class ProblemError extends Error {
     readonly title: string,
     readonly detail?: string,
     readonly extra?: Record<string, unknown>,
+    /** Response headers the problem needs, e.g. WWW-Authenticate on 401, Retry-After on 429. */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail ?? title);
     this.name = "ProblemError";
@@ -26,6 +28,6 @@ export function problemResponse(error: unknown): Response {
   if (!(error instanceof ProblemError)) console.error(error);
   return new Response(
     JSON.stringify({ type: "about:blank", status: problem.status, title: problem.title, detail: problem.detail, ...problem.extra }),
-    { status: problem.status, headers: { "content-type": "application/problem+json" } },
+    { status: problem.status, headers: { ...problem.headers, "content-type": "application/problem+json" } },
   );
 }

@@ -38,10 +38,15 @@ export function securityHeaders(options: { https: boolean }): Record<string, str
  * Undefined when the request may proceed; otherwise why a mutation is refused. A mutation must
  * come from the console's own origin: the Origin header (sent by every browser on POST, PUT,
  * PATCH, DELETE) must be the console's. A request without Origin is accepted only when the
- * browser marks it same-origin (Sec-Fetch-Site) — scripts and agents use the gateway, not this.
+ * browser marks it same-origin (Sec-Fetch-Site), or when it carries an API token (scripts).
  */
-export function refuseCrossOrigin(method: string, headers: Headers, consoleOrigin: string): string | undefined {
+export function refuseCrossOrigin(method: string, headers: Headers, consoleOrigin: string, path = "/"): string | undefined {
   if (safeMethods.has(method.toUpperCase())) return undefined;
+  // A request with an API token acts as the token, never as the browser's cookies (org-context.ts
+  // ignores them then), and a page on another site cannot add an Authorization header without a
+  // CORS preflight, which the console never grants: it cannot be forged cross-site. Scripts call
+  // the API this way. better-auth's own routes (/api/auth) take no tokens and stay checked.
+  if (/^Bearer\b/i.test(headers.get("authorization") ?? "") && path.startsWith("/api/") && !path.startsWith("/api/auth/")) return undefined;
   const origin = headers.get("origin");
   if (origin) {
     return origin === consoleOrigin

@@ -13,6 +13,9 @@ import { databaseOf, type Db, type Pool, type Prisma } from "@/lib/db";
 export interface TestDatabase extends Db {
   prisma: Prisma;
   pool: Pool;
+  /** The superuser's URL (fixtures) and the console login's (a whole console process under test). */
+  url: string;
+  consoleUrl: string;
   drop(): Promise<void>;
 }
 
@@ -67,6 +70,8 @@ export async function createTestDatabase(keep?: { name: string }): Promise<TestD
     reused,
     prisma,
     pool,
+    url: url.toString(),
+    consoleUrl: login.toString(),
     async drop() {
       await Promise.all([prisma.$disconnect(), consolePrisma.$disconnect()]);
       await Promise.all([pool.end(), consolePool.end()]);

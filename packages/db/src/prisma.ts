@@ -12,5 +12,8 @@ export interface PrismaOptions {
  */
 export function createPrisma(databaseUrl: string, options: PrismaOptions = {}): PrismaClient {
   const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
-  return new PrismaClient({ adapter });
+  // Prisma's defaults (2 s to get a connection, 5 s per interactive transaction) are tight on a
+  // loaded machine; these match the tenant transactions' limits (tenant.ts) and apply to the
+  // transactions better-auth opens itself (sign-up, single sign-on account linking).
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000, timeout: 20_000 } });
 }

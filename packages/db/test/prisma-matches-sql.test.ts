@@ -39,6 +39,23 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     await prisma.invitation.create({
       data: { id: "invitation-1", organizationId: org.id, email: "new@example.com", role: "viewer", expiresAt: later, inviterId: inviter.id },
     });
+    await prisma.user.update({ where: { id: user.id }, data: { twoFactorEnabled: true } });
+    await prisma.session.update({ where: { id: "session-1" }, data: { signInMethod: "password+totp" } });
+    await prisma.organization.update({ where: { id: org.id }, data: { requireMfa: true } });
+    await prisma.twoFactor.create({
+      data: { id: "two-factor-1", userId: user.id, secret: "sealed", backupCodes: "sealed", verified: true, failedVerificationCount: 1, lockedUntil: later },
+    });
+    await prisma.apikey.create({
+      data: { id: "api-token-1", name: "ci", start: "spk_abcd", prefix: "spk_", referenceId: org.id, key: "hash", rateLimitTimeWindow: 60_000,
+        rateLimitMax: 600, lastRequest: new Date(), expiresAt: later, metadata: JSON.stringify({ role: "viewer", createdBy: user.id }) },
+    });
+    await prisma.ssoProvider.create({
+      data: { id: "sso-1", issuer: "https://idp.example.com", oidcConfig: "{}", userId: user.id, providerId: "org-1", organizationId: org.id,
+        domain: "example.com", defaultRole: "admin", enforced: true },
+    });
+    await assert.rejects(prisma.ssoProvider.create({
+      data: { id: "sso-2", issuer: "https://idp.example.com", userId: user.id, providerId: "org-1b", organizationId: org.id, domain: "example.com" },
+    }), "one provider per organisation");
     const token = await prisma.enrollmentToken.create({
       data: { orgId: org.id, label: "rack 4", tokenHash: Buffer.from("a".repeat(32)), tokenHint: "…abcd", createdBy: user.id, expiresAt: later },
     });
@@ -115,8 +132,18 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },
         enrollmentTokens: { include: { agents: true } }, servers: { include: { agent: true, policyAssignments: true, policyStatus: true } }, agents: true, auditLog: true,
         policies: { include: { versions: true, assignments: { include: { server: true } } } }, policyVersions: true, policyAssignments: true, serverPolicyStatuses: true, benchmarkRuns: { include: { server: true } },
-        notificationChannels: { include: { routes: { include: { server: true } }, notifications: true } }, notificationRoutes: true, notifications: true },
+        notificationChannels: { include: { routes: { include: { server: true } }, notifications: true } }, notificationRoutes: true, notifications: true,
+        apiTokens: true, ssoProviders: { include: { user: true } } },
     });
+    assert.equal(read.requireMfa, true);
+    assert.equal(read.apiTokens[0]?.requestCount, 0);
+    assert.equal(read.apiTokens[0]?.enabled, true);
+    assert.equal(read.ssoProviders[0]?.user?.email, "ada@example.com");
+    assert.equal(read.ssoProviders[0]?.domainVerified, false);
+    const withFactor = await prisma.user.findUniqueOrThrow({ where: { id: user.id }, include: { twoFactors: true, sessions: true } });
+    assert.equal(withFactor.twoFactorEnabled, true);
+    assert.equal(withFactor.twoFactors[0]?.failedVerificationCount, 1);
+    assert.equal(withFactor.sessions[0]?.signInMethod, "password+totp");
     assert.equal(read.benchmarkRuns[0]?.server.hostname, "db-01");
     assert.deepEqual(read.benchmarkRuns[0]?.report, { steps: [] });
     const readChannel = read.notificationChannels[0];
@@ -142,6 +169,7 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     assert.deepEqual(read.agents[0]?.telemetryCapabilities, [], "telemetry capabilities start empty");
     assert.equal(read.agents[0]?.telemetryCapabilitiesAt, null, "and unreported");
     assert.deepEqual(read.auditLog[0]?.details, { via: "token" });
+    assert.equal(read.auditLog[0]?.apiTokenId, null, "no API token outside a token's transaction");
     assert.equal(typeof read.auditLog[0]?.id, "bigint");
     assert.deepEqual(read.policies[0]?.versions[0]?.document, { schemaVersion: 1, readCache: { enabled: true } });
     assert.equal(read.policies[0]?.versions[0]?.version, 1);

@@ -5,19 +5,19 @@ import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 import { cn } from "@/lib/utils";
 
-const links = [
+const links: { href: string; label: string; section?: string }[] = [
   { href: "/servers", label: "Servers" },
   { href: "/alerts", label: "Alerts" },
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
   { href: "/rollouts", label: "Rollouts" },
   { href: "/recommendations", label: "Recommendations" },
-  { href: "/settings/members", label: "Members" },
-  { href: "/settings/audit", label: "Audit log" },
+  { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 
-function isActive(pathname: string, href: string): boolean {
-  return pathname === href || pathname.startsWith(`${href}/`);
+/** A link is current on its own page and below it; "Settings" on every page under /settings. */
+function isActive(pathname: string, root: string): boolean {
+  return pathname === root || pathname.startsWith(`${root}/`);
 }
 
 /** The main navigation: a row of links on wide screens; a menu button below `lg`, where the row would not fit. */
@@ -29,14 +29,14 @@ export function NavLinks() {
   return (
     <>
       <nav aria-label="Main" className="hidden items-center gap-1 lg:flex" data-testid="main-nav">
-        {links.map(({ href, label }) => (
+        {links.map(({ href, label, section }) => (
           <Link
             key={href}
             href={href}
-            aria-current={isActive(pathname, href) ? "page" : undefined}
+            aria-current={isActive(pathname, section ?? href) ? "page" : undefined}
             className={cn(
               "rounded-md px-3 py-1.5 text-sm font-medium transition-colors",
-              isActive(pathname, href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
+              isActive(pathname, section ?? href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
             )}
           >
             {label}
@@ -57,14 +57,14 @@ export function NavLinks() {
       {open ? (
         <nav id="mobile-nav" aria-label="Main" data-testid="mobile-nav"
           className="absolute inset-x-0 top-14 z-20 grid gap-1 border-b bg-card p-3 shadow-lg lg:hidden">
-          {links.map(({ href, label }) => (
+          {links.map(({ href, label, section }) => (
             <Link
               key={href}
               href={href}
-              aria-current={isActive(pathname, href) ? "page" : undefined}
+              aria-current={isActive(pathname, section ?? href) ? "page" : undefined}
               className={cn(
                 "rounded-md px-3 py-2 text-sm font-medium",
-                isActive(pathname, href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
+                isActive(pathname, section ?? href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
               )}
             >
               {label}

@@ -1,5 +1,6 @@
 "use client";
-import { ChevronDown, LogOut } from "lucide-react";
+import { BookOpen, ChevronDown, LogOut, ShieldCheck } from "lucide-react";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/modules/auth/lib/auth-client";
@@ -32,6 +33,15 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
           <div className="truncate text-xs text-muted-foreground">{email}</div>
           <div className="mt-1 text-xs capitalize text-muted-foreground">Role: {role}</div>
         </div>
+        <div className="my-1 h-px bg-border" />
+        <Link href="/account/security" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-accent" data-testid="account-security">
+          <ShieldCheck className="size-4" aria-hidden />
+          Account security
+        </Link>
+        <Link href="/api-reference" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-accent">
+          <BookOpen className="size-4" aria-hidden />
+          API reference
+        </Link>
         <div className="my-1 h-px bg-border" />
         <button
           type="button"

@@ -7,21 +7,29 @@ import { resolveOrgContext } from "@/modules/auth/lib/org-context";
 
 export const metadata: Metadata = { title: "Create an organisation" };
 
-/** For a signed-in user who belongs to no organisation (yet, or any more). */
-export default async function OnboardingPage() {
+/**
+ * For a signed-in user who belongs to no organisation (yet, or any more). The confirmation link
+ * of a sign-up lands here with the organisation name the user typed, ready to create.
+ */
+export default async function OnboardingPage({ searchParams }: PageProps<"/onboarding">) {
+  const { organisation, error } = await searchParams;
   const result = await resolveOrgContext(await headers());
-  if (result.kind === "signed-out") redirect("/sign-in");
-  if (result.kind === "ok") redirect("/servers");
+  // A confirmation link that expired or was used lands here with `error`, signed out.
+  if (result.kind === "signed-out") redirect(typeof error === "string" ? `/sign-in?error=${encodeURIComponent(error)}` : "/sign-in");
+  if (result.kind !== "no-organisation") redirect("/servers");
+  const name = typeof organisation === "string" ? organisation.slice(0, 100) : undefined;
   return (
     <Card>
       <CardHeader>
         <CardTitle className="text-xl">Welcome, {result.userName}</CardTitle>
-        <CardDescription>
-          You are not a member of any organisation. Create one, or ask a teammate for an invitation link.
+        <CardDescription data-testid="onboarding-description">
+          {name
+            ? "Your e-mail address is confirmed. Create your organisation to start adding servers."
+            : "You are not a member of any organisation. Create one, or ask a teammate for an invitation link."}
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <CreateOrganisationForm />
+        <CreateOrganisationForm defaultName={name} />
       </CardContent>
     </Card>
   );

@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
 import { SignUpForm } from "@/modules/auth/components/sign-up-form";
 import { resolveOrgContext } from "@/modules/auth/lib/org-context";
+import { LocalMailboxNotice } from "@/modules/mail/components/local-mailbox-notice";
 
 export const metadata: Metadata = { title: "Create an account" };
 
@@ -16,7 +17,8 @@ export default async function SignUpPage() {
         <CardTitle className="text-xl">Create your Spindle account</CardTitle>
         <CardDescription>You become the owner of a new organisation and can invite your team afterwards.</CardDescription>
       </CardHeader>
-      <CardContent>
+      <CardContent className="grid gap-4">
+        <LocalMailboxNotice />
         <SignUpForm />
       </CardContent>
       <CardFooter className="text-sm text-muted-foreground">

@@ -10,7 +10,7 @@ export function AuditLogTable({ entries }: { entries: AuditEntry[] }) {
   if (entries.length === 0) {
     return (
       <EmptyState icon={ScrollText} title="Nothing recorded yet" data-testid="audit-empty"
-        description="Changes to policies, assignments, server tags and enrolment tokens appear here with who made them and when." />
+        description="Changes to policies, servers, alerts, members and security settings, and sign-ins, appear here with who made them and when." />
     );
   }
   return (
@@ -30,7 +30,14 @@ export function AuditLogTable({ entries }: { entries: AuditEntry[] }) {
             return (
               <TableRow key={entry.id} data-testid="audit-row" data-action={entry.action}>
                 <TableCell className="whitespace-nowrap text-sm text-muted-foreground"><time dateTime={entry.at}>{formatDateTime(entry.at)}</time></TableCell>
-                <TableCell className="text-sm">{entry.actor?.name ?? <span className="text-muted-foreground">system</span>}</TableCell>
+                <TableCell className="text-sm">
+                  {entry.actor?.name ?? <span className="text-muted-foreground">system</span>}
+                  {entry.apiToken ? (
+                    <div className="text-xs text-muted-foreground" data-testid="audit-api-token">
+                      with API token {entry.apiToken.name ? `“${entry.apiToken.name}”` : "(deleted)"}
+                    </div>
+                  ) : null}
+                </TableCell>
                 <TableCell className="text-sm">
                   {link ? <Link href={link} className="hover:underline">{sentence}</Link> : sentence}
                   <div className="font-mono text-xs text-muted-foreground">{entry.action}</div>

@@ -23,6 +23,15 @@ describe("audit entry sentences", () => {
     assert.equal(describeAuditEntry({ action: "notification_route.created", target: "c1", details: { name: "Ops", severities: ["critical"], scope: "organization" } }),
       "routed critical alerts (organization) to “Ops”");
     assert.equal(describeAuditEntry({ action: "server.revoked", target: "s1", details: { hostname: "db01" } }), "revoked the agent credential of db01");
+    assert.equal(describeAuditEntry({ action: "auth.sign_in_failed", target: "u1", details: { email: "a@example.com", reason: "wrong password", address: "203.0.113.7" } }),
+      "a sign-in as a@example.com failed: wrong password (from 203.0.113.7)");
+    assert.equal(describeAuditEntry({ action: "auth.signed_in", target: "s1", details: { email: "a@example.com", method: "password and authenticator code", address: null } }),
+      "a@example.com signed in (password and authenticator code) from an unknown address");
+    assert.equal(describeAuditEntry({ action: "api_token.created", target: "t1", details: { name: "ci", role: "viewer" } }), "created the viewer API token “ci”");
+    assert.equal(describeAuditEntry({ action: "member.added", target: "u1", details: { email: "ana@acme.test", role: "viewer", via: "single sign-on" } }),
+      "added ana@acme.test as viewer (single sign-on)");
+    assert.equal(describeAuditEntry({ action: "auth.sso_refused", target: "p", details: { email: "eve@other.test", reason: "not in acme.test" } }),
+      "single sign-on refused eve@other.test: not in acme.test");
   });
 
   it("says what rollouts did, automatic rollbacks with the guard's reason", () => {
@@ -54,5 +63,7 @@ describe("audit entry sentences", () => {
     assert.equal(auditEntryLink({ action: "alert_silence.created", target: "s1" }), "/alerts/silences");
     assert.equal(auditEntryLink({ action: "recommendation.applied", target: "r1" }), "/recommendations");
     assert.equal(auditEntryLink({ action: "notification_route.created", target: "c1" }), "/alerts/channels");
+    assert.equal(auditEntryLink({ action: "api_token.revoked", target: "t1" }), "/settings/api-tokens");
+    assert.equal(auditEntryLink({ action: "sso.configured", target: "o1" }), "/settings/security");
   });
 });

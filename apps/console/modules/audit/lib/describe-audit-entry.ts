@@ -48,7 +48,7 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
     case "server.removed":
       return `removed server ${text(details.hostname)}`;
     case "member.added":
-      return `added ${text(details.email)} as ${text(details.role)}`;
+      return `added ${text(details.email)} as ${text(details.role)}${details.via ? ` (${text(details.via)})` : ""}`;
     case "member.role_changed":
       return `changed the role of ${text(details.email)} from ${text(details.from)} to ${text(details.role)}`;
     case "member.removed":
@@ -115,6 +115,37 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
       return `overrode the guards of wave ${String(details.wave ?? "?")} of “${text(details.title)}”: ${text(details.reason)}`;
     case "rollout.settings_changed":
       return details.rolloutsRequired ? "made organisation- and tag-wide changes go out as rollouts" : "let organisation- and tag-wide changes go out at once by default";
+
+    case "auth.signed_in":
+      return `${text(details.email)} signed in (${text(details.method, "unknown method")}) from ${text(details.address, "an unknown address")}`;
+    case "auth.sign_in_failed":
+      return `a sign-in as ${text(details.email)} failed: ${text(details.reason)}${details.address ? ` (from ${text(details.address)})` : ""}`;
+    case "auth.password_reset":
+      return `${text(details.email)} reset their password by e-mail`;
+    case "auth.password_changed":
+      return `${text(details.email)} changed their password`;
+    case "auth.mfa_enabled":
+      return `${text(details.email)} turned on two-factor authentication`;
+    case "auth.mfa_disabled":
+      return `${text(details.email)} turned off two-factor authentication`;
+    case "auth.sso_refused":
+      return `single sign-on refused ${text(details.email)}: ${text(details.reason)}`;
+    case "member.signed_out":
+      return `signed ${text(details.email)} out of every session`;
+    case "api_token.created":
+      return `created the ${text(details.role)} API token “${text(details.name)}”`;
+    case "api_token.revoked":
+      return `revoked the API token “${text(details.name)}”`;
+    case "sso.configured":
+      return `set up single sign-on with ${text(details.issuer)} for @${text(details.domain)}${details.enforced ? ", required" : ""}`;
+    case "sso.updated":
+      return `changed single sign-on (${text(details.issuer)}, @${text(details.domain)}, new members as ${text(details.defaultRole)}${details.enforced ? ", required" : ", optional"})`;
+    case "sso.removed":
+      return `removed single sign-on with ${text(details.issuer)}`;
+    case "organization.mfa_required":
+      return "required two-factor authentication for password sign-ins";
+    case "organization.mfa_not_required":
+      return "made two-factor authentication optional";
     default:
       return target ? `${action} (${target})` : action;
   }
@@ -135,5 +166,7 @@ export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "
   if (action === "alert.acknowledged") return "/alerts";
   if (action.startsWith("notification_")) return "/alerts/channels";
   if (action.startsWith("recommendation.")) return "/recommendations";
+  if (action.startsWith("api_token.")) return "/settings/api-tokens";
+  if (action.startsWith("sso.") || action.startsWith("organization.mfa")) return "/settings/security";
   return null;
 }

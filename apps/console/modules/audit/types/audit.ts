@@ -8,4 +8,6 @@ export interface AuditEntry {
   action: string;
   target: string;
   details: Record<string, unknown>;
+  /** The API token the change was made with; `name` is null once the token is deleted. */
+  apiToken: { id: string; name: string | null } | null;
 }

@@ -7,7 +7,7 @@ import { FormError } from "@/components/ui/form-error";
 import { authClient } from "../lib/auth-client";
 import { organisationSlug } from "../lib/organisation-slug";
 
-export function CreateOrganisationForm() {
+export function CreateOrganisationForm({ defaultName }: { defaultName?: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -28,9 +28,9 @@ export function CreateOrganisationForm() {
 
   return (
     <form onSubmit={submit} className="grid gap-4" aria-label="Create organisation">
-      <Field label="Organisation name" id="organization" required maxLength={100} />
+      <Field label="Organisation name" id="organization" required maxLength={100} defaultValue={defaultName} />
       <FormError message={error} />
-      <Button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending} data-testid="create-organisation">
         {pending ? "Creating…" : "Create organisation"}
       </Button>
     </form>

@@ -4,37 +4,60 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { FormError } from "@/components/ui/form-error";
-import { authClient } from "../lib/auth-client";
+import { authClient, authErrorMessage } from "../lib/auth-client";
+import { INVITATION_PROOF_HEADER } from "../lib/invitation-proof-header";
 import { organisationSlug } from "../lib/organisation-slug";
+import { CheckInbox } from "./check-inbox";
+
+export interface SignUpInvitation {
+  id: string;
+  email: string;
+  /** From the e-mailed link: signing up through it proves the address. */
+  proof?: string;
+}
 
 /**
- * Creates the user and signs them in; then either creates their organisation (they become its
- * owner, and it becomes active) or, when they came from an invitation, accepts it. If the second
- * step fails the account exists already: the user lands on onboarding or the invitation page.
+ * Creates the user. When the address is proven already (the e-mailed invitation link, or the
+ * first account of an install without mail) it signs in at once and creates the organisation
+ * or accepts the invitation; otherwise it says where the confirmation link went, and the link
+ * brings the user back to finish (onboarding with the organisation name, or the invitation).
  */
-export function SignUpForm({ invitation }: { invitation?: { id: string; email: string } }) {
+export function SignUpForm({ invitation }: { invitation?: SignUpInvitation }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const [sent, setSent] = useState<{ email: string; callbackURL: string } | null>(null);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const field = (name: string) => String(form.get(name) ?? "").trim();
+    const email = invitation?.email ?? field("email");
+    const password = String(form.get("password") ?? "");
+    const organisation = field("organization");
+    const callbackURL = invitation ? `/invite/${invitation.id}` : `/onboarding?organisation=${encodeURIComponent(organisation)}`;
     setPending(true);
     setError(null);
-    const signUp = await authClient.signUp.email({
-      name: field("name"),
-      email: invitation?.email ?? field("email"),
-      password: String(form.get("password") ?? ""),
-    });
+    const signUp = await authClient.signUp.email(
+      { name: field("name"), email, password, callbackURL },
+      invitation?.proof ? { headers: { [INVITATION_PROOF_HEADER]: `${invitation.id}.${invitation.proof}` } } : undefined,
+    );
     if (signUp.error) {
       setPending(false);
-      return setError(signUp.error.message ?? "Could not create the account.");
+      return setError(authErrorMessage(signUp.error, "Could not create the account."));
+    }
+    if (!signUp.data?.user.emailVerified) {
+      setPending(false);
+      return setSent({ email, callbackURL });
+    }
+    const signIn = await authClient.signIn.email({ email, password });
+    if (signIn.error) {
+      setPending(false);
+      return setError(`Your account was created, but signing in failed: ${authErrorMessage(signIn.error, "try signing in")}`);
     }
     const joined = invitation
       ? await authClient.organization.acceptInvitation({ invitationId: invitation.id })
-      : await authClient.organization.create({ name: field("organization"), slug: organisationSlug(field("organization")) });
+      : await authClient.organization.create({ name: organisation, slug: organisationSlug(organisation) });
     if (joined.error) {
       setPending(false);
       setError(`Your account was created, but ${invitation ? "joining" : "creating"} the organisation failed: ${joined.error.message}`);
@@ -44,6 +67,7 @@ export function SignUpForm({ invitation }: { invitation?: { id: string; email: s
     router.refresh();
   }
 
+  if (sent) return <CheckInbox email={sent.email} callbackURL={sent.callbackURL} />;
   return (
     <form onSubmit={submit} className="grid gap-4" data-testid="sign-up-form" aria-label="Sign up">
       <Field label="Your name" id="name" autoComplete="name" required maxLength={100} />

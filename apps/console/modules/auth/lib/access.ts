@@ -25,6 +25,15 @@ export const statements = {
   // Rollouts: pause, resume, roll back, abort (control); let a holding wave pass (override);
   // switch the organisation's "every wide change is a rollout" setting (settings, owners only).
   rollout: ["control", "override", "settings"],
+  // API tokens (better-auth's api-key plugin checks these names): every member may create tokens
+  // for themselves, acting with at most their own role.
+  apiKey: ["create", "read", "update", "delete"],
+  // Revoke another member's API token.
+  apiToken: ["revoke"],
+  // Sign a member out of every session.
+  memberSession: ["revoke"],
+  // Organisation security: require MFA, configure and enforce single sign-on. Owners only.
+  security: ["update"],
 } as const;
 
 export const accessControl = createAccessControl(statements);
@@ -42,13 +51,24 @@ const manageOrganisation = {
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
   rollout: ["control", "override"],
+  apiKey: ["create", "read", "update"],
+  apiToken: ["revoke"],
+  memberSession: ["revoke"],
 } as const;
 
 export const roles = {
-  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], rollout: ["control", "override", "settings"] }),
-  admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], rollout: [] }),
+  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"], rollout: ["control", "override", "settings"] }),
+  admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [],
+    apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [], rollout: [] }),
 };
+
+/** Roles from least to most: a token acts with the lesser of its own role and its creator's. */
+const rank: Record<RoleName, number> = { viewer: 0, admin: 1, owner: 2 };
+
+export function lesserRole(a: RoleName, b: RoleName): RoleName {
+  return rank[a] <= rank[b] ? a : b;
+}
 
 export type RoleName = keyof typeof roles;
 export const roleNames = Object.keys(roles) as RoleName[];

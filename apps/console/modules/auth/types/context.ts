@@ -8,4 +8,6 @@ export interface OrgContext {
   orgId: string;
   orgName: string;
   role: RoleName;
+  /** Set when the request carried an API token instead of a session: it acts for `userId`. */
+  apiToken?: { id: string; name: string };
 }

@@ -40,6 +40,13 @@ export function MemberList({
     router.refresh();
   }
 
+  async function signOut(memberId: string) {
+    const response = await fetch(`/api/members/${memberId}/sign-out`, { method: "POST" });
+    if (response.ok) return { error: null };
+    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
+    return { error: { message: problem.detail ?? "The member could not be signed out." } };
+  }
+
   return (
     <div className="grid gap-4">
       <FormError message={error} />
@@ -81,6 +88,17 @@ export function MemberList({
               <TableCell className="hidden text-muted-foreground md:table-cell">{formatDateTime(member.joinedAt)}</TableCell>
               <TableCell>
                 {canManage && member.userId !== currentUserId ? (
+                  <div className="flex gap-2">
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    disabled={busy === member.id}
+                    aria-label={`Sign out ${member.email}`}
+                    data-testid="sign-out-member"
+                    onClick={() => run(member.id, () => signOut(member.id))}
+                  >
+                    Sign out
+                  </Button>
                   <Button
                     variant="outline"
                     size="sm"
@@ -90,6 +108,7 @@ export function MemberList({
                   >
                     Remove
                   </Button>
+                  </div>
                 ) : null}
               </TableCell>
             </TableRow>

@@ -1,18 +1,22 @@
 // Member, invitation and role changes land in the audit log with who did them and what changed,
 // through the real better-auth endpoints the console's member page calls.
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 
 type Auth = ReturnType<typeof import("@/modules/auth/lib/auth").createAuth>;
 
-async function signUp(auth: Auth, email: string) {
-  const { headers, response } = await auth.api.signUpEmail({
-    body: { email, password: "correct horse battery", name: email.slice(0, email.indexOf("@")) },
-    returnHeaders: true,
-  });
+/** Signs up and in; the address is marked confirmed as if the verification link had been opened. */
+async function signUp(auth: Auth, db: TestDatabase, email: string) {
+  const password = "correct horse battery";
+  const created = await auth.api.signUpEmail({ body: { email, password, name: email.slice(0, email.indexOf("@")) } });
+  await db.prisma.user.update({ where: { id: created.user.id }, data: { emailVerified: true } });
+  const { headers } = await auth.api.signInEmail({ body: { email, password }, returnHeaders: true });
   const cookie = headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  return { userId: response.user.id, headers: new Headers({ cookie }) };
+  return { userId: created.user.id, headers: new Headers({ cookie }) };
 }
 
 describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
@@ -23,19 +27,20 @@ describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
     db = await createTestDatabase();
     process.env.DATABASE_URL ??= "postgres://unused.test/none"; // createAuth reads the environment; identity tables through db.prisma, audit entries through db
     process.env.BETTER_AUTH_SECRET ??= "a".repeat(32);
+    process.env.SPINDLE_MAILBOX_DIR ??= mkdtempSync(join(tmpdir(), "spindle-member-audit-"));
     const { createAuth } = await import("@/modules/auth/lib/auth");
     auth = createAuth(db.prisma, db);
   });
   after(() => db?.drop());
 
   it("records the acting user for invitations, role changes and removals", async () => {
-    const owner = await signUp(auth, "owner@example.com");
+    const owner = await signUp(auth, db, "owner@example.com");
     const org = await auth.api.createOrganization({ headers: owner.headers, body: { name: "Audited", slug: "audited" } });
     assert.ok(org);
     const invitation = await auth.api.createInvitation({
       headers: owner.headers, body: { email: "new@example.com", role: "viewer", organizationId: org.id },
     });
-    const invitee = await signUp(auth, "new@example.com");
+    const invitee = await signUp(auth, db, "new@example.com");
     await auth.api.acceptInvitation({ headers: invitee.headers, body: { invitationId: invitation.id } });
     const member = await db.prisma.member.findFirstOrThrow({ where: { organizationId: org.id, userId: invitee.userId } });
 
@@ -60,10 +65,10 @@ describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
   });
 
   it("records no actor when a change is made outside a signed-in request", async () => {
-    const owner = await signUp(auth, "solo@example.com");
+    const owner = await signUp(auth, db, "solo@example.com");
     const org = await auth.api.createOrganization({ headers: owner.headers, body: { name: "Server side", slug: "server-side" } });
     assert.ok(org);
-    const other = await signUp(auth, "added@example.com");
+    const other = await signUp(auth, db, "added@example.com");
     const added = await auth.api.addMember({ body: { userId: other.userId, role: "viewer", organizationId: org.id } });
     assert.ok(added);
     const row = await db.prisma.auditLog.findFirstOrThrow({ where: { orgId: org.id, action: "member.added", target: added.id } });

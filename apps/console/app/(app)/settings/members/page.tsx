@@ -25,7 +25,7 @@ export default async function MembersPage() {
           <Card>
             <CardHeader>
               <CardTitle>Invite a teammate</CardTitle>
-              <CardDescription>They open the link, create an account (or sign in) and join with the role you pick.</CardDescription>
+              <CardDescription>We e-mail them a link; they create an account (or sign in) and join with the role you pick.</CardDescription>
             </CardHeader>
             <CardContent>
               <InviteForm organizationId={context.orgId} />

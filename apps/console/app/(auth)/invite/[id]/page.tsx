@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Invitation" };
 
 export default async function InvitePage({ params, searchParams }: PageProps<"/invite/[id]">) {
   const { id } = await params;
-  const { mode } = await searchParams;
+  const { mode, proof } = await searchParams;
   const invitation = await findInvitation(identityTables(database()), id);
   if (invitation.state === "closed") {
     return (
@@ -53,7 +53,7 @@ export default async function InvitePage({ params, searchParams }: PageProps<"/i
         ) : null}
         {!session && mode !== "sign-in" ? (
           <>
-            <SignUpForm invitation={{ id: invitation.id, email: invitation.email }} />
+            <SignUpForm invitation={{ id: invitation.id, email: invitation.email, proof: typeof proof === "string" ? proof : undefined }} />
             <Link href={`/invite/${invitation.id}?mode=sign-in`} className="text-sm text-primary hover:underline">Already have an account? Sign in to accept</Link>
           </>
         ) : null}

@@ -2,8 +2,10 @@ import { z } from "zod";
 import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { getRun } from "@/modules/bench/lib/runs";
+import { runDetailSchema } from "@/modules/bench/types/api";
 
 /** One proof run with its report; another organisation's run is 404. */
-export const GET = orgRoute({ params: z.object({ runId: z.string() }) }, async ({ context, params }) => ({
-  run: await getRun(database(), context.orgId, params.runId),
-}));
+export const GET = orgRoute(
+  { summary: "One proof run with its report", tag: "Proof runs", params: z.object({ runId: z.string() }), response: z.object({ run: runDetailSchema }) },
+  async ({ context, params }) => ({ run: await getRun(database(), context.orgId, params.runId) }),
+);

@@ -2,9 +2,11 @@ import { z } from "zod";
 import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { cancelRun } from "@/modules/bench/lib/runs";
+import { runSummarySchema } from "@/modules/bench/types/api";
 
 /** Cancels a queued run at once, or asks the agent to stop a running one. */
 export const POST = orgRoute(
-  { params: z.object({ runId: z.string() }), permission: { benchRun: ["cancel"] } },
+  { summary: "Cancel a proof run", description: "A queued run ends at once; a running one is asked to stop. 409 when it has ended.", tag: "Proof runs",
+    params: z.object({ runId: z.string() }), permission: { benchRun: ["cancel"] }, response: z.object({ run: runSummarySchema }), errors: [409] },
   async ({ context, params }) => ({ run: await cancelRun(database(), context, params.runId) }),
 );

@@ -3,8 +3,10 @@ import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-telemetry";
 import { chartWindowQuerySchema, resolveChartWindow } from "@/modules/metrics/lib/chart-window";
+import { deepTelemetrySchema } from "@/modules/deep-telemetry/types/api";
 
 export const GET = orgRoute(
-  { params: z.object({ id: z.string() }), query: chartWindowQuerySchema },
+  { summary: "A server's storage telemetry", description: "Latency percentiles, split I/O, page-cache hits, fragmentation, databases, and the agent's capabilities (docs/metrics.md).",
+    tag: "Metrics", params: z.object({ id: z.string() }), query: chartWindowQuerySchema, response: deepTelemetrySchema },
   async ({ context, params, query }) => queryDeepTelemetry(database(), context.orgId, params.id, resolveChartWindow(query)),
 );

@@ -1,0 +1,136 @@
+// The calls of the API contract test, in order: one or more per documented operation (the test
+// fails for an operation the plan does not call). Ids made by earlier calls go into `ids`.
+
+export interface ContractState {
+  orgId: string;
+  ownerCookie: string;
+  adminToken: string;
+  adminTokenId: string;
+  revokedToken: string;
+  serverId: string;
+  doomedServerId: string;
+  viewerMemberId: string;
+  alertId: string;
+  applyRecommendationId: string;
+  otherRecommendationId: string;
+  finishedRunId: string;
+  issuer: string;
+  ids: Record<string, string>;
+}
+
+export interface ContractCall {
+  operationId: string;
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** The status expected; it must also be one the document lists. */
+  status: number;
+  /** Tokens are refused owner-only operations; those are called again with the owner's session. */
+  as?: "token" | "session";
+  /** A request the document itself refuses (the test checks it does), sent to see the 400. */
+  invalid?: true;
+  then?: (body: any, state: ContractState) => void;
+}
+
+const rule = {
+  name: "Writes above 10/s", enabled: true, signal: "disk.write_iops", aggregation: "avg", comparison: ">", threshold: 10,
+  windowSeconds: 300, forSeconds: 60, resolveSeconds: 60, noDataSeconds: 600, scope: { scope: "organization" }, severity: "critical", note: "",
+};
+const hour = 3_600_000;
+
+export const contractPlan: ((s: ContractState) => ContractCall)[] = [
+  () => ({ operationId: "getServers", status: 200 }),
+  (s) => ({ operationId: "getServersById", params: { id: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "getServersByIdMetrics", params: { id: s.serverId }, query: { range: "1h" }, status: 200 }),
+  (s) => ({ operationId: "getServersByIdDeepTelemetry", params: { id: s.serverId }, query: { range: "24h" }, status: 200 }),
+  (s) => ({ operationId: "getServersByIdCacheCurves", params: { id: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "getServersByIdGains", params: { id: s.serverId }, query: { range: "24h" }, status: 200 }),
+  (s) => ({ operationId: "getServersByIdGainsVerdict", params: { id: s.serverId }, status: 200 }),
+  () => ({ operationId: "getGains", query: { range: "7d" }, status: 200 }),
+  () => ({ operationId: "getGainsExport", query: { what: "ledger", range: "24h" }, status: 200 }),
+
+  () => ({ operationId: "getEnrollmentTokens", status: 200 }),
+  () => ({ operationId: "postEnrollmentTokens", body: { label: "contract", expiresIn: "1h" }, status: 201, then: (b, s) => (s.ids.enrolment = b.token.id) }),
+  (s) => ({ operationId: "deleteEnrollmentTokensById", params: { id: s.ids.enrolment! }, status: 200 }),
+
+  () => ({ operationId: "getPolicies", query: { archived: "1" }, status: 200 }),
+  () => ({ operationId: "postPolicies", body: { name: "Databases", description: "made by a token" }, status: 201, then: (b, s) => (s.ids.policy = b.policy.id) }),
+  (s) => ({ operationId: "getPoliciesById", params: { id: s.ids.policy! }, status: 200 }),
+  (s) => ({ operationId: "postPoliciesByIdVersions", params: { id: s.ids.policy! },
+    body: { document: { schemaVersion: 1, telemetry: { ebpf: "off" } }, comment: "no eBPF", basedOnVersion: 1 }, status: 201 }),
+  (s) => ({ operationId: "postPoliciesByIdVersions", params: { id: s.ids.policy! }, body: { document: { schemaVersion: 1, telemetry: { ebpf: "sometimes" } } }, status: 422 }),
+  (s) => ({ operationId: "patchPoliciesById", params: { id: s.ids.policy! }, body: { description: "database servers" }, status: 200 }),
+  (s) => ({ operationId: "postPoliciesAssignments", body: { scope: "server", policyId: s.ids.policy!, serverId: s.serverId }, status: 201,
+    then: (b, st) => (st.ids.assignment = b.assignment.id) }),
+  (s) => ({ operationId: "getPoliciesServersByServerId", params: { serverId: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "putPoliciesServersByServerIdTags", params: { serverId: s.serverId }, body: { tags: ["db", "prod"] }, status: 200 }),
+  (s) => ({ operationId: "getPoliciesByIdVersionsByVersionVerdict", params: { id: s.ids.policy!, version: "2" }, status: 200 }),
+  (s) => ({ operationId: "deletePoliciesAssignmentsById", params: { id: s.ids.assignment! }, status: 200 }),
+
+  () => ({ operationId: "getAlerts", status: 200 }),
+  () => ({ operationId: "getAlertsHistory", query: { state: "firing" }, status: 200 }),
+  () => ({ operationId: "getAlertsRules", status: 200 }),
+  () => ({ operationId: "postAlertsRules", body: rule, status: 201, then: (b, s) => (s.ids.rule = b.rule.id) }),
+  (s) => ({ operationId: "getAlertsRulesById", params: { id: s.ids.rule! }, status: 200 }),
+  (s) => ({ operationId: "putAlertsRulesById", params: { id: s.ids.rule! }, body: { ...rule, threshold: 20 }, status: 200 }),
+  (s) => ({ operationId: "patchAlertsRulesById", params: { id: s.ids.rule! }, body: { enabled: false }, status: 200 }),
+  () => ({ operationId: "postAlertsRulesPreview", body: rule, status: 200 }),
+  (s) => ({ operationId: "postAlertsByIdAcknowledge", params: { id: s.alertId }, body: { note: "looking" }, status: 200 }),
+  (s) => ({ operationId: "postAlertsByIdAcknowledge", params: { id: s.alertId }, body: {}, status: 409 }),
+  () => ({ operationId: "getAlertsSilences", status: 200 }),
+  () => ({ operationId: "postAlertsSilences",
+    body: { ruleId: null, scope: { scope: "organization" }, startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + hour).toISOString(), comment: "maintenance" },
+    status: 201, then: (b, s) => (s.ids.silence = b.silence.id) }),
+  (s) => ({ operationId: "postAlertsSilencesByIdCancel", params: { id: s.ids.silence! }, status: 200 }),
+  (s) => ({ operationId: "deleteAlertsRulesById", params: { id: s.ids.rule! }, status: 200 }),
+
+  () => ({ operationId: "getAlertsChannels", status: 200 }),
+  () => ({ operationId: "postAlertsChannels", body: { name: "Receiver", kind: "webhook", config: { url: "https://hooks.example.com/spindle" }, secrets: {} }, status: 201,
+    then: (b, s) => (s.ids.channel = b.channel.id) }),
+  (s) => ({ operationId: "patchAlertsChannelsById", params: { id: s.ids.channel! }, body: { name: "Ops receiver" }, status: 200 }),
+  (s) => ({ operationId: "postAlertsChannelsByIdRoutes", params: { id: s.ids.channel! }, body: { severities: ["critical"], scope: "organization" }, status: 201,
+    then: (b, st) => (st.ids.route = b.channel.routes[0].id) }),
+  (s) => ({ operationId: "postAlertsChannelsByIdTest", params: { id: s.ids.channel! }, status: 202, then: (b, st) => (st.ids.notification = b.notificationId) }),
+  (s) => ({ operationId: "getAlertsNotificationsById", params: { id: s.ids.notification! }, status: 200 }),
+  (s) => ({ operationId: "deleteAlertsRoutesById", params: { id: s.ids.route! }, status: 200 }),
+  (s) => ({ operationId: "deleteAlertsChannelsById", params: { id: s.ids.channel! }, status: 200 }),
+
+  (s) => ({ operationId: "getRecommendations", query: { serverId: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "postRecommendationsByIdApply", params: { id: s.applyRecommendationId }, status: 200 }),
+  (s) => ({ operationId: "postRecommendationsByIdDismiss", params: { id: s.otherRecommendationId }, status: 200 }),
+  (s) => ({ operationId: "postRecommendationsByIdReopen", params: { id: s.otherRecommendationId }, status: 200 }),
+  (s) => ({ operationId: "postRecommendationsByIdSnooze", params: { id: s.otherRecommendationId }, body: { days: 7 }, status: 200 }),
+
+  (s) => ({ operationId: "getServersByIdBenchRuns", params: { id: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "postServersByIdBenchRuns", params: { id: s.serverId },
+    body: { profile: "fileserver", dataPath: "/srv/bench", sizeLimitMiB: 8, timeLimitSeconds: 60, stepSeconds: 1 }, status: 201, then: (b, st) => (st.ids.run = b.run.id) }),
+  (s) => ({ operationId: "getBenchRunsByRunId", params: { runId: s.ids.run! }, status: 200 }),
+  (s) => ({ operationId: "postBenchRunsByRunIdCancel", params: { runId: s.ids.run! }, status: 200 }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, status: 200 }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, query: { what: "passes" }, status: 200 }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, query: { what: "all" }, status: 400, invalid: true }),
+  (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.ids.run! }, status: 409 }),
+
+  () => ({ operationId: "getMembers", status: 200 }),
+  (s) => ({ operationId: "postMembersByIdSignOut", params: { id: s.viewerMemberId }, status: 200 }),
+
+  () => ({ operationId: "getApiTokens", status: 200 }),
+  () => ({ operationId: "postApiTokens", body: { name: "made by a token", role: "viewer", expiresInDays: 7 }, status: 201, then: (b, s) => (s.ids.token = b.token.id) }),
+  (s) => ({ operationId: "deleteApiTokensById", params: { id: s.ids.token! }, status: 200 }),
+
+  () => ({ operationId: "getOrganizationSecurity", status: 200 }),
+  () => ({ operationId: "patchOrganizationSecurity", body: { requireMfa: true }, status: 403 }),
+  () => ({ operationId: "patchOrganizationSecurity", body: { requireMfa: true }, status: 409, as: "session" }),
+  () => ({ operationId: "patchOrganizationSecurity", body: { requireMfa: false }, status: 200, as: "session" }),
+  (s) => ({ operationId: "putOrganizationSso", body: { issuer: s.issuer, clientId: "spindle", clientSecret: "s3cret", domain: "example.com" }, status: 403 }),
+  (s) => ({ operationId: "putOrganizationSso", body: { issuer: s.issuer, clientId: "spindle", clientSecret: "s3cret", domain: "example.com", defaultRole: "viewer", enforced: false },
+    status: 200, as: "session" }),
+  () => ({ operationId: "putOrganizationSso", body: { issuer: "http://10.1.2.3:8080", clientId: "spindle", domain: "example.com" }, status: 422, as: "session" }),
+  () => ({ operationId: "deleteOrganizationSso", status: 403 }),
+  () => ({ operationId: "deleteOrganizationSso", status: 200, as: "session" }),
+
+  (s) => ({ operationId: "postServersByIdRevoke", params: { id: s.doomedServerId }, status: 200 }),
+  (s) => ({ operationId: "postServersByIdAllowReenrolment", params: { id: s.doomedServerId }, status: 200 }),
+  (s) => ({ operationId: "deleteServersById", params: { id: s.doomedServerId }, status: 200 }),
+  (s) => ({ operationId: "getServersById", params: { id: s.doomedServerId }, status: 404 }),
+];
