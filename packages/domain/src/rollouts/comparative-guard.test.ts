@@ -59,6 +59,16 @@ describe("the comparative guard", () => {
     assert.match(reading.metrics![0]!.detail, /previous days/);
   });
 
+  it("judges against the servers not yet changed even when previous days could be compared", () => {
+    // The previous days say the canary's level is ordinary; the concurrent control says it jumped.
+    const day = (ratio: number) => ({ numerator: ratio * 200_000, denominator: 200_000 });
+    const days = [day(0.6), day(0.61), day(0.59), day(0.6), day(0.62)];
+    const reading = comparativeGuard([{ ...input([server("canary", 0.05, 0.6)], controls(6, 0.05)), previousDays: days }], guards, windows);
+    assert.equal(reading.status, "trip");
+    assert.match(reading.metrics![0]!.detail, /difference in differences against 6 servers not yet changed/);
+    assert.doesNotMatch(reading.metrics![0]!.detail, /previous days/);
+  });
+
   it("says which metrics nothing measures, and holds when none is compared", () => {
     const reading = comparativeGuard([
       input([server("canary", 0.05, 0.05)], controls(6, 0.05)),
