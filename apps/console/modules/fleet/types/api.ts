@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoDateTime, nullableDateTime } from "@/lib/openapi/schemas";
+import { changeOutcomeSchema } from "@/modules/rollouts/types/api";
 
 export const serverSummarySchema = z.object({
   id: z.uuid(),
@@ -52,4 +53,23 @@ export const fleetPageSchema = z.object({
   })).nullable(),
   fleetSize: z.number().int(),
   at: isoDateTime,
+});
+
+const facet = z.array(z.object({ value: z.string(), servers: z.number().int() }));
+
+/** GET /api/servers/facets: the values the fleet's filters offer, with how many servers have each. */
+export const fleetFacetsSchema = z.object({ facets: z.object({ tags: facet, os: facet, kernels: facet, agentVersions: facet }) });
+
+/** POST /api/servers/bulk: what the action did or, previewed, would do (types/bulk.ts, BulkResult). */
+export const bulkResultSchema = z.object({
+  result: z.object({
+    action: z.enum(["tag", "untag", "assign-policy", "revoke"]),
+    preview: z.boolean(),
+    servers: z.number().int(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    replaced: z.array(z.object({ serverId: z.uuid(), hostname: z.string(), policy: z.string() })),
+    bulkId: z.string().nullable(),
+    delivery: changeOutcomeSchema.optional(),
+  }),
 });
