@@ -67,6 +67,9 @@ describe("the comparative guard", () => {
     assert.equal(reading.status, "trip");
     assert.match(reading.metrics![0]!.detail, /difference in differences against 6 servers not yet changed/);
     assert.doesNotMatch(reading.metrics![0]!.detail, /previous days/);
+    // With too few servers left to compare, the previous days stand in.
+    const few = comparativeGuard([{ ...input([server("canary", 0.05, 0.6)], controls(2, 0.05)), previousDays: days }], guards, windows);
+    assert.match(few.metrics![0]!.detail, /previous days/);
   });
 
   it("says which metrics nothing measures, and holds when none is compared", () => {

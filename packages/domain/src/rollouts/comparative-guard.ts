@@ -89,13 +89,15 @@ export function comparativeGuard(inputs: readonly GuardMetricInput[], guards: Ro
   // Difference in differences needs a degree of freedom: with one changed server, two controls.
   const minimumControls = Math.max(comparative.minimumControls, 3 - treatedCount);
   // judgeChange prefers previous days to a concurrent control (right for a verdict on one
-  // server's change); a rollout has a better control while servers are left unchanged, so the
-  // previous days reach it only when none are (the last wave of an organisation-wide change).
-  const unchangedLeft = inputs.some((input) => input.control.length > 0);
+  // server's change); a rollout has a better control while enough servers are left unchanged, so
+  // the previous days reach a metric only when too few of those have data (the last wave of an
+  // organisation-wide change).
+  const withData = (control: readonly ServerWindows[]) =>
+    control.filter((server) => Math.min(server.before.denominator, server.after.denominator) >= comparative.minimumDenominator).length;
   const evidence: MetricEvidence[] = measured.map((input) => ({
     metric: input.metric,
     after: sum(input.treated.map((server) => server.after)),
-    previousDays: unchangedLeft ? [] : input.previousDays,
+    previousDays: withData(input.control) >= minimumControls ? [] : input.previousDays,
     concurrent: { treated: input.treated, control: input.control, beforeWindow: windows.describe },
     minutes: null,
   }));
