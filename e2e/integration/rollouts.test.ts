@@ -14,7 +14,7 @@
 // (it ends a watched wave's window 30 s after its servers applied), never through a setting a
 // production deployment could change. Every wait is for a row or an answer.
 //
-// Root only; ports 55610–55612, or SPINDLE_ROLLOUTS_PG_PORT / SPINDLE_ROLLOUTS_GATEWAY_PORT /
+// Root only; ports 55680–55682, or SPINDLE_ROLLOUTS_PG_PORT / SPINDLE_ROLLOUTS_GATEWAY_PORT /
 // SPINDLE_ROLLOUTS_CONSOLE_PORT.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -31,10 +31,10 @@ import { WorkerProcess } from "../support/worker";
 const mib = 1024 * 1024;
 const windowSeconds = 30;
 const skip = userInfo().uid !== 0 ? "needs root: private mount namespaces (machine ids), a memory cgroup, eBPF and mlock" : false;
-const cluster = skip ? null : new PostgresCluster(Number(process.env.SPINDLE_ROLLOUTS_PG_PORT ?? 55610));
+const cluster = skip ? null : new PostgresCluster(Number(process.env.SPINDLE_ROLLOUTS_PG_PORT ?? 55680));
 const databaseUrl = cluster?.url("spindle") ?? "";
-const gateway = new GatewayProcess(Number(process.env.SPINDLE_ROLLOUTS_GATEWAY_PORT ?? 55611), databaseUrl);
-const consoleApp = new ConsoleProcess(Number(process.env.SPINDLE_ROLLOUTS_CONSOLE_PORT ?? 55612), databaseUrl, gateway.url);
+const gateway = new GatewayProcess(Number(process.env.SPINDLE_ROLLOUTS_GATEWAY_PORT ?? 55681), databaseUrl);
+const consoleApp = new ConsoleProcess(Number(process.env.SPINDLE_ROLLOUTS_CONSOLE_PORT ?? 55682), databaseUrl, gateway.url);
 const workerEnv = { SPINDLE_ROLLOUT_STEP_SECONDS: "1", SPINDLE_ROLLOUT_SETTLE_SECONDS: "3" };
 let worker = new WorkerProcess(databaseUrl, workerEnv);
 const fleet = skip ? null : new RolloutFleet(320 * mib);
