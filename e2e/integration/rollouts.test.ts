@@ -131,10 +131,12 @@ test("staged rollouts with real agents: every wave, a FAILED and a measured regr
   for (const entry of tagged) await session.put(`/api/policies/servers/${entry.serverId}/tags`, { tags: ["db"] });
 
   // Every server: the read cache on its own files, sampling every second. Set up at once (confirmed).
+  // No control group (holdoutPercent 0): part 3's regression is a pin of a measured size, and a
+  // control group would leave a hash-drawn share of the pinned files' pages unpinned.
   const managed = `${fleet!.managed}/**`;
   const { policy: base } = await session.post<{ policy: { id: string } }>("/api/policies", {
     name: "Read cache", comment: "the read cache on every server's data",
-    document: { schemaVersion: 1, telemetry: { intervalSeconds: 1 }, readCache: { enabled: true, include: [managed], budgetPercentOfAvailable: 90, freeMemoryFloorBytes: 64 * mib } },
+    document: { schemaVersion: 1, telemetry: { intervalSeconds: 1 }, readCache: { enabled: true, include: [managed], budgetPercentOfAvailable: 90, freeMemoryFloorBytes: 64 * mib, holdoutPercent: 0 } },
   });
   const baseAssigned = await session.post<{ delivery: Outcome }>("/api/policies/assignments", { scope: "organization", policyId: base.id, delivery: { mode: "now", confirm: true } });
   assert.equal(baseAssigned.delivery.mode, "now");
@@ -178,7 +180,13 @@ test("staged rollouts with real agents: every wave, a FAILED and a measured regr
   assert.equal(await waveState(harmless, 1), "watching", "no worker, no step");
   worker = new WorkerProcess(databaseUrl, workerEnv);
   worker.start();
-  await eventually("the new worker passed the second wave", async () => (await waveState(harmless, 1)) === "passed" || undefined, 120_000);
+  await eventually("the new worker passed the second wave", async () => (await waveState(harmless, 1)) === "passed" || undefined, 120_000)
+    .catch(async (error: Error) => {
+      // Say where it stopped: a hold's reason or a guard's reading, not only that it timed out.
+      const wave = (await rollout(harmless)).waveDetails[1]!;
+      throw new Error(`${error.message}: the wave is ${wave.state}${wave.holdReason ? ` (${wave.holdReason})` : ""}; ` +
+        wave.readings.map((r) => `${r.guard} ${r.status}: ${r.summary}`).join("; "));
+    });
   await shortenGuardWindow(harmless, 2);
   detail = await eventually("the rollout completed", async () => {
     const current = await rollout(harmless);
