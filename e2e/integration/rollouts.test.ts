@@ -41,7 +41,7 @@ const fleet = skip ? null : new RolloutFleet(320 * mib);
 const session = new ConsoleSession(consoleApp.url);
 const query = <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => queryRows<T>(databaseUrl, sql, params);
 
-interface Wave { wave: number; label: string; state: string; readings: { guard: string; status: string; summary: string }[]; servers: { serverId: string; state: string }[] }
+interface Wave { wave: number; label: string; state: string; holdReason: string; readings: { guard: string; status: string; summary: string }[]; servers: { serverId: string; state: string }[] }
 interface Rollout { id: string; status: string; statusReason: string; waveDetails: Wave[]; timeline: { kind: string; message: string }[] }
 type Outcome = { mode: "rollout"; rolloutId: string; servers: number; waves: number } | { mode: "now"; reason: string };
 

@@ -71,6 +71,8 @@ type Config struct {
 	Databases     DatabasesConfig     `yaml:"databases"`
 	Bench         BenchConfig         `yaml:"bench,omitempty"`
 	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
+	// WriteOptimization holds the limits the console's policy cannot change.
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization,omitempty"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -241,7 +243,7 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate())
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(), c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

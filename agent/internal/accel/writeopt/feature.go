@@ -234,9 +234,12 @@ func (f *Feature) DefragNow(ctx context.Context) int {
 		if defrag.IdleOnly && !f.diskIdle(path, idleDisks) {
 			continue
 		}
-		result, err := defragment(path, f.cfg.MoveChunkBytes)
+		result, err := defragment(path, f.cfg.MoveChunkBytes, f.cfg.FreeSpaceFloorBytes)
 		f.mu.Lock()
 		switch {
+		case errors.Is(err, ErrBelowFloor):
+			f.stats.DefragSkippedSpace++
+			f.stats.LastError = err.Error()
 		case err != nil:
 			f.stats.LastError = err.Error()
 		case result.Improved:

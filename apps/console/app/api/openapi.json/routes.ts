@@ -55,13 +55,13 @@ import * as r48 from "../servers/[id]/route";
 import * as r49 from "../servers/route";
 import * as r50 from "../annotations/route";
 import * as r51 from "../compare/route";
-import * as r52 from "../rollouts/[id]/[action]/route";
-import * as r53 from "../rollouts/[id]/override/route";
-import * as r54 from "../rollouts/[id]/route";
-import * as r55 from "../rollouts/notices/route";
-import * as r56 from "../rollouts/route";
-import * as r57 from "../servers/bulk/route";
-import * as r58 from "../servers/facets/route";
+import * as r52 from "../servers/bulk/route";
+import * as r53 from "../servers/facets/route";
+import * as r54 from "../rollouts/[id]/[action]/route";
+import * as r55 from "../rollouts/[id]/override/route";
+import * as r56 from "../rollouts/[id]/route";
+import * as r57 from "../rollouts/notices/route";
+import * as r58 from "../rollouts/route";
 import * as r59 from "../settings/rollouts/route";
 
 export const apiRouteFiles: ApiRouteModule[] = [
@@ -117,13 +117,13 @@ export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/servers", module: r49 },
   { path: "/api/annotations", module: r50 },
   { path: "/api/compare", module: r51 },
-  { path: "/api/rollouts/[id]/[action]", module: r52 },
-  { path: "/api/rollouts/[id]/override", module: r53 },
-  { path: "/api/rollouts/[id]", module: r54 },
-  { path: "/api/rollouts/notices", module: r55 },
-  { path: "/api/rollouts", module: r56 },
-  { path: "/api/servers/bulk", module: r57 },
-  { path: "/api/servers/facets", module: r58 },
+  { path: "/api/servers/bulk", module: r52 },
+  { path: "/api/servers/facets", module: r53 },
+  { path: "/api/rollouts/[id]/[action]", module: r54 },
+  { path: "/api/rollouts/[id]/override", module: r55 },
+  { path: "/api/rollouts/[id]", module: r56 },
+  { path: "/api/rollouts/notices", module: r57 },
+  { path: "/api/rollouts", module: r58 },
   { path: "/api/settings/rollouts", module: r59 },
 ];
 

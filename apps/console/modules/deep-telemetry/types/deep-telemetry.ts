@@ -66,7 +66,7 @@ export interface CacheHitSeries {
 
 /** One of the files with the most page-cache accesses in the newest reported interval. */
 export interface CacheTopFile {
-  /** The path an open descriptor gave, or inode:<dev>:<ino> when no process held the file open. */
+  /** The file's path, or its inode on its mount point with what the agent tried (lib/file-name.ts). */
   path: string;
   accesses: number;
   misses: number;

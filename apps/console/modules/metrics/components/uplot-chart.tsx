@@ -159,7 +159,7 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
           Not measured: the agent sent no value for this chart in the selected range.
         </p>
       ) : null}
-      <div ref={container} className="w-full" />
+      <div ref={container} className="w-full" data-plot />
     </figure>
   );
 }
