@@ -24,6 +24,7 @@ if $for_tests; then
   need_pkg chromium          # Playwright journeys run in Debian's Chromium
   need_pkg curl              # install.sh is exercised end to end
   need_pkg e2fsprogs         # filefrag, to check extent counts
+  need_pkg xfsprogs          # mkfs.xfs: write optimisation is measured on XFS too (loop device)
   need_pkg fio               # the bench generator is checked against fio (agent/internal/bench)
   need_pkg wine64            # the Windows agent runs under Wine (e2e/integration/windows-agent.test.ts)
   need_pkg gcc-mingw-w64-x86-64-win32  # builds the ProcessPrng shim Go binaries need under Wine 8

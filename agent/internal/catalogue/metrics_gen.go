@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "28f57dba9a49e18a4990488967b8b23c68d10ccd40c850dd933081d752e9edd4"
+const SourceSHA256 = "cd45068b725a2a7d6669b6218b8931ed14918e6428666b263e5efba572dc0a60"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

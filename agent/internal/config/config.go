@@ -54,6 +54,18 @@ type Config struct {
 	CredentialExpiresAt time.Time `yaml:"credential_expires_at,omitempty"`
 	AgentID             string    `yaml:"agent_id"`
 	ServerID            string    `yaml:"server_id"`
+	// SigningPublicKey is the gateway's Ed25519 public key (PEM) from enrolment: an upgrade's
+	// SHA256SUMS must carry its signature before anything downloaded runs.
+	SigningPublicKey string `yaml:"signing_public_key,omitempty"`
+	// EnrolmentFile, when set, holds the fields above (enrolment.go) instead of this file, which
+	// the agent then never rewrites (a package's conffile, a Kubernetes ConfigMap).
+	EnrolmentFile string `yaml:"enrolment_file,omitempty"`
+	// EnrolmentTokenFile, when set and the agent is not enrolled, is read by `run` for an
+	// enrolment token (spe_…), exchanged with the gateway above; the file is removed after.
+	EnrolmentTokenFile string `yaml:"enrolment_token_file,omitempty"`
+	// HostRoot is where the host's root file system is mounted when the agent runs in a
+	// container (/host): its machine id and os-release are read there first.
+	HostRoot string `yaml:"host_root,omitempty"`
 
 	Interval time.Duration `yaml:"interval"`
 	StateDir string        `yaml:"state_dir"`
@@ -71,8 +83,9 @@ type Config struct {
 	Databases     DatabasesConfig     `yaml:"databases"`
 	Bench         BenchConfig         `yaml:"bench,omitempty"`
 	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
-	// WriteOptimization holds the limits the console's policy cannot change.
-	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization,omitempty"`
+	Upgrade       UpgradeConfig       `yaml:"upgrade,omitempty"`
+	// WriteOptimization holds what the console's policy cannot change (writeopt.go).
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -151,6 +164,8 @@ func Default() Config {
 
 		Fragmentation: defaultFragmentation(),
 		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
+
+		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto},
 	}
 }
 
@@ -167,6 +182,12 @@ func Load(path string) (Config, error) {
 	cfg, err := Parse(data)
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := cfg.loadEnrolmentFile(); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s with %s: %w", path, cfg.EnrolmentFile, err)
 	}
 	return cfg, nil
 }
@@ -243,7 +264,8 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(), c.WriteOptimization.validate())
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(),
+		c.Upgrade.validate(), c.validateEnrolmentPaths(), c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

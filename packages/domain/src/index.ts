@@ -8,3 +8,4 @@ export * from "./alerts/index.js";
 export * from "./recommendations/index.js";
 export * from "./simulation/index.js";
 export * from "./rollouts/index.js";
+export * from "./agent-upgrades/index.js";

@@ -78,10 +78,26 @@ type Config struct {
 	// 1000); ComparisonChecks bounds the files counted with FIEMAP per pass (default 200).
 	ComparisonFiles  int
 	ComparisonChecks int
-	ProcPath         string // default "/proc"
-	SysPath          string // default "/sys"
-	Logger           *slog.Logger
+	// FirstWrite says how a new file is caught before its first write: FirstWriteAuto (the
+	// default) holds the opens in the watched directories with fanotify where the kernel allows
+	// it; FirstWriteInotify learns of new files from inotify alone, after their first write.
+	FirstWrite FirstWriteMode
+	ProcPath   string // default "/proc"
+	SysPath    string // default "/sys"
+	Logger     *slog.Logger
 }
+
+// FirstWriteMode is Config.FirstWrite.
+type FirstWriteMode string
+
+const (
+	FirstWriteAuto    FirstWriteMode = "auto"
+	FirstWriteInotify FirstWriteMode = "inotify"
+)
+
+// ErrFirstWriteInotify: the agent's configuration asks for inotify alone, so no open is held.
+var ErrFirstWriteInotify = errors.New("the agent's configuration says write_optimization.first_write: inotify: new " +
+	"files get their first window after their first write (set it to auto to reserve it before)")
 
 // maxWindowShareOfFreeSpace: one window takes at most this share of the space still available,
 // so the files growing at once cannot reserve the disk full between them.
@@ -121,6 +137,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxFiles <= 0 {
 		c.MaxFiles = 100_000
 	}
+	if c.FirstWrite == "" {
+		c.FirstWrite = FirstWriteAuto
+	}
 	if c.ProcPath == "" {
 		c.ProcPath = "/proc"
 	}
@@ -146,7 +165,14 @@ type Stats struct {
 	// is an upper bound on the fragments prevented; the tests measure the real effect against
 	// files grown without the feature.
 	FragmentsPrevented int64
-	FilesDefragmented  int64
+	// FirstWritesReserved counts new files whose first window was reserved when they were
+	// opened, before their first write (the open gate); FirstWriteGated says the gate holds
+	// the opens in the watched directories now, FirstWriteReason why not (inotify alone) while
+	// preallocation runs without it.
+	FirstWritesReserved int64
+	FirstWriteGated     bool
+	FirstWriteReason    string
+	FilesDefragmented   int64
 	// DefragNotImproved counts files left as they were because the donor (or the result) was
 	// not less fragmented.
 	DefragNotImproved int64

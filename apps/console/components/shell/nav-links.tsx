@@ -12,6 +12,7 @@ const links: { href: string; label: string; section?: string }[] = [
   { href: "/policies", label: "Policies" },
   { href: "/rollouts", label: "Rollouts" },
   { href: "/recommendations", label: "Recommendations" },
+  { href: "/upgrades", label: "Upgrades" },
   { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 

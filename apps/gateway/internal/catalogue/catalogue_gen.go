@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "28f57dba9a49e18a4990488967b8b23c68d10ccd40c850dd933081d752e9edd4"
+const SourceSHA256 = "cd45068b725a2a7d6669b6218b8931ed14918e6428666b263e5efba572dc0a60"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -97,4 +97,5 @@ var Capabilities = []Capability{
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
+	{Name: "accel.write_optimization.first_write", Label: "Preallocation before a new file's first write", Metrics: []string{"spindle.write_opt.preallocated"}},
 }

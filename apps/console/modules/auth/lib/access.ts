@@ -25,6 +25,8 @@ export const statements = {
   // Rollouts: pause, resume, roll back, abort (control); let a holding wave pass (override);
   // switch the organisation's "every wide change is a rollout" setting (settings, owners only).
   rollout: ["control", "override", "settings"],
+  // Agent upgrades: start one, pause, resume or cancel it, pin a server to a version.
+  agentUpgrade: ["start", "control", "pin"],
   // API tokens (better-auth's api-key plugin checks these names): every member may create tokens
   // for themselves, acting with at most their own role.
   apiKey: ["create", "read", "update", "delete"],
@@ -51,6 +53,7 @@ const manageOrganisation = {
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
   rollout: ["control", "override"],
+  agentUpgrade: ["start", "control", "pin"],
   apiKey: ["create", "read", "update"],
   apiToken: ["revoke"],
   memberSession: ["revoke"],
@@ -59,7 +62,7 @@ const manageOrganisation = {
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"], rollout: ["control", "override", "settings"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [],
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [],
     apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [], rollout: [] }),
 };
 
