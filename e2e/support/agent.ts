@@ -15,6 +15,8 @@ export class InstalledAgent {
   readonly stateDir: string;
   private child?: Child;
   private machineIdFile?: string;
+  private readonly binds: [source: string, target: string][] = [];
+  private cgroupDir?: string;
   output = "";
 
   /** `base` is where the private root goes (a memory filesystem when a test spools thousands of batches). */
@@ -62,11 +64,27 @@ export class InstalledAgent {
     writeFileSync(this.machineIdFile, `${id}\n`);
   }
 
+  /**
+   * Shows `source` at `target` to this agent only (its private mount namespace, so root only):
+   * several agents on one host can then manage "the same" path in one policy, each its own files.
+   */
+  bindMount(source: string, target: string): void {
+    this.binds.push([source, target]);
+  }
+
+  /** Starts the agent inside this memory cgroup (its directory under /sys/fs/cgroup), so its limit is the agent's. */
+  useCgroup(dir: string): void {
+    this.cgroupDir = dir;
+  }
+
   private withMachineId(file: string, args: string[]): [string, string[]] {
-    if (!this.machineIdFile) return [file, args];
-    const binds = ["/etc/machine-id", "/var/lib/dbus/machine-id"].filter((path) => existsSync(path))
-      .map((path) => `mount --bind '${this.machineIdFile}' ${path}`).join(" && ");
-    return ["unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", `${binds || "true"} && exec "$@"`, "sh", file, ...args]];
+    if (!this.machineIdFile && this.binds.length === 0 && !this.cgroupDir) return [file, args];
+    const ids = this.machineIdFile ? ["/etc/machine-id", "/var/lib/dbus/machine-id"].filter((path) => existsSync(path)).map((path) => [this.machineIdFile!, path]) : [];
+    const mounts = [...ids, ...this.binds].map(([source, target]) => `mount --bind '${source}' '${target}'`).join(" && ");
+    const namespaced: [string, string[]] = ["unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", `${mounts || "true"} && exec "$@"`, "sh", file, ...args]];
+    if (!this.cgroupDir) return namespaced;
+    // Join the cgroup first: everything the agent then starts and charges is inside it.
+    return ["/bin/sh", ["-c", `echo $$ > '${this.cgroupDir}/cgroup.procs' && exec "$@"`, "sh", namespaced[0], ...namespaced[1]]];
   }
 
   uninstall(gatewayUrl: string): string {
@@ -94,6 +112,17 @@ export class InstalledAgent {
     const updated = yaml.replace(/^(\s+)mrc: \{\}$/m, `$1mrc: {window: ${seconds}s}`);
     if (updated === yaml) throw new Error(`agent.yaml has no "mrc: {}" collector line to set the window on:\n${yaml}`);
     writeFileSync(this.config, updated, { mode: 0o600 });
+  }
+
+  /** Switches collectors off in agent.yaml (`spindle-agent enroll` writes each as `name: {}`); restart to apply. */
+  disableCollectors(names: readonly string[]): void {
+    let yaml = readFileSync(this.config, "utf8");
+    for (const name of names) {
+      const updated = yaml.replace(new RegExp(`^(\\s+)${name}: \\{\\}$`, "m"), `$1${name}: {enabled: false}`);
+      if (updated === yaml) throw new Error(`agent.yaml has no "${name}: {}" collector line to switch off:\n${yaml}`);
+      yaml = updated;
+    }
+    writeFileSync(this.config, yaml, { mode: 0o600 });
   }
 
   /** Lets the console's proof runs write in these directories (agent.yaml proof_runs.paths); restart to apply. */

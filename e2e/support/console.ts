@@ -67,6 +67,10 @@ export class ConsoleSession {
     return this.request<T>("POST", path, body);
   }
 
+  async put<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>("PUT", path, body);
+  }
+
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.consoleUrl}${path}`, {
       method,

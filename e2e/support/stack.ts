@@ -42,6 +42,10 @@ export const e2eStack = {
     SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
     // Recommendations refresh every 5 s instead of every 15 min, so a journey sees its finding.
     SPINDLE_RECOMMENDATION_REFRESH_SECONDS: "5",
+    // Rollouts are stepped every second, and a guard window read 3 s after it ends (the journey
+    // ends windows early through the database; the product's minimum window stays 5 minutes).
+    SPINDLE_ROLLOUT_STEP_SECONDS: "1",
+    SPINDLE_ROLLOUT_SETTLE_SECONDS: "3",
     // The console's mail goes to the journeys' SMTP server (support/mail-sink.ts), and single
     // sign-on may reach the OpenID provider a journey runs on loopback (support/oidc-idp.ts).
     SPINDLE_SMTP_URL: `smtp://127.0.0.1:${mailPorts().smtpPort}`,

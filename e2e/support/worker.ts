@@ -19,4 +19,9 @@ export class WorkerProcess {
   async stop(): Promise<void> {
     await this.child?.stop();
   }
+
+  /** SIGKILL: the worker dies wherever it is, mid-step included; nothing of it runs on. */
+  async kill(): Promise<void> {
+    await this.child?.kill("SIGKILL");
+  }
 }

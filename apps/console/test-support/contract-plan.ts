@@ -77,6 +77,22 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "getPoliciesByIdVersionsByVersionVerdict", params: { id: s.ids.policy!, version: "2" }, status: 200 }),
   (s) => ({ operationId: "deletePoliciesAssignmentsById", params: { id: s.ids.assignment! }, status: 200 }),
 
+  () => ({ operationId: "getSettingsRollouts", status: 200 }),
+  () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 403 }),
+  () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 200, as: "session" }),
+  (s) => ({ operationId: "postPoliciesAssignments", body: { scope: "organization", policyId: s.ids.policy!, delivery: { mode: "rollout" } }, status: 201,
+    // biome-ignore lint/suspicious/noThenProperty: the plan's name for "after this call", not a thenable
+    then: (b, st) => (st.ids.rollout = b.delivery.rolloutId) }),
+  () => ({ operationId: "getRollouts", query: { active: "1" }, status: 200 }),
+  (s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! }, status: 200 }),
+  (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, status: 200 }),
+  (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, status: 409 }),
+  (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "resume" }, status: 200 }),
+  (s) => ({ operationId: "postRolloutsByIdOverride", params: { id: s.ids.rollout! }, body: { wave: 0, reason: "the canary is idle" }, status: 409 }),
+  (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "abort" }, status: 200 }),
+  () => ({ operationId: "getRolloutsNotices", status: 200 }),
+  () => ({ operationId: "getRolloutsById", params: { id: "00000000-0000-4000-8000-000000000000" }, status: 404 }),
+
   () => ({ operationId: "getAlerts", status: 200 }),
   () => ({ operationId: "getAlertsHistory", query: { state: "firing" }, status: 200 }),
   () => ({ operationId: "getAlertsRules", status: 200 }),
@@ -149,6 +165,13 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "putOrganizationSso", body: { issuer: "http://10.1.2.3:8080", clientId: "spindle", domain: "example.com" }, status: 422, as: "session" }),
   () => ({ operationId: "deleteOrganizationSso", status: 403 }),
   () => ({ operationId: "deleteOrganizationSso", status: 200, as: "session" }),
+
+  () => ({ operationId: "getServersFacets", status: 200 }),
+  (s) => ({ operationId: "postServersBulk", body: { action: "tag", tag: "contract", target: { serverIds: [s.serverId] }, preview: true }, status: 200 }),
+  (s) => ({ operationId: "postServersBulk", body: { action: "tag", tag: "contract", target: { serverIds: [s.serverId] } }, status: 200 }),
+  () => ({ operationId: "postServersBulk", body: { action: "tag", tag: "contract", target: { filter: {}, expectedCount: 99 } }, status: 409 }),
+  (s) => ({ operationId: "getAnnotations", query: { servers: s.serverId, range: "24h" }, status: 200 }),
+  (s) => ({ operationId: "getCompare", query: { servers: `${s.serverId},${s.doomedServerId}`, metric: "readIops", range: "1h" }, status: 200 }),
 
   (s) => ({ operationId: "postServersByIdRevoke", params: { id: s.doomedServerId }, status: 200 }),
   (s) => ({ operationId: "postServersByIdAllowReenrolment", params: { id: s.doomedServerId }, status: 200 }),

@@ -60,6 +60,21 @@ const envSchema = z.object({
     .min(60)
     .max(7 * 86_400)
     .default(86_400),
+  // Staged rollouts (docs/policy.md, "Rollouts"): how often each worker process steps them (a
+  // change a person makes wakes them at once), and how long after a guard window ends its
+  // telemetry is read (an agent's last batch of the window is still on its way).
+  SPINDLE_ROLLOUT_STEP_SECONDS: z.coerce
+    .number({ error: "SPINDLE_ROLLOUT_STEP_SECONDS must be a number of seconds, 1 to 300 (default 5)" })
+    .int()
+    .min(1)
+    .max(300)
+    .default(5),
+  SPINDLE_ROLLOUT_SETTLE_SECONDS: z.coerce
+    .number({ error: "SPINDLE_ROLLOUT_SETTLE_SECONDS must be a number of seconds, 0 to 600 (default 30)" })
+    .int()
+    .min(0)
+    .max(600)
+    .default(30),
   // Notifications (docs/notifications.md, "Delivery").
   SPINDLE_CONSOLE_URL: z
     .url({ protocol: /^https?$/, error: "SPINDLE_CONSOLE_URL must be the console's public http(s) URL, e.g. https://spindle.example.com" })

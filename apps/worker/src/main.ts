@@ -12,6 +12,7 @@ import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { crontabFor, queueReadLatencySummary, startAlertInterval, startRecommendationsInterval, startRollupInterval, startUpgradeInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 import { defaultParallelSources } from "@spindle/timeseries";
+import { startRolloutDriving } from "./rollouts/task.js";
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       delivery,
       recommendations: { realiseAfterSeconds: env.SPINDLE_RECOMMENDATION_REALISE_AFTER_SECONDS },
       recommendationDigest: { periodSeconds: env.SPINDLE_RECOMMENDATION_DIGEST_SECONDS },
+      rollouts: { settleSeconds: env.SPINDLE_ROLLOUT_SETTLE_SECONDS },
     }),
     parsedCronItems: parseCrontab(crontabFor(timeseriesMode)),
     noHandleSignals: true,
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
   await queueReadLatencySummary(runner).catch((error: Error) => console.error(`could not queue the read latency summaries: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
+  const stopRolloutDriving = startRolloutDriving(runner, env.DATABASE_URL, env.SPINDLE_ROLLOUT_STEP_SECONDS);
 
   let runnerDone = false;
   runner.promise.finally(() => (runnerDone = true)).catch(() => {});
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
     stopUpgradeInterval();
     await stopPolicyDelivery();
     await stopNotificationQueueing();
+    await stopRolloutDriving();
     await runner.stop(signal);
     await health?.close();
     await pool.end();

@@ -7,6 +7,7 @@ import { recommendationsDigestJobSpec, recommendationsDigestTask } from "./recom
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
 import { readLatencySummaryJobSpec, readLatencySummaryTask } from "./jobs/read-latency-summary.js";
 import { curveRetentionTask } from "./jobs/retention.js";
+import { rolloutsAdvanceJobSpec, rolloutsAdvanceTask } from "./rollouts/task.js";
 import { agentUpgradesJobSpec, agentUpgradesTask } from "./upgrades/task.js";
 
 /**
@@ -23,7 +24,9 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
  * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations
  * and, on the same queue after it, the recommendations digest (one per organisation and period),
- * every 5 minutes the fleet page's read latency summaries (both modes), and hourly the
+ * every 5 minutes the fleet page's read latency summaries (both modes), every minute a step of
+ * the staged rollouts (each worker also steps them every few seconds and on spindle_rollout_changed),
+ * and hourly the
  * miss-ratio curves' retention (a plain table in both modes); in plain mode also
  * rollup every minute and retention hourly (backfilled once after an outage of every worker).
  */
@@ -38,6 +41,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `*/15 * * * * ${recommendationsDigestTask} ?queue=${recommendationsDigestJobSpec.queueName}&jobKey=${recommendationsDigestJobSpec.jobKey}&max=${recommendationsDigestJobSpec.maxAttempts}`,
     `*/5 * * * * ${readLatencySummaryTask} ?queue=${readLatencySummaryJobSpec.queueName}&jobKey=${readLatencySummaryJobSpec.jobKey}&max=${readLatencySummaryJobSpec.maxAttempts}`,
     `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
+    `* * * * * ${rolloutsAdvanceTask} ?queue=${rolloutsAdvanceJobSpec.queueName}&jobKey=${rolloutsAdvanceJobSpec.jobKey}&max=${rolloutsAdvanceJobSpec.maxAttempts}`,
     `* * * * * ${agentUpgradesTask} ?queue=${agentUpgradesJobSpec.queueName}&jobKey=${agentUpgradesJobSpec.jobKey}&max=${agentUpgradesJobSpec.maxAttempts}`,
   ];
   if (mode !== "plain") return lines.join("\n");

@@ -14,6 +14,8 @@ import { createRecommendationsDigestTask, recommendationsDigestTask, type Digest
 import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
 import { agentUpgradesTask, createAgentUpgradesTask } from "./upgrades/task.js";
 import type { RefreshSettings } from "./recommendations/refresh.js";
+import type { StepSettings } from "./rollouts/advance.js";
+import { createRolloutsAdvanceTask, rolloutsAdvanceTask } from "./rollouts/task.js";
 
 export interface TaskDependencies {
   pool: pg.Pool;
@@ -29,6 +31,8 @@ export interface TaskDependencies {
   recommendations?: RefreshSettings;
   /** Defaults to one recommendations digest per organisation per day. */
   recommendationDigest?: DigestSettings;
+  /** Defaults to reading a guard window 30 s after it ends (telemetry still arriving). */
+  rollouts?: StepSettings;
 }
 
 /** Every job the worker runs, by name. */
@@ -41,6 +45,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     [recommendationsRefreshTask]: createRecommendationsRefreshTask(deps.pool, deps.recommendations ?? { realiseAfterSeconds: 86_400 }),
     [agentUpgradesTask]: createAgentUpgradesTask(deps.pool),
     [recommendationsDigestTask]: createRecommendationsDigestTask(deps.pool, deps.recommendationDigest ?? { periodSeconds: 86_400 }),
+    [rolloutsAdvanceTask]: createRolloutsAdvanceTask(deps.pool, deps.rollouts ?? { settleSeconds: 30 }),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);
       if (result.rangesProcessed > 0) {

@@ -8,4 +8,5 @@ export * from "./gains/index.js";
 export * from "./alerts/index.js";
 export * from "./recommendations/index.js";
 export * from "./simulation/index.js";
+export * from "./rollouts/index.js";
 export * from "./agent-upgrades/index.js";

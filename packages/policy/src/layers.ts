@@ -41,3 +41,34 @@ export function mergeLayers(documents: readonly PolicyDocument[]): { merged: Pol
   const merged = documents.length === 0 ? { schemaVersion: 1 as const } : mergePolicies(documents[0]!, ...documents.slice(1));
   return { merged, result: parsePolicy(merged) };
 }
+
+/** An assignment slot a running rollout holds at the layer it had before (null: it had none). */
+export interface HeldSlot<T extends AssignmentTarget> {
+  target: AssignmentTarget;
+  previous: T | null;
+}
+
+function sameSlot(a: AssignmentTarget, b: AssignmentTarget): boolean {
+  return a.scope === b.scope && (a.tag ?? null) === (b.tag ?? null) && (a.serverId ?? null) === (b.serverId ?? null);
+}
+
+/**
+ * What a server merges while rollouts have not released it (docs/policy.md, "Rollouts"): at each
+ * slot a rollout changed, the layer the slot had before instead of the current one (or no layer,
+ * if it had none). The declared assignments stay the change's target; only servers still held
+ * see the previous state. Pass the result to layersForServer as usual.
+ */
+export function assignmentsDuringRollouts<T extends AssignmentTarget>(assignments: readonly T[], held: readonly HeldSlot<T>[]): T[] {
+  if (held.length === 0) return [...assignments];
+  const kept = assignments.filter((assignment) => !held.some((slot) => sameSlot(slot.target, assignment)));
+  // One slot is held by one rollout at a time (the console refuses a second); should two ever
+  // hold it, the first given (the older rollout) decides, so the result never has two layers in one slot.
+  const seen: AssignmentTarget[] = [];
+  const previous: T[] = [];
+  for (const slot of held) {
+    if (seen.some((target) => sameSlot(target, slot.target))) continue;
+    seen.push(slot.target);
+    if (slot.previous) previous.push(slot.previous);
+  }
+  return [...kept, ...previous];
+}

@@ -4,6 +4,7 @@ import { Logo } from "@/components/shell/logo";
 import { NavLinks } from "@/components/shell/nav-links";
 import { UserMenu } from "@/modules/auth/components/user-menu";
 import { pageContext } from "@/modules/auth/lib/page-context";
+import { RolloutNotices } from "@/modules/rollouts/components/rollout-notices";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const context = await pageContext();
@@ -23,6 +24,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main className="mx-auto w-full max-w-screen-2xl flex-1 px-4 py-8 sm:px-6 lg:px-8">{children}</main>
+      <RolloutNotices orgId={context.orgId} />
     </div>
   );
 }

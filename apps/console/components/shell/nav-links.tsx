@@ -10,13 +10,15 @@ const links: { href: string; label: string; section?: string }[] = [
   { href: "/alerts", label: "Alerts" },
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
+  { href: "/rollouts", label: "Rollouts" },
   { href: "/recommendations", label: "Recommendations" },
   { href: "/upgrades", label: "Upgrades" },
   { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 
-function isActive(pathname: string, href: string): boolean {
-  return pathname === href || pathname.startsWith(`${href}/`);
+/** A link is current on its own page and below it; "Settings" on every page under /settings. */
+function isActive(pathname: string, root: string): boolean {
+  return pathname === root || pathname.startsWith(`${root}/`);
 }
 
 /** The main navigation: a row of links on wide screens; a menu button below `lg`, where the row would not fit. */

@@ -7,6 +7,7 @@ const tabs = [
   { href: "/settings/members", label: "Members" },
   { href: "/settings/security", label: "Security" },
   { href: "/settings/api-tokens", label: "API tokens" },
+  { href: "/settings/rollouts", label: "Rollouts" },
   { href: "/settings/audit", label: "Audit log" },
 ];
 

@@ -28,13 +28,16 @@ type enrolledServer struct {
 	serverID, secret string
 }
 
-// enrolFleet creates a fresh organisation and enrolment token and enrols n machines through
+// enrolFleet creates a fresh organisation (or uses orgID when given) and an enrolment token, and enrols n machines through
 // store.Enroll, the transaction behind POST /v1/enroll (the HTTP endpoint's per-address rate
 // limit and small admission pool are for real machines, not for one process enrolling 10,000).
-func enrolFleet(ctx context.Context, admin *pgxpool.Pool, st *store.Store, n int) (*fleet, error) {
-	f := &fleet{orgID: fmt.Sprintf("opamp-load-%d", time.Now().Unix())}
-	if _, err := admin.Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)`, f.orgID); err != nil {
-		return nil, fmt.Errorf("create the load organisation: %w", err)
+func enrolFleet(ctx context.Context, admin *pgxpool.Pool, st *store.Store, orgID string, n int) (*fleet, error) {
+	f := &fleet{orgID: orgID}
+	if orgID == "" {
+		f.orgID = fmt.Sprintf("opamp-load-%d", time.Now().Unix())
+		if _, err := admin.Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)`, f.orgID); err != nil {
+			return nil, fmt.Errorf("create the load organisation: %w", err)
+		}
 	}
 	random := make([]byte, 24)
 	_, _ = rand.Read(random)

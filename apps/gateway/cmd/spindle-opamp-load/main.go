@@ -42,6 +42,8 @@ type options struct {
 	ingestAgents   int
 	ingestInterval time.Duration
 	connectRate    int
+	orgID          string
+	hold           bool
 }
 
 func main() {
@@ -56,6 +58,9 @@ func main() {
 	flag.IntVar(&o.ingestAgents, "ingest-agents", 8, "extra enrolled servers exporting OTLP meanwhile")
 	flag.DurationVar(&o.ingestInterval, "ingest-interval", time.Second, "how often each ingest server exports")
 	flag.IntVar(&o.connectRate, "connect-rate", 500, "WebSocket connections opened per second")
+	flag.StringVar(&o.orgID, "org-id", "", "enrol into this existing organisation instead of a new one (a console user's, for the rollout benchmark)")
+	flag.BoolVar(&o.hold, "hold", false, "only enrol and connect, print READY <org> <agents> on standard output, and keep the agents connected "+
+		"(answering every RemoteConfig) until SIGTERM: the fleet for a benchmark that drives the product itself (e2e/bench/rollout-scale.ts)")
 	flag.Parse()
 	// 10,000 clients in one process make garbage a real agent (one client, its own process)
 	// never piles up: collecting it at Go's default pace, and regrowing the client goroutines'
@@ -90,12 +95,15 @@ func run(ctx context.Context, o options) error {
 	defer st.Close()
 
 	started := time.Now()
-	fleet, err := enrolFleet(ctx, admin, st, o.agents+o.ingestAgents)
+	fleet, err := enrolFleet(ctx, admin, st, o.orgID, o.agents+o.ingestAgents)
 	if err != nil {
 		return err
 	}
 	logf("enrolled %d servers in org %s in %s", len(fleet.servers), fleet.orgID, time.Since(started).Round(time.Millisecond))
 	opampServers, ingestServers := fleet.servers[:o.agents], fleet.servers[o.agents:]
+	if o.hold {
+		return holdFleet(ctx, o, fleet, opampServers)
+	}
 	if err := fleet.setPolicy(ctx, admin, 0); err != nil {
 		return err
 	}
@@ -133,6 +141,21 @@ func run(ctx context.Context, o options) error {
 	ingestResult := ingest.stop()
 	report(o, agents.connected(), rssBefore, rssAfter, idle, results, ingestResult)
 	return changeErr // a change that timed out is reported after what was measured
+}
+
+// holdFleet connects the agents and keeps them connected: the product (its worker, its gateway)
+// decides what they are sent; they answer as the agent does.
+func holdFleet(ctx context.Context, o options, f *fleet, servers []enrolledServer) error {
+	agents := newAgents(o)
+	defer agents.stopAll()
+	started := time.Now()
+	if err := agents.connect(ctx, servers); err != nil {
+		return err
+	}
+	logf("%d WebSockets connected in %s; holding them until SIGTERM", agents.connected(), time.Since(started).Round(time.Millisecond))
+	fmt.Printf("READY %s %d\n", f.orgID, agents.connected())
+	<-ctx.Done()
+	return nil
 }
 
 func raiseFileLimit(n int) {

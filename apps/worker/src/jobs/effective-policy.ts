@@ -4,8 +4,10 @@
 // policy hash moved.
 import { isDeepStrictEqual } from "node:util";
 import type pg from "pg";
+import { assignmentsDuringRollouts } from "@spindle/policy";
 import { layersOfServer, type AssignedVersion, type LayerSource } from "./effective-policy-layers.js";
 import { mergeLayers } from "./effective-policy-merge.js";
+import { loadHeldSlots } from "./effective-policy-rollouts.js";
 
 export interface RecomputeResult {
   organizations: number;
@@ -71,40 +73,7 @@ async function recomputeOrganization(pool: pg.Pool, orgId: string): Promise<Reco
     // Row-level security: this transaction sees and writes only this organisation's rows.
     await client.query("SET LOCAL ROLE spindle_worker");
     await client.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('spindle.effective_policy'), hashtext($1))", [orgId]);
-    const servers = await client.query<{ id: string; tags: string[] }>("SELECT id::text, tags FROM servers WHERE org_id = $1 ORDER BY id", [orgId]);
-    const assignments = await loadAssignedVersions(client, orgId);
-    const stored = await loadStoredRows(client, orgId);
-
-    const result: RecomputeResult = { organizations: 1, servers: servers.rows.length, changed: 0, invalid: 0 };
-    for (const server of servers.rows) {
-      const layers = layersOfServer(server, assignments);
-      const sources = layers.map((layer) => layer.source);
-      const merged = mergeLayers(layers);
-      const previous = stored.get(server.id);
-      if (merged.ok) {
-        if (previous && previous.hash === merged.hash && previous.error === null && isDeepStrictEqual(previous.layers, sources)) continue;
-        await client.query(
-          `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers, computed_at, error, error_at)
-           VALUES ($1, $2, $3, $4, $5, now(), NULL, NULL)
-           ON CONFLICT (server_id) DO UPDATE
-             SET document = EXCLUDED.document, hash = EXCLUDED.hash, layers = EXCLUDED.layers,
-                 computed_at = now(), error = NULL, error_at = NULL`,
-          [orgId, server.id, JSON.stringify(merged.document), merged.hash, JSON.stringify(sources)],
-        );
-        if (previous?.hash !== merged.hash) result.changed++;
-        continue;
-      }
-      result.invalid++;
-      if (previous?.error === merged.message) continue;
-      // The previous valid document, its hash and its layers stay: agents keep what works.
-      await client.query(
-        `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers, computed_at, error, error_at)
-         VALUES ($1, $2, NULL, NULL, '[]', now(), $3, now())
-         ON CONFLICT (server_id) DO UPDATE SET error = EXCLUDED.error, error_at = now(), computed_at = now()`,
-        [orgId, server.id, merged.message],
-      );
-    }
+    const result = await recomputeOrganizationInTransaction(client, orgId);
     await client.query("COMMIT");
     return result;
   } catch (error) {
@@ -115,7 +84,51 @@ async function recomputeOrganization(pool: pg.Pool, orgId: string): Promise<Reco
   }
 }
 
-async function loadAssignedVersions(client: pg.PoolClient, orgId: string): Promise<AssignedVersion[]> {
+/**
+ * The recompute inside a transaction the caller opened as spindle_worker in `orgId`: a rollout
+ * step releases or rolls back servers and materialises what they must run in one commit, so no
+ * gateway ever sees one without the other.
+ */
+export async function recomputeOrganizationInTransaction(client: pg.ClientBase, orgId: string): Promise<RecomputeResult> {
+  await client.query("SELECT pg_advisory_xact_lock(hashtext('spindle.effective_policy'), hashtext($1))", [orgId]);
+  const servers = await client.query<{ id: string; tags: string[] }>("SELECT id::text, tags FROM servers WHERE org_id = $1 ORDER BY id", [orgId]);
+  const assignments = await loadAssignedVersions(client, orgId);
+  const stored = await loadStoredRows(client, orgId);
+  const held = await loadHeldSlots(client, orgId, servers.rows.map((server) => server.id));
+
+  const result: RecomputeResult = { organizations: 1, servers: servers.rows.length, changed: 0, invalid: 0 };
+  for (const server of servers.rows) {
+    const layers = layersOfServer(server, assignmentsDuringRollouts(assignments, held.get(server.id) ?? []));
+    const sources = layers.map((layer) => layer.source);
+    const merged = mergeLayers(layers);
+    const previous = stored.get(server.id);
+    if (merged.ok) {
+      if (previous && previous.hash === merged.hash && previous.error === null && isDeepStrictEqual(previous.layers, sources)) continue;
+      await client.query(
+        `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers, computed_at, error, error_at)
+         VALUES ($1, $2, $3, $4, $5, now(), NULL, NULL)
+         ON CONFLICT (server_id) DO UPDATE
+           SET document = EXCLUDED.document, hash = EXCLUDED.hash, layers = EXCLUDED.layers,
+               computed_at = now(), error = NULL, error_at = NULL`,
+        [orgId, server.id, JSON.stringify(merged.document), merged.hash, JSON.stringify(sources)],
+      );
+      if (previous?.hash !== merged.hash) result.changed++;
+      continue;
+    }
+    result.invalid++;
+    if (previous?.error === merged.message) continue;
+    // The previous valid document, its hash and its layers stay: agents keep what works.
+    await client.query(
+      `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers, computed_at, error, error_at)
+       VALUES ($1, $2, NULL, NULL, '[]', now(), $3, now())
+       ON CONFLICT (server_id) DO UPDATE SET error = EXCLUDED.error, error_at = now(), computed_at = now()`,
+      [orgId, server.id, merged.message],
+    );
+  }
+  return result;
+}
+
+async function loadAssignedVersions(client: pg.ClientBase, orgId: string): Promise<AssignedVersion[]> {
   const { rows } = await client.query<{
     scope: AssignedVersion["scope"];
     tag: string | null;
@@ -149,7 +162,7 @@ async function loadAssignedVersions(client: pg.PoolClient, orgId: string): Promi
   }));
 }
 
-async function loadStoredRows(client: pg.PoolClient, orgId: string): Promise<Map<string, StoredRow>> {
+async function loadStoredRows(client: pg.ClientBase, orgId: string): Promise<Map<string, StoredRow>> {
   const { rows } = await client.query<{ server_id: string; hash: string | null; layers: LayerSource[]; error: string | null }>(
     "SELECT server_id::text, hash, layers, error FROM server_effective_policies WHERE org_id = $1",
     [orgId],

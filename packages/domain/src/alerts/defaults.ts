@@ -13,7 +13,7 @@ export interface DefaultAlertRule extends AlertCondition {
 }
 
 /** Raise when defaultAlertRules gains a rule, so existing organisations receive it. */
-export const defaultAlertRulesVersion = 2;
+export const defaultAlertRulesVersion = 3;
 
 const minute = 60;
 
@@ -71,6 +71,12 @@ export const defaultAlertRules: readonly DefaultAlertRule[] = [
     signal: "policy.failed", aggregation: "last", comparison: ">=", threshold: 1,
     windowSeconds: 5 * minute, forSeconds: 0, resolveSeconds: 0, noDataSeconds: 10 * minute,
     note: "The agent refused or rolled back the policy it was sent and kept its last good one. The server's policy panel shows the agent's message; fix the policy or its assignment.",
+  },
+  {
+    key: "rollout_rolled_back", name: "Policy rollout rolled back", severity: "warning",
+    signal: "policy.rolled_back", aggregation: "last", comparison: ">=", threshold: 1,
+    windowSeconds: 5 * minute, forSeconds: 0, resolveSeconds: 0, noDataSeconds: 10 * minute,
+    note: "A staged rollout rolled this server back to the policy it had before and paused: a guard saw a regression (the rollout page says which, with its reading), or a person rolled it back. Resume the rollout once the cause is understood, or abort it.",
   },
   {
     key: "ebpf_lost", name: "eBPF measurement stopped", severity: "warning",

@@ -23,7 +23,7 @@ export function aggregationQuantile(aggregation: AlertAggregation): number | nul
  * rows (one row per subject, evaluated with `last`).
  */
 export const bucketSources = ["disk_io", "disk_latency_read", "disk_latency_write", "disk_split_io", "page_cache", "read_cache", "agent_spool"] as const;
-export const snapshotSources = ["agent_liveness", "policy_status", "ebpf_capabilities", "fragmentation_growth", "filesystem_fill"] as const;
+export const snapshotSources = ["agent_liveness", "policy_status", "rollout_status", "ebpf_capabilities", "fragmentation_growth", "filesystem_fill"] as const;
 export type BucketSource = (typeof bucketSources)[number];
 export type SnapshotSource = (typeof snapshotSources)[number];
 export type AlertSource = BucketSource | SnapshotSource;
@@ -193,6 +193,12 @@ export const alertSignals: readonly AlertSignal[] = [
     metrics: [], aggregations: ["last"],
     basis: "the agent's latest OpAMP RemoteConfigStatus for its policy: 1 when FAILED, 0 otherwise",
     read: (s) => exact(col(s, "failed")),
+  },
+  {
+    id: "policy.rolled_back", label: "Policy change rolled back on the server", unit: "1 = rolled back", level: "server", source: "rollout_status",
+    metrics: [], aggregations: ["last"],
+    basis: "a staged rollout rolled this server back to its previous policy (a guard tripped, or a person rolled it back) and is paused: 1 until the rollout is resumed or aborted, 0 otherwise",
+    read: (s) => exact(col(s, "rolled_back")),
   },
   {
     id: "agent.ebpf_capabilities_lost", label: "eBPF capabilities lost", unit: "capabilities", level: "server", source: "ebpf_capabilities",

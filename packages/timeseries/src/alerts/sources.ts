@@ -82,6 +82,11 @@ const statements: Record<AlertSource, string> = {
       AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.org_id = s.org_id AND a.server_id = s.id AND a.revoked_at IS NOT NULL)`,
   policy_status: `SELECT server_id::text, '' AS component, ${epochMs("$3::timestamptz")}, (status = 'failed')::int::float8 AS failed
     FROM server_policy_status WHERE org_id = $1 AND server_id = ANY ($4::uuid[]) AND $2::timestamptz IS NOT NULL`,
+  // Rolled back by a staged rollout that is still paused on it (resumed or aborted: 0 again).
+  rollout_status: `SELECT s.id::text AS server_id, '' AS component, ${epochMs("$3::timestamptz")},
+      EXISTS (SELECT 1 FROM rollout_servers rs JOIN rollouts r ON r.org_id = rs.org_id AND r.id = rs.rollout_id
+              WHERE rs.org_id = s.org_id AND rs.server_id = s.id AND rs.state = 'rolled_back' AND r.status = 'paused')::int::float8 AS rolled_back
+    FROM servers s WHERE s.org_id = $1 AND s.id = ANY ($4::uuid[]) AND $2::timestamptz IS NOT NULL`,
   // A capability is lost when the newest batch no longer lists it but its data arrived since $2.
   ebpf_capabilities: `SELECT a.server_id::text, '' AS component, ${epochMs("$3::timestamptz")}, (
         (NOT ('ebpf.block_latency' = ANY (a.telemetry_capabilities)) AND EXISTS (SELECT 1 FROM disk_latency_1h x

@@ -8,6 +8,8 @@ import { can } from "@/modules/auth/lib/access";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { PolicyList } from "@/modules/policies/components/policy-list";
 import { listPolicies } from "@/modules/policies/lib/list-policies";
+import { RolloutsInProgress } from "@/modules/rollouts/components/rollouts-in-progress";
+import { listRollouts } from "@/modules/rollouts/lib/read-rollouts";
 
 export const metadata: Metadata = { title: "Policies" };
 
@@ -16,6 +18,7 @@ export default async function PoliciesPage({ searchParams }: PageProps<"/policie
   const showArchived = (await searchParams).archived === "1";
   const policies = await listPolicies(database(), context.orgId, { includeArchived: showArchived });
   const canCreate = can(context.role, { policy: ["create"] });
+  const rollouts = await listRollouts(database(), context.orgId, { active: true });
   return (
     <>
       <PageHeader
@@ -32,6 +35,7 @@ export default async function PoliciesPage({ searchParams }: PageProps<"/policie
           </>
         }
       />
+      {rollouts.length > 0 ? <div className="mb-6"><RolloutsInProgress rollouts={rollouts} /></div> : null}
       <PolicyList policies={policies} canCreate={canCreate} />
     </>
   );

@@ -62,6 +62,12 @@ import * as r51 from "../annotations/route";
 import * as r52 from "../compare/route";
 import * as r53 from "../servers/bulk/route";
 import * as r54 from "../servers/facets/route";
+import * as r55 from "../rollouts/[id]/[action]/route";
+import * as r56 from "../rollouts/[id]/override/route";
+import * as r57 from "../rollouts/[id]/route";
+import * as r58 from "../rollouts/notices/route";
+import * as r59 from "../rollouts/route";
+import * as r60 from "../settings/rollouts/route";
 
 export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/agent-upgrades/[id]/[action]", module: u0 },
@@ -123,6 +129,12 @@ export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/compare", module: r52 },
   { path: "/api/servers/bulk", module: r53 },
   { path: "/api/servers/facets", module: r54 },
+  { path: "/api/rollouts/[id]/[action]", module: r55 },
+  { path: "/api/rollouts/[id]/override", module: r56 },
+  { path: "/api/rollouts/[id]", module: r57 },
+  { path: "/api/rollouts/notices", module: r58 },
+  { path: "/api/rollouts", module: r59 },
+  { path: "/api/settings/rollouts", module: r60 },
 ];
 
 /** Route files the document leaves out on purpose. */
@@ -136,6 +148,7 @@ export const apiTags = [
   { name: "Gains", description: "What the acceleration features caused, with its basis (docs/gains.md)." },
   { name: "Alerts", description: "Open alerts, history, rules, previews and silences (docs/alerts.md)." },
   { name: "Notification channels", description: "Where alerts are sent, routes and deliveries (docs/notifications.md)." },
+  { name: "Rollouts", description: "Policy changes going out in guarded waves: progress, guards' readings, controls (docs/policy.md \"Rollouts\")." },
   { name: "Recommendations", description: "Tuning recommendations with a predicted and realised effect." },
   { name: "Proof runs", description: "A/B proof runs started on a server, and their reports." },
   { name: "Members", description: "Who belongs to the organisation." },

@@ -48,8 +48,8 @@ export const eventKinds: Record<string, KindLook> = {
   "policy.rolled_back": {
     label: "Policy rolled back",
     tone: "failure",
-    describe: (d) => `Rolled back to policy ${shortHash(d.hash)}${text(d.reason) ? `: ${text(d.reason)}` : ""}.`,
-    href: policyHref,
+    describe: (d) => `${text(d.title) ? `The rollout “${text(d.title)}” rolled` : "Rolled"} this server back to policy ${shortHash(d.hash)}${text(d.reason) ? `: ${text(d.reason)}` : ""}.`,
+    href: (d) => (text(d.rolloutId) ? `/rollouts/${text(d.rolloutId)}` : policyHref(d)),
   },
   "agent.started": {
     label: "Agent started",

@@ -42,6 +42,7 @@ const commonErrors: Record<number, string> = {
   403: "The caller's role does not allow this, or the organisation requires MFA or single sign-on of this session",
   404: "Nothing with this id in the caller's organisation (another organisation's ids answer the same)",
   409: "The change conflicts with the current state (the detail says which)",
+  413: "The request names more than one call may change (the detail says how to split it)",
   422: "The request is well formed but cannot be done as asked (the detail says why)",
   429: "The API token used more than its requests per minute (`Retry-After` says when to retry)",
   500: "An error on Spindle's side",
@@ -82,9 +83,20 @@ export function documentedOperations(routes: ApiRouteModule[]): DocumentedOperat
   return operations;
 }
 
+type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[]; allOf?: ObjectSchema[] };
+
+/** A query made of two objects (`a.and(b)`, e.g. a filter and the chart window) is one list of parameters. */
+function flattenAllOf(json: ObjectSchema): { properties: Record<string, JsonSchema>; required: string[] } {
+  const parts = [json, ...(json.allOf ?? []).map(flattenAllOf)];
+  return {
+    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+    required: parts.flatMap((part) => part.required ?? []),
+  };
+}
+
 function parametersOf(schema: z.ZodType | undefined, location: "path" | "query") {
   if (!schema) return [];
-  const json = jsonSchemaOf(schema, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const json = flattenAllOf(jsonSchemaOf(schema, "input") as ObjectSchema);
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property as { description?: string };
     return { name, in: location, required: location === "path" || (json.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest };

@@ -34,6 +34,19 @@ describe("audit entry sentences", () => {
       "single sign-on refused eve@other.test: not in acme.test");
   });
 
+  it("says what rollouts did, automatic rollbacks with the guard's reason", () => {
+    assert.equal(describeAuditEntry({ action: "rollout.created", target: "r", details: { title: "Policy “db” version 2", servers: 12, waves: 4 } }),
+      "started the rollout “Policy “db” version 2” (12 servers in 4 waves)");
+    assert.equal(describeAuditEntry({ action: "rollout.rolled_back", target: "r", details: { title: "Policy “db” version 2", automatic: true, reason: "1 server refused the policy." } }),
+      "rolled back the rollout “Policy “db” version 2” automatically: 1 server refused the policy.");
+    assert.equal(describeAuditEntry({ action: "rollout.guard_overridden", target: "r", details: { title: "T", wave: 0, reason: "watched it" } }),
+      "overrode the guards of wave 0 of “T”: watched it");
+    assert.equal(describeAuditEntry({ action: "policy.applied_now", target: "p", details: { title: "Policy “db” version 3", slots: ["tag db"] } }),
+      "applied “Policy “db” version 3” at once, without a rollout, to tag db");
+    assert.equal(auditEntryLink({ action: "rollout.completed", target: "r1" }), "/rollouts/r1");
+    assert.equal(auditEntryLink({ action: "rollout.settings_changed", target: "" }), "/settings/rollouts");
+  });
+
   it("says when an entry came from a bulk action on the fleet page", () => {
     assert.equal(describeAuditEntry({ action: "server.tags_changed", target: "s", details: { hostname: "web-3", before: [], after: ["frontend"], bulk: { id: "b", action: "tag", servers: 10 } } }),
       "changed the tags of web-3 from none to frontend (bulk action on 10 servers)");

@@ -117,6 +117,27 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
       return `snoozed the recommendation “${text(details.title)}” until ${text(details.until)}`;
     case "recommendation.reopened":
       return `reopened the recommendation “${text(details.title)}”`;
+    case "policy.applied_now":
+      return `applied “${text(details.title)}” at once, without a rollout, to ${list(details.slots)}`;
+    case "rollout.created":
+      return `started the rollout “${text(details.title)}” (${String(details.servers ?? "?")} servers in ${String(details.waves ?? "?")} waves)`;
+    case "rollout.paused":
+      return `paused the rollout “${text(details.title)}”`;
+    case "rollout.resumed":
+      return `resumed the rollout “${text(details.title)}”`;
+    case "rollout.rolled_back":
+      return details.automatic
+        ? `rolled back the rollout “${text(details.title)}” automatically: ${text(details.reason)}`
+        : `rolled back the rollout “${text(details.title)}” (${String(details.servers ?? "?")} servers)`;
+    case "rollout.aborted":
+      return `aborted the rollout “${text(details.title)}”${Array.isArray(details.restored) && details.restored.length > 0 ? `: ${list(details.restored)}` : ""}`;
+    case "rollout.completed":
+      return `completed the rollout “${text(details.title)}” (${String(details.servers ?? "?")} servers)`;
+    case "rollout.guard_overridden":
+      return `overrode the guards of wave ${String(details.wave ?? "?")} of “${text(details.title)}”: ${text(details.reason)}`;
+    case "rollout.settings_changed":
+      return details.rolloutsRequired ? "made organisation- and tag-wide changes go out as rollouts" : "let organisation- and tag-wide changes go out at once by default";
+
     case "auth.signed_in":
       return `${text(details.email)} signed in (${text(details.method, "unknown method")}) from ${text(details.address, "an unknown address")}`;
     case "auth.sign_in_failed":
@@ -154,6 +175,9 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
 
 /** Where an entry's subject lives in the console, when it has a page. */
 export function auditEntryLink({ action, target }: Pick<AuditEntry, "action" | "target">): string | null {
+  if (action === "policy.applied_now") return target ? `/policies/${target}` : null;
+  if (action === "rollout.settings_changed") return "/settings/rollouts";
+  if (action.startsWith("rollout.")) return `/rollouts/${target}`;
   if (action.startsWith("policy.")) return `/policies/${target}`;
   if (action.startsWith("server.")) return `/servers/${target}`;
   if (action.startsWith("enrollment_token.")) return "/servers/add";

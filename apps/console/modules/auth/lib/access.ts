@@ -22,6 +22,9 @@ export const statements = {
   notificationChannel: ["create", "update", "delete", "test"],
   // Recommendations: apply one (a new policy version), dismiss or snooze it.
   recommendation: ["apply", "dismiss"],
+  // Rollouts: pause, resume, roll back, abort (control); let a holding wave pass (override);
+  // switch the organisation's "every wide change is a rollout" setting (settings, owners only).
+  rollout: ["control", "override", "settings"],
   // Agent upgrades: start one, pause, resume or cancel it, pin a server to a version.
   agentUpgrade: ["start", "control", "pin"],
   // API tokens (better-auth's api-key plugin checks these names): every member may create tokens
@@ -49,6 +52,7 @@ const manageOrganisation = {
   alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
+  rollout: ["control", "override"],
   agentUpgrade: ["start", "control", "pin"],
   apiKey: ["create", "read", "update"],
   apiToken: ["revoke"],
@@ -56,10 +60,10 @@ const manageOrganisation = {
 } as const;
 
 export const roles = {
-  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"] }),
+  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"], rollout: ["control", "override", "settings"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
   viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], proofRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [],
-    apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [] }),
+    apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [], rollout: [] }),
 };
 
 /** Roles from least to most: a token acts with the lesser of its own role and its creator's. */

@@ -5,6 +5,7 @@ import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { fetchJson } from "@/lib/fetch-json";
 import type { PolicySummary } from "@/modules/policies/types/policy";
+import { DeliveryChoice, type DeliveryState } from "@/modules/rollouts/components/delivery-choice";
 import type { BulkActionInput, BulkResult, BulkTarget } from "../types/bulk";
 
 export type BulkKind = "tag" | "untag" | "assign-policy" | "revoke";
@@ -26,7 +27,7 @@ function describe(result: BulkResult, what: string): string {
       return `${result.preview ? "Removes" : "Removed"} ${what} from ${servers(result.changed)}${result.unchanged ? `; ${servers(result.unchanged)} did not have it` : ""}.`;
     case "assign-policy":
       return `${servers(result.changed)} ${verb} get “${what}” as their own policy${result.unchanged ? `; ${servers(result.unchanged)} had it already` : ""}.` +
-        (result.preview ? " It is a direct assignment: each agent applies it at its next connection (staged rollouts will replace this)." : "");
+        (!result.preview && result.delivery?.mode === "rollout" ? ` It goes out as a rollout: ${result.delivery.servers} server${result.delivery.servers === 1 ? "" : "s"} in ${result.delivery.waves} wave${result.delivery.waves === 1 ? "" : "s"}.` : "");
     case "revoke":
       return `${result.preview ? "Revokes" : "Revoked"} the agent credential of ${servers(result.changed)}${result.unchanged ? `; ${servers(result.unchanged)} revoked already` : ""}.` +
         (result.preview ? " Their agents stop sending at once and stay revoked until an admin allows a re-enrolment on each server's page." : "");
@@ -48,6 +49,7 @@ export function BulkDialog({ kind, target, count, knownTags, onClose }: {
   const [done, setDone] = useState<BulkResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [delivery, setDelivery] = useState<DeliveryState | null>(null);
 
   useEffect(() => {
     dialog.current?.showModal();
@@ -60,7 +62,7 @@ export function BulkDialog({ kind, target, count, knownTags, onClose }: {
   const request = (previewOnly: boolean): BulkActionInput => {
     const common = { target, preview: previewOnly };
     if (kind === "tag" || kind === "untag") return { action: kind, tag: tag.trim(), ...common };
-    if (kind === "assign-policy") return { action: kind, policyId, ...common };
+    if (kind === "assign-policy") return { action: kind, policyId, ...common, ...(!previewOnly && delivery?.ok && delivery.delivery ? { delivery: delivery.delivery } : {}) };
     return { action: "revoke", ...common };
   };
   const send = async (previewOnly: boolean) => {
@@ -118,14 +120,22 @@ export function BulkDialog({ kind, target, count, knownTags, onClose }: {
             ) : null}
           </div>
         ) : null}
-        {done ? <p className="rounded-lg border border-success/40 bg-success/10 p-3 text-sm" role="status" data-testid="bulk-result" data-changed={done.changed}>{describe(done, what)}</p> : null}
+        {preview && !done && kind === "assign-policy" && preview.changed > 0 ? (
+          <DeliveryChoice defaultMode={preview.changed > 1 ? "rollout" : "now"} reach={`${preview.changed} server${preview.changed === 1 ? "" : "s"} selected here`} servers={[]} onChange={setDelivery} />
+        ) : null}
+        {done ? (
+          <p className="rounded-lg border border-success/40 bg-success/10 p-3 text-sm" role="status" data-testid="bulk-result" data-changed={done.changed}>
+            {describe(done, what)}{" "}
+            {done.delivery?.mode === "rollout" ? <a className="underline" href={`/rollouts/${done.delivery.rolloutId}`} data-testid="bulk-rollout-link">Follow the rollout</a> : null}
+          </p>
+        ) : null}
         {error ? <p className="text-sm text-destructive" role="alert" data-testid="form-error">{error}</p> : null}
         <div className="flex flex-wrap justify-end gap-2">
           <Button variant="outline" onClick={close} data-testid="bulk-close">{done ? "Close" : "Cancel"}</Button>
           {done ? null : preview === null ? (
             <Button type="submit" disabled={!ready || busy} data-testid="bulk-review">Review</Button>
           ) : (
-            <Button type="submit" variant={kind === "revoke" ? "destructive" : "default"} disabled={busy || preview.changed === 0} data-testid="bulk-confirm">
+            <Button type="submit" variant={kind === "revoke" ? "destructive" : "default"} disabled={busy || preview.changed === 0 || (kind === "assign-policy" && !delivery?.ok)} data-testid="bulk-confirm">
               {preview.changed === 0 ? "Nothing to change" : `Confirm for ${preview.changed === 1 ? "1 server" : `${preview.changed} servers`}`}
             </Button>
           )}

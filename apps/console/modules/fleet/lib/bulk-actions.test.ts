@@ -85,6 +85,9 @@ describe("bulk actions", { skip: skipWithoutDatabase }, () => {
     assert.deepEqual(preview.replaced, [{ serverId: id("web-2"), hostname: "web-2", policy: "old" }]);
     assert.equal(preview.changed, 2);
     const done = await runBulkAction(db, owner, { action: "assign-policy", policyId: policy!.id, target }, FLEET_NOW);
+    // Two servers go through a rollout by default, but these policies have no version, so no
+    // server's effective policy changes and there is nothing to roll out (modules/rollouts tests rollouts).
+    assert.deepEqual(done.delivery, { mode: "now", reason: "no server's effective policy changes, so there is nothing to roll out" });
     const { rows } = await db.pool.query<{ server_id: string; policy_id: string }>(
       "SELECT server_id::text, policy_id::text FROM policy_assignments WHERE scope = 'server' ORDER BY server_id");
     assert.deepEqual(rows.filter((r) => target.serverIds.includes(r.server_id)).map((r) => r.policy_id), [policy!.id, policy!.id]);

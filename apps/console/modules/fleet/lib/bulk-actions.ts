@@ -35,7 +35,7 @@ export async function runBulkAction(db: Db, actor: BulkActor, rawInput: BulkActi
       case "untag":
         return untagServers(sql, actor, servers, input.tag, input.preview, bulkId);
       case "assign-policy":
-        return assignPolicyToServers(sql, actor, input.policyId, servers, input.preview, bulkId);
+        return assignPolicyToServers(sql, actor, input.policyId, servers, input.preview, bulkId, input.delivery);
       case "revoke":
         return revokeServers(sql, actor, servers, input.preview, bulkId, now);
     }

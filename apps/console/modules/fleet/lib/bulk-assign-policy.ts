@@ -1,7 +1,7 @@
-// Makes one policy the own policy of many servers. For now a direct assignment, confirmed by the
-// user first (the preview says how many servers change and whose own policy is replaced). Issue
-// 23 (staged rollouts: a canary, then waves behind guards) replaces this function with one that
-// creates a rollout instead: the fleet page, the API route and the confirmation call only this.
+// Makes one policy the own policy of many servers, confirmed by the user first (the preview says
+// how many servers change and whose own policy is replaced). The change goes through
+// modules/rollouts' startChange like every policy change: by default (the organisation's setting)
+// a rollout over the servers it changes, a canary first; "Apply now" assigns them at once.
 //
 // The same rules as a single assignment (modules/policies/lib/assign-policy.ts): the policy row
 // is locked first so an archive cannot slip in between, an archived policy is refused, a server
@@ -12,6 +12,10 @@ import { notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
 import type { BulkResult } from "../types/bulk";
 import type { BulkServer } from "./bulk-targets";
+import { serverSlots } from "@/modules/rollouts/lib/slots";
+import { sqlOfPg } from "@/modules/rollouts/lib/sql";
+import { startChange } from "@/modules/rollouts/lib/start-change";
+import type { Delivery } from "@/modules/rollouts/types/rollout";
 
 type Actor = { orgId: string; userId: string };
 
@@ -22,6 +26,7 @@ export async function assignPolicyToServers(
   servers: BulkServer[],
   preview: boolean,
   bulkId: string,
+  delivery?: Delivery,
 ): Promise<BulkResult> {
   if (!isUuid(policyId)) throw notFound("This policy");
   const { rows: [policy] } = await sql.query<{ name: string; archived: boolean }>(
@@ -45,27 +50,34 @@ export async function assignPolicyToServers(
     .sort((a, b) => a.hostname.localeCompare(b.hostname));
   const result = { action: "assign-policy" as const, preview, servers: servers.length, changed: servers.length - already, unchanged: already, replaced };
   if (preview) return { ...result, bulkId: null };
+  if (result.changed === 0) return { ...result, bulkId };
 
-  await sql.query(
-    `WITH target AS (
-       SELECT id, hostname FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])
-     ), before AS (
-       SELECT a.server_id, p.name FROM policy_assignments a JOIN policies p ON p.id = a.policy_id AND p.org_id = a.org_id
-       WHERE a.org_id = $1 AND a.scope = 'server' AND a.server_id = ANY($2::uuid[]) AND a.policy_id <> $3::uuid
-     ), upserted AS (
-       INSERT INTO policy_assignments AS a (org_id, policy_id, scope, server_id, created_by)
-       SELECT $1, $3::uuid, 'server', id, $4 FROM target
-       ON CONFLICT (org_id, server_id) WHERE scope = 'server'
-       DO UPDATE SET policy_id = EXCLUDED.policy_id, created_by = EXCLUDED.created_by, created_at = now()
-       WHERE a.policy_id <> EXCLUDED.policy_id
-       RETURNING a.server_id
-     )
-     INSERT INTO audit_log (org_id, actor_id, action, target, details)
-     SELECT $1, $4, 'policy.assigned', $3::text,
-       jsonb_build_object('name', $5::text, 'scope', 'server', 'target', 'server ' || target.hostname, 'hostname', target.hostname, 'serverId', target.id::text,
-         'replaced', before.name, 'bulk', $6::jsonb)
-     FROM upserted JOIN target ON target.id = upserted.server_id LEFT JOIN before ON before.server_id = upserted.server_id`,
-    [actor.orgId, ids, policyId, actor.userId, policy.name, JSON.stringify({ id: bulkId, action: "assign-policy", servers: servers.length })],
-  );
-  return { ...result, bulkId };
+  const rolloutSql = sqlOfPg(sql);
+  const slots = await serverSlots(rolloutSql, actor.orgId, ids, policyId);
+  const outcome = await startChange(rolloutSql, actor, {
+    kind: "assignment", title: `Assign “${policy.name}” to ${servers.length} server${servers.length === 1 ? "" : "s"}`, policyId, slots,
+  }, delivery, async () => {
+    await sql.query(
+      `WITH target AS (
+         SELECT id, hostname FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])
+       ), before AS (
+         SELECT a.server_id, p.name FROM policy_assignments a JOIN policies p ON p.id = a.policy_id AND p.org_id = a.org_id
+         WHERE a.org_id = $1 AND a.scope = 'server' AND a.server_id = ANY($2::uuid[]) AND a.policy_id <> $3::uuid
+       ), upserted AS (
+         INSERT INTO policy_assignments AS a (org_id, policy_id, scope, server_id, created_by)
+         SELECT $1, $3::uuid, 'server', id, $4 FROM target
+         ON CONFLICT (org_id, server_id) WHERE scope = 'server'
+         DO UPDATE SET policy_id = EXCLUDED.policy_id, created_by = EXCLUDED.created_by, created_at = now()
+         WHERE a.policy_id <> EXCLUDED.policy_id
+         RETURNING a.server_id
+       )
+       INSERT INTO audit_log (org_id, actor_id, action, target, details)
+       SELECT $1, $4, 'policy.assigned', $3::text,
+         jsonb_build_object('name', $5::text, 'scope', 'server', 'target', 'server ' || target.hostname, 'hostname', target.hostname, 'serverId', target.id::text,
+           'replaced', before.name, 'bulk', $6::jsonb)
+       FROM upserted JOIN target ON target.id = upserted.server_id LEFT JOIN before ON before.server_id = upserted.server_id`,
+      [actor.orgId, ids, policyId, actor.userId, policy.name, JSON.stringify({ id: bulkId, action: "assign-policy", servers: servers.length })],
+    );
+  });
+  return { ...result, bulkId, delivery: outcome };
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isoDateTime, series, unixSeconds } from "@/lib/openapi/schemas";
 import { serverSummarySchema } from "./api";
 import { fleetPolicyStates } from "./fleet-query";
+import { changeOutcomeSchema } from "@/modules/rollouts/types/api";
 
 const latencyFigure = z.discriminatedUnion("status", [
   z.object({ status: z.literal("measured"), lowerSeconds: z.number(), upperSeconds: z.number().nullable(), reads: z.number(), basis: z.string() }),
@@ -57,6 +58,7 @@ export const bulkResultSchema = z.object({
     unchanged: z.number().int(),
     replaced: z.array(z.object({ serverId: z.string(), hostname: z.string(), policy: z.string() })),
     bulkId: z.string().nullable(),
+    delivery: changeOutcomeSchema.optional().meta({ description: "assign-policy only: at once or the rollout it started (absent in a preview)" }),
   }),
 });
 

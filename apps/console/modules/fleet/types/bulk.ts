@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { tagSchema } from "@/modules/policies/types/policy";
 import { fleetFilterSchema } from "./fleet-query";
+import { deliveryInput, type ChangeOutcome } from "@/modules/rollouts/types/rollout";
 
 /** The most servers one bulk action touches: a larger fleet is changed in filtered slices. */
 export const MAX_BULK_SERVERS = 10_000;
@@ -42,7 +43,11 @@ export const bulkActionSchema = z.discriminatedUnion(
   [
     z.strictObject({ action: z.literal("tag"), tag: tagSchema, ...common }),
     z.strictObject({ action: z.literal("untag"), tag: tagSchema, ...common }),
-    z.strictObject({ action: z.literal("assign-policy"), policyId: z.string().min(1, "policyId names the policy to assign"), ...common }),
+    z.strictObject({
+      action: z.literal("assign-policy"), policyId: z.string().min(1, "policyId names the policy to assign"),
+      /** How it goes out (docs/policy.md, "Rollouts"): by default a rollout when it reaches several servers. */
+      delivery: deliveryInput.optional(), ...common,
+    }),
     z.strictObject({ action: z.literal("revoke"), ...common }),
   ],
   { error: () => "action is one of: tag, untag, assign-policy, revoke" },
@@ -64,4 +69,6 @@ export interface BulkResult {
   replaced: { serverId: string; hostname: string; policy: string }[];
   /** Audit entries written share this id (null in a preview). */
   bulkId: string | null;
+  /** For assign-policy: whether it went out at once or started a rollout (absent in a preview). */
+  delivery?: ChangeOutcome;
 }

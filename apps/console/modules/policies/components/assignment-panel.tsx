@@ -11,6 +11,10 @@ import { Select } from "@/components/ui/select";
 import type { AssignmentScope, AssignmentSummary } from "../types/policy";
 import { AssignmentLabel } from "./assignment-label";
 import { sendJson } from "./send-json";
+import { DeliveryChoice, type DeliveryState } from "@/modules/rollouts/components/delivery-choice";
+import { defaultDeliveryMode, reachOf } from "@/modules/rollouts/lib/reach";
+import { RolloutStarted } from "@/modules/rollouts/components/rollout-started";
+import type { ChangeOutcome } from "@/modules/rollouts/types/rollout";
 
 interface Props {
   policyId: string;
@@ -18,13 +22,14 @@ interface Props {
   assignments: AssignmentSummary[];
   /** Every assignment of the organisation, to say what an assignment would replace. */
   orgAssignments: AssignmentSummary[];
-  servers: { id: string; hostname: string }[];
+  servers: { id: string; hostname: string; tags: string[] }[];
   knownTags: string[];
   canEdit: boolean;
+  rolloutsRequired: boolean;
 }
 
 /** Where this policy applies, and assigning it to the organisation default, a tag or a server. */
-export function AssignmentPanel({ policyId, archived, assignments, orgAssignments, servers, knownTags, canEdit }: Props) {
+export function AssignmentPanel({ policyId, archived, assignments, orgAssignments, servers, knownTags, canEdit, rolloutsRequired }: Props) {
   const router = useRouter();
   const [scope, setScope] = useState<AssignmentScope>("tag");
   const [tag, setTag] = useState("");
@@ -36,21 +41,26 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
   const current = orgAssignments.find((a) =>
     a.scope === scope && (scope === "organization" || (scope === "tag" ? a.tag === normalisedTag : a.serverId === serverId)));
   const replaces = current && current.policyId !== policyId ? current.policyName : null;
+  const reach = reachOf([{ scope, tag: scope === "tag" ? normalisedTag : null, serverId: scope === "server" ? serverId : null }], servers);
+  const [delivery, setDelivery] = useState<DeliveryState | null>(null);
+  const [started, setStarted] = useState<ChangeOutcome | null>(null);
 
-  async function run(request: Promise<{ ok: boolean; message?: string }>) {
+  async function run(request: Promise<{ ok: true; data: { delivery?: ChangeOutcome } } | { ok: false; message?: string }>) {
     setPending(true);
     setError(null);
     const result = await request;
     setPending(false);
     if (!result.ok) return setError(result.message ?? "That did not work.");
     setTag("");
+    setStarted(result.data.delivery ?? null);
     router.refresh();
   }
 
   function assign(event: FormEvent) {
     event.preventDefault();
-    const body = scope === "organization" ? { scope, policyId } : scope === "tag" ? { scope, policyId, tag: normalisedTag } : { scope, policyId, serverId };
-    void run(sendJson("/api/policies/assignments", "POST", body));
+    const target = scope === "organization" ? { scope, policyId } : scope === "tag" ? { scope, policyId, tag: normalisedTag } : { scope, policyId, serverId };
+    const body = { ...target, ...(reach.servers.length > 0 && delivery?.ok && delivery.delivery ? { delivery: delivery.delivery } : {}) };
+    void run(sendJson<{ delivery: ChangeOutcome }>("/api/policies/assignments", "POST", body));
   }
 
   return (
@@ -60,6 +70,7 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
         <CardDescription>Servers merge the organisation default, then their tags&apos; policies in tag-name order, then their own.</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
+        <RolloutStarted outcome={started} />
         {assignments.length === 0 ? (
           <p className="text-sm text-muted-foreground" data-testid="no-assignments">Not assigned yet: no server uses this policy.</p>
         ) : (
@@ -69,7 +80,7 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
                 <AssignmentLabel {...assignment} />
                 {canEdit ? (
                   <Button variant="ghost" size="icon" aria-label="Remove assignment" disabled={pending}
-                    onClick={() => void run(sendJson(`/api/policies/assignments/${assignment.id}`, "DELETE"))}>
+                    onClick={() => void run(sendJson<{ delivery: ChangeOutcome }>(`/api/policies/assignments/${assignment.id}`, "DELETE"))}>
                     <X />
                   </Button>
                 ) : null}
@@ -107,8 +118,11 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
               )
             ) : null}
             {replaces ? <p className="text-xs text-muted-foreground" data-testid="assign-replaces">Replaces “{replaces}” there.</p> : null}
+            {reach.servers.length > 0 ? (
+              <DeliveryChoice key={scope} defaultMode={defaultDeliveryMode(reach, rolloutsRequired)} reach={reach.description} servers={reach.servers} onChange={setDelivery} />
+            ) : null}
             <FormError message={error} />
-            <Button type="submit" disabled={pending || (scope === "server" && servers.length === 0)} data-testid="assign-submit">Assign</Button>
+            <Button type="submit" disabled={pending || (scope === "server" && servers.length === 0) || (reach.servers.length > 0 && !delivery?.ok)} data-testid="assign-submit">Assign</Button>
           </form>
         ) : null}
         {archived ? <p className="text-sm text-muted-foreground">Archived policies cannot be assigned; restore it first.</p> : null}

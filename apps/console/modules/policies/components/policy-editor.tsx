@@ -16,6 +16,16 @@ import { DiffTable } from "./diff-table";
 import { PolicyForm } from "./policy-form";
 import { PolicyRawEditor } from "./policy-raw-editor";
 import { sendJson } from "./send-json";
+import { DeliveryChoice, type DeliveryState } from "@/modules/rollouts/components/delivery-choice";
+import { defaultDeliveryMode, reachOf, type ReachServer, type ReachTarget } from "@/modules/rollouts/lib/reach";
+import type { ChangeOutcome } from "@/modules/rollouts/types/rollout";
+
+/** Where the policy is assigned and the organisation's servers: what a new version reaches. */
+export interface EditorDelivery {
+  assignments: ReachTarget[];
+  servers: ReachServer[];
+  rolloutsRequired: boolean;
+}
 
 type View = "form" | RawFormat;
 
@@ -29,12 +39,13 @@ function isPlainObject(value: unknown): value is PolicyDraft {
  * Edits the next version of a policy in a form or as raw JSON or YAML. Every view edits one draft
  * and validates it with @spindle/policy's validatePolicyLayer, as the server does on save.
  */
-export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly }: {
+export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly, delivery }: {
   policyId: string;
   latest: PolicyVersionSummary;
   draft: unknown;
   onDraftChange: (draft: unknown) => void;
   readOnly: boolean;
+  delivery: EditorDelivery;
 }) {
   const router = useRouter();
   const [view, setView] = useState<View>("form");
@@ -44,6 +55,8 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
   const [error, setError] = useState<string | null>(null);
   const [comment, setComment] = useState("");
   const [saving, setSaving] = useState(false);
+  const reach = useMemo(() => reachOf(delivery.assignments, delivery.servers), [delivery]);
+  const [deliveryState, setDeliveryState] = useState<DeliveryState | null>(null);
 
   const validation = useMemo(() => validatePolicyLayer(draft), [draft]);
   const problems: Problem[] = !validation.ok ? validation.problems : serverProblems;
@@ -92,10 +105,11 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
   async function save() {
     setSaving(true);
     setError(null);
-    const result = await sendJson<{ version: PolicyVersionSummary }>(`/api/policies/${policyId}/versions`, "POST", {
+    const result = await sendJson<{ version: PolicyVersionSummary; delivery: ChangeOutcome }>(`/api/policies/${policyId}/versions`, "POST", {
       document: draft,
       comment,
       basedOnVersion: latest.version,
+      ...(deliveryState?.ok && deliveryState.delivery ? { delivery: deliveryState.delivery } : {}),
     });
     setSaving(false);
     if (!result.ok) {
@@ -104,6 +118,7 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
       return;
     }
     setComment("");
+    // A rollout it started is listed beside the editor once the page has refreshed ("Rollouts in progress").
     router.refresh();
   }
 
@@ -147,13 +162,16 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly 
           ) : (
             <p className="text-sm text-muted-foreground">No changes since version {latest.version}.</p>
           )}
+          {reach.servers.length > 0 ? (
+            <DeliveryChoice defaultMode={defaultDeliveryMode(reach, delivery.rolloutsRequired)} reach={reach.description} servers={reach.servers} onChange={setDeliveryState} />
+          ) : null}
           <FormError message={error} />
           <div className="flex flex-col gap-2 sm:flex-row sm:items-end">
             <div className="grid flex-1 gap-1.5">
               <Label htmlFor="version-comment">What changed and why</Label>
               <Input id="version-comment" value={comment} maxLength={500} onChange={(event) => setComment(event.target.value)} placeholder="e.g. raise the cache budget for the nightly batch" />
             </div>
-            <Button onClick={save} disabled={saving || changes.length === 0 || shownProblems.length > 0} data-testid="save-version">
+            <Button onClick={save} disabled={saving || changes.length === 0 || shownProblems.length > 0 || (reach.servers.length > 0 && !deliveryState?.ok)} data-testid="save-version">
               <Save /> {saving ? "Saving…" : `Save as version ${latest.version + 1}`}
             </Button>
           </div>

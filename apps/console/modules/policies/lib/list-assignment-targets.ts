@@ -4,7 +4,7 @@ import { assignmentSelect, compareAssignments, summariseAssignment } from "./sum
 
 /** What a policy can be assigned to in the organisation, and what is assigned where already. */
 export async function listAssignmentTargets(db: Db, orgId: string): Promise<{
-  servers: { id: string; hostname: string }[];
+  servers: { id: string; hostname: string; tags: string[] }[];
   tags: string[];
   assignments: AssignmentSummary[];
 }> {
@@ -15,7 +15,7 @@ export async function listAssignmentTargets(db: Db, orgId: string): Promise<{
   const tags = new Set(servers.flatMap((server) => server.tags));
   for (const assignment of assignments) if (assignment.tag) tags.add(assignment.tag);
   return {
-    servers: servers.map(({ id, hostname }) => ({ id, hostname })),
+    servers: servers.map(({ id, hostname, tags }) => ({ id, hostname, tags })),
     tags: [...tags].sort(),
     assignments: assignments.map(summariseAssignment).sort(compareAssignments),
   };

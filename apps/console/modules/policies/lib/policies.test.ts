@@ -18,6 +18,7 @@ import { removeAssignment } from "./remove-assignment";
 import { savePolicyVersion } from "./save-policy-version";
 import { setServerTags } from "./set-server-tags";
 import { updatePolicy } from "./update-policy";
+import { setRolloutSettings } from "@/modules/rollouts/lib/rollout-settings";
 
 const cacheOn = { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"], budgetPercentOfAvailable: 30 } };
 
@@ -56,6 +57,9 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
     owner = { ...(await createOrganisation(db.prisma, "Acme")), role: "owner" };
     viewer = await member(owner.orgId, "viewer");
     other = { ...(await createOrganisation(db.prisma, "Rival")), role: "owner" };
+    // These tests are about the declared state and the effective policy it gives at once; how a
+    // change goes out as a rollout is modules/rollouts' tests, with the setting on.
+    await setRolloutSettings(db, owner, false);
     listener = await db.pool.connect();
     listener.on("notification", (message) => heard.push(message.payload ?? ""));
     await listener.query("LISTEN spindle_policy_changed");
@@ -72,12 +76,13 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       const saved = await savePolicyVersion(db, owner, policy.id, {
         document: { ...cacheOn, readCache: { ...cacheOn.readCache, prefetch: true } }, comment: "prefetch", basedOnVersion: 1,
       });
-      assert.equal(saved.version, 2);
+      assert.equal(saved.version.version, 2);
+      assert.deepEqual(saved.delivery, { mode: "now", reason: "this change does not need a rollout" });
       const racing = await Promise.all([
         savePolicyVersion(db, owner, policy.id, { document: { schemaVersion: 1, telemetry: { ebpf: "off" } } }),
         savePolicyVersion(db, owner, policy.id, { document: { schemaVersion: 1, telemetry: { ebpf: "on" } } }),
       ]);
-      assert.deepEqual(racing.map((v) => v.version).sort(), [3, 4], "concurrent saves take distinct numbers");
+      assert.deepEqual(racing.map((v) => v.version.version).sort(), [3, 4], "concurrent saves take distinct numbers");
       const detail = await getPolicy(db, owner.orgId, policy.id);
       assert.deepEqual(detail.versions.map((v) => v.version), [4, 3, 2, 1]);
       assert.deepEqual(detail.versions.at(-1)?.document, cacheOn, "each version keeps its own document");
@@ -179,8 +184,8 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
     it("replaces a target's policy, removes assignments and announces both", async () => {
       const first = await createPolicy(db, owner, { name: "Tag first" });
       const second = await createPolicy(db, owner, { name: "Tag second" });
-      const a = await assignPolicy(db, owner, { scope: "tag", tag: "web", policyId: first.id });
-      const b = await assignPolicy(db, owner, { scope: "tag", tag: "web", policyId: second.id });
+      const { assignment: a } = await assignPolicy(db, owner, { scope: "tag", tag: "web", policyId: first.id });
+      const { assignment: b } = await assignPolicy(db, owner, { scope: "tag", tag: "web", policyId: second.id });
       assert.equal(b.id, a.id, "one assignment per tag");
       assert.equal(b.policyName, "Tag second");
       const notes = await notificationsOf(() => removeAssignment(db, owner, b.id));
@@ -190,7 +195,7 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
 
     it("archives only a policy nobody uses, and never saves or assigns an archived one", async () => {
       const policy = await createPolicy(db, owner, { name: "Old" });
-      const assignment = await assignPolicy(db, owner, { scope: "tag", tag: "old", policyId: policy.id });
+      const { assignment } = await assignPolicy(db, owner, { scope: "tag", tag: "old", policyId: policy.id });
       await assert.rejects(updatePolicy(db, owner, policy.id, { archived: true }), /remove its assignments/);
       await removeAssignment(db, owner, assignment.id);
       const archived = await updatePolicy(db, owner, policy.id, { archived: true });
@@ -218,7 +223,7 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
     it("keeps another organisation from reading, changing or assigning anything of ours", async () => {
       const ours = await createPolicy(db, owner, { name: "Ours", document: cacheOn });
       const ourServer = await createServer(db.prisma, owner.orgId, "ours-1");
-      const ourAssignment = await assignPolicy(db, owner, { scope: "server", serverId: ourServer.id, policyId: ours.id });
+      const { assignment: ourAssignment } = await assignPolicy(db, owner, { scope: "server", serverId: ourServer.id, policyId: ours.id });
       const theirs = await createPolicy(db, other, { name: "Theirs" });
 
       await assert.rejects(getPolicy(db, other.orgId, ours.id), { status: 404 });

@@ -9,6 +9,10 @@ import { lockPolicy } from "./lock-policy";
 import { diffPolicyDocuments } from "./policy-diff";
 import { invalidPolicy } from "./problems";
 import { findAuthors, summariseVersion } from "./summarise-policy";
+import { slotsOfPolicy } from "@/modules/rollouts/lib/slots";
+import { sqlOfPrisma } from "@/modules/rollouts/lib/sql";
+import { startChange } from "@/modules/rollouts/lib/start-change";
+import type { ChangeOutcome } from "@/modules/rollouts/types/rollout";
 
 /**
  * Saves a document as the policy's next version (versions never change). The policy row is
@@ -21,14 +25,25 @@ export async function savePolicyVersion(
   actor: PolicyActor,
   policyId: string,
   rawInput: SaveVersionInput,
-): Promise<PolicyVersionSummary> {
+): Promise<{ version: PolicyVersionSummary; delivery: ChangeOutcome }> {
   requirePolicyPermission(actor, "update");
   const input = saveVersionInput.parse(rawInput);
   if (!isUuid(policyId)) throw notFound("This policy");
   const layer = validatePolicyLayer(input.document);
   if (!layer.ok) throw invalidPolicy(layer.problems);
 
-  return inOrg(db, actor.orgId, (tx) => saveVersionInTransaction(tx, actor, policyId, layer.layer, input));
+  return inOrg(db, actor.orgId, async (tx) => {
+    const sql = sqlOfPrisma(tx);
+    let saved: PolicyVersionSummary | undefined;
+    // A new version changes every slot the policy is assigned at: it goes out as one change.
+    const slots = await slotsOfPolicy(sql, actor.orgId, policyId);
+    const delivery = await startChange(sql, actor, { kind: "policy_version", title: "Policy version", policyId, slots }, input.delivery, async () => {
+      saved = await saveVersionInTransaction(tx, actor, policyId, layer.layer, input);
+      const { name } = await tx.policy.findFirstOrThrow({ where: { id: policyId, orgId: actor.orgId }, select: { name: true } });
+      return { title: `Policy “${name}” version ${saved.version}`, policyVersion: saved.version };
+    });
+    return { version: saved!, delivery };
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
 // validatePolicyLayer has looked at it.
 import type { Policy, Problem } from "@spindle/policy";
 import { z } from "zod";
+import { deliveryInput } from "@/modules/rollouts/types/rollout";
 
 export const policyNameSchema = z
   .string()
@@ -26,6 +27,8 @@ export const saveVersionInput = z.object({
   comment: commentSchema,
   /** The version the editor started from; a save on top of a newer one is refused (409). */
   basedOnVersion: z.number().int().min(1).optional(),
+  /** How the version goes out to the servers it reaches (docs/policy.md, "Rollouts"). */
+  delivery: deliveryInput.optional(),
 });
 export type SaveVersionInput = z.input<typeof saveVersionInput>;
 
@@ -54,10 +57,13 @@ export const assignmentScopes = ["organization", "tag", "server"] as const;
 export type AssignmentScope = (typeof assignmentScopes)[number];
 
 export const createAssignmentInput = z.discriminatedUnion("scope", [
-  z.object({ scope: z.literal("organization"), policyId: z.string() }),
-  z.object({ scope: z.literal("tag"), policyId: z.string(), tag: tagSchema }),
-  z.object({ scope: z.literal("server"), policyId: z.string(), serverId: z.string() }),
+  z.object({ scope: z.literal("organization"), policyId: z.string(), delivery: deliveryInput.optional() }),
+  z.object({ scope: z.literal("tag"), policyId: z.string(), tag: tagSchema, delivery: deliveryInput.optional() }),
+  z.object({ scope: z.literal("server"), policyId: z.string(), serverId: z.string(), delivery: deliveryInput.optional() }),
 ]);
+
+export const removeAssignmentInput = z.object({ delivery: deliveryInput.optional() });
+export type RemoveAssignmentInput = z.input<typeof removeAssignmentInput>;
 export type CreateAssignmentInput = z.input<typeof createAssignmentInput>;
 
 export interface Author {

@@ -10,7 +10,7 @@ const statusVariant: Record<RecommendationStatus, "default" | "success" | "secon
   open: "default", applied: "success", dismissed: "secondary", snoozed: "outline",
 };
 
-export type RecommendationAction = "apply" | "dismiss" | "snooze" | "reopen";
+export type RecommendationAction = "apply" | "apply-rollout" | "dismiss" | "snooze" | "reopen";
 
 export function RecommendationCard({ recommendation: r, showServer, canAct, busy, onAction }: {
   recommendation: RecommendationView;
@@ -66,7 +66,13 @@ export function RecommendationCard({ recommendation: r, showServer, canAct, busy
 
       {canAct && r.status !== "applied" ? (
         <footer className="flex flex-wrap gap-2">
-          {r.change !== null ? <Button size="sm" disabled={busy} onClick={() => onAction("apply")} data-testid="recommendation-apply">Apply</Button> : null}
+          {r.change !== null ? (
+            <>
+              <Button size="sm" disabled={busy} onClick={() => onAction("apply")} data-testid="recommendation-apply">Apply</Button>
+              <Button size="sm" variant="outline" disabled={busy} onClick={() => onAction("apply-rollout")} data-testid="recommendation-apply-rollout"
+                title="Apply as a one-server rollout: watched for a guard window against the servers not changed, rolled back on a regression">Apply with guards</Button>
+            </>
+          ) : null}
           {r.status === "open" ? (
             <>
               <Button size="sm" variant="outline" disabled={busy} onClick={() => onAction("snooze")} data-testid="recommendation-snooze">Snooze 7 days</Button>

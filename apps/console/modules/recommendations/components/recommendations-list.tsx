@@ -17,7 +17,9 @@ export function RecommendationsList({ initial, serverId, canAct }: { initial: Re
     setError(null);
     setBusy(id);
     try {
-      await fetchJson(`/api/recommendations/${id}/${action}`, { method: "POST", body: action === "snooze" ? JSON.stringify({ days: 7 }) : undefined });
+      const path = action === "apply-rollout" ? "apply" : action;
+      const body = action === "snooze" ? { days: 7 } : action === "apply-rollout" ? { delivery: { mode: "rollout" } } : undefined;
+      await fetchJson(`/api/recommendations/${id}/${path}`, { method: "POST", body: body ? JSON.stringify(body) : undefined });
       const query = serverId ? `?serverId=${serverId}` : "";
       setItems((await fetchJson<{ recommendations: RecommendationView[] }>(`/api/recommendations${query}`, { cache: "no-store" })).recommendations);
     } catch (failure) {

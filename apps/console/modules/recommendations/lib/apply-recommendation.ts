@@ -14,6 +14,10 @@ import { createPolicyInTransaction } from "@/modules/policies/lib/create-policy"
 import { computeEffectivePolicy, loadPolicyLayers } from "@/modules/policies/lib/effective-policy";
 import { invalidPolicy } from "@/modules/policies/lib/problems";
 import { saveVersionInTransaction } from "@/modules/policies/lib/save-policy-version";
+import { slotAt } from "@/modules/rollouts/lib/slots";
+import { sqlOfPrisma } from "@/modules/rollouts/lib/sql";
+import { startChange } from "@/modules/rollouts/lib/start-change";
+import type { Delivery } from "@/modules/rollouts/types/rollout";
 import type { RecommendationView } from "../types/recommendation";
 import { recordRecommendationAudit, requireRecommendationPermission, type RecommendationActor } from "./authorise";
 import { readRecommendation } from "./list-recommendations";
@@ -30,7 +34,12 @@ async function lockRecommendation(tx: OrgTransaction, orgId: string, id: string)
   return rows[0] ?? null;
 }
 
-export async function applyRecommendation(db: Db, actor: RecommendationActor, id: string, now = new Date()): Promise<RecommendationView> {
+/**
+ * `delivery` as for any policy change: a one-server change goes out at once unless a rollout is
+ * asked for, which guards it (its server against the servers not changed) and rolls it back on
+ * a regression.
+ */
+export async function applyRecommendation(db: Db, actor: RecommendationActor, id: string, now = new Date(), delivery?: Delivery): Promise<RecommendationView> {
   requireRecommendationPermission(actor, "apply");
   if (!isUuid(id)) throw notFound("This recommendation");
   return inOrg(db, actor.orgId, async (tx) => {
@@ -45,7 +54,14 @@ export async function applyRecommendation(db: Db, actor: RecommendationActor, id
     const server = await tx.server.findFirst({ where: { orgId: actor.orgId, id: row.serverId }, select: { id: true, hostname: true, tags: true } });
     if (!server) throw notFound("This recommendation's server");
 
-    const saved = await saveOnServerLayer(tx, actor, server, change, `Recommendation: ${row.title} (${describePolicyChange(change)})`.slice(0, 500));
+    const sql = sqlOfPrisma(tx);
+    const slot = await slotAt(sql, actor.orgId, { scope: "server", tag: null, serverId: server.id }, null);
+    let saved: { policyId: string; version: number } | undefined;
+    await startChange(sql, actor, { kind: "recommendation", title: `Recommendation on ${server.hostname}: ${row.title}`, recommendationId: id, slots: [slot] }, delivery, async () => {
+      saved = await saveOnServerLayer(tx, actor, server, change, `Recommendation: ${row.title} (${describePolicyChange(change)})`.slice(0, 500));
+      return { policyId: saved.policyId, policyVersion: saved.version, slots: [{ ...slot, afterPolicyId: saved.policyId }] };
+    });
+    if (!saved) throw new Error("the recommendation's change was not saved");
     await tx.recommendation.update({
       where: { id },
       data: {

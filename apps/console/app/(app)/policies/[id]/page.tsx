@@ -13,6 +13,9 @@ import { AssignmentPanel } from "@/modules/policies/components/assignment-panel"
 import { PolicyWorkspace } from "@/modules/policies/components/policy-workspace";
 import { getPolicy } from "@/modules/policies/lib/get-policy";
 import { listAssignmentTargets } from "@/modules/policies/lib/list-assignment-targets";
+import { RolloutsInProgress } from "@/modules/rollouts/components/rollouts-in-progress";
+import { listRollouts } from "@/modules/rollouts/lib/read-rollouts";
+import { getRolloutSettings } from "@/modules/rollouts/lib/rollout-settings";
 
 export const metadata: Metadata = { title: "Policy" };
 
@@ -24,6 +27,9 @@ export default async function PolicyPage({ params }: PageProps<"/policies/[id]">
     throw error;
   });
   const targets = await listAssignmentTargets(database(), context.orgId);
+  const { rolloutsRequired } = await getRolloutSettings(database(), context.orgId);
+  const rollouts = await listRollouts(database(), context.orgId, { active: true, policyId: policy.id });
+  const delivery = { assignments: policy.assignments, servers: targets.servers, rolloutsRequired };
   const canEdit = can(context.role, { policy: ["update"] });
   const canAssign = can(context.role, { policy: ["assign"] });
   const archived = policy.archivedAt !== null;
@@ -40,9 +46,10 @@ export default async function PolicyPage({ params }: PageProps<"/policies/[id]">
       {!canEdit ? <p className="mb-4 text-sm text-muted-foreground" data-testid="read-only">You can read this policy; owners and admins change it.</p> : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_22rem]">
         <div className="min-w-0">
-          <PolicyWorkspace key={policy.versions[0]?.version} policyId={policy.id} versions={policy.versions} canEdit={canEdit && !archived} />
+          <PolicyWorkspace key={policy.versions[0]?.version} policyId={policy.id} versions={policy.versions} canEdit={canEdit && !archived} delivery={delivery} />
         </div>
         <div className="grid content-start gap-6">
+          {rollouts.length > 0 ? <RolloutsInProgress rollouts={rollouts} /> : null}
           <AssignmentPanel
             policyId={policy.id}
             archived={archived}
@@ -51,6 +58,7 @@ export default async function PolicyPage({ params }: PageProps<"/policies/[id]">
             servers={targets.servers}
             knownTags={targets.tags}
             canEdit={canAssign}
+            rolloutsRequired={rolloutsRequired}
           />
         </div>
       </div>
