@@ -156,7 +156,7 @@ func TestFilePathsFromOpenDescriptors(t *testing.T) {
 
 // TestPageCacheBucketsAddUpToTheGroups reads a managed file cold through the read cache's view of
 // the program: the interval's counts per hash bucket add up to the file's counts of each group,
-// accesses and misses alike, so the console's jackknife over buckets rests on the same pages as
+// accesses and misses alike, so the console's interval from the buckets rests on the same pages as
 // the estimate.
 func TestPageCacheBucketsAddUpToTheGroups(t *testing.T) {
 	bpftest.RequireRoot(t)

@@ -176,7 +176,7 @@ func TestBucketIsThePinnedHash(t *testing.T) {
 
 // Each bucket must be a small copy of the whole experiment: a sixteenth of the groups, a tenth
 // of them in the control. A bucket hash that followed the draw (the control's bits) would put the
-// control in a few buckets and leave the jackknife nothing to compare within the others.
+// control in a few buckets, and the buckets would no longer be small copies of the whole draw.
 func TestBucketsAreUniformAndIndependentOfTheDraw(t *testing.T) {
 	h := holdoutOf(0x9e3779b97f4a7c15, 10)
 	const files, groups = 40, 4000 // 160,000 groups: 10,000 a bucket, 1,000 of them in the control

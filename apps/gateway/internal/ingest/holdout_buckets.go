@@ -16,7 +16,7 @@ import (
 // docs/metrics.md "Acceleration features"): one read_cache_holdout_bucket row per interval and
 // bucket, the bucket an int attribute. The caused estimate leaves one bucket out at a time, so an
 // interval must bring all 16 buckets and all four counters of each: a bucket missing would look
-// like one without page groups and bias the jackknife, so such a batch is refused.
+// like one without page groups and bias the interval, so such a batch is refused.
 var holdoutBucketFamily = &counterFamily{table: "read_cache_holdout_bucket", keyAttr: "spindle.read_cache.bucket", intKey: true,
 	columns:  []string{"managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"},
 	required: []bool{true, true, true, true}}

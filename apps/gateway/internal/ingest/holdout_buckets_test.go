@@ -51,7 +51,7 @@ func TestMapHoldoutBucketsStoresOneRowPerBucket(t *testing.T) {
 	}
 }
 
-// Each way a bucket list could mislead the jackknife is refused with what to fix.
+// Each way a bucket list could mislead the caused interval is refused with what to fix.
 func TestMapHoldoutBucketsRefusesWhatTheJackknifeCannotUse(t *testing.T) {
 	missing := allBuckets()
 	delete(missing, 7)

@@ -50,7 +50,7 @@ export const gainsFamilies: GainsFamily[] = [
     ],
   },
   {
-    // The same counters per hash bucket of page groups: the caused estimate's jackknife.
+    // The same counters per hash bucket of page groups: the caused estimate's interval.
     source: "read_cache_holdout_bucket",
     keys: ["hash_bucket"],
     columns: ["managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"].map(sum),

@@ -2,9 +2,9 @@
 //
 //   saved = managed accesses × (control miss ratio − managed miss ratio)
 //
-// in pages, with a 95 % interval: a delete-one-bucket jackknife over the agent's hash buckets of
-// page groups (caused-jackknife.ts), which sees both how the time intervals vary and how the
-// control draw itself moves the estimate when page groups differ; where the agent sent no buckets
+// in pages, with a 95 % interval: a random-groups variance over the agent's hash buckets of page
+// groups (caused-buckets.ts), which sees how the control draw itself moves the estimate when page
+// groups differ, and what the groups did over the range; where the agent sent no buckets
 // (older agents) a moving-block bootstrap over the range's intervals, which sees only the first,
 // and the figure says so (`omitsDrawVariance`). Negative
 // when the managed pages missed more than the control (the cache made it worse): shown as such.
@@ -13,7 +13,7 @@
 // when the control's share of the accesses is far from its share by design (a hot spot landed on
 // one side of the draw, and the estimate would rest on it).
 import { holdoutBlockBootstrap } from "./caused-bootstrap.js";
-import { bucketJackknife, holdoutBuckets, usedBuckets, type JackknifeInterval } from "./caused-jackknife.js";
+import { bucketInterval, holdoutBuckets, usedBuckets, type BucketInterval } from "./caused-buckets.js";
 import { holdoutDependence, groupTotals, type GroupTotals, type HoldoutBucketSums, type HoldoutSums, type HoldoutUnit } from "./caused-units.js";
 import { measured, notMeasured, type BasisInput, type Measured } from "./measured.js";
 import { pageBytes } from "./reads.js";
@@ -28,15 +28,15 @@ export const causedReadsDefaults = {
   minimumControlPages: 1000,
   /** The control's odds of an access may differ from its odds by design by at most this factor. */
   balanceOddsFactor: 3,
-  /** Hash buckets with accesses below which the jackknife's variance says too little (of 16). */
+  /** Hash buckets with accesses below which their spread says too little (of 16). */
   minimumBuckets: 8,
 };
 
 export type CausedReadsOptions = typeof causedReadsDefaults;
 
-/** The jackknife over hash buckets: sees the control draw's variance and the time intervals'. */
-export interface BucketJackknifeInterval {
-  method: "bucket-jackknife";
+/** From the hash buckets: sees the control draw's variance as well as the range's. */
+export interface HashBucketInterval {
+  method: "hash-buckets";
   lowPages: number;
   highPages: number;
   confidence: number;
@@ -59,7 +59,7 @@ export interface BlockBootstrapInterval {
 export interface CausedReads {
   /** Pages of reads the cache spared applications (negative: it caused more). */
   savedPages: number;
-  interval: BucketJackknifeInterval | BlockBootstrapInterval;
+  interval: HashBucketInterval | BlockBootstrapInterval;
   controlMissRatio: number;
   managedMissRatio: number;
   managedAccessedPages: number;
@@ -133,15 +133,15 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
   const covered = units.reduce((total, unit) => total + (unit.intervals ?? 1), 0);
   let interval: CausedReads["interval"];
   if (sums.buckets && sums.buckets.intervals >= covered) {
-    const jackknife = jackknifeInterval(sums.buckets, savedBytes / totals.managedAccessed, settings);
-    if (typeof jackknife === "string") return notMeasured(jackknife);
+    const buckets = intervalFromBuckets(sums.buckets, savedBytes / totals.managedAccessed, expected, settings);
+    if (typeof buckets === "string") return notMeasured(buckets);
     interval = {
-      method: "bucket-jackknife",
-      lowPages: tidy(managedAccessedPages * jackknife.low),
-      highPages: tidy(managedAccessedPages * jackknife.high),
-      confidence: jackknife.confidence,
-      buckets: jackknife.buckets,
-      degreesOfFreedom: jackknife.degreesOfFreedom,
+      method: "hash-buckets",
+      lowPages: tidy(managedAccessedPages * buckets.low),
+      highPages: tidy(managedAccessedPages * buckets.high),
+      confidence: buckets.confidence,
+      buckets: buckets.buckets,
+      degreesOfFreedom: buckets.degreesOfFreedom,
     };
   } else {
     const bootstrap = holdoutBlockBootstrap(units, { blockLength, iterations: settings.iterations, confidence: settings.confidence, seed: settings.seed });
@@ -173,18 +173,18 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
   );
 }
 
-/** The jackknife over the buckets, as a difference of miss ratios; a string says why there is none. */
-function jackknifeInterval(buckets: HoldoutBucketSums, difference: number, settings: CausedReadsOptions): JackknifeInterval | string {
+/** The interval from the buckets, as a difference of miss ratios; a string says why there is none. */
+function intervalFromBuckets(buckets: HoldoutBucketSums, difference: number, holdoutShare: number, settings: CausedReadsOptions): BucketInterval | string {
   const used = usedBuckets(buckets.counts.map((b) => ({
     managedAccessed: b.managedAccessedBytes,
     managedMissed: b.managedMissedBytes,
     controlAccessed: b.controlAccessedBytes,
     controlMissed: b.controlMissedBytes,
   })));
-  const jackknife = used.length >= settings.minimumBuckets ? bucketJackknife(used, difference, settings.confidence) : null;
-  if (!jackknife) {
-    return `the managed files' page groups fell in ${used.length} of the agent's ${holdoutBuckets} hash buckets with accesses in both groups ` +
+  const interval = used.length >= settings.minimumBuckets ? bucketInterval(used, difference, holdoutShare, settings.confidence) : null;
+  if (!interval) {
+    return `the managed files' page groups fell in ${used.length} of the agent's ${holdoutBuckets} hash buckets ` +
       `(at least ${settings.minimumBuckets} are needed), so how much the control draw moves the comparison cannot be told: too few page groups are read to measure what the read cache caused`;
   }
-  return jackknife;
+  return interval;
 }

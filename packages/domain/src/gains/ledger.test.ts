@@ -24,7 +24,7 @@ const readCacheOnly: ServerGainsSums = {
   memoryLatency: { meanSeconds: 4e-6, timedReads: 100 },
   writeOpt: { managedGrownBytes: null, managedExtentsAdded: null, unmanagedGrownBytes: null, unmanagedExtentsAdded: null, samples: 0, filesDefragmented: null, preallocatedBytes: null },
 };
-// The same totals in 16 equal hash buckets (20 intervals each): the jackknife sees the draw.
+// The same totals in 16 equal hash buckets (20 intervals each): the interval sees the draw.
 const bucketed: ServerGainsSums = {
   ...full,
   holdout: {

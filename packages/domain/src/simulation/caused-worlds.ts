@@ -7,7 +7,7 @@
 // hashes each group into one of 16 buckets, independently of the draw, and counts both groups per
 // bucket; `withoutBuckets` judges as the console does the rows of an agent that sends none.
 import { causedReadsSaved, causedReadsDefaults } from "../gains/caused-reads.js";
-import { holdoutBuckets } from "../gains/caused-jackknife.js";
+import { holdoutBuckets } from "../gains/caused-buckets.js";
 import type { HoldoutBucketCounts, HoldoutUnit } from "../gains/caused-units.js";
 import { pageBytes } from "../gains/reads.js";
 import { normalSource, paretoDraw } from "../stats/random.js";

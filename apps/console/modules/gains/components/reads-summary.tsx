@@ -7,13 +7,13 @@ import type { ServerGainsSummary } from "../types/gains";
 import { MeasuredFigure } from "./measured-figure";
 
 /**
- * What the interval rests on: the jackknife over the agent's hash buckets sees how the control
- * draw moves the comparison; an agent that sends no buckets leaves the block bootstrap over time,
+ * What the interval rests on: the agent's hash buckets of page groups show how the control draw
+ * moves the comparison; an agent that sends no buckets leaves the block bootstrap over time,
  * which cannot, and the reader is told.
  */
 function intervalBasis(interval: CausedReads["interval"]): string {
-  return interval.method === "bucket-jackknife"
-    ? ` (jackknife over ${interval.buckets} hash buckets of page groups)`
+  return interval.method === "hash-buckets"
+    ? ` (from ${interval.buckets} hash buckets of page groups)`
     : "; the interval omits the variance of the control group's draw of page groups: update the agent so it sends counts per hash bucket";
 }
 

@@ -143,7 +143,7 @@ export type HoldoutBucketRow = {
 
 /**
  * The same counters per hash bucket of page groups, each summed over the whole range, per server:
- * the caused estimate's jackknife leaves one bucket out at a time. Older agents send none.
+ * the caused estimate's interval takes its variance from the spread between them. Older agents send none.
  */
 export function holdoutBucketsSql(resolution: Resolution): string {
   const { table, time } = tableAt("read_cache_holdout_bucket", resolution);

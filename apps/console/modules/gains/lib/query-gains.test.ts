@@ -23,19 +23,19 @@ const gib = 1024 ** 3;
 // (an interval of one point: every interval alike), and 1,080 × (5 ms − 2 × 2 µs) = 5.39568 s.
 // sda was busy 1 ms per read: 1,000 reads in 1 s of the 20 s observed, far from its bound.
 // Each interval also comes in 16 hash buckets of a sixteenth each, except that the even buckets'
-// controls missed 40 of 100 pages and the odd ones' 20 (30 overall): the interval is the
-// jackknife's over the buckets summed across the twelve intervals, no longer a single point.
+// managed groups missed 120 of 900 pages and the odd ones' 60 (90 overall): the interval comes
+// from the buckets summed across the twelve intervals, no longer a single point.
 const bucketsPerInterval: HoldoutBucketCounts[] = Array.from({ length: 16 }, (_, bucket) => ({
-  bucket, managedAccessedBytes: (900 * 4096) / 16, managedMissedBytes: (90 * 4096) / 16,
-  controlAccessedBytes: (100 * 4096) / 16, controlMissedBytes: ((bucket % 2 === 0 ? 40 : 20) * 4096) / 16,
+  bucket, managedAccessedBytes: (900 * 4096) / 16, managedMissedBytes: ((bucket % 2 === 0 ? 120 : 60) * 4096) / 16,
+  controlAccessedBytes: (100 * 4096) / 16, controlMissedBytes: (30 * 4096) / 16,
 }));
-// What the jackknife over the twelve intervals' buckets gives, in reads of 8 KiB (2 pages).
+// What the twelve intervals' buckets give, in reads of 8 KiB (2 pages).
 const expectedInterval = (() => {
   const unit = { holdoutShare: 0.1, managedAccessedBytes: 900 * 4096, managedMissedBytes: 90 * 4096, controlAccessedBytes: 100 * 4096, controlMissedBytes: 30 * 4096 };
   const counts = bucketsPerInterval.map((b) => ({ ...b, managedAccessedBytes: 12 * b.managedAccessedBytes, managedMissedBytes: 12 * b.managedMissedBytes,
     controlAccessedBytes: 12 * b.controlAccessedBytes, controlMissedBytes: 12 * b.controlMissedBytes }));
   const caused = causedReadsSaved({ units: Array.from({ length: 12 }, () => unit), samples: 12, ownReadBytes: null, ownPageHitBytes: null, buckets: { counts, intervals: 12 } });
-  assert.ok(caused.status === "measured" && caused.value.interval.method === "bucket-jackknife");
+  assert.ok(caused.status === "measured" && caused.value.interval.method === "hash-buckets");
   return { low: caused.value.interval.lowPages / 2, high: caused.value.interval.highPages / 2 };
 })();
 
@@ -130,7 +130,7 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     assert.ok(expectedInterval.low < 1080 - 50 && expectedInterval.high > 1080 + 50, JSON.stringify(expectedInterval));
     assert.ok(Math.abs(gains.causedReads.value.interval.low - expectedInterval.low) < 1e-6 && Math.abs(gains.causedReads.value.interval.high - expectedInterval.high) < 1e-6,
       JSON.stringify(gains.causedReads.value.interval));
-    assert.deepEqual(gains.causedReads.value.estimate.interval.method === "bucket-jackknife" && [gains.causedReads.value.estimate.interval.buckets, gains.causedReads.value.estimate.interval.degreesOfFreedom], [16, 15]);
+    assert.deepEqual(gains.causedReads.value.estimate.interval.method === "hash-buckets" && [gains.causedReads.value.estimate.interval.buckets, gains.causedReads.value.estimate.interval.degreesOfFreedom], [16, 15]);
     assert.equal(gains.ledger.find((line) => line.key === "storageIosSaved")!.note, undefined, "the interval sees the draw: no note");
     assert.equal(gains.causedReads.value.capped, false);
     assert.equal(gains.causedTime.status, "measured");
