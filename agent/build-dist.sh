@@ -2,6 +2,7 @@
 # Builds the release files the gateway serves under /download/:
 #   bin/spindle-agent-linux-amd64, bin/spindle-agent-linux-arm64, bin/spindle-agent-windows-amd64.exe
 #   bin/spindle-agent-windows-amd64.msi (msitools' wixl, from packaging/windows/spindle-agent.wxs)
+# and bin/spindle-agent for this host.
 # Usage: sh build-dist.sh [version]   (default: the version in package.json)
 # Without wixl the MSI is skipped with a warning, except under CI=true, where it is an error.
 set -eu
@@ -16,6 +17,15 @@ for target in linux/amd64 linux/arm64 windows/amd64; do
     go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$out" ./cmd/spindle-agent
   echo "$out ($version)"
 done
+
+# bin/spindle-agent, for running the agent from this checkout: the release build for this host,
+# when it is one of the targets above (no second compile), else a build of its own.
+host="bin/spindle-agent-$(go env GOOS)-$(go env GOARCH)"
+if [ -f "$host" ]; then
+  cp -f "$host" bin/spindle-agent
+else
+  go build -trimpath -ldflags "-X main.version=$version" -o bin/spindle-agent ./cmd/spindle-agent
+fi
 
 msi=bin/spindle-agent-windows-amd64.msi
 if command -v wixl >/dev/null 2>&1; then

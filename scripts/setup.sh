@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Spindle needs on a fresh machine, and nothing that is already there.
-#   bash scripts/setup.sh              what `npm start` needs (Node deps, Go deps)
-#   bash scripts/setup.sh --for-tests  also PostgreSQL, Chromium and the eBPF toolchain for `npm test`
+#   bash scripts/setup.sh              what `npm start` needs (Node deps, the Go modules of the
+#                                      agent and gateway)
+#   bash scripts/setup.sh --for-tests  also PostgreSQL, Chromium, Wine, sudo and the Go modules of
+#                                      everything else, for `npm test`
+# It never changes a tracked file: npm ci installs exactly package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -21,10 +24,12 @@ if $for_tests; then
   need_pkg chromium          # Playwright journeys run in Debian's Chromium
   need_pkg curl              # install.sh is exercised end to end
   need_pkg e2fsprogs         # filefrag, to check extent counts
+  need_pkg xfsprogs          # mkfs.xfs: write optimisation is measured on XFS too (loop device)
   need_pkg fio               # the bench generator is checked against fio (agent/internal/bench)
   need_pkg wine64            # the Windows agent runs under Wine (e2e/integration/windows-agent.test.ts)
   need_pkg gcc-mingw-w64-x86-64-win32  # builds the ProcessPrng shim Go binaries need under Wine 8
   need_pkg wixl              # msitools' wixl builds the agent's MSI (agent/packaging/windows)
+  need_pkg sudo              # the install command is run as a user with sudo (e2e/integration/install-command.test.ts)
 fi
 if [ ${#debian_packages[@]} -gt 0 ]; then
   if is_root && command -v apt-get >/dev/null; then
@@ -45,19 +50,32 @@ fi
 # Browsers and Prisma engines can't be downloaded here: we use Debian's Chromium and Prisma's
 # engine-free client, so skip both downloads.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PRISMA_SKIP_POSTINSTALL_GENERATE=1
+
+# The agent's and gateway's Go modules download while npm installs: both wait on the network.
+log "downloading Go modules (agent, gateway)"
+go_modules=$(mktemp)
+( (cd agent && go mod download) && (cd apps/gateway && go mod download) ) >"$go_modules" 2>&1 &
+go_download=$!
+
 stamp=node_modules/.spindle-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   log "installing npm dependencies"
-  # Not `npm ci`: this registry mirror lacks some other platforms' optional binaries (turbo's
-  # macOS and Windows builds), so the lock file cannot list them and `npm ci` refuses it.
-  # `npm install` still installs exactly the locked versions.
-  npm install --no-audit --no-fund --loglevel=error
+  # npm ci installs exactly what package-lock.json lists and never rewrites it. The lock lists
+  # every platform's optional packages (turbo's macOS and Windows builds too), which npm ci
+  # requires; after adding a dependency, commit the lock that `npm install` wrote.
+  npm ci --no-audit --no-fund --loglevel=error
   touch "$stamp"
 fi
 
-log "downloading Go modules"
-(cd agent && go mod download)
-(cd apps/gateway && go mod download)
-(cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)
-(cd infra/otel-collector/distribution && go mod download)  # the Spindle OpenTelemetry Collector (infra/otel-collector)
-go mod download go.opentelemetry.io/collector/cmd/builder@v0.162.0  # generate.sh --check (the Collector Builder, pinned)
+if ! wait "$go_download"; then
+  cat "$go_modules" >&2
+  rm -f "$go_modules"
+  die "could not download the agent's and gateway's Go modules (above): check the network or GOPROXY"
+fi
+rm -f "$go_modules"
+if $for_tests; then
+  log "downloading Go modules (infra, Collector)"
+  (cd infra && go mod download)  # the Helm chart and compose checks (helm.sh/helm/v3, k8s.io/api)
+  (cd infra/otel-collector/distribution && go mod download)  # the Spindle OpenTelemetry Collector (infra/otel-collector)
+  go mod download go.opentelemetry.io/collector/cmd/builder@v0.162.0  # generate.sh --check (the Collector Builder, pinned)
+fi

@@ -1,17 +1,15 @@
 // Every panel and variable of the provisioned Grafana dashboards runs against the migrated schema,
 // on both time-series paths (plain PostgreSQL with the worker's rollups; TimescaleDB in PGlite
-// with continuous aggregates), as the read-only role spindle_grafana bound to one organisation,
-// the way a provisioned per-organisation datasource connects (infra/grafana/README.md). Grafana's
-// macros are expanded as Grafana expands them. Another organisation's rows, present in the same
-// tables, never show.
+// with continuous aggregates), as the per-organisation Grafana login a provisioned datasource
+// connects with (infra/grafana/README.md; support/grafana-databases.ts makes them as documented).
+// Grafana's macros are expanded as Grafana expands them. Another organisation's rows, present in
+// the same tables, never show.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import pg from "pg";
 import { repoRoot } from "../support/gateway";
-import { continuousAggregates, grafanaFixtureSql } from "../support/grafana-fixtures";
-import { freshDatabase } from "../support/template-db";
+import { type GrafanaDatabases, openPlainPostgres, openTimescale } from "../support/grafana-databases";
 
 const dashboardsDir = join(repoRoot, "infra/grafana/dashboards");
 const ours = { orgId: "org", serverId: "6f1c1d0e-2f7a-4c55-9a51-4a4a5b0c0d01", hostname: "db01" };
@@ -43,65 +41,23 @@ function expandMacros(sql: string, values: Values = {}): string {
     .replace(/\$\{device:sqlstring\}/g, () => sqlstring(device));
 }
 
-/** Runs SQL on one database: plain PostgreSQL through pg, or PGlite with TimescaleDB. */
-interface Database {
-  query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+/** Runs SQL as the organisation's Grafana login, the way its provisioned datasource does. */
+async function asGrafana(dbs: GrafanaDatabases, sql: string, orgId = ours.orgId): Promise<Record<string, unknown>[]> {
+  const login = dbs.logins.get(orgId);
+  assert.ok(login, `no Grafana login for ${orgId}`);
+  return login.db.query(sql);
 }
 
-/**
- * Runs SQL the way a provisioned datasource does: as spindle_grafana, search_path
- * spindle_tenant first, with the organisation of the datasource's login set.
- */
-async function asGrafana(db: Database, sql: string, orgId = ours.orgId): Promise<Record<string, unknown>[]> {
-  await db.query("BEGIN");
-  try {
-    await db.query("SET LOCAL ROLE spindle_grafana");
-    await db.query("SET LOCAL search_path = spindle_tenant, public");
-    await db.query("SELECT set_config('spindle.org_id', $1, true)", [orgId]);
-    return await db.query(sql);
-  } finally {
-    await db.query("ROLLBACK");
-  }
-}
+const openPlain = () => openPlainPostgres([ours, theirs]);
+const openTimescaleDb = () => openTimescale([ours, theirs]);
 
-async function seed(db: Database): Promise<void> {
-  for (const fixture of [ours, theirs]) {
-    for (const sql of grafanaFixtureSql(fixture)) await db.query(sql);
-  }
-}
-
-async function plainPostgres(): Promise<{ db: Database; close: () => Promise<void> }> {
-  const database = await freshDatabase();
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  const db: Database = { query: async (sql, params) => (await client.query(sql, params)).rows };
-  await seed(db);
-  // Plain PostgreSQL: the worker's rollup fills the aggregates.
-  const { rollupPending } = await import(join(repoRoot, "apps/worker/src/jobs/rollup.ts"));
-  const pool = new pg.Pool({ connectionString: database.url });
-  await rollupPending(pool).finally(() => pool.end());
-  return { db, close: async () => { await client.end(); await database.drop(); } };
-}
-
-async function timescale(): Promise<{ db: Database; close: () => Promise<void> }> {
-  // The only TimescaleDB this machine can run (packages/db/test/support/pglite.ts).
-  const { createTimescalePglite, pgliteSession } = await import(join(repoRoot, "packages/db/test/support/pglite.ts"));
-  const { runMigrations } = await import(join(repoRoot, "packages/db/src/migrate/runner.ts"));
-  const pglite = await createTimescalePglite();
-  const result = await runMigrations(pgliteSession(pglite));
-  assert.equal(result.timeseriesMode, "timescaledb");
-  const db: Database = { query: async (sql, params) => (await pglite.query(sql, params)).rows };
-  await seed(db);
-  for (const view of continuousAggregates) await pglite.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
-  return { db, close: () => pglite.close() };
-}
-
-for (const [mode, open] of [["plain PostgreSQL", plainPostgres], ["TimescaleDB", timescale]] as const) {
-  describe(`dashboards on ${mode}, as spindle_grafana`, () => {
-    let db: Database;
-    let close: () => Promise<void>;
-    before(async () => ({ db, close } = await open()));
-    after(async () => close?.());
+for (const [mode, open] of [["plain PostgreSQL", openPlain], ["TimescaleDB", openTimescaleDb]] as const) {
+  describe(`dashboards on ${mode}, as the organisation's Grafana login`, () => {
+    let db: GrafanaDatabases;
+    before(async () => {
+      db = await open();
+    });
+    after(async () => db?.close());
 
     for (const panel of panels) {
       test(`${panel.file}: "${panel.title}" draws its organisation's rows and never another's`, async () => {
@@ -209,7 +165,7 @@ test("the organisation comes from the datasource, never from a value typed into 
 });
 
 test("no dashboard variable can change the shape of a panel's SQL", async () => {
-  const { db, close } = await plainPostgres();
+  const db = await openPlain();
   try {
     const queries = [
       ...panels.flatMap((p) => p.targets.map((t) => ({ where: `${p.file} "${p.title}"`, sql: t.rawSql }))),
@@ -237,6 +193,6 @@ test("no dashboard variable can change the shape of a panel's SQL", async () => 
       }
     }
   } finally {
-    await close();
+    await db.close();
   }
 });

@@ -10,12 +10,11 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { eventually, InstalledAgent } from "../support/agent";
-import { GatewayProcess, repoRoot } from "../support/gateway";
-import { buildCollector, CollectorProcess } from "../support/otel-collector";
+import { GatewayProcess } from "../support/gateway";
+import { buildCollector, buildHostmetricsFeed, CollectorProcess } from "../support/otel-collector";
 import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
@@ -29,8 +28,7 @@ const base = port("SPINDLE_OTELCOL_COLLECTOR_PORT", 4612); // and the next five
 const agent = new InstalledAgent();
 let source: CollectorProcess | undefined;
 let fanin: CollectorProcess | undefined;
-// Built with the gateway (`npm run build -w @spindle/gateway`).
-const feedBinary = join(repoRoot, "apps/gateway/bin/spindle-hostmetrics-feed");
+let feedBinary = "";
 let tokens: { source: string; agent: string };
 
 function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -39,6 +37,7 @@ function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [])
 
 before(async () => {
   buildCollector();
+  feedBinary = buildHostmetricsFeed();
   cluster.start();
   cluster.createMigratedDatabase();
   const client = new pg.Client({ connectionString: databaseUrl });

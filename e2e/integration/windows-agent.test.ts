@@ -6,16 +6,20 @@
 // the SpindleAgent service and starts it; the service spools and delivers batches, connects over
 // OpAMP and applies a policy enabling the read cache and write optimisation, whose capability
 // report says what Windows (and Wine) cannot do; install again keeps the enrolment; uninstall removes everything,
-// twice; the MSI built by wixl installs, enrols and starts the same service.
+// twice; the MSI built by wixl installs, enrols and starts the same service. The gateway is
+// reached as from another machine, by this host's network address over plain http: the one-liner
+// carries --allow-http, without which `install` refuses it.
 // Ports 55570–55571, or SPINDLE_WINE_PG_PORT / SPINDLE_WINE_GATEWAY_PORT.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { describeCapabilities } from "../../apps/console/modules/deep-telemetry/lib/capabilities";
-import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { eccPublicBlob, windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import { eventually } from "../support/agent";
 import { GatewayProcess, repoRoot } from "../support/gateway";
 import { saveOrganisationDefaultPolicy } from "../support/policy-stack";
@@ -33,7 +37,11 @@ const MiB = 1024 * 1024;
 describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine test needs it` : false }, () => {
   const cluster = new PostgresCluster(Number(process.env.SPINDLE_WINE_PG_PORT ?? 55570));
   const databaseUrl = cluster.url("spindle");
-  const gateway = new GatewayProcess(Number(process.env.SPINDLE_WINE_GATEWAY_PORT ?? 55571), databaseUrl);
+  const gatewayPort = Number(process.env.SPINDLE_WINE_GATEWAY_PORT ?? 55571);
+  // The address another machine would use (loopback only where this host has no other).
+  const lanAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+  const publicUrl = `http://${lanAddress ?? "127.0.0.1"}:${gatewayPort}`;
+  const gateway = new GatewayProcess(gatewayPort, databaseUrl, { SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: publicUrl });
   const worker = new WorkerProcess(databaseUrl);
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const wine = new WinePrefix();
@@ -41,6 +49,7 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
   let token = "";
   let downloaded = ""; // as Wine names it
   let downloadedUnix = "";
+  let installArgs: string[] = []; // the one-liner's `& $f install …`, its variables resolved
   const log: string[] = [];
 
   async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -97,16 +106,31 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
   test("every URL the console's PowerShell one-liner names is served; the agent matches SHA256SUMS", () => explained(async () => {
     // PowerShell is not installable here: the command's variables are resolved as PowerShell
     // would, and each download it makes is fetched from the real gateway.
-    const command = windowsInstallCommand(gateway.url, token);
+    // The keys the console pins: those the real gateway recorded when it started.
+    const keys = await eventually("the gateway records its signing key", async () => {
+      const rows = await query<{ public_key: Buffer }>("SELECT public_key FROM gateway_signing_keys WHERE algorithm = 'ecdsa-p256'");
+      return rows.length > 0 ? rows.map((r) => eccPublicBlob(r.public_key).toString("base64")) : undefined;
+    });
+    const command = windowsInstallCommand(publicUrl, token, keys);
     const vars = Object.fromEntries([...command.matchAll(/\$(\w+)='([^']*)'/g)].map((m) => [m[1]!, m[2]!]));
     const urls = [...command.matchAll(/Invoke-WebRequest -UseBasicParsing "([^"]+)"/g)]
       .map((m) => m[1]!.replace(/\$(\w+)/g, (_, name: string) => vars[name] ?? `<unset ${name}>`));
-    assert.deepEqual(urls, [`${gateway.url}/download/spindle-agent-windows-amd64.exe`, `${gateway.url}/download/SHA256SUMS`]);
-    const [binaryResponse, sumsResponse] = await Promise.all(urls.map((url) => fetch(url)));
+    assert.deepEqual(urls, [`${publicUrl}/download/spindle-agent-windows-amd64.exe`, `${publicUrl}/download/SHA256SUMS`,
+      `${publicUrl}/download/SHA256SUMS.p256.sig`]);
+    // The last statement pipes the token into the downloaded agent's install, as the next test runs it.
+    const [, install] = /^'spe_[^']*' \| & \$f (install .*)$/.exec(command.split("; ").at(-1)!) ?? assert.fail(command);
+    installArgs = install!.split(" ").map((word) => (word.startsWith("$") ? vars[word.slice(1)] ?? `<unset ${word}>` : word));
+    assert.deepEqual(installArgs, ["install", "--token-file", "-", "--gateway", publicUrl, ...(lanAddress ? ["--allow-http"] : [])]);
+    const [binaryResponse, sumsResponse, signatureResponse] = await Promise.all(urls.map((url) => fetch(url)));
     assert.equal(binaryResponse!.status, 200);
     assert.equal(sumsResponse!.status, 200);
+    assert.equal(signatureResponse!.status, 200);
     const binary = Buffer.from(await binaryResponse!.arrayBuffer());
-    const sums = await sumsResponse!.text();
+    const sumsBytes = Buffer.from(await sumsResponse!.arrayBuffer());
+    // The one-liner's signature check (.NET ECDsaCng.VerifyData, done as .NET does it: issue 25, L4).
+    assert.ok(verifiesAsWindows(sumsBytes, Buffer.from(await signatureResponse!.arrayBuffer()), pinnedKeysOf(command)),
+      "the gateway's P-256 signature over SHA256SUMS passes the check with the key the console pins");
+    const sums = sumsBytes.toString("ascii");
     // The one-liner's check: "<lower-case sha256>  <name>" is one of SHA256SUMS's lines.
     const expected = `${createHash("sha256").update(binary).digest("hex")}  ${vars.n}`;
     assert.ok(sums.split("\n").includes(expected), `SHA256SUMS has ${expected}:\n${sums}`);
@@ -120,7 +144,14 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
   }));
 
   test("install enrols, registers the service, and the service delivers batches", () => explained(async () => {
-    const result = await agent(["install", "--token-file", "-", "--gateway", gateway.url], `${token}\r\n`); // PowerShell pipes CRLF
+    if (lanAddress) {
+      // A plain-http gateway on another host is refused unless the command says --allow-http.
+      const refused = await agent(installArgs.filter((a) => a !== "--allow-http"), `${token}\r\n`);
+      assert.notEqual(refused.code, 0, refused.output);
+      assert.match(refused.output, /refusing the plain-http gateway .* on another host/);
+      assert.equal(existsSync(wine.path(installedExe)), false, "nothing installed");
+    }
+    const result = await agent(installArgs, `${token}\r\n`); // PowerShell pipes CRLF
     assert.equal(result.code, 0, result.output);
     assert.match(result.output, /enrolled .* as server [0-9a-f-]{36}/);
     assert.match(result.output, /service SpindleAgent registered: starts at boot/);

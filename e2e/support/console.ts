@@ -1,4 +1,4 @@
-// The real console (`next start` on the build `turbo run build` made) for integration tests that
+// The real console (its server, apps/console/dist/server.js, on the build `turbo run build` made) for integration tests that
 // act as a signed-in user through its API, and a session that signs up over HTTP the way the
 // sign-up form does (better-auth's sign-up, then the organisation), keeping the session cookie.
 import { existsSync, mkdtempSync } from "node:fs";
@@ -11,7 +11,8 @@ export class ConsoleProcess {
   private child?: Child;
   output = "";
 
-  constructor(readonly port: number, private readonly databaseUrl: string, private readonly gatewayUrl: string) {}
+  constructor(readonly port: number, private readonly databaseUrl: string, private readonly gatewayUrl: string,
+    private readonly extraEnv: Record<string, string> = {}) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -19,12 +20,14 @@ export class ConsoleProcess {
 
   async start(): Promise<void> {
     const cwd = join(repoRoot, "apps/console");
-    if (!existsSync(join(cwd, ".next/BUILD_ID"))) throw new Error("the console is not built: run npx turbo run build --filter=@spindle/console");
-    this.child = new Child(join(repoRoot, "node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(this.port)], {
+    if (!existsSync(join(cwd, ".next/BUILD_ID")) || !existsSync(join(cwd, "dist/server.js"))) {
+      throw new Error("the console is not built: run npx turbo run build --filter=@spindle/console");
+    }
+    this.child = new Child(process.execPath, ["dist/server.js", "-H", "127.0.0.1", "-p", String(this.port)], {
       cwd,
       env: { ...process.env, NODE_ENV: "production", DATABASE_URL: this.databaseUrl, SPINDLE_CONSOLE_URL: this.url,
         SPINDLE_GATEWAY_URL: this.gatewayUrl, BETTER_AUTH_SECRET: "integration-secret-that-is-long-enough-for-better-auth",
-        SPINDLE_MAILBOX_DIR: mkdtempSync(join(tmpdir(), "spindle-console-mailbox-")) },
+        SPINDLE_MAILBOX_DIR: mkdtempSync(join(tmpdir(), "spindle-console-mailbox-")), ...this.extraEnv },
     }, (chunk) => (this.output += chunk));
     for (let i = 0; i < 600; i++) {
       try {

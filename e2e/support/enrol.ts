@@ -2,11 +2,8 @@
 // token, run the one-liner, start the agent.
 import { expect, type Page } from "@playwright/test";
 import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import { InstalledAgent } from "./agent";
-import { e2eStack } from "./stack";
-
-// The gateway port of support/stack.ts (overridable per checkout), read here without its side effects.
-const gatewayUrl = `http://127.0.0.1:${Number(process.env.SPINDLE_E2E_GATEWAY_PORT ?? 4400)}`;
 
 /** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
 export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2,
@@ -14,17 +11,28 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   await page.goto("/servers/add");
   await page.getByTestId("create-token").click();
   const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
-  expect(oneLiner).toMatch(
-    /^script=\$\(curl -fsSL http:\/\/127\.0\.0\.1:\d+\/install\.sh\) && printf '%s\\n' 'spe_\S+' \| sudo sh -c "\$script" spindle-install --token-stdin$/,
-  );
+  // The default `npm start` gateway, http://<hostname>:<port>: plain http, so the flag.
+  const [, gateway, token] = expectInstallCommand(oneLiner);
   // The Windows tab shows the PowerShell line for the same token (text checked in the console's
   // unit test; its URLs and the agent's install under Wine in integration/windows-agent.test.ts).
-  const [, gateway, token] = /curl -fsSL (\S+)\/install\.sh.*'(spe_\S+)'/.exec(oneLiner)!;
   await page.getByTestId("install-tab-windows").click();
-  await expect(page.getByTestId("install-command-windows")).toHaveText(windowsInstallCommand(gateway!, token!));
+  const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
+  expect(windows).toBe(windowsInstallCommand(gateway!, token!, pinnedKeysOf(windows)));
+  // The key it pins (from the console) checks the real gateway's signature over its SHA256SUMS,
+  // as the command's .NET check would (issue 25, L4).
+  const [sums, signature] = await Promise.all(["SHA256SUMS", "SHA256SUMS.p256.sig"].map(async (name) =>
+    Buffer.from(await (await fetch(`${gateway}/download/${name}`)).arrayBuffer())));
+  expect(verifiesAsWindows(sums!, signature!, pinnedKeysOf(windows))).toBe(true);
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   configure(agent);
   agent.start();
   return oneLiner;
+}
+
+/** Checks the Linux one-liner's shape and returns [command, gateway URL, token]. */
+export function expectInstallCommand(oneLiner: string): [string, string, string] {
+  const match = /^script=\$\(curl -fsSL (http:\/\/[^/\s]+)\/install\.sh\) && printf '%s\\n' '(spe_\S+)' \| sh -c "\$script" spindle-install --token-stdin --allow-http$/.exec(oneLiner);
+  expect(match, `the install command as the page shows it: ${oneLiner}`).not.toBeNull();
+  return [match![0], match![1]!, match![2]!];
 }

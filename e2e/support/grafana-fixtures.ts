@@ -71,3 +71,45 @@ export const continuousAggregates = [
   "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_io_untimed_1m", "disk_split_io_1m", "page_cache_1m",
   "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "read_cache_holdout_1m", "write_opt_1m",
 ];
+
+/**
+ * Rows of one organisation in every tenant relation the dashboards do not draw, so that a test
+ * reading every relation as another organisation's Grafana login has something to leak.
+ * (A relation Grafana can read without a row here fails grafana-tenant-binding.test.ts by name.)
+ */
+export function tenantRowsSql({ orgId, serverId }: GrafanaFixture): string[] {
+  const o = `'${orgId}'`;
+  const s = `'${serverId}'`;
+  const policy = `md5(${o} || 'policy')::uuid`;
+  const hash = `md5(${o}) || md5(${o})`;
+  return [
+    `INSERT INTO agents (org_id, server_id, credential_hash) VALUES (${o}, ${s}, sha256(${o}::bytea))`,
+    `INSERT INTO enrollment_tokens (org_id, token_hash, token_hint, expires_at) VALUES (${o}, sha256((${o} || 'token')::bytea), 'spe_…', now() + interval '1 h')`,
+    `INSERT INTO audit_log (org_id, action, target) VALUES (${o}, 'server.renamed', ${s})`,
+    `INSERT INTO notification_channels (org_id, name, kind, secrets) VALUES (${o}, 'On call', 'webhook', '{"signingSecret": "sealed"}')`,
+    `INSERT INTO agent_spool SELECT ${at}, ${o}, ${s}, 10, 4096, 2 FROM ${samples}`,
+    `INSERT INTO filesystem SELECT ${at}, ${o}, ${s}, '/data', 'vda1', 'ext4', 10, 1e9, 5e8, 4e8 FROM ${samples}`,
+    `INSERT INTO alert_evaluation_progress (org_id, evaluated_at) VALUES (${o}, '2026-01-01T00:01:00Z')`,
+    `INSERT INTO alert_silences (org_id, scope, server_id, starts_at, ends_at, comment)
+     VALUES (${o}, 'server', ${s}, '2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z', 'maintenance')`,
+    `INSERT INTO benchmark_runs (org_id, server_id, profile, parameters) VALUES (${o}, ${s}, 'sqlio', '{}')`,
+    `INSERT INTO cumulative_series (org_id, server_id, series_key, start_unix_nano, last_unix_nano, last_int)
+     VALUES (${o}, ${s}, 'system.disk.io|vda|read', 1, 2, 3)`,
+    `INSERT INTO policies (id, org_id, name) VALUES (${policy}, ${o}, 'Databases')`,
+    `INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES (${policy}, ${o}, 1, '{"schemaVersion": 1}')`,
+    `INSERT INTO policy_assignments (org_id, policy_id, scope, server_id) VALUES (${o}, ${policy}, 'server', ${s})`,
+    `INSERT INTO server_policy_status (org_id, server_id, desired_version_hash) VALUES (${o}, ${s}, ${hash})`,
+    `INSERT INTO server_effective_policies (org_id, server_id, document, hash) VALUES (${o}, ${s}, '{"schemaVersion": 1}', ${hash})`,
+    `INSERT INTO recommendations (org_id, server_id, kind, subject, title, evidence, prediction, confidence)
+     VALUES (${o}, ${s}, 'flash_tier', 'vda', 'Add a flash tier', '{}', '{}', '{}')`,
+  ];
+}
+
+/**
+ * Plain PostgreSQL only: a range in the worker's queue of ranges to roll up (after the rollup
+ * that empties it), so that the queue, a tenant table too, has a row of the organisation.
+ */
+export function rollupQueueRowSql({ orgId, serverId }: GrafanaFixture): string {
+  return `INSERT INTO rollup_pending (source, org_id, server_id, first_time, last_time)
+    VALUES ('disk_io', '${orgId}', '${serverId}', '2026-01-01T00:00:00Z', '2026-01-01T00:01:00Z')`;
+}

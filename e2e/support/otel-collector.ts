@@ -23,6 +23,17 @@ export function buildCollector(): string {
   return binary;
 }
 
+/**
+ * Builds the hostmetrics feed (apps/gateway/cmd/spindle-hostmetrics-feed), which only this test
+ * runs, so `npm start` never builds it; `go build` is incremental, so a second call costs little.
+ */
+export function buildHostmetricsFeed(): string {
+  const gatewayDir = join(repoRoot, "apps/gateway");
+  const feed = join(gatewayDir, "bin/spindle-hostmetrics-feed");
+  execFileSync("go", ["build", "-trimpath", "-o", feed, "./cmd/spindle-hostmetrics-feed"], { cwd: gatewayDir, stdio: ["ignore", "pipe", "inherit"] });
+  return feed;
+}
+
 export class CollectorProcess {
   private child?: Child;
   readonly storageDir = mkdtempSync(join(tmpdir(), "spindle-otelcol-queue-"));

@@ -35,7 +35,8 @@ export const e2eStack = {
     SPINDLE_CONSOLE_PORT: String(consolePort),
     SPINDLE_GATEWAY_PORT: String(gatewayPort),
     SPINDLE_CONSOLE_URL: `http://localhost:${consolePort}`,
-    SPINDLE_PUBLIC_GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`,
+    // No SPINDLE_PUBLIC_GATEWAY_URL: agents are told what `npm start` tells them by default,
+    // http://<hostname>:<port>, so the journeys run the command a new user gets.
     BETTER_AUTH_SECRET: "e2e-secret-that-is-long-enough-for-better-auth-0123",
     // The journeys' webhook receivers listen on loopback over plain http.
     SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",

@@ -8,6 +8,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { hostname, userInfo } from "node:os";
 import { newAccount, signUp } from "../support/accounts";
+import { expectChartsDrawn } from "../support/charts";
 import { eventually, InstalledAgent } from "../support/agent";
 import { enrolThisMachine } from "../support/enrol";
 import { KnownWorkload } from "../support/known-workload";
@@ -85,6 +86,16 @@ test("a budget recommendation with its evidence is applied as a new policy versi
   await curves.getByTestId("curve-pick-read_cache").click();
   await expect(curves.getByTestId("cache-curve-chart")).toBeVisible();
   await expect(curves.getByTestId("curve-basis")).toContainText(/Basis: [\d,]+ sampled accesses at a sampling rate of/);
+  // Each curve (page cache, the read cache's scope, each disk) is drawn, not just its box; and
+  // so is every other chart on the page.
+  const picks = curves.locator('[data-testid^="curve-pick-"]');
+  expect(await picks.count()).toBeGreaterThanOrEqual(2);
+  for (const pick of await picks.all()) {
+    await pick.click();
+    await expect(pick).toHaveAttribute("aria-pressed", "true");
+    await expectChartsDrawn(page, { scope: curves, atLeast: 1 });
+  }
+  await expectChartsDrawn(page, { atLeast: 5 });
   await page.screenshot({ path: testInfo.outputPath("server-curve.png"), fullPage: true });
 
   // The worker refreshes every 5 s in this stack; the recommendation appears on the fleet page.

@@ -1,50 +1,107 @@
-// The spine, as a user walks it: sign up, add a server with the one-liner, run it on this
-// machine, and watch the server appear in the fleet with live charts. Then a second
-// organisation tries to reach that server, and a teammate joins by invitation.
+// The spine, as a user walks it: sign up, add a server with the one-liner, copy it with the
+// page's Copy button and run it unedited in root's shell on this machine (no systemd, and no sudo:
+// a stand-in that fails hides it), and watch the server appear in the fleet with live charts,
+// every one of them drawn. Then a second organisation tries to reach that server, a teammate
+// joins by invitation, and the page's uninstall line stops and removes the agent. The command
+// runs in a private view of this host (support/host-root.ts), so the agent it starts and the
+// files it writes never touch this machine's own /etc or /usr/local.
 import { expect, test } from "@playwright/test";
 import { hostname } from "node:os";
+import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
+import { pinnedKeysOf } from "../../apps/console/test-support/windows-signature";
 import { newAccount, signIn, signUp } from "../support/accounts";
-import { InstalledAgent } from "../support/agent";
-import { enrolThisMachine } from "../support/enrol";
+import { expectChartsDrawn } from "../support/charts";
+import { expectInstallCommand } from "../support/enrol";
+import { HostRoot } from "../support/host-root";
 import { lastMailIndex, linkIn, waitForMail } from "../support/mail";
 
 const owner = newAccount("Owner");
-const agent = new InstalledAgent();
+const host = new HostRoot();
 let serverPath = "";
+let uninstallCommand = "";
 
 test.describe.configure({ mode: "serial" });
+test.skip(HostRoot.missing() !== null, HostRoot.missing() ?? "");
+test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 test.afterAll(async () => {
-  await agent.destroy();
+  await host.destroy();
 });
 
-test("sign up, enrol this machine with the one-liner, and see it live", async ({ page }, testInfo) => {
+test("sign up, copy the one-liner, run it as root, and see the server live with every chart drawn", async ({ page }, testInfo) => {
   await signUp(page, owner);
   await expect(page.getByTestId("fleet-empty")).toContainText("No servers yet");
 
   await page.getByTestId("add-server").first().click();
   await expect(page).toHaveURL(/\/servers\/add$/);
-  await enrolThisMachine(page, agent);
+  await page.getByTestId("create-token").click();
+  const shown = (await page.getByTestId("install-command").textContent())!.trim();
+  // The default gateway of `npm start` is http://<hostname>:<port>: the page says, before the
+  // command, that it is plain http and what that exposes, and the command carries the flag.
+  const [, gateway, token] = expectInstallCommand(shown);
+  uninstallCommand = (await page.getByTestId("uninstall-command").textContent())!.trim();
+  expect(uninstallCommand).toBe(`curl -fsSL ${gateway}/install.sh | sh -s -- --uninstall`);
+  const notice = page.getByTestId("install-note-plain-http");
+  await expect(notice).toContainText("This gateway uses plain http, not https");
+  await expect(notice).toContainText("cross the network");
+  expect(await notice.evaluate((note, command) => note.compareDocumentPosition(command!) & Node.DOCUMENT_POSITION_FOLLOWING,
+    await page.getByTestId("install-command").elementHandle())).toBeTruthy();
+  await page.getByTestId("install-tab-windows").click();
+  const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
+  expect(windows).toBe(windowsInstallCommand(gateway, token, pinnedKeysOf(windows)));
+  await expect(page.getByTestId("install-note-plain-http")).toBeVisible();
+  await page.getByTestId("install-tab-linux").click();
+
+  // What the user pastes: the Copy button's clipboard, which must be what the page shows.
+  await page.getByTestId("copy-install-command").click();
+  await expect(page.getByTestId("copy-install-command")).toHaveAccessibleName("Copied");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toBe(shown);
+
+  await host.start({ noSudo: true });
+  const install = host.run(copied);
+  expect(install.code, install.output).toBe(0);
+  expect(install.output).toContain("systemd is not running here, so the agent runs detached");
+  expect(install.output).toContain("logging to /var/log/spindle/agent.log");
+  expect(install.output).not.toContain("sudo");
+  expect(host.readFile("/run/spindle/agent.pid")).toMatch(/^\d+\n$/);
   await expect(page.getByTestId("token-row")).toHaveCount(1);
 
   await page.goto("/servers");
   const row = page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`);
-  await expect(row).toBeVisible({ timeout: 30_000 });
+  await expect(row).toBeVisible({ timeout: 60_000 });
   await expect(row).toContainText(/linux/i);
-  await expect(row.getByTestId("server-status")).toHaveAttribute("data-status", "online", { timeout: 30_000 });
+  await expect(row.getByTestId("server-status")).toHaveAttribute("data-status", "online", { timeout: 60_000 });
   await row.getByRole("link").first().click();
   await expect(page).toHaveURL(/\/servers\/[0-9a-f-]{36}$/);
   serverPath = new URL(page.url()).pathname;
 
   await expect(page.getByTestId("server-hostname")).toHaveText(hostname());
-  // The detail page refreshes itself: wait for charts that hold at least two samples.
+  // The detail page refreshes itself: wait for charts that hold at least two samples (the agent
+  // samples every 10 s, as installed).
   const iops = page.locator('[data-testid="chart"][data-chart="iops"]').first();
   await expect(async () => {
     expect(Number(await iops.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
-  }).toPass({ timeout: 60_000 });
+  }).toPass({ timeout: 90_000 });
   const memory = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => {
     expect(Number(await memory.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
   }).toPass({ timeout: 30_000 });
+  // Every chart on the page is drawn: a plot of real size with its series' pixels in it.
+  await expectChartsDrawn(page, { atLeast: 4 });
+  // The page cache's busiest files (eBPF) are named so that a user can find them: by path, or by
+  // their inode on their mount point with what was tried and the command that finds them.
+  const topFiles = page.getByTestId("cache-top-file");
+  await expect(topFiles.first()).toBeVisible({ timeout: 60_000 });
+  for (const row of await topFiles.all()) {
+    const path = row.getByTestId("cache-top-file-path");
+    if (await path.count()) {
+      await expect(path).toHaveText(/^\//);
+    } else {
+      await expect(row.getByTestId("cache-top-file-inode")).toContainText(/^inode \d+ on .* \(device \d+:\d+\)No path: .+\./);
+    }
+  }
+  await expect(page.getByTestId("cache-top-file-path").first()).toBeVisible();
+  await page.getByTestId("cache-top-files").screenshot({ path: testInfo.outputPath("top-files.png") });
 
   for (const range of ["24h", "7d", "1h"]) {
     await page.getByTestId(`range-${range}`).click();
@@ -52,6 +109,7 @@ test("sign up, enrol this machine with the one-liner, and see it live", async ({
       expect(Number(await memory.getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
     }).toPass({ timeout: 60_000 });
   }
+  await expectChartsDrawn(page, { atLeast: 4 });
   await page.screenshot({ path: testInfo.outputPath("server-detail.png"), fullPage: true });
   await page.screenshot({ path: "test-results/server-detail.png", fullPage: true });
 });
@@ -129,4 +187,17 @@ test("a teammate invited as viewer sees the fleet but cannot create enrolment to
   expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
   await ownerContext.close();
   await viewerContext.close();
+});
+
+test("the page's uninstall line stops the detached agent and removes it", async () => {
+  const pid = Number(host.readFile("/run/spindle/agent.pid"));
+  expect(pid).toBeGreaterThan(0);
+  const uninstall = host.run(uninstallCommand);
+  expect(uninstall.code, uninstall.output).toBe(0);
+  expect(uninstall.output).toContain(`stopping the agent (pid ${pid})`);
+  expect(uninstall.output).toContain("the Spindle agent is removed from this host");
+  for (const path of ["/usr/local/bin/spindle-agent", "/etc/spindle", "/var/lib/spindle", "/var/log/spindle", "/run/spindle"]) {
+    expect(host.exists(path), path).toBe(false);
+  }
+  expect(() => process.kill(pid, 0)).toThrow(); // the agent is gone
 });

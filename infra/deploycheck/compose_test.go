@@ -101,3 +101,42 @@ func TestReadComposeRefusesUnknownFields(t *testing.T) {
 		t.Fatalf("a misspelt field was accepted: %v", err)
 	}
 }
+
+// Only the migrations log in as the schema's owner; every service logs in as the login the
+// migrations make for it (holding only its role, so row-level security holds for all it runs),
+// and the migrations get each service's exact URL, from which they set that login's password.
+func TestComposeServicesLogInAsTheirOwnRole(t *testing.T) {
+	file, err := ReadCompose(filepath.Join(composeDir, "compose.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := file.Services["timescaledb"].Environment["POSTGRES_USER"]
+	if owner == "" {
+		t.Fatal("timescaledb: no POSTGRES_USER, the schema's owner")
+	}
+	migrate := file.Services["migrate"]
+	if got := databaseUser(t, migrate.Environment["DATABASE_URL"]); got != owner {
+		t.Errorf("migrate logs in as %q; the migrations run as the schema's owner %q", got, owner)
+	}
+	for _, service := range []string{"console", "gateway", "worker"} {
+		url := file.Services[service].Environment["DATABASE_URL"]
+		if got, want := databaseUser(t, url), "spindle_"+service+"_login"; got != want {
+			t.Errorf("%s logs in as %q; it must log in as %s, never as the owner %q", service, got, want, owner)
+		}
+		variable := "SPINDLE_" + strings.ToUpper(service) + "_DATABASE_URL"
+		if migrate.Environment[variable] != url {
+			t.Errorf("migrate's %s must be the %s's DATABASE_URL (it sets the login's password from it)", variable, service)
+		}
+	}
+}
+
+// databaseUser is the user of a postgres:// URL whose password may be a ${VARIABLE}.
+func databaseUser(t *testing.T, url string) string {
+	t.Helper()
+	match := regexp.MustCompile(`^postgres(?:ql)?://([^:@/]+)[:@]`).FindStringSubmatch(url)
+	if match == nil {
+		t.Errorf("%q is not a postgres:// URL with a user", url)
+		return ""
+	}
+	return match[1]
+}

@@ -198,25 +198,64 @@ func TestChartRefusesValuesItCannotRun(t *testing.T) {
 	}
 }
 
-// Services may log in with their own role's login; migrations always run as the schema's owner.
+// secretOf is the Secret and key a container's variable is read from ("" when it is not).
+func secretOf(c corev1.Container, variable string) string {
+	for _, env := range c.Env {
+		if env.Name == variable && env.ValueFrom != nil && env.ValueFrom.SecretKeyRef != nil {
+			return env.ValueFrom.SecretKeyRef.Name + "/" + env.ValueFrom.SecretKeyRef.Key
+		}
+	}
+	return ""
+}
+
+// Each service logs in with its own login's Secret; migrations always run as the schema's owner.
 func TestDatabaseSecretPerService(t *testing.T) {
 	m := render(t, filepath.Join(chartDir, "ci", "sample-values.yaml"))
-	secretOf := func(c corev1.Container) string {
-		for _, env := range c.Env {
-			if env.Name == "DATABASE_URL" {
-				return env.ValueFrom.SecretKeyRef.Name
-			}
-		}
-		return ""
-	}
-	want := map[string]string{"gateway": "spindle-gateway-db", "worker": "spindle-worker-db", "console": "spindle-db-url"}
+	want := map[string]string{"gateway": "spindle-gateway-db/url", "worker": "spindle-worker-db/url", "console": "spindle-console-database/url"}
 	for _, d := range m.Deployments {
 		component := d.Labels["app.kubernetes.io/component"]
-		if got := secretOf(d.Spec.Template.Spec.Containers[0]); got != want[component] {
+		if got := secretOf(d.Spec.Template.Spec.Containers[0], "DATABASE_URL"); got != want[component] {
 			t.Errorf("%s reads the database URL from %q, want %q", component, got, want[component])
 		}
 	}
-	if len(m.Jobs) != 1 || secretOf(m.Jobs[0].Spec.Template.Spec.Containers[0]) != "spindle-db-url" {
+	if len(m.Jobs) != 1 || secretOf(m.Jobs[0].Spec.Template.Spec.Containers[0], "DATABASE_URL") != "spindle-db-url/DATABASE_URL" {
 		t.Errorf("the migration job must use the release's (owner's) database Secret")
+	}
+}
+
+// With every values file the chart ships, no service logs in as the schema's owner (row-level
+// security does not hold the owner), and the migration Job reads each service's URL from the
+// service's own Secret, to set that login's password from it.
+func TestServicesNeverLogInAsTheOwner(t *testing.T) {
+	for name, files := range valueSets(t) {
+		t.Run(name, func(t *testing.T) {
+			m := render(t, files...)
+			if len(m.Jobs) != 1 {
+				t.Fatalf("want one migration Job, got %d", len(m.Jobs))
+			}
+			job := m.Jobs[0].Spec.Template.Spec.Containers[0]
+			owner := secretOf(job, "DATABASE_URL")
+			for _, d := range m.Deployments {
+				component := d.Labels["app.kubernetes.io/component"]
+				own := secretOf(d.Spec.Template.Spec.Containers[0], "DATABASE_URL")
+				if own == "" || own == owner {
+					t.Errorf("%s logs in with %q, the schema owner's Secret; give it spindle_%s_login's", component, own, component)
+				}
+				variable := "SPINDLE_" + strings.ToUpper(component) + "_DATABASE_URL"
+				if got := secretOf(job, variable); got != own {
+					t.Errorf("the migration Job's %s comes from %q, the %s's DATABASE_URL from %q", variable, got, component, own)
+				}
+			}
+		})
+	}
+}
+
+func TestChartRefusesAServiceWithTheOwnersLogin(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "owner.yaml")
+	if err := os.WriteFile(bad, []byte("console:\n  database: { existingSecret: spindle-database, key: url }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(chartDir, bad); err == nil || !strings.Contains(err.Error(), "console.database is the schema owner's Secret") {
+		t.Fatalf("a console logging in as the owner rendered: %v", err)
 	}
 }

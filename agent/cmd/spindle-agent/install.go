@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
+	"github.com/spindle-io/spindle/agent/internal/enroll"
 	"github.com/spindle-io/spindle/agent/internal/wininstall"
 )
 
@@ -16,6 +18,7 @@ func installCommand(args []string, stdin io.Reader, stdout io.Writer) error {
 	token := fs.String("token", "", "enrolment token from the console (spe_…); --token-file - reads it from standard input instead, off the command line")
 	tokenFile := fs.String("token-file", "", `read the enrolment token from this file, or from standard input with "-"`)
 	gateway := fs.String("gateway", "", "gateway URL, e.g. https://spindle.example.com:4318")
+	allowHTTP := fs.Bool("allow-http", false, "accept an http:// gateway on another host (the token, credential and telemetry then travel unencrypted)")
 	noStart := fs.Bool("no-start", false, "register the service without starting it")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -29,6 +32,11 @@ func installCommand(args []string, stdin io.Reader, stdout io.Writer) error {
 			return err
 		}
 		*token = read
+	}
+	if *gateway != "" {
+		if err := enroll.CheckTransport(context.Background(), net.DefaultResolver, *gateway, *allowHTTP); err != nil {
+			return err
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {

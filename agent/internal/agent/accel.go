@@ -25,6 +25,7 @@ const (
 	capabilityWriteOptimization  = "accel.write_optimization"
 	capabilityPreallocation      = "accel.write_optimization.preallocation"
 	capabilityDefragmentation    = "accel.write_optimization.defragmentation"
+	capabilityFirstWrite         = "accel.write_optimization.first_write"
 )
 
 // accelFeatures are the acceleration features the run loop owns: created at start, switched by
@@ -39,6 +40,9 @@ type accelFeatures struct {
 	// What each feature can and cannot do here, beyond running at all: residency (not on
 	// Windows), and preallocation and defragmentation on the state directory's volume.
 	residencyErr, preallocationErr, defragmentationErr error
+	// firstWriteErr says why a new file's first window comes after its first write (inotify
+	// alone); nil: the open gate reserves it before.
+	firstWriteErr error
 	// holdoutErr says why the read cache's control group cannot be counted here (no page-cache
 	// eBPF program): then nothing is held out and what the cache caused is not measured.
 	holdoutErr error
@@ -70,7 +74,8 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 		deps.Groups = groups
 	}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, deps)
-	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log})
+	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log,
+		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes, FirstWrite: writeopt.FirstWriteMode(cfg.WriteOptimization.FirstWrite)})
 	f.residencyErr = f.readCacheErr
 	if f.readCacheErr == nil {
 		f.residencyErr = readcache.ResidencyMeasurable()
@@ -87,6 +92,14 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	if f.writeOptErr == nil {
 		f.preallocationErr, f.defragmentationErr = writeopt.Probe(cfg.StateDir)
 	}
+	f.firstWriteErr = f.preallocationErr
+	switch {
+	case f.firstWriteErr != nil:
+	case cfg.WriteOptimization.FirstWrite == config.FirstWriteInotify:
+		f.firstWriteErr = writeopt.ErrFirstWriteInotify
+	default:
+		f.firstWriteErr = writeopt.ProbeFirstWrite(cfg.StateDir)
+	}
 	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
 		if err != nil {
 			log.Info("acceleration feature unavailable; a policy enabling it will be refused", "feature", name, "reason", err)
@@ -101,7 +114,8 @@ func (f *accelFeatures) capabilities() []collector.Capability {
 		featureCapability(capabilityReadCacheHoldout, f.holdoutErr),
 		featureCapability(capabilityWriteOptimization, f.writeOptErr),
 		featureCapability(capabilityPreallocation, f.preallocationErr),
-		featureCapability(capabilityDefragmentation, f.defragmentationErr)}
+		featureCapability(capabilityDefragmentation, f.defragmentationErr),
+		featureCapability(capabilityFirstWrite, f.firstWriteErr)}
 }
 
 func featureCapability(name string, err error) collector.Capability {

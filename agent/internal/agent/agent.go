@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
+	"github.com/spindle-io/spindle/agent/internal/bench"
 	"github.com/spindle-io/spindle/agent/internal/benchrun"
 	"github.com/spindle-io/spindle/agent/internal/catalogue"
 	"github.com/spindle-io/spindle/agent/internal/collector"
@@ -86,7 +87,11 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 
 	// Proof runs requested from the console (docs/agent-protocol.md, "Proof runs"), one at a
 	// time in the background; on shutdown a run in progress stops and removes its files.
-	benchRunner, err := benchrun.New(benchrun.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.Bench.Paths,
+	benchLocal := benchrun.Local{FreeSpaceFloorBytes: cfg.Bench.FreeSpaceFloorBytes}
+	if cfg.Bench.Pgbench.ConnString != "" {
+		benchLocal.Postgres = &bench.PostgresTarget{ConnString: cfg.Bench.Pgbench.ConnString, PgbenchPath: cfg.Bench.Pgbench.Path}
+	}
+	benchRunner, err := benchrun.New(benchrun.Settings{Gateway: cfg.Gateway, CredentialFunc: a.cred.Secret, AllowedPaths: cfg.Bench.Paths, Local: benchLocal,
 		UserAgent: "spindle-agent/" + opts.Version, Logger: a.log.With("component", "benchrun")})
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@
 package benchrun
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +28,9 @@ type Settings struct {
 	// AllowedPaths (agent.yaml bench.paths) are the directories remote runs may write in; a run
 	// naming another directory is refused, and with none every run is refused.
 	AllowedPaths []string
+	// Local completes every request with what only agent.yaml decides: the free-space floor and
+	// the pgbench target (request.go).
+	Local Local
 	// Run runs one request; default bench.Run.
 	Run func(ctx context.Context, req bench.Request, accel bench.Accelerator, progress func(bench.Progress)) (*bench.Report, error)
 	// NewAccelerator makes the features an A/B run switches; default bench.NewAccelerator.
@@ -213,7 +215,7 @@ func failed(message string) outcome { return outcome{post: true, status: "failed
 // execute runs one request and reports its outcome.
 func (r *Runner) execute(ctx context.Context, id, profile string, parameters json.RawMessage) outcome {
 	log := r.settings.Logger.With("run_id", id, "profile", profile)
-	req, err := decodeRequest(profile, parameters)
+	req, err := decodeRequest(profile, parameters, r.settings.Local)
 	if err != nil {
 		return failed(err.Error())
 	}
@@ -264,22 +266,6 @@ func (r *Runner) execute(ctx context.Context, id, profile string, parameters jso
 		out.report = report // nil when refused before anything ran
 		return out
 	}
-}
-
-// decodeRequest reads the console's parameters strictly: a field the agent does not know is a
-// request it cannot honour as asked.
-func decodeRequest(profile string, parameters json.RawMessage) (bench.Request, error) {
-	var req bench.Request
-	decoder := json.NewDecoder(bytes.NewReader(parameters))
-	decoder.DisallowUnknownFields()
-	if err := decoder.Decode(&req); err != nil {
-		return bench.Request{}, fmt.Errorf("the run's parameters are not a benchmark request this agent understands: %w", err)
-	}
-	req.Profile = profile
-	if err := req.Validate(); err != nil {
-		return bench.Request{}, err
-	}
-	return req, nil
 }
 
 // reportProgress posts the newest progress every ProgressEvery (and at once on a change of

@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/spindle-io/spindle/agent/internal/bench"
 )
 
 // gatewayDouble speaks the gateway's side of docs/agent-protocol.md "Proof runs" from a queue the
@@ -287,5 +290,79 @@ func TestDoesNotSpinOnPollsAnsweredAtOnce(t *testing.T) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Issue 25, L1: the binary a run executes as root, the database it connects to and the free space
+// it must leave come from agent.yaml only. A run's parameters naming them (whoever wrote the
+// row) are refused before anything runs; the console's ordinary request gets them from Local.
+func TestTakesTheFloorAndThePgbenchTargetFromAgentYAMLOnly(t *testing.T) {
+	local := Local{FreeSpaceFloorBytes: 123 << 20,
+		Postgres: &bench.PostgresTarget{ConnString: "host=/run/postgresql user=bench", PgbenchPath: "/usr/lib/postgresql/15/bin/pgbench"}}
+	for _, c := range []struct {
+		name  string
+		local Local
+	}{{"configured", local}, {"no pgbench in agent.yaml", Local{}}} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGatewayDouble()
+			allowed := t.TempDir()
+			got := make(chan bench.Request, 4)
+			server := httptest.NewServer(g)
+			t.Cleanup(server.Close)
+			r, err := New(Settings{Gateway: server.URL, Credential: "spa_test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				AllowedPaths: []string{allowed}, Local: c.local, PollWaitSeconds: 1, ProgressEvery: 200 * time.Millisecond,
+				RetryAfter: 100 * time.Millisecond, MinEmptyPoll: 20 * time.Millisecond,
+				Run: func(_ context.Context, req bench.Request, _ bench.Accelerator, _ func(bench.Progress)) (*bench.Report, error) {
+					got <- req
+					return &bench.Report{}, nil
+				},
+				NewAccelerator: func(*slog.Logger) (bench.Accelerator, error) { return nil, errors.New("not in this test") }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { r.Run(ctx); close(done) }()
+			t.Cleanup(func() { cancel(); <-done })
+
+			pgbench := func(id string, extra map[string]any) map[string]any {
+				params := map[string]any{"paths": []string{allowed}, "sizeLimitBytes": 64 << 20, "timeLimitSeconds": 600,
+					"stepSeconds": 1, "latencyLimitSeconds": 0.1, "ab": false, "directIO": false}
+				for k, v := range extra {
+					params[k] = v
+				}
+				return map[string]any{"start": map[string]any{"runId": id, "profile": "pgbench", "parameters": params}}
+			}
+			for id, extra := range map[string]map[string]any{
+				"binary":  {"postgres": map[string]any{"connString": "host=/tmp", "pgbenchPath": "/tmp/evil"}},
+				"floor":   {"freeSpaceFloorBytes": 1},
+				"profile": {"profile": "pgbench"},
+			} {
+				g.push(pgbench(id, extra))
+				outcome := g.outcome(t, id)
+				if outcome["status"] != "failed" || !strings.Contains(outcome["error"].(string), "set in agent.yaml only") {
+					t.Fatalf("%s: %v", id, outcome)
+				}
+			}
+			g.push(pgbench("ordinary", nil))
+			outcome := g.outcome(t, "ordinary")
+			if c.local.Postgres == nil {
+				if outcome["status"] != "failed" || !strings.Contains(outcome["error"].(string), "bench.pgbench.conn_string") {
+					t.Fatalf("a pgbench run without a database in agent.yaml: %v", outcome)
+				}
+				return
+			}
+			if outcome["status"] != "succeeded" {
+				t.Fatalf("ordinary: %v", outcome)
+			}
+			req := <-got
+			if req.FreeSpaceFloorBytes != local.FreeSpaceFloorBytes || req.Postgres == nil || *req.Postgres != *local.Postgres {
+				t.Fatalf("the run got floor %d and target %+v; want agent.yaml's %d and %+v", req.FreeSpaceFloorBytes, req.Postgres,
+					local.FreeSpaceFloorBytes, *local.Postgres)
+			}
+			if len(got) != 0 {
+				t.Fatal("a refused run was run")
+			}
+		})
 	}
 }

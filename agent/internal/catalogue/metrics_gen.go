@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "244779b1d6dd818ec0beff592b1a56cd656b3d3b62fc566882435b86bad4d0ea"
+const SourceSHA256 = "0277aea9fe7a5e3808b0fd1ed81023511220f92a3154d3965b57894564ef3f4b"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

@@ -14,7 +14,7 @@ const DefaultPageCacheTopFiles = 10
 // fileUse is one file's page-cache use over one interval.
 type fileUse struct {
 	id       pagecache.FileID
-	path     string // pagecache.FileID.String() when no open descriptor names the file
+	path     string // the file's path, or its mount point and inode with what was tried (unnamedFile)
 	accesses uint64
 	misses   uint64
 }
@@ -69,7 +69,7 @@ func (t *topFiles) next(cur pagecache.Files) []fileUse {
 	for i := range uses {
 		uses[i].path = names[uses[i].id]
 		if taken[uses[i].path] { // two inodes, one name (a file replaced while the old one is open)
-			uses[i].path = uses[i].id.String()
+			uses[i].path = t.paths.unnamed(uses[i].id, "its name "+uses[i].path+" belongs to a newer file now")
 		}
 		taken[uses[i].path] = true
 	}

@@ -71,6 +71,8 @@ type Config struct {
 	Databases     DatabasesConfig     `yaml:"databases"`
 	Bench         BenchConfig         `yaml:"bench,omitempty"`
 	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
+	// WriteOptimization holds what the console's policy cannot change (writeopt.go).
+	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization"`
 
 	// PolicyRoots restricts every path a policy from the console may name (read cache, pins,
 	// preallocation, defragmentation, fragmentation scans) to these directories, e.g.
@@ -149,6 +151,8 @@ func Default() Config {
 
 		Fragmentation: defaultFragmentation(),
 		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
+
+		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto},
 	}
 }
 
@@ -241,7 +245,8 @@ func (c Config) Validate() error {
 	if n := c.Collectors.PageCache.TopFiles; n < 0 || n > maxPageCacheTopFiles {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
-	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate())
+	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(),
+		c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

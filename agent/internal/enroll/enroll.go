@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,16 +50,54 @@ type Response struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// Exchange posts the request and validates the answer.
+// busyBudget is how long enrolment keeps retrying a gateway that answers 429 or 503 (a fleet
+// installing at once, a gateway restarting): Retry-After is honoured, at most busyWaitCap at a
+// time, with up to a second of jitter so the servers of one rollout spread out.
+const (
+	busyBudget  = 3 * time.Minute
+	busyWaitCap = 30 * time.Second
+)
+
+// sleep waits, or returns early when ctx ends (tests replace it).
+var sleep = sleepFor
+
+func sleepFor(ctx context.Context, d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
+// Exchange posts the request and validates the answer, retrying while the gateway says it is busy.
 func Exchange(ctx context.Context, client *http.Client, gateway string, req Request) (Response, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return Response{}, err
 	}
 	url := strings.TrimRight(gateway, "/") + "/v1/enroll"
+	var waited time.Duration
+	for {
+		status, data, retryAfter, err := post(ctx, client, url, gateway, req, body)
+		if err != nil {
+			return Response{}, err
+		}
+		busy := status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+		wait := retryAfter + time.Duration(rand.Int64N(int64(time.Second)))
+		if !busy || waited+wait > busyBudget || ctx.Err() != nil {
+			return answer(status, data, url, gateway)
+		}
+		sleep(ctx, wait)
+		waited += wait
+	}
+}
+
+// post sends the request once; retryAfter is the gateway's Retry-After (5 s when it gives none).
+func post(ctx context.Context, client *http.Client, url, gateway string, req Request, body []byte) (status int, data []byte, retryAfter time.Duration, err error) {
 	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return Response{}, err
+		return 0, nil, 0, err
 	}
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("User-Agent", "spindle-agent/"+req.AgentVersion)
@@ -66,24 +106,35 @@ func Exchange(ctx context.Context, client *http.Client, gateway string, req Requ
 	}
 	resp, err := client.Do(httpReq)
 	if err != nil {
-		return Response{}, fmt.Errorf("cannot reach the gateway at %s (check --gateway and the network): %w", gateway, err)
+		return 0, nil, 0, fmt.Errorf("cannot reach the gateway at %s (check --gateway and the network): %w", gateway, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	data, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return Response{}, fmt.Errorf("read enrolment response: %w", err)
+		return 0, nil, 0, fmt.Errorf("read enrolment response: %w", err)
 	}
+	retryAfter = 5 * time.Second
+	if seconds, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && seconds >= 0 {
+		retryAfter = min(time.Duration(seconds)*time.Second, busyWaitCap)
+	}
+	return resp.StatusCode, data, retryAfter, nil
+}
 
+// answer turns the gateway's final answer into the response or an error saying what to do.
+func answer(status int, data []byte, url, gateway string) (Response, error) {
+	statusText := fmt.Sprintf("%d %s", status, http.StatusText(status))
 	switch {
-	case resp.StatusCode == http.StatusOK:
-	case resp.StatusCode == http.StatusUnauthorized:
-		return Response{}, fmt.Errorf("the enrolment token was refused (%s): it is unknown, expired or revoked; create a new one in the console under Add server", gatewayError(data, resp.Status))
-	case resp.StatusCode == http.StatusForbidden, resp.StatusCode == http.StatusConflict:
-		return Response{}, fmt.Errorf("the gateway refused to re-enrol this machine (%s)", gatewayError(data, resp.Status))
-	case resp.StatusCode == http.StatusBadRequest:
-		return Response{}, fmt.Errorf("the gateway rejected the enrolment request (%s)", gatewayError(data, resp.Status))
+	case status == http.StatusOK:
+	case status == http.StatusUnauthorized:
+		return Response{}, fmt.Errorf("the enrolment token was refused (%s): it is unknown, expired or revoked; create a new one in the console under Add server", gatewayError(data, statusText))
+	case status == http.StatusForbidden, status == http.StatusConflict:
+		return Response{}, fmt.Errorf("the gateway refused to re-enrol this machine (%s)", gatewayError(data, statusText))
+	case status == http.StatusBadRequest:
+		return Response{}, fmt.Errorf("the gateway rejected the enrolment request (%s)", gatewayError(data, statusText))
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		return Response{}, fmt.Errorf("enrolment failed: %s stayed busy for %s (%s); try again later", url, busyBudget, gatewayError(data, statusText))
 	default:
-		return Response{}, fmt.Errorf("enrolment failed: %s answered %s; try again later", url, gatewayError(data, resp.Status))
+		return Response{}, fmt.Errorf("enrolment failed: %s answered %s; try again later", url, gatewayError(data, statusText))
 	}
 
 	var out Response

@@ -132,3 +132,51 @@ func TestEnrolWritesTheGivenStateDir(t *testing.T) {
 		t.Fatalf("sequence in the given state dir continues at %d, want 8", next)
 	}
 }
+
+// A fleet installing at once meets a busy gateway (429, or 503 while it restarts): enrolment
+// waits as Retry-After says and tries again, within a budget, instead of failing the install.
+func TestEnrolmentWaitsOutABusyGateway(t *testing.T) {
+	var waits []time.Duration
+	sleep = func(_ context.Context, d time.Duration) { waits = append(waits, d) }
+	t.Cleanup(func() { sleep = sleepFor })
+	calls := 0
+	gw := testutil.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.Header().Set("Content-Type", "application/json")
+		switch calls {
+		case 1:
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":"the gateway is busy","reason":"overloaded"}`))
+		case 2:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":"database unavailable","reason":"database_unavailable"}`))
+		default:
+			json.NewEncoder(w).Encode(map[string]any{"agentId": "a", "serverId": "s", "orgId": "o", "credential": "spa_new", "batchHwm": 0})
+		}
+	}))
+	cfgPath := filepath.Join(t.TempDir(), "agent.yaml")
+	if _, err := Enroll(context.Background(), Options{ConfigPath: cfgPath, Token: "spe_x", Gateway: gw.URL, Sources: fixtureSources(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || len(waits) != 2 || waits[0] < 3*time.Second || waits[0] >= 4*time.Second || waits[1] < 5*time.Second {
+		t.Fatalf("%d requests, waits %v; want 3 requests, waiting Retry-After (3 s) then the default 5 s, each plus under a second", calls, waits)
+	}
+}
+
+func TestEnrolmentGivesUpOnAGatewayBusyForTooLong(t *testing.T) {
+	var waited time.Duration
+	sleep = func(_ context.Context, d time.Duration) { waited += d }
+	t.Cleanup(func() { sleep = sleepFor })
+	gw := testutil.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	_, err := Enroll(context.Background(), Options{ConfigPath: filepath.Join(t.TempDir(), "agent.yaml"), Token: "spe_x", Gateway: gw.URL, Sources: fixtureSources(t)})
+	if err == nil || !strings.Contains(err.Error(), "stayed busy") {
+		t.Fatalf("%v", err)
+	}
+	if waited > busyBudget {
+		t.Fatalf("waited %v, beyond the %v budget", waited, busyBudget)
+	}
+}

@@ -25,10 +25,14 @@ type Extent struct {
 type Counter struct {
 	extents int
 	last    Extent
+	each    func(Extent) // sees every extent added (MappedFD)
 }
 
 // Add takes the next extent of the file.
 func (c *Counter) Add(e Extent) {
+	if c.each != nil {
+		c.each(e)
+	}
 	expectedDense := c.last.Physical + c.last.Length
 	expectedSparse := c.last.Physical + e.Logical - c.last.Logical
 	if e.Logical != 0 && e.Physical != expectedSparse && e.Physical != expectedDense {

@@ -57,9 +57,32 @@ func CountFDSyncedTo(fd int, name string, end int64) (int, error) {
 	return count(fd, name, fiemapFlagSync, uint64(end))
 }
 
+// MappedFD returns the file's mapped ranges after a sync (delayed allocation settled), in
+// logical order, with ranges that are logically contiguous merged: where the file has data
+// (or reserved space), and so where a copy of it must have space allocated. Holes are left out.
+func MappedFD(fd int, name string) ([]Extent, error) {
+	var ranges []Extent
+	_, err := walk(fd, name, fiemapFlagSync, ^uint64(0), func(e Extent) {
+		if n := len(ranges); n > 0 && ranges[n-1].Logical+ranges[n-1].Length == e.Logical {
+			ranges[n-1].Length += e.Length
+			return
+		}
+		ranges = append(ranges, e)
+	})
+	return ranges, err
+}
+
 func count(fd int, name string, flags uint32, end uint64) (int, error) {
+	return walk(fd, name, flags, end, nil)
+}
+
+// walk counts the extents of [0, end) as filefrag does, handing each to each (when not nil).
+func walk(fd int, name string, flags uint32, end uint64, each func(Extent)) (int, error) {
 	var req fiemapRequest
 	var counter Counter
+	if each != nil {
+		counter.each = each
+	}
 	start := uint64(0)
 	for {
 		req.header = fiemapHeader{Start: start, Length: end - start, Flags: flags, ExtentCount: batchExtents}

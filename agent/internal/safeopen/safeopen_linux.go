@@ -93,3 +93,22 @@ func DeviceOf(path string) (uint64, error) {
 	}
 	return uint64(st.Dev), nil
 }
+
+// OpenDir opens a directory as Open opens a file (no symlink in any component where the kernel
+// can refuse them, O_NOFOLLOW otherwise), for creating files relative to it (openat) instead of
+// by a path someone could swap meanwhile. The caller closes the descriptor.
+func OpenDir(path string) (int, unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: ErrSymlink}
+	}
+	if err != nil {
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, st, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return fd, st, nil
+}

@@ -1,5 +1,6 @@
 // What a user waits for on a fleet of 1,000 servers × 4 devices with 30 days of 10 s history:
-// the fleet page's data (listServers and listOpenAlerts, the two requests the page polls) and the
+// the fleet page's data (queryFleet, what the page polls; filters and groups: fleet-page.bench.ts),
+// the Alerts page's open alerts (listOpenAlerts), and the
 // server page's chart API (queryServerMetrics) for every range the range picker offers.
 //   eval "$(bash scripts/test-db.sh start)"   (repository root)
 //   node --import tsx apps/console/bench/fleet-scale.bench.ts   (from apps/console: npm run bench:fleet)
@@ -14,17 +15,18 @@
 // fleet scale". In short, each range reads one table through an index range scan bounded by
 // its own window, so rows outside that window change the B-tree depth (one level at most), never
 // the plan or the rows read; the bench prints the plans so that claim is checked, not assumed.
-import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { createTestDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation } from "@/test-support/fixtures";
-import { listServers } from "@/modules/fleet/lib/list-servers";
+import { queryFleet } from "@/modules/fleet/lib/query-fleet";
+import { fleetQuerySchema } from "@/modules/fleet/types/fleet-query";
 import { listOpenAlerts } from "@/modules/alerts/lib/list-open-alerts";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 import { diskSeriesSql, memorySeriesSql } from "@/modules/metrics/lib/series-sql";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import { readTimeseriesMode } from "@spindle/db";
+import { databaseCpuMs, databaseCpuSpent, percentile } from "./cpu";
 import { loadTimescale, pauseTimescaleJobs, settleTimescale, timescaleSizes } from "./fleet-load-timescaledb";
 
 const config = {
@@ -40,36 +42,6 @@ const keep = process.env.KEEP === "1";
 // because the continuous aggregates' refresh windows and watermarks follow the server's clock.
 let now = new Date("2026-11-21T12:00:00Z");
 const hour = 3600_000;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-/**
- * CPU milliseconds each database backend has used so far, by pid (Linux /proc). On a shared
- * machine the wall clock swings with everyone else's load; CPU per request (the bench process
- * plus the database) is what the request costs, and an idle 2-core machine cannot answer faster.
- */
-async function databaseCpuMs(db: TestDatabase): Promise<Map<number, number>> {
-  const { rows } = await db.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
-  const used = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-      used.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100); // utime + stime; USER_HZ is 100 on Linux
-    } catch {
-      // not on this machine (a remote database) or already gone
-    }
-  }
-  return used;
-}
-
-/** CPU the backends used between two readings; a backend that closed in between is left out. */
-function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
-  let spent = 0;
-  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
-  return spent;
-}
 
 async function timeIt(db: TestDatabase, label: string, runs: number, run: (i: number) => Promise<unknown>): Promise<void> {
   const timings: number[] = [];
@@ -220,7 +192,7 @@ async function main() {
       await timeIt(db, `server metrics ${range}, cold-ish (a different server each run)`, runs, () =>
         queryServerMetrics(db, orgId, serverIds[(next++ * 7) % serverIds.length]!, range, now));
     }
-    await timeIt(db, "fleet: listServers", runs, () => listServers(db, orgId, now));
+    await timeIt(db, "fleet: queryFleet, first page", runs, () => queryFleet(db, orgId, fleetQuerySchema.parse({}), now));
     await timeIt(db, "fleet: listOpenAlerts", runs, () => listOpenAlerts(db, orgId, { now }));
     for (const range of ["1h", "24h", "7d"] as MetricsRange[]) {
       await timeIt(db, `server metrics ${range}, warm (one server)`, runs, () => queryServerMetrics(db, orgId, serverIds[0]!, range, now));

@@ -1,5 +1,5 @@
 // The only reader of process.env. Parsed once, on first use; instrumentation.ts calls it when the
-// server starts so a bad value stops `next start` with a message saying what to set, instead of
+// server starts so a bad value stops the console with a message saying what to set, instead of
 // failing on the first request.
 import { z } from "zod";
 
@@ -9,10 +9,11 @@ const httpUrl = z
   .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
   .transform((value) => value.replace(/\/+$/, ""));
 
-// One IPv4/IPv6 address or CIDR range, e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8.
+// One IPv4/IPv6 address or CIDR range, e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8; server.ts parses
+// them again (lib/client-address.ts, trustedProxies) and refuses a prefix that does not fit.
 const ipOrCidr = /^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]+:[0-9a-fA-F:.]*(\/\d{1,3})?)$/;
 
-const trustedProxies = z
+const trustedProxyList = z
   .string()
   .default("")
   .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
@@ -47,11 +48,11 @@ const envSchema = z.object({
     .min(32, "must be at least 32 characters: generate one with `openssl rand -base64 32`"),
   SPINDLE_CONSOLE_URL: httpUrl.default("http://localhost:3000"),
   SPINDLE_GATEWAY_URL: httpUrl.default("http://localhost:4318"),
-  // Reverse proxies in front of the console. X-Forwarded-For is believed only for hops through
-  // these (walked right to left); the first untrusted address is the client that sign-in rate
-  // limiting is keyed on. Empty: the console is reached directly and X-Forwarded-For chains are
-  // not believed.
-  SPINDLE_TRUSTED_PROXIES: trustedProxies,
+  // Reverse proxies in front of the console. X-Forwarded-For is believed only from these (walked
+  // right to left by server.ts); the first untrusted address is the client that sign-in rate
+  // limiting and session records use. Empty: the console is reached directly and X-Forwarded-For
+  // is ignored.
+  SPINDLE_TRUSTED_PROXIES: trustedProxyList,
   // Transactional e-mail (verification, password reset, invitations, security notices). Without
   // an SMTP server the console writes each message as an .eml file into the local mailbox.
   SPINDLE_SMTP_URL: smtpUrl,

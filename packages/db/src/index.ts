@@ -18,6 +18,8 @@ export {
   readMigrationStatus,
   readTimeseriesMode,
   runMigrations,
+  scramVerifier,
+  serviceLogins,
   timeseriesModes,
   timeseriesModeSchema,
   type AppliedMigration,
@@ -29,6 +31,7 @@ export {
   type MigrationStatusEntry,
   type MigrationVariant,
   type Queryable,
+  type ServiceDatabaseUrls,
   type TimeseriesMode,
   type TimeseriesModeRequest,
 } from "./migrate/index.js";

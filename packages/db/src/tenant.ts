@@ -4,8 +4,12 @@
 // connection can never carry one organisation's context into another's query.
 import type { PrismaClient } from "./generated/prisma/client.js";
 
-/** The NOLOGIN roles the migration creates; the deployment grants them to its login users. */
-export const serviceRoles = ["spindle_console", "spindle_gateway", "spindle_worker", "spindle_system", "spindle_grafana"] as const;
+/**
+ * The NOLOGIN roles the services adopt per transaction; the deployment's logins hold them. Not
+ * spindle_grafana: a Grafana login's organisation is bound to the login itself (migration
+ * 20261128150000_grafana_login_binding), never set by a transaction.
+ */
+export const serviceRoles = ["spindle_console", "spindle_gateway", "spindle_worker", "spindle_system"] as const;
 export type ServiceRole = (typeof serviceRoles)[number];
 
 /** Anything with node-postgres's query method: a pg.Client or a pool's checked-out client. */
@@ -21,11 +25,11 @@ function checkOrg(orgId: string): void {
 }
 
 /**
- * Roles the migration keeps away from relations RLS cannot cover (raw telemetry, continuous
- * aggregates): they read the organisation-filtered views of the same names in spindle_tenant,
+ * The role the migration keeps away from relations RLS cannot cover (raw telemetry, continuous
+ * aggregates): it reads the organisation-filtered views of the same names in spindle_tenant,
  * so their transactions put that schema first and the same SQL works in both time-series modes.
  */
-const viewReaders: readonly ServiceRole[] = ["spindle_console", "spindle_grafana"];
+const viewReaders: readonly ServiceRole[] = ["spindle_console"];
 
 /** The statements that open a scoped transaction (after BEGIN), in order. */
 function scopeStatements(role: ServiceRole): string[] {
@@ -41,7 +45,7 @@ function checkRole(role: ServiceRole): void {
 
 /**
  * Runs `work` in a transaction on `client` as `role`, seeing only organisation `orgId`; for
- * spindle_console and spindle_grafana with search_path = spindle_tenant, public.
+ * spindle_console with search_path = spindle_tenant, public.
  */
 export async function withOrgTransaction<T>(
   client: TenantQueryable,

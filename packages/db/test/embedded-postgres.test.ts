@@ -1,12 +1,15 @@
 // The embedded PostgreSQL that `npm start` uses without DATABASE_URL: first start creates the
-// cluster and database, a second start reuses both (data survives), stop really stops it.
+// cluster and database, a second start reuses both (data survives), stop really stops it. As
+// root, in a directory the `postgres` user cannot enter (a clone under /root, mktemp -d), the
+// programs and data move where it can, and the data directory asked for links there.
 import assert from "node:assert/strict";
-import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
+import { chmod, lstat, mkdtemp, readlink, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../src/index.js";
+import { relocationDir } from "../src/embedded-postgres/relocate.js";
 
 const port = Number(process.env.SPINDLE_TEST_EMBEDDED_PG_PORT ?? 56301);
 
@@ -47,6 +50,39 @@ describe("startEmbeddedPostgres", () => {
       assert.deepEqual(await query(second.url, "SELECT note FROM kept"), [{ note: "still here" }]);
       const settings = await query(second.url, "SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_directories') AS sockets");
       assert.deepEqual(settings, [{ listen: "127.0.0.1", sockets: "" }]);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe("startEmbeddedPostgres as root in a directory only root may enter", { skip: process.getuid?.() !== 0 ? "needs root" : false }, () => {
+  let root: string | undefined;
+  let relocated: string | undefined;
+  after(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+    if (relocated) await rm(relocated, { recursive: true, force: true });
+  });
+
+  it("runs from /var/lib/spindle-embedded-postgres, links the data directory there, and finds it again", { timeout: 180_000 }, async () => {
+    root = await mkdtemp(join(tmpdir(), "spindle-embedded-pg-private-")); // mode 0700, as mktemp -d and /root
+    assert.equal((await stat(root)).mode & 0o777, 0o700);
+    const dataDir = join(root, "clone", ".spindle", "pgdata");
+    relocated = relocationDir(dataDir);
+
+    const first = await startEmbeddedPostgres({ dataDir, port });
+    try {
+      assert.equal(first.dataDir, join(relocated, "data"));
+      assert.ok((await lstat(dataDir)).isSymbolicLink(), "the data directory asked for is a link");
+      assert.equal(await readlink(dataDir), join(relocated, "data"));
+      await query(first.url, "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('moved')");
+    } finally {
+      await first.stop();
+    }
+    const second = await startEmbeddedPostgres({ dataDir, port });
+    try {
+      assert.equal(second.dataDir, first.dataDir);
+      assert.deepEqual(await query(second.url, "SELECT note FROM kept"), [{ note: "moved" }]);
     } finally {
       await second.stop();
     }

@@ -77,6 +77,18 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
       data: { orgId: org.id, serverId: server.id, desiredVersionHash: "a".repeat(64), appliedHash: "a".repeat(64), status: "applied",
         reportedAt: new Date(), appliedAt: new Date() },
     });
+    // The status row above was inserted as applied: the database recorded the event itself.
+    const appliedEvent = await prisma.serverEvent.findFirstOrThrow({ where: { serverId: server.id, kind: "policy.applied" } });
+    assert.equal((appliedEvent.details as { hash: string }).hash, "a".repeat(64));
+    const event = await prisma.serverEvent.create({
+      data: { orgId: org.id, serverId: server.id, at: new Date(), kind: "policy.rolled_back", details: { hash: "b".repeat(64) } },
+    });
+    assert.equal((await prisma.serverEvent.findUniqueOrThrow({ where: { id: event.id }, include: { server: true } })).server.hostname, "db-01");
+    await prisma.serverReadLatency.create({
+      data: { orgId: org.id, serverId: server.id, windowStart: new Date(Date.now() - 3_600_000), windowEnd: new Date(), reads: 100,
+        buckets: Array.from({ length: 28 }, (_, i) => (i === 10 ? 100 : 0)) },
+    });
+    assert.equal((await prisma.serverReadLatency.findUniqueOrThrow({ where: { serverId: server.id } })).buckets[10], 100);
     const run = await prisma.benchmarkRun.create({
       data: { orgId: org.id, serverId: server.id, requestedBy: user.id, profile: "sqlio", parameters: { paths: ["/srv/bench"], sizeBytes: 1048576 } },
     });

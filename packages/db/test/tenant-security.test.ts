@@ -93,7 +93,11 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
 
   it("lets the cross-tenant system role see every organisation, and Grafana only read", async () => {
     assert.deepEqual(await asRole("spindle_system", null, "SELECT count(DISTINCT org_id)::int AS n FROM servers"), [{ n: 2 }]);
-    assert.deepEqual(await asRole("spindle_grafana", orgA, "SELECT count(*)::int AS n FROM servers"), [{ n: 1 }]);
+    // spindle_grafana takes its organisation from its bound login, never from spindle.org_id:
+    // adopted by a session that is no bound login, it sees nothing even with the setting.
+    assert.deepEqual(await asRole("spindle_grafana", orgA, "SELECT count(*)::int AS n FROM servers"), [{ n: 0 }]);
+    assert.deepEqual(await asRole("spindle_grafana", orgA, "SELECT count(*)::int AS n FROM spindle_grafana_views.disk_io"), [{ n: 0 }]);
+    await assert.rejects(asRole("spindle_grafana", orgA, "SELECT count(*) FROM spindle_tenant.disk_io"), /permission denied/);
     await assert.rejects(asRole("spindle_grafana", orgA, "SELECT count(*) FROM agents"), /permission denied/);
     // Raw telemetry (COPY targets, no RLS): only through the filtered view.
     await assert.rejects(asRole("spindle_grafana", orgA, "SELECT count(*) FROM public.disk_io"), /permission denied/);
@@ -109,7 +113,7 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
         SELECT now(), org_id, id, 'sda', 10, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 FROM servers WHERE org_id = $1`, [org]);
     }
     assert.deepEqual(await asRole("spindle_console", orgA, "SELECT DISTINCT org_id FROM spindle_tenant.disk_io"), [{ org_id: orgA }]);
-    assert.deepEqual(await asRole("spindle_grafana", null, "SELECT count(*)::int AS n FROM spindle_tenant.disk_io"), [{ n: 0 }]);
+    assert.deepEqual(await asRole("spindle_console", null, "SELECT count(*)::int AS n FROM spindle_tenant.disk_io"), [{ n: 0 }]);
   });
 
   it("keeps spindle_worker to one organisation, while it can still switch to spindle_system for cross-tenant jobs", async () => {
@@ -131,5 +135,29 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
              has_table_privilege('spindle_gateway', 'servers', 'DELETE') AS gateway_delete,
              has_table_privilege('spindle_console', 'schema_migrations', 'SELECT') AS console_ledger`);
     assert.deepEqual(rows[0], { gateway_users: false, gateway_delete: false, console_ledger: false });
+  });
+
+  // Identity tables (better-auth's, and issue 24's two-factor secrets, API tokens and SSO
+  // providers) have no org_id: a token or a domain is looked up before its organisation is known.
+  // The console alone reaches them; every other role is listed here with what it may read.
+  it("keeps every table without an org_id from the gateway, worker and Grafana, but the few they need", async () => {
+    const { rows } = await client.query<{ role: string; relname: string }>(`
+      SELECT r.role, c.relname FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      CROSS JOIN unnest(ARRAY['spindle_gateway', 'spindle_worker', 'spindle_system', 'spindle_grafana']) AS r(role)
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+        AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped)
+        AND has_table_privilege(r.role, c.oid, 'SELECT, INSERT, UPDATE, DELETE')
+      ORDER BY 1, 2`);
+    const reachable = rows.map((row) => `${row.role}: ${row.relname}`);
+    assert.deepEqual(reachable, [
+      "spindle_gateway: gateway_signing_keys", "spindle_gateway: organizations", "spindle_gateway: spindle_settings",
+      "spindle_system: notification_secrets_keys", "spindle_system: organizations", "spindle_system: spindle_settings",
+      "spindle_worker: notification_secrets_keys", "spindle_worker: organizations", "spindle_worker: spindle_settings",
+    ]);
+    const identity = ["users", "accounts", "sessions", "verifications", "members", "invitations", "two_factors", "api_tokens", "sso_providers"];
+    const { rows: console } = await client.query<{ relname: string }>(
+      `SELECT relname FROM pg_class WHERE relname = ANY ($1) AND has_table_privilege('spindle_console', oid, 'SELECT') ORDER BY 1`, [identity]);
+    assert.deepEqual(console.map((row) => row.relname), [...identity].sort());
   });
 });

@@ -107,7 +107,7 @@ export const preallocationRuleSchema = z.strictObject({
   pattern: pathString("glob", "Growing files to preallocate, as an absolute glob pattern."),
   chunkBytes: integer(limits.chunkBytes.min, limits.chunkBytes.max)
     .default(limits.chunkBytes.default)
-    .meta({ description: "The first window reserved ahead of a growing file's end; later windows follow the file's growth rate (up to twice the previous one)." }),
+    .meta({ description: "The first window reserved ahead of a growing file's end; later windows follow the file's growth rate (up to 8 times the previous one)." }),
 });
 
 export const defragmentationSchema = z.strictObject({

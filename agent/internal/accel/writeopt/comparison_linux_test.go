@@ -21,7 +21,7 @@ const (
 func TestComparisonGroupMeasuresManagedAndUnmanagedGrowth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	dir := mountExt4(t, 1<<30)
+	dir := ext4.mount(t, 1<<30)
 	f, err := New(Config{GrowthInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,14 @@
 package writeopt
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spindle-io/spindle/agent/internal/fiemap"
 	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
 
@@ -42,18 +40,24 @@ func checkDefragSupported(path string) error {
 	return nil
 }
 
-// defragment rewrites path into fewer extents, or leaves it exactly as it was.
-func defragment(path string, moveChunkBytes int64) (defragResult, error) {
+// defragment rewrites path into fewer extents, or leaves it exactly as it was. It never takes
+// the file system's available space below floorBytes (0: the default floor, donor_linux.go).
+func defragment(path string, moveChunkBytes, floorBytes int64) (defragResult, error) {
 	if err := checkDefragSupported(path); err != nil {
 		return defragResult{}, err
 	}
 	// The ioctl needs the file open for reading and writing. The path comes from a walk of a
 	// directory others may write: refuse symlinks, special files and hard-linked files.
-	orig, _, err := safeopen.Open(path, safeopen.ReadWrite, safeopen.Options{})
+	orig, origStat, err := safeopen.Open(path, safeopen.ReadWrite, safeopen.Options{})
 	if err != nil {
 		return defragResult{}, err
 	}
 	defer orig.Close()
+	dir, err := openParent(path, uint64(origStat.Dev))
+	if err != nil {
+		return defragResult{}, err
+	}
+	defer unix.Close(dir)
 	info, err := orig.Stat()
 	if err != nil {
 		return defragResult{}, err
@@ -65,7 +69,11 @@ func defragment(path string, moveChunkBytes int64) (defragResult, error) {
 	if err := orig.Sync(); err != nil { // move-extent works on allocated blocks
 		return result, err
 	}
-	donor, err := createDonor(filepath.Dir(path), info.Size())
+	ranges, err := fiemap.MappedFD(int(orig.Fd()), path)
+	if err != nil {
+		return result, err
+	}
+	donor, err := createDonor(dir, orig, info.Size(), ranges, floorBytes)
 	if err != nil {
 		return result, err
 	}
@@ -103,26 +111,6 @@ func defragment(path string, moveChunkBytes int64) (defragResult, error) {
 	}
 	result.Improved = true
 	return result, nil
-}
-
-// createDonor makes an unlinked file in dir (same file system) with size bytes allocated.
-func createDonor(dir string, size int64) (*os.File, error) {
-	suffix := make([]byte, 8)
-	_, _ = rand.Read(suffix)
-	name := filepath.Join(dir, ".spindle-defrag-"+hex.EncodeToString(suffix))
-	donor, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("create the donor file: %w", err)
-	}
-	_ = os.Remove(name) // the open descriptor keeps it until Close
-	if err := unix.Fallocate(int(donor.Fd()), 0, 0, size); err != nil {
-		donor.Close()
-		if errors.Is(err, unix.ENOSPC) {
-			return nil, fmt.Errorf("defragmentation needs %d bytes free in %s: %w", size, dir, err)
-		}
-		return nil, fmt.Errorf("fallocate the donor file: %w", err)
-	}
-	return donor, nil
 }
 
 // swapBlocks exchanges blocks [from, from+count) of orig and donor, chunk blocks per call,

@@ -81,7 +81,9 @@ func readBitmap(volume windows.Handle, startLCN int64, buffer []byte) (volumeBit
 // volume that holds all of them, in chunks of moveChunkBytes, and counts its fragments again.
 // The file system refuses a move into clusters taken meanwhile; the file then stays as it is,
 // wherever the moves that succeeded put it (always whole and unchanged).
-func defragment(path string, moveChunkBytes int64) (defragResult, error) {
+// The free-space floor does not apply: FSCTL_MOVE_FILE frees each chunk's old clusters as it
+// moves it, so at most one chunk (moveChunkBytes) is held twice at a time.
+func defragment(path string, moveChunkBytes, _ int64) (defragResult, error) {
 	f, _, err := safeopen.Open(path, safeopen.Read, safeopen.Options{})
 	if err != nil {
 		return defragResult{}, err

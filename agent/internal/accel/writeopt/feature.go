@@ -44,11 +44,13 @@ func New(cfg Config) (*Feature, error) {
 // returns an error a person can act on (wrapping ErrUnsupported for a file system that cannot).
 func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error {
 	var w *watcher
+	var gateErr error
 	if wo.Enabled && len(wo.Preallocation) > 0 {
 		var err error
 		if w, err = newWatcher(wo.Preallocation, f.cfg.MaxFiles); err != nil {
 			return fmt.Errorf("write optimisation: %w", err)
 		}
+		gateErr = f.attachGate(w)
 	}
 	if wo.Enabled && wo.Defragmentation.Enabled {
 		for _, pattern := range wo.Defragmentation.Include {
@@ -76,6 +78,10 @@ func (f *Feature) Apply(ctx context.Context, wo policy.WriteOptimization) error 
 		f.retired = append(f.retired, f.watcher)
 	}
 	f.policy, f.watcher = wo, w
+	f.stats.FirstWriteGated, f.stats.FirstWriteReason = w != nil && gateErr == nil, ""
+	if w != nil && gateErr != nil {
+		f.stats.FirstWriteReason = gateErr.Error()
+	}
 	f.releaseUnmanagedLocked(w)
 	if w == nil {
 		// Nothing watched: forget the tracked files (not the totals), so growth while unwatched
@@ -180,31 +186,40 @@ func (f *Feature) MeasureGrowth() {
 }
 
 func (f *Feature) preallocateLocked(path string, chunkBytes int64) {
+	f.reserveLocked(path, chunkBytes, func(g *growth, limits windowLimits, now time.Time) (int64, error) {
+		return preallocate(path, g, limits, now)
+	})
+}
+
+// reserveLocked sizes and reserves the next window of a managed file with reserve (which opens
+// the file by path, or uses the descriptor the open gate has) and counts what it did.
+func (f *Feature) reserveLocked(path string, chunkBytes int64, reserve func(*growth, windowLimits, time.Time) (int64, error)) (reservedBytes int64) {
 	now := time.Now()
 	g := f.growth[path]
 	if g == nil {
 		if len(f.growth) >= f.cfg.MaxFiles {
-			return
+			return 0
 		}
 		g = &growth{lastSize: -1}
 		f.growth[path] = g
 	}
 	g.lastEvent = now
 	if g.unsupported {
-		return
+		return 0
 	}
 	previousSize := g.lastSize
-	reserved, err := preallocate(path, g, f.windowLimits(chunkBytes), now)
+	reserved, err := reserve(g, f.windowLimits(chunkBytes), now)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			f.stats.LastError = err.Error()
 		}
-		return
+		return 0
 	}
 	if previousSize >= 0 && g.lastSize > previousSize && reserved == 0 {
 		f.stats.FragmentsPrevented++ // this growth landed in space reserved before it
 	}
 	f.stats.PreallocatedBytes += reserved
+	return reserved
 }
 
 // DefragNow runs one defragmentation pass over the included files and returns the files it
@@ -234,9 +249,12 @@ func (f *Feature) DefragNow(ctx context.Context) int {
 		if defrag.IdleOnly && !f.diskIdle(path, idleDisks) {
 			continue
 		}
-		result, err := defragment(path, f.cfg.MoveChunkBytes)
+		result, err := defragment(path, f.cfg.MoveChunkBytes, f.cfg.FreeSpaceFloorBytes)
 		f.mu.Lock()
 		switch {
+		case errors.Is(err, ErrBelowFloor):
+			f.stats.DefragSkippedSpace++
+			f.stats.LastError = err.Error()
 		case err != nil:
 			f.stats.LastError = err.Error()
 		case result.Improved:

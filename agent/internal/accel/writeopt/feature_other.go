@@ -35,3 +35,6 @@ func CountExtents(string) (int, error) { return 0, ErrUnsupported }
 
 // Probe returns ErrUnsupported twice on this system.
 func Probe(string) (preallocation, defragmentation error) { return ErrUnsupported, ErrUnsupported }
+
+// ProbeFirstWrite returns ErrUnsupported on this system.
+func ProbeFirstWrite(string) error { return ErrUnsupported }

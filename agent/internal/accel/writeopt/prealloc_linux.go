@@ -18,11 +18,13 @@ import (
 
 const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_ONLYDIR
 
-// watcher is one inotify instance watching the directories of one set of rules.
+// watcher is one inotify instance watching the directories of one set of rules, and where the
+// kernel allows it the open gate on the same directories (opengate_linux.go).
 type watcher struct {
 	fd    int
 	dirs  map[int32]string // watch descriptor → directory
 	rules []policy.PreallocationRule
+	gate  *openGate // nil: inotify alone (gateErr says why)
 }
 
 // newWatcher watches every directory at and beneath the literal prefix of each rule (directories
@@ -62,11 +64,19 @@ func (w *watcher) addTree(root string, maxDirs int) error {
 			return nil // vanished or unreadable: nothing to preallocate there
 		}
 		w.dirs[int32(wd)] = path
+		if w.gate != nil {
+			_ = w.gate.mark(path) // a directory the gate cannot hold still has inotify
+		}
 		return nil
 	})
 }
 
-func (w *watcher) close() { _ = unix.Close(w.fd) }
+func (w *watcher) close() {
+	if w.gate != nil {
+		w.gate.close()
+	}
+	_ = unix.Close(w.fd)
+}
 
 // watching says directories are watched (the comparison group is measured).
 func (w *watcher) watching() bool { return len(w.dirs) > 0 }
@@ -126,6 +136,11 @@ func preallocate(path string, g *growth, limits windowLimits, now time.Time) (re
 		return 0, err
 	}
 	defer f.Close()
+	return reserveIn(f, path, g, limits, now)
+}
+
+// reserveIn is preallocate on a file already open for writing.
+func reserveIn(f *os.File, path string, g *growth, limits windowLimits, now time.Time) (reservedBytes int64, err error) {
 	fd := int(f.Fd())
 	var before unix.Stat_t
 	if err := unix.Fstat(fd, &before); err != nil {

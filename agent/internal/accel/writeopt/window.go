@@ -20,6 +20,16 @@ type windowLimits struct {
 	freeShare float64
 }
 
+// growthFactor bounds how much larger a window may be than the one before: how fast the windows
+// ramp up to what the file's rate asks for (rate × horizon decides the size once they have).
+// Each window is at least one extent, and the file system cannot put a window right after the
+// previous one when other growing files reserved the space between (filefrag of the long
+// workload: every window boundary is a break), so a file outrunning its windows has as many
+// fragments as windows. With 8 a 512 MiB log needs 2 windows (64 MiB, then the rest) where
+// doubling needed 4 and quadrupling 3 (docs/benchmarks.md); the cap on what lies past a file's
+// end and the share of free space bound how much one burst can reserve either way.
+const growthFactor = 8
+
 // lastWindow is what the sizing remembers of a file's previous reservation.
 type lastWindow struct {
 	bytes     int64     // 0: nothing reserved yet
@@ -42,17 +52,17 @@ func (l windowLimits) due(last lastWindow, size, reservedEnd int64) bool {
 //
 // The first window is firstBytes. After that the window is the file's observed growth rate
 // (bytes grown since the last window was reserved, per second) times the horizon, but at most
-// twice the previous window: a file that keeps outrunning its windows gets geometrically larger
-// ones, so its number of windows (and fragments) grows with the logarithm of its size instead
-// of linearly, and one burst cannot reserve a huge region; a file that slowed down gets a
-// window sized to its new rate, but never less than firstBytes. Every window takes at most
+// growthFactor times the previous window: a file that keeps outrunning its windows gets
+// geometrically larger ones, so its number of windows (and fragments) grows with the logarithm
+// of its size instead of linearly, and one burst cannot reserve a huge region; a file that
+// slowed down gets a window sized to its new rate, but never less than firstBytes. Every window takes at most
 // freeShare of the available space (down to minBytes) and never makes the space reserved past
 // the file's end exceed capBytes. It returns 0 when no window of minBytes fits (the disk is
 // nearly full, or the cap is already reached).
 func (l windowLimits) nextWindow(last lastWindow, size, start int64, now time.Time, availableBytes int64) int64 {
 	window := l.firstBytes
 	if last.bytes > 0 {
-		window = 2 * last.bytes
+		window = growthFactor * last.bytes
 		if elapsed := now.Sub(last.at); elapsed > 0 {
 			// float64: bytes × nanoseconds overflows int64 past about 150 MB at a 1 min horizon.
 			grownBytes := float64(max(0, size-last.startSize))

@@ -26,10 +26,14 @@ func TestNextWindowHandComputed(t *testing.T) {
 	}{
 		{name: "first window: the rule's chunk", limits: testLimits, size: 8 << 10, start: 8 << 10, now: t0,
 			availableBytes: plentyFree, wantWindowBytes: 64 * mib},
-		// 32 MiB in 10 s is 3.2 MiB/s, 192 MiB a minute: more than twice 64 MiB, so doubled.
-		{name: "outrunning: doubled", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
+		// 48 MiB in 5 s is 9.6 MiB/s, 576 MiB a minute: more than 8 × 64 MiB, so 8 times it.
+		{name: "outrunning: 8 times the last window", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
+			size: 48 * mib, start: 64 * mib, now: t0.Add(5 * time.Second), availableBytes: plentyFree,
+			wantWindowBytes: 512 * mib},
+		// 32 MiB in 10 s is 3.2 MiB/s, 192 MiB a minute: between 64 MiB and 8 × 64 MiB.
+		{name: "outrunning, not 8 times over: its rate", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 0, at: t0},
 			size: 32 * mib, start: 64 * mib, now: t0.Add(10 * time.Second), availableBytes: plentyFree,
-			wantWindowBytes: 128 * mib},
+			wantWindowBytes: 192 * mib},
 		// 48 MiB in 30 s is 1.6 MiB/s: 96 MiB a minute, less than twice 64 MiB.
 		{name: "rate times horizon", limits: testLimits, last: lastWindow{bytes: 64 * mib, startSize: 16 * mib, at: t0},
 			size: 64 * mib, start: 80 * mib, now: t0.Add(30 * time.Second), availableBytes: plentyFree,
@@ -45,7 +49,7 @@ func TestNextWindowHandComputed(t *testing.T) {
 		{name: "stalled: the rule's chunk", limits: testLimits, last: lastWindow{bytes: 128 * mib, startSize: 100 * mib, at: t0},
 			size: 100 * mib, start: 150 * mib, now: t0.Add(time.Hour), availableBytes: plentyFree,
 			wantWindowBytes: 64 * mib},
-		// Twice 512 MiB is 1 GiB, but 1000 + 1024 - 1200 = 824 MiB is all the cap leaves.
+		// 8 × 512 MiB is 4 GiB, but 1000 + 1024 - 1200 = 824 MiB is all the cap leaves.
 		{name: "per-file cap on what lies past the end", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 700 * mib, at: t0},
 			size: 1000 * mib, start: 1200 * mib, now: t0, availableBytes: plentyFree, wantWindowBytes: 824 * mib},
 		{name: "cap reached: nothing", limits: testLimits, last: lastWindow{bytes: 512 * mib, startSize: 0, at: t0},
@@ -86,12 +90,13 @@ func TestDueWithinHalfAWindow(t *testing.T) {
 }
 
 // A file that keeps outrunning its windows (the clock does not move, so its rate is unbounded)
-// grows to 2 GiB in 1 MiB steps: its windows double from 64 MiB until the 1 GiB cap on what lies
+// grows to 2 GiB in 1 MiB steps: each window is 8 times the last until the 1 GiB cap on what lies
 // past its end holds them back. Hand-computed (MiB): 64 reserved at size 0 → end 64; due at 33
-// (33 + 32 > 64): 128 → end 192; at 129: 256 → end 448; at 321: 512 → end 960; at 705: twice 512
-// is 1024 but the cap leaves 705 + 1024 − 960 = 769 → end 1729; at 1345 (1345 + 384.5 > 1729):
-// the cap leaves 1345 + 1024 − 1729 = 640 → end 2369, beyond 2048: six windows.
-func TestWindowsDoubleWhileTheFileOutrunsThem(t *testing.T) {
+// (33 + 32 > 64): 512 → end 576; at 321 (321 + 256 > 576): 8 × 512 is 4096 but the cap leaves
+// 321 + 1024 − 576 = 769 → end 1345; at 961 (961 + 384.5 > 1345): the cap leaves
+// 961 + 1024 − 1345 = 640 → end 1985; at 1666 (1666 + 320 > 1985): the cap leaves
+// 1666 + 1024 − 1985 = 705 → end 2690, beyond 2048: five windows.
+func TestWindowsGrowEightfoldWhileTheFileOutrunsThem(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var last lastWindow
 	var reservedEnd int64
@@ -106,7 +111,7 @@ func TestWindowsDoubleWhileTheFileOutrunsThem(t *testing.T) {
 		last = lastWindow{bytes: window, startSize: size, at: now}
 		windows = append(windows, window/mib)
 	}
-	if want := []int64{64, 128, 256, 512, 769, 640}; !slices.Equal(windows, want) {
+	if want := []int64{64, 512, 769, 640, 705}; !slices.Equal(windows, want) {
 		t.Fatalf("windows (MiB) %v, want %v", windows, want)
 	}
 }

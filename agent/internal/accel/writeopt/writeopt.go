@@ -15,7 +15,10 @@
 // device's io_time in /proc/diskstats rose by less than IdleUtilisationPercent of a
 // DiskIdleWindow) or always when the policy says idleOnly=false, each included file with more
 // extents than the threshold is rewritten online the way e4defrag does it: a donor file in
-// the same directory (unlinked at once) is fully allocated with fallocate; if the donor has
+// the same file system, unnamed (O_TMPFILE relative to the directory descriptor the file's path
+// led to, or an exclusive random name relative to it, unlinked at once), is allocated with
+// fallocate exactly where the file has data, and only when that leaves the file system at least
+// FreeSpaceFloorBytes available (checked before and after allocating); if the donor has
 // fewer extents, EXT4_IOC_MOVE_EXT swaps the blocks chunk by chunk (the kernel copies the data
 // under the file's lock, so readers and writers keep working); if the file does not end with
 // fewer extents, the blocks are swapped back. Content is never changed. On other file systems
@@ -31,6 +34,7 @@
 package writeopt
 
 import (
+	"errors"
 	"log/slog"
 	"time"
 
@@ -39,6 +43,10 @@ import (
 
 // ErrUnsupported is returned for an OS, kernel or file system that cannot do what is asked.
 var ErrUnsupported = accel.ErrUnsupported
+
+// ErrBelowFloor: defragmenting the file would take the file system's available space below
+// the floor (Config.FreeSpaceFloorBytes), so it is left as it is.
+var ErrBelowFloor = errors.New("not enough free space above the floor")
 
 // Config tunes the feature; the policy says which files, Config how often.
 type Config struct {
@@ -49,7 +57,11 @@ type Config struct {
 	DiskIdleWindow         time.Duration // how long disk activity is measured; default 1 s
 	// MoveChunkBytes is how much one EXT4_IOC_MOVE_EXT call moves; default 64 MiB.
 	MoveChunkBytes int64
-	MaxFiles       int // files tracked for preallocation and defragmentation; default 100000
+	// FreeSpaceFloorBytes: defragmentation leaves a file as it is when its donor would take the
+	// file system's available space (f_bavail) below this; 0 means the larger of 1 GiB and 5 %
+	// of the file system. Set from agent.yaml only (write_optimization.free_space_floor_bytes).
+	FreeSpaceFloorBytes int64
+	MaxFiles            int // files tracked for preallocation and defragmentation; default 100000
 	// PreallocationHorizon: each window after the first is sized to last this long at the rate
 	// the file grew over its previous window (at most twice that window); default 1 min.
 	PreallocationHorizon time.Duration
@@ -66,10 +78,26 @@ type Config struct {
 	// 1000); ComparisonChecks bounds the files counted with FIEMAP per pass (default 200).
 	ComparisonFiles  int
 	ComparisonChecks int
-	ProcPath         string // default "/proc"
-	SysPath          string // default "/sys"
-	Logger           *slog.Logger
+	// FirstWrite says how a new file is caught before its first write: FirstWriteAuto (the
+	// default) holds the opens in the watched directories with fanotify where the kernel allows
+	// it; FirstWriteInotify learns of new files from inotify alone, after their first write.
+	FirstWrite FirstWriteMode
+	ProcPath   string // default "/proc"
+	SysPath    string // default "/sys"
+	Logger     *slog.Logger
 }
+
+// FirstWriteMode is Config.FirstWrite.
+type FirstWriteMode string
+
+const (
+	FirstWriteAuto    FirstWriteMode = "auto"
+	FirstWriteInotify FirstWriteMode = "inotify"
+)
+
+// ErrFirstWriteInotify: the agent's configuration asks for inotify alone, so no open is held.
+var ErrFirstWriteInotify = errors.New("the agent's configuration says write_optimization.first_write: inotify: new " +
+	"files get their first window after their first write (set it to auto to reserve it before)")
 
 // maxWindowShareOfFreeSpace: one window takes at most this share of the space still available,
 // so the files growing at once cannot reserve the disk full between them.
@@ -109,6 +137,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxFiles <= 0 {
 		c.MaxFiles = 100_000
 	}
+	if c.FirstWrite == "" {
+		c.FirstWrite = FirstWriteAuto
+	}
 	if c.ProcPath == "" {
 		c.ProcPath = "/proc"
 	}
@@ -134,11 +165,21 @@ type Stats struct {
 	// is an upper bound on the fragments prevented; the tests measure the real effect against
 	// files grown without the feature.
 	FragmentsPrevented int64
-	FilesDefragmented  int64
+	// FirstWritesReserved counts new files whose first window was reserved when they were
+	// opened, before their first write (the open gate); FirstWriteGated says the gate holds
+	// the opens in the watched directories now, FirstWriteReason why not (inotify alone) while
+	// preallocation runs without it.
+	FirstWritesReserved int64
+	FirstWriteGated     bool
+	FirstWriteReason    string
+	FilesDefragmented   int64
 	// DefragNotImproved counts files left as they were because the donor (or the result) was
 	// not less fragmented.
 	DefragNotImproved int64
 	DefragSkippedBusy int64 // passes skipped because the disk was not idle
+	// DefragSkippedSpace counts files left as they were because their donor would have taken
+	// the file system below the free-space floor.
+	DefragSkippedSpace int64
 	// The comparison group (cumulative): bytes grown and extents added (FIEMAP up to EOF, so
 	// space reserved past EOF is not fragmentation) by growing files in the watched directories,
 	// those a preallocation rule matches (managed) and those none matches (unmanaged).

@@ -16,8 +16,9 @@ type FileID struct {
 	Ino uint64
 }
 
-// String is the name of a file whose path is unknown: inode:<dev>:<ino>, with dev the
-// stat(2) device number (major and minor via unix.Major and unix.Minor).
+// String is a file's identity in logs and errors: inode:<dev>:<ino>, with dev the stat(2)
+// device number (major and minor via unix.Major and unix.Minor). The top files name a file no
+// finder could name by its mount point and inode instead (collector/pagecache_paths.go).
 func (id FileID) String() string { return fmt.Sprintf("inode:%d:%d", id.Dev, id.Ino) }
 
 // fileIDFromKernel converts the kernel's s_dev (major << 20 | minor) to the userspace encoding

@@ -1,5 +1,6 @@
 // Package fiemaptest makes fragmented files on purpose and counts their extents with
-// e2fsprogs' filefrag, for the tests of the FIEMAP counter and the fragmentation scanner.
+// e2fsprogs' filefrag, for the tests of the FIEMAP counter, the fragmentation scanner and write
+// optimisation; it loop-mounts fresh ext4 and XFS images for them.
 package fiemaptest
 
 import (
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -29,7 +31,11 @@ func NeedRoot(t *testing.T, why string) {
 func NeedTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		message := fmt.Sprintf("%s is missing: apt-get install -y e2fsprogs (bash scripts/setup.sh --for-tests installs it)", name)
+		pkg := "e2fsprogs"
+		if strings.HasPrefix(name, "mkfs.xfs") || strings.HasPrefix(name, "xfs_") {
+			pkg = "xfsprogs"
+		}
+		message := fmt.Sprintf("%s is missing: apt-get install -y %s (bash scripts/setup.sh --for-tests installs it)", name, pkg)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(message)
 		}
@@ -49,8 +55,24 @@ func MountExt4(t *testing.T, sizeBytes int64) string {
 // MountExt4At is MountExt4 on an existing empty directory.
 func MountExt4At(t *testing.T, dir string, sizeBytes int64) {
 	t.Helper()
-	NeedRoot(t, "mounting an ext4 image")
-	NeedTool(t, "mkfs.ext4")
+	mountImage(t, dir, sizeBytes, "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0")
+}
+
+// MountXFS loop-mounts a fresh XFS image of sizeBytes (mkfs.xfs defaults: 4 allocation groups
+// below 16 GiB) on a new temporary directory, as MountExt4 does; it needs xfsprogs.
+func MountXFS(t *testing.T, sizeBytes int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	mountImage(t, dir, sizeBytes, "mkfs.xfs", "-q", "-f")
+	return dir
+}
+
+// mountImage makes a sparse image of sizeBytes on /dev/shm, formats it with mkfs and its
+// arguments (the image's path is appended) and loop-mounts it on dir until the test ends.
+func mountImage(t *testing.T, dir string, sizeBytes int64, mkfs string, args ...string) {
+	t.Helper()
+	NeedRoot(t, "mounting a file system image")
+	NeedTool(t, mkfs)
 	image, err := os.CreateTemp("/dev/shm", "spindle-fiemap-*.img")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +82,7 @@ func MountExt4At(t *testing.T, dir string, sizeBytes int64) {
 	if err := os.Truncate(image.Name(), sizeBytes); err != nil {
 		t.Fatal(err)
 	}
-	run(t, "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", image.Name())
+	run(t, mkfs, append(args, image.Name())...)
 	run(t, "mount", "-o", "loop", image.Name(), dir)
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

@@ -10,7 +10,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
       <header className="sticky top-0 z-10 border-b bg-card/90 backdrop-blur print:hidden">
-        <div className="mx-auto flex h-14 w-full max-w-screen-2xl items-center gap-6 px-4 sm:px-6 lg:px-8">
+        <div className="relative mx-auto flex h-14 w-full max-w-screen-2xl items-center gap-3 px-4 sm:px-6 lg:gap-6 lg:px-8">
           <Logo />
           <span className="hidden items-center gap-1.5 text-sm text-muted-foreground md:flex" data-testid="org-name">
             <Building2 className="size-4" aria-hidden />

@@ -1,6 +1,8 @@
 "use client";
+import { Menu, X } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
 import { cn } from "@/lib/utils";
 
 const links: { href: string; label: string; section?: string }[] = [
@@ -12,27 +14,62 @@ const links: { href: string; label: string; section?: string }[] = [
   { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 
+function isActive(pathname: string, href: string): boolean {
+  return pathname === href || pathname.startsWith(`${href}/`);
+}
+
+/** The main navigation: a row of links on wide screens; a menu button below `lg`, where the row would not fit. */
 export function NavLinks() {
   const pathname = usePathname();
+  const [open, setOpen] = useState(false);
+  // A link followed closes the menu.
+  useEffect(() => setOpen(false), [pathname]);
   return (
-    <nav aria-label="Main" className="flex items-center gap-1">
-      {links.map(({ href, label, section }) => {
-        const root = section ?? href;
-        const active = pathname === root || pathname.startsWith(`${root}/`);
-        return (
+    <>
+      <nav aria-label="Main" className="hidden items-center gap-1 lg:flex" data-testid="main-nav">
+        {links.map(({ href, label, section }) => (
           <Link
             key={href}
             href={href}
-            aria-current={active ? "page" : undefined}
+            aria-current={isActive(pathname, section ?? href) ? "page" : undefined}
             className={cn(
               "rounded-md px-3 py-1.5 text-sm font-medium transition-colors",
-              active ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
+              isActive(pathname, section ?? href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
             )}
           >
             {label}
           </Link>
-        );
-      })}
-    </nav>
+        ))}
+      </nav>
+      <button
+        type="button"
+        className="inline-flex size-9 items-center justify-center rounded-md border bg-card lg:hidden"
+        aria-expanded={open}
+        aria-controls="mobile-nav"
+        aria-label={open ? "Close the menu" : "Open the menu"}
+        data-testid="nav-toggle"
+        onClick={() => setOpen((value) => !value)}
+      >
+        {open ? <X className="size-4" aria-hidden /> : <Menu className="size-4" aria-hidden />}
+      </button>
+      {open ? (
+        <nav id="mobile-nav" aria-label="Main" data-testid="mobile-nav"
+          className="absolute inset-x-0 top-14 z-20 grid gap-1 border-b bg-card p-3 shadow-lg lg:hidden">
+          {links.map(({ href, label, section }) => (
+            <Link
+              key={href}
+              href={href}
+              aria-current={isActive(pathname, section ?? href) ? "page" : undefined}
+              className={cn(
+                "rounded-md px-3 py-2 text-sm font-medium",
+                isActive(pathname, section ?? href) ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
+              )}
+            >
+              {label}
+            </Link>
+          ))}
+        </nav>
+      ) : null}
+    </>
   );
 }

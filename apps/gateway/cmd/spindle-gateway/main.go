@@ -24,6 +24,8 @@ import (
 )
 
 // shutdownGrace lets in-flight exports commit before the process exits; agents retry the rest.
+// Nothing else holds a shutdown up: long polls are answered and OpAMP WebSockets closed as soon
+// as it begins.
 const shutdownGrace = 20 * time.Second
 
 func main() {
@@ -45,9 +47,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	limits := cfg.Limits
 	// Ingest (exports, enrolment, /healthz) and OpAMP have pools of their own, so a reconnect
 	// storm or a fleet-wide policy push cannot take the connections exports and health checks
-	// need. Ingest: a connection per group-commit writer and enrolment slot, and four for the short
-	// statements beside them (/healthz, credential checks and renewals, proof-run calls).
-	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+4))
+	// need. Ingest: a connection per group-commit writer and enrolment slot, and one per pool of the
+	// gates beside them (httpapi.GateConnections: /healthz, credential re-checks, first lookups,
+	// renewals and proof-run calls), so no kind of request can take the connections of another.
+	db, err := store.Open(ctx, cfg.DatabaseURL, int32(limits.IngestGroupWriters+limits.MaxConcurrentEnrolls+httpapi.GateConnections))
 	if err != nil {
 		return err
 	}
@@ -75,8 +78,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	cancel()
 
 	// One credential check (store.Credentials) for both paths, each over its own pool.
+	opampCredentials := store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit)
 	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log,
-		Credentials:            store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		Credentials:            opampCredentials,
 		MaxConnectionsPerAgent: limits.OpAMPMaxConnectionsPerAgent,
 	})
 	if err != nil {
@@ -100,6 +104,11 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	keyCtx, stopKeys := context.WithCancel(context.Background())
+	keysDone := make(chan struct{})
+	go func() { recordSigningKey(keyCtx, db, signingKey, log); close(keysDone) }()
+	defer func() { stopKeys(); <-keysDone }()
+	draining := make(chan struct{})
 	writes := groupcommit.New(groupcommit.Settings{Store: db, Window: limits.IngestGroupWindow, Writers: limits.IngestGroupWriters})
 	defer writes.Close()
 	handler, err := httpapi.New(httpapi.Options{
@@ -114,6 +123,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		MaxQueuedWrites:      cfg.MaxQueuedWrites,
 		OpAMP:                opampServer.Handler(),
 		Credentials:          store.NewCredentials(db.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit),
+		OpAMPCredentials:     opampCredentials,
 		MaxConcurrentEnrolls: limits.MaxConcurrentEnrolls,
 		BodyReadTimeout:      limits.BodyReadTimeout,
 		RatePerAddress:       httpapi.RateLimit{PerSecond: limits.RatePerAddress, Burst: limits.BurstPerAddress},
@@ -124,6 +134,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		OpAMPLimits: httpapi.OpAMPLimits{MaxMessageBytes: limits.OpAMPMaxMessageBytes, MaxConcurrent: limits.OpAMPMaxConcurrent,
 			MaxQueued: 4 * limits.OpAMPMaxConcurrent},
 		BenchWaker:       waker,
+		Draining:         draining,
 		RelayCredentials: cfg.RelayCredentials,
 	})
 	if err != nil {
@@ -138,6 +149,14 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		ConnContext:       opampServer.ConnContext(), // plain-HTTP OpAMP finds its net.Conn here
 	}
+
+	// Shutdown closes the listener first, then calls this: agents cannot reconnect here once their
+	// WebSockets are closed, and their long polls end at once. Shutdown itself waits only for
+	// requests in flight (exports, which commit), never for hijacked WebSockets.
+	srv.RegisterOnShutdown(func() {
+		close(draining)
+		stopOpAMP()
+	})
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ListenAndServe() }()
@@ -179,4 +198,25 @@ func loadSigningKey(cfg config.Config, log *slog.Logger) (signing.Key, error) {
 		log.Warn("generated a signing key for SHA256SUMS; give every gateway behind one address this same key (SPINDLE_SIGNING_KEY_FILE), docs/configure.md", "path", cfg.SigningKeyPath())
 	}
 	return key, nil
+}
+
+// recordSigningKey tells the console which P-256 key this gateway signs SHA256SUMS with (it pins
+// it in the Windows one-liner): at start, retried every minute until the database takes it, then
+// hourly, so a key in use never looks stale.
+func recordSigningKey(ctx context.Context, db *store.Store, key signing.Key, log *slog.Logger) {
+	for {
+		recordCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := db.RecordSigningKey(recordCtx, key.P256PublicPoint())
+		cancel()
+		wait := time.Hour
+		if err != nil {
+			log.Warn("could not record the signing key for the console's Windows command; retrying in a minute", "error", err)
+			wait = time.Minute
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }

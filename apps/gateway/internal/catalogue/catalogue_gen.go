@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "244779b1d6dd818ec0beff592b1a56cd656b3d3b62fc566882435b86bad4d0ea"
+const SourceSHA256 = "0277aea9fe7a5e3808b0fd1ed81023511220f92a3154d3965b57894564ef3f4b"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -101,4 +101,5 @@ var Capabilities = []Capability{
 	{Name: "accel.write_optimization", Label: "Write optimisation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
+	{Name: "accel.write_optimization.first_write", Label: "Preallocation before a new file's first write", Metrics: []string{"spindle.write_opt.preallocated"}},
 }

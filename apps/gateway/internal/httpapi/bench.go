@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
@@ -70,17 +69,11 @@ func (s *server) benchAgent(w http.ResponseWriter, r *http.Request) (store.Agent
 			"send the agent credential as 'Authorization: Bearer spa_…'; enrol the agent with 'spindle-agent enroll' to get one")
 		return store.Agent{}, false
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
-	defer cancel()
-	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return store.Agent{}, false
-	}
-	return agent, true
+	return s.admitAgent(w, r, secret, cachedCheck)
 }
 
-// handleBenchNext answers 200 with a command, or 204 after up to ?wait= seconds without one.
+// handleBenchNext answers 200 with a command, or 204 after up to ?wait= seconds without one (at
+// once when the gateway begins to shut down).
 func (s *server) handleBenchNext(w http.ResponseWriter, r *http.Request) {
 	agent, ok := s.benchAgent(w, r)
 	if !ok {
@@ -105,9 +98,16 @@ func (s *server) handleBenchNext(w http.ResponseWriter, r *http.Request) {
 			// Subscribe before reading, so a change between the read and the wait is not missed.
 			woken, stop = s.benchWaker.Wait(agent.ServerID)
 		}
+		release, admitted := s.gates.agentCalls.acquire(r.Context())
+		if !admitted {
+			stop()
+			writeOverloaded(w)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
 		command, err := s.store.NextBenchCommand(ctx, agent, running)
 		cancel()
+		release()
 		if err != nil {
 			stop()
 			s.writeBenchStoreError(w, r, agent, err)
@@ -125,6 +125,10 @@ func (s *server) handleBenchNext(w http.ResponseWriter, r *http.Request) {
 		case <-woken:
 			stop()
 		case <-deadline.C:
+			stop()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case <-s.draining: // the gateway is shutting down: nothing to do; the agent polls another, or this one when back
 			stop()
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -176,13 +180,15 @@ func (s *server) handleBenchProfiles(w http.ResponseWriter, r *http.Request) {
 	}
 	profiles, _ := json.Marshal(offered.Profiles)
 	paths, _ := json.Marshal(offered.Paths)
-	ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
-	defer cancel()
-	if err := s.store.RecordBenchProfiles(ctx, agent, profiles, paths); err != nil {
-		s.writeBenchStoreError(w, r, agent, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
+		defer cancel()
+		if err := s.store.RecordBenchProfiles(ctx, agent, profiles, paths); err != nil {
+			s.writeBenchStoreError(w, r, agent, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 func (s *server) handleBenchProgress(w http.ResponseWriter, r *http.Request) {
@@ -202,14 +208,16 @@ func (s *server) handleBenchProgress(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, reasonMalformed, "phase must be at most 200 characters")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
-	defer cancel()
-	cancelRun, err := s.store.RecordBenchProgress(ctx, agent, r.PathValue("id"), *progress.Fraction, progress.Phase)
-	if err != nil {
-		s.writeBenchStoreError(w, r, agent, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"cancel": cancelRun})
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
+		defer cancel()
+		cancelRun, err := s.store.RecordBenchProgress(ctx, agent, r.PathValue("id"), *progress.Fraction, progress.Phase)
+		if err != nil {
+			s.writeBenchStoreError(w, r, agent, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]bool{"cancel": cancelRun})
+	})
 }
 
 func (s *server) handleBenchFinish(w http.ResponseWriter, r *http.Request) {
@@ -225,15 +233,17 @@ func (s *server) handleBenchFinish(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, reasonMalformed, err.Error())
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
-	defer cancel()
-	err := s.store.FinishBenchRun(ctx, agent, r.PathValue("id"), store.BenchOutcome{Status: finish.Status, Report: finish.Report, Error: finish.Error})
-	if err != nil {
-		s.writeBenchStoreError(w, r, agent, err)
-		return
-	}
-	s.log.Info("proof run finished", "org_id", agent.OrgID, "server_id", agent.ServerID, "run_id", r.PathValue("id"), "status", finish.Status)
-	w.WriteHeader(http.StatusNoContent)
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), benchRequestTimeout)
+		defer cancel()
+		err := s.store.FinishBenchRun(ctx, agent, r.PathValue("id"), store.BenchOutcome{Status: finish.Status, Report: finish.Report, Error: finish.Error})
+		if err != nil {
+			s.writeBenchStoreError(w, r, agent, err)
+			return
+		}
+		s.log.Info("proof run finished", "org_id", agent.OrgID, "server_id", agent.ServerID, "run_id", r.PathValue("id"), "status", finish.Status)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // validateFinish checks the outcome's shape; the report's content is the bench engine's Report
@@ -261,7 +271,7 @@ func validateFinish(finish benchFinish) error {
 }
 
 func (s *server) decodeBench(w http.ResponseWriter, r *http.Request, limit int64, into any) bool {
-	body, err := readBody(w, r, limit)
+	body, err := s.readBodyFirst(w, r, limit)
 	if err != nil {
 		writeBodyError(w, err)
 		return false

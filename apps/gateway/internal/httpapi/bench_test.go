@@ -266,3 +266,37 @@ func TestBenchLostRunsFail(t *testing.T) {
 		t.Fatalf("silent run: %s %v", status, errText)
 	}
 }
+
+// A gateway that begins to shut down answers the long polls at once (204), so its shutdown
+// waits for exports in flight, never for a poll's 30 s.
+func TestBenchLongPollEndsWhenDraining(t *testing.T) {
+	draining := make(chan struct{})
+	g := newGateway(t, func(o *Options) { o.Draining = draining })
+	agent := g.enroll(t, "org-a", "machine-a")
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, g.url+"/v1/bench/next?wait=30", nil)
+		req.Header.Set("Authorization", "Bearer "+agent.Credential)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("the long poll answered %d before the gateway drained", code)
+	case <-time.After(300 * time.Millisecond): // the poll is waiting (nothing queued)
+	}
+	close(draining)
+	select {
+	case code := <-answered:
+		if code != http.StatusNoContent {
+			t.Fatalf("draining answered %d, want 204", code)
+		}
+	case <-time.After(25 * time.Second): // well inside the poll's own 30 s: only draining ends it sooner
+		t.Fatal("the long poll did not end when the gateway began to drain")
+	}
+}

@@ -1,11 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,18 +19,21 @@ var agentBinaryName = regexp.MustCompile(`^spindle-agent-(linux-(amd64|arm64)|wi
 // ("<hex>  <name>"), which install.sh checks a download against before running it;
 // signatureName is the gateway's raw Ed25519 signature over it, which install.sh checks first
 // against the public key it carries.
+// p256SignatureName is the ECDSA P-256 signature over the same sums (IEEE P1363 r||s, 64
+// bytes), which the Windows one-liner checks with .NET against the key the console pins in it.
 const (
-	checksumsName = "SHA256SUMS"
-	signatureName = "SHA256SUMS.sig"
+	checksumsName     = "SHA256SUMS"
+	signatureName     = "SHA256SUMS.sig"
+	p256SignatureName = "SHA256SUMS.p256.sig"
 )
 
 // handleDownload is GET /download/spindle-agent-linux-<arch>, spindle-agent-windows-<arch>.exe
-// and .msi, GET /download/SHA256SUMS and
-// GET /download/SHA256SUMS.sig.
+// and .msi, GET /download/SHA256SUMS, GET /download/SHA256SUMS.sig (Ed25519) and
+// GET /download/SHA256SUMS.p256.sig (ECDSA P-256).
 func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if name == checksumsName || name == signatureName {
-		s.serveChecksums(w, name == signatureName)
+	if name == checksumsName || name == signatureName || name == p256SignatureName {
+		s.serveChecksums(w, name)
 		return
 	}
 	if !agentBinaryName.MatchString(name) {
@@ -47,6 +46,13 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
 		return
 	}
+	// A download holds a file and a connection for as long as the client reads: bounded.
+	release, ok := s.gates.downloads.acquire(r.Context())
+	if !ok {
+		writeOverloaded(w)
+		return
+	}
+	defer release()
 	file, err := os.Open(filepath.Join(s.agentDistDir, name))
 	if err != nil {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("this gateway has no %s; it has: %s", name, s.availableBinaries()))
@@ -63,55 +69,31 @@ func (s *server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, info.ModTime(), file)
 }
 
-// serveChecksums hashes the binaries as they are now, so a binary the operator replaces is
-// never served with a stale sum (a few MB each: hashing per request costs milliseconds), and
-// serves the sums or their signature. Signing costs microseconds, so the signature is made
-// from the same fresh sums rather than kept.
-func (s *server) serveChecksums(w http.ResponseWriter, signature bool) {
+// serveChecksums serves the sums or one of their signatures, from the cache while the binaries
+// are unchanged (checksums.go).
+func (s *server) serveChecksums(w http.ResponseWriter, name string) {
 	if s.agentDistDir == "" {
 		writeError(w, http.StatusNotFound, reasonNotFound,
 			"this gateway serves no agent binaries: its operator must set SPINDLE_AGENT_DIST_DIR")
 		return
 	}
-	sums, err := checksums(s.agentDistDir)
+	signed, err := s.checksums.current(s.agentDistDir, s.signingKey)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, reasonInternal, "could not hash the agent binaries: "+err.Error())
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if signature {
+	switch name {
+	case signatureName:
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(s.signingKey.Sign(sums))
-		return
+		_, _ = w.Write(signed.ed25519)
+	case p256SignatureName:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(signed.p256)
+	default:
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(signed.sums)
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write(sums)
-}
-
-// checksums is SHA256SUMS for the regular files in dir named like agent binaries, sorted.
-func checksums(dir string) ([]byte, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	for _, entry := range entries { // ReadDir sorts by name
-		if !entry.Type().IsRegular() || !agentBinaryName.MatchString(entry.Name()) {
-			continue
-		}
-		file, err := os.Open(filepath.Join(dir, entry.Name()))
-		if err != nil {
-			return nil, err
-		}
-		hash := sha256.New()
-		_, err = io.Copy(hash, file)
-		file.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", entry.Name(), err)
-		}
-		fmt.Fprintf(&out, "%s  %s\n", hex.EncodeToString(hash.Sum(nil)), entry.Name())
-	}
-	return out.Bytes(), nil
 }
 
 func (s *server) availableBinaries() string {

@@ -68,9 +68,6 @@ func (e enrollRequest) validate() error {
 
 // handleEnroll is POST /v1/enroll: an enrolment token buys an agent credential.
 func (s *server) handleEnroll(w http.ResponseWriter, r *http.Request) {
-	if !s.allowAddr(w, r) {
-		return
-	}
 	if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType != "application/json" {
 		writeError(w, http.StatusUnsupportedMediaType, reasonUnsupportedMediaType, "Content-Type must be application/json")
 		return

@@ -67,19 +67,33 @@ func TestEnrolmentHasItsOwnAdmissionPool(t *testing.T) {
 	g.enroll(t, "org-a", "machine-a") // fails the test unless 200
 }
 
-func TestRateLimitPerAddressAnswers429WithRetryAfter(t *testing.T) {
+// Issue 25, M1b: an address pays for what fails or carries no valid credential; an agent
+// checked within the TTL is limited by its credential only, so many agents behind one address
+// are not throttled as one client.
+func TestRateLimitPerAddressCountsOnlyFailuresAndAnswers429WithRetryAfter(t *testing.T) {
 	g := newGateway(t, func(o *Options) { o.RatePerAddress = RateLimit{PerSecond: 0.01, Burst: 2} })
-	agent := g.enroll(t, "org-a", "machine-a") // the first of the two
-	if resp := g.export(t, agent.Credential, otlpfixture.Proto(otlpfixture.Build(sample(1)))); resp.StatusCode != http.StatusOK {
-		t.Fatalf("second request: status %d", resp.StatusCode)
+	agent := g.enroll(t, "org-a", "machine-a") // succeeds: costs the address nothing
+	for seq := int64(1); seq <= 3; seq++ {
+		if resp := g.export(t, agent.Credential, otlpfixture.Proto(otlpfixture.Build(sample(seq)))); resp.StatusCode != http.StatusOK {
+			t.Fatalf("export %d from the agent: status %d", seq, resp.StatusCode)
+		}
 	}
-	resp := g.export(t, agent.Credential, otlpfixture.Proto(otlpfixture.Build(sample(2))))
+	guess := "spa_" + strings.Repeat("A", 43)
+	for i := 0; i < 2; i++ {
+		expectError(t, g.export(t, guess, otlpfixture.Proto(otlpfixture.Build(sample(9)))), http.StatusUnauthorized, reasonUnauthenticated)
+	}
+	resp := g.export(t, guess, otlpfixture.Proto(otlpfixture.Build(sample(9))))
 	expectError(t, resp, http.StatusTooManyRequests, reasonRateLimited)
 	seconds, err := strconv.Atoi(resp.Header.Get("Retry-After"))
 	if err != nil || seconds < 1 || seconds > 100 {
 		t.Fatalf("Retry-After %q, want the seconds until a token (1..100)", resp.Header.Get("Retry-After"))
 	}
-	if n := g.count(t, `SELECT count(*) FROM disk_io WHERE time > $1`, sample(2).Start); n != 0 {
+	expectError(t, g.get(t, "/install.sh"), http.StatusTooManyRequests, reasonRateLimited) // public: every request counts
+	// The agent, checked within the TTL, goes on from the spent address.
+	if resp := g.export(t, agent.Credential, otlpfixture.Proto(otlpfixture.Build(sample(4)))); resp.StatusCode != http.StatusOK {
+		t.Fatalf("export from the agent after its address spent its budget: status %d", resp.StatusCode)
+	}
+	if n := g.count(t, `SELECT count(*) FROM disk_io WHERE time > $1`, sample(8).Start); n != 0 {
 		t.Fatalf("the refused export wrote %d rows", n)
 	}
 }

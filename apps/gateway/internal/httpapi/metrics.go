@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -15,12 +14,9 @@ import (
 // writeTimeout bounds the database work of one export; past it the database counts as down.
 const writeTimeout = 15 * time.Second
 
-// handleMetrics is POST /v1/metrics: authenticate, decode, validate the whole request, then
-// write it in one transaction.
+// handleMetrics is POST /v1/metrics: authenticate (admitAgent: the cache, or a bounded lookup),
+// read the body, take a write slot, decode, validate the whole request, then write it.
 func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
-	if !s.allowAddr(w, r) {
-		return
-	}
 	if relay := relayCredential(r); relay != "" {
 		s.handleRelayedMetrics(w, r, relay)
 		return
@@ -31,7 +27,8 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 			"send the agent credential as 'Authorization: Bearer spa_…'; enrol the agent with 'spindle-agent enroll' to get one")
 		return
 	}
-	if !s.allowCredential(w, secret) {
+	agent, ok := s.admitAgent(w, r, secret, cachedCheck)
+	if !ok {
 		return
 	}
 	body, encoding, release, ok := s.receiveExport(w, r, "export refused")
@@ -42,11 +39,6 @@ func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), writeTimeout)
 	defer cancel()
-	agent, err := s.credentials.Check(ctx, credential.Hash(secret))
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return
-	}
 	log := s.log.With("org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID)
 
 	metrics, err := ingest.Decode(body, encoding)

@@ -48,15 +48,13 @@ func (l *OpAMPLimits) setDefaults() {
 	}
 }
 
-// guardOpAMP puts OpAMP through the same gate as ingest: per-address rate limit, a plain-HTTP
+// guardOpAMP puts OpAMP through the same gate as ingest (agentEndpoint, per-credential limit), a plain-HTTP
 // body read and bounded (gunzipped too) under the body deadline before a slot is taken, its own
 // admission pool, and for WebSockets a per-message read limit and a write deadline on the
 // hijacked connection.
 func (s *server) guardOpAMP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.allowAddr(w, r) {
-			return
-		}
+		// The address gate (agentEndpoint) wraps this; an agent is limited by its credential.
 		if secret := bearerCredential(r); secret != "" && !s.allowCredential(w, secret) {
 			return
 		}

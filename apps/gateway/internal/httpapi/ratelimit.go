@@ -70,6 +70,32 @@ func (l *rateLimiter) allow(key string) (ok bool, retryAfter time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.perSecond * float64(time.Second))
 }
 
+// exhausted reports whether key has no token left, and how long until it has one, without
+// taking one: a request that may turn out to be a legitimate agent's looks first and pays only
+// when it fails (charge). A nil limiter is never exhausted.
+func (l *rateLimiter) exhausted(key string) (bool, time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, found := l.buckets[key]
+	if !found {
+		return false, 0
+	}
+	tokens := math.Min(l.burst, b.tokens+l.now().Sub(b.at).Seconds()*l.perSecond)
+	if tokens >= 1 {
+		return false, 0
+	}
+	return true, time.Duration((1 - tokens) / l.perSecond * float64(time.Second))
+}
+
+// charge takes a token for key after the fact (a failed authentication, a refused request);
+// with none left the key simply stays exhausted.
+func (l *rateLimiter) charge(key string) {
+	_, _ = l.allow(key)
+}
+
 // forgetFull drops the keys whose bucket has refilled: they are as good as new.
 func (l *rateLimiter) forgetFull(now time.Time) {
 	for key, b := range l.buckets {

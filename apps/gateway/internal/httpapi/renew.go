@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/credential"
+	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
 
 // renewResponse is the body of a successful POST /v1/renew.
@@ -23,18 +24,24 @@ func (s *server) handleRenew(w http.ResponseWriter, r *http.Request) {
 			"send the agent credential to renew as 'Authorization: Bearer spa_…'")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), enrollTimeout)
-	defer cancel()
-	agent, err := s.store.AuthenticateAgent(ctx, credential.Hash(secret))
-	if err != nil {
-		s.writeAuthError(w, r, err)
+	// Checked in the database, not the cache, so an expired or revoked credential is told why.
+	agent, ok := s.admitAgent(w, r, secret, freshCheck)
+	if !ok {
 		return
 	}
-	renewed, err := s.store.RenewCredential(ctx, agent)
-	if err != nil {
-		s.writeAuthError(w, r, err)
-		return
-	}
+	s.inAgentCall(w, r, func() {
+		ctx, cancel := context.WithTimeout(r.Context(), enrollTimeout)
+		defer cancel()
+		renewed, err := s.store.RenewCredential(ctx, agent)
+		if err != nil {
+			s.writeAuthError(w, r, err)
+			return
+		}
+		s.renewed(w, secret, agent, renewed)
+	})
+}
+
+func (s *server) renewed(w http.ResponseWriter, secret string, agent store.Agent, renewed store.Renewed) {
 	s.credentials.Forget(credential.Hash(secret))
 	s.log.Info("agent credential renewed", "org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID,
 		"expires_at", renewed.ExpiresAt)

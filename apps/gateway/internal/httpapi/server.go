@@ -43,9 +43,12 @@ type Options struct {
 	TrustedProxies    []netip.Prefix
 	// Bounds limit the timestamps and devices of one export (ingest.DefaultBounds when zero).
 	Bounds ingest.Bounds
-	// Credentials checks agent credentials; pass the instance the OpAMP server uses, so both
-	// paths share one check and one cache. Default: a cache over Store.AuthenticateAgent.
+	// Credentials checks agent credentials for exports, renewals and proof runs. Default: a
+	// cache over Store.AuthenticateAgent.
 	Credentials *store.Credentials
+	// OpAMPCredentials is the OpAMP server's cache; the OpAMP gate reads it (never the database)
+	// to tell an agent checked within the TTL from a guess. Default: Credentials.
+	OpAMPCredentials *store.Credentials
 	// OpAMPLimits bound the OpAMP endpoint (defaults when zero).
 	OpAMPLimits OpAMPLimits
 	// OpAMP, when set, serves /v1/opamp (internal/opamp). It bypasses the request logger, whose
@@ -55,6 +58,10 @@ type Options struct {
 	// BenchWaker wakes agents long-polling for proof runs (benchwake.Waker); without it they
 	// are answered by polling the database every second.
 	BenchWaker BenchWaker
+	// Draining, closed when the gateway begins to shut down, answers the agents' proof-run long
+	// polls at once (204, nothing to do), so shutting down waits for in-flight exports only,
+	// not for polls of up to 30 s. Nil: never.
+	Draining <-chan struct{}
 	// RelayCredentials are the spr_ credentials of the OpenTelemetry Collectors allowed to relay
 	// many agents' exports in one request (SPINDLE_RELAY_CREDENTIALS; relay.go).
 	RelayCredentials []string
@@ -89,8 +96,12 @@ type server struct {
 	credentials         *store.Credentials
 	recent              *recentBatches
 	benchWaker          BenchWaker
+	draining            <-chan struct{}
 	maxBenchReportBytes int64
 	relays              relayCredentials
+	gates               gatePools
+	health              *healthCheck
+	checksums           *checksumCache
 }
 
 // New returns the gateway's HTTP handler.
@@ -126,6 +137,9 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	if opts.Credentials == nil && opts.Store != nil {
 		opts.Credentials = store.NewCredentials(opts.Store.AuthenticateAgent, store.DefaultCredentialTTL, store.DefaultCredentialCacheLimit)
 	}
+	if opts.OpAMPCredentials == nil {
+		opts.OpAMPCredentials = opts.Credentials
+	}
 	if opts.Writes == nil && opts.Store != nil {
 		opts.Writes = groupcommit.New(groupcommit.Settings{Store: opts.Store})
 	}
@@ -134,6 +148,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	}
 	s := &server{
 		benchWaker:          opts.BenchWaker,
+		draining:            opts.Draining,
 		maxBenchReportBytes: opts.MaxBenchReportBytes,
 		store:               opts.Store,
 		groupWrites:         opts.Writes,
@@ -155,27 +170,33 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		relays:          newRelayCredentials(opts.RelayCredentials),
 		recent:          newRecentBatches(),
 		opampAdmission:  newAdmission(opts.OpAMPLimits.MaxConcurrent, opts.OpAMPLimits.MaxQueued, opts.MaxQueueWait),
+		gates:           newGatePools(opts.MaxQueueWait),
+		checksums:       newChecksumCache(),
 	}
+	s.health = newHealthCheck(s.store)
+	// Every endpoint passes a gate (gate.go): agent endpoints charge their address for failures
+	// only, public ones for every request.
+	agent := func(h http.HandlerFunc) http.HandlerFunc { return s.agentEndpoint(s.credentials.Known, h) }
 	mux := http.NewServeMux()
-	mux.Handle("/v1/metrics", only(http.MethodPost, s.handleMetrics))
-	mux.Handle("/v1/enroll", only(http.MethodPost, s.handleEnroll))
-	mux.Handle("/v1/bench/profiles", only(http.MethodPost, s.handleBenchProfiles))
-	mux.Handle("/v1/bench/next", only(http.MethodGet, s.handleBenchNext))
-	mux.Handle("/v1/bench/runs/{id}/progress", only(http.MethodPost, s.handleBenchProgress))
-	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, s.handleBenchFinish))
-	mux.Handle("/v1/renew", only(http.MethodPost, s.handleRenew))
-	mux.Handle("/healthz", only(http.MethodGet, s.handleHealth))
-	mux.Handle("/livez", only(http.MethodGet, handleLive))
-	mux.Handle("/metrics", only(http.MethodGet, s.handleOpsMetrics))
-	mux.Handle("/install.sh", only(http.MethodGet, s.handleInstallScript))
-	mux.Handle("/download/{name}", only(http.MethodGet, s.handleDownload))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/v1/metrics", only(http.MethodPost, agent(s.handleMetrics)))
+	mux.Handle("/v1/enroll", only(http.MethodPost, agent(s.handleEnroll)))
+	mux.Handle("/v1/bench/profiles", only(http.MethodPost, agent(s.handleBenchProfiles)))
+	mux.Handle("/v1/bench/next", only(http.MethodGet, agent(s.handleBenchNext)))
+	mux.Handle("/v1/bench/runs/{id}/progress", only(http.MethodPost, agent(s.handleBenchProgress)))
+	mux.Handle("/v1/bench/runs/{id}/finish", only(http.MethodPost, agent(s.handleBenchFinish)))
+	mux.Handle("/v1/renew", only(http.MethodPost, agent(s.handleRenew)))
+	mux.Handle("/healthz", only(http.MethodGet, s.publicEndpoint(s.handleHealth)))
+	mux.Handle("/livez", only(http.MethodGet, s.publicEndpoint(handleLive)))
+	mux.Handle("/metrics", only(http.MethodGet, s.publicEndpoint(s.handleOpsMetrics)))
+	mux.Handle("/install.sh", only(http.MethodGet, s.publicEndpoint(s.handleInstallScript)))
+	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
+	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
-	})
+	}))
 	handler := s.logRequests(s.recoverPanics(mux))
 	if opts.OpAMP != nil {
 		outer := http.NewServeMux()
-		outer.Handle("/v1/opamp", s.recoverPanics(s.guardOpAMP(opts.OpAMP)))
+		outer.Handle("/v1/opamp", s.recoverPanics(s.agentEndpoint(opts.OpAMPCredentials.Known, s.guardOpAMP(opts.OpAMP))))
 		outer.Handle("/", handler)
 		handler = outer
 	}

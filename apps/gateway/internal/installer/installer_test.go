@@ -121,7 +121,7 @@ func TestHelpAndArgumentErrors(t *testing.T) {
 
 	help := runScript(t, script, prefix, nil, "--help")
 	if help.err != nil || !strings.Contains(help.output, `script=$(curl -fsSL https://spindle.example.com/install.sh) &&`) ||
-		!strings.Contains(help.output, `printf '%s\n' spe_... | sudo sh -c "$script" spindle-install --token-stdin`) ||
+		!strings.Contains(help.output, `printf '%s\n' spe_... | sh -c "$script" spindle-install --token-stdin`) ||
 		!strings.Contains(help.output, prefix+"/etc/spindle/agent.yaml") {
 		t.Fatalf("--help: %v\n%s", help.err, help.output)
 	}
@@ -152,18 +152,78 @@ func TestHelpAndArgumentErrors(t *testing.T) {
 	}
 }
 
-func TestRefusesToRunWithoutRoot(t *testing.T) {
-	// Piped into sh, as the one-liner does.
-	cmd := exec.Command("sh", "-s", "--", "--token-file", "/dev/null")
+// A user who is not root, on a host without sudo, is told what to do before anything happens.
+func TestRefusesToRunWithoutRootOrSudo(t *testing.T) {
+	// Piped into sh, as the uninstall line does, on a PATH with what the script needs but no sudo.
+	bin, err := os.MkdirTemp("", "installer-path-") // not below t.TempDir(), which only its owner may enter
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bin) })
+	for _, tool := range []string{"id", "sh"} {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "sh"), "-s", "--", "--uninstall")
 	cmd.Stdin = strings.NewReader(render(t, "https://spindle.example.com"))
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{"PATH=" + bin}
 	cmd.Dir = "/"
 	if os.Geteuid() == 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
 	output, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(output), "must run as root") {
+	if err == nil || !strings.Contains(string(output), "this user is not root and sudo is not installed: run the same command as root") {
 		t.Fatalf("err %v, output %q", err, output)
+	}
+}
+
+// fakeResolver puts a getent on PATH that resolves every name to addresses, as
+// `getent ahosts` prints them, so the gateway's name resolution can be tested on any host.
+func fakeResolver(t *testing.T, addresses ...string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	var lines strings.Builder
+	for _, address := range addresses {
+		fmt.Fprintf(&lines, "%s STREAM gw.test\n%s DGRAM\n", address, address)
+	}
+	getent := "#!/bin/sh\n[ \"$1\" = ahosts ] || exit 2\nprintf '" + strings.ReplaceAll(lines.String(), "\n", "\\n") + "'\n"
+	if err := os.WriteFile(filepath.Join(bin, "getent"), []byte(getent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
+}
+
+// An http:// gateway whose name resolves only to loopback addresses is this host (the default
+// `npm start` gateway, http://<hostname>:4318); one that resolves anywhere else needs --allow-http.
+func TestPlainHTTPGatewayByName(t *testing.T) {
+	script := render(t, "http://gw.test:1")
+	for _, tt := range []struct {
+		name      string
+		addresses []string
+		args      []string
+		want      string
+	}{
+		{"loopback only", []string{"127.0.1.1", "::1"}, nil, "could not download http://gw.test:1/download/"},
+		{"IPv4-mapped loopback", []string{"::ffff:127.0.0.1"}, nil, "could not download http://gw.test:1/download/"},
+		{"another host", []string{"10.0.0.7"}, nil, "refusing the plain-http gateway 'http://gw.test:1' on another host"},
+		{"loopback and another", []string{"127.0.0.1", "10.0.0.7"}, nil, "refusing the plain-http gateway"},
+		{"does not resolve", nil, nil, "refusing the plain-http gateway"},
+		{"another host, allowed", []string{"10.0.0.7"}, []string{"--allow-http"}, "could not download http://gw.test:1/download/"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := runScriptStdin(t, script, t.TempDir(), fakeResolver(t, tt.addresses...), "spe_x\n", append([]string{"--token-stdin"}, tt.args...)...)
+			if run.err == nil || !strings.Contains(run.output, tt.want) {
+				t.Fatalf("err %v, output %q; want %q", run.err, run.output, tt.want)
+			}
+		})
 	}
 }
 
@@ -265,8 +325,8 @@ func TestInstallTwiceThenUninstall(t *testing.T) {
 		!strings.Contains(string(written), "token_seen: "+token+"\n") {
 		t.Fatalf("the config does not point the agent at the prefix's state directory:\n%s", written)
 	}
-	if !strings.Contains(first.output, binary+" run --config "+config) {
-		t.Fatalf("without systemd the installer must say how to run the agent:\n%s", first.output)
+	if !strings.Contains(first.output, binary+" run --config "+config) || !strings.Contains(first.output, "nothing was started") {
+		t.Fatalf("below SPINDLE_PREFIX the installer must say how to run the agent:\n%s", first.output)
 	}
 	if _, err := os.Stat(filepath.Join(prefix, "etc/systemd/system/spindle-agent.service")); !os.IsNotExist(err) {
 		t.Fatal("a systemd unit was written below SPINDLE_PREFIX")

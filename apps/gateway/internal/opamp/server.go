@@ -233,7 +233,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	<-ctx.Done()
 	wg.Wait()
+	connected := s.registry.size()
 	s.registry.disconnectAll()
+	s.settings.Logger.Info("closed the agents' OpAMP connections; they reconnect to another gateway, or here when it is back", "connections", connected)
 	stopWriters() // each writer flushes what is queued once more
 	writing.Wait()
 }

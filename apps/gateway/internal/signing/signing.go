@@ -6,6 +6,7 @@
 package signing
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/x509"
@@ -17,13 +18,14 @@ import (
 	"path/filepath"
 )
 
-// Key is the gateway's signing key.
+// Key is the gateway's signing key: Ed25519, and the ECDSA P-256 key derived from it (p256.go).
 type Key struct {
 	private ed25519.PrivateKey
+	p256    *ecdsa.PrivateKey
 }
 
-// New wraps an Ed25519 private key.
-func New(private ed25519.PrivateKey) Key { return Key{private: private} }
+// New wraps an Ed25519 private key and derives its P-256 companion.
+func New(private ed25519.PrivateKey) Key { return Key{private: private, p256: deriveP256(private)} }
 
 // IsZero is true for a Key that holds no key.
 func (k Key) IsZero() bool { return k.private == nil }

@@ -74,6 +74,43 @@ func (c *Credentials) Check(ctx context.Context, credentialHash []byte) (Agent, 
 	return agent, nil
 }
 
+// Freshness says what the cache knows of a credential without asking the database.
+type Freshness int
+
+const (
+	// Unknown: never checked here, or last seen failing.
+	Unknown Freshness = iota
+	// Stale: it authenticated before, and its TTL has run out (an agent's steady traffic after
+	// the cache entry aged); the gateway re-checks these ahead of unknown credentials.
+	Stale
+	// Fresh: it authenticated within TTL; Check answers without a query.
+	Fresh
+)
+
+// Known reports what the cache knows of a credential, without a query.
+func (c *Credentials) Known(credentialHash []byte) Freshness {
+	c.mu.Lock()
+	entry, ok := c.entries[string(credentialHash)]
+	c.mu.Unlock()
+	switch {
+	case !ok:
+		return Unknown
+	case c.now().Before(entry.expires):
+		return Fresh
+	default:
+		return Stale
+	}
+}
+
+// Recheck asks the database whatever the cache holds, and remembers the answer as Check does:
+// for requests that must see a revocation or expiry at once (renewal).
+func (c *Credentials) Recheck(ctx context.Context, credentialHash []byte) (Agent, error) {
+	c.mu.Lock()
+	delete(c.entries, string(credentialHash))
+	c.mu.Unlock()
+	return c.Check(ctx, credentialHash)
+}
+
 // TTL is how long a checked credential is trusted.
 func (c *Credentials) TTL() time.Duration { return c.ttl }
 

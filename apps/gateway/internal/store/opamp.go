@@ -110,6 +110,7 @@ func (s *Store) Listen(ctx context.Context, channels ...string) (*pgx.Conn, erro
 		return nil, fmt.Errorf("connect to listen on %s: %w", strings.Join(channels, ", "), err)
 	}
 	conn := pooled.Hijack()
+	s.inUse.Add(-1) // out of the pool for good: never released
 	for _, channel := range channels {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -23,10 +23,12 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/testdb"
 )
 
-const gatewayLogin = "spindle_gateway_test_login"
+// gatewayLogin is the login the migrations create for the gateway and the deployments use
+// (migration 20261128150100_service_logins): it holds only spindle_gateway.
+const gatewayLogin = "spindle_gateway_login"
 
-// openStoreAsGatewayLogin returns a Store connected as a login role holding only spindle_gateway,
-// and a superuser pool for fixtures and checks.
+// openStoreAsGatewayLogin returns a Store connected as the gateway's shipped login, and a
+// superuser pool for fixtures and checks.
 func openStoreAsGatewayLogin(t *testing.T) (*Store, *pgxpool.Pool) {
 	t.Helper()
 	ctx := context.Background()
@@ -37,12 +39,8 @@ func openStoreAsGatewayLogin(t *testing.T) (*Store, *pgxpool.Pool) {
 	}
 	t.Cleanup(admin.Close)
 	// Roles are cluster-wide and the test cluster trusts local logins, as a password would here.
-	if _, err := admin.Exec(ctx, `DO $$ BEGIN CREATE ROLE `+gatewayLogin+` LOGIN;
-		EXCEPTION WHEN duplicate_object THEN NULL; END $$`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `GRANT spindle_gateway TO `+gatewayLogin); err != nil {
-		t.Fatal(err)
+	if adminCount(t, admin, `SELECT count(*) FROM pg_roles WHERE rolname = $1`, gatewayLogin) != 1 {
+		t.Fatalf("there is no %s: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh", gatewayLogin)
 	}
 	u, err := url.Parse(adminURL)
 	if err != nil {
@@ -199,5 +197,57 @@ func TestAStatementWithoutItsOrgFilterSeesOnlyTheScopedOrganisation(t *testing.T
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM agents`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("an unscoped statement saw %d agents (%v), want 0", n, err)
+	}
+}
+
+// The gateway's first lookups, before it knows the organisation (an enrolment token by its
+// secret, an agent by its credential), run on the shipped login's connection, which row-level
+// security holds: it is no superuser, has no BYPASSRLS, owns no table, and sees no tenant row
+// outside a scoped transaction. They reach their one row through the security-definer functions
+// of 20261123130000_tenant_security, nothing else. Issue 25, M4.
+func TestFirstLookupsRunOnALoginRowLevelSecurityHolds(t *testing.T) {
+	ctx := context.Background()
+	s, admin := openStoreAsGatewayLogin(t)
+	testdb.Org(t, admin, "org-first")
+	agent := enrolAs(t, s, admin, "org-first", "first-lookup-host") // token lookup, then credential lookup
+	if _, err := s.AuthenticateAgent(ctx, agent.CredentialHash); err != nil {
+		t.Fatalf("the credential lookup as %s: %v", gatewayLogin, err)
+	}
+	var login string
+	var superuser, bypass, rls bool
+	var servers, agents, owned int
+	err := s.pool.QueryRow(ctx, `SELECT current_user, r.rolsuper, r.rolbypassrls, row_security_active('agents'),
+		(SELECT count(*) FROM servers), (SELECT count(*) FROM agents),
+		(SELECT count(*) FROM pg_class WHERE relowner = r.oid)
+		FROM pg_roles r WHERE r.rolname = current_user`).Scan(&login, &superuser, &bypass, &rls, &servers, &agents, &owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if login != gatewayLogin || superuser || bypass || !rls || servers != 0 || agents != 0 || owned != 0 {
+		t.Fatalf("the lookups' connection: login %s, superuser %v, bypassrls %v, rls active %v, servers seen %d, agents seen %d, tables owned %d",
+			login, superuser, bypass, rls, servers, agents, owned)
+	}
+	if adminCount(t, admin, `SELECT count(*) FROM agents WHERE org_id = 'org-first'`) != 1 {
+		t.Fatal("the agent the lookups found is not in the database")
+	}
+}
+
+// The gateway's login records its signing key for the console (migration
+// 20261128150200_gateway_signing_keys): once per key, seen again on every start.
+func TestTheGatewayRecordsItsSigningKey(t *testing.T) {
+	ctx := context.Background()
+	s, admin := openStoreAsGatewayLogin(t)
+	point := append([]byte{4}, make([]byte, 64)...)
+	point[1] = 7
+	for range 2 {
+		if err := s.RecordSigningKey(ctx, point); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := adminCount(t, admin, `SELECT count(*) FROM gateway_signing_keys WHERE algorithm = 'ecdsa-p256' AND public_key = $1`, point); n != 1 {
+		t.Fatalf("%d rows for the key, want 1", n)
+	}
+	if err := s.RecordSigningKey(ctx, point[:33]); err == nil {
+		t.Fatal("a point of the wrong length was recorded")
 	}
 }

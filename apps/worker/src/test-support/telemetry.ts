@@ -15,14 +15,15 @@ export interface PlainDatabase {
   close(): Promise<void>;
 }
 
-const workerTestLogin = "spindle_worker_test_login";
+/** The login the migrations create for the worker and the deployments use: it holds only spindle_worker. */
+const workerTestLogin = "spindle_worker_login";
 
 export async function openPlainDatabase(label: string): Promise<PlainDatabase> {
   const db = await createTestDatabase({ label });
   const pool = createPool(db.url, { max: 6 });
   // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
-  await pool.query(`DO $$ BEGIN CREATE ROLE ${workerTestLogin} LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
-  await pool.query(`GRANT spindle_worker TO ${workerTestLogin}`);
+  const { rowCount } = await pool.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [workerTestLogin]);
+  if (!rowCount) throw new Error(`there is no ${workerTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
   const login = new URL(db.url);
   login.username = workerTestLogin;
   login.password = "";

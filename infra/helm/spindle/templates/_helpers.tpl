@@ -36,19 +36,41 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
-{{/* DATABASE_URL from the operator's Secret: never in values, never in a ConfigMap. A component
-     with a database Secret of its own (its login holding only its role, docs/configure.md,
-     "Database roles") uses that one; otherwise, and for migrations, the release's. */}}
+{{/* DATABASE_URL from the operator's Secret: never in values, never in a ConfigMap. A service
+     reads its own login's URL (docs/configure.md, "Database roles"), never the owner's; the
+     migration Job reads the owner's. */}}
 {{- define "spindle.databaseEnv" -}}
-{{- $own := dict -}}
-{{- if hasKey .root.Values .component -}}
-{{- $own = (index .root.Values .component).database | default dict -}}
+{{- if eq .component "migrate" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "database.existingSecret: the Secret holding the schema owner's database URL" .root.Values.database.existingSecret }}
+      key: {{ .root.Values.database.key }}
+{{- else -}}
+{{- $own := (index .root.Values .component).database | default dict -}}
+{{- $secret := required (printf "%s.database.existingSecret: the Secret holding the URL of spindle_%s_login (docs/configure.md, \"Database roles\")" .component .component) (get $own "existingSecret") -}}
+{{- $key := get $own "key" | default "url" -}}
+{{- if and (eq $secret .root.Values.database.existingSecret) (eq $key .root.Values.database.key) -}}
+{{- fail (printf "%s.database is the schema owner's Secret: row-level security does not hold the owner; give the %s the URL of spindle_%s_login" .component .component .component) -}}
 {{- end -}}
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
-      name: {{ get $own "existingSecret" | default (required "database.existingSecret: the Secret holding the database URL" .root.Values.database.existingSecret) }}
-      key: {{ get $own "key" | default .root.Values.database.key }}
+      name: {{ $secret }}
+      key: {{ $key }}
+{{- end -}}
+{{- end -}}
+
+{{/* The migration Job's view of each service's URL: it sets that login's password from it. */}}
+{{- define "spindle.serviceDatabaseUrlsEnv" -}}
+{{- range $service := list "console" "gateway" "worker" }}
+{{- $own := (index $.Values $service).database | default dict }}
+- name: SPINDLE_{{ upper $service }}_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ required (printf "%s.database.existingSecret" $service) (get $own "existingSecret") }}
+      key: {{ get $own "key" | default "url" }}
+{{- end }}
 {{- end -}}
 
 {{/* A read-only root file system and no privileges: the services write nothing but /tmp. */}}

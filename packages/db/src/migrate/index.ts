@@ -31,6 +31,7 @@ export { defaultMigrationsDir, type MigrationVariant } from "./files.js";
 export type { AppliedMigration } from "./ledger.js";
 export { runMigrations, type MigrateOptions, type MigrateResult } from "./runner.js";
 export { pgSession, type MigrationSession } from "./session.js";
+export { loginFromUrl, scramVerifier, serviceLogins, setServiceLoginPasswords, type Service, type ServiceDatabaseUrls } from "./service-logins.js";
 export { readMigrationStatus, type MigrationState, type MigrationStatus, type MigrationStatusEntry } from "./status.js";
 export {
   findTimeseriesMode,

@@ -9,6 +9,7 @@ import {
 } from "./files.js";
 import { ensureLedger, readApplied, recordApplied, type AppliedMigration } from "./ledger.js";
 import { withMigrationLock } from "./lock.js";
+import { setServiceLoginPasswords, type ServiceDatabaseUrls } from "./service-logins.js";
 import type { MigrationSession } from "./session.js";
 import {
   assertModeRequest,
@@ -25,6 +26,11 @@ export interface MigrateOptions {
   timeseriesMode?: TimeseriesModeRequest;
   /** Progress lines for a human; silent by default. */
   log?: (line: string) => void;
+  /**
+   * The DATABASE_URL each service will run with: after migrating, its login (created by
+   * 20261128150100_service_logins) gets the URL's password.
+   */
+  serviceDatabaseUrls?: ServiceDatabaseUrls;
 }
 
 export interface MigrateResult {
@@ -52,8 +58,13 @@ export async function runMigrations(session: MigrationSession, options: MigrateO
     const pending = folders.filter((folder) => !applied.has(folder.name));
     if (pending.length === 0) log("database is up to date");
     for (const folder of pending) {
-      const script = await applyOne(session, folder, modeRequest);
+      const script = await applyOne(session, folder, modeRequest, log);
       log(`applied ${folder.name} (${script.variant}.sql)`);
+    }
+    if (options.serviceDatabaseUrls) {
+      for (const login of await setServiceLoginPasswords(session, options.serviceDatabaseUrls)) {
+        log(`set the password of ${login} from its service's URL`);
+      }
     }
     return { applied: pending.map((folder) => folder.name), timeseriesMode: await findTimeseriesMode(session) };
   });
@@ -63,6 +74,7 @@ async function applyOne(
   session: MigrationSession,
   folder: MigrationFolder,
   modeRequest: TimeseriesModeRequest,
+  log: (line: string) => void,
 ): Promise<MigrationScript> {
   await session.exec("BEGIN");
   try {
@@ -77,6 +89,7 @@ async function applyOne(
       throw describeSqlFailure(folder, script, error);
     }
     const durationMs = Math.round(performance.now() - started);
+    await protectNewTenantRelations(session, folder, log);
     await recordApplied(session, { name: folder.name, variant, checksum: script.checksum, durationMs });
     await session.exec("COMMIT");
     return script;
@@ -85,6 +98,24 @@ async function applyOne(
     // error to report is the one that ended it.
     await session.exec("ROLLBACK").catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Tenant isolation by construction: once migration 20261128150000_grafana_login_binding has
+ * defined it, every migration ends, in its own transaction, with a call that gives any tenant
+ * relation (schema public, an org_id column) without its walls the same row-level security or
+ * view walls as spindle_protect_tenant_relation, so one a migration forgets is never left open.
+ */
+async function protectNewTenantRelations(session: MigrationSession, folder: MigrationFolder, log: (line: string) => void) {
+  const [defined] = (await session.query<{ fn: string | null }>(
+    "SELECT to_regprocedure('spindle_protect_new_tenant_relations()')::text AS fn",
+  )).rows;
+  if (!defined?.fn) return;
+  const [result] = (await session.query<{ protected: string[] }>("SELECT spindle_protect_new_tenant_relations() AS protected")).rows;
+  if (result && result.protected.length > 0) {
+    log(`${folder.name} left ${result.protected.join(", ")} without tenant protection: protected now ` +
+      "(call spindle_protect_tenant_relation in the migration to say so)");
   }
 }
 

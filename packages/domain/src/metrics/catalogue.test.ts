@@ -66,6 +66,7 @@ describe("metric catalogue", () => {
       "ebpf.block_latency", "ebpf.block_split", "ebpf.page_cache", "ebpf.mrc",
       "fiemap.fragmentation", "postgresql.statistics", "psi.pressure", "accel.read_cache", "accel.read_cache.residency", "accel.read_cache.holdout",
       "accel.write_optimization", "accel.write_optimization.preallocation", "accel.write_optimization.defragmentation",
+      "accel.write_optimization.first_write",
     ]);
     for (const capability of capabilityCatalogue) for (const name of capability.metrics) assert.ok(findMetric(name), name);
     assert.deepEqual(findCapability("ebpf.page_cache")?.metrics, [

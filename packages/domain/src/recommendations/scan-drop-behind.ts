@@ -35,7 +35,7 @@ export function scanDropBehindFindings(input: ScanDropBehindInput): Recommendati
   if (totalMisses <= 0) return [];
   const findings: RecommendationFinding[] = [];
   for (const file of input.topFiles) {
-    // inode:<dev>:<ino> names no path a policy pattern could match.
+    // A file named by its inode ("inode N on /mnt …", or an older agent's inode:<dev>:<ino>) has no path a policy pattern could match.
     if (file.managed || !file.path.startsWith("/")) continue;
     const missRatio = file.misses / file.accesses;
     const share = file.misses / totalMisses;

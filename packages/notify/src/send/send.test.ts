@@ -111,6 +111,27 @@ describe("HTTP sender", () => {
     }
     for (const address of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isPrivateAddress(address), false, address);
   });
+
+  // Issue 25, L2: IPv6 forms that reach an IPv4 address, or a site's own network, were let through.
+  it("sees the private IPv4 address inside NAT64, 6to4, IPv4-compatible, translated and ISATAP forms", () => {
+    const privateForms = [
+      "64:ff9b::a9fe:a9fe", "64:ff9b::169.254.169.254", "64:ff9b::10.0.0.1", "64:ff9b::7f00:1", // NAT64 (RFC 6052)
+      "64:ff9b:1::8.8.8.8", // the local-use NAT64 prefix (RFC 8215)
+      "::10.0.0.1", "::127.0.0.1", "::8.8.8.8", "::a9fe:a9fe", // IPv4-compatible (deprecated)
+      "2002:a9fe:a9fe::1", "2002:0a00:0001::", "2002:c0a8:0101:1::1", "2002:7f00:1::", // 6to4 carrying private IPv4
+      "::ffff:0:10.0.0.1", "::ffff:0:a9fe:a9fe", // IPv4-translated
+      "::ffff:169.254.169.254", "::ffff:a9fe:a9fe", "[::ffff:127.0.0.1]", // IPv4-mapped, spelt either way
+      "2001:db8:1::5efe:10.0.0.1", "2600::200:5efe:192.168.0.1", // ISATAP identifiers carrying private IPv4
+      "fec0::1", "fec0:1:2:3::4", "feff::1", // site-local (deprecated) and the rest of fec0::/10
+      "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+      "2001:db8::1", "3fff::1", "2001:2::1", "2001:10::1", "2001:20::1", "100::1", // documentation, benchmarking, ORCHID, discard
+      "fe80::1%eth0", "ff02::1", "192.0.2.1", "198.51.100.1", "203.0.113.1", "192.88.99.1", "255.255.255.255",
+      "not-an-address",
+    ];
+    for (const address of privateForms) assert.equal(isPrivateAddress(address), true, address);
+    const publicForms = ["64:ff9b::8.8.8.8", "64:ff9b::808:808", "2002:0808:0808::1", "2600::200:5efe:8.8.8.8", "2a00:1450:4001:80b::200e"];
+    for (const address of publicForms) assert.equal(isPrivateAddress(address), false, address);
+  });
 });
 
 describe("SMTP sender", () => {

@@ -53,6 +53,10 @@ import * as r46 from "../servers/[id]/metrics/route";
 import * as r47 from "../servers/[id]/revoke/route";
 import * as r48 from "../servers/[id]/route";
 import * as r49 from "../servers/route";
+import * as r50 from "../annotations/route";
+import * as r51 from "../compare/route";
+import * as r52 from "../servers/bulk/route";
+import * as r53 from "../servers/facets/route";
 
 export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/alerts/[id]/acknowledge", module: r0 },
@@ -105,6 +109,10 @@ export const apiRouteFiles: ApiRouteModule[] = [
   { path: "/api/servers/[id]/revoke", module: r47 },
   { path: "/api/servers/[id]", module: r48 },
   { path: "/api/servers", module: r49 },
+  { path: "/api/annotations", module: r50 },
+  { path: "/api/compare", module: r51 },
+  { path: "/api/servers/bulk", module: r52 },
+  { path: "/api/servers/facets", module: r53 },
 ];
 
 /** Route files the document leaves out on purpose. */

@@ -1,11 +1,11 @@
-import { z } from "zod";
 import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
-import { listServers } from "@/modules/fleet/lib/list-servers";
-import { serverSummarySchema } from "@/modules/fleet/types/api";
+import { queryFleet } from "@/modules/fleet/lib/query-fleet";
+import { fleetQuerySchema } from "@/modules/fleet/types/fleet-query";
+import { fleetPageSchema } from "@/modules/fleet/types/api-fleet";
 
 export const GET = orgRoute(
-  { summary: "List servers", description: "Every server of the organisation with its status (online: delivered within 30 s).", tag: "Servers",
-    response: z.object({ servers: z.array(serverSummarySchema) }) },
-  async ({ context }) => ({ servers: await listServers(database(), context.orgId) }),
+  { summary: "Find servers", description: "The fleet, filtered, sorted and paged in the database (docs/fleet.md): search, status, tag, OS, kernel, agent version, missing capability, alerts, policy state; `group=tag` adds each tag's counts and figures.",
+    tag: "Servers", query: fleetQuerySchema, response: fleetPageSchema },
+  async ({ context, query }) => queryFleet(database(), context.orgId, query),
 );

@@ -16,6 +16,7 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
   let viewer: OrgContext;
   let rival: OrgContext;
   let tokens: typeof import("./api-tokens");
+  let resolveFrom: (token: string, clientAddress: string | null) => Promise<OrgContext>;
   let resolve: (token: string) => Promise<OrgContext>;
 
   async function member(orgId: string, orgName: string, role: "admin" | "viewer"): Promise<OrgContext> {
@@ -33,7 +34,8 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
     db = await createTestDatabase();
     useConsoleEnvironment(db, { SPINDLE_API_TOKEN_RATE_LIMIT: "5" });
     tokens = await import("./api-tokens");
-    resolve = (await import("./token-context")).resolveTokenContext;
+    resolveFrom = (await import("./token-context")).resolveTokenContext;
+    resolve = (token) => resolveFrom(token, "192.0.2.10");
     const acme = await createOrganisation(db.prisma, "Acme");
     owner = { userId: acme.userId, userName: "Acme owner", userEmail: "", orgId: acme.orgId, orgName: "Acme", role: "owner" };
     admin = await member(acme.orgId, "Acme", "admin");
@@ -109,6 +111,24 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
     // A minute later the window starts again (moved back instead of waited for).
     await db.prisma.apikey.update({ where: { id: busy.id }, data: { rateWindowStartedAt: new Date(Date.now() - 61_000) } });
     await resolve(busy.secret);
+  });
+
+  it("limits invalid tokens per client address: one address's guesses never hold back another's", async () => {
+    const { FAILED_TOKEN_ATTEMPTS_PER_MINUTE } = await import("./token-guess-limit");
+    const good = await tokens.createApiToken(db, owner, { name: "neighbour", role: "viewer", expiresInDays: 1 });
+    const guesser = "198.51.100.7";
+    const guess = (address: string) => resolveFrom(`spk_${randomUUID().replace(/-/g, "")}`, address)
+      .then(() => assert.fail("a random token was accepted"), (error: { status: number; headers?: Record<string, string> }) => error);
+    for (let i = 0; i < FAILED_TOKEN_ATTEMPTS_PER_MINUTE; i++) assert.equal((await guess(guesser)).status, 401);
+    const held = await guess(guesser);
+    assert.equal(held.status, 429);
+    assert.ok(Number(held.headers?.["retry-after"]) >= 1 && Number(held.headers?.["retry-after"]) <= 60);
+    // Held back whatever it sends next, even a valid token: it is the guessing that is limited.
+    assert.equal((await resolveFrom(good.secret, guesser).catch((error: { status: number }) => error) as { status: number }).status, 429);
+    // Every other client, behind no proxy or named by a trusted one, keeps its own budget.
+    assert.equal((await guess("198.51.100.8")).status, 401);
+    assert.equal((await guess("2001:db8::8")).status, 401);
+    assert.equal((await resolveFrom(good.secret, "198.51.100.9")).orgId, owner.orgId);
   });
 
   it("offers the plugins' own key and provider endpoints nowhere over HTTP", async () => {

@@ -10,6 +10,7 @@ import { isRoleName, lesserRole } from "@/modules/auth/lib/access";
 import { auth } from "@/modules/auth/lib/auth";
 import type { OrgContext } from "@/modules/auth/types/context";
 import { apiTokenMetadata } from "../types/api-token";
+import { FAILED_TOKEN_ATTEMPTS_PER_MINUTE, tokenGuessLimit } from "./token-guess-limit";
 
 const RATE_WINDOW_SECONDS = 60;
 
@@ -30,10 +31,23 @@ const refusals: Record<string, string> = {
   KEY_EXPIRED: "This API token has expired. Create a new one in Settings → API tokens.",
 };
 
-export async function resolveTokenContext(token: string): Promise<OrgContext> {
+/**
+ * The organisation context of a bearer token. `clientAddress` is the address server.ts decided
+ * (lib/client-address.ts); null only outside it, where every such request shares one budget.
+ */
+export async function resolveTokenContext(token: string, clientAddress: string | null): Promise<OrgContext> {
+  const guesses = tokenGuessLimit();
+  const address = clientAddress ?? "unknown";
+  const wait = guesses.retryAfterSeconds(address);
+  if (wait !== null) {
+    throw new ProblemError(429, "Too many requests",
+      `More than ${FAILED_TOKEN_ATTEMPTS_PER_MINUTE} requests from this address carried an invalid API token in a minute; try again in ${wait} s.`,
+      undefined, { "retry-after": String(wait) });
+  }
   if (!token) throw unauthorised("The Authorization header has no token after Bearer.", "invalid_request");
   const verified = await auth().api.verifyApiKey({ body: { key: token } });
   if (!verified.valid || !verified.key) {
+    guesses.recordFailure(address);
     throw unauthorised(refusals[verified.error?.code ?? ""] ?? "This API token is not valid. Check that it was copied whole, or create a new one in Settings → API tokens.");
   }
   const key = verified.key;

@@ -34,6 +34,13 @@ describe("audit entry sentences", () => {
       "single sign-on refused eve@other.test: not in acme.test");
   });
 
+  it("says when an entry came from a bulk action on the fleet page", () => {
+    assert.equal(describeAuditEntry({ action: "server.tags_changed", target: "s", details: { hostname: "web-3", before: [], after: ["frontend"], bulk: { id: "b", action: "tag", servers: 10 } } }),
+      "changed the tags of web-3 from none to frontend (bulk action on 10 servers)");
+    assert.equal(describeAuditEntry({ action: "policy.assigned", target: "p", details: { name: "Web", target: "server web-3", replaced: null, bulk: { id: "b", servers: 2 } } }),
+      "assigned “Web” to server web-3 (bulk action on 2 servers)");
+  });
+
   it("links to the subject's page", () => {
     assert.equal(auditEntryLink({ action: "policy.created", target: "abc" }), "/policies/abc");
     assert.equal(auditEntryLink({ action: "server.tags_changed", target: "s1" }), "/servers/s1");

@@ -5,9 +5,16 @@ const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? val
 
 /**
  * One audit entry as a sentence ("saved version 3 of “Postgres”"), from the action and the
- * details the operation recorded. Unknown actions fall back to their raw name.
+ * details the operation recorded. Unknown actions fall back to their raw name. An entry written
+ * by a bulk action on the fleet page says so, with how many servers that action named.
  */
-export function describeAuditEntry({ action, details, target }: Pick<AuditEntry, "action" | "details" | "target">): string {
+export function describeAuditEntry(entry: Pick<AuditEntry, "action" | "details" | "target">): string {
+  const sentence = describeAction(entry);
+  const bulk = entry.details.bulk as { servers?: unknown } | undefined;
+  return bulk && typeof bulk === "object" && typeof bulk.servers === "number" ? `${sentence} (bulk action on ${bulk.servers} servers)` : sentence;
+}
+
+function describeAction({ action, details, target }: Pick<AuditEntry, "action" | "details" | "target">): string {
   const name = `“${text(details.name)}”`;
   switch (action) {
     case "policy.created":

@@ -9,6 +9,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { organization, twoFactor } from "better-auth/plugins";
+import { clientAddressHeader } from "@/lib/client-address";
 import { authPrisma, database, type Db, type Prisma } from "@/lib/db";
 import { consoleIsHttps, env } from "@/lib/env";
 import { accountExistsMessage, invitationMessage, resetPasswordMessage, verifyEmailMessage } from "@/modules/mail/lib/messages";
@@ -36,7 +37,7 @@ const RESET_LIFETIME_SECONDS = 3600;
  * its hooks write go through `db` under row-level security like every other organisation write.
  */
 export function createAuth(identity: Prisma, db: Db) {
-  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL, SPINDLE_TRUSTED_PROXIES, SPINDLE_SSO_TRUSTED_ISSUERS } = env();
+  const { BETTER_AUTH_SECRET, SPINDLE_CONSOLE_URL, SPINDLE_SSO_TRUSTED_ISSUERS } = env();
   const sealed = withSealedSsoSecrets(identity, new ClientSecretBox(BETTER_AUTH_SECRET));
   const page = (path: string) => `${SPINDLE_CONSOLE_URL}${path}`;
   return betterAuth({
@@ -80,9 +81,10 @@ export function createAuth(identity: Prisma, db: Db) {
     verification: { storeIdentifier: "hashed" },
     advanced: {
       useSecureCookies: consoleIsHttps(),
-      // The client address for rate limiting: X-Forwarded-For walked right to left through the
-      // configured proxies only, so a client cannot pick its own rate-limit bucket.
-      ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: SPINDLE_TRUSTED_PROXIES },
+      // The client address for rate limiting and session records: the one server.ts resolved
+      // from the peer and, only through SPINDLE_TRUSTED_PROXIES, X-Forwarded-For
+      // (lib/client-address.ts). A client cannot set this header: server.ts replaces it.
+      ipAddress: { ipAddressHeaders: [clientAddressHeader] },
     },
     rateLimit: {
       // Password guessing: 10 sign-in attempts a minute per client address; reset and

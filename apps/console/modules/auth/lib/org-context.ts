@@ -2,6 +2,7 @@
 // token acts for (Authorization: Bearer). API routes get a problem (401 / 403); pages get a
 // redirect (see page-context.ts). The organisation's own requirements apply to sessions: MFA
 // for password sign-ins when the owners require it, single sign-on when they enforce it.
+import { clientAddressOf } from "@/lib/client-address";
 import { database, identityTables } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 import { bearerToken, resolveTokenContext } from "@/modules/api-tokens/lib/token-context";
@@ -34,7 +35,7 @@ async function findMembership(userId: string, activeOrgId: string | null | undef
 
 export async function resolveOrgContext(headers: Headers): Promise<OrgContextResult> {
   const token = bearerToken(headers);
-  if (token !== null) return { kind: "ok", context: await resolveTokenContext(token) };
+  if (token !== null) return { kind: "ok", context: await resolveTokenContext(token, clientAddressOf(headers)) };
   const session = await auth().api.getSession({ headers });
   if (!session) return { kind: "signed-out" };
   const member = await findMembership(session.user.id, session.session.activeOrganizationId);

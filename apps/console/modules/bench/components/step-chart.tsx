@@ -89,7 +89,7 @@ export function StepChart({ row, throughputUnit, formatThroughput }: Props) {
           mean response time {sides.map((side, i) => `${side}: ${latency[i] === null ? "not measured" : `${Number((latency[i] ?? 0).toPrecision(3))} ms`}`).join(" · ")}
         </span>
       </figcaption>
-      <div ref={container} className="w-full" />
+      <div ref={container} className="w-full" data-plot />
     </figure>
   );
 }

@@ -2,6 +2,7 @@
 // change. Each change has its wording ("measured", "no measurable difference", "not measured:
 // why"), its figure only when measured, and its interval whenever one was formed. Empty cells are
 // figures that were not measured; a reader never mistakes them for 0.
+import { csvDocument, type CsvValue } from "@/lib/csv";
 import type { BenchReport, Difference } from "../types/bench";
 import { overallChange, stepRows } from "./report-view";
 
@@ -15,41 +16,38 @@ const columns = [
   "mbps_without", "mbps_with", "pass_pairs",
 ] as const;
 
-function cell(value: string | number | null): string {
-  if (value === null) return "";
-  if (typeof value === "number") return Number.isFinite(value) ? String(Number(value.toPrecision(6))) : "";
-  // RFC 4180 quoting, and a leading = + - @ neutralised so a spreadsheet never runs it.
-  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+/** Figures keep six significant digits; text and quoting are the shared writer's (lib/csv.ts). */
+function cell(value: CsvValue): CsvValue {
+  return typeof value === "number" && Number.isFinite(value) ? Number(value.toPrecision(6)) : value;
 }
 
 /** The wording, the figure (measured only) and the interval of one change. */
-export function changeCells(d: Difference): (string | number | null)[] {
+export function changeCells(d: Difference): CsvValue[] {
   const wording = d.status === "measured" ? "measured" : d.status === "no-measurable-difference" ? "no measurable difference" : `not measured: ${d.reason}`;
   return [wording, d.status === "measured" ? d.percent : null, d.lowPercent, d.highPercent];
 }
 
 export function reportCsv(report: BenchReport): string {
   const unit = report.throughput === "tps" ? "TPS" : "IOPS";
-  const lines = [columns.join(",")];
+  const rows: CsvValue[][] = [[...columns]];
   for (const row of stepRows(report)) {
     const load = row.label.startsWith(`${row.workload}, `) ? row.label.slice(row.workload.length + 2) : row.label;
-    lines.push(
+    rows.push(
       [
         row.index, row.workload, load, unit,
         row.throughputWithout, row.throughputWith, ...changeCells(row.throughputChange),
         row.latencyMsWithout, row.latencyMsWith, ...changeCells(row.latencyChange),
         row.p95MsWithout, row.p95MsWith, row.p99MsWithout, row.p99MsWith,
         row.mbpsWithout, row.mbpsWith, row.throughputChange.pairs || null,
-      ].map(cell).join(","),
+      ].map(cell),
     );
   }
   const overall = overallChange(report);
-  lines.push(
+  rows.push(
     ["overall", "all steps (geometric mean)", "", unit, null, null, ...changeCells(overall.throughput), null, null,
-      ...changeCells(overall.latencyMean), null, null, null, null, null, null, overall.throughput.pairs || null].map(cell).join(","),
+      ...changeCells(overall.latencyMean), null, null, null, null, null, null, overall.throughput.pairs || null].map(cell),
   );
-  return `${lines.join("\r\n")}\r\n`;
+  return csvDocument(rows);
 }
 
 const passColumns = [
@@ -60,15 +58,15 @@ const passColumns = [
 /** Every pass of every step as measured, the warm-up pass marked (it is never compared). */
 export function reportPassesCsv(report: BenchReport): string {
   const unit = report.throughput === "tps" ? "TPS" : "IOPS";
-  const lines = [passColumns.join(",")];
+  const rows: CsvValue[][] = [[...passColumns]];
   for (const step of report.steps) {
     const load = step.label.startsWith(`${step.workload}, `) ? step.label.slice(step.workload.length + 2) : step.label;
     for (const pass of step.passes ?? []) {
-      lines.push(
+      rows.push(
         [step.index, step.workload, load, pass.pass, pass.side, pass.warmUp ? "yes" : "no", unit, pass.throughput, pass.mbps,
-          pass.latencyMeanSeconds * 1000, pass.latencyP95Seconds * 1000, pass.latencyP99Seconds * 1000, pass.operations].map(cell).join(","),
+          pass.latencyMeanSeconds * 1000, pass.latencyP95Seconds * 1000, pass.latencyP99Seconds * 1000, pass.operations].map(cell),
       );
     }
   }
-  return `${lines.join("\r\n")}\r\n`;
+  return csvDocument(rows);
 }

@@ -87,6 +87,15 @@ describe("proof-run report figures", () => {
     assert.ok(line.startsWith(`1,'=cmd,"x, ""y""",`), line);
   });
 
+  // Issue 25, L3: a leading TAB or CR also makes a spreadsheet run the cell.
+  it("neutralises a label starting with a TAB or a carriage return, as every export does", () => {
+    const report = reportFixture();
+    report.steps[0]!.workload = "\t=cmd";
+    report.steps[0]!.label = "\r=cmd";
+    const line = reportCsv(report).split("\r\n")[1] ?? "";
+    assert.ok(line.startsWith(`1,'\t=cmd,"'\r=cmd",`), JSON.stringify(line));
+  });
+
   it("accepts the agent's report shape, an older one without intervals, and rejects another", () => {
     assert.equal(benchReport.safeParse(JSON.parse(JSON.stringify(reportFixture()))).success, true);
     const old = JSON.parse(JSON.stringify(reportFixture()));

@@ -51,7 +51,9 @@ export function CurveChart({ curve, marks, height = 260 }: { curve: CacheCurve; 
           cursor: { drag: { x: false, y: false } },
           scales: { x: { time: false, distr: 3, range: () => [sizes[0]!, xMax] }, y: { range: () => [0, 100] } },
           axes: [
-            { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, values: (_u, ticks) => ticks.map((t) => formatBytes(t)) },
+            // On a log scale uPlot passes null for the ticks it leaves unlabelled (too close
+            // together); formatting one threw, and the curve was never drawn.
+            { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, values: (_u, ticks) => ticks.map((t) => (t === null ? "" : formatBytes(t))) },
             { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, size: 56, values: (_u, ticks) => ticks.map((t) => `${t} %`) },
           ],
           series: [
@@ -84,5 +86,5 @@ export function CurveChart({ curve, marks, height = 260 }: { curve: CacheCurve; 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shape, height]);
 
-  return <div ref={container} className="w-full" data-testid="cache-curve-chart" data-points={curve.sizesBytes.length} />;
+  return <div ref={container} className="w-full" data-testid="cache-curve-chart" data-plot data-points={curve.sizesBytes.length} />;
 }

@@ -3,6 +3,24 @@ import { formatNumber, formatRelative } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import type { CacheTopFiles } from "../types/deep-telemetry";
+import { findCommand, parseTopFileName } from "../lib/file-name";
+
+/** A file as a user can find it: its path, or its inode on its mount point with what was tried. */
+function FileCell({ name }: { name: string }) {
+  const parsed = parseTopFileName(name);
+  if (parsed.kind === "path") return <span className="break-all font-mono text-xs" data-testid="cache-top-file-path">{parsed.path}</span>;
+  const find = findCommand(parsed);
+  return (
+    <div className="grid gap-0.5" data-testid="cache-top-file-inode">
+      <span className="font-mono text-xs">
+        inode {parsed.inode} on {parsed.mountPoint ?? <span className="font-sans italic">a file system not mounted where the agent runs</span>}{" "}
+        <span className="text-muted-foreground">(device {parsed.device})</span>
+      </span>
+      <span className="text-xs text-muted-foreground">No path: {parsed.tried.join("; ")}.</span>
+      {find ? <code className="break-all text-xs text-muted-foreground">{find}</code> : null}
+    </div>
+  );
+}
 
 /**
  * The files with the most page-cache accesses in the newest interval the agent reported, or why
@@ -34,7 +52,7 @@ export function CacheTopFilesTable({ topFiles, empty }: { topFiles: CacheTopFile
         <TableBody>
           {topFiles.files.map((file) => (
             <TableRow key={file.path} data-testid="cache-top-file">
-              <TableCell className="max-w-0 truncate font-mono text-xs" title={file.path}>{file.path}</TableCell>
+              <TableCell className="max-w-md whitespace-normal align-top"><FileCell name={file.path} /></TableCell>
               <TableCell className="text-right tabular-nums">{file.accesses.toLocaleString()}</TableCell>
               <TableCell className="text-right tabular-nums">{file.misses.toLocaleString()}</TableCell>
               <TableCell className="text-right tabular-nums">{formatNumber(file.hitRatioPercent)} %</TableCell>
@@ -43,7 +61,8 @@ export function CacheTopFilesTable({ topFiles, empty }: { topFiles: CacheTopFile
         </TableBody>
       </Table>
       <p className="text-xs text-muted-foreground">
-        Files are named by a process that holds them open; inode:&lt;dev&gt;:&lt;ino&gt; means no process had the file open when the agent looked.
+        The agent names each file by a process that holds it open or maps it, or (on ext2/3/4) by the name the kernel still caches for it.
+        A file none of these names is shown by its inode on its file system, with what was tried and the command that finds it.
       </p>
     </section>
   );

@@ -2,7 +2,7 @@
 import { AlertTriangle } from "lucide-react";
 import { Skeleton } from "@/components/ui/skeleton";
 import { usePolling } from "@/lib/use-polling";
-import type { MetricsRange } from "@/modules/metrics/types/metrics";
+import { answers, selectionQuery, type WindowSelection } from "@/modules/metrics/lib/window-selection";
 import type { DeepTelemetry } from "../types/deep-telemetry";
 import { CacheHitPanel } from "./cache-hit-panel";
 import { CapabilitiesPanel } from "./capabilities-panel";
@@ -11,10 +11,10 @@ import { FragmentationPanel } from "./fragmentation-panel";
 import { LatencyPanel } from "./latency-panel";
 import { SplitIoPanel } from "./split-io-panel";
 
-/** The deep Linux telemetry of one server for the picked range; refreshes with the charts above. */
-export function DeepTelemetryPanels({ serverId, range, windowTo = null }: { serverId: string; range: MetricsRange; windowTo?: string | null }) {
-  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?range=${range}${windowTo ? `&to=${encodeURIComponent(windowTo)}` : ""}`);
-  const deep = data?.range === range ? data : undefined;
+/** The deep Linux telemetry of one server for the picked window; refreshes with the charts above. */
+export function DeepTelemetryPanels({ serverId, selection }: { serverId: string; selection: WindowSelection }) {
+  const { data, error, loading } = usePolling<DeepTelemetry>(`/api/servers/${serverId}/deep-telemetry?${selectionQuery(selection)}`);
+  const deep = answers(data, selection) ? data : undefined;
   if (!deep) {
     if (error) {
       return (

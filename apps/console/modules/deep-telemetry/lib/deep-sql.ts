@@ -2,14 +2,17 @@
 // input. Rows are grouped once more by time (and key) and summed, so raw rows, continuous
 // aggregates and worker rollups all answer the same way; percentiles and ratios are computed
 // afterwards from these sums (build-deep-series.ts).
-import { rangeSources } from "@/modules/metrics/lib/range-source";
+import { rangeSources, type RangeSource } from "@/modules/metrics/lib/range-source";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
+
+/** A preset's source, or the source chart-window.ts chose for a custom window. */
+type Window = MetricsRange | RangeSource;
 
 export type DeepFamily = "disk_latency" | "disk_io_untimed" | "disk_split_io" | "page_cache" | "pg_database_stats" | "sqlserver_stats";
 
-/** The table that answers a range: raw rows for 1 h, 1-minute buckets for 24 h, 1-hour for 7 d. */
-export function deepTable(family: DeepFamily, range: MetricsRange): { table: string; time: "time" | "bucket" } {
-  const bucketSeconds = rangeSources[range].bucketSeconds;
+/** The table that answers a window: raw rows, 1-minute or 1-hour buckets, as the window's source says. */
+export function deepTable(family: DeepFamily, window: Window): { table: string; time: "time" | "bucket" } {
+  const bucketSeconds = (typeof window === "string" ? rangeSources[window] : window).bucketSeconds;
   if (bucketSeconds === null) return { table: family, time: "time" };
   return { table: `${family}_${bucketSeconds === 60 ? "1m" : "1h"}`, time: "bucket" };
 }
@@ -24,7 +27,7 @@ function samplesOf(time: "time" | "bucket"): string {
 /** samples: the agent intervals behind the point, which the untimed counts are matched against. */
 export type LatencyRow = { t: number; device: string; operation: string; operations: number; sum_seconds: number; buckets: number[]; samples: number };
 
-export function latencySql(range: MetricsRange): string {
+export function latencySql(range: Window): string {
   const { table, time } = deepTable("disk_latency", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, device, operation,
   sum(operations)::float8 AS operations, sum(sum_seconds)::float8 AS sum_seconds,
@@ -38,7 +41,7 @@ ORDER BY device, operation, ${time}`;
 /** The untimed I/Os (spindle.disk.io.untimed) per point, matched to latencySql's points by latencyBasis. */
 export type UntimedRow = { t: number; device: string; operation: string; untimed_ops: number; samples: number };
 
-export function untimedSql(range: MetricsRange): string {
+export function untimedSql(range: Window): string {
   const { table, time } = deepTable("disk_io_untimed", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, device, operation, sum(untimed_ops)::float8 AS untimed_ops, ${samplesOf(time)} AS samples
 FROM ${table}
@@ -48,7 +51,7 @@ GROUP BY ${time}, device, operation`;
 
 export type SplitRow = { t: number; device: string; interval_seconds: number; split_ops: number };
 
-export function splitSql(range: MetricsRange): string {
+export function splitSql(range: Window): string {
   const { table, time } = deepTable("disk_split_io", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, device, sum(interval_seconds)::float8 AS interval_seconds, sum(split_ops)::float8 AS split_ops
 FROM ${table}
@@ -59,7 +62,7 @@ ORDER BY device, ${time}`;
 
 export type PageCacheRow = { t: number; accesses: number; misses: number };
 
-export function pageCacheSql(range: MetricsRange): string {
+export function pageCacheSql(range: Window): string {
   const { table, time } = deepTable("page_cache", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, sum(accesses)::float8 AS accesses, sum(misses)::float8 AS misses
 FROM ${table}
@@ -72,7 +75,7 @@ export type DatabaseRow = {
   t: number; database: string; interval_seconds: number; commits: number; rollbacks: number; blocks_hit: number; blocks_read: number;
 };
 
-export function databaseSql(range: MetricsRange): string {
+export function databaseSql(range: Window): string {
   const { table, time } = deepTable("pg_database_stats", range);
   return `SELECT extract(epoch FROM ${time})::float8 AS t, database, sum(interval_seconds)::float8 AS interval_seconds,
   sum(commits)::float8 AS commits, sum(rollbacks)::float8 AS rollbacks, sum(blocks_hit)::float8 AS blocks_hit, sum(blocks_read)::float8 AS blocks_read
@@ -92,7 +95,7 @@ export type SqlServerRow = {
   hit_ratio_samples: number; page_life_sum: number; samples: number;
 };
 
-export function sqlServerSql(range: MetricsRange): string {
+export function sqlServerSql(range: Window): string {
   const { table, time } = deepTable("sqlserver_stats", range);
   const sums = time === "time"
     ? `sum(batch_requests)::float8 AS batch_requests, (sum(interval_seconds) FILTER (WHERE batch_requests IS NOT NULL))::float8 AS batch_seconds,

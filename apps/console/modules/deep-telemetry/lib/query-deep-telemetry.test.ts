@@ -198,7 +198,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
       ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.mrc", false],
       ["fiemap.fragmentation", false], ["postgresql.statistics", false], ["psi.pressure", false], ["accel.read_cache", false],
       ["accel.read_cache.residency", false], ["accel.read_cache.holdout", false], ["accel.write_optimization", false], ["accel.write_optimization.preallocation", false],
-      ["accel.write_optimization.defragmentation", false],
+      ["accel.write_optimization.defragmentation", false], ["accel.write_optimization.first_write", false],
     ]);
     assert.match(capabilities.items[2]!.whenMissing, /root.*6\.10/);
     assert.equal(capabilities.items[0]!.whenMissing, "");

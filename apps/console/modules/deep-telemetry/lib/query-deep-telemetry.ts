@@ -1,6 +1,6 @@
 import { inOrgSql, type Db } from "@/lib/db";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
-import { rangeSources } from "@/modules/metrics/lib/range-source";
+import { asChartWindow, type ChartWindow } from "@/modules/metrics/lib/chart-window";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { CacheTopFiles, DeepTelemetry, FragmentationRoot } from "../types/deep-telemetry";
 import { buildCacheHitSeries, buildDatabaseSeries, buildLatencySeries, buildSplitIoSeries, buildSqlServerSeries } from "./build-deep-series";
@@ -30,7 +30,7 @@ import {
 } from "./deep-sql";
 
 /**
- * The deep-telemetry panels of one server over a range. The server is looked up in the caller's
+ * The deep-telemetry panels of one server over a window (a preset or a custom one). The server is looked up in the caller's
  * organisation first (another tenant's server is a 404 and its telemetry is never read); every
  * SQL statement filters on org_id as well, in one transaction under row-level security (inOrgSql).
  */
@@ -38,23 +38,23 @@ export async function queryDeepTelemetry(
   db: Db,
   orgId: string,
   serverId: string,
-  range: MetricsRange,
+  window: MetricsRange | ChartWindow,
   now = new Date(),
 ): Promise<DeepTelemetry> {
-  const { seconds, bucketSeconds } = rangeSources[range];
-  const from = new Date(now.getTime() - seconds * 1000);
-  const inRange = [orgId, serverId, from, now];
+  const { range, from, to, source } = asChartWindow(window, now);
+  const { bucketSeconds } = source;
+  const inRange = [orgId, serverId, from, to];
   const latest = [orgId, serverId];
   const [latency, untimed, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
     await readServerSql(sql, orgId, serverId, now);
     // One connection answers in order; Promise.all only queues them on it.
     return Promise.all([
-      sql.query<LatencyRow>(latencySql(range), inRange),
-      sql.query<UntimedRow>(untimedSql(range), inRange),
-      sql.query<SplitRow>(splitSql(range), inRange),
-      sql.query<PageCacheRow>(pageCacheSql(range), inRange),
-      sql.query<DatabaseRow>(databaseSql(range), inRange),
-      sql.query<SqlServerRow>(sqlServerSql(range), inRange),
+      sql.query<LatencyRow>(latencySql(source), inRange),
+      sql.query<UntimedRow>(untimedSql(source), inRange),
+      sql.query<SplitRow>(splitSql(source), inRange),
+      sql.query<PageCacheRow>(pageCacheSql(source), inRange),
+      sql.query<DatabaseRow>(databaseSql(source), inRange),
+      sql.query<SqlServerRow>(sqlServerSql(source), inRange),
       sql.query<FragmentationScanRow>(latestScansSql, latest),
       sql.query<WorstFileRow>(worstFilesSql, latest),
       sql.query<CacheTopFileRow>(cacheTopFilesSql, latest),
@@ -67,7 +67,7 @@ export async function queryDeepTelemetry(
     range,
     bucketSeconds,
     from: from.toISOString(),
-    to: now.toISOString(),
+    to: to.toISOString(),
     capabilities: describeCapabilities(agent?.telemetry_capabilities ?? [], agent?.telemetry_capabilities_at ?? null),
     latency: buildLatencySeries(latency.rows, bucketSeconds, basis),
     latencyBasis: {

@@ -10,7 +10,7 @@ const untimed = z.discriminatedUnion("status", [
 const nullableNumber = z.number().nullable();
 
 export const deepTelemetrySchema = z.object({
-  range: metricsRangeSchema,
+  range: z.enum([...metricsRangeSchema.options, "custom"]).meta({ description: "The preset asked for, or custom (a zoom, a custom range)" }),
   bucketSeconds: nullableNumber,
   from: z.string(),
   to: z.string(),

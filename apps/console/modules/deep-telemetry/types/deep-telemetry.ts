@@ -66,7 +66,7 @@ export interface CacheHitSeries {
 
 /** One of the files with the most page-cache accesses in the newest reported interval. */
 export interface CacheTopFile {
-  /** The path an open descriptor gave, or inode:<dev>:<ino> when no process held the file open. */
+  /** The file's path, or its inode on its mount point with what the agent tried (lib/file-name.ts). */
   path: string;
   accesses: number;
   misses: number;
@@ -114,7 +114,8 @@ export interface SqlServerSeries {
 }
 
 export interface DeepTelemetry {
-  range: MetricsRange;
+  /** The preset asked for, or "custom". */
+  range: MetricsRange | "custom";
   /** Width of one point: null for raw samples (one per agent interval). */
   bucketSeconds: number | null;
   from: string;

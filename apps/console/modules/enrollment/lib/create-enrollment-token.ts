@@ -7,6 +7,7 @@ import {
   type CreatedEnrollmentToken,
 } from "../types/enrollment-token";
 import { installCommand, windowsInstallCommand } from "./install-command";
+import { pinnedWindowsKeys } from "./signing-keys";
 import { summariseToken, tokenSummarySelect } from "./summarise-token";
 import { generateTokenSecret, hashTokenSecret, tokenHint } from "./token-secret";
 
@@ -54,8 +55,10 @@ export async function createEnrollmentToken(
     return created;
   });
 
+  const keys = await pinnedWindowsKeys(db, context.orgId);
   return {
-    ...summariseToken(row, now), token,
-    installCommand: installCommand(gatewayUrl, token), windowsInstallCommand: windowsInstallCommand(gatewayUrl, token),
+    ...summariseToken(row, now), token, gatewayUrl,
+    installCommand: installCommand(gatewayUrl, token),
+    windowsInstallCommand: keys.length > 0 ? windowsInstallCommand(gatewayUrl, token, keys) : null,
   };
 }

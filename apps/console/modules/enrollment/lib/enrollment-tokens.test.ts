@@ -3,7 +3,9 @@ import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation } from "@/test-support/fixtures";
+import { pinnedKeysOf } from "@/test-support/windows-signature";
 import { createEnrollmentToken } from "./create-enrollment-token";
+import { eccPublicBlob } from "./install-command";
 import { listEnrollmentTokens } from "./list-enrollment-tokens";
 import { revokeEnrollmentToken } from "./revoke-enrollment-token";
 
@@ -41,9 +43,24 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
     const created = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
     assert.equal(
       created.installCommand,
-      `script=$(curl -fsSL ${gatewayUrl}/install.sh) && printf '%s\\n' '${created.token}' | sudo sh -c "$script" spindle-install --token-stdin`,
+      `script=$(curl -fsSL ${gatewayUrl}/install.sh) && printf '%s\\n' '${created.token}' | sh -c "$script" spindle-install --token-stdin`,
     );
     assert.ok(!created.installCommand.includes("--token "), "the token must not be an argument");
+  });
+
+  // Issue 25, L4: the Windows command pins the P-256 keys gateways recorded in the last week.
+  it("pins the keys gateways recorded recently in the Windows command, and offers none before a gateway recorded one", async () => {
+    const before = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
+    assert.equal(before.windowsInstallCommand, null, "no gateway has recorded a key: nothing it could check");
+    const point = (fill: number) => Buffer.concat([Buffer.from([4]), Buffer.alloc(64, fill)]);
+    await db.pool.query(`INSERT INTO gateway_signing_keys (algorithm, public_key, last_seen_at) VALUES
+      ('ecdsa-p256', $1, now()), ('ecdsa-p256', $2, now() - interval '1 day'), ('ecdsa-p256', $3, now() - interval '30 days')`,
+    [point(1), point(2), point(3)]);
+    const created = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
+    const pinned = pinnedKeysOf(created.windowsInstallCommand!);
+    assert.deepEqual(pinned, [eccPublicBlob(point(1)).toString("base64"), eccPublicBlob(point(2)).toString("base64")],
+      "the current key first, the one rotated out yesterday still accepted, the month-old one dropped");
+    assert.ok(created.windowsInstallCommand!.includes(`'${created.token}' | & $f install`));
   });
 
   it("expires after the chosen lifetime, 24 h by default", async () => {

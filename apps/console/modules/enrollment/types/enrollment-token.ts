@@ -27,8 +27,13 @@ export interface EnrollmentTokenSummary {
 /** Returned once, when the token is created: the only time the secret leaves the server. */
 export interface CreatedEnrollmentToken extends EnrollmentTokenSummary {
   token: string;
-  /** Linux: install.sh through sudo sh. */
+  /** The gateway the commands point at (its transport decides what the page says first). */
+  gatewayUrl: string;
+  /** Linux: install.sh through sh, which takes root rights through sudo when not run as root. */
   installCommand: string;
-  /** Windows: an elevated PowerShell line that runs spindle-agent.exe install. */
-  windowsInstallCommand: string;
+  /**
+   * Windows: an elevated PowerShell line that checks the gateway's signature, then runs
+   * spindle-agent.exe install; null until a gateway has recorded the signing key it pins.
+   */
+  windowsInstallCommand: string | null;
 }

@@ -9,7 +9,8 @@ import { listEnrollmentTokens } from "@/modules/enrollment/lib/list-enrollment-t
 import { revokeEnrollmentToken } from "@/modules/enrollment/lib/revoke-enrollment-token";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { getServer } from "./get-server";
-import { listServers } from "./list-servers";
+import { fleetQuerySchema } from "../types/fleet-query";
+import { queryFleet } from "./query-fleet";
 
 describe("tenant scoping", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
@@ -38,7 +39,7 @@ describe("tenant scoping", { skip: skipWithoutDatabase }, () => {
   });
 
   it("hides another organisation's server from lists and answers 404 by id", async () => {
-    assert.deepEqual(await listServers(db, orgB.orgId), []);
+    assert.deepEqual((await queryFleet(db, orgB.orgId, fleetQuerySchema.parse({ q: "alpha", group: "tag" }))).servers, []);
     await assert.rejects(getServer(db, orgB.orgId, serverOfA.id), { status: 404 });
   });
 

@@ -1,6 +1,8 @@
 "use client";
 import { AlertTriangle, Download } from "lucide-react";
-import { useState } from "react";
+import { useUrlQuery } from "@/lib/use-url-query";
+import { useAnnotations } from "@/modules/annotations/components/use-annotations";
+import { ChartFrame } from "@/modules/metrics/components/chart-frame";
 import { describeMeasured } from "@spindle/domain";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -8,6 +10,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { formatBytes, formatNumber } from "@/lib/format";
 import { usePolling } from "@/lib/use-polling";
 import { formatDuration } from "../lib/format-gains";
+import { gainsSelectionFromParams, withGainsSelection } from "../lib/gains-url";
 import type { ServerGains } from "../types/gains";
 import { gainsQueryString, type GainsSelection } from "../types/range";
 import type { ServerVerdict } from "../types/verdict";
@@ -51,9 +54,14 @@ function DeviceTable({ gains }: { gains: ServerGains }) {
 
 /** The gains section of a server's page: reads, latencies, time saved, ledger, verdict, exports. */
 export function ServerGainsSection({ serverId }: { serverId: string }) {
-  const [selection, setSelection] = useState<GainsSelection>({ range: "1h" });
+  // The range is the URL's (gains, gainsFrom, gainsTo), so a zoom into the reads chart is shared like the other charts'.
+  const { params, setParams } = useUrlQuery();
+  const selection = gainsSelectionFromParams(params);
+  const setSelection = (next: GainsSelection) => setParams(withGainsSelection(new URLSearchParams(window.location.search), next));
   const query = gainsQueryString(selection);
   const { data: gains, error } = usePolling<ServerGains>(`/api/servers/${serverId}/gains?${query}`);
+  const chartWindowQuery = gains ? `from=${encodeURIComponent(gains.range.from)}&to=${encodeURIComponent(gains.range.to)}` : "range=1h";
+  const marks = useAnnotations([serverId], chartWindowQuery);
   const { data: verdict } = usePolling<ServerVerdict>(`/api/servers/${serverId}/gains/verdict`, { intervalMs: 60_000 });
   return (
     <Card data-testid="server-gains">
@@ -77,7 +85,10 @@ export function ServerGainsSection({ serverId }: { serverId: string }) {
         ) : (
           <>
             <ReadsSummary gains={gains} />
-            <ReadsChart series={gains.series} range={gains.range} />
+            <ChartFrame window={[Date.parse(gains.range.from) / 1000, Date.parse(gains.range.to) / 1000]} annotations={marks.annotations}
+              onZoom={(from, to) => setSelection({ range: "custom", from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString() })}>
+              <ReadsChart series={gains.series} range={gains.range} />
+            </ChartFrame>
             <div>
               <h4 className="mb-2 text-sm font-medium">Storage reads per device</h4>
               <DeviceTable gains={gains} />

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { serverLedger } from "@spindle/domain";
 import type { ServerGains } from "../types/gains";
-import { csvField, readSeriesCsv, serverLedgerCsv } from "./gains-csv";
+import { readSeriesCsv, serverLedgerCsv } from "./gains-csv";
 
 const page = 4096;
 const unit = { holdoutShare: 0.1, managedAccessedBytes: 900 * page, managedMissedBytes: 90 * page, controlAccessedBytes: 100 * page, controlMissedBytes: 30 * page };
@@ -22,13 +22,6 @@ const gains = {
 } as unknown as ServerGains;
 
 describe("gains CSV", () => {
-  it("quotes fields that need it and defuses spreadsheet formulas", () => {
-    assert.equal(csvField('say "hi", then'), '"say ""hi"", then"');
-    assert.equal(csvField("=cmd()"), "'=cmd()");
-    assert.equal(csvField(null), "");
-    assert.equal(csvField(0), "0");
-  });
-
   it("writes one ledger line per effect; a missing figure is empty with its reason, never 0", () => {
     const lines = serverLedgerCsv(gains).trimEnd().split("\r\n");
     assert.equal(lines[0], "scope,server,feature,line,unit,value,status,basis,from,to,kind,interval_low,interval_high,confidence,note");

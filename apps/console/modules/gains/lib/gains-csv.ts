@@ -1,22 +1,20 @@
-// CSV exports of the savings ledger and the memory-vs-storage read series (RFC 4180). A figure
+// CSV exports of the savings ledger and the memory-vs-storage read series (lib/csv.ts). A figure
 // that is not measured is an empty value with status "not measured" and the reason, never a 0.
 // Each ledger line says its kind (caused, lower-bound, description, cost, counter) and, for a
 // caused figure, its 95 % interval; the columns added over time come last, so older readers of
 // the file keep their positions.
 import { describeMeasured, type LedgerLine } from "@spindle/domain";
+import { csvDocument, type CsvValue } from "@/lib/csv";
 import type { FleetGains, ServerGains } from "../types/gains";
 
-/** Quotes a field when it needs it, and defuses text a spreadsheet would run as a formula. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  // 12 significant digits: what the measurements carry, without a float's last-digit noise.
-  if (typeof value === "number") return Number.isFinite(value) ? String(Number(value.toPrecision(12))) : "";
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/** 12 significant digits: what the measurements carry, without a float's last-digit noise. */
+function cell(value: CsvValue): CsvValue {
+  return typeof value === "number" && Number.isFinite(value) ? Number(value.toPrecision(12)) : value;
 }
 
-function csv(rows: readonly (readonly (string | number | null)[])[]): string {
-  return rows.map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+/** Quoting and formula defusing are the shared writer's (lib/csv.ts). */
+function csv(rows: readonly (readonly CsvValue[])[]): string {
+  return csvDocument(rows.map((row) => row.map(cell)));
 }
 
 const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to",

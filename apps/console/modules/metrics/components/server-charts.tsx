@@ -28,11 +28,13 @@ export function ServerCharts({ metrics, loading, error }: { metrics: ServerMetri
     return (
       <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed bg-card px-6 py-14 text-center" data-testid="waiting-for-samples">
         <Loader2 className="size-6 animate-spin text-primary" aria-hidden />
-        <div className="font-medium">Waiting for the first samples…</div>
+        <div className="font-medium">{metrics.range === "custom" ? "No samples in this window" : "Waiting for the first samples…"}</div>
         <p className="max-w-md text-sm text-muted-foreground">
           {metrics.range === "1h"
             ? "The agent sends a sample every 10 seconds; the charts appear as soon as the first one arrives."
-            : "Nothing in this range yet. Longer ranges draw minute and hour summaries, which fill in shortly after the first samples."}
+            : metrics.range === "custom"
+              ? "No sample in this window: the agent sent nothing between these times. Widen the window or go back to live."
+              : "Nothing in this range yet. Longer ranges draw minute and hour summaries, which fill in shortly after the first samples."}
         </p>
       </div>
     );

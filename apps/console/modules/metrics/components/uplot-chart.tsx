@@ -1,9 +1,13 @@
 "use client";
 // One uPlot chart that follows its container's width. uPlot is loaded on the client only (it
-// measures the DOM) and updated in place with setData when new points arrive.
+// measures the DOM) and updated in place with setData when new points arrive. Every time chart
+// on a page shares the page's window, its zoom (drag across a chart to zoom every chart to that
+// span) and its annotations (what happened to the server, marked on each chart).
 import "uplot/dist/uPlot.min.css";
 import { createContext, useContext, useEffect, useRef } from "react";
 import type uPlot from "uplot";
+import { annotationsPlugin } from "@/modules/annotations/components/uplot-annotations";
+import type { Annotation } from "@/modules/annotations/types/annotation";
 
 /**
  * The time window every chart on a page spans, in unix seconds: the picked range, not the span
@@ -11,10 +15,20 @@ import type uPlot from "uplot";
  */
 export const ChartWindowContext = createContext<[number, number] | null>(null);
 
+/** Called with the window a drag selected (unix seconds); without it, dragging does nothing. */
+export const ChartZoomContext = createContext<((from: number, to: number) => void) | null>(null);
+
+/** What to mark on every chart of the page; `showHost` names the server in each (a comparison). */
+export const ChartAnnotationsContext = createContext<{ annotations: readonly Annotation[]; showHost: boolean }>({ annotations: [], showHost: false });
+
+/** A drag narrower than this many pixels is a click, not a zoom. */
+const MIN_DRAG_PX = 8;
+
 export interface ChartSeries {
   label: string;
   color: string;
-  values: (number | null)[];
+  /** null: a gap (the line breaks); undefined: no sample at that time in this series (the line continues across). */
+  values: (number | null | undefined)[];
 }
 
 interface Props {
@@ -43,6 +57,13 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
   const chartWindow = useContext(ChartWindowContext);
   const latestWindow = useRef(chartWindow);
   latestWindow.current = chartWindow;
+  const zoom = useContext(ChartZoomContext);
+  const latestZoom = useRef(zoom);
+  latestZoom.current = zoom;
+  const marks = useContext(ChartAnnotationsContext);
+  const latestMarks = useRef(marks);
+  latestMarks.current = marks;
+  const marksKey = marks.annotations.map((a) => `${a.id}@${a.at}`).join("|");
 
   // Build (or rebuild when the series change); follow the container's width.
   useEffect(() => {
@@ -55,7 +76,23 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
         width: element.clientWidth,
         height,
         legend: { show: true },
-        cursor: { drag: { x: false, y: false } },
+        // Drag across the plot to zoom: the selection becomes the page's window (the URL), so
+        // every chart follows it and the link can be shared. uPlot's own scale change is off.
+        cursor: { drag: { x: true, y: false, setScale: false } },
+        plugins: [annotationsPlugin(() => latestMarks.current.annotations, () => latestMarks.current.showHost)],
+        hooks: {
+          setSelect: [
+            (u) => {
+              const { left, width } = u.select;
+              if (width >= MIN_DRAG_PX && latestZoom.current) {
+                const from = u.posToVal(left, "x");
+                const to = u.posToVal(left + width, "x");
+                latestZoom.current(Math.floor(from), Math.ceil(to));
+              }
+              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            },
+          ],
+        },
         scales: {
           x: { time: true, range: (_u, min, max) => latestWindow.current ?? [min, max] },
           y: { range: yRange ? () => yRange : (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
@@ -96,6 +133,11 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
     chart.current?.setData(data);
   });
 
+  // New marks (or none): draw again without new data.
+  useEffect(() => {
+    chart.current?.redraw(false);
+  }, [marksKey]);
+
   return (
     <figure
       className="min-w-0 rounded-xl border bg-card p-4 shadow-sm"
@@ -103,6 +145,9 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
       data-chart={testId?.chart}
       data-device={testId?.device}
       data-points={countPoints(time, series)}
+      data-window-from={chartWindow?.[0]}
+      data-window-to={chartWindow?.[1]}
+      data-zoomable={zoom !== null}
     >
       <figcaption className="mb-2 flex items-baseline justify-between gap-2">
         <span className="text-sm font-medium">{title}</span>
@@ -114,7 +159,7 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
           Not measured: the agent sent no value for this chart in the selected range.
         </p>
       ) : null}
-      <div ref={container} className="w-full" />
+      <div ref={container} className="w-full" data-plot />
     </figure>
   );
 }

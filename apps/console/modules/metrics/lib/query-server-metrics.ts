@@ -1,12 +1,13 @@
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { MetricsRange, ServerMetrics } from "../types/metrics";
+import { asChartWindow, type ChartWindow } from "./chart-window";
 import { buildDeviceSeries, buildMemorySeries } from "./columnar";
-import { rangeSources } from "./range-source";
 import { diskSeriesSql, memorySeriesSql, type DiskBucketSums, type DiskSeriesRow, type MemoryBucket, type MemorySeriesRow } from "./series-sql";
 
 /**
- * The chart series of one server over a range, from the table that suits the range. The server
+ * The chart series of one server over a window (a preset or a custom one), from the table that
+ * suits its span and age (chart-window.ts). The server
  * is looked up in the caller's organisation first, so another tenant's server is a 404 and its
  * telemetry is never read; the SQL filters on org_id as well, and the transaction runs under
  * row-level security (inOrgSql) as the wall behind both.
@@ -15,10 +16,10 @@ export async function queryServerMetrics(
   db: Db,
   orgId: string,
   serverId: string,
-  range: MetricsRange,
+  window: MetricsRange | ChartWindow,
   now = new Date(),
 ): Promise<ServerMetrics> {
-  return inOrgSql(db, orgId, (sql) => readServerMetrics(sql, orgId, serverId, range, now));
+  return inOrgSql(db, orgId, (sql) => readServerMetrics(sql, orgId, serverId, window, now));
 }
 
 /** queryServerMetrics inside a unit of work that is already open (also the TimescaleDB bench's entry). */
@@ -26,12 +27,11 @@ export async function readServerMetrics(
   sql: OrgSql,
   orgId: string,
   serverId: string,
-  range: MetricsRange,
+  window: MetricsRange | ChartWindow,
   now = new Date(),
 ): Promise<ServerMetrics> {
-  const source = rangeSources[range];
-  const from = new Date(now.getTime() - source.seconds * 1000);
-  const params = [orgId, serverId, from, now];
+  const { range, from, to, source } = asChartWindow(window, now);
+  const params = [orgId, serverId, from, to];
   await readServerSql(sql, orgId, serverId, now);
   const disk = await sql.query<DiskSeriesRow>(diskSeriesSql(source), params);
   const memory = await sql.query<MemorySeriesRow>(memorySeriesSql(source), params);
@@ -40,7 +40,7 @@ export async function readServerMetrics(
     source: { disk: source.diskTable, memory: source.memoryTable },
     bucketSeconds: source.bucketSeconds,
     from: from.toISOString(),
-    to: now.toISOString(),
+    to: to.toISOString(),
     devices: buildDeviceSeries(disk.rows.map((row) => ({ device: row.device, buckets: JSON.parse(row.series) as DiskBucketSums[] })), source.bucketSeconds),
     memory: buildMemorySeries(memory.rows[0]?.series ? (JSON.parse(memory.rows[0].series) as MemoryBucket[]) : [], source.bucketSeconds),
   };

@@ -1,10 +1,10 @@
 import { ArrowLeft } from "lucide-react";
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { database } from "@/lib/db";
+import { env } from "@/lib/env";
 import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { BenchReportView } from "@/modules/bench/components/bench-report";
@@ -21,8 +21,8 @@ export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[r
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const requestHeaders = await headers();
-  const origin = `${requestHeaders.get("x-forwarded-proto") ?? "http"}://${requestHeaders.get("host") ?? "localhost"}`;
+  // The link members share: the console's public origin, never one a request's headers claim.
+  const origin = env().SPINDLE_CONSOLE_URL;
   const report = benchReport.safeParse(run.report);
   return (
     <>

@@ -7,7 +7,6 @@ import { ProblemError } from "@/lib/problem";
 import { pageContext } from "@/modules/auth/lib/page-context";
 import { ServerDetail } from "@/modules/fleet/components/server-detail";
 import { OpenAlerts } from "@/modules/alerts/components/open-alerts";
-import { parseChartFocus } from "@/modules/alerts/lib/chart-link";
 import { listAlertTargets } from "@/modules/alerts/lib/silence-targets";
 import { ServerAccessPanel } from "@/modules/fleet/components/server-access-panel";
 import { getServer } from "@/modules/fleet/lib/get-server";
@@ -25,10 +24,8 @@ import { listRecommendations } from "@/modules/recommendations/lib/list-recommen
 
 export const metadata: Metadata = { title: "Server" };
 
-export default async function ServerPage({ params, searchParams }: PageProps<"/servers/[id]">) {
+export default async function ServerPage({ params }: PageProps<"/servers/[id]">) {
   const { id } = await params;
-  // A link from an alert asks for the window around it; anything else shows the live charts.
-  const focus = parseChartFocus(await searchParams);
   const context = await pageContext();
   const server = await getServer(database(), context.orgId, id).catch((error: unknown) => {
     if (error instanceof ProblemError && error.status === 404) notFound();
@@ -50,7 +47,6 @@ export default async function ServerPage({ params, searchParams }: PageProps<"/s
       </Link>
       <ServerDetail
         initialServer={server}
-        focus={focus}
         alerts={
           <section className="grid gap-2" data-testid="server-alerts" aria-labelledby="server-alerts-title">
             <h2 id="server-alerts-title" className="text-lg font-semibold">Alerts on this server</h2>

@@ -3,10 +3,10 @@ import { database } from "@/lib/db";
 import { orgRoute } from "@/lib/api-route";
 import { queryServerMetrics } from "@/modules/metrics/lib/query-server-metrics";
 import { serverMetricsSchema } from "@/modules/metrics/types/api";
-import { chartWindowQuerySchema, windowEnd } from "@/modules/metrics/types/metrics";
+import { chartWindowQuerySchema, resolveChartWindow } from "@/modules/metrics/lib/chart-window";
 
 export const GET = orgRoute(
-  { summary: "A server's disk and memory series", description: "Columnar: `time` in unix seconds, one array per rate; null is a gap. 1 h reads raw samples, 24 h the 1-minute and 7 d the 1-hour aggregates.",
+  { summary: "A server's disk and memory series", description: "Columnar: `time` in unix seconds, one array per rate; null is a gap. A preset `range` (1h, 24h, 7d) or a custom window `from`…`to` (1 minute to 400 days); raw samples up to 3 h, 1-minute buckets up to 2 days, 1-hour buckets beyond.",
     tag: "Metrics", params: z.object({ id: z.string() }), query: chartWindowQuerySchema, response: serverMetricsSchema },
-  async ({ context, params, query }) => queryServerMetrics(database(), context.orgId, params.id, query.range, windowEnd(query.to)),
+  async ({ context, params, query }) => queryServerMetrics(database(), context.orgId, params.id, resolveChartWindow(query)),
 );
