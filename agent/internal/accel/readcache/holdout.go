@@ -99,7 +99,7 @@ func (h Holdout) Control(file FileKey, group uint64) bool {
 
 // HoldoutBuckets is how many hash buckets the managed page groups are counted in, both groups
 // apart (spindle_holdout.h): each bucket is a random sixteenth of the groups with its own share of
-// the control, so leaving one out at a time shows how much the draw moves the estimate
+// the control, so the spread between buckets shows how much the draw moves the estimate
 // (docs/gains.md). 16 gives the interval's t quantile 15 degrees of freedom (2.13 against the
 // normal's 1.96) for 64 small series per interval.
 const HoldoutBuckets = 16

@@ -12,7 +12,7 @@
  * Both groups' events are also counted per hash bucket of page groups (holdout_buckets): a group
  * with hash h lies in bucket mix(h ^ HOLDOUT_BUCKET_SALT) >> 60, a second hash independent of the
  * draw (readcache.Holdout.Bucket). Each bucket is a random sixteenth of the page groups with its
- * own share of the control, so the console can tell, by leaving one bucket out at a time, how much
+ * own share of the control, so the console can tell, from the spread between buckets, how much
  * the draw itself moves the comparison (docs/gains.md). */
 #ifndef SPINDLE_HOLDOUT_H
 #define SPINDLE_HOLDOUT_H

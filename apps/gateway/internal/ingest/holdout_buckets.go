@@ -14,8 +14,8 @@ import (
 
 // The read cache's counters per hash bucket of page groups (spindle.read_cache.bucket.*,
 // docs/metrics.md "Acceleration features"): one read_cache_holdout_bucket row per interval and
-// bucket, the bucket an int attribute. The caused estimate leaves one bucket out at a time, so an
-// interval must bring all 16 buckets and all four counters of each: a bucket missing would look
+// bucket, the bucket an int attribute. The caused interval rests on the spread between buckets, so
+// an interval must bring all 16 buckets and all four counters of each: a bucket missing would look
 // like one without page groups and bias the interval, so such a batch is refused.
 var holdoutBucketFamily = &counterFamily{table: "read_cache_holdout_bucket", keyAttr: "spindle.read_cache.bucket", intKey: true,
 	columns:  []string{"managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"},
