@@ -32,6 +32,14 @@ describe("bucketInterval", () => {
     assert.ok(interval && interval.standardError > 0.1, JSON.stringify(interval));
   });
 
+  it("takes the spread from the control when more than half is held out: the mirror image gives the same", () => {
+    const buckets = [totals([100, 10], [10, 3]), totals([100, 20], [10, 2]), totals([100, 30], [10, 4])];
+    const mirrored = buckets.map((b) => ({ managedAccessed: b.controlAccessed, managedMissed: b.controlMissed, controlAccessed: b.managedAccessed, controlMissed: b.managedMissed }));
+    const low = bucketInterval(buckets, 0.1, 0.1, 0.95)!;
+    const high = bucketInterval(mirrored, -0.1, 0.9, 0.95)!;
+    assert.ok(Math.abs(low.standardError - high.standardError) < 1e-12, `${low.standardError} ${high.standardError}`);
+  });
+
   it("has no interval without accesses in a group", () => {
     assert.equal(bucketInterval([totals([100, 10], [0, 0]), totals([100, 10], [0, 0])], 0, 0.1, 0.95), null);
   });

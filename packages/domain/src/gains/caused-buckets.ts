@@ -11,7 +11,7 @@
 //   θ − θ_true ≈ E_c × (1 / A_c + 1 / A_m),   Var(E_c) = N·p·(1 − p)·σ²
 //
 // σ², the residuals' variance over the page groups, is measured where the groups are many: in
-// the managed buckets, each a random sixteenth of the managed groups, whose summed residuals r_b
+// the managed buckets (the control's when more than half is held out), each a random sixteenth of the managed groups, whose summed residuals r_b
 // vary by Var(r_b) ≈ N·(1 − p)/G·σ². So Var(E_c) ≈ p·G·s², with s² the r_b's sample variance:
 // a random-groups variance over the buckets. It does not rest on the control's own few groups,
 // which in most draws hold none of the hottest, least-missing ones (and then look less variable
@@ -44,19 +44,20 @@ export function usedBuckets(buckets: readonly GroupTotals[]): GroupTotals[] {
  */
 export function bucketInterval(buckets: readonly GroupTotals[], estimate: number, holdoutShare: number, confidence: number): BucketInterval | null {
   const g = buckets.length;
-  let managedAccessed = 0;
-  let managedMissed = 0;
-  let controlAccessed = 0;
-  for (const b of buckets) {
-    managedAccessed += b.managedAccessed;
-    managedMissed += b.managedMissed;
-    controlAccessed += b.controlAccessed;
-  }
+  const sum = (pick: (b: GroupTotals) => number) => buckets.reduce((total, b) => total + pick(b), 0);
+  const managedAccessed = sum((b) => b.managedAccessed);
+  const controlAccessed = sum((b) => b.controlAccessed);
   if (g < 2 || managedAccessed <= 0 || controlAccessed <= 0) return null;
-  const ratio = managedMissed / managedAccessed;
-  // The managed residuals sum to 0, so their mean is 0.
-  const squares = buckets.reduce((total, b) => total + (b.managedMissed - ratio * b.managedAccessed) ** 2, 0);
-  const controlResidualVariance = holdoutShare * g * (squares / (g - 1));
+  // σ² from the larger side (the managed one unless more than half is held out): its groups are
+  // the many that stand for the population. Var(E_c) = p·G·s² from the managed side,
+  // (1 − p)·G·s² from the control.
+  const fromManaged = holdoutShare <= 0.5;
+  const accessed = (b: GroupTotals) => (fromManaged ? b.managedAccessed : b.controlAccessed);
+  const missed = (b: GroupTotals) => (fromManaged ? b.managedMissed : b.controlMissed);
+  const ratio = sum(missed) / sum(accessed);
+  // The residuals sum to 0, so their mean is 0.
+  const squares = buckets.reduce((total, b) => total + (missed(b) - ratio * accessed(b)) ** 2, 0);
+  const controlResidualVariance = (fromManaged ? holdoutShare : 1 - holdoutShare) * g * (squares / (g - 1));
   const standardError = Math.sqrt(controlResidualVariance) * (1 / controlAccessed + 1 / managedAccessed);
   const half = studentTCritical(1 - confidence, g - 1) * standardError;
   return { low: estimate - half, high: estimate + half, confidence, buckets: g, degreesOfFreedom: g - 1, standardError };
