@@ -2,12 +2,16 @@
 # Builds the release files the gateway serves under /download/:
 #   bin/spindle-agent-linux-amd64, bin/spindle-agent-linux-arm64, bin/spindle-agent-windows-amd64.exe
 #   bin/spindle-agent-windows-amd64.msi (msitools' wixl, from packaging/windows/spindle-agent.wxs)
-# and bin/spindle-agent for this host.
+#   bin/VERSION, the release's version: the gateway serves these files as that release and
+#   offers it to older agents as an upgrade (docs/install.md, "Upgrades")
+#   and bin/spindle-agent for this host.
 # Usage: sh build-dist.sh [version]   (default: the version in package.json)
 # Without wixl the MSI is skipped with a warning, except under CI=true, where it is an error.
 set -eu
 cd "$(dirname "$0")"
 version="${1:-$(sed -n 's/^  "version": "\(.*\)",$/\1/p' package.json)}"
+mkdir -p bin
+printf '%s\n' "$version" >bin/VERSION
 for target in linux/amd64 linux/arm64 windows/amd64; do
   os="${target%/*}"
   arch="${target#*/}"

@@ -1,6 +1,7 @@
 // Installs and runs the real agent the way a user does: the one-liner from the console, piped
 // to sh, but into a private root (SPINDLE_PREFIX) so tests never touch this machine's /etc.
-import { execFileSync, execSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, execSync, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,10 +36,20 @@ export class InstalledAgent {
    * tests/spine.spec.ts runs it unedited, as root, in a private view of this host: support/host-root.ts.)
    */
   install(oneLiner: string): string {
+    const [file, args] = this.installInvocation(oneLiner);
+    return execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  /** install(), without blocking this process: for a test that serves part of the install itself. */
+  async installAsync(oneLiner: string): Promise<string> {
+    const [file, args] = this.installInvocation(oneLiner);
+    return (await promisify(execFile)(file, args, { encoding: "utf8" })).stdout;
+  }
+
+  private installInvocation(oneLiner: string): [string, string[]] {
     const command = oneLiner.replace(/\|\s*sh -c "\$script"/, `| SPINDLE_PREFIX=${this.prefix} sh -c "$script"`);
     if (command === oneLiner) throw new Error(`unexpected install command: ${oneLiner}`);
-    const [file, args] = this.withMachineId("/bin/sh", ["-c", command]);
-    return execFileSync(file, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return this.withMachineId("/bin/sh", ["-c", command]);
   }
 
   /**

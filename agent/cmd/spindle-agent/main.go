@@ -32,6 +32,9 @@ state lives in /var/lib/spindle (Windows: %ProgramData%\Spindle\state).
 // errUsage marks mistakes on the command line (exit code 2).
 var errUsage = errors.New("usage")
 
+// errNoStagedUpgrade: upgrade-watch was started without an upgrade to watch.
+var errNoStagedUpgrade = fmt.Errorf("%w: upgrade-watch takes over an upgrade the running agent staged (--state); there is none", errUsage)
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -55,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = statusCommand(args[1:], stdout)
 	case "bench":
 		err = benchCommand(args[1:], stdout, stderr)
+	case "upgrade-watch":
+		err = upgradeWatchCommand(args[1:], stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "spindle-agent %s\n", version)
 	case "help", "--help", "-h":

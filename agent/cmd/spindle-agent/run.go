@@ -33,6 +33,11 @@ func runCommand(args []string, stderr io.Writer) error {
 	// SIGINT/SIGTERM end the loop; Run then spools the current interval before returning.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if cfg.RequireEnrolled(*configPath) != nil && cfg.EnrolmentTokenFile != "" {
+		if cfg, err = waitForEnrolment(ctx, *configPath, cfg, logger); err != nil {
+			return nil // stopped while waiting
+		}
+	}
 	return agent.Run(ctx, cfg, *configPath, agent.Options{Version: version, Logger: logger})
 }
 

@@ -34,7 +34,7 @@ func runService(cfg config.Config, configPath string) error {
 	}
 	logger := slog.New(fanout(handlers))
 	return winservice.RunService(func(ctx context.Context, logger *slog.Logger) error {
-		return agent.Run(ctx, cfg, configPath, agent.Options{Version: version, Logger: logger})
+		return agent.Run(ctx, cfg, configPath, agent.Options{Version: version, Logger: logger, WindowsService: true})
 	}, logger)
 }
 

@@ -35,6 +35,9 @@ type Options struct {
 	Forward forward.Settings
 	// Renew tunes background credential renewal (docs/agent-protocol.md, "Credential renewal").
 	Renew RenewSettings
+	// WindowsService is set when the service control manager runs the agent: upgrades then
+	// restart the service.
+	WindowsService bool
 }
 
 type agent struct {
@@ -145,7 +148,7 @@ func Run(ctx context.Context, cfg config.Config, configPath string, opts Options
 
 func build(ctx context.Context, cfg config.Config, opts Options) (*agent, error) {
 	log := opts.Logger
-	host, err := hostinfo.Collect(hostinfo.DefaultSources(cfg.StateDir))
+	host, err := hostinfo.Collect(hostinfo.SourcesFor(cfg.StateDir, cfg.HostRoot))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spindle-io/spindle/agent/internal/policy"
 	"github.com/spindle-io/spindle/agent/internal/policystate"
 	"github.com/spindle-io/spindle/agent/internal/status"
+	"github.com/spindle-io/spindle/agent/internal/upgrade"
 )
 
 // policyWiring is the policy's part of the run loop: the manager that applies what the gateway
@@ -43,9 +44,18 @@ func (a *agent) startPolicy(ctx context.Context) error {
 		a.log.Info("restored the last known good policy", "hash", a.policy.manager.State().Hash,
 			"interval", a.currentInterval().String())
 	}
+	upgrades, err := upgrade.NewManager(upgrade.Settings{
+		Dir: a.cfg.UpgradeDir(), ConfigPath: a.configPath, Version: a.opts.Version, Upgrade: a.cfg.Upgrade,
+		SigningPublicKey: a.cfg.SigningPublicKey, AsWindowsService: a.opts.WindowsService, Logger: a.log,
+	})
+	if err != nil {
+		// Upgrades are then refused; everything else runs.
+		a.log.Error("agent upgrades are unavailable", "error", err)
+		upgrades = nil
+	}
 	client, err := opamp.New(opamp.Settings{
 		Gateway: a.cfg.Gateway, Credential: a.cfg.Credential, CredentialFunc: a.cred.Secret, AgentID: a.cfg.AgentID, Version: a.opts.Version,
-		Host: a.host, Capabilities: collector.AvailableCapabilities(a.caps), Policy: a.policy.manager, Logger: a.log,
+		Host: a.host, Capabilities: collector.AvailableCapabilities(a.caps), Policy: a.policy.manager, Logger: a.log, Upgrades: upgrades,
 	})
 	if err != nil {
 		return fmt.Errorf("OpAMP client: %w", err)

@@ -54,6 +54,18 @@ type Config struct {
 	CredentialExpiresAt time.Time `yaml:"credential_expires_at,omitempty"`
 	AgentID             string    `yaml:"agent_id"`
 	ServerID            string    `yaml:"server_id"`
+	// SigningPublicKey is the gateway's Ed25519 public key (PEM) from enrolment: an upgrade's
+	// SHA256SUMS must carry its signature before anything downloaded runs.
+	SigningPublicKey string `yaml:"signing_public_key,omitempty"`
+	// EnrolmentFile, when set, holds the fields above (enrolment.go) instead of this file, which
+	// the agent then never rewrites (a package's conffile, a Kubernetes ConfigMap).
+	EnrolmentFile string `yaml:"enrolment_file,omitempty"`
+	// EnrolmentTokenFile, when set and the agent is not enrolled, is read by `run` for an
+	// enrolment token (spe_…), exchanged with the gateway above; the file is removed after.
+	EnrolmentTokenFile string `yaml:"enrolment_token_file,omitempty"`
+	// HostRoot is where the host's root file system is mounted when the agent runs in a
+	// container (/host): its machine id and os-release are read there first.
+	HostRoot string `yaml:"host_root,omitempty"`
 
 	Interval time.Duration `yaml:"interval"`
 	StateDir string        `yaml:"state_dir"`
@@ -71,6 +83,7 @@ type Config struct {
 	Databases     DatabasesConfig     `yaml:"databases"`
 	Bench         BenchConfig         `yaml:"bench,omitempty"`
 	ReadCache     ReadCacheConfig     `yaml:"read_cache"`
+	Upgrade       UpgradeConfig       `yaml:"upgrade,omitempty"`
 	// WriteOptimization holds what the console's policy cannot change (writeopt.go).
 	WriteOptimization WriteOptimizationConfig `yaml:"write_optimization"`
 
@@ -170,6 +183,12 @@ func Load(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := cfg.loadEnrolmentFile(); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s with %s: %w", path, cfg.EnrolmentFile, err)
+	}
 	return cfg, nil
 }
 
@@ -246,7 +265,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("collectors.page_cache.top_files %d must be between 1 and %d", n, maxPageCacheTopFiles))
 	}
 	errs = append(errs, c.Fragmentation.validate(), c.Databases.validate(c.Collectors.Pgstats), c.Bench.validate(), c.ReadCache.validate(),
-		c.WriteOptimization.validate())
+		c.Upgrade.validate(), c.validateEnrolmentPaths(), c.WriteOptimization.validate())
 	return errors.Join(errs...)
 }
 

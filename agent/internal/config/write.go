@@ -12,10 +12,14 @@ import (
 const header = "# Spindle agent configuration, written by `spindle-agent enroll`.\n" +
 	"# It holds this agent's credential: keep it mode 0600. Reference: agent/README.md.\n"
 
-// Save validates cfg and writes it atomically with mode 0600 (it holds the credential).
+// Save validates cfg and writes it atomically with mode 0600 (it holds the credential). With
+// enrolment_file set only the enrolment fields are written, to that file, and path is left as it is.
 func Save(path string, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("refusing to write an invalid config: %w", err)
+	}
+	if cfg.EnrolmentFile != "" {
+		return saveEnrolment(cfg)
 	}
 	body, err := yaml.Marshal(cfg)
 	if err != nil {

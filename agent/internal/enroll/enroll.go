@@ -48,6 +48,9 @@ type Response struct {
 	// ExpiresAt is when the credential stops working unless renewed; zero from a gateway that
 	// does not say (the running agent then renews at its first start to learn it).
 	ExpiresAt time.Time `json:"expiresAt"`
+	// SigningPublicKey is the gateway's Ed25519 public key (PEM) that signs upgrades; empty from a
+	// gateway that does not serve upgrades.
+	SigningPublicKey string `json:"signingPublicKey"`
 }
 
 // busyBudget is how long enrolment keeps retrying a gateway that answers 429 or 503 (a fleet
@@ -199,7 +202,7 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 	if o.StateDir != "" {
 		cfg.StateDir = o.StateDir
 	}
-	src := hostinfo.DefaultSources(cfg.StateDir)
+	src := hostinfo.SourcesFor(cfg.StateDir, cfg.HostRoot)
 	if o.Sources != nil {
 		src = *o.Sources
 	}
@@ -222,6 +225,9 @@ func Enroll(ctx context.Context, o Options) (Result, error) {
 	}
 
 	cfg.Gateway, cfg.Credential, cfg.AgentID, cfg.ServerID = o.Gateway, resp.Credential, resp.AgentID, resp.ServerID
+	if resp.SigningPublicKey != "" {
+		cfg.SigningPublicKey = resp.SigningPublicKey
+	}
 	// The issue time is the agent's own clock when it asked, as for a renewal, so the renewal
 	// rule (a third of the lifetime left) never depends on the two clocks agreeing. A zero expiry
 	// (an older gateway) makes the running agent renew at its first start to learn it.

@@ -16,6 +16,9 @@ import (
 type Renewed struct {
 	Credential string    `json:"credential"`
 	ExpiresAt  time.Time `json:"expiresAt"`
+	// SigningPublicKey is kept when the agent has none yet (enrolled before upgrades existed);
+	// a different one is ignored: the key learnt at enrolment stays pinned.
+	SigningPublicKey string `json:"signingPublicKey"`
 	// IssuedAt is when this agent asked for it (the agent's clock), saved with the expiry so the
 	// running agent knows the lifetime and renews when a third of it is left.
 	IssuedAt time.Time `json:"-"`
@@ -59,6 +62,9 @@ func Renew(ctx context.Context, client *http.Client, configPath string) (Renewed
 	}
 	out.IssuedAt = issuedAt
 	cfg.Credential, cfg.CredentialIssuedAt, cfg.CredentialExpiresAt = out.Credential, out.IssuedAt, out.ExpiresAt
+	if cfg.SigningPublicKey == "" {
+		cfg.SigningPublicKey = out.SigningPublicKey
+	}
 	if err := config.Save(configPath, cfg); err != nil {
 		return Renewed{}, fmt.Errorf("the gateway issued a new credential but it could not be saved (%w); "+
 			"the agent must be re-enrolled after an admin allows it", err)

@@ -30,6 +30,31 @@ type Sources struct {
 	MachineIDFiles []string // tried in order
 	OSReleaseFiles []string // tried in order
 	StateDir       string   // holds a generated machine id when no file has one
+	// Hostname, when set, names the host instead of the kernel's hostname: in a Kubernetes pod
+	// the node's name (the chart sets SPINDLE_HOSTNAME from spec.nodeName).
+	Hostname string
+}
+
+// HostnameEnv names the node when the agent runs in a container (see Sources.Hostname).
+const HostnameEnv = "SPINDLE_HOSTNAME"
+
+// SourcesFor are the standard locations, read first below hostRoot when the agent runs in a
+// container with the host's root mounted there (the machine id and os-release are the host's),
+// and the hostname from SPINDLE_HOSTNAME when it is set.
+func SourcesFor(stateDir, hostRoot string) Sources {
+	src := DefaultSources(stateDir)
+	if hostRoot != "" {
+		under := func(paths []string) []string {
+			out := make([]string, 0, 2*len(paths))
+			for _, p := range paths {
+				out = append(out, filepath.Join(hostRoot, p))
+			}
+			return append(out, paths...)
+		}
+		src.MachineIDFiles, src.OSReleaseFiles = under(src.MachineIDFiles), under(src.OSReleaseFiles)
+	}
+	src.Hostname = strings.TrimSpace(os.Getenv(HostnameEnv))
+	return src
 }
 
 // DefaultSources are the standard locations (systemd, then D-Bus; os-release and its
@@ -49,9 +74,11 @@ func Collect(src Sources) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	host, err := os.Hostname()
-	if err != nil {
-		return Info{}, fmt.Errorf("hostname: %w", err)
+	host := src.Hostname
+	if host == "" {
+		if host, err = os.Hostname(); err != nil {
+			return Info{}, fmt.Errorf("hostname: %w", err)
+		}
 	}
 	return Info{
 		MachineID: id,

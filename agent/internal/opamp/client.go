@@ -13,6 +13,8 @@ import (
 	"github.com/open-telemetry/opamp-go/client"
 	clienttypes "github.com/open-telemetry/opamp-go/client/types"
 	"github.com/open-telemetry/opamp-go/protobufs"
+
+	"github.com/spindle-io/spindle/agent/internal/upgrade"
 )
 
 // Transport is how the client currently talks to the gateway.
@@ -36,6 +38,7 @@ type Client struct {
 	connected bool
 	lastError string
 	status    *protobufs.RemoteConfigStatus // last reported, handed to the next client on a switch
+	current   client.OpAMPClient            // the client running now: upgrade reports go through it
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -59,6 +62,9 @@ func New(settings Settings) (*Client, error) {
 	}
 	c := &Client{settings: settings, wsURL: wsURL, httpURL: httpURL, uid: InstanceUID(settings.AgentID),
 		started: time.Now(), transport: TransportWebSocket}
+	if settings.Upgrades != nil {
+		settings.Upgrades.SetReporter(c.reportPackages)
+	}
 	// A restarted agent tells the gateway at once which policy it runs, so an unchanged policy
 	// is not sent again.
 	if lkg, ok := settings.Policy.LastKnownGood(); ok {
@@ -164,9 +170,21 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 			}
 		},
 		OnMessage: func(ctx context.Context, msg *clienttypes.MessageData) {
+			if c.settings.Upgrades != nil {
+				// The gateway answered what this agent reported: the new agent of an upgrade is healthy.
+				c.settings.Upgrades.GatewayAnswered()
+				if msg.PackagesAvailable != nil {
+					if offer, ok := offerFrom(msg.PackagesAvailable); ok {
+						c.settings.Upgrades.Offer(offer)
+					}
+				}
+			}
 			if msg.RemoteConfig != nil {
 				c.applyRemoteConfig(ctx, oc, msg.RemoteConfig)
 			}
+		},
+		DownloadHTTPClient: func(context.Context, *protobufs.DownloadableFile) (*http.Client, error) {
+			return nil, errNoSyncer
 		},
 		GetEffectiveConfig: func(context.Context) (*protobufs.EffectiveConfig, error) { return c.effectiveConfig(), nil },
 	}
@@ -179,7 +197,24 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 	if transport == TransportHTTP {
 		heartbeat = c.settings.PollInterval
 	}
+	// Set before Start: a callback may report through it before Start returns.
+	c.mu.Lock()
+	c.current = oc
+	c.mu.Unlock()
+	// AcceptsPackages needs the PackagesStateProvider, which opamp-go learns at Start, and Start
+	// validates the capabilities against it: in opamp-go v0.23 only StartSettings.Capabilities
+	// (deprecated, open-telemetry/opamp-go#407) can set both at once. The state provider puts the
+	// upgrade manager's report (an upgrade that restarted this agent) in the first message.
+	var packages clienttypes.PackagesStateProvider
+	var startCaps protobufs.AgentCapabilities
+	if c.settings.Upgrades != nil {
+		packages = packageState{upgrades: c.settings.Upgrades}
+		startCaps = baseCapabilities | protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages |
+			protobufs.AgentCapabilities_AgentCapabilities_ReportsPackageStatuses
+	}
 	err := oc.Start(ctx, clienttypes.StartSettings{
+		PackagesStateProvider: packages,
+		Capabilities:          startCaps,
 		OpAMPServerURL: serverURL,
 		Header:         map[string][]string{"User-Agent": {"spindle-agent/" + c.settings.Version}},
 		// Read per upgrade and per poll: a renewed credential replaces the old one, which the
@@ -200,6 +235,30 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 	return oc
 }
 
+// reportPackages sends the upgrade manager's report through the client running now (the next
+// client's first message carries it otherwise).
+func (c *Client) reportPackages(status upgrade.Status) {
+	c.mu.Lock()
+	oc := c.current
+	c.mu.Unlock()
+	if oc == nil || status.OfferHash == "" {
+		return
+	}
+	if err := oc.SetPackageStatuses(packageStatuses(status)); err != nil {
+		c.settings.Logger.Warn("could not report the upgrade's status", "error", err)
+	}
+}
+
+// baseCapabilities are what the agent reports from the first message on (packages come after
+// Start: enablePackages).
+const baseCapabilities = protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus |
+	protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
+	protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
+
+
 // prepare sets what opamp-go requires before Start, in the order it requires: a health before
 // the ReportsHealth capability, a description, then the capabilities.
 func (c *Client) prepare(oc client.OpAMPClient) error {
@@ -210,12 +269,7 @@ func (c *Client) prepare(oc client.OpAMPClient) error {
 	if err := oc.SetAgentDescription(description(c.settings)); err != nil {
 		return fmt.Errorf("set agent description: %w", err)
 	}
-	caps := protobufs.AgentCapabilities_AgentCapabilities_ReportsStatus |
-		protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
-		protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
+	caps := baseCapabilities
 	if err := oc.SetCapabilities(&caps); err != nil {
 		return fmt.Errorf("set capabilities: %w", err)
 	}

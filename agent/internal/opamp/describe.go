@@ -33,7 +33,7 @@ func description(s Settings) *protobufs.AgentDescription {
 	for _, c := range s.Capabilities {
 		available = append(available, &protobufs.AnyValue{Value: &protobufs.AnyValue_StringValue{StringValue: c}})
 	}
-	return &protobufs.AgentDescription{
+	d := &protobufs.AgentDescription{
 		IdentifyingAttributes: []*protobufs.KeyValue{
 			str("service.name", "spindle-agent"), str("service.version", s.Version), str("service.instance.id", s.AgentID),
 		},
@@ -43,6 +43,15 @@ func description(s Settings) *protobufs.AgentDescription {
 			{Key: CapabilitiesAttribute, Value: &protobufs.AnyValue{Value: &protobufs.AnyValue_ArrayValue{ArrayValue: &protobufs.ArrayValue{Values: available}}}},
 		},
 	}
+	if s.Upgrades != nil {
+		capability := s.Upgrades.Capability()
+		upgrades := "remote"
+		if !capability.Remote {
+			upgrades = capability.Reason
+		}
+		d.NonIdentifyingAttributes = append(d.NonIdentifyingAttributes, str(InstallMethodAttribute, capability.InstallMethod), str(UpgradeAttribute, upgrades))
+	}
+	return d
 }
 
 // endpoints turns the gateway's base URL into the WebSocket and plain-HTTP OpAMP URLs.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spindle-io/spindle/agent/internal/hostinfo"
 	"github.com/spindle-io/spindle/agent/internal/policystate"
+	"github.com/spindle-io/spindle/agent/internal/upgrade"
 )
 
 // Path is the gateway's OpAMP endpoint.
@@ -38,6 +39,9 @@ type Settings struct {
 	Capabilities []string
 	Policy       *policystate.Manager
 	Logger       *slog.Logger
+	// Upgrades, when set, takes the versions the gateway offers (AcceptsPackages) and reports on
+	// them (ReportsPackageStatuses); nil leaves both capabilities out.
+	Upgrades *upgrade.Manager
 
 	// HeartbeatInterval keeps a WebSocket alive and the gateway's "last seen" fresh. Default 30 s.
 	HeartbeatInterval time.Duration

@@ -36,3 +36,16 @@ func TestInvalidJSONSaysWhy(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// The console tells an agent that is older than the policy it was sent from one whose policy is
+// wrong by this message (apps/console/modules/policies/lib/older-agent.ts, whose test uses the
+// same text): agents of every version must keep "<path>: is not a policy field" for a field they
+// do not know.
+func TestUnknownFieldMessageIsTheConsolesContract(t *testing.T) {
+	_, err := Parse([]byte(`{"schemaVersion": 1, "readCache": {"laterField": 10}, "telemetry": {"otherField": true}}`))
+	want := "invalid policy: readCache.laterField: is not a policy field: check its spelling and section against the policy reference; " +
+		"telemetry.otherField: is not a policy field: check its spelling and section against the policy reference"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}

@@ -222,3 +222,23 @@ func stopService(s *mgr.Service, timeout time.Duration) error {
 	}
 	return waitFor(s, svc.Stopped, timeout)
 }
+
+// Running reports whether the service is running (or starting): the upgrade watchdog watches a
+// new binary with it.
+func Running() (bool, error) {
+	m, err := connect()
+	if err != nil {
+		return false, err
+	}
+	defer m.Disconnect()
+	s, err := m.OpenService(Name)
+	if err != nil {
+		return false, fmt.Errorf("open the %s service: %w", Name, err)
+	}
+	defer s.Close()
+	st, err := s.Query()
+	if err != nil {
+		return false, fmt.Errorf("query the %s service: %w", Name, err)
+	}
+	return st.State == svc.Running || st.State == svc.StartPending, nil
+}

@@ -24,3 +24,6 @@ func Remove(time.Duration) (bool, error) { return false, ErrUnsupported }
 
 // Stop is Windows-only.
 func Stop(time.Duration) error { return ErrUnsupported }
+
+// Running is unsupported outside Windows.
+func Running() (bool, error) { return false, ErrUnsupported }

@@ -60,7 +60,12 @@ export async function contractFixtures(db: TestDatabase, options: { consoleUrl: 
   await db.prisma.session.create({ data: { id: randomUUID(), userId: viewer.id, token: randomUUID(), expiresAt: new Date(Date.now() + 86_400_000) } });
 
   const server = await options.createServer(db.prisma, org.id, "db-contract", new Date());
-  await db.prisma.agent.create({ data: { orgId: org.id, serverId: server.id, credentialHash: Buffer.from(randomUUID()), capabilities: offered } });
+  // An agent that replaces itself, on 0.1.0, and a release it can be upgraded (or pinned) to.
+  await db.prisma.agent.create({ data: { orgId: org.id, serverId: server.id, credentialHash: Buffer.from(randomUUID()),
+    capabilities: { ...offered, upgrade: { installMethod: "script", remote: true, reason: "" } } } });
+  await db.pool.query("UPDATE servers SET agent_version = '0.1.0' WHERE id = $1", [server.id]);
+  await db.pool.query("INSERT INTO agent_releases (version, files) VALUES ('9.9.0', $1) ON CONFLICT DO NOTHING",
+    [JSON.stringify([{ os: "linux", arch: "amd64", name: "spindle-agent-linux-amd64", sha256: "0".repeat(64), size: 1 }])]);
   const doomed = await options.createServer(db.prisma, org.id, "old-contract", new Date());
   await db.prisma.agent.create({ data: { orgId: org.id, serverId: doomed.id, credentialHash: Buffer.from(randomUUID()), capabilities: {} } });
 

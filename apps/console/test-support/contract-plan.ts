@@ -119,6 +119,16 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.finishedRunId }, query: { what: "all" }, status: 400, invalid: true }),
   (s) => ({ operationId: "getBenchRunsByRunIdCsv", params: { runId: s.ids.run! }, status: 409 }),
 
+  () => ({ operationId: "getAgentUpgrades", status: 200 }),
+  (s) => ({ operationId: "postAgentUpgrades", body: { targetVersion: "9.9.0", scope: { kind: "servers", serverIds: [s.serverId] } }, status: 201,
+    then: (b, st) => (st.ids.rollout = b.rollout.id) }),
+  (s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! }, status: 200 }),
+  (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, body: {}, status: 200 }),
+  (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "cancel" }, body: {}, status: 200 }),
+  (s) => ({ operationId: "getServersByIdAgentVersion", params: { id: s.serverId }, status: 200 }),
+  (s) => ({ operationId: "putServersByIdAgentVersion", params: { id: s.serverId }, body: { version: "9.9.0", reason: "contract" }, status: 200 }),
+  (s) => ({ operationId: "deleteServersByIdAgentVersion", params: { id: s.serverId }, status: 200 }),
+
   () => ({ operationId: "getMembers", status: 200 }),
   (s) => ({ operationId: "postMembersByIdSignOut", params: { id: s.viewerMemberId }, status: 200 }),
 

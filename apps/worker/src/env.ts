@@ -21,6 +21,14 @@ const envSchema = z.object({
     .min(0)
     .max(3600)
     .default(15),
+  // How often each worker process asks for agent upgrade rollouts to advance (src/upgrades), on top
+  // of the per-minute crontab: a wave's next step waits at most this long.
+  SPINDLE_UPGRADE_INTERVAL_SECONDS: z.coerce
+    .number({ error: "SPINDLE_UPGRADE_INTERVAL_SECONDS must be a number of seconds (default 15; 0 leaves only the per-minute crontab)" })
+    .int()
+    .min(0)
+    .max(3600)
+    .default(15),
   // Port of the /livez and /readyz probes (src/health-server.ts); 0 serves none.
   SPINDLE_WORKER_HEALTH_PORT: z.coerce
     .number({ error: "SPINDLE_WORKER_HEALTH_PORT must be a TCP port for the health probes (default 0: none)" })

@@ -9,7 +9,7 @@ import { logger } from "./logger.js";
 import { startHealthServer } from "./health-server.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
-import { crontabFor, queueReadLatencySummary, startAlertInterval, startRecommendationsInterval, startRollupInterval } from "./schedule.js";
+import { crontabFor, queueReadLatencySummary, startAlertInterval, startRecommendationsInterval, startRollupInterval, startUpgradeInterval } from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 import { defaultParallelSources } from "./jobs/rollup.js";
 
@@ -62,6 +62,8 @@ async function main(): Promise<void> {
   const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
   const stopRecommendationsInterval = startRecommendationsInterval(runner, env.SPINDLE_RECOMMENDATION_REFRESH_SECONDS, (error) =>
     console.error(`could not queue a recommendations refresh: ${error.message}`));
+  const stopUpgradeInterval = startUpgradeInterval(runner, env.SPINDLE_UPGRADE_INTERVAL_SECONDS, (error) =>
+    console.error(`could not queue an agent upgrade step: ${error.message}`));
   await queueReadLatencySummary(runner).catch((error: Error) => console.error(`could not queue the read latency summaries: ${error.message}`));
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
     stopInterval();
     stopAlertInterval();
     stopRecommendationsInterval();
+    stopUpgradeInterval();
     await stopPolicyDelivery();
     await stopNotificationQueueing();
     await runner.stop(signal);

@@ -7,6 +7,7 @@ import { recommendationsDigestJobSpec, recommendationsDigestTask } from "./recom
 import { recommendationsRefreshJobSpec, recommendationsRefreshTask } from "./recommendations/task.js";
 import { readLatencySummaryJobSpec, readLatencySummaryTask } from "./jobs/read-latency-summary.js";
 import { curveRetentionTask } from "./jobs/retention.js";
+import { agentUpgradesJobSpec, agentUpgradesTask } from "./upgrades/task.js";
 
 /**
  * Rollup jobs share one queue (so across all worker processes only one runs at a time; the SQL
@@ -37,6 +38,7 @@ export function crontabFor(mode: TimeseriesMode): string {
     `*/15 * * * * ${recommendationsDigestTask} ?queue=${recommendationsDigestJobSpec.queueName}&jobKey=${recommendationsDigestJobSpec.jobKey}&max=${recommendationsDigestJobSpec.maxAttempts}`,
     `*/5 * * * * ${readLatencySummaryTask} ?queue=${readLatencySummaryJobSpec.queueName}&jobKey=${readLatencySummaryJobSpec.jobKey}&max=${readLatencySummaryJobSpec.maxAttempts}`,
     `23 * * * * ${curveRetentionTask} ?queue=telemetry-retention&max=3`,
+    `* * * * * ${agentUpgradesTask} ?queue=${agentUpgradesJobSpec.queueName}&jobKey=${agentUpgradesJobSpec.jobKey}&max=${agentUpgradesJobSpec.maxAttempts}`,
   ];
   if (mode !== "plain") return lines.join("\n");
   return [
@@ -84,6 +86,20 @@ export function startRecommendationsInterval(runner: Runner, intervalSeconds: nu
   const queue = () => runner.addJob(recommendationsRefreshTask, {}, recommendationsRefreshJobSpec).catch(onError);
   void queue();
   const timer = setInterval(queue, intervalSeconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Agent upgrade rollouts advance at the crontab's minute and, from each worker process, every few
+ * seconds (SPINDLE_UPGRADE_INTERVAL_SECONDS), so a wave that finished installing or soaking is not
+ * held up to a minute; the job key folds the requests of every process into one job.
+ */
+export function startUpgradeInterval(runner: Runner, intervalSeconds: number, onError: (error: Error) => void): () => void {
+  if (intervalSeconds <= 0) return () => {};
+  const timer = setInterval(() => {
+    runner.addJob(agentUpgradesTask, {}, agentUpgradesJobSpec).catch(onError);
+  }, intervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -12,6 +12,7 @@ import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from 
 import { rollupPending } from "./jobs/rollup.js";
 import { createRecommendationsDigestTask, recommendationsDigestTask, type DigestSettings } from "./recommendations/digest.js";
 import { createRecommendationsRefreshTask, recommendationsRefreshTask } from "./recommendations/task.js";
+import { agentUpgradesTask, createAgentUpgradesTask } from "./upgrades/task.js";
 import type { RefreshSettings } from "./recommendations/refresh.js";
 
 export interface TaskDependencies {
@@ -38,6 +39,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
     [notificationSweepTask]: createNotificationSweepTask(deps.pool),
     [recommendationsRefreshTask]: createRecommendationsRefreshTask(deps.pool, deps.recommendations ?? { realiseAfterSeconds: 86_400 }),
+    [agentUpgradesTask]: createAgentUpgradesTask(deps.pool),
     [recommendationsDigestTask]: createRecommendationsDigestTask(deps.pool, deps.recommendationDigest ?? { periodSeconds: 86_400 }),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {
       const result = await rollupPending(deps.pool);

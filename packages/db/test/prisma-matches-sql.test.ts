@@ -127,6 +127,21 @@ describe("the Prisma schema matches the SQL migrations", { skip: testDatabaseSki
     });
     assert.deepEqual(digest.recommendationIds, [recommendation.id]);
 
+    const release = await prisma.agentRelease.create({
+      data: { version: "0.1.1", files: [{ os: "linux", arch: "amd64", name: "spindle-agent-linux-amd64", sha256: "c".repeat(64), size: 1 }], packages: [] },
+    });
+    assert.equal((await prisma.agentRelease.findUniqueOrThrow({ where: { version: release.version } })).version, "0.1.1");
+    await prisma.agentVersionPin.create({ data: { orgId: org.id, serverId: server.id, version: "0.1.0", reason: "vendor support", pinnedBy: user.id } });
+    const upgradeRollout = await prisma.agentUpgradeRollout.create({
+      data: { orgId: org.id, targetVersion: "0.1.1", scope: { kind: "organization" }, plan: { canary: 1, wavePercents: [100], soakMinutes: 5 }, waveCount: 2, createdBy: user.id },
+    });
+    const upgrade = await prisma.agentUpgrade.create({
+      data: { orgId: org.id, serverId: server.id, rolloutId: upgradeRollout.id, wave: 0, targetVersion: "0.1.1", fromVersion: "0.1.0", state: "installed",
+        message: "", offerHash: "d".repeat(64), offeredAt: new Date(), reportedAt: new Date(), finishedAt: new Date() },
+    });
+    assert.equal((await prisma.agentUpgrade.findUniqueOrThrow({ where: { id: upgrade.id } })).state, "installed");
+    assert.equal((await prisma.agentVersionPin.findUniqueOrThrow({ where: { orgId_serverId: { orgId: org.id, serverId: server.id } } })).version, "0.1.0");
+
     const read = await prisma.organization.findUniqueOrThrow({
       where: { slug: "acme" },
       include: { members: { include: { user: { include: { sessions: true, accounts: true } } } }, invitations: { include: { inviter: true } },

@@ -7,3 +7,4 @@ export * from "./gains/index.js";
 export * from "./alerts/index.js";
 export * from "./recommendations/index.js";
 export * from "./simulation/index.js";
+export * from "./agent-upgrades/index.js";

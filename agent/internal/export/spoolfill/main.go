@@ -63,7 +63,7 @@ func fill(configPath string, batches int, step time.Duration) (Summary, error) {
 		return Summary{}, err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	host, err := hostinfo.Collect(hostinfo.DefaultSources(cfg.StateDir))
+	host, err := hostinfo.Collect(hostinfo.SourcesFor(cfg.StateDir, cfg.HostRoot))
 	if err != nil {
 		return Summary{}, err
 	}

@@ -11,6 +11,7 @@ const links: { href: string; label: string; section?: string }[] = [
   { href: "/gains", label: "Gains" },
   { href: "/policies", label: "Policies" },
   { href: "/recommendations", label: "Recommendations" },
+  { href: "/upgrades", label: "Upgrades" },
   { href: "/settings/members", label: "Settings", section: "/settings" },
 ];
 

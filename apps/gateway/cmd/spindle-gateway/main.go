@@ -19,6 +19,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
+	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -77,9 +78,24 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	cancel()
 
+	signingKey, err := loadSigningKey(cfg, log)
+	if err != nil {
+		return err
+	}
+	// The agent releases served (downloads, upgrades over OpAMP, package repositories), rescanned
+	// every minute and recorded for the console.
+	catalogue := releases.New(cfg.AgentDistDir, signingKey)
+	if err := catalogue.Refresh(); err != nil {
+		log.Warn("some agent releases cannot be served", "error", err)
+	}
+	catalogueCtx, stopCatalogue := context.WithCancel(context.WithoutCancel(ctx))
+	catalogueDone := make(chan struct{})
+	go func() { catalogue.Run(catalogueCtx, releaseRescan, recordReleases(db), log); close(catalogueDone) }()
+	defer func() { stopCatalogue(); <-catalogueDone }()
+
 	// One credential check (store.Credentials) for both paths, each over its own pool.
 	opampCredentials := store.NewCredentials(opampDB.AuthenticateAgent, limits.CredentialCacheTTL, store.DefaultCredentialCacheLimit)
-	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log,
+	opampServer, err := opamp.New(opamp.Settings{Store: opampDB, Logger: log, Releases: catalogue, PublicURL: cfg.PublicURL,
 		Credentials:            opampCredentials,
 		MaxConnectionsPerAgent: limits.OpAMPMaxConnectionsPerAgent,
 	})
@@ -100,10 +116,6 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	go func() { waker.Run(wakerCtx); close(wakerDone) }()
 	defer func() { stopWaker(); <-wakerDone }()
 
-	signingKey, err := loadSigningKey(cfg, log)
-	if err != nil {
-		return err
-	}
 	keyCtx, stopKeys := context.WithCancel(context.Background())
 	keysDone := make(chan struct{})
 	go func() { recordSigningKey(keyCtx, db, signingKey, log); close(keysDone) }()
@@ -114,6 +126,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	handler, err := httpapi.New(httpapi.Options{
 		Writes:               writes,
 		SigningKey:           signingKey,
+		Releases:             catalogue,
 		Store:                db,
 		Logger:               log,
 		PublicURL:            cfg.PublicURL,
@@ -198,6 +211,27 @@ func loadSigningKey(cfg config.Config, log *slog.Logger) (signing.Key, error) {
 		log.Warn("generated a signing key for SHA256SUMS; give every gateway behind one address this same key (SPINDLE_SIGNING_KEY_FILE), docs/configure.md", "path", cfg.SigningKeyPath())
 	}
 	return key, nil
+}
+
+// releaseRescan is how often the distribution directory is read again for releases added or removed.
+const releaseRescan = time.Minute
+
+// recordReleases writes what the catalogue serves into agent_releases, where the console reads it.
+func recordReleases(db *store.Store) func(context.Context, []releases.Release) error {
+	return func(ctx context.Context, served []releases.Release) error {
+		records := make([]store.ReleaseRecord, 0, len(served))
+		for _, r := range served {
+			record := store.ReleaseRecord{Version: r.Version}
+			for _, f := range r.Binaries {
+				record.Files = append(record.Files, store.ReleaseFile{OS: f.OS, Arch: f.Arch, Name: f.Name, SHA256: f.SHA256, Size: f.Size})
+			}
+			for _, f := range r.Packages {
+				record.Packages = append(record.Packages, store.ReleaseFile{Name: f.Name, SHA256: f.SHA256, Size: f.Size, Format: f.Format, Arch: f.Arch})
+			}
+			records = append(records, record)
+		}
+		return db.RecordReleases(ctx, records)
+	}
 }
 
 // recordSigningKey tells the console which P-256 key this gateway signs SHA256SUMS with (it pins

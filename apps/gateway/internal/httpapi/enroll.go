@@ -41,6 +41,9 @@ type enrollResponse struct {
 	Credential string    `json:"credential"`
 	BatchHWM   int64     `json:"batchHwm"`
 	ExpiresAt  time.Time `json:"expiresAt"` // when the credential stops working unless renewed
+	// SigningPublicKey is the gateway's Ed25519 public key (PEM): the agent checks the signature
+	// over an upgrade's SHA256SUMS with it before anything it downloaded runs.
+	SigningPublicKey string `json:"signingPublicKey"`
 }
 
 // validate reports the first problem in words an operator can act on.
@@ -120,6 +123,7 @@ func (s *server) handleEnroll(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, enrollResponse{
 		AgentID: enrolled.AgentID, ServerID: enrolled.ServerID, OrgID: enrolled.OrgID,
 		Credential: enrolled.Credential, BatchHWM: enrolled.BatchHWM, ExpiresAt: enrolled.ExpiresAt,
+		SigningPublicKey: s.signingKey.PublicKeyPEM(),
 	})
 }
 

@@ -13,6 +13,8 @@ import (
 type renewResponse struct {
 	Credential string    `json:"credential"`
 	ExpiresAt  time.Time `json:"expiresAt"`
+	// SigningPublicKey: as at enrolment, so agents enrolled before upgrades existed learn it.
+	SigningPublicKey string `json:"signingPublicKey"`
 }
 
 // handleRenew is POST /v1/renew: the holder of a valid agent credential exchanges it for a fresh
@@ -45,5 +47,5 @@ func (s *server) renewed(w http.ResponseWriter, secret string, agent store.Agent
 	s.credentials.Forget(credential.Hash(secret))
 	s.log.Info("agent credential renewed", "org_id", agent.OrgID, "server_id", agent.ServerID, "agent_id", agent.ID,
 		"expires_at", renewed.ExpiresAt)
-	writeJSON(w, http.StatusOK, renewResponse{Credential: renewed.Credential, ExpiresAt: renewed.ExpiresAt})
+	writeJSON(w, http.StatusOK, renewResponse{Credential: renewed.Credential, ExpiresAt: renewed.ExpiresAt, SigningPublicKey: s.signingKey.PublicKeyPEM()})
 }

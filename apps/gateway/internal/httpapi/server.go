@@ -10,6 +10,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
+	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
 )
@@ -21,7 +22,10 @@ type Options struct {
 	PublicURL    string
 	AgentDistDir string
 	// SigningKey signs SHA256SUMS (GET /download/SHA256SUMS.sig); install.sh pins its public key.
-	SigningKey   signing.Key
+	SigningKey signing.Key
+	// Releases are the agent versions served under /download/<version>/ (and as package
+	// repositories); nil serves none.
+	Releases     *releases.Catalogue
 	MaxBodyBytes int64
 	// Writes coalesces the exports' database work into group transactions (groupcommit);
 	// default: one over Store with no window and two writers, never closed (tests).
@@ -85,6 +89,7 @@ type server struct {
 	enrolls       *admission
 	installScript []byte
 	signingKey    signing.Key
+	releases      *releases.Catalogue
 
 	bodyReadTimeout     time.Duration
 	perAddr             *rateLimiter
@@ -159,6 +164,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		enrolls:             newAdmission(opts.MaxConcurrentEnrolls, opts.MaxConcurrentEnrolls, opts.MaxQueueWait),
 		installScript:       script,
 		signingKey:          opts.SigningKey,
+		releases:            opts.Releases,
 
 		bodyReadTimeout: opts.BodyReadTimeout,
 		perAddr:         newRateLimiter(opts.RatePerAddress, time.Now),
@@ -190,6 +196,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/metrics", only(http.MethodGet, s.publicEndpoint(s.handleOpsMetrics)))
 	mux.Handle("/install.sh", only(http.MethodGet, s.publicEndpoint(s.handleInstallScript)))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
+	mux.Handle("/download/{version}/{name}", only(http.MethodGet, s.publicEndpoint(s.handleReleaseDownload)))
 	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
 	}))

@@ -35,6 +35,11 @@ type agentConnection struct {
 	effectiveHash  string // the sent policy last recorded as the agent's effective config
 	acceptsPush    bool   // AcceptsRemoteConfig; assumed until the agent says otherwise
 	capabilityBits uint64 // the capabilities last reported on this connection
+
+	// Upgrades (upgrades.go): what the agent said about itself, and the offer sent here.
+	acceptsPackages                  bool
+	agentVersion, agentOS, agentArch string
+	offeredHash                      string
 }
 
 func newAgentConnection(s *Server, agent store.Agent, webSocket bool) *agentConnection {
@@ -105,6 +110,10 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	if msg.GetCapabilities() != 0 {
 		c.acceptsPush = msg.GetCapabilities()&uint64(protobufs.AgentCapabilities_AgentCapabilities_AcceptsRemoteConfig) != 0
 	}
+	c.noteAgent(msg)
+	if statuses := msg.GetPackageStatuses(); statuses != nil {
+		c.recordPackageStatuses(ctx, statuses)
+	}
 	c.queueUpdate(ctx, msg)
 	if c.webSocket && msg.GetAgentDescription() == nil && msg.GetSequenceNum() <= 1 {
 		// A first message without its state (should not happen): ask for everything once.
@@ -113,6 +122,7 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 	if c.webSocket {
 		if first {
 			c.server.fanout.add(c.agent.ServerID)
+			c.server.upgrades.add(c.agent.ServerID)
 			return response // the first answer also carries opamp-go's CustomCapabilities
 		}
 		if response.Flags != 0 {
@@ -125,6 +135,7 @@ func (c *agentConnection) onMessage(_ context.Context, conn servertypes.Connecti
 		return nil
 	}
 	response.RemoteConfig = c.policyToSend(ctx)
+	response.PackagesAvailable = c.pollUpgrade(ctx)
 	return response
 }
 

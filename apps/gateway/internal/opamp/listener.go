@@ -22,7 +22,7 @@ type policyChanged struct {
 func (s *Server) listen(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		conn, err := s.settings.Store.Listen(ctx, PolicyChangedChannel, AgentAccessRevokedChannel)
+		conn, err := s.settings.Store.Listen(ctx, PolicyChangedChannel, AgentAccessRevokedChannel, UpgradeChangedChannel)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -51,6 +51,10 @@ func (s *Server) listen(ctx context.Context) {
 			}
 			if notification.Channel == AgentAccessRevokedChannel {
 				s.onAccessRevoked(notification.Payload)
+				continue
+			}
+			if notification.Channel == UpgradeChangedChannel {
+				s.onUpgradeChanged(notification.Payload)
 				continue
 			}
 			var change policyChanged

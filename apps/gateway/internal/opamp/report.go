@@ -28,6 +28,13 @@ const maxCapabilities = 64
 // the console can author is far smaller. A larger one is not stored: the report says it was refused.
 const MaxEffectiveConfigBytes = 256 << 10
 
+// InstallMethodAttribute and UpgradeAttribute say how the agent was installed and whether it
+// takes upgrades over OpAMP ("remote", or why not); agent/internal/opamp/packages.go sets them.
+const (
+	InstallMethodAttribute = "spindle.agent.install_method"
+	UpgradeAttribute       = "spindle.agent.upgrade"
+)
+
 // CapabilitiesAttribute lists what works on the agent's host (ebpf.block_latency, …), the same
 // attribute the agent puts on its OTLP resource.
 const CapabilitiesAttribute = "spindle.agent.capabilities"
@@ -67,6 +74,16 @@ func agentReport(msg *protobufs.AgentToServer, sent sentPolicy) store.AgentRepor
 			}
 			sort.Strings(available)
 			capabilities["available"] = available
+		}
+		// Whether the agent replaces its own binary when offered a version (upgrades.go), and
+		// how it was installed: the console says how to upgrade the others.
+		if method, ok := attrs[InstallMethodAttribute]; ok {
+			upgrade := attrs[UpgradeAttribute].GetStringValue()
+			capabilities["upgrade"] = map[string]any{
+				"installMethod": truncate(method.GetStringValue(), maxHostFieldRunes),
+				"remote":        upgrade == "remote",
+				"reason":        truncate(strings.TrimPrefix(upgrade, "remote"), maxMessageRunes),
+			}
 		}
 	}
 	if bits := msg.GetCapabilities(); bits != 0 {
@@ -126,6 +143,8 @@ var capabilityBits = []struct {
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth, "ReportsHealth"},
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsRemoteConfig, "ReportsRemoteConfig"},
 	{protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat, "ReportsHeartbeat"},
+	{protobufs.AgentCapabilities_AgentCapabilities_AcceptsPackages, "AcceptsPackages"},
+	{protobufs.AgentCapabilities_AgentCapabilities_ReportsPackageStatuses, "ReportsPackageStatuses"},
 }
 
 func capabilityNames(bits uint64) []string {

@@ -71,4 +71,5 @@ func (c *agentConnection) disconnect(why string, err error) {
 func (s *Server) resync(ctx context.Context) {
 	s.sweepCredentials(ctx)
 	s.fanout.add(s.registry.servers()...)
+	s.upgrades.add(s.registry.servers()...)
 }

@@ -90,6 +90,12 @@ type Settings struct {
 	// MaxBatch bounds the agents in one batch write (and writes at once when this many wait).
 	// Default 1000: a write stays well inside DatabaseTimeout on a busy database.
 	MaxBatch int
+	// Releases, when set, are the agent versions this gateway serves: live upgrade attempts are
+	// offered from them (upgrades.go), at PublicURL + /download/<version>/<file>. UpgradeStore
+	// reads and records the attempts (default: Store, when it implements UpgradeStore).
+	Releases     Releases
+	PublicURL    string
+	UpgradeStore UpgradeStore
 	// Callbacks observe what the server does (tests, metrics). Every field is optional.
 	Callbacks Callbacks
 	// timers, when set (tests only), starts the waits that decide when the agents' rows are
@@ -143,6 +149,7 @@ type Server struct {
 	seen         *coalescer[store.AgentUpdate] // every message: last seen, and what the agent said about itself
 	statuses     *coalescer[store.AgentUpdate] // RemoteConfigStatus: server_policy_status
 	pendingMarks *coalescer[sentMark]          // pushes not answered within PendingMarkDelay
+	upgrades     *upgrades                     // upgrade offers to look at
 }
 
 // New prepares the server; mount Handler at Path and set ConnContext on the http.Server.
@@ -176,8 +183,15 @@ func New(settings Settings) (*Server, error) {
 		settings.StatusWriters = DefaultStatusWriters
 	}
 	settings.Callbacks.setDefaults()
+	if settings.UpgradeStore == nil {
+		settings.UpgradeStore, _ = settings.Store.(UpgradeStore)
+	}
+	if settings.UpgradeStore == nil {
+		settings.Releases = nil // nothing to read offers from: none are made
+	}
 	s := &Server{settings: settings, registry: newRegistry()}
 	s.fanout = newFanout(s)
+	s.upgrades = newUpgrades(s)
 	// One writer of agents' and servers' rows, at its interval even when a fleet-wide change makes
 	// every agent speak at once: those writes would only compete with the confirmations, and an
 	// agent's row is written once per interval whatever it said meanwhile.
@@ -217,7 +231,7 @@ func (s *Server) ConnContext() func(context.Context, net.Conn) context.Context {
 // is back.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, task := range []func(context.Context){s.listen, s.fanout.run, s.sweepCredentialsEvery} {
+	for _, task := range []func(context.Context){s.listen, s.fanout.run, s.sweepCredentialsEvery, s.upgrades.run} {
 		wg.Add(1)
 		go func() { defer wg.Done(); task(ctx) }()
 	}

@@ -3,6 +3,10 @@
 // route cannot go undocumented. better-auth's own routes (/api/auth), the probes and this
 // document are the only files left out.
 import type { ApiRouteModule } from "@/lib/openapi/build-document";
+import * as u0 from "../agent-upgrades/[id]/[action]/route";
+import * as u1 from "../agent-upgrades/[id]/route";
+import * as u2 from "../agent-upgrades/route";
+import * as u3 from "../servers/[id]/agent-version/route";
 import * as r0 from "../alerts/[id]/acknowledge/route";
 import * as r1 from "../alerts/channels/[id]/route";
 import * as r2 from "../alerts/channels/[id]/routes/route";
@@ -59,6 +63,10 @@ import * as r52 from "../servers/bulk/route";
 import * as r53 from "../servers/facets/route";
 
 export const apiRouteFiles: ApiRouteModule[] = [
+  { path: "/api/agent-upgrades/[id]/[action]", module: u0 },
+  { path: "/api/agent-upgrades/[id]", module: u1 },
+  { path: "/api/agent-upgrades", module: u2 },
+  { path: "/api/servers/[id]/agent-version", module: u3 },
   { path: "/api/alerts/[id]/acknowledge", module: r0 },
   { path: "/api/alerts/channels/[id]", module: r1 },
   { path: "/api/alerts/channels/[id]/routes", module: r2 },

@@ -37,6 +37,26 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
       return `created an enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
     case "enrollment_token.revoked":
       return `revoked the enrolment token${details.label ? ` “${text(details.label)}”` : ""}`;
+    case "agent_upgrade.started":
+      return `started upgrading ${text(details.scope)} to agent ${text(details.version)}${Array.isArray(details.waves) ? ` in ${details.waves.length} wave${details.waves.length === 1 ? "" : "s"}` : ""}${Number(details.skipped) > 0 ? ` (${String(details.skipped)} skipped)` : ""}`;
+    case "agent_upgrade.wave_offered":
+      return `offered agent ${text(details.version)} to wave ${String(details.wave ?? "?")} (${String(details.servers ?? "?")} servers)`;
+    case "agent_upgrade.wave_installed":
+      return `saw wave ${String(details.wave ?? "?")} install agent ${text(details.version)}; it soaks for ${String(details.soakMinutes ?? "?")} min`;
+    case "agent_upgrade.completed":
+      return `completed the upgrade to agent ${text(details.version)}`;
+    case "agent_upgrade.paused":
+      return `paused the upgrade to agent ${text(details.version)}: ${text(details.reason)}`;
+    case "agent_upgrade.paused_by_user":
+      return `paused the upgrade to agent ${text(details.version)}`;
+    case "agent_upgrade.resumed":
+      return `resumed the upgrade to agent ${text(details.version)}${Number(details.retried) > 0 ? `, retrying ${String(details.retried)} server(s)` : ""}`;
+    case "agent_upgrade.cancelled":
+      return `cancelled the upgrade to agent ${text(details.version)}`;
+    case "agent_version.pinned":
+      return `pinned ${text(details.hostname)} to agent ${text(details.version)}${details.reason ? `: ${text(details.reason)}` : ""}`;
+    case "agent_version.unpinned":
+      return `removed the pin of ${text(details.hostname)} to agent ${text(details.version)}`;
     case "bench_run.requested":
       return `requested a ${text(details.profile)} proof run on ${text(details.hostname)}`;
     case "bench_run.cancelled":

@@ -22,6 +22,8 @@ export const statements = {
   notificationChannel: ["create", "update", "delete", "test"],
   // Recommendations: apply one (a new policy version), dismiss or snooze it.
   recommendation: ["apply", "dismiss"],
+  // Agent upgrades: start one, pause, resume or cancel it, pin a server to a version.
+  agentUpgrade: ["start", "control", "pin"],
   // API tokens (better-auth's api-key plugin checks these names): every member may create tokens
   // for themselves, acting with at most their own role.
   apiKey: ["create", "read", "update", "delete"],
@@ -47,6 +49,7 @@ const manageOrganisation = {
   alert: ["acknowledge"],
   notificationChannel: ["create", "update", "delete", "test"],
   recommendation: ["apply", "dismiss"],
+  agentUpgrade: ["start", "control", "pin"],
   apiKey: ["create", "read", "update"],
   apiToken: ["revoke"],
   memberSession: ["revoke"],
@@ -55,7 +58,7 @@ const manageOrganisation = {
 export const roles = {
   owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"] }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [],
+  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], benchRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [],
     apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [] }),
 };
 

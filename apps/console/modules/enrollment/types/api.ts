@@ -15,6 +15,7 @@ export const enrollmentTokenSummarySchema = z.object({
 
 export const createdEnrollmentTokenSchema = enrollmentTokenSummarySchema.extend({
   token: z.string().meta({ description: "The secret: answered this once only" }),
+  gatewayUrl: z.string().meta({ description: "The gateway the commands point at; over plain http the page warns before the copy" }),
   installCommand: z.string(),
-  windowsInstallCommand: z.string(),
+  windowsInstallCommand: z.string().nullable().meta({ description: "null until a gateway has recorded the signing key the command pins" }),
 });

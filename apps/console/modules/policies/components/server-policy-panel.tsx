@@ -30,6 +30,25 @@ function StatusLine({ status }: { status: PolicyStatusView }) {
   }
 }
 
+/** Why an agent refused the policy when it is older than fields the policy includes, and the fix. */
+function OlderAgentAlert({ olderAgent }: { olderAgent: NonNullable<PolicyStatusView["olderAgent"]> }) {
+  const version = olderAgent.agentVersion ? `Agent ${olderAgent.agentVersion}` : "This agent";
+  return (
+    <Alert variant="destructive" data-testid="policy-older-agent">
+      <AlertTriangle />
+      <AlertTitle>The agent is older than this policy</AlertTitle>
+      <AlertDescription>
+        <p>
+          {version} does not know {olderAgent.fields.map((field, i) => <span key={field}>{i > 0 ? ", " : ""}<code>{field}</code></span>)}, which
+          this version of Spindle includes in every policy (with its default where no layer sets it). The agent refused the whole policy
+          and keeps running the last one it applied. Nothing in the policy needs fixing: <Link href="/upgrades" className="text-primary hover:underline">upgrade the agent</Link>,
+          and the new version applies it.
+        </p>
+      </AlertDescription>
+    </Alert>
+  );
+}
+
 /** A server's policy: status, tags, the layers it inherits and the effective values. Refreshes every 10 s. */
 export function ServerPolicyPanel({ initial, canEdit }: { initial: ServerPolicyView; canEdit: boolean }) {
   const { data, refresh } = usePolling<{ serverPolicy: ServerPolicyView }>(`/api/policies/servers/${initial.serverId}`, { initial: { serverPolicy: initial } });
@@ -45,6 +64,7 @@ export function ServerPolicyPanel({ initial, canEdit }: { initial: ServerPolicyV
         <CardDescription data-testid="policy-status-detail"><StatusLine status={status} /></CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
+        {status.olderAgent ? <OlderAgentAlert olderAgent={status.olderAgent} /> : null}
         {status.message ? (
           <Alert variant={status.state === "failed" ? "destructive" : "default"} data-testid="policy-failure">
             <AlertTriangle />

@@ -165,6 +165,15 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       const changed = await getServerPolicy(db, owner.orgId, server.id);
       assert.equal(changed.status.state, "pending", "a new version is pending until the agent applies it");
       assert.equal(changed.effective.layers[2]?.source.version, 2, "the latest version of each policy applies");
+
+      // An agent built before readCache.holdoutPercent refuses the policy, which has it by default.
+      assert.ok(changed.effective.ok);
+      await db.prisma.server.update({ where: { id: server.id }, data: { agentVersion: "0.1.0" } });
+      await db.prisma.serverPolicyStatus.update({ where: { serverId: server.id }, data: { desiredVersionHash: changed.effective.hash, status: "failed",
+        message: "invalid policy: readCache.holdoutPercent: is not a policy field: check its spelling and section against the policy reference" } });
+      const refused = await getServerPolicy(db, owner.orgId, server.id);
+      assert.equal(refused.status.state, "failed");
+      assert.deepEqual(refused.status.olderAgent, { agentVersion: "0.1.0", fields: ["readCache.holdoutPercent"] });
     });
 
     it("replaces a target's policy, removes assignments and announces both", async () => {

@@ -55,5 +55,6 @@ export const serverPolicySchema = z.object({
     appliedAt: nullableDateTime,
     reportedAt: nullableDateTime,
     message: z.string(),
+    olderAgent: z.object({ agentVersion: z.string(), fields: z.array(z.string()) }).nullable(),
   }),
 });

@@ -137,6 +137,11 @@ export interface PolicyStatusView {
   reportedAt: string | null;
   /** The agent's message for a failure (also a past failure while a newer policy is pending). */
   message: string;
+  /**
+   * Set when the agent refused the policy because it is older than fields the policy includes
+   * (lib/older-agent.ts): upgrading the agent is the fix, not editing the policy.
+   */
+  olderAgent: { agentVersion: string; fields: string[] } | null;
 }
 
 export interface ServerPolicyView {

@@ -21,6 +21,8 @@ import { getServerOffer } from "@/modules/bench/lib/profiles";
 import { listRuns } from "@/modules/bench/lib/runs";
 import { ServerRecommendationsPanel } from "@/modules/recommendations/components/server-recommendations-panel";
 import { listRecommendations } from "@/modules/recommendations/lib/list-recommendations";
+import { ServerAgentPanel } from "@/modules/agent-upgrades/components/server-agent-panel";
+import { getServerAgentVersion } from "@/modules/agent-upgrades/lib/server-agent";
 
 export const metadata: Metadata = { title: "Server" };
 
@@ -31,12 +33,13 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
     if (error instanceof ProblemError && error.status === 404) notFound();
     throw error;
   });
-  const [serverPolicy, runs, offer, alertTargets, recommendations] = await Promise.all([
+  const [serverPolicy, runs, offer, alertTargets, recommendations, agentVersion] = await Promise.all([
     getServerPolicy(database(), context.orgId, server.id),
     listRuns(database(), context.orgId, server.id),
     getServerOffer(database(), context.orgId, server.id),
     listAlertTargets(database(), context.orgId),
     listRecommendations(database(), context.orgId, { serverId: server.id }),
+    getServerAgentVersion(database(), context.orgId, server.id),
   ]);
   const canManage = can(context.role, { server: ["revoke", "delete"] });
   const agentState = canManage ? await getAgentState(database(), context, server.id) : null;
@@ -67,6 +70,9 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
           <CacheCurvesSection serverId={server.id} />
         </div>
         <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { benchRun: ["start"] })} />
+      </div>
+      <div className="mt-6">
+        <ServerAgentPanel initial={agentVersion} canPin={can(context.role, { agentUpgrade: ["pin"] })} />
       </div>
       {agentState ? (
         <div className="mt-6">

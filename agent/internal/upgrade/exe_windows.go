@@ -1,0 +1,3 @@
+package upgrade
+
+const exeSuffix = ".exe"

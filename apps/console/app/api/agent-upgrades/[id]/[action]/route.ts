@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { database } from "@/lib/db";
+import { orgRoute } from "@/lib/api-route";
+import { controlUpgrade } from "@/modules/agent-upgrades/lib/control-upgrade";
+import { rolloutSummarySchema } from "@/modules/agent-upgrades/types/api";
+
+const params = z.object({ id: z.string(), action: z.enum(["pause", "resume", "cancel"]) });
+const body = z.strictObject({ retryFailed: z.boolean().optional() });
+
+/** Pause, resume (past the failures, or retrying them) or cancel an upgrade. */
+export const POST = orgRoute(
+  { summary: "Pause, resume or cancel an agent upgrade", description: "`retryFailed` on resume offers the version again to the servers that failed or rolled back.", tag: "Agent upgrades",
+    params, body, permission: { agentUpgrade: ["control"] }, response: z.object({ rollout: rolloutSummarySchema }), errors: [409] },
+  async ({ context, params, body }) => ({ rollout: await controlUpgrade(database(), context, params.id, params.action, body) }),
+);

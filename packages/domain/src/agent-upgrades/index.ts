@@ -1,0 +1,4 @@
+export * from "./version.js";
+export * from "./plan.js";
+export * from "./waves.js";
+export * from "./eligibility.js";
