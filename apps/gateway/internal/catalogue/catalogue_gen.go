@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "cd45068b725a2a7d6669b6218b8931ed14918e6428666b263e5efba572dc0a60"
+const SourceSHA256 = "0277aea9fe7a5e3808b0fd1ed81023511220f92a3154d3965b57894564ef3f4b"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -72,6 +72,10 @@ var Metrics = []Metric{
 	{Name: "spindle.read_cache.control.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"control_missed_bytes"}},
 	{Name: "spindle.read_cache.own.reads", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_read_bytes"}},
 	{Name: "spindle.read_cache.own.page_hits", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_page_hit_bytes"}},
+	{Name: "spindle.read_cache.bucket.managed.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"managed_accessed_bytes"}},
+	{Name: "spindle.read_cache.bucket.managed.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"managed_missed_bytes"}},
+	{Name: "spindle.read_cache.bucket.control.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"control_accessed_bytes"}},
+	{Name: "spindle.read_cache.bucket.control.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"control_missed_bytes"}},
 	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"preallocated_bytes"}},
 	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"fragments_prevented"}},
 	{Name: "spindle.write_opt.files_defragmented", Type: "sum", ValueType: "int", Unit: "{file}", Attributes: []string{}, Table: "write_opt", Columns: []string{"files_defragmented"}},

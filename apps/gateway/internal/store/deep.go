@@ -25,8 +25,10 @@ var (
 	writeOptFilesColumns = []string{"org_id", "server_id", "path", "extents", "seen_at"}
 	filesystemColumns    = []string{"time", "org_id", "server_id", "mountpoint", "device", "fs_type", "interval_seconds",
 		"size_bytes", "free_bytes", "available_bytes"}
-	agentSpoolColumns = []string{"time", "org_id", "server_id", "interval_seconds", "spool_bytes", "pending_batches"}
-	sqlServerColumns  = []string{"time", "org_id", "server_id", "instance", "interval_seconds",
+	agentSpoolColumns    = []string{"time", "org_id", "server_id", "interval_seconds", "spool_bytes", "pending_batches"}
+	holdoutBucketColumns = []string{"time", "org_id", "server_id", "hash_bucket", "interval_seconds",
+		"managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"}
+	sqlServerColumns = []string{"time", "org_id", "server_id", "instance", "interval_seconds",
 		"batch_requests", "buffer_cache_hit_ratio", "page_life_expectancy_s"}
 )
 
@@ -79,6 +81,10 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 		set.add("sqlserver_stats", sqlServerColumns, []any{r.Time, org, server, r.Instance, r.IntervalSeconds,
 			r.BatchRequests, r.BufferCacheHitRatio, r.PageLifeExpectancySeconds})
 	}
+	for _, r := range d.ReadCacheHoldoutBuckets {
+		set.add("read_cache_holdout_bucket", holdoutBucketColumns, []any{r.Time, org, server, r.HashBucket, r.IntervalSeconds,
+			r.ManagedAccessed, r.ManagedMissed, r.ControlAccessed, r.ControlMissed})
+	}
 	for _, family := range telemetry.AccelFamilies {
 		for _, r := range d.AccelRows(family) {
 			set.add(family.Table, family.CopyColumns(), append([]any{r.Time, org, server, r.IntervalSeconds}, r.Values...))
@@ -90,7 +96,7 @@ func addDeepRows(set *copySet, org string, server any, batch telemetry.Batch) {
 func deepRowCount(batch telemetry.Batch) int {
 	d := batch.Deep
 	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) +
-		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.WriteOpt) + len(d.SQLServer)
+		len(d.Filesystems) + len(d.AgentSpool) + len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.ReadCacheHoldoutBuckets) + len(d.WriteOpt) + len(d.SQLServer)
 }
 
 // writeDeepState writes what is state rather than an interval row, for the batches of one agent

@@ -25,6 +25,9 @@ type Deep struct {
 	ReadCache        []AccelRow
 	ReadCacheHoldout []AccelRow
 	WriteOpt         []AccelRow
+	// ReadCacheHoldoutBuckets: the control group's counters per hash bucket of page groups, all
+	// 16 buckets of each interval that carried them.
+	ReadCacheHoldoutBuckets []ReadCacheHoldoutBucketRow
 	// WriteOptFiles is the newest managed-file extent list; nil when the batch carried none.
 	WriteOptFiles *WriteOptFiles
 	// Filesystems and AgentSpool: space of mounted file systems and the agent's spool backlog.
@@ -37,7 +40,21 @@ type Deep struct {
 // Rows counts the time-series rows in d (fragmentation counts one per root).
 func (d Deep) Rows() int {
 	return len(d.DiskLatency) + len(d.DiskUntimed) + len(d.DiskSplit) + len(d.PageCache) + len(d.PgDatabase) + len(d.Pressure) + len(d.Fragmentation) +
-		len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
+		len(d.ReadCache) + len(d.ReadCacheHoldout) + len(d.ReadCacheHoldoutBuckets) + len(d.WriteOpt) + len(d.Filesystems) + len(d.AgentSpool) + len(d.SQLServer)
+}
+
+// HoldoutBuckets is how many hash buckets the agent counts the read cache's groups in
+// (spindle.read_cache.bucket: 0-15).
+const HoldoutBuckets = 16
+
+// ReadCacheHoldoutBucketRow is one hash bucket's counters of both groups over one interval, in
+// bytes (spindle.read_cache.bucket.*; table read_cache_holdout_bucket).
+type ReadCacheHoldoutBucketRow struct {
+	Time                           time.Time
+	HashBucket                     int16
+	IntervalSeconds                float64
+	ManagedAccessed, ManagedMissed int64
+	ControlAccessed, ControlMissed int64
 }
 
 // DiskLatencyRow is one device's latency histogram for one operation over one interval.

@@ -1,5 +1,6 @@
-// The acceleration-gains families (packages/db/migrations/20261123100000_acceleration_gains and
-// 20261128100000_read_cache_holdout, docs/metrics.md "Acceleration features"), declared once: each aggregate column with the
+// The acceleration-gains families (packages/db/migrations/20261123100000_acceleration_gains,
+// 20261128100000_read_cache_holdout and 20261128210000_read_cache_holdout_bucket, docs/metrics.md
+// "Acceleration features"), declared once: each aggregate column with the
 // expression that builds it from raw rows. Every column is a sum or a count, so an hour is the
 // sum of its minutes and any coarser window merges exactly; the rollup SQL and the tests'
 // expected values both derive from this list.
@@ -12,7 +13,9 @@ export interface GainsColumn {
 }
 
 export interface GainsFamily {
-  source: "read_cache" | "read_cache_holdout" | "write_opt";
+  source: "read_cache" | "read_cache_holdout" | "read_cache_holdout_bucket" | "write_opt";
+  /** Key columns beside (org_id, server_id, bucket); none for one row per server and interval. */
+  keys?: string[];
   columns: GainsColumn[];
 }
 
@@ -45,6 +48,12 @@ export const gainsFamilies: GainsFamily[] = [
       ...gauge("holdout_percent"),
       ...["managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes", "own_read_bytes", "own_page_hit_bytes"].map(sum),
     ],
+  },
+  {
+    // The same counters per hash bucket of page groups: the caused estimate's interval.
+    source: "read_cache_holdout_bucket",
+    keys: ["hash_bucket"],
+    columns: ["managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"].map(sum),
   },
   {
     source: "write_opt",

@@ -5,7 +5,8 @@ import type pg from "pg";
  * How long each table keeps rows in plain mode, matching the TimescaleDB retention policies in
  * packages/db/migrations/20261121080100_telemetry/timescale.sql and
  * 20261121140000_deep_telemetry/timescale.sql, 20261123100000_acceleration_gains/timescale.sql and
- * 20261124100000_alert_ack_filesystem/timescale.sql (and the later families' timescale.sql: sqlserver_stats, disk_io_untimed, read_cache_holdout).
+ * 20261124100000_alert_ack_filesystem/timescale.sql (and the later families' timescale.sql: sqlserver_stats, disk_io_untimed, read_cache_holdout,
+ * read_cache_holdout_bucket).
  */
 export const retentionPeriods = [
   { table: "disk_io", timeColumn: "time", keep: "30 days" },
@@ -14,7 +15,7 @@ export const retentionPeriods = [
   { table: "memory_1m", timeColumn: "bucket", keep: "90 days" },
   { table: "disk_io_1h", timeColumn: "bucket", keep: "2 years" },
   { table: "memory_1h", timeColumn: "bucket", keep: "2 years" },
-  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "read_cache", "write_opt", "filesystem", "agent_spool", "sqlserver_stats", "disk_io_untimed", "read_cache_holdout"] as const).flatMap((family) => [
+  ...(["disk_latency", "disk_split_io", "page_cache", "pg_database_stats", "pressure", "read_cache", "write_opt", "filesystem", "agent_spool", "sqlserver_stats", "disk_io_untimed", "read_cache_holdout", "read_cache_holdout_bucket"] as const).flatMap((family) => [
     { table: family, timeColumn: "time", keep: "30 days" } as const,
     { table: `${family}_1m`, timeColumn: "bucket", keep: "90 days" } as const,
     { table: `${family}_1h`, timeColumn: "bucket", keep: "2 years" } as const,

@@ -15,14 +15,16 @@ const serverB = "00000000-0000-4000-8000-0000000000f2";
 /** Minute or hour buckets computed straight from raw rows, with the same bucketing as TimescaleDB. */
 const fromRaw = (source: string, width: string) => {
   const family = gainsFamilies.find((f) => f.source === source)!;
+  const keys = (family.keys ?? []).map((k) => `, ${k}`).join("");
   return `
-    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id, sum(interval_seconds) AS interval_seconds,
+    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id${keys}, sum(interval_seconds) AS interval_seconds,
            ${family.columns.map((c) => `${c.fromRaw.replaceAll("s.", "")} AS ${c.column}`).join(", ")}, count(*) AS samples
-    FROM ${source} GROUP BY 1, 2 ORDER BY 1, 2`;
+    FROM ${source} GROUP BY 1, 2${keys} ORDER BY 1, 2${keys}`;
 };
 const fromRollup = (source: string, table: string) => {
   const family = gainsFamilies.find((f) => f.source === source)!;
-  return `SELECT bucket, server_id, interval_seconds, ${family.columns.map((c) => c.column).join(", ")}, samples FROM ${table} ORDER BY 1, 2`;
+  const keys = (family.keys ?? []).map((k) => `, ${k}`).join("");
+  return `SELECT bucket, server_id${keys}, interval_seconds, ${family.columns.map((c) => c.column).join(", ")}, samples FROM ${table} ORDER BY 1, 2${keys}`;
 };
 
 describe("rollupPending for the acceleration-gains families", { skip: skipReason }, () => {
@@ -69,10 +71,20 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
               ('2026-11-20T11:00:10Z', 'org-a', $1, 10, 0, 4096, 0, 0, 0, 0, 0)`,
       [serverA],
     );
+    // Per hash bucket: two buckets in each of the first two intervals, each its own row per minute and hour.
+    await pool.query(
+      `INSERT INTO read_cache_holdout_bucket (time, org_id, server_id, hash_bucket, interval_seconds, managed_accessed_bytes, managed_missed_bytes,
+                                              control_accessed_bytes, control_missed_bytes)
+       VALUES ('2026-11-20T10:59:50Z', 'org-a', $1, 0, 10, 20480, 4096, 4096, 4096),
+              ('2026-11-20T10:59:50Z', 'org-a', $1, 15, 10, 16384, 0, 0, 0),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 0, 10, 40960, 0, 8192, 0),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 15, 10, 0, 0, 0, 0)`,
+      [serverA],
+    );
     const result = await rollupPending(pool);
-    assert.deepEqual(result, { rangesProcessed: 4, serversRolledUp: 2 });
+    assert.deepEqual(result, { rangesProcessed: 5, serversRolledUp: 2 });
 
-    for (const source of ["read_cache", "read_cache_holdout", "write_opt"]) {
+    for (const source of ["read_cache", "read_cache_holdout", "read_cache_holdout_bucket", "write_opt"]) {
       const minutes = (await pool.query(fromRollup(source, `${source}_1m`))).rows;
       assert.ok(minutes.length >= 2, `${source}: rows in more than one minute`);
       assert.deepEqual(minutes, (await pool.query(fromRaw(source, "1 minute"))).rows, `${source}_1m`);
@@ -99,6 +111,10 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
       `SELECT sum(holdout_percent_sum)::int AS percent, sum(holdout_percent_samples)::int AS n, sum(control_accessed_bytes)::int AS control,
               sum(samples)::int AS samples FROM read_cache_holdout_1h WHERE server_id = $1`, [serverA]);
     assert.deepEqual(holdout.rows, [{ percent: 20, n: 3, control: 12288, samples: 3 }]);
+    const buckets = await pool.query(
+      `SELECT hash_bucket, sum(managed_accessed_bytes)::int AS managed, sum(control_accessed_bytes)::int AS control, sum(samples)::int AS samples
+       FROM read_cache_holdout_bucket_1h WHERE server_id = $1 GROUP BY hash_bucket ORDER BY hash_bucket`, [serverA]);
+    assert.deepEqual(buckets.rows, [{ hash_bucket: 0, managed: 61440, control: 12288, samples: 2 }, { hash_bucket: 15, managed: 16384, control: 0, samples: 2 }]);
     const other = await pool.query("SELECT org_id, hits_bytes FROM read_cache_1h WHERE server_id = $1", [serverB]);
     assert.deepEqual(other.rows, [{ org_id: "org-b", hits_bytes: "77" }]);
   });
@@ -108,6 +124,7 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
     assert.equal(deleted.read_cache, 5);
     assert.equal(deleted.write_opt, 2);
     assert.equal(deleted.read_cache_holdout, 3);
+    assert.equal(deleted.read_cache_holdout_bucket, 4);
     assert.equal(deleted.read_cache_1m, 0, "minutes are kept 90 days");
     const hours = await deleteExpiredTelemetry(plain.pool, { now: new Date("2029-01-01T00:00:00Z") });
     assert.equal(hours.read_cache_1h, 3);

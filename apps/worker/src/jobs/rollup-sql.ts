@@ -255,7 +255,7 @@ export const mergeableFamilies: MergeableFamily[] = [
   })),
   // The acceleration-gains families (gains-families.ts): every column a sum or a count.
   ...gainsFamilies.map((family) => ({
-    source: family.source, keys: [], columns: [intervalSeconds, ...family.columns.map((c) => sum(c.column, c.fromRaw)), samples],
+    source: family.source, keys: family.keys ?? [], columns: [intervalSeconds, ...family.columns.map((c) => sum(c.column, c.fromRaw)), samples],
   })),
   sqlServerStats,
 ];

@@ -31,6 +31,7 @@ export type MetricTable =
   | "pressure"
   | "read_cache"
   | "read_cache_holdout"
+  | "read_cache_holdout_bucket"
   | "write_opt"
   | "write_opt_files"
   | "cache_mrc"
