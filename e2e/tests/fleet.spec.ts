@@ -246,8 +246,13 @@ test("compare two servers on one chart", async ({ browser }) => {
   await page.goto(`/servers/compare?servers=${thisServerId},${other.serverId}&metric=memoryAvailable`);
   const chart = page.locator('[data-testid="chart"][data-chart="compare"]');
   await expect(page.getByTestId("compare-server")).toHaveCount(2);
-  await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
-  expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  // The lines grow as each server's minutes arrive (the page draws what it had when it loaded):
+  // reload until they are more than a few pixels long.
+  await expect(async () => {
+    await page.reload();
+    await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 15_000 });
+    expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  }).toPass({ timeout: 120_000, intervals: [5_000] });
   await expect(page.locator('[data-testid="compare-server"]').nth(1)).toContainText("not measured in this window");
   await page.getByLabel("Metric").selectOption("readIops");
   await expect(page).toHaveURL(/metric=readIops/);
