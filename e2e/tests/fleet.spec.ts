@@ -195,7 +195,7 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(5)).toPass({ timeout: 60_000 });
   // The hour holds this agent's last few minutes only: a short stretch of line, drawn.
-  expect(await drawnPixels(chart)).toBeGreaterThan(50);
+  await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(50)).toPass({ timeout: 30_000 });
   const before = [Number(await chart.getAttribute("data-window-from")), Number(await chart.getAttribute("data-window-to"))];
 
   // Drag across the last 4 % of the hour (the last minutes, where this agent's samples are), in
@@ -292,7 +292,7 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
   expect((await chart.boundingBox())!.width).toBeLessThanOrEqual(390);
-  expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(20)).toPass({ timeout: 30_000 });
   expect(await overflow()).toBe(0);
   await page.screenshot({ path: test.info().outputPath("server-390.png"), fullPage: true });
 });
