@@ -20,7 +20,7 @@ export interface ChartDrawing {
 }
 
 /** Runs in the page: measures every chart inside `scope` (the whole document by default). */
-function measureCharts(scope: Element | null): ChartDrawing[] {
+function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
   // No named helpers in here: the function is sent to the page as source, and a TS loader may
   // wrap named functions in a helper the page does not have.
   const root = scope ?? document;
@@ -34,6 +34,7 @@ function measureCharts(scope: Element | null): ChartDrawing[] {
     // them, so only the others are looked for.
     const greys = [[107, 114, 128], [238, 240, 243], [229, 231, 235]];
     const colours = [...box.querySelectorAll<HTMLElement>(".u-legend .u-series .u-marker")]
+      .filter((marker) => getComputedStyle(marker).borderTopStyle !== "none")
       .map((marker) => /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(getComputedStyle(marker).borderTopColor))
       .filter((m): m is RegExpExecArray => m !== null && (m[4] === undefined || Number(m[4]) > 0.5))
       .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])])
@@ -43,7 +44,9 @@ function measureCharts(scope: Element | null): ChartDrawing[] {
       const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 0; i < pixels.length; i += 4) {
         if (pixels[i + 3]! < 128) continue;
-        if (colours.some(([r, g, b]) => Math.abs(pixels[i]! - r!) < 40 && Math.abs(pixels[i + 1]! - g!) < 40 && Math.abs(pixels[i + 2]! - b!) < 40)) {
+        // Within 24 of a series colour: near enough for antialiased lines, and far enough that
+        // the marks of events (annotation tones, each apart from the series') are not counted.
+        if (colours.some(([r, g, b]) => Math.abs(pixels[i]! - r!) < 24 && Math.abs(pixels[i + 1]! - g!) < 24 && Math.abs(pixels[i + 2]! - b!) < 24)) {
           seriesPixels++;
         }
       }
@@ -93,27 +96,14 @@ export async function expectChartsDrawn(page: Page, options: { scope?: Locator; 
   return charts;
 }
 
-// Reading what one uPlot chart drew, for checks on a particular series or mark (the fleet journey).
 /**
- * Pixels of the chart's canvas in the colour of one of its series (as its legend shows them):
- * what the series' lines drew. Grid, axes and the marks of events (annotation colours are apart
- * from every series colour) are not counted, so a chart with marks but no lines counts ~0.
+ * Pixels of one chart's canvas in the colour of one of its series (as its legend shows them):
+ * what the series' lines drew. Grid, axes and the marks of events are not counted, so a chart
+ * with marks but no lines counts ~0, as does one whose legend is not drawn yet (retry it).
  */
 export async function drawnPixels(chart: Locator): Promise<number> {
-  // The time series' marker has no border; each y series' marker is bordered in its stroke colour.
-  const colours = await chart.locator(".u-legend .u-series .u-marker").evaluateAll((markers) =>
-    markers.map((marker) => getComputedStyle(marker)).filter((style) => style.borderStyle !== "none")
-      .map((style) => (style.borderColor.match(/\d+/g) ?? []).slice(0, 3).map(Number)).filter((rgb) => rgb.length === 3));
-  if (colours.length === 0) throw new Error("the chart's legend names no series colour");
-  return chart.locator("canvas").first().evaluate((canvas: HTMLCanvasElement, series: number[][]) => {
-    const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
-    let drawn = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (data[i + 3]! < 128) continue;
-      if (series.some(([r, g, b]) => Math.abs(data[i]! - r!) < 24 && Math.abs(data[i + 1]! - g!) < 24 && Math.abs(data[i + 2]! - b!) < 24)) drawn += 1;
-    }
-    return drawn;
-  }, colours);
+  const [drawing] = await chart.evaluate(measureCharts);
+  return drawing?.seriesPixels ?? 0;
 }
 
 /** Pixels of one colour (within a tolerance) in the column at `x` (canvas pixels), ±1 pixel. */

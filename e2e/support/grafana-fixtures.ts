@@ -51,6 +51,10 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
     `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
        control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
      SELECT ${at}, ${o}, ${s}, 10, 10, 3686400, 368640, 409600, 122880, 0, 0 FROM ${samples}`,
+    // Per sample and hash bucket: managed 56 page accesses / 5 misses, control 6 / 2.
+    `INSERT INTO read_cache_holdout_bucket (time, org_id, server_id, hash_bucket, interval_seconds, managed_accessed_bytes,
+       managed_missed_bytes, control_accessed_bytes, control_missed_bytes)
+     SELECT ${at}, ${o}, ${s}, b, 10, 229376, 20480, 24576, 8192 FROM ${samples} CROSS JOIN generate_series(0, 15) AS b`,
     `INSERT INTO write_opt (time, org_id, server_id, interval_seconds, preallocated_bytes, fragments_prevented, files_defragmented,
        managed_grown_bytes, managed_extents_added, unmanaged_grown_bytes, unmanaged_extents_added)
      SELECT ${at}, ${o}, ${s}, 10, 1048576, 4, 0, 1073741824, 1, 1073741824, 16 FROM ${samples}`,
@@ -69,7 +73,8 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
 /** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
 export const continuousAggregates = [
   "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_io_untimed_1m", "disk_split_io_1m", "page_cache_1m",
-  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "read_cache_holdout_1m", "write_opt_1m",
+  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "read_cache_holdout_1m",
+  "read_cache_holdout_bucket_1m", "write_opt_1m",
 ];
 
 /**
@@ -82,6 +87,8 @@ export function tenantRowsSql({ orgId, serverId }: GrafanaFixture): string[] {
   const s = `'${serverId}'`;
   const policy = `md5(${o} || 'policy')::uuid`;
   const hash = `md5(${o}) || md5(${o})`;
+  const rollout = `md5(${o} || 'rollout')::uuid`;
+  const upgrade = `md5(${o} || 'upgrade')::uuid`;
   return [
     `INSERT INTO agents (org_id, server_id, credential_hash) VALUES (${o}, ${s}, sha256(${o}::bytea))`,
     `INSERT INTO enrollment_tokens (org_id, token_hash, token_hint, expires_at) VALUES (${o}, sha256((${o} || 'token')::bytea), 'spe_…', now() + interval '1 h')`,
@@ -102,6 +109,19 @@ export function tenantRowsSql({ orgId, serverId }: GrafanaFixture): string[] {
     `INSERT INTO server_effective_policies (org_id, server_id, document, hash) VALUES (${o}, ${s}, '{"schemaVersion": 1}', ${hash})`,
     `INSERT INTO recommendations (org_id, server_id, kind, subject, title, evidence, prediction, confidence)
      VALUES (${o}, ${s}, 'flash_tier', 'vda', 'Add a flash tier', '{}', '{}', '{}')`,
+    // Staged rollouts (issue 23), chart marks and the fleet's latency summary (issue 27), agent upgrades (issue 26).
+    `INSERT INTO org_rollout_settings (org_id) VALUES (${o})`,
+    `INSERT INTO rollouts (id, org_id, kind, title, policy_id, policy_version, plan) VALUES (${rollout}, ${o}, 'policy_version', 'Databases v1', ${policy}, 1, '{}')`,
+    `INSERT INTO rollout_slots (org_id, rollout_id, scope, server_id) VALUES (${o}, ${rollout}, 'server', ${s})`,
+    `INSERT INTO rollout_waves (org_id, rollout_id, wave, label) VALUES (${o}, ${rollout}, 0, 'canary')`,
+    `INSERT INTO rollout_servers (org_id, rollout_id, server_id, wave) VALUES (${o}, ${rollout}, ${s}, 0)`,
+    `INSERT INTO rollout_events (org_id, rollout_id, kind, message) VALUES (${o}, ${rollout}, 'rollout.started', 'started')`,
+    `INSERT INTO server_events (org_id, server_id, at, kind) VALUES (${o}, ${s}, '2026-01-01T00:00:30Z', 'policy.applied')`,
+    `INSERT INTO server_read_latency (org_id, server_id, window_start, window_end, reads, buckets)
+     VALUES (${o}, ${s}, '2026-01-01T00:00:00Z', '2026-01-01T00:01:00Z', 100, array_fill(0::double precision, ARRAY[27]) || 100::double precision)`,
+    `INSERT INTO agent_version_pins (org_id, server_id, version) VALUES (${o}, ${s}, '0.1.0')`,
+    `INSERT INTO agent_upgrade_rollouts (id, org_id, target_version, scope, plan, wave_count) VALUES (${upgrade}, ${o}, '0.1.1', '{}', '{}', 1)`,
+    `INSERT INTO agent_upgrades (org_id, server_id, rollout_id, wave, target_version) VALUES (${o}, ${s}, ${upgrade}, 0, '0.1.1')`,
   ];
 }
 

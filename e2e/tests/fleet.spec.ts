@@ -9,7 +9,7 @@ import { expect, test, type Browser, type BrowserContext, type Page } from "@pla
 import { hostname } from "node:os";
 import { newAccount, signUp } from "../support/accounts";
 import { eventually, InstalledAgent } from "../support/agent";
-import { drawnPixels, pixelsOfColourAt } from "../support/charts";
+import { drawnPixels, expectChartsDrawn, pixelsOfColourAt } from "../support/charts";
 import { enrolThisMachine } from "../support/enrol";
 import { enrolMachine, reportCapabilities, type EnrolledMachine, type MachineSpec } from "../support/fleet";
 
@@ -195,7 +195,7 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(5)).toPass({ timeout: 60_000 });
   // The hour holds this agent's last few minutes only: a short stretch of line, drawn.
-  expect(await drawnPixels(chart)).toBeGreaterThan(50);
+  await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(50)).toPass({ timeout: 30_000 });
   const before = [Number(await chart.getAttribute("data-window-from")), Number(await chart.getAttribute("data-window-to"))];
 
   // Drag across the last 4 % of the hour (the last minutes, where this agent's samples are), in
@@ -246,8 +246,13 @@ test("compare two servers on one chart", async ({ browser }) => {
   await page.goto(`/servers/compare?servers=${thisServerId},${other.serverId}&metric=memoryAvailable`);
   const chart = page.locator('[data-testid="chart"][data-chart="compare"]');
   await expect(page.getByTestId("compare-server")).toHaveCount(2);
-  await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
-  expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  // The lines grow as each server's minutes arrive (the page draws what it had when it loaded):
+  // reload until they are more than a few pixels long.
+  await expect(async () => {
+    await page.reload();
+    await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 15_000 });
+    expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  }).toPass({ timeout: 120_000, intervals: [5_000] });
   await expect(page.locator('[data-testid="compare-server"]').nth(1)).toContainText("not measured in this window");
   await page.getByLabel("Metric").selectOption("readIops");
   await expect(page).toHaveURL(/metric=readIops/);
@@ -287,7 +292,8 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const chart = page.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(async () => expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(3)).toPass({ timeout: 30_000 });
   expect((await chart.boundingBox())!.width).toBeLessThanOrEqual(390);
-  expect(await drawnPixels(chart)).toBeGreaterThan(20);
+  // Drawn at this width: a few minutes on an hour's axis is a short stretch of line.
+  await expectChartsDrawn(page, { scope: chart });
   expect(await overflow()).toBe(0);
   await page.screenshot({ path: test.info().outputPath("server-390.png"), fullPage: true });
 });

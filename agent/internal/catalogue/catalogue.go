@@ -28,14 +28,16 @@ type FloatGauge struct{ Metric }
 
 // Attribute keys, as OpenTelemetry semantic conventions spell them where one exists.
 const (
-	AttrDevice          = "system.device"
-	AttrDirection       = "disk.io.direction"
-	AttrMemoryState     = "system.memory.state"
-	AttrPagingState     = "system.paging.state"
-	AttrCollector       = "collector"
-	AttrMountpoint      = "system.filesystem.mountpoint"
-	AttrFSType          = "system.filesystem.type"
-	AttrFSState         = "system.filesystem.state"
+	AttrDevice      = "system.device"
+	AttrDirection   = "disk.io.direction"
+	AttrMemoryState = "system.memory.state"
+	AttrPagingState = "system.paging.state"
+	AttrCollector   = "collector"
+	AttrMountpoint  = "system.filesystem.mountpoint"
+	AttrFSType      = "system.filesystem.type"
+	AttrFSState     = "system.filesystem.state"
+	// AttrReadCacheBucket is the hash bucket (an int, 0-15) of spindle.read_cache.bucket.*.
+	AttrReadCacheBucket = "spindle.read_cache.bucket"
 	DirectionRead       = "read"
 	DirectionWrite      = "write"
 	ResourceBatchSeq    = "spindle.batch.seq"

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "20a5bd635113bea884512a476e3e9a180da494208ee1b6ba5797e40e385dbe5d"
+const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}
@@ -200,6 +200,18 @@ var ReadCacheOwnReads = IntCounter{Metric{"spindle.read_cache.own.reads", "By", 
 // ReadCacheOwnPageHits is spindle.read_cache.own.page_hits (agent:accel).
 var ReadCacheOwnPageHits = IntCounter{Metric{"spindle.read_cache.own.page_hits", "By", "First accesses by another process to pages the read cache brought into memory, while they stayed resident: reads it spared from storage, counted page by page (a lower bound)."}}
 
+// ReadCacheBucketManagedAccessed is spindle.read_cache.bucket.managed.accessed (agent:accel).
+var ReadCacheBucketManagedAccessed = IntCounter{Metric{"spindle.read_cache.bucket.managed.accessed", "By", "Page accesses to the managed pages outside the control group, in one hash bucket of page groups (0-15, drawn independently of the control)."}}
+
+// ReadCacheBucketManagedMissed is spindle.read_cache.bucket.managed.missed (agent:accel).
+var ReadCacheBucketManagedMissed = IntCounter{Metric{"spindle.read_cache.bucket.managed.missed", "By", "Pages read from storage into the page cache of the managed pages outside the control group, in one hash bucket of page groups (0-15, drawn independently of the control)."}}
+
+// ReadCacheBucketControlAccessed is spindle.read_cache.bucket.control.accessed (agent:accel).
+var ReadCacheBucketControlAccessed = IntCounter{Metric{"spindle.read_cache.bucket.control.accessed", "By", "Page accesses to the control group, in one hash bucket of page groups (0-15, drawn independently of the control)."}}
+
+// ReadCacheBucketControlMissed is spindle.read_cache.bucket.control.missed (agent:accel).
+var ReadCacheBucketControlMissed = IntCounter{Metric{"spindle.read_cache.bucket.control.missed", "By", "Pages read from storage into the page cache of the control group, in one hash bucket of page groups (0-15, drawn independently of the control)."}}
+
 // WriteOptPreallocated is spindle.write_opt.preallocated (agent:accel).
 var WriteOptPreallocated = IntCounter{Metric{"spindle.write_opt.preallocated", "By", "Space reserved ahead of growing files (fallocate, keep size)."}}
 
@@ -228,7 +240,7 @@ var WriteOptUnmanagedExtentsAdded = IntCounter{Metric{"spindle.write_opt.unmanag
 var WriteOptManagedFileExtents = IntGauge{Metric{"spindle.write_opt.managed_file.extents", "{extent}", "Extents of each managed file (at most 20, most fragmented first)."}}
 
 // IntCounters lists every integer counter, so the exporter can create each instrument once at start-up.
-var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, ReadCacheManagedAccessed, ReadCacheManagedMissed, ReadCacheControlAccessed, ReadCacheControlMissed, ReadCacheOwnReads, ReadCacheOwnPageHits, WriteOptPreallocated, WriteOptTrimmed, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
+var IntCounters = []IntCounter{DiskOperations, DiskIO, DiskMerged, SpoolDroppedBatches, DiskIOUntimed, DiskSplitOperations, PageCacheAccesses, PageCacheMisses, PageCacheFileAccesses, PageCacheFileMisses, PostgreSQLCommits, PostgreSQLRollbacks, PostgreSQLBlocksHit, PostgreSQLBlocksRead, PostgreSQLIOOperations, SQLServerBatchRequests, ReadCacheMisses, ReadCacheHits, ReadCachePrefetched, ReadCacheDroppedBehind, ReadCacheBackoffs, ReadCacheManagedAccessed, ReadCacheManagedMissed, ReadCacheControlAccessed, ReadCacheControlMissed, ReadCacheOwnReads, ReadCacheOwnPageHits, ReadCacheBucketManagedAccessed, ReadCacheBucketManagedMissed, ReadCacheBucketControlAccessed, ReadCacheBucketControlMissed, WriteOptPreallocated, WriteOptTrimmed, WriteOptFragmentsPrevented, WriteOptFilesDefragmented, WriteOptManagedGrown, WriteOptManagedExtentsAdded, WriteOptUnmanagedGrown, WriteOptUnmanagedExtentsAdded}
 
 // FloatCounters lists every float counter, so the exporter can create each instrument once at start-up.
 var FloatCounters = []FloatCounter{DiskOperationTime, DiskIOTime, DiskWeightedIOTime, PostgreSQLBlockReadTime, PressureStallTime}

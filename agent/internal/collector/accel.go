@@ -57,6 +57,8 @@ type readCacheFlows struct {
 	misses, hits, prefetched, droppedBehind, backoffs int64
 	// The control group's counters (spindle.read_cache.managed.*, .control.*, .own.*).
 	managedAccessed, managedMissed, controlAccessed, controlMissed, ownReads, ownPageHits int64
+	// The same per hash bucket (spindle.read_cache.bucket.*).
+	buckets [readcache.HoldoutBuckets]readcache.BucketCounts
 }
 
 type writeOptFlows struct {
@@ -117,6 +119,7 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		{catalogue.ReadCacheOwnReads, advance(&flows.ownReads, st.OwnReadBytes)},
 		{catalogue.ReadCacheOwnPageHits, advance(&flows.ownPageHits, st.OwnPageHitBytes)},
 	}
+	buckets := c.advanceBuckets(st.Buckets)
 	if !st.Enabled {
 		return false
 	}
@@ -126,6 +129,17 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 		sink.SetInt(catalogue.ReadCacheHoldout, st.HoldoutPercent)
 		for _, m := range holdout {
 			sink.AddInt(m.name, m.delta)
+		}
+	}
+	// Per bucket only while a control is drawn (there is nothing to compare otherwise), all 16
+	// every time, zeros included: a bucket left out would look like one with no page groups.
+	if st.HoldoutMeasured && st.BucketsMeasured && st.HoldoutPercent > 0 {
+		for b, d := range buckets {
+			bucket := attribute.Int(catalogue.AttrReadCacheBucket, b)
+			sink.AddInt(catalogue.ReadCacheBucketManagedAccessed, d.ManagedAccessed, bucket)
+			sink.AddInt(catalogue.ReadCacheBucketManagedMissed, d.ManagedMissed, bucket)
+			sink.AddInt(catalogue.ReadCacheBucketControlAccessed, d.ControlAccessed, bucket)
+			sink.AddInt(catalogue.ReadCacheBucketControlMissed, d.ControlMissed, bucket)
 		}
 	}
 	sink.SetInt(catalogue.ReadCacheBudget, st.BudgetBytes)
@@ -144,6 +158,21 @@ func (c *accelCollector) collectReadCache(st readcache.Stats, sink Sink) bool {
 	sink.AddInt(catalogue.ReadCachePrefetched, prefetched)
 	sink.AddInt(catalogue.ReadCacheBackoffs, backoffs)
 	return true
+}
+
+// advanceBuckets moves the per-bucket baselines to now and returns the deltas.
+func (c *accelCollector) advanceBuckets(now [readcache.HoldoutBuckets]readcache.BucketCounts) [readcache.HoldoutBuckets]readcache.BucketCounts {
+	var out [readcache.HoldoutBuckets]readcache.BucketCounts
+	for b := range now {
+		previous := &c.readCache.buckets[b]
+		out[b] = readcache.BucketCounts{
+			ManagedAccessed: advance(&previous.ManagedAccessed, now[b].ManagedAccessed),
+			ManagedMissed:   advance(&previous.ManagedMissed, now[b].ManagedMissed),
+			ControlAccessed: advance(&previous.ControlAccessed, now[b].ControlAccessed),
+			ControlMissed:   advance(&previous.ControlMissed, now[b].ControlMissed),
+		}
+	}
+	return out
 }
 
 func (c *accelCollector) collectWriteOpt(st writeopt.Stats, enabled bool, sink Sink) bool {

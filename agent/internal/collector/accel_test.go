@@ -252,6 +252,8 @@ func TestAccelSendsTheControlGroupTogetherOnlyWhereItWasCounted(t *testing.T) {
 		}
 	}
 	f.readCache.HoldoutMeasured, f.readCache.HoldoutPercent = true, 10
+	f.readCache.BucketsMeasured = true
+	f.readCache.Buckets[2] = readcache.BucketCounts{ManagedAccessed: 40960, ControlAccessed: 8192, ControlMissed: 4096}
 	f.readCache.ManagedAccessedBytes += 40960
 	f.readCache.ControlAccessedBytes += 8192
 	f.readCache.OwnPageHitBytes += 4096
@@ -264,10 +266,36 @@ func TestAccelSendsTheControlGroupTogetherOnlyWhereItWasCounted(t *testing.T) {
 		"counter spindle.read_cache.control.missed[By]{}":   "0",
 		"counter spindle.read_cache.own.reads[By]{}":        "0",
 		"counter spindle.read_cache.own.page_hits[By]{}":    "4096",
+		// Every bucket goes out, zeros included, each with its number.
+		"counter spindle.read_cache.bucket.managed.accessed[By]{spindle.read_cache.bucket=2}": "40960",
+		"counter spindle.read_cache.bucket.control.accessed[By]{spindle.read_cache.bucket=2}": "8192",
+		"counter spindle.read_cache.bucket.control.missed[By]{spindle.read_cache.bucket=2}":   "4096",
+		"counter spindle.read_cache.bucket.managed.missed[By]{spindle.read_cache.bucket=15}":  "0",
+		"counter spindle.read_cache.bucket.control.accessed[By]{spindle.read_cache.bucket=0}": "0",
 	}
 	for series, value := range want {
 		if got[series] != value {
 			t.Errorf("%s = %q, want %q (only what followed the first tick)", series, got[series], value)
 		}
 	}
+	if n := countPrefix(got, "counter spindle.read_cache.bucket."); n != 4*readcache.HoldoutBuckets {
+		t.Errorf("%d bucket series, want 4 × %d", n, readcache.HoldoutBuckets)
+	}
+	// With no control drawn the buckets compare nothing: the groups' counts go out, the buckets do not.
+	f.readCache.HoldoutPercent = 0
+	f.readCache.Buckets[2].ManagedAccessed += 4096
+	got, _ = collectAccel(t, c)
+	if n := countPrefix(got, "counter spindle.read_cache.bucket."); n != 0 || got["gauge spindle.read_cache.holdout[%]{}"] != "0" {
+		t.Errorf("holdout 0: %d bucket series sent, holdout %q", n, got["gauge spindle.read_cache.holdout[%]{}"])
+	}
+}
+
+func countPrefix(series map[string]string, prefix string) int {
+	n := 0
+	for s := range series {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
 }

@@ -20,6 +20,8 @@ type fileGroups struct {
 	mu     sync.Mutex
 	listed []pagecache.FileID // sorted
 	prev   map[pagecache.FileID]pagecache.HoldoutCounts
+	// prevBuckets: the bucket counts at the previous BucketCounts call (cumulative since Load).
+	prevBuckets [pagecache.HoldoutBuckets]pagecache.HoldoutBucket
 }
 
 // holdoutGroupShift is log2 of the pages in one readcache.HoldoutGroupBytes group.
@@ -80,6 +82,31 @@ func (c *pageCacheCollector) GroupCounts(files []readcache.FileKey) (map[readcac
 		}
 	}
 	g.prev = current
+	return out, nil
+}
+
+// The kernel's buckets are the read cache's: a compile error here if the two counts part.
+var _ = [1]struct{}{}[readcache.HoldoutBuckets-pagecache.HoldoutBuckets]
+
+// BucketCounts returns both groups' pages per hash bucket since the previous call, misses as
+// GroupCounts derives them (added less dirtied, floored at zero per bucket and interval).
+func (c *pageCacheCollector) BucketCounts() ([readcache.HoldoutBuckets]readcache.BucketCounts, error) {
+	var out [readcache.HoldoutBuckets]readcache.BucketCounts
+	current, err := c.probe.ReadHoldoutBuckets()
+	if err != nil {
+		return out, err
+	}
+	g := &c.groups
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for b := range out {
+		d := current[b].Sub(g.prevBuckets[b])
+		out[b] = readcache.BucketCounts{
+			ManagedAccessed: int64(d.Managed.Read + d.Managed.Faulted), ManagedMissed: missedPages(d.Managed), //nolint:gosec // page counts
+			ControlAccessed: int64(d.Control.Read + d.Control.Faulted), ControlMissed: missedPages(d.Control), //nolint:gosec // page counts
+		}
+	}
+	g.prevBuckets = current
 	return out, nil
 }
 

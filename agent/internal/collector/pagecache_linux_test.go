@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 	"github.com/spindle-io/spindle/agent/internal/bpf/pagecache"
 )
@@ -154,5 +155,82 @@ func TestFilePathsFromOpenDescriptors(t *testing.T) {
 	}
 	if got := paths.resolve([]pagecache.FileID{id})[id]; got != renamed {
 		t.Errorf("after a rename: %q, want %q (the old name no longer stats to the inode)", got, renamed)
+	}
+}
+
+// TestPageCacheBucketsAddUpToTheGroups reads a managed file cold through the read cache's view of
+// the program: the interval's counts per hash bucket add up to the file's counts of each group,
+// accesses and misses alike, so the console's interval from the buckets rests on the same pages as
+// the estimate.
+func TestPageCacheBucketsAddUpToTheGroups(t *testing.T) {
+	bpftest.RequireRoot(t)
+	path := filepath.Join(t.TempDir(), "table.db")
+	const size = 64 << 20 // 32 page groups
+	if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fsync(int(f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	key := readcache.FileKey{Dev: uint64(st.Dev), Ino: st.Ino} //nolint:unconvert // Dev is uint32 on some architectures
+	probe, err := pagecache.LoadForProcess(os.Getpid())
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	c := &pageCacheCollector{probe: probe, files: newTopFiles(10, "/proc")}
+	defer c.Close()
+	if err := c.SetHoldout(readcache.Holdout{Salt: 0x0123456789abcdef, Threshold: 1 << 30, Percent: 25}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GroupCounts([]readcache.FileKey{key}); err != nil { // lists the file
+		t.Fatal(err)
+	}
+	if _, err := c.BucketCounts(); err != nil { // baseline
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	for off := 0; off < size; off += len(buf) {
+		if _, err := f.ReadAt(buf, int64(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	groups, err := c.GroupCounts([]readcache.FileKey{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets, err := c.BucketCounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum readcache.BucketCounts
+	used := 0
+	for _, b := range buckets {
+		sum.ManagedAccessed += b.ManagedAccessed
+		sum.ManagedMissed += b.ManagedMissed
+		sum.ControlAccessed += b.ControlAccessed
+		sum.ControlMissed += b.ControlMissed
+		if b.ManagedAccessed+b.ControlAccessed > 0 {
+			used++
+		}
+	}
+	g := groups[key]
+	want := readcache.BucketCounts{ManagedAccessed: g.ManagedAccessed, ManagedMissed: g.ManagedMissed, ControlAccessed: g.ControlAccessed, ControlMissed: g.ControlMissed}
+	if sum != want || g.ManagedAccessed+g.ControlAccessed != size/int64(os.Getpagesize()) {
+		t.Errorf("buckets sum to %+v, the file's groups to %+v", sum, want)
+	}
+	if used < 8 { // 32 groups over 16 buckets leave about 2 empty
+		t.Errorf("32 page groups fell in %d buckets: the bucket hash is not spreading them", used)
 	}
 }

@@ -81,8 +81,7 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 403 }),
   () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 200, as: "session" }),
   (s) => ({ operationId: "postPoliciesAssignments", body: { scope: "organization", policyId: s.ids.policy!, delivery: { mode: "rollout" } }, status: 201,
-    // biome-ignore lint/suspicious/noThenProperty: the plan's name for "after this call", not a thenable
-    then: (b, st) => (st.ids.rollout = b.delivery.rolloutId) }),
+    andThen: (b, st) => (st.ids.rollout = b.delivery.rolloutId) }),
   () => ({ operationId: "getRollouts", query: { active: "1" }, status: 200 }),
   (s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! }, status: 200 }),
   (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, status: 200 }),
@@ -139,8 +138,7 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
 
   () => ({ operationId: "getAgentUpgrades", status: 200 }),
   (s) => ({ operationId: "postAgentUpgrades", body: { targetVersion: "9.9.0", scope: { kind: "servers", serverIds: [s.serverId] } }, status: 201,
-    // biome-ignore lint/suspicious/noThenProperty: the plan's name for "after this call", not a thenable
-    then: (b, st) => (st.ids.rollout = b.rollout.id) }),
+    andThen: (b, st) => (st.ids.rollout = b.rollout.id) }),
   (s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! }, status: 200 }),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, body: {}, status: 200 }),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "cancel" }, body: {}, status: 200 }),

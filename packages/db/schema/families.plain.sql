@@ -919,6 +919,59 @@ SELECT spindle_protect_tenant_relation('read_cache_holdout');
 SELECT spindle_protect_tenant_relation('read_cache_holdout_1m');
 SELECT spindle_protect_tenant_relation('read_cache_holdout_1h');
 
+-- read_cache_holdout_bucket: The read cache's control-group counts per hash bucket of page groups (16 buckets drawn independently of the control): how much the draw itself moves the caused estimate.
+CREATE TABLE read_cache_holdout_bucket (
+  time                   timestamptz      NOT NULL,
+  org_id                 text             NOT NULL,
+  server_id              uuid             NOT NULL,
+  hash_bucket            smallint         NOT NULL CHECK (hash_bucket BETWEEN 0 AND 15),
+  interval_seconds       double precision NOT NULL CHECK (interval_seconds > 0),
+  managed_accessed_bytes bigint           NOT NULL CHECK (managed_accessed_bytes >= 0),
+  managed_missed_bytes   bigint           NOT NULL CHECK (managed_missed_bytes >= 0),
+  control_accessed_bytes bigint           NOT NULL CHECK (control_accessed_bytes >= 0),
+  control_missed_bytes   bigint           NOT NULL CHECK (control_missed_bytes >= 0)
+);
+CREATE INDEX read_cache_holdout_bucket_time_brin ON read_cache_holdout_bucket USING brin (time);
+CREATE INDEX read_cache_holdout_bucket_org_server_time_idx ON read_cache_holdout_bucket (org_id, server_id, time DESC);
+
+CREATE TABLE read_cache_holdout_bucket_1m (
+  bucket                 timestamptz      NOT NULL,
+  org_id                 text             NOT NULL,
+  server_id              uuid             NOT NULL,
+  hash_bucket            smallint         NOT NULL,
+  interval_seconds       double precision NOT NULL,
+  managed_accessed_bytes bigint           NOT NULL,
+  managed_missed_bytes   bigint           NOT NULL,
+  control_accessed_bytes bigint           NOT NULL,
+  control_missed_bytes   bigint           NOT NULL,
+  samples                bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket, hash_bucket)
+);
+CREATE TABLE read_cache_holdout_bucket_1h (
+  bucket                 timestamptz      NOT NULL,
+  org_id                 text             NOT NULL,
+  server_id              uuid             NOT NULL,
+  hash_bucket            smallint         NOT NULL,
+  interval_seconds       double precision NOT NULL,
+  managed_accessed_bytes bigint           NOT NULL,
+  managed_missed_bytes   bigint           NOT NULL,
+  control_accessed_bytes bigint           NOT NULL,
+  control_missed_bytes   bigint           NOT NULL,
+  samples                bigint           NOT NULL,
+  PRIMARY KEY (org_id, server_id, bucket, hash_bucket)
+);
+CREATE INDEX read_cache_holdout_bucket_1m_bucket_brin ON read_cache_holdout_bucket_1m USING brin (bucket);
+CREATE INDEX read_cache_holdout_bucket_1h_bucket_brin ON read_cache_holdout_bucket_1h USING brin (bucket);
+
+-- Skipped inside a gateway group, which queues its ranges itself (20261125120000_group_rollup_queue).
+CREATE TRIGGER read_cache_holdout_bucket_queue_rollup AFTER INSERT ON read_cache_holdout_bucket
+  REFERENCING NEW TABLE AS inserted_rows FOR EACH STATEMENT
+  WHEN (current_setting('spindle.rollups_queued', true) IS DISTINCT FROM 'on')
+  EXECUTE FUNCTION queue_rollup();
+SELECT spindle_protect_tenant_relation('read_cache_holdout_bucket');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_bucket_1m');
+SELECT spindle_protect_tenant_relation('read_cache_holdout_bucket_1h');
+
 -- write_opt_trimmed: Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle.
 CREATE TABLE write_opt_trimmed (
   time             timestamptz      NOT NULL,
@@ -964,4 +1017,4 @@ SELECT spindle_protect_tenant_relation('write_opt_trimmed_1h');
 ALTER TABLE rollup_pending DROP CONSTRAINT rollup_pending_source_check;
 ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
   CHECK (source IN ('disk_io', 'memory', 'disk_latency', 'disk_split_io', 'page_cache', 'pg_database_stats', 'pressure', 'read_cache',
-                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'read_cache_holdout', 'write_opt_trimmed'));
+                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'read_cache_holdout', 'read_cache_holdout_bucket', 'write_opt_trimmed'));

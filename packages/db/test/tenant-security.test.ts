@@ -150,10 +150,11 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
         AND has_table_privilege(r.role, c.oid, 'SELECT, INSERT, UPDATE, DELETE')
       ORDER BY 1, 2`);
     const reachable = rows.map((row) => `${row.role}: ${row.relname}`);
+    // agent_releases: what the gateways serve, the same for every organisation (issue 26).
     assert.deepEqual(reachable, [
-      "spindle_gateway: gateway_signing_keys", "spindle_gateway: organizations", "spindle_gateway: spindle_settings",
-      "spindle_system: notification_secrets_keys", "spindle_system: organizations", "spindle_system: spindle_settings",
-      "spindle_worker: notification_secrets_keys", "spindle_worker: organizations", "spindle_worker: spindle_settings",
+      "spindle_gateway: agent_releases", "spindle_gateway: gateway_signing_keys", "spindle_gateway: organizations", "spindle_gateway: spindle_settings",
+      "spindle_system: agent_releases", "spindle_system: notification_secrets_keys", "spindle_system: organizations", "spindle_system: spindle_settings",
+      "spindle_worker: agent_releases", "spindle_worker: notification_secrets_keys", "spindle_worker: organizations", "spindle_worker: spindle_settings",
     ]);
     const identity = ["users", "accounts", "sessions", "verifications", "members", "invitations", "two_factors", "api_tokens", "sso_providers"];
     const { rows: console } = await client.query<{ relname: string }>(

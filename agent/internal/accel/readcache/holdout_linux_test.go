@@ -36,6 +36,7 @@ type countingGroups struct {
 	threads  []int
 	listed   []FileKey
 	perCall  GroupCounts
+	buckets  [HoldoutBuckets]BucketCounts // per call
 	measures bool
 }
 
@@ -53,6 +54,8 @@ func (g *countingGroups) GroupCounts(files []FileKey) (map[FileKey]GroupCounts, 
 	}
 	return out, nil
 }
+
+func (g *countingGroups) BucketCounts() ([HoldoutBuckets]BucketCounts, error) { return g.buckets, nil }
 
 func evictFile(t *testing.T, path string) {
 	t.Helper()
@@ -80,6 +83,7 @@ func TestPrefetchLeavesTheControlGroupsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	groups := &countingGroups{measures: true, perCall: GroupCounts{ManagedAccessed: 90, ManagedMissed: 9, ControlAccessed: 10, ControlMissed: 3, OwnAdded: 5, OwnHits: 2}}
+	groups.buckets[3] = BucketCounts{ManagedAccessed: 7, ManagedMissed: 2, ControlAccessed: 1, ControlMissed: 1}
 	memory := fixedMemory{memlimit.Snapshot{MemAvailableBytes: 8 << 30, PressureSomeAvg10: math.NaN()}}
 	f, err := New(Config{}, Deps{Memory: memory, Access: readsEverything{pages: size / 4096}, Groups: groups})
 	if err != nil {
@@ -142,6 +146,9 @@ func TestPrefetchLeavesTheControlGroupsAlone(t *testing.T) {
 	if st2.ManagedAccessedBytes != 3*90*4096 || st2.ControlMissedBytes != 3*3*4096 || st2.OwnPageHitBytes != 3*2*4096 {
 		t.Errorf("group counts in the stats: %+v", st2)
 	}
+	if !st2.BucketsMeasured || st2.Buckets[3] != (BucketCounts{3 * 7 * 4096, 3 * 2 * 4096, 3 * 4096, 3 * 4096}) || st2.Buckets[4] != (BucketCounts{}) {
+		t.Errorf("bucket counts in the stats: measured %v, %+v", st2.BucketsMeasured, st2.Buckets)
+	}
 	if len(groups.listed) != 1 || groups.listed[0] != key {
 		t.Errorf("the source counts %v, want the one managed file %v", groups.listed, key)
 	}
@@ -180,6 +187,29 @@ func TestNothingIsHeldOutWhereTheGroupsAreNotCounted(t *testing.T) {
 	f.Sample(context.Background())
 	if st := f.Stats(); st.HoldoutMeasured || f.drawn.Active() || len(groups.threads) != 0 {
 		t.Fatalf("the groups are not counted, yet the cache holds out %+v (measured %v, threads %v)", f.drawn, st.HoldoutMeasured, groups.threads)
+	}
+}
+
+// With no control drawn (holdoutPercent 0) the groups are still counted, but the buckets compare
+// nothing and are not sent as measured.
+func TestBucketsAreNotMeasuredWithoutAControl(t *testing.T) {
+	groups := &countingGroups{measures: true}
+	groups.buckets[0] = BucketCounts{ManagedAccessed: 5}
+	memory := fixedMemory{memlimit.Snapshot{MemAvailableBytes: 8 << 30, PressureSomeAvg10: math.NaN()}}
+	f, err := New(Config{}, Deps{Memory: memory, Groups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	p := policy.Default()
+	p.ReadCache.Enabled, p.ReadCache.Include, p.ReadCache.HoldoutPercent = true, []string{dir + "/**"}, 0
+	if err := f.ApplyPolicy(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	f.Sample(context.Background())
+	if st := f.Stats(); !st.HoldoutMeasured || st.BucketsMeasured || st.Buckets[0] != (BucketCounts{}) {
+		t.Fatalf("holdout 0: measured %v, buckets measured %v (%+v)", st.HoldoutMeasured, st.BucketsMeasured, st.Buckets[0])
 	}
 }
 

@@ -159,3 +159,45 @@ func TestManagedRunsSkipTheControlGroups(t *testing.T) {
 		t.Fatal("controlPage disagrees with the groups")
 	}
 }
+
+// Pinned buckets of the first 24 groups: the kernel hashes them the same way (the root test in
+// internal/bpf/pagecache checks it against the program), and a change here reshuffles every
+// agent's buckets.
+func TestBucketIsThePinnedHash(t *testing.T) {
+	h := holdoutOf(0x0123456789abcdef, 10)
+	file := FileKey{Dev: 0x801, Ino: 131073}
+	want := []int{15, 4, 1, 14, 8, 2, 10, 2, 7, 8, 15, 14, 2, 14, 10, 7, 3, 15, 6, 6, 14, 11, 8, 8}
+	for g, w := range want {
+		if got := h.Bucket(file, uint64(g)); got != w {
+			t.Fatalf("group %d in bucket %d, want %d", g, got, w)
+		}
+	}
+}
+
+// Each bucket must be a small copy of the whole experiment: a sixteenth of the groups, a tenth
+// of them in the control. A bucket hash that followed the draw (the control's bits) would put the
+// control in a few buckets, and the buckets would no longer be small copies of the whole draw.
+func TestBucketsAreUniformAndIndependentOfTheDraw(t *testing.T) {
+	h := holdoutOf(0x9e3779b97f4a7c15, 10)
+	const files, groups = 40, 4000 // 160,000 groups: 10,000 a bucket, 1,000 of them in the control
+	var all, control [HoldoutBuckets]float64
+	for f := range uint64(files) {
+		file := FileKey{Dev: 0x803, Ino: 1000 + f}
+		for g := range uint64(groups) {
+			b := h.Bucket(file, g)
+			all[b]++
+			if h.Control(file, g) {
+				control[b]++
+			}
+		}
+	}
+	for b := range HoldoutBuckets {
+		// Binomial sd: √(160,000 × 1/16 × 15/16) ≈ 97 groups; √(10,000 × 0.1 × 0.9) = 30 control groups. 5 sd either way.
+		if math.Abs(all[b]-10_000) > 5*97 {
+			t.Errorf("bucket %d holds %.0f groups, want about 10,000", b, all[b])
+		}
+		if math.Abs(control[b]-all[b]/10) > 5*30 {
+			t.Errorf("bucket %d: %.0f of its %.0f groups in the control, want about a tenth", b, control[b], all[b])
+		}
+	}
+}

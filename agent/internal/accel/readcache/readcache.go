@@ -129,6 +129,16 @@ type GroupSource interface {
 	// GroupCounts makes files the ones counted and returns, per file, the pages since the
 	// previous call (a file new to the list counts from now).
 	GroupCounts(files []FileKey) (map[FileKey]GroupCounts, error)
+	// BucketCounts returns both groups' pages per hash bucket of page groups (Holdout.Bucket)
+	// since the previous call, over every file counted.
+	BucketCounts() ([HoldoutBuckets]BucketCounts, error)
+}
+
+// BucketCounts are one hash bucket's pages of both groups over one sample interval, counted as
+// GroupCounts' Managed and Control are.
+type BucketCounts struct {
+	ManagedAccessed, ManagedMissed int64
+	ControlAccessed, ControlMissed int64
 }
 
 // GroupCounts are one file's pages over one sample interval. Managed and control count every
@@ -191,7 +201,11 @@ type Stats struct {
 	ManagedAccessedBytes, ManagedMissedBytes int64
 	ControlAccessedBytes, ControlMissedBytes int64
 	OwnReadBytes, OwnPageHitBytes            int64
-	PinErrors                                int64  // pins that failed (mlock limit, file gone)
-	LastError                                string // the last problem a person can act on, "" when none
-	Samples                                  int64
+	// Buckets are the same counters per hash bucket of page groups, cumulative (in bytes here), counted
+	// while a control is drawn; BucketsMeasured: they were counted in the last sample.
+	Buckets         [HoldoutBuckets]BucketCounts
+	BucketsMeasured bool
+	PinErrors       int64  // pins that failed (mlock limit, file gone)
+	LastError       string // the last problem a person can act on, "" when none
+	Samples         int64
 }

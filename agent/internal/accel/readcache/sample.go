@@ -158,7 +158,7 @@ func (f *Feature) observe(ctx context.Context, elapsed float64) {
 
 // countGroups adds the interval's group counts of the managed files to the statistics.
 func (f *Feature) countGroups() {
-	f.stats.HoldoutMeasured = false
+	f.stats.HoldoutMeasured, f.stats.BucketsMeasured = false, false
 	if f.groups == nil || !f.groups.Measuring() {
 		if f.drawn.Active() {
 			f.setDraw() // the program went away: hold nothing out that nobody counts
@@ -186,6 +186,29 @@ func (f *Feature) countGroups() {
 		f.stats.OwnPageHitBytes += c.OwnHits * pageSize
 	}
 	f.stats.HoldoutMeasured, f.stats.HoldoutPercent = true, f.drawn.Percent
+	f.countBuckets()
+}
+
+// countBuckets adds the interval's counts per hash bucket while a control is drawn: without one
+// the buckets compare nothing, and the kernel does not count them.
+func (f *Feature) countBuckets() {
+	buckets, err := f.groups.BucketCounts()
+	if err != nil {
+		f.stats.LastError = "cannot count the read cache's groups per bucket: " + err.Error()
+		return
+	}
+	if !f.drawn.Active() {
+		return
+	}
+	pageSize := f.sampler.pageSize
+	for b, c := range buckets {
+		total := &f.stats.Buckets[b]
+		total.ManagedAccessed += c.ManagedAccessed * pageSize
+		total.ManagedMissed += c.ManagedMissed * pageSize
+		total.ControlAccessed += c.ControlAccessed * pageSize
+		total.ControlMissed += c.ControlMissed * pageSize
+	}
+	f.stats.BucketsMeasured = true
 }
 
 // dropBehind evicts a scanner's pages that lie more than DropBehindKeepBytes behind its newest.

@@ -40,6 +40,21 @@ func TestComparisonGroupMeasuresManagedAndUnmanagedGrowth(t *testing.T) {
 	go func() { done <- f.Run(ctx) }()
 
 	managed, unmanaged := filepath.Join(dir, "managed.log"), filepath.Join(dir, "unmanaged.dat")
+	// What this test measures is the comparison, not the race to a new file's first write (the
+	// open gate's tests run that, with a writer in another process; this process's own opens are
+	// never held). So the files exist and the managed one has its first window before the appends
+	// start: on a loaded machine the appends could otherwise all land before the window does.
+	for _, path := range []string{managed, unmanaged} {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(2 * time.Minute); f.Stats().PreallocatedBytes == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the managed file's first window was never reserved: %+v", f.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err := appendSyncedInTurn([]string{managed, unmanaged}, compareFileBytes, compareAppendBytes); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,13 @@
  * while it stays resident.
  *
  * A group is in the control when mix(mix(mix(salt ^ dev) ^ ino) ^ group) >> 32 < threshold,
- * mix being the SplitMix64 step: readcache.Holdout.Control in the agent, bit for bit. */
+ * mix being the SplitMix64 step: readcache.Holdout.Control in the agent, bit for bit.
+ *
+ * Both groups' events are also counted per hash bucket of page groups (holdout_buckets): a group
+ * with hash h lies in bucket mix(h ^ HOLDOUT_BUCKET_SALT) >> 60, a second hash independent of the
+ * draw (readcache.Holdout.Bucket). Each bucket is a random sixteenth of the page groups with its
+ * own share of the control, so the console can tell, from the spread between buckets, how much
+ * the draw itself moves the comparison (docs/gains.md). */
 #ifndef SPINDLE_HOLDOUT_H
 #define SPINDLE_HOLDOUT_H
 
@@ -21,6 +27,11 @@
  * pages): first hits beyond are not counted, which keeps the direct witness a lower bound. */
 #define HOLDOUT_MAX_WORDS 4096
 #define HOLDOUT_WORD_SHIFT 6
+/* 16 buckets: 15 degrees of freedom for the interval's t quantile (2.13 against 1.96), 1 KiB of
+ * counters per CPU, and 64 small series per interval on the wire. */
+#define HOLDOUT_BUCKET_BITS 4
+#define HOLDOUT_BUCKETS (1 << HOLDOUT_BUCKET_BITS)
+#define HOLDOUT_BUCKET_SALT 0x5851f42d4c957f2dULL
 
 struct holdout_config {
 	__u64 salt;
@@ -66,6 +77,21 @@ struct holdout_word_key {
 	__u64 word; /* page index >> HOLDOUT_WORD_SHIFT */
 };
 
+/* Per bucket of page groups, cumulative since load, in pages, in the page-cache event order; the
+ * cache's own thread is not counted, as in holdout_counts. Groups beyond HOLDOUT_MAX_GROUPS of one
+ * event are in no bucket (the buckets' sum is then slightly below the files'). */
+struct holdout_bucket_counts {
+	__u64 managed[4];
+	__u64 control[4];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HOLDOUT_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct holdout_bucket_counts);
+} holdout_buckets SEC(".maps");
+
 /* Pages the cache brought in and nobody has read since, one bit each. An LRU: when it is full
  * the oldest words go, and their first hits are not counted (a lower bound stays one). */
 struct {
@@ -110,12 +136,17 @@ struct holdout_walk {
 	struct holdout_file file;
 	__u32 shift;
 	__u32 threshold;
+	__u32 event; /* for the buckets: 0 read, 1 faulted, 2 added, 3 dirtied */
+	__u32 pad;
 };
 
 static long holdout_group(__u64 i, void *ctx)
 {
 	struct holdout_walk *w = ctx;
-	__u64 group = w->start + i, lo = group << w->shift, hi = (group + 1) << w->shift;
+	__u64 group = w->start + i, lo = group << w->shift, hi = (group + 1) << w->shift, hash;
+	struct holdout_bucket_counts *b;
+	__u32 bucket;
+	bool control;
 
 	if (lo < w->first)
 		lo = w->first;
@@ -123,17 +154,28 @@ static long holdout_group(__u64 i, void *ctx)
 		hi = w->end;
 	if (hi <= lo)
 		return 1;
-	if ((holdout_mix(w->base ^ group) >> 32) < w->threshold)
+	hash = holdout_mix(w->base ^ group);
+	control = (hash >> 32) < w->threshold;
+	if (control)
 		w->result += hi - lo;
+	bucket = holdout_mix(hash ^ HOLDOUT_BUCKET_SALT) >> (64 - HOLDOUT_BUCKET_BITS);
+	b = bpf_map_lookup_elem(&holdout_buckets, &bucket);
+	if (b) {
+		if (control)
+			b->control[w->event & 3] += hi - lo;
+		else
+			b->managed[w->event & 3] += hi - lo;
+	}
 	return 0;
 }
 
-/* How many of pages [first, first + count) of the file lie in control groups. */
-static __always_inline __u64 holdout_control_pages(struct holdout_config *cfg, struct holdout_file *file, __u64 first,
-						   __u64 count)
+/* How many of pages [first, first + count) of the file lie in control groups; each group's pages
+ * are added to its bucket's counts of the event on the way. */
+static __always_inline __u64 holdout_control_pages(struct holdout_config *cfg, struct holdout_file *file, __u32 event,
+						   __u64 first, __u64 count)
 {
 	struct holdout_walk w = {.first = first, .end = first + count, .shift = cfg->group_shift & 63,
-				 .threshold = cfg->threshold, .file = *file};
+				 .threshold = cfg->threshold, .event = event, .file = *file};
 	__u64 groups;
 
 	if (cfg->threshold == 0 || count == 0)
@@ -229,7 +271,7 @@ static __always_inline void holdout_count(__u32 event, struct address_space *map
 		}
 		return;
 	}
-	control = holdout_control_pages(cfg, &file, first, count);
+	control = holdout_control_pages(cfg, &file, event, first, count);
 	if (control > count)
 		control = count;
 	__sync_fetch_and_add(&c->control[event & 3], control);

@@ -35,6 +35,21 @@ func (c HoldoutCounts) Covers(earlier HoldoutCounts) bool {
 		c.OwnAdded >= earlier.OwnAdded && c.OwnHits >= earlier.OwnHits
 }
 
+// HoldoutBuckets is how many hash buckets the page groups of the managed files are counted in
+// (spindle_holdout.h HOLDOUT_BUCKETS; readcache.HoldoutBuckets, which a test holds equal).
+const HoldoutBuckets = 16
+
+// HoldoutBucket is one bucket's counts of both groups, cumulative since Load, in pages, over
+// every thread but the read cache's own.
+type HoldoutBucket struct {
+	Managed, Control Counts
+}
+
+// Sub returns b minus an earlier reading.
+func (b HoldoutBucket) Sub(earlier HoldoutBucket) HoldoutBucket {
+	return HoldoutBucket{Managed: b.Managed.Sub(earlier.Managed), Control: b.Control.Sub(earlier.Control)}
+}
+
 // MaxHoldoutFiles is how many files the control group can be counted for (holdout_files).
 const MaxHoldoutFiles = 131072
 

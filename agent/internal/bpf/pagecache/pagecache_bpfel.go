@@ -25,6 +25,12 @@ type pagecacheFileKey struct {
 	Ino uint64
 }
 
+type pagecacheHoldoutBucketCounts struct {
+	_       structs.HostLayout
+	Managed [4]uint64
+	Control [4]uint64
+}
+
 type pagecacheHoldoutConfig struct {
 	_          structs.HostLayout
 	Salt       uint64
@@ -66,19 +72,20 @@ type pagecacheReadProgress struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	pagecacheMapCounts        = "counts"
-	pagecacheMapFiles         = "files"
-	pagecacheMapHoldoutConfig = "holdout_config"
-	pagecacheMapHoldoutFiles  = "holdout_files"
-	pagecacheMapHoldoutLoaded = "holdout_loaded"
-	pagecacheMapProgress      = "progress"
-	pagecacheProgFault        = "fault"
-	pagecacheProgPageAdded    = "page_added"
-	pagecacheProgPageDeleted  = "page_deleted"
-	pagecacheProgPageDirtied  = "page_dirtied"
-	pagecacheProgReadPages    = "read_pages"
-	pagecacheVarOnlyTgid      = "only_tgid"
-	pagecacheVarPageShift     = "page_shift"
+	pagecacheMapCounts         = "counts"
+	pagecacheMapFiles          = "files"
+	pagecacheMapHoldoutBuckets = "holdout_buckets"
+	pagecacheMapHoldoutConfig  = "holdout_config"
+	pagecacheMapHoldoutFiles   = "holdout_files"
+	pagecacheMapHoldoutLoaded  = "holdout_loaded"
+	pagecacheMapProgress       = "progress"
+	pagecacheProgFault         = "fault"
+	pagecacheProgPageAdded     = "page_added"
+	pagecacheProgPageDeleted   = "page_deleted"
+	pagecacheProgPageDirtied   = "page_dirtied"
+	pagecacheProgReadPages     = "read_pages"
+	pagecacheVarOnlyTgid       = "only_tgid"
+	pagecacheVarPageShift      = "page_shift"
 )
 
 // loadPagecache returns the embedded CollectionSpec for pagecache.
@@ -134,12 +141,13 @@ type pagecacheProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type pagecacheMapSpecs struct {
-	Counts        *ebpf.MapSpec `ebpf:"counts"`
-	Files         *ebpf.MapSpec `ebpf:"files"`
-	HoldoutConfig *ebpf.MapSpec `ebpf:"holdout_config"`
-	HoldoutFiles  *ebpf.MapSpec `ebpf:"holdout_files"`
-	HoldoutLoaded *ebpf.MapSpec `ebpf:"holdout_loaded"`
-	Progress      *ebpf.MapSpec `ebpf:"progress"`
+	Counts         *ebpf.MapSpec `ebpf:"counts"`
+	Files          *ebpf.MapSpec `ebpf:"files"`
+	HoldoutBuckets *ebpf.MapSpec `ebpf:"holdout_buckets"`
+	HoldoutConfig  *ebpf.MapSpec `ebpf:"holdout_config"`
+	HoldoutFiles   *ebpf.MapSpec `ebpf:"holdout_files"`
+	HoldoutLoaded  *ebpf.MapSpec `ebpf:"holdout_loaded"`
+	Progress       *ebpf.MapSpec `ebpf:"progress"`
 }
 
 // pagecacheVariableSpecs contains global variables before they are loaded into the kernel.
@@ -170,18 +178,20 @@ func (o *pagecacheObjects) Close() error {
 //
 // It can be passed to loadPagecacheObjects or ebpf.CollectionSpec.LoadAndAssign.
 type pagecacheMaps struct {
-	Counts        *ebpf.Map `ebpf:"counts"`
-	Files         *ebpf.Map `ebpf:"files"`
-	HoldoutConfig *ebpf.Map `ebpf:"holdout_config"`
-	HoldoutFiles  *ebpf.Map `ebpf:"holdout_files"`
-	HoldoutLoaded *ebpf.Map `ebpf:"holdout_loaded"`
-	Progress      *ebpf.Map `ebpf:"progress"`
+	Counts         *ebpf.Map `ebpf:"counts"`
+	Files          *ebpf.Map `ebpf:"files"`
+	HoldoutBuckets *ebpf.Map `ebpf:"holdout_buckets"`
+	HoldoutConfig  *ebpf.Map `ebpf:"holdout_config"`
+	HoldoutFiles   *ebpf.Map `ebpf:"holdout_files"`
+	HoldoutLoaded  *ebpf.Map `ebpf:"holdout_loaded"`
+	Progress       *ebpf.Map `ebpf:"progress"`
 }
 
 func (m *pagecacheMaps) Close() error {
 	return _PagecacheClose(
 		m.Counts,
 		m.Files,
+		m.HoldoutBuckets,
 		m.HoldoutConfig,
 		m.HoldoutFiles,
 		m.HoldoutLoaded,

@@ -135,3 +135,24 @@ func holdoutCounts(v pagecacheHoldoutCounts) HoldoutCounts {
 		OwnAdded: v.OwnAdded, OwnHits: v.OwnHits,
 	}
 }
+
+// ReadHoldoutBuckets returns both groups' counts per hash bucket of page groups, cumulative since
+// Load and summed over CPUs (spindle_holdout.h holdout_buckets).
+func (p *Probe) ReadHoldoutBuckets() ([HoldoutBuckets]HoldoutBucket, error) {
+	var out [HoldoutBuckets]HoldoutBucket
+	var perCPU []pagecacheHoldoutBucketCounts
+	for bucket := range uint32(HoldoutBuckets) {
+		if err := p.objs.HoldoutBuckets.Lookup(bucket, &perCPU); err != nil {
+			return out, fmt.Errorf("read the read cache's counts per bucket: %w", err)
+		}
+		for _, c := range perCPU {
+			out[bucket].Managed = addEventCounts(out[bucket].Managed, c.Managed)
+			out[bucket].Control = addEventCounts(out[bucket].Control, c.Control)
+		}
+	}
+	return out, nil
+}
+
+func addEventCounts(c Counts, n [4]uint64) Counts {
+	return Counts{Read: c.Read + n[eventRead], Faulted: c.Faulted + n[eventFaulted], Added: c.Added + n[eventAdded], Dirtied: c.Dirtied + n[eventDirtied]}
+}

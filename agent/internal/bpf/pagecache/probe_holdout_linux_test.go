@@ -26,7 +26,8 @@ func groupShift(t *testing.T) uint32 {
 // TestHoldoutSplitsByTheAgentsDraw reads a 64 MiB file cold, then warm, with the file listed
 // and a 25 % draw: the control's share of the pages is exactly the pages of the groups the
 // agent's own readcache.Holdout puts in the control (the kernel's hash is the agent's, bit for
-// bit), both cold (every page a miss) and warm (none).
+// bit), both cold (every page a miss) and warm (none); and each hash bucket's pages, of either
+// group, are exactly those of the groups readcache.Holdout.Bucket puts in it.
 func TestHoldoutSplitsByTheAgentsDraw(t *testing.T) {
 	bpftest.RequireRoot(t)
 	path := filepath.Join(t.TempDir(), "data")
@@ -52,10 +53,15 @@ func TestHoldoutSplitsByTheAgentsDraw(t *testing.T) {
 	page := uint64(os.Getpagesize())
 	groupPages := uint64(readcache.HoldoutGroupBytes) / page
 	controlPages := uint64(0)
+	var bucketPages [HoldoutBuckets][2]uint64 // managed, control
 	for g := uint64(0); g < size/readcache.HoldoutGroupBytes; g++ {
-		if draw.Control(readcache.FileKey{Dev: id.Dev, Ino: id.Ino}, g) {
+		key := readcache.FileKey{Dev: id.Dev, Ino: id.Ino}
+		side := 0
+		if draw.Control(key, g) {
 			controlPages += groupPages
+			side = 1
 		}
+		bucketPages[draw.Bucket(key, g)][side] += groupPages
 	}
 	if controlPages == 0 || controlPages == size/page {
 		t.Fatalf("the draw holds out %d of %d pages: pick another salt", controlPages, size/page)
@@ -63,9 +69,18 @@ func TestHoldoutSplitsByTheAgentsDraw(t *testing.T) {
 
 	dropPages(t, path)
 	for _, pass := range []string{"cold", "warm"} {
-		before := readHoldout(t, p, id)
+		before, bucketsBefore := readHoldout(t, p, id), readBuckets(t, p)
 		readDelta(t, p, path)
 		d := readHoldout(t, p, id).Sub(before)
+		buckets := readBuckets(t, p)
+		for b := range HoldoutBuckets {
+			got := buckets[b].Sub(bucketsBefore[b])
+			managed, _ := got.Managed.AccessesAndMisses()
+			control, _ := got.Control.AccessesAndMisses()
+			if managed != bucketPages[b][0] || control != bucketPages[b][1] {
+				t.Errorf("%s: bucket %d counted %d managed and %d control page accesses, want %d and %d", pass, b, managed, control, bucketPages[b][0], bucketPages[b][1])
+			}
+		}
 		control, _ := d.Control.AccessesAndMisses()
 		managed, _ := d.Managed.AccessesAndMisses()
 		_, controlMisses := d.Control.AccessesAndMisses()
@@ -157,6 +172,15 @@ func readHoldout(t *testing.T, p *Probe, id FileID) HoldoutCounts {
 		t.Fatalf("%v is not counted", id)
 	}
 	return c
+}
+
+func readBuckets(t *testing.T, p *Probe) [HoldoutBuckets]HoldoutBucket {
+	t.Helper()
+	buckets, err := p.ReadHoldoutBuckets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buckets
 }
 
 func catFile(t *testing.T, path string) {

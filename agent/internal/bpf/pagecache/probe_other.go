@@ -35,3 +35,8 @@ func (p *Probe) TrackHoldoutFiles([]FileID) error { return bpf.ErrUnsupported }
 func (p *Probe) ReadHoldout([]FileID) (map[FileID]HoldoutCounts, error) {
 	return nil, bpf.ErrUnsupported
 }
+
+// ReadHoldoutBuckets is never reached: Load fails.
+func (p *Probe) ReadHoldoutBuckets() ([HoldoutBuckets]HoldoutBucket, error) {
+	return [HoldoutBuckets]HoldoutBucket{}, bpf.ErrUnsupported
+}

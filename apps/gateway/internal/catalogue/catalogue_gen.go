@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "20a5bd635113bea884512a476e3e9a180da494208ee1b6ba5797e40e385dbe5d"
+const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -72,6 +72,10 @@ var Metrics = []Metric{
 	{Name: "spindle.read_cache.control.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"control_missed_bytes"}},
 	{Name: "spindle.read_cache.own.reads", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_read_bytes"}},
 	{Name: "spindle.read_cache.own.page_hits", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "read_cache_holdout", Columns: []string{"own_page_hit_bytes"}},
+	{Name: "spindle.read_cache.bucket.managed.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"managed_accessed_bytes"}},
+	{Name: "spindle.read_cache.bucket.managed.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"managed_missed_bytes"}},
+	{Name: "spindle.read_cache.bucket.control.accessed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"control_accessed_bytes"}},
+	{Name: "spindle.read_cache.bucket.control.missed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{"spindle.read_cache.bucket"}, Table: "read_cache_holdout_bucket", Columns: []string{"control_missed_bytes"}},
 	{Name: "spindle.write_opt.preallocated", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt", Columns: []string{"preallocated_bytes"}},
 	{Name: "spindle.write_opt.trimmed", Type: "sum", ValueType: "int", Unit: "By", Attributes: []string{}, Table: "write_opt_trimmed", Columns: []string{"trimmed_bytes"}},
 	{Name: "spindle.write_opt.fragments_prevented", Type: "sum", ValueType: "int", Unit: "{extent}", Attributes: []string{}, Table: "write_opt", Columns: []string{"fragments_prevented"}},

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -15,6 +16,7 @@ import (
 type counterFamily struct {
 	table    string
 	keyAttr  string   // "" when the table has one row per interval
+	intKey   bool     // keyAttr carries an integer (kept as its decimal text)
 	columns  []string // stored columns, in row order
 	required []bool   // a row missing a required column is rejected; others stay unset
 }
@@ -49,7 +51,7 @@ func (rows counterRows) add(m *otlp.Metric, spec counterMetric) error {
 func (rows counterRows) addPoint(dp *otlp.NumberPoint, spec counterMetric) error {
 	key := counterKey{family: spec.family, time: dp.Time}
 	if spec.family.keyAttr != "" {
-		value, err := stringAttribute(dp, spec.family.keyAttr)
+		value, err := keyAttribute(dp, spec.family)
 		if err != nil {
 			return err
 		}
@@ -92,6 +94,14 @@ func (rows counterRows) addPoint(dp *otlp.NumberPoint, spec counterMetric) error
 	}
 	draft.start = start
 	return nil
+}
+
+func keyAttribute(dp *otlp.NumberPoint, family *counterFamily) (string, error) {
+	if !family.intKey {
+		return stringAttribute(dp, family.keyAttr)
+	}
+	v, err := intAttribute(dp, family.keyAttr)
+	return strconv.FormatInt(v, 10), err
 }
 
 // intervalStart checks a delta point's interval against the row's (0: none yet).

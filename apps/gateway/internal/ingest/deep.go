@@ -34,16 +34,20 @@ var counterMetrics = func() map[string]counterMetric {
 			column: func(*otlp.NumberPoint) (int, error) { return column, nil }}
 	}
 	return map[string]counterMetric{
-		"spindle.disk.split_operations":         fixed(splitFamily, "spindle.disk.split_operations", 0, false),
-		"spindle.page_cache.accesses":           fixed(pageCacheFamily, "spindle.page_cache.accesses", 0, false),
-		"spindle.page_cache.misses":             fixed(pageCacheFamily, "spindle.page_cache.misses", 1, false),
-		"spindle.page_cache.file.accesses":      fixed(pageCacheFileFamily, "spindle.page_cache.file.accesses", 0, false),
-		"spindle.page_cache.file.misses":        fixed(pageCacheFileFamily, "spindle.page_cache.file.misses", 1, false),
-		"spindle.db.postgresql.commits":         fixed(pgFamily, "spindle.db.postgresql.commits", 0, false),
-		"spindle.db.postgresql.rollbacks":       fixed(pgFamily, "spindle.db.postgresql.rollbacks", 1, false),
-		"spindle.db.postgresql.blocks_hit":      fixed(pgFamily, "spindle.db.postgresql.blocks_hit", 2, false),
-		"spindle.db.postgresql.blocks_read":     fixed(pgFamily, "spindle.db.postgresql.blocks_read", 3, false),
-		"spindle.db.postgresql.block_read_time": fixed(pgFamily, "spindle.db.postgresql.block_read_time", 4, true),
+		"spindle.disk.split_operations":              fixed(splitFamily, "spindle.disk.split_operations", 0, false),
+		"spindle.page_cache.accesses":                fixed(pageCacheFamily, "spindle.page_cache.accesses", 0, false),
+		"spindle.page_cache.misses":                  fixed(pageCacheFamily, "spindle.page_cache.misses", 1, false),
+		"spindle.page_cache.file.accesses":           fixed(pageCacheFileFamily, "spindle.page_cache.file.accesses", 0, false),
+		"spindle.page_cache.file.misses":             fixed(pageCacheFileFamily, "spindle.page_cache.file.misses", 1, false),
+		"spindle.db.postgresql.commits":              fixed(pgFamily, "spindle.db.postgresql.commits", 0, false),
+		"spindle.db.postgresql.rollbacks":            fixed(pgFamily, "spindle.db.postgresql.rollbacks", 1, false),
+		"spindle.db.postgresql.blocks_hit":           fixed(pgFamily, "spindle.db.postgresql.blocks_hit", 2, false),
+		"spindle.db.postgresql.blocks_read":          fixed(pgFamily, "spindle.db.postgresql.blocks_read", 3, false),
+		"spindle.db.postgresql.block_read_time":      fixed(pgFamily, "spindle.db.postgresql.block_read_time", 4, true),
+		"spindle.read_cache.bucket.managed.accessed": fixed(holdoutBucketFamily, "spindle.read_cache.bucket.managed.accessed", 0, false),
+		"spindle.read_cache.bucket.managed.missed":   fixed(holdoutBucketFamily, "spindle.read_cache.bucket.managed.missed", 1, false),
+		"spindle.read_cache.bucket.control.accessed": fixed(holdoutBucketFamily, "spindle.read_cache.bucket.control.accessed", 2, false),
+		"spindle.read_cache.bucket.control.missed":   fixed(holdoutBucketFamily, "spindle.read_cache.bucket.control.missed", 3, false),
 		"spindle.pressure.stall_time": {family: pressureFamily, metric: catalogue.MustLookup("spindle.pressure.stall_time"),
 			micros: true, column: pressureColumn},
 	}
@@ -171,6 +175,9 @@ func (d deepRows) rows() (telemetry.Deep, error) {
 			return telemetry.Deep{}, err
 		}
 		out.SetAccelRows(family, rows)
+	}
+	if out.ReadCacheHoldoutBuckets, err = holdoutBucketRows(d.counters); err != nil {
+		return telemetry.Deep{}, err
 	}
 	if out.WriteOptFiles, err = d.writeOptFiles.newest(); err != nil {
 		return telemetry.Deep{}, err

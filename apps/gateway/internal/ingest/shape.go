@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest/otlp"
@@ -81,6 +82,15 @@ func describe(m *otlp.Metric) string {
 }
 
 // stringAttribute reads a required string attribute of a point.
+// intAttribute reads an integer attribute (OTLP int_value).
+func intAttribute(dp *otlp.NumberPoint, key string) (int64, error) {
+	v, ok := dp.Attributes.Get(key)
+	if !ok || v.Type != pcommon.ValueTypeInt {
+		return 0, fmt.Errorf("the point has no integer %s attribute", key)
+	}
+	return v.Int, nil
+}
+
 func stringAttribute(dp *otlp.NumberPoint, key string) (string, error) {
 	v, ok := dp.Attributes.Get(key)
 	if !ok || v.Str == "" {

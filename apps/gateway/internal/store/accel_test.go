@@ -36,10 +36,22 @@ func accelBatch(seq int64, at time.Time, hits int64) telemetry.Batch {
 		WriteOpt: []telemetry.AccelRow{accelRow(telemetry.WriteOptFamily, at, map[string]any{
 			"preallocated_bytes": int64(1 << 20), "managed_grown_bytes": int64(65536), "managed_extents_added": int64(0),
 		})},
-		WriteOptTrimmed: []telemetry.AccelRow{accelRow(telemetry.WriteOptTrimmedFamily, at, map[string]any{"trimmed_bytes": int64(1 << 19)})},
+		WriteOptTrimmed:         []telemetry.AccelRow{accelRow(telemetry.WriteOptTrimmedFamily, at, map[string]any{"trimmed_bytes": int64(1 << 19)})},
+		ReadCacheHoldoutBuckets: holdoutBuckets(at, hits),
 	},
 		WriteOptFiles: &telemetry.WriteOptFiles{Time: at, Files: []telemetry.WriteOptFile{{Path: "/var/log/a.log", Extents: 2}}},
 	}}
+}
+
+// holdoutBuckets puts the managed accesses in bucket 3, the control's in bucket 9, zeros elsewhere.
+func holdoutBuckets(at time.Time, hits int64) []telemetry.ReadCacheHoldoutBucketRow {
+	rows := make([]telemetry.ReadCacheHoldoutBucketRow, telemetry.HoldoutBuckets)
+	for b := range rows {
+		rows[b] = telemetry.ReadCacheHoldoutBucketRow{Time: at, HashBucket: int16(b), IntervalSeconds: 10}
+	}
+	rows[3].ManagedAccessed, rows[3].ManagedMissed = hits, 4096
+	rows[9].ControlAccessed = 4096
+	return rows
 }
 
 func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
@@ -71,6 +83,14 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 		AND control_missed_bytes = 0 AND server_id = $1`, a.ServerID); n != 1 {
 		t.Fatalf("%d read_cache_holdout rows with the control group's counts, want 1", n)
 	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout_bucket WHERE server_id = $1`, a.ServerID); n != 16 {
+		t.Fatalf("%d read_cache_holdout_bucket rows, want the interval's 16", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout_bucket WHERE server_id = $1 AND org_id = 'org-a' AND interval_seconds = 10
+		AND ((hash_bucket = 3 AND managed_accessed_bytes = 8192 AND managed_missed_bytes = 4096 AND control_accessed_bytes = 0)
+		  OR (hash_bucket = 9 AND control_accessed_bytes = 4096 AND managed_accessed_bytes = 0))`, a.ServerID); n != 2 {
+		t.Fatalf("%d read_cache_holdout_bucket rows hold buckets 3 and 9 as sent, want 2", n)
+	}
 	if n := count(t, s, `SELECT count(*) FROM write_opt WHERE managed_extents_added = 0 AND unmanaged_grown_bytes IS NULL
 		AND files_defragmented IS NULL AND preallocated_bytes = 1048576 AND server_id = $1`, a.ServerID); n != 1 {
 		t.Fatalf("%d write_opt rows with the sent 0 kept and the unsent columns NULL, want 1", n)
@@ -99,6 +119,9 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout WHERE server_id = $1`, a.ServerID); n != 2 {
 		t.Fatalf("%d read_cache_holdout rows after a replay, want 2", n)
 	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout_bucket WHERE server_id = $1`, a.ServerID); n != 32 {
+		t.Fatalf("%d read_cache_holdout_bucket rows after a replay, want 2 × 16", n)
+	}
 	late := accelBatch(3, t0.Add(-time.Minute), 1)
 	late.Deep.WriteOptFiles.Files = []telemetry.WriteOptFile{{Path: "/var/log/old.log", Extents: 40}}
 	if _, err := s.WriteBatches(ctx, a, []telemetry.Batch{late}); err != nil {
@@ -122,6 +145,12 @@ func TestWriteBatchesStoresAccelerationRowsWithNullForUnsent(t *testing.T) {
 	}
 	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout WHERE org_id = 'org-a' AND managed_accessed_bytes = 77`); n != 0 {
 		t.Fatalf("org-b's control-group row landed under org-a (%d rows)", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout_bucket WHERE org_id = 'org-a' AND managed_accessed_bytes = 77`); n != 0 {
+		t.Fatalf("org-b's bucket rows landed under org-a (%d rows)", n)
+	}
+	if n := count(t, s, `SELECT count(*) FROM read_cache_holdout_bucket WHERE org_id = 'org-b' AND server_id = $1 AND managed_accessed_bytes = 77`, b.ServerID); n != 1 {
+		t.Fatalf("org-b has %d bucket rows with its managed accesses, want 1", n)
 	}
 	if n := count(t, s, `SELECT count(*) FROM read_cache WHERE org_id = 'org-a' AND hits_bytes = 77`); n != 0 {
 		t.Fatalf("org-b's row landed under org-a (%d rows)", n)

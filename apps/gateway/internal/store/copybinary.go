@@ -33,6 +33,7 @@ var binaryColumns = map[string]binaryColumn{
 	"double precision":         encodeFloat8,
 	"bigint":                   encodeInt8,
 	"integer":                  encodeInt4,
+	"smallint":                 encodeInt2,
 }
 
 // microsecondsFromUnixToY2K: binary timestamps count from 2000-01-01 UTC.
@@ -106,6 +107,8 @@ func integer(v any) (n int64, null, ok bool) {
 		return x, false, true
 	case int32:
 		return int64(x), false, true
+	case int16:
+		return int64(x), false, true
 	case int:
 		return int64(x), false, true
 	case *int64:
@@ -143,6 +146,17 @@ func encodeInt4(buf []byte, v any) ([]byte, bool) {
 		return appendNull(buf), true
 	}
 	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(buf, 4), uint32(int32(n))), true
+}
+
+func encodeInt2(buf []byte, v any) ([]byte, bool) {
+	n, null, ok := integer(v)
+	switch {
+	case !ok || n < math.MinInt16 || n > math.MaxInt16:
+		return buf, false // out of range: pgx's path refuses it with its own message
+	case null:
+		return appendNull(buf), true
+	}
+	return binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint32(buf, 2), uint16(int16(n))), true
 }
 
 // binaryCopyHeader is the signature, no flags and no header extension.

@@ -205,7 +205,7 @@ func truncate(s string, n int) string {
 
 // RecordProofRunProfiles stores the proof-run profiles the agent offers (name, description, …) and
 // the directories it allows remote runs in, in agents.capabilities under "proofRuns" ("bench"
-// before migration 20261128180100_proof_runs), for the console's request form.
+// before migration 20261128220100_proof_runs), for the console's request form.
 func (s *Store) RecordProofRunProfiles(ctx context.Context, agent Agent, profiles, paths json.RawMessage) error {
 	err := s.execInOrg(ctx, agent.OrgID, `
 		UPDATE agents

@@ -64,3 +64,7 @@ type FragmentedFile struct {
 	Extents   int64
 	SizeBytes int64
 }
+
+// HoldoutBuckets is how many hash buckets the agent counts the read cache's groups in
+// (spindle.read_cache.bucket: 0-15; rows of ReadCacheHoldoutBuckets).
+const HoldoutBuckets = 16

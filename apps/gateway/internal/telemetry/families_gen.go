@@ -214,27 +214,47 @@ func (r *DiskUntimedRow) CopyValues(org string, server any) []any {
 	return []any{r.Time, org, server, r.Device, r.Operation, r.IntervalSeconds, r.UntimedOps}
 }
 
+// ReadCacheHoldoutBucketRow is one row of read_cache_holdout_bucket: The read cache's control-group counts per hash bucket of page groups (16 buckets drawn independently of the control): how much the draw itself moves the caused estimate.
+type ReadCacheHoldoutBucketRow struct {
+	Time            time.Time
+	HashBucket      int16
+	IntervalSeconds float64
+	ManagedAccessed int64
+	ManagedMissed   int64
+	ControlAccessed int64
+	ControlMissed   int64
+}
+
+// ReadCacheHoldoutBucketColumns are the columns of read_cache_holdout_bucket, in the order of ReadCacheHoldoutBucketRow.CopyValues.
+var ReadCacheHoldoutBucketColumns = []string{"time", "org_id", "server_id", "hash_bucket", "interval_seconds", "managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes"}
+
+// CopyValues is r as a row of ReadCacheHoldoutBucketColumns; server is the server id as the store encodes it.
+func (r *ReadCacheHoldoutBucketRow) CopyValues(org string, server any) []any {
+	return []any{r.Time, org, server, r.HashBucket, r.IntervalSeconds, r.ManagedAccessed, r.ManagedMissed, r.ControlAccessed, r.ControlMissed}
+}
+
 // Intervals holds one batch's rows of the interval families the gateway copies into their
 // tables (catalogue.json "families"); Deep embeds it. A nil slice: the batch had none.
 type Intervals struct {
-	DiskLatency      []DiskLatencyRow
-	DiskSplit        []DiskSplitRow
-	PageCache        []PageCacheRow
-	PgDatabase       []PgDatabaseRow
-	Pressure         []PressureRow
-	ReadCache        []AccelRow
-	WriteOpt         []AccelRow
-	Filesystems      []FilesystemRow
-	AgentSpool       []AgentSpoolRow
-	SQLServer        []SQLServerRow
-	DiskUntimed      []DiskUntimedRow
-	ReadCacheHoldout []AccelRow
-	WriteOptTrimmed  []AccelRow
+	DiskLatency             []DiskLatencyRow
+	DiskSplit               []DiskSplitRow
+	PageCache               []PageCacheRow
+	PgDatabase              []PgDatabaseRow
+	Pressure                []PressureRow
+	ReadCache               []AccelRow
+	WriteOpt                []AccelRow
+	Filesystems             []FilesystemRow
+	AgentSpool              []AgentSpoolRow
+	SQLServer               []SQLServerRow
+	DiskUntimed             []DiskUntimedRow
+	ReadCacheHoldout        []AccelRow
+	ReadCacheHoldoutBuckets []ReadCacheHoldoutBucketRow
+	WriteOptTrimmed         []AccelRow
 }
 
 // Rows counts the rows of every family.
 func (i *Intervals) Rows() int {
-	return len(i.DiskLatency) + len(i.DiskSplit) + len(i.PageCache) + len(i.PgDatabase) + len(i.Pressure) + len(i.ReadCache) + len(i.WriteOpt) + len(i.Filesystems) + len(i.AgentSpool) + len(i.SQLServer) + len(i.DiskUntimed) + len(i.ReadCacheHoldout) + len(i.WriteOptTrimmed)
+	return len(i.DiskLatency) + len(i.DiskSplit) + len(i.PageCache) + len(i.PgDatabase) + len(i.Pressure) + len(i.ReadCache) + len(i.WriteOpt) + len(i.Filesystems) + len(i.AgentSpool) + len(i.SQLServer) + len(i.DiskUntimed) + len(i.ReadCacheHoldout) + len(i.ReadCacheHoldoutBuckets) + len(i.WriteOptTrimmed)
 }
 
 // EachCopy calls add with every row, family by family, as its table's COPY row.
@@ -274,6 +294,9 @@ func (i *Intervals) EachCopy(org string, server any, add func(table string, colu
 	}
 	for k := range i.ReadCacheHoldout {
 		add(ReadCacheHoldoutFamily.Table, ReadCacheHoldoutFamily.CopyColumns(), i.ReadCacheHoldout[k].CopyValues(org, server))
+	}
+	for k := range i.ReadCacheHoldoutBuckets {
+		add("read_cache_holdout_bucket", ReadCacheHoldoutBucketColumns, i.ReadCacheHoldoutBuckets[k].CopyValues(org, server))
 	}
 	for k := range i.WriteOptTrimmed {
 		add(WriteOptTrimmedFamily.Table, WriteOptTrimmedFamily.CopyColumns(), i.WriteOptTrimmed[k].CopyValues(org, server))

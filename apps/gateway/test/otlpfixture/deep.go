@@ -63,7 +63,15 @@ type Deep struct {
 	Accel map[string]float64
 	// ManagedFiles maps a file.path to spindle.write_opt.managed_file.extents.
 	ManagedFiles map[string]int64
+	// HoldoutBuckets maps a hash bucket (the int attribute spindle.read_cache.bucket) to its
+	// managed accessed, managed missed, control accessed and control missed bytes
+	// (spindle.read_cache.bucket.*).
+	HoldoutBuckets map[int64][4]int64
 }
+
+// HoldoutBucketMetrics are spindle.read_cache.bucket.*, in Deep.HoldoutBuckets' order.
+var HoldoutBucketMetrics = [4]string{"spindle.read_cache.bucket.managed.accessed", "spindle.read_cache.bucket.managed.missed",
+	"spindle.read_cache.bucket.control.accessed", "spindle.read_cache.bucket.control.missed"}
 
 // LatencyBounds are the catalogue's explicit bounds: 2^0 … 2^26 µs in seconds.
 func LatencyBounds() []float64 {
@@ -139,6 +147,16 @@ func AddDeep(md pmetric.Metrics, index int, s Sample, d Deep) {
 			dp.SetDoubleValue(value)
 		} else {
 			dp.SetIntValue(int64(value))
+		}
+	}
+	if len(d.HoldoutBuckets) > 0 {
+		for i, name := range HoldoutBucketMetrics {
+			dps := b.delta(name, "By")
+			for bucket, counts := range d.HoldoutBuckets {
+				dp := b.point(dps, true, nil)
+				dp.Attributes().PutInt("spindle.read_cache.bucket", bucket)
+				dp.SetIntValue(counts[i])
+			}
 		}
 	}
 	if len(d.ManagedFiles) > 0 {

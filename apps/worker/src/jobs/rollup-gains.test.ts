@@ -14,12 +14,14 @@ const serverB = "00000000-0000-4000-8000-0000000000f2";
 
 /** Minute or hour buckets computed straight from raw rows, with the same bucketing as TimescaleDB. */
 const aggregatesOf = (source: string) => (findFamily(source) as RolledUpFamily).aggregates;
+/** The family's key columns (a hash bucket), after the server, as ", key" each. */
+const keysOf = (source: string) => (findFamily(source) as RolledUpFamily).keys.map((k) => `, ${k}`).join("");
 const fromRaw = (source: string, width: string) => `
-    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id,
+    SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id${keysOf(source)},
            ${aggregatesOf(source).map((a) => `${a.fromRaw.replaceAll("s.", "")} AS ${a.name}`).join(", ")}
-    FROM ${source} GROUP BY 1, 2 ORDER BY 1, 2`;
+    FROM ${source} GROUP BY bucket, server_id${keysOf(source)} ORDER BY bucket, server_id${keysOf(source)}`;
 const fromRollup = (source: string, table: string) =>
-  `SELECT bucket, server_id, ${aggregatesOf(source).map((a) => a.name).join(", ")} FROM ${table} ORDER BY 1, 2`;
+  `SELECT bucket, server_id${keysOf(source)}, ${aggregatesOf(source).map((a) => a.name).join(", ")} FROM ${table} ORDER BY bucket, server_id${keysOf(source)}`;
 
 describe("rollupPending for the acceleration-gains families", { skip: skipReason }, () => {
   let plain: PlainDatabase;
@@ -65,10 +67,20 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
               ('2026-11-20T11:00:10Z', 'org-a', $1, 10, 0, 4096, 0, 0, 0, 0, 0)`,
       [serverA],
     );
+    // Per hash bucket: two buckets in each of the first two intervals, each its own row per minute and hour.
+    await pool.query(
+      `INSERT INTO read_cache_holdout_bucket (time, org_id, server_id, hash_bucket, interval_seconds, managed_accessed_bytes, managed_missed_bytes,
+                                              control_accessed_bytes, control_missed_bytes)
+       VALUES ('2026-11-20T10:59:50Z', 'org-a', $1, 0, 10, 20480, 4096, 4096, 4096),
+              ('2026-11-20T10:59:50Z', 'org-a', $1, 15, 10, 16384, 0, 0, 0),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 0, 10, 40960, 0, 8192, 0),
+              ('2026-11-20T11:00:00Z', 'org-a', $1, 15, 10, 0, 0, 0, 0)`,
+      [serverA],
+    );
     const result = await rollupPending(pool);
-    assert.deepEqual(result, { rangesProcessed: 4, serversRolledUp: 2 });
+    assert.deepEqual(result, { rangesProcessed: 5, serversRolledUp: 2 });
 
-    for (const source of ["read_cache", "read_cache_holdout", "write_opt"]) {
+    for (const source of ["read_cache", "read_cache_holdout", "read_cache_holdout_bucket", "write_opt"]) {
       const minutes = (await pool.query(fromRollup(source, `${source}_1m`))).rows;
       assert.ok(minutes.length >= 2, `${source}: rows in more than one minute`);
       assert.deepEqual(minutes, (await pool.query(fromRaw(source, "1 minute"))).rows, `${source}_1m`);
@@ -95,6 +107,10 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
       `SELECT sum(holdout_percent_sum)::int AS percent, sum(holdout_percent_samples)::int AS n, sum(control_accessed_bytes)::int AS control,
               sum(samples)::int AS samples FROM read_cache_holdout_1h WHERE server_id = $1`, [serverA]);
     assert.deepEqual(holdout.rows, [{ percent: 20, n: 3, control: 12288, samples: 3 }]);
+    const buckets = await pool.query(
+      `SELECT hash_bucket, sum(managed_accessed_bytes)::int AS managed, sum(control_accessed_bytes)::int AS control, sum(samples)::int AS samples
+       FROM read_cache_holdout_bucket_1h WHERE server_id = $1 GROUP BY hash_bucket ORDER BY hash_bucket`, [serverA]);
+    assert.deepEqual(buckets.rows, [{ hash_bucket: 0, managed: 61440, control: 12288, samples: 2 }, { hash_bucket: 15, managed: 16384, control: 0, samples: 2 }]);
     const other = await pool.query("SELECT org_id, hits_bytes FROM read_cache_1h WHERE server_id = $1", [serverB]);
     assert.deepEqual(other.rows, [{ org_id: "org-b", hits_bytes: "77" }]);
   });
@@ -104,6 +120,7 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
     assert.equal(deleted.read_cache, 5);
     assert.equal(deleted.write_opt, 2);
     assert.equal(deleted.read_cache_holdout, 3);
+    assert.equal(deleted.read_cache_holdout_bucket, 4);
     assert.equal(deleted.read_cache_1m, 0, "minutes are kept 90 days");
     const hours = await deleteExpiredTelemetry(plain.pool, { now: new Date("2029-01-01T00:00:00Z") });
     assert.equal(hours.read_cache_1h, 3);

@@ -60,7 +60,10 @@ export async function snapshot(db: Queryable, relations: string[], timescale: bo
            array(SELECT a::text FROM unnest(coalesce(c.relacl, '{}')) a ORDER BY 1) AS acl
     FROM pg_views v JOIN pg_class c ON c.relname = v.viewname AND c.relnamespace = 'spindle_tenant'::regnamespace
     WHERE v.schemaname = 'spindle_tenant' AND v.viewname = ANY($1) ORDER BY v.viewname`, [names]);
-  out.tenantViews = views.map((v) => ({ ...v, definition: withoutIds(v.definition) }));
+  // The tenant views are made by spindle_protect_tenant_relation, not by the declaration; since
+  // 20261128150000_grafana_login_binding it names the table `source` in them, so a family made
+  // before that migration has the same view without the alias. Both read the same rows.
+  out.tenantViews = views.map((v) => ({ ...v, definition: withoutSourceAlias(withoutIds(v.definition)) }));
   if (!timescale) {
     out.rollupSources = await rows(db, `
       SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = 'rollup_pending_source_check'`, []);
@@ -108,4 +111,11 @@ export function dropSql(relations: { tables: string[]; aggregates: string[] }): 
     ...relations.aggregates.map((a) => `DROP MATERIALIZED VIEW IF EXISTS ${a} CASCADE;`),
     ...relations.tables.map((t) => `DROP TABLE IF EXISTS ${t} CASCADE;`),
   ].join("\n");
+}
+
+/** A tenant view's text as if its table had no alias `source` (see tenantViews above). */
+function withoutSourceAlias(definition: string): string {
+  const table = / FROM (\w+) source WHERE /.exec(definition)?.[1];
+  if (!table) return definition;
+  return definition.replace(` FROM ${table} source WHERE `, ` FROM ${table} WHERE `).replace(/\bsource\./g, `${table}.`);
 }

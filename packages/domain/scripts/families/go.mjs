@@ -7,7 +7,7 @@ import { goName } from "./model.mjs";
 function goType(c) {
   if (c.type === "text") return "string";
   if (c.type === "timestamptz") return "time.Time";
-  const base = { bigint: "int64", integer: "int32", "double precision": "float64" }[c.type];
+  const base = { bigint: "int64", integer: "int32", smallint: "int16", "double precision": "float64" }[c.type];
   if (!c.null) return base;
   return base === "int64" ? "Measured" : `sql.Null[${base}]`;
 }

@@ -3,7 +3,7 @@
 // an interval family holds one row per server, interval and key (device, operation, …) with its
 // measures, and its 1-minute and 1-hour aggregates; a list family holds each server's newest list.
 
-const sqlTypes = new Set(["bigint", "double precision", "integer", "text", "timestamptz"]);
+const sqlTypes = new Set(["bigint", "double precision", "integer", "smallint", "text", "timestamptz"]);
 const gatewayRows = new Set(["batch", "deep", "accel", "state"]);
 const aggregateFns = new Set(["sum", "count", "max", "min", "avg", "sumProduct", "sumWhereMeasured"]);
 const storageDefaults = { chunk: "1 day", compressAfter: "3 days", keepRaw: "30 days", keep1m: "90 days", keep1h: "2 years" };
@@ -120,7 +120,9 @@ function intervalFamily(declared, problems, where) {
   const labels = (declared.labels ?? []).flatMap((c) => expandColumn(c, "label", problems, where));
   const measures = (declared.measures ?? []).flatMap((c) => expandColumn(c, "measure", problems, where));
   if (measures.length === 0) problems.push(`${where}: an interval family needs measures`);
-  for (const c of [...keys, ...labels]) if (c.type !== "text") problems.push(`${where}: key or label ${c.name} must be text`);
+  // A key is a name (device, operation) or a small number (a hash bucket); labels are names.
+  for (const c of keys) if (c.type !== "text" && c.type !== "smallint") problems.push(`${where}: key ${c.name} must be text or smallint`);
+  for (const c of labels) if (c.type !== "text") problems.push(`${where}: label ${c.name} must be text`);
   const columns = [
     { name: "time", type: "timestamptz", null: false, check: null, role: "time", go: "Time" },
     { name: "org_id", type: "text", null: false, check: null, role: "org" },
@@ -149,6 +151,9 @@ function intervalFamily(declared, problems, where) {
   const chartColumns = declared.chartColumns ?? [];
   for (const c of chartColumns) if (!aggregates?.some((a) => a.name === c)) problems.push(`${where}: chart column ${c} is not an aggregate column`);
   const segmentBy = declared.compressSegmentBy ?? ["org_id", "server_id", ...keys.map((k) => k.name)];
+  // How rows are ordered inside a compressed segment: newest first, then any key the family names
+  // (a key left out of the segments, such as a hash bucket, keeps its rows together).
+  const orderBy = declared.compressOrderBy ?? ["time DESC"];
   const gateway = declared.gateway ?? {};
   if (!gatewayRows.has(gateway.rows)) problems.push(`${where}: gateway.rows must be one of ${[...gatewayRows].join(", ")}`);
   const pascal = goName(declared.table);
@@ -167,6 +172,7 @@ function intervalFamily(declared, problems, where) {
     aggregates,
     chartColumns,
     segmentBy,
+    orderBy,
     serverIndexKeys: declared.serverIndexKeys ?? [],
     storage,
     gateway: {

@@ -75,7 +75,7 @@ export function timescaleSql(f) {
     sql += `ALTER TABLE ${f.table} SET (
   timescaledb.compress,
   timescaledb.compress_segmentby = '${f.segmentBy.join(", ")}',
-  timescaledb.compress_orderby = 'time DESC'
+  timescaledb.compress_orderby = '${f.orderBy.join(", ")}'
 );
 SELECT add_compression_policy('${f.table}', INTERVAL '${s.compressAfter}');\n`;
   }

@@ -31,7 +31,7 @@ function descriptor(f) {
 }
 
 const tsType = (c) => {
-  const base = { bigint: "string", integer: "number", "double precision": "number", text: "string", uuid: "string", timestamptz: "Date" }[c.type];
+  const base = { bigint: "string", integer: "number", smallint: "number", "double precision": "number", text: "string", uuid: "string", timestamptz: "Date" }[c.type];
   return c.null ? `${base} | null` : base;
 };
 
@@ -54,7 +54,7 @@ function rowTypes(f) {
       "  bucket: Date;",
       "  org_id: string;",
       "  server_id: string;",
-      ...f.keys.map((k) => `  ${k.name}: string;`),
+      ...f.keys.map((k) => `  ${k.name}: ${tsType(k)};`),
       ...f.aggregates.map((a) => `  ${a.name}: ${tsType(a)};`),
       "}",
       "",

@@ -2,14 +2,19 @@
 //
 //   saved = managed accesses × (control miss ratio − managed miss ratio)
 //
-// in pages, with a 95 % moving-block bootstrap interval over the range's intervals. Negative
+// in pages, with a 95 % interval: a random-groups variance over the agent's hash buckets of page
+// groups (caused-buckets.ts), which sees how the control draw itself moves the estimate when page
+// groups differ, and what the groups did over the range; where the agent sent no buckets
+// (older agents) a moving-block bootstrap over the range's intervals, which sees only the first,
+// and the figure says so (`omitsDrawVariance`). Negative
 // when the managed pages missed more than the control (the cache made it worse): shown as such.
 // "Not measured", with the reason, when there is no control (holdoutPercent 0, no eBPF, Windows),
 // when the control saw too few accesses or too few independent intervals to say anything, or
 // when the control's share of the accesses is far from its share by design (a hot spot landed on
 // one side of the draw, and the estimate would rest on it).
 import { holdoutBlockBootstrap } from "./caused-bootstrap.js";
-import { holdoutDependence, groupTotals, type GroupTotals, type HoldoutSums, type HoldoutUnit } from "./caused-units.js";
+import { bucketInterval, holdoutBuckets, usedBuckets, type BucketInterval } from "./caused-buckets.js";
+import { holdoutDependence, groupTotals, type GroupTotals, type HoldoutBucketSums, type HoldoutSums, type HoldoutUnit } from "./caused-units.js";
 import { measured, notMeasured, type BasisInput, type Measured } from "./measured.js";
 import { pageBytes } from "./reads.js";
 
@@ -23,14 +28,38 @@ export const causedReadsDefaults = {
   minimumControlPages: 1000,
   /** The control's odds of an access may differ from its odds by design by at most this factor. */
   balanceOddsFactor: 3,
+  /** Hash buckets with accesses below which their spread says too little (of 16). */
+  minimumBuckets: 8,
 };
 
 export type CausedReadsOptions = typeof causedReadsDefaults;
 
+/** From the hash buckets: sees the control draw's variance as well as the range's. */
+export interface HashBucketInterval {
+  method: "hash-buckets";
+  lowPages: number;
+  highPages: number;
+  confidence: number;
+  buckets: number;
+  degreesOfFreedom: number;
+}
+
+/** The block bootstrap over time, for ranges without bucket counts: it omits the draw's variance. */
+export interface BlockBootstrapInterval {
+  method: "block-bootstrap";
+  lowPages: number;
+  highPages: number;
+  confidence: number;
+  iterations: number;
+  blockLength: number;
+  seed: number;
+  omitsDrawVariance: true;
+}
+
 export interface CausedReads {
   /** Pages of reads the cache spared applications (negative: it caused more). */
   savedPages: number;
-  interval: { lowPages: number; highPages: number; confidence: number; iterations: number; blockLength: number; seed: number };
+  interval: HashBucketInterval | BlockBootstrapInterval;
   controlMissRatio: number;
   managedMissRatio: number;
   managedAccessedPages: number;
@@ -98,21 +127,39 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
       "groups landed on one side and the comparison would rest on them; the next policy version draws the control again",
     );
   }
-  const interval = holdoutBlockBootstrap(units, { blockLength, iterations: settings.iterations, confidence: settings.confidence, seed: settings.seed });
   const managedAccessedPages = pages(totals.managedAccessed);
   // A_m·X_c/A_c − X_m is A_m·(X_c/A_c − X_m/A_m), with one rounding fewer.
   const savedBytes = (totals.controlMissed * totals.managedAccessed) / totals.controlAccessed - totals.managedMissed;
+  const covered = units.reduce((total, unit) => total + (unit.intervals ?? 1), 0);
+  let interval: CausedReads["interval"];
+  if (sums.buckets && sums.buckets.intervals >= covered) {
+    const buckets = intervalFromBuckets(sums.buckets, savedBytes / totals.managedAccessed, expected, settings);
+    if (typeof buckets === "string") return notMeasured(buckets);
+    interval = {
+      method: "hash-buckets",
+      lowPages: tidy(managedAccessedPages * buckets.low),
+      highPages: tidy(managedAccessedPages * buckets.high),
+      confidence: buckets.confidence,
+      buckets: buckets.buckets,
+      degreesOfFreedom: buckets.degreesOfFreedom,
+    };
+  } else {
+    const bootstrap = holdoutBlockBootstrap(units, { blockLength, iterations: settings.iterations, confidence: settings.confidence, seed: settings.seed });
+    interval = {
+      method: "block-bootstrap",
+      lowPages: tidy(managedAccessedPages * bootstrap.low),
+      highPages: tidy(managedAccessedPages * bootstrap.high),
+      confidence: bootstrap.confidence,
+      iterations: bootstrap.iterations,
+      blockLength: bootstrap.blockLength,
+      seed: bootstrap.seed,
+      omitsDrawVariance: true,
+    };
+  }
   return measured(
     {
       savedPages: tidy(pages(savedBytes)),
-      interval: {
-        lowPages: tidy(managedAccessedPages * interval.low),
-        highPages: tidy(managedAccessedPages * interval.high),
-        confidence: interval.confidence,
-        iterations: interval.iterations,
-        blockLength: interval.blockLength,
-        seed: interval.seed,
-      },
+      interval,
       controlMissRatio: totals.controlMissed / totals.controlAccessed,
       managedMissRatio: totals.managedMissed / totals.managedAccessed,
       managedAccessedPages,
@@ -124,4 +171,20 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
     },
     controlBasis(totals, units.length),
   );
+}
+
+/** The interval from the buckets, as a difference of miss ratios; a string says why there is none. */
+function intervalFromBuckets(buckets: HoldoutBucketSums, difference: number, holdoutShare: number, settings: CausedReadsOptions): BucketInterval | string {
+  const used = usedBuckets(buckets.counts.map((b) => ({
+    managedAccessed: b.managedAccessedBytes,
+    managedMissed: b.managedMissedBytes,
+    controlAccessed: b.controlAccessedBytes,
+    controlMissed: b.controlMissedBytes,
+  })));
+  const interval = used.length >= settings.minimumBuckets ? bucketInterval(used, difference, holdoutShare, settings.confidence) : null;
+  if (!interval) {
+    return `the managed files' page groups fell in ${used.length} of the agent's ${holdoutBuckets} hash buckets ` +
+      `(at least ${settings.minimumBuckets} are needed), so how much the control draw moves the comparison cannot be told: too few page groups are read to measure what the read cache caused`;
+  }
+  return interval;
 }

@@ -14,6 +14,24 @@ export interface HoldoutUnit {
   managedMissedBytes: number;
   controlAccessedBytes: number;
   controlMissedBytes: number;
+  /** Agent intervals the unit sums (a 1-minute bucket holds several); 1 when not given. */
+  intervals?: number;
+}
+
+/** One hash bucket's counters over the whole range, in bytes (read_cache_holdout_bucket). */
+export interface HoldoutBucketCounts {
+  bucket: number;
+  managedAccessedBytes: number;
+  managedMissedBytes: number;
+  controlAccessedBytes: number;
+  controlMissedBytes: number;
+}
+
+/** Both groups' counters per hash bucket of page groups, summed over the range. */
+export interface HoldoutBucketSums {
+  counts: readonly HoldoutBucketCounts[];
+  /** Agent intervals that sent them: fewer than the units' means part of the range came from an older agent. */
+  intervals: number;
 }
 
 /** What read_cache_holdout holds for one server over a range. */
@@ -26,6 +44,8 @@ export interface HoldoutSums {
   ownReadBytes: MaybeNumber;
   /** First accesses by others to pages the read cache brought in, while still resident; null when not sent. */
   ownPageHitBytes: MaybeNumber;
+  /** The counters per hash bucket (read_cache_holdout_bucket); absent or null where the agent sent none. */
+  buckets?: HoldoutBucketSums | null;
 }
 
 export interface GroupTotals {

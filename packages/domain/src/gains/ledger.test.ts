@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { HoldoutUnit } from "./caused-units.js";
-import { fleetLedger, serverLedger, type ServerGainsSums } from "./ledger.js";
+import { drawVarianceNote, fleetLedger, serverLedger, type ServerGainsSums } from "./ledger.js";
 
 const gib = 1024 ** 3;
 const page = 4096;
@@ -23,6 +23,19 @@ const readCacheOnly: ServerGainsSums = {
   ...full,
   memoryLatency: { meanSeconds: 4e-6, timedReads: 100 },
   writeOpt: { managedGrownBytes: null, managedExtentsAdded: null, unmanagedGrownBytes: null, unmanagedExtentsAdded: null, samples: 0, filesDefragmented: null, preallocatedBytes: null },
+};
+// The same totals in 16 equal hash buckets (20 intervals each): the interval sees the draw.
+const bucketed: ServerGainsSums = {
+  ...full,
+  holdout: {
+    ...full.holdout,
+    buckets: {
+      counts: Array.from({ length: 16 }, (_, bucket) => ({
+        bucket, managedAccessedBytes: (20 * 900 * page) / 16, managedMissedBytes: (20 * 90 * page) / 16, controlAccessedBytes: (20 * 100 * page) / 16, controlMissedBytes: (20 * 30 * page) / 16,
+      })),
+      intervals: 20,
+    },
+  },
 };
 const noControl: ServerGainsSums = { ...full, holdout: { units: [], samples: 0, ownReadBytes: null, ownPageHitBytes: null } };
 
@@ -60,6 +73,16 @@ describe("serverLedger", () => {
     assert.equal(byKey.bytesFromMemory, 40_960_000);
     assert.equal(byKey.storageIosSaved, "not-measured");
     assert.equal(byKey.storageTimeSaved, "not-measured");
+  });
+
+  it("says on both caused read-cache lines when their interval omits the draw's variance (an agent without hash buckets)", () => {
+    const note = (sums: ServerGainsSums, key: string) => serverLedger(sums).find((line) => line.key === key)!.note;
+    assert.equal(note(full, "storageIosSaved"), drawVarianceNote);
+    assert.equal(note(full, "storageTimeSaved"), drawVarianceNote);
+    assert.equal(note(bucketed, "storageIosSaved"), undefined);
+    assert.equal(note(bucketed, "storageTimeSaved"), undefined);
+    const fleet = fleetLedger([{ server: "db01", lines: serverLedger(full) }, { server: "db02", lines: serverLedger(bucketed) }]);
+    assert.equal(fleet.find((line) => line.key === "storageIosSaved")!.note, `${drawVarianceNote} on db01`);
   });
 
   it("marks write-optimisation lines not measured when the agent sent none", () => {

@@ -6,7 +6,7 @@
 // (reads served from memory: the kernel serves most of those with or without Spindle), a cost,
 // or a plain counter.
 import type { DeviceBusySums } from "./caused-bound.js";
-import { causedStorageReads, causedTimeSaved, ownPageHitsSaved, ownStorageReads, type CausedInterval } from "./caused-time.js";
+import { causedStorageReads, causedTimeSaved, ownPageHitsSaved, ownStorageReads, type CausedInterval, type CausedStorageReads } from "./caused-time.js";
 import type { HoldoutSums } from "./caused-units.js";
 import { isPresent, measured, notMeasured, type MaybeNumber, type Measured } from "./measured.js";
 import { fragmentsPrevented, type WriteOptGrowthSums } from "./fragments.js";
@@ -65,6 +65,18 @@ function counter(value: MaybeNumber, samples: number, label: string, reason: str
 }
 
 const cappedNote = "capped at what the devices could have served in the range";
+/** Where the agent sent no counts per hash bucket, the interval is the block bootstrap's over time alone. */
+export const drawVarianceNote = "the interval omits the variance of the control group's draw of page groups (the agent sent no counts per hash bucket: update it)";
+
+/** A caused read-cache line's note: capped, and whether its interval sees the draw. */
+function causedNote(reads: Measured<CausedStorageReads>): { note?: string } {
+  if (reads.status !== "measured") return {};
+  const notes = [
+    ...(reads.value.capped ? [cappedNote] : []),
+    ...(reads.value.estimate.interval.method === "block-bootstrap" ? [drawVarianceNote] : []),
+  ];
+  return notes.length > 0 ? { note: notes.join("; ") } : {};
+}
 
 export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
   const { readCache, holdout, storage, devices, memoryLatency, writeOpt } = sums;
@@ -84,7 +96,7 @@ export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
       label: "Storage reads saved (caused)",
       unit: "{io}",
       effect: reads.status === "measured" ? measured(reads.value.savedIos, reads.basis) : reads,
-      ...(reads.status === "measured" ? { interval: reads.value.interval, ...(reads.value.capped ? { note: cappedNote } : {}) } : {}),
+      ...(reads.status === "measured" ? { interval: reads.value.interval, ...causedNote(reads) } : {}),
     },
     {
       key: "storageTimeSaved",
@@ -93,8 +105,7 @@ export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
       label: "Storage read time saved (caused)",
       unit: "s",
       effect: time.status === "measured" ? measured(time.value.seconds, time.basis) : time,
-      ...(time.status === "measured" ? { interval: time.value.interval } : {}),
-      ...(reads.status === "measured" && reads.value.capped ? { note: cappedNote } : {}),
+      ...(time.status === "measured" ? { interval: time.value.interval, ...causedNote(reads) } : {}),
     },
     { key: "ownPageHits", feature: "read-cache", kind: "lower-bound", label: "Reads served from pages the cache brought in (direct, a lower bound)", unit: "{io}", effect: ownPageHitsSaved(holdout, storage) },
     { key: "ownStorageReads", feature: "read-cache", kind: "cost", label: "Storage reads the cache made itself (prefetch, pins)", unit: "{io}", effect: ownStorageReads(holdout, storage) },
@@ -141,12 +152,13 @@ export function fleetLedger(servers: readonly { server: string; lines: readonly 
     const interval = intervals.every((each): each is CausedInterval => each !== undefined)
       ? { low: intervals.reduce((sum, each) => sum + each.low, 0), high: intervals.reduce((sum, each) => sum + each.high, 0), confidence: intervals[0]!.confidence }
       : undefined;
-    const capped = measuredOn.filter((entry) => entry.note).map((entry) => entry.server);
+    const on = (note: string) => measuredOn.filter((entry) => entry.note?.includes(note)).map((entry) => entry.server);
+    const notes = [cappedNote, drawVarianceNote].flatMap((note) => (on(note).length > 0 ? [`${note} on ${on(note).join(", ")}`] : []));
     return {
       ...rest,
       effect,
       ...(interval && line.kind === "caused" ? { interval } : {}),
-      ...(capped.length > 0 ? { note: `${cappedNote} on ${capped.join(", ")}` } : {}),
+      ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
       notMeasuredOn,
     };
   });

@@ -3006,8 +3006,154 @@ export const familyCatalogue = [
     }
   },
   {
+    "table": "read_cache_holdout_bucket",
+    "migration": "20261128210000_read_cache_holdout_bucket",
+    "kind": "interval",
+    "what": "The read cache's control-group counts per hash bucket of page groups (16 buckets drawn independently of the control): how much the draw itself moves the caused estimate",
+    "keys": [
+      "hash_bucket"
+    ],
+    "columns": [
+      {
+        "name": "time",
+        "type": "timestamptz",
+        "nullable": false,
+        "role": "time"
+      },
+      {
+        "name": "org_id",
+        "type": "text",
+        "nullable": false,
+        "role": "org"
+      },
+      {
+        "name": "server_id",
+        "type": "uuid",
+        "nullable": false,
+        "role": "server"
+      },
+      {
+        "name": "hash_bucket",
+        "type": "smallint",
+        "nullable": false,
+        "role": "key"
+      },
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "role": "interval"
+      },
+      {
+        "name": "managed_accessed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "role": "measure"
+      },
+      {
+        "name": "managed_missed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "role": "measure"
+      },
+      {
+        "name": "control_accessed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "role": "measure"
+      },
+      {
+        "name": "control_missed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "role": "measure"
+      }
+    ],
+    "aggregates": [
+      {
+        "name": "interval_seconds",
+        "type": "double precision",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "interval_seconds"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.interval_seconds)",
+        "fromMinutes": "sum(s.interval_seconds)"
+      },
+      {
+        "name": "managed_accessed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "managed_accessed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.managed_accessed_bytes)::bigint",
+        "fromMinutes": "sum(s.managed_accessed_bytes)::bigint"
+      },
+      {
+        "name": "managed_missed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "managed_missed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.managed_missed_bytes)::bigint",
+        "fromMinutes": "sum(s.managed_missed_bytes)::bigint"
+      },
+      {
+        "name": "control_accessed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "control_accessed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.control_accessed_bytes)::bigint",
+        "fromMinutes": "sum(s.control_accessed_bytes)::bigint"
+      },
+      {
+        "name": "control_missed_bytes",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "sum",
+        "args": [
+          "control_missed_bytes"
+        ],
+        "merge": "sum",
+        "fromRaw": "sum(s.control_missed_bytes)::bigint",
+        "fromMinutes": "sum(s.control_missed_bytes)::bigint"
+      },
+      {
+        "name": "samples",
+        "type": "bigint",
+        "nullable": false,
+        "fn": "count",
+        "args": [
+          "*"
+        ],
+        "merge": "sum",
+        "fromRaw": "count(*)",
+        "fromMinutes": "sum(s.samples)::bigint"
+      }
+    ],
+    "storage": {
+      "chunk": "1 day",
+      "compressAfter": "3 days",
+      "keepRaw": "30 days",
+      "keep1m": "90 days",
+      "keep1h": "2 years"
+    }
+  },
+  {
     "table": "write_opt_trimmed",
-    "migration": "20261128180000_write_opt_trimmed",
+    "migration": "20261128220000_write_opt_trimmed",
     "kind": "interval",
     "what": "Preallocated space given back unused per interval: the reservation past a file's end, trimmed when the file went idle",
     "keys": [],
@@ -3112,6 +3258,7 @@ export type FamilyTable =
   | "sqlserver_stats"
   | "disk_io_untimed"
   | "read_cache_holdout"
+  | "read_cache_holdout_bucket"
   | "write_opt_trimmed";
 
 /** A row of disk_io as node-postgres returns it (bigint as text): Disk I/O per block device and interval: operations, bytes, merges and busy time as deltas, I/Os in flight at the end. */
@@ -3665,6 +3812,36 @@ export interface ReadCacheHoldoutBucket {
   control_missed_bytes: string | null;
   own_read_bytes: string | null;
   own_page_hit_bytes: string | null;
+  samples: string;
+}
+
+/** A row of read_cache_holdout_bucket as node-postgres returns it (bigint as text): The read cache's control-group counts per hash bucket of page groups (16 buckets drawn independently of the control): how much the draw itself moves the caused estimate. */
+export interface ReadCacheHoldoutBucketRow {
+  time: Date;
+  org_id: string;
+  server_id: string;
+  hash_bucket: number;
+  interval_seconds: number;
+  managed_accessed_bytes: string;
+  managed_missed_bytes: string;
+  control_accessed_bytes: string;
+  control_missed_bytes: string;
+}
+
+/** The columns of read_cache_holdout_bucket, in table order (COPY). */
+export const readCacheHoldoutBucketColumns = ["time","org_id","server_id","hash_bucket","interval_seconds","managed_accessed_bytes","managed_missed_bytes","control_accessed_bytes","control_missed_bytes"] as const;
+
+/** A bucket of read_cache_holdout_bucket_1m or read_cache_holdout_bucket_1h as node-postgres returns it. */
+export interface ReadCacheHoldoutBucketBucket {
+  bucket: Date;
+  org_id: string;
+  server_id: string;
+  hash_bucket: number;
+  interval_seconds: number;
+  managed_accessed_bytes: string;
+  managed_missed_bytes: string;
+  control_accessed_bytes: string;
+  control_missed_bytes: string;
   samples: string;
 }
 

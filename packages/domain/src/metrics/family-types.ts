@@ -3,7 +3,7 @@
 // builds its plain-mode rollups and retention from them, and tests and the console take their
 // row types and COPY columns from there.
 
-export type FamilyColumnType = "bigint" | "double precision" | "integer" | "text" | "uuid" | "timestamptz";
+export type FamilyColumnType = "bigint" | "double precision" | "integer" | "smallint" | "text" | "uuid" | "timestamptz";
 
 export interface FamilyColumn {
   name: string;

@@ -3,9 +3,12 @@
 // the control group with the policy's holdout share, as the agent draws them; every minute each
 // group is read and misses by its own heat and the server's memory pressure. The read cache
 // multiplies the managed groups' miss probability by the effect (1: it changes nothing, so any
-// "saved" or "cost" interval that excludes 0 is a false verdict).
+// "saved" or "cost" interval that excludes 0 is a false verdict). Like the agent, the world also
+// hashes each group into one of 16 buckets, independently of the draw, and counts both groups per
+// bucket; `withoutBuckets` judges as the console does the rows of an agent that sends none.
 import { causedReadsSaved, causedReadsDefaults } from "../gains/caused-reads.js";
-import type { HoldoutUnit } from "../gains/caused-units.js";
+import { holdoutBuckets } from "../gains/caused-buckets.js";
+import type { HoldoutBucketCounts, HoldoutUnit } from "../gains/caused-units.js";
 import { pageBytes } from "../gains/reads.js";
 import { normalSource, paretoDraw } from "../stats/random.js";
 import type { Decision, HarnessScenario } from "./harness.js";
@@ -30,7 +33,12 @@ export interface CausedScenario {
 export interface CausedWorld {
   /** One unit per minute, in time order, as read_cache_holdout gives them to the estimate. */
   units: HoldoutUnit[];
+  /** Per minute, the counters per hash bucket (read_cache_holdout_bucket), in pages. */
+  buckets: BucketMinute[];
 }
+
+/** One minute's counters per bucket: managed accessed, managed missed, control accessed, control missed at [4b .. 4b + 3]. */
+type BucketMinute = Float64Array;
 
 function heats(scenario: CausedScenario, random: () => number, normal: () => number): Float64Array {
   const values = new Float64Array(scenario.groups);
@@ -68,6 +76,8 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
       const normal = normalSource(random);
       const heat = heats(scenario, random, normal);
       const control = Array.from({ length: scenario.groups }, () => random() < scenario.holdoutShare);
+      const bucketOf = Array.from({ length: scenario.groups }, () => Math.floor(random() * holdoutBuckets));
+      const buckets: BucketMinute[] = [];
       const baseMiss = heat.map((value) => Math.min(0.95, scenario.missProbability / Math.sqrt(Math.max(value, 0.01))));
       const units: HoldoutUnit[] = [];
       const stationarySd = scenario.noiseSd / Math.sqrt(1 - scenario.phi * scenario.phi);
@@ -78,12 +88,16 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
         pressure = scenario.phi * pressure + scenario.noiseSd * normal();
         const perGroup = (scenario.accessesPerMinute / scenario.groups) * Math.exp(workload);
         const unit = { holdoutShare: scenario.holdoutShare, managedAccessedBytes: 0, managedMissedBytes: 0, controlAccessedBytes: 0, controlMissedBytes: 0 };
+        const perBucket: BucketMinute = new Float64Array(4 * holdoutBuckets);
         for (let g = 0; g < scenario.groups; g++) {
           const mean = perGroup * heat[g]!;
           const accesses = countDraw(mean, mean, random, normal);
           if (accesses === 0) continue;
           const p = Math.min(0.95, baseMiss[g]! * Math.exp(pressure) * (control[g] ? 1 : effect));
           const misses = Math.min(accesses, countDraw(accesses * p, accesses * p * (1 - p), random, normal));
+          const at = 4 * bucketOf[g]! + (control[g] ? 2 : 0);
+          perBucket[at] = perBucket[at]! + accesses;
+          perBucket[at + 1] = perBucket[at + 1]! + misses;
           if (control[g]) {
             unit.controlAccessedBytes += accesses * pageBytes;
             unit.controlMissedBytes += misses * pageBytes;
@@ -93,8 +107,9 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
           }
         }
         units.push(unit);
+        buckets.push(perBucket);
       }
-      return { units };
+      return { units, buckets };
     },
   };
 }
@@ -104,15 +119,24 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
  * the interval lies above 0 (the managed pages missed less, the judged cost fell: "better"),
  * "cost" when below 0, and no verdict when it contains 0 or the estimate is not measured.
  */
-export function causedJudge(iterations = causedReadsDefaults.iterations): (world: CausedWorld, lookMinutes: number) => Decision {
+export function causedJudge(iterations = causedReadsDefaults.iterations, withoutBuckets = false): (world: CausedWorld, lookMinutes: number) => Decision {
   return (world, lookMinutes) => {
     const units = world.units.slice(0, lookMinutes);
-    const result = causedReadsSaved({ units, samples: units.length, ownReadBytes: null, ownPageHitBytes: null }, { iterations });
+    const buckets = withoutBuckets ? null : { counts: bucketSums(world.buckets.slice(0, lookMinutes)), intervals: units.length };
+    const result = causedReadsSaved({ units, samples: units.length, ownReadBytes: null, ownPageHitBytes: null, buckets }, { iterations });
     if (result.status !== "measured") return "no-verdict";
     if (result.value.interval.lowPages > 0) return "better";
     if (result.value.interval.highPages < 0) return "worse";
     return "no-verdict";
   };
+}
+
+function bucketSums(minutes: readonly BucketMinute[]): HoldoutBucketCounts[] {
+  return Array.from({ length: holdoutBuckets }, (_, bucket) => {
+    const at = 4 * bucket;
+    const total = (offset: number) => minutes.reduce((sum, minute) => sum + minute[at + offset]!, 0) * pageBytes;
+    return { bucket, managedAccessedBytes: total(0), managedMissedBytes: total(1), controlAccessedBytes: total(2), controlMissedBytes: total(3) };
+  });
 }
 
 const base: CausedScenario = {

@@ -50,8 +50,15 @@ export function RulePreviewPanel({ input }: { input: unknown }) {
 }
 
 function PreviewFigures({ preview }: { preview: RulePreview & { previewable: true } }) {
+  // The range and the signal's basis are shown either way: with no data, they say what was looked for.
+  const searched = <p className="text-xs text-muted-foreground">From {formatDateTime(String(preview.from))} to {formatDateTime(String(preview.to))}, {preview.basis}.</p>;
   if (preview.subjects === 0) {
-    return <p className="text-sm text-muted-foreground" data-testid="preview-no-data">No server in the rule&apos;s scope stored data for this signal in the last 7 days, so there is nothing to replay: the preview cannot say how noisy the rule is.</p>;
+    return (
+      <div className="grid gap-2 text-sm">
+        <p className="text-muted-foreground" data-testid="preview-no-data">No server in the rule&apos;s scope stored data for this signal in the last 7 days, so there is nothing to replay: the preview cannot say how noisy the rule is.</p>
+        {searched}
+      </div>
+    );
   }
   return (
     <div className="grid gap-2 text-sm">
@@ -61,7 +68,7 @@ function PreviewFigures({ preview }: { preview: RulePreview & { previewable: tru
         {preview.pendingsCleared > 0 ? `; ${preview.pendingsCleared} pending spells cleared before the for-duration` : ""}
         {preview.noDataEntries > 0 ? `; ${preview.noDataEntries} times without data` : ""}.
       </p>
-      <p className="text-xs text-muted-foreground">From {formatDateTime(String(preview.from))} to {formatDateTime(String(preview.to))}, {preview.basis}.</p>
+      {searched}
       {preview.subjectsFired > 0 ? (
         <ul className="grid gap-0.5 text-xs" data-testid="preview-subjects">
           {preview.bySubject.filter((s) => s.firings > 0).map((s) => (

@@ -68,7 +68,7 @@ describe("audit entry sentences", () => {
   });
 
   it("describes and links proof-run entries under both names the log has used", () => {
-    // Entries written before migration 20261128180100_proof_runs say bench_run.*; later ones proof_run.*.
+    // Entries written before migration 20261128220100_proof_runs say bench_run.*; later ones proof_run.*.
     for (const prefix of ["proof_run", "bench_run"]) {
       assert.equal(describeAuditEntry({ action: `${prefix}.requested`, target: "r1", details: { profile: "sqlio", hostname: "db01" } }),
         "requested a sqlio proof run on db01");

@@ -58,7 +58,7 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
     case "agent_version.unpinned":
       return `removed the pin of ${text(details.hostname)} to agent ${text(details.version)}`;
     case "proof_run.requested":
-    case "bench_run.requested": // entries written before migration 20261128180100_proof_runs
+    case "bench_run.requested": // entries written before migration 20261128220100_proof_runs
       return `requested a ${text(details.profile)} proof run on ${text(details.hostname)}`;
     case "proof_run.cancelled":
     case "bench_run.cancelled":

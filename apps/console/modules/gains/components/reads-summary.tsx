@@ -1,9 +1,21 @@
+import type { CausedReads } from "@spindle/domain";
 import { Badge } from "@/components/ui/badge";
 import { formatBytes, formatNumber } from "@/lib/format";
 import { formatInterval } from "../lib/format-caused";
 import { formatDuration, formatPercent } from "../lib/format-gains";
 import type { ServerGainsSummary } from "../types/gains";
 import { MeasuredFigure } from "./measured-figure";
+
+/**
+ * What the interval rests on: the agent's hash buckets of page groups show how the control draw
+ * moves the comparison; an agent that sends no buckets leaves the block bootstrap over time,
+ * which cannot, and the reader is told.
+ */
+function intervalBasis(interval: CausedReads["interval"]): string {
+  return interval.method === "hash-buckets"
+    ? ` (from ${interval.buckets} hash buckets of page groups)`
+    : "; the interval omits the variance of the control group's draw of page groups: update the agent so it sends counts per hash bucket";
+}
 
 function Heading({ children, kind }: { children: string; kind: "caused" | "description" | "lower bound" | null }) {
   return (
@@ -38,7 +50,8 @@ export function ReadsSummary({ gains }: { gains: ServerGainsSummary }) {
           figure={gains.causedReads}
           format={(reads) => `${formatNumber(reads.savedIos)} reads`}
           detail={(reads) => `${formatInterval(reads.interval, "{io}")}; control missed ${formatPercent(reads.estimate.controlMissRatio)}, ` +
-            `managed ${formatPercent(reads.estimate.managedMissRatio)}${reads.capped ? "; capped at what the devices could have served" : ""}`}
+            `managed ${formatPercent(reads.estimate.managedMissRatio)}${reads.capped ? "; capped at what the devices could have served" : ""}` +
+            intervalBasis(reads.estimate.interval)}
         />
       </div>
       <div>

@@ -4,6 +4,7 @@ import {
   causedStorageReads,
   causedTimeSaved,
   fragmentsPrevented,
+  holdoutBuckets,
   meanStorageReadBytes,
   meanStorageReadLatencySeconds,
   memoryReadLatencySeconds,
@@ -11,13 +12,14 @@ import {
   readsServed,
   serverLedger,
   type DeviceBusySums,
+  type HoldoutBucketSums,
   type HoldoutSums,
   type MemoryReadLatency,
   type ServerGainsSums,
   type StorageReadSums,
 } from "@spindle/domain";
 import type { DeviceReads, ServerGainsSummary } from "../types/gains";
-import type { HoldoutUnitRow, ReadCacheSumsRow, StorageReadsRow, WriteOptSumsRow } from "./gains-sql";
+import type { HoldoutBucketRow, HoldoutUnitRow, ReadCacheSumsRow, StorageReadsRow, WriteOptSumsRow } from "./gains-sql";
 
 /** Adds nullable sums: null only when every value is null (never sent), otherwise the sum of those sent. */
 function addNullable(values: (number | null)[]): number | null {
@@ -51,8 +53,8 @@ export function deviceBusy(rows: readonly StorageReadsRow[]): DeviceBusySums[] {
   }));
 }
 
-/** One server's control-group units, in time order (the query's), and its own-page totals. */
-export function holdoutSums(rows: readonly HoldoutUnitRow[]): HoldoutSums {
+/** One server's control-group units, in time order (the query's), its own-page totals, and its hash buckets' sums. */
+export function holdoutSums(rows: readonly HoldoutUnitRow[], bucketRows: readonly HoldoutBucketRow[] = []): HoldoutSums {
   const total = (pick: (row: HoldoutUnitRow) => number) => (rows.length === 0 ? null : rows.reduce((sum, row) => sum + pick(row), 0));
   return {
     units: rows.map((row) => ({
@@ -61,10 +63,31 @@ export function holdoutSums(rows: readonly HoldoutUnitRow[]): HoldoutSums {
       managedMissedBytes: row.managed_missed_bytes,
       controlAccessedBytes: row.control_accessed_bytes,
       controlMissedBytes: row.control_missed_bytes,
+      intervals: row.rows,
     })),
     samples: rows.reduce((sum, row) => sum + row.rows, 0),
     ownReadBytes: total((row) => row.own_read_bytes),
     ownPageHitBytes: total((row) => row.own_page_hit_bytes),
+    buckets: bucketSums(bucketRows),
+  };
+}
+
+/**
+ * The buckets' sums, and how many agent intervals sent them: the fewest of any bucket (an agent
+ * sends all 16 together, so a bucket with fewer, or none, means part of the range lacks them).
+ */
+function bucketSums(rows: readonly HoldoutBucketRow[]): HoldoutBucketSums | null {
+  if (rows.length === 0) return null;
+  const intervals = Math.min(...Array.from({ length: holdoutBuckets }, (_, bucket) => rows.find((row) => row.hash_bucket === bucket)?.rows ?? 0));
+  return {
+    counts: rows.map((row) => ({
+      bucket: row.hash_bucket,
+      managedAccessedBytes: row.managed_accessed_bytes,
+      managedMissedBytes: row.managed_missed_bytes,
+      controlAccessedBytes: row.control_accessed_bytes,
+      controlMissedBytes: row.control_missed_bytes,
+    })),
+    intervals,
   };
 }
 
@@ -78,10 +101,11 @@ export function gainsSums(
   writeOpt: WriteOptSumsRow | undefined,
   storage: readonly StorageReadsRow[],
   holdout: readonly HoldoutUnitRow[] = [],
+  buckets: readonly HoldoutBucketRow[] = [],
 ): ServerGainsSums {
   return {
     readCache: { hitsBytes: cache?.hits_bytes ?? null, missesBytes: cache?.misses_bytes ?? null, samples: cache?.rows ?? 0 },
-    holdout: holdoutSums(holdout),
+    holdout: holdoutSums(holdout, buckets),
     storage: storageSums(storage),
     devices: deviceBusy(storage),
     memoryLatency: memoryLatency(cache),

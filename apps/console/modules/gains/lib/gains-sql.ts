@@ -130,6 +130,33 @@ WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND ${time} > $3 AND ${time} <
 ORDER BY server_id, ${time}`;
 }
 
+export type HoldoutBucketRow = {
+  server_id: string;
+  hash_bucket: number;
+  managed_accessed_bytes: number;
+  managed_missed_bytes: number;
+  control_accessed_bytes: number;
+  control_missed_bytes: number;
+  /** Agent intervals that sent the bucket. */
+  rows: number;
+};
+
+/**
+ * The same counters per hash bucket of page groups, each summed over the whole range, per server:
+ * the caused estimate's interval takes its variance from the spread between them. Older agents send none.
+ */
+export function holdoutBucketsSql(resolution: Resolution): string {
+  const { table, time } = tableAt("read_cache_holdout_bucket", resolution);
+  return `SELECT server_id::text AS server_id, hash_bucket::int AS hash_bucket,
+  sum(managed_accessed_bytes)::float8 AS managed_accessed_bytes, sum(managed_missed_bytes)::float8 AS managed_missed_bytes,
+  sum(control_accessed_bytes)::float8 AS control_accessed_bytes, sum(control_missed_bytes)::float8 AS control_missed_bytes,
+  ${resolution === "raw" ? "count(*)" : "sum(samples)"}::float8 AS rows
+FROM ${table}
+WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND ${time} > $3 AND ${time} <= $4
+GROUP BY server_id, hash_bucket
+ORDER BY server_id, hash_bucket`;
+}
+
 export type ReadSeriesRow = { t: number; interval_seconds: number; hits_bytes: number | null; misses_bytes: number | null };
 
 /** Memory vs storage reads of the read cache's files over time, one point per row or bucket. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { describeMeasured } from "@spindle/domain";
+import { causedReadsSaved, describeMeasured, type HoldoutBucketCounts } from "@spindle/domain";
 import { ProblemError } from "@/lib/problem";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
@@ -22,6 +22,23 @@ const gib = 1024 ** 3;
 // control 100 / 30, so the cache saved 10,800 × (0.3 − 0.1) = 2,160 pages = 1,080 reads of 8 KiB
 // (an interval of one point: every interval alike), and 1,080 × (5 ms − 2 × 2 µs) = 5.39568 s.
 // sda was busy 1 ms per read: 1,000 reads in 1 s of the 20 s observed, far from its bound.
+// Each interval also comes in 16 hash buckets of a sixteenth each, except that the even buckets'
+// managed groups missed 120 of 900 pages and the odd ones' 60 (90 overall): the interval comes
+// from the buckets summed across the twelve intervals, no longer a single point.
+const bucketsPerInterval: HoldoutBucketCounts[] = Array.from({ length: 16 }, (_, bucket) => ({
+  bucket, managedAccessedBytes: (900 * 4096) / 16, managedMissedBytes: ((bucket % 2 === 0 ? 120 : 60) * 4096) / 16,
+  controlAccessedBytes: (100 * 4096) / 16, controlMissedBytes: (30 * 4096) / 16,
+}));
+// What the twelve intervals' buckets give, in reads of 8 KiB (2 pages).
+const expectedInterval = (() => {
+  const unit = { holdoutShare: 0.1, managedAccessedBytes: 900 * 4096, managedMissedBytes: 90 * 4096, controlAccessedBytes: 100 * 4096, controlMissedBytes: 30 * 4096 };
+  const counts = bucketsPerInterval.map((b) => ({ ...b, managedAccessedBytes: 12 * b.managedAccessedBytes, managedMissedBytes: 12 * b.managedMissedBytes,
+    controlAccessedBytes: 12 * b.controlAccessedBytes, controlMissedBytes: 12 * b.controlMissedBytes }));
+  const caused = causedReadsSaved({ units: Array.from({ length: 12 }, () => unit), samples: 12, ownReadBytes: null, ownPageHitBytes: null, buckets: { counts, intervals: 12 } });
+  assert.ok(caused.status === "measured" && caused.value.interval.method === "hash-buckets");
+  return { low: caused.value.interval.lowPages / 2, high: caused.value.interval.highPages / 2 };
+})();
+
 describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
   let orgId: string;
@@ -64,12 +81,20 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
       await insertStorage(serverId, time, "sda", 500, 0.005);
     }
     for (let i = 0; i < 12; i++) {
+      const time = new Date(at("09:57:00").getTime() + i * 10_000);
       await db.pool.query(
         `INSERT INTO read_cache_holdout (time, org_id, server_id, interval_seconds, holdout_percent, managed_accessed_bytes, managed_missed_bytes,
            control_accessed_bytes, control_missed_bytes, own_read_bytes, own_page_hit_bytes)
          VALUES ($1, $2, $3, 10, 10, ${900 * 4096}, ${90 * 4096}, ${100 * 4096}, ${30 * 4096}, 0, ${25 * 4096})`,
-        [new Date(at("09:57:00").getTime() + i * 10_000), orgId, serverId],
+        [time, orgId, serverId],
       );
+      for (const bucket of bucketsPerInterval) {
+        await db.pool.query(
+          `INSERT INTO read_cache_holdout_bucket (time, org_id, server_id, hash_bucket, interval_seconds, managed_accessed_bytes, managed_missed_bytes,
+             control_accessed_bytes, control_missed_bytes) VALUES ($1, $2, $3, $4, 10, $5, $6, $7, $8)`,
+          [time, orgId, serverId, bucket.bucket, bucket.managedAccessedBytes, bucket.managedMissedBytes, bucket.controlAccessedBytes, bucket.controlMissedBytes],
+        );
+      }
     }
     // Outside the hour, inside 24 h: counted by the 24 h range only.
     await insertReadCache(serverId, at("08:00:00"), { hits: 4096, misses: 0, latency: 2e-6, samples: 4096 });
@@ -101,7 +126,12 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     assert.equal(gains.memoryReadLatencySeconds.status === "measured" && gains.memoryReadLatencySeconds.value, 2e-6);
     assert.equal(gains.causedReads.status, "measured", JSON.stringify(gains.causedReads));
     assert.ok(Math.abs(gains.causedReads.value.savedIos - 1080) < 1e-9, `${gains.causedReads.value.savedIos}`);
-    assert.ok(Math.abs(gains.causedReads.value.interval.low - 1080) < 1e-9 && Math.abs(gains.causedReads.value.interval.high - 1080) < 1e-9);
+    // The buckets' spread gives the interval width; the raw bucket rows were summed per bucket.
+    assert.ok(expectedInterval.low < 1080 - 50 && expectedInterval.high > 1080 + 50, JSON.stringify(expectedInterval));
+    assert.ok(Math.abs(gains.causedReads.value.interval.low - expectedInterval.low) < 1e-6 && Math.abs(gains.causedReads.value.interval.high - expectedInterval.high) < 1e-6,
+      JSON.stringify(gains.causedReads.value.interval));
+    assert.deepEqual(gains.causedReads.value.estimate.interval.method === "hash-buckets" && [gains.causedReads.value.estimate.interval.buckets, gains.causedReads.value.estimate.interval.degreesOfFreedom], [16, 15]);
+    assert.equal(gains.ledger.find((line) => line.key === "storageIosSaved")!.note, undefined, "the interval sees the draw: no note");
     assert.equal(gains.causedReads.value.capped, false);
     assert.equal(gains.causedTime.status, "measured");
     assert.ok(Math.abs(gains.causedTime.value.seconds - 5.39568) < 1e-9, `${gains.causedTime.value.seconds}`);
@@ -154,7 +184,8 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     const ledger = await exportGainsCsv(db, orgId, { what: "ledger", serverId, range: "1h" }, now);
     assert.match(ledger.name, /^spindle-gains-ledger-db01-2026-11-21T1000\.csv$/);
     assert.match(ledger.body, /\r\nserver,db01,read-cache,Reads served from memory \(managed files\),By,40960000,measured,/);
-    assert.match(ledger.body, /\r\nserver,db01,read-cache,Storage reads saved \(caused\),\{io\},1080,measured,.*,caused,1080,1080,0\.95,\r\n/);
+    const saved = /\r\nserver,db01,read-cache,Storage reads saved \(caused\),\{io\},1080,measured,.*,caused,([^,]+),([^,]+),0\.95,\r\n/.exec(ledger.body);
+    assert.ok(saved && Math.abs(Number(saved[1]) - expectedInterval.low) < 1e-6 && Math.abs(Number(saved[2]) - expectedInterval.high) < 1e-6, ledger.body);
     const fleet = await exportGainsCsv(db, orgId, { what: "ledger", range: "1h" }, now);
     assert.match(fleet.body, /\r\nfleet,,read-cache,Reads served from memory \(managed files\),By,40960000,measured,"sum of the servers that measured it: db01, 1 of 2 servers",/);
     const series = await exportGainsCsv(db, orgId, { what: "series", serverId, range: "1h" }, now);

@@ -10,11 +10,13 @@ import type { GainsRangeQuery } from "../types/range";
 import { buildSummary, deviceReads, gainsSums } from "./build-gains";
 import { resolveRange, type ResolvedRange } from "./gains-range";
 import {
+  holdoutBucketsSql,
   holdoutUnitsSql,
   readCacheSumsSql,
   readSeriesSql,
   storageReadsSql,
   writeOptSumsSql,
+  type HoldoutBucketRow,
   type HoldoutUnitRow,
   type ReadCacheSumsRow,
   type ReadSeriesRow,
@@ -28,11 +30,12 @@ function rangeView(range: ResolvedRange): GainsRangeView {
 
 async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: ResolvedRange) {
   const params = [orgId, serverIds, range.from, range.to];
-  const [cache, writeOpt, storage, holdout] = await Promise.all([
+  const [cache, writeOpt, storage, holdout, buckets] = await Promise.all([
     sql.query<ReadCacheSumsRow>(readCacheSumsSql(range.resolution), params),
     sql.query<WriteOptSumsRow>(writeOptSumsSql(range.resolution), params),
     sql.query<StorageReadsRow>(storageReadsSql(range.resolution), params),
     sql.query<HoldoutUnitRow>(holdoutUnitsSql(range.resolution), params),
+    sql.query<HoldoutBucketRow>(holdoutBucketsSql(range.resolution), params),
   ]);
   return (serverId: string) => {
     const storageRows = storage.rows.filter((row) => row.server_id === serverId);
@@ -43,6 +46,7 @@ async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: Re
         writeOpt.rows.find((row) => row.server_id === serverId),
         storageRows,
         holdout.rows.filter((row) => row.server_id === serverId),
+        buckets.rows.filter((row) => row.server_id === serverId),
       ),
     };
   };

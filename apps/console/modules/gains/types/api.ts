@@ -28,7 +28,18 @@ const ledgerLine = z.object({
 
 const causedEstimate = z.object({
   savedPages: z.number(),
-  interval: z.object({ lowPages: z.number(), highPages: z.number(), confidence: z.number(), iterations: z.number(), blockLength: z.number(), seed: z.number() }),
+  interval: z.discriminatedUnion("method", [
+    z.object({
+      method: z.literal("hash-buckets"), lowPages: z.number(), highPages: z.number(), confidence: z.number(),
+      buckets: z.number().meta({ description: "Hash buckets of page groups with accesses: the random groups the variance comes from" }),
+      degreesOfFreedom: z.number(),
+    }),
+    z.object({
+      method: z.literal("block-bootstrap"), lowPages: z.number(), highPages: z.number(), confidence: z.number(),
+      iterations: z.number(), blockLength: z.number(), seed: z.number(),
+      omitsDrawVariance: z.literal(true).meta({ description: "The agent sent no counts per hash bucket: the interval sees time only, not the control draw" }),
+    }),
+  ]).meta({ description: "hash-buckets: random-groups variance over the agent's 16 hash buckets of page groups, Student-t (sees the control draw); block-bootstrap: over time only, for agents that send no buckets" }),
   controlMissRatio: z.number(),
   managedMissRatio: z.number(),
   managedAccessedPages: z.number(),

@@ -46,4 +46,4 @@ SELECT spindle_protect_tenant_relation('write_opt_trimmed_1h');
 ALTER TABLE rollup_pending DROP CONSTRAINT rollup_pending_source_check;
 ALTER TABLE rollup_pending ADD CONSTRAINT rollup_pending_source_check
   CHECK (source IN ('disk_io', 'memory', 'disk_latency', 'disk_split_io', 'page_cache', 'pg_database_stats', 'pressure', 'read_cache',
-                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'read_cache_holdout', 'write_opt_trimmed'));
+                    'write_opt', 'filesystem', 'agent_spool', 'sqlserver_stats', 'disk_io_untimed', 'read_cache_holdout', 'read_cache_holdout_bucket', 'write_opt_trimmed'));
