@@ -29,6 +29,7 @@ if $for_tests; then
   need_pkg wine64            # the Windows agent runs under Wine (e2e/integration/windows-agent.test.ts)
   need_pkg gcc-mingw-w64-x86-64-win32  # builds the ProcessPrng shim Go binaries need under Wine 8
   need_pkg wixl              # msitools' wixl builds the agent's MSI (agent/packaging/windows)
+  need_pkg rpm               # rpm reads and installs the agent's .rpm in its test (agent/packaging/linux)
   need_pkg sudo              # the install command is run as a user with sudo (e2e/integration/install-command.test.ts)
 fi
 if [ ${#debian_packages[@]} -gt 0 ]; then
