@@ -5,6 +5,7 @@
 //   node first-start-measure.mjs <clone> <log file>
 import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
+import { stripVTControlCharacters } from "node:util";
 
 const [dir, logFile] = process.argv.slice(2);
 if (!dir || !logFile) throw new Error("usage: node first-start-measure.mjs <clone> <log file>");
@@ -26,7 +27,7 @@ for (const stream of [child.stdout, child.stderr]) {
     pending = lines.pop();
     for (const line of lines) {
       appendFileSync(logFile, `${seconds()} ${line}\n`);
-      const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
+      const plain = stripVTControlCharacters(line);
       if (/==>|^cpu: /.test(plain)) marks.push(`${seconds()} ${plain}`);
       if (running === null && plain.includes("Spindle is running")) {
         running = seconds();
@@ -41,7 +42,13 @@ for (const stream of [child.stdout, child.stderr]) {
 }
 child.on("exit", (code) => {
   const status = execFileSync("git", ["status", "--porcelain"], { cwd: dir, encoding: "utf8" }).trim();
-  const result = { runningAfterSeconds: running, stopSeconds: stopAt ? seconds(stopAt) : null, exit: code, gitStatus: status || "clean", marks };
+  const result = {
+    runningAfterSeconds: running,
+    stopSeconds: stopAt ? seconds(stopAt) : null,
+    exit: code,
+    gitStatus: status || "clean",
+    marks,
+  };
   console.log(JSON.stringify(result, null, 1));
   if (running === null) process.exitCode = 1;
 });

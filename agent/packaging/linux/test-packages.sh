@@ -65,7 +65,7 @@ grep -qx 'GOMEMLIMIT=123MiB' "$root/etc/default/spindle-agent" || fail "rpm upgr
 installed=yes
 dpkg -i "$deb1" >/dev/null
 [ "$(/usr/bin/spindle-agent version 2>&1 | grep -o '0\.9\.[0-9]' | head -1)" = 0.9.1 ] || fail "installed binary is not 0.9.1"
-[ "$(stat -c %a /etc/spindle)" = 700 ] && [ "$(stat -c %a /var/lib/spindle)" = 700 ] || fail "state folders are not 0700"
+if [ "$(stat -c %a /etc/spindle)" != 700 ] || [ "$(stat -c %a /var/lib/spindle)" != 700 ]; then fail "state folders are not 0700"; fi
 echo 'GOMEMLIMIT=123MiB' >>/etc/default/spindle-agent
 # Enrolled and without systemd (as here): the upgrade's postinst starts the agent detached, as
 # install.sh does. This config points nowhere, so the agent logs why and exits: that proves
@@ -82,7 +82,7 @@ dpkg -i "$deb2" >/dev/null # a repeated install is harmless
 dpkg -r spindle-agent >/dev/null
 [ ! -e /usr/bin/spindle-agent ] || fail "dpkg -r left the binary"
 [ ! -e /run/spindle/agent.pid ] || fail "dpkg -r left the pid file"
-[ -f /etc/spindle/agent.yaml ] && [ -f /etc/default/spindle-agent ] || fail "dpkg -r removed configuration"
+if [ ! -f /etc/spindle/agent.yaml ] || [ ! -f /etc/default/spindle-agent ]; then fail "dpkg -r removed configuration"; fi
 dpkg -P spindle-agent >/dev/null
 installed=no
 for p in /etc/spindle /var/lib/spindle /var/log/spindle /etc/default/spindle-agent; do

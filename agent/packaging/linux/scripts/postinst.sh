@@ -29,7 +29,12 @@ if [ -f "$PID_FILE" ]; then
 	fi
 fi
 install -d -m 0755 /run/spindle
-[ -f /etc/default/spindle-agent ] && { set -a; . /etc/default/spindle-agent; set +a; }
+if [ -f /etc/default/spindle-agent ]; then
+	set -a
+	# shellcheck source=/dev/null # the operator's environment file, read at install time
+	. /etc/default/spindle-agent
+	set +a
+fi
 nohup /usr/bin/spindle-agent run --config "$CONFIG" >>/var/log/spindle/agent.log 2>&1 </dev/null &
 echo $! >"$PID_FILE"
 exit 0
