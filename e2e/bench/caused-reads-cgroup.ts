@@ -23,7 +23,18 @@
 //    WORK=/var/tmp/spindle-caused-bench; MEM_LIMIT_MIB=256; HOLDOUT_PERCENT=20)
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  rmdirSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { userInfo } from "node:os";
 import { basename, join } from "node:path";
 import { eventually, InstalledAgent } from "../support/agent";
@@ -46,7 +57,12 @@ const hotPasses = Number(process.env.HOT_PASSES ?? 1);
 /** The scan pauses this long after each chunk, as a backup paced not to hog the disk does. */
 const scanPauseMs = Number(process.env.SCAN_PAUSE_MS ?? 50);
 
-interface Round { round: number; at: number; deviceReads: number; deviceSectors: number }
+interface Round {
+  round: number;
+  at: number;
+  deviceReads: number;
+  deviceSectors: number;
+}
 
 /** The workload, inside the cgroup (this file run again with --workload). Prints one JSON line per round start and one at the end. */
 function workload(hotDir: string, scanPath: string, device: string, rounds: number): void {
@@ -58,7 +74,7 @@ function workload(hotDir: string, scanPath: string, device: string, rounds: numb
   const readRange = (path: string, offset: number, length: number) => {
     const fd = openSync(path, "r");
     try {
-      for (let done = 0; done < length;) {
+      for (let done = 0; done < length; ) {
         const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - done), offset + done);
         if (n <= 0) break;
         done += n;
@@ -140,10 +156,14 @@ function setUpCgroup(): void {
  * off above 10 %, and the off pass's thrashing must not count against the on pass.
  */
 async function settle(): Promise<void> {
-  await eventually("memory pressure to settle", () => {
-    const avg10 = Number(/some avg10=([\d.]+)/.exec(readFileSync("/proc/pressure/memory", "utf8"))?.[1]);
-    return avg10 < 5 ? true : undefined;
-  }, 120_000);
+  await eventually(
+    "memory pressure to settle",
+    () => {
+      const avg10 = Number(/some avg10=([\d.]+)/.exec(readFileSync("/proc/pressure/memory", "utf8"))?.[1]);
+      return avg10 < 5 ? true : undefined;
+    },
+    120_000,
+  );
 }
 
 /** Drops every page of the hot set (the pages the agent brought in too): each pass starts cold. */
@@ -155,31 +175,69 @@ function evictHotSet(): void {
 
 async function runPass(): Promise<Round[]> {
   const device = basename(loopDevice);
-  const child = spawn("sh", ["-c", `echo $$ > '${cgroupDir}/cgroup.procs' && exec "$0" "$@"`, process.execPath,
-    ...process.execArgv, process.argv[1]!, "--workload", hotDir, scanPath, device, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    "sh",
+    [
+      "-c",
+      `echo $$ > '${cgroupDir}/cgroup.procs' && exec "$0" "$@"`,
+      process.execPath,
+      ...process.execArgv,
+      process.argv[1]!,
+      "--workload",
+      hotDir,
+      scanPath,
+      device,
+      String(rounds),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   let out = "";
   child.stdout.on("data", (data: Buffer) => (out += data.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   if (code !== 0) throw new Error(`the workload exited with ${code}`);
-  return out.trim().split("\n").map((line) => JSON.parse(line) as Round);
+  return out
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Round);
 }
 
 /** Waits until the agent applied the server's effective policy; saves `document` as a new version first when given. */
 async function applyPolicy(policyId: string, document: object | null, basedOnVersion: number, serverId: string): Promise<void> {
   if (document) await session.post(`/api/policies/${policyId}/versions`, { document, comment: "caused-reads benchmark", basedOnVersion });
-  await eventually("the agent to apply the policy", async () => {
-    const [row] = await queryRows<{ ok: boolean }>(databaseUrl,
-      `SELECT s.status = 'applied' AND s.applied_hash = e.hash AS ok FROM server_policy_status s
-       JOIN server_effective_policies e USING (org_id, server_id) WHERE s.server_id = $1`, [serverId]);
-    return row?.ok ? true : undefined;
-  }, 120_000);
+  await eventually(
+    "the agent to apply the policy",
+    async () => {
+      const [row] = await queryRows<{ ok: boolean }>(
+        databaseUrl,
+        `SELECT s.status = 'applied' AND s.applied_hash = e.hash AS ok FROM server_policy_status s
+       JOIN server_effective_policies e USING (org_id, server_id) WHERE s.server_id = $1`,
+        [serverId],
+      );
+      return row?.ok ? true : undefined;
+    },
+    120_000,
+  );
 }
 
 interface CausedAnswer {
-  status: string; reason?: string;
-  value: { savedIos: number; meanReadBytes: number; capped: boolean; interval: { low: number; high: number };
-    estimate: { savedPages: number; interval: { lowPages: number; highPages: number }; controlMissRatio: number; managedMissRatio: number;
-      controlShare: number; expectedControlShare: number; units: number; effectiveUnits: number } };
+  status: string;
+  reason?: string;
+  value: {
+    savedIos: number;
+    meanReadBytes: number;
+    capped: boolean;
+    interval: { low: number; high: number };
+    estimate: {
+      savedPages: number;
+      interval: { lowPages: number; highPages: number };
+      controlMissRatio: number;
+      managedMissRatio: number;
+      controlShare: number;
+      expectedControlShare: number;
+      units: number;
+      effectiveUnits: number;
+    };
+  };
 }
 
 async function main(): Promise<void> {
@@ -193,7 +251,10 @@ async function main(): Promise<void> {
   await consoleApp.start();
   const id = randomBytes(3).toString("hex");
   await session.signUp(`Bench ${id}`, `bench-${id}@example.test`, `pw-${id}-long-enough`, `Bench Corp ${id}`);
-  const { token } = await session.post<{ token: { installCommand: string } }>("/api/enrollment-tokens", { label: "bench", expiresIn: "1h" });
+  const { token } = await session.post<{ token: { installCommand: string } }>("/api/enrollment-tokens", {
+    label: "bench",
+    expiresIn: "1h",
+  });
   agent.install(token.installCommand);
   agent.setInterval(2);
   agent.start();
@@ -202,8 +263,11 @@ async function main(): Promise<void> {
     return status.lastBatchSeq > 0 && status.delivery.lastDeliveredSeq ? status.serverId : undefined;
   });
   const off = { schemaVersion: 1, telemetry: { intervalSeconds: 2 }, readCache: { enabled: false } };
-  const on = { schemaVersion: 1, telemetry: { intervalSeconds: 2 },
-    readCache: { enabled: true, include: [`${hotDir}/**`], prefetch: true, holdoutPercent } };
+  const on = {
+    schemaVersion: 1,
+    telemetry: { intervalSeconds: 2 },
+    readCache: { enabled: true, include: [`${hotDir}/**`], prefetch: true, holdoutPercent },
+  };
   const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", { name: "Bench", document: off, comment: "off" });
   await session.post("/api/policies/assignments", { scope: "organization", policyId: policy.id });
 
@@ -216,10 +280,18 @@ async function main(): Promise<void> {
   const onRounds = await runPass();
   // The agent's last intervals of the pass reach the database.
   const end = new Date(onRounds.at(-1)!.at);
-  await eventually("the pass's last interval stored", async () => {
-    const [row] = await queryRows<{ n: number }>(databaseUrl, "SELECT count(*)::int AS n FROM read_cache_holdout WHERE server_id = $1 AND time >= $2", [serverId, end]);
-    return row && row.n > 0 ? true : undefined;
-  }, 60_000);
+  await eventually(
+    "the pass's last interval stored",
+    async () => {
+      const [row] = await queryRows<{ n: number }>(
+        databaseUrl,
+        "SELECT count(*)::int AS n FROM read_cache_holdout WHERE server_id = $1 AND time >= $2",
+        [serverId, end],
+      );
+      return row && row.n > 0 ? true : undefined;
+    },
+    60_000,
+  );
 
   const steady = (passRounds: Round[]) => ({
     reads: passRounds.at(-1)!.deviceReads - passRounds[1]!.deviceReads,
@@ -232,14 +304,20 @@ async function main(): Promise<void> {
   const from = new Date(onRounds[1]!.at).toISOString();
   const to = end.toISOString();
   const gains = await session.get<{ causedReads: CausedAnswer; ledger: { key: string; effect: { status: string; value?: number } }[] }>(
-    `/api/servers/${serverId}/gains?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    `/api/servers/${serverId}/gains?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+  );
   const caused = gains.causedReads;
-  const [cache] = await queryRows<{ backoffs: number; prefetched: number; dropped: number; pinned: number }>(databaseUrl,
+  const [cache] = await queryRows<{ backoffs: number; prefetched: number; dropped: number; pinned: number }>(
+    databaseUrl,
     `SELECT sum(backoffs)::float8 AS backoffs, sum(prefetched_bytes)::float8 AS prefetched, sum(dropped_behind_bytes)::float8 AS dropped,
-            max(pinned_bytes)::float8 AS pinned FROM read_cache WHERE server_id = $1 AND time > $2`, [serverId, new Date(onRounds[0]!.at)]);
+            max(pinned_bytes)::float8 AS pinned FROM read_cache WHERE server_id = $1 AND time > $2`,
+    [serverId, new Date(onRounds[0]!.at)],
+  );
   const backingOff = agent.output.split("\n").filter((line) => line.includes("read cache backing off"));
-  console.log(`the read cache in the on pass: ${cache?.backoffs} backoffs, ${((cache?.prefetched ?? 0) / mib).toFixed(1)} MiB prefetched, ` +
-    `${((cache?.dropped ?? 0) / mib).toFixed(1)} MiB dropped behind; ${backingOff.length} backoff log lines${backingOff[0] ? `, the first: ${backingOff[0]}` : ""}`);
+  console.log(
+    `the read cache in the on pass: ${cache?.backoffs} backoffs, ${((cache?.prefetched ?? 0) / mib).toFixed(1)} MiB prefetched, ` +
+      `${((cache?.dropped ?? 0) / mib).toFixed(1)} MiB dropped behind; ${backingOff.length} backoff log lines${backingOff[0] ? `, the first: ${backingOff[0]}` : ""}`,
+  );
   if (caused.status !== "measured") throw new Error(`caused reads not measured: ${caused.reason}`);
   const c = caused.value;
   const causedBytes = c.estimate.savedPages * 4096;
@@ -249,18 +327,26 @@ async function main(): Promise<void> {
   const ownBytes = own?.effect.status === "measured" ? (own.effect.value ?? 0) * c.meanReadBytes : null;
   const agreement = causedBytes / proofBytes - 1;
   const seconds = (onRounds.at(-1)!.at - onRounds[1]!.at) / 1000;
-  console.log(`memory cgroup ${limitMib} MiB (${cgroupV2 ? "v2" : "v1"}); hot set ${hotFiles} × ${hotFileBytes / mib} MiB on ${loopDevice}; ` +
-    `${rounds} rounds per pass, counted from the second (${seconds.toFixed(0)} s of the on pass)`);
+  console.log(
+    `memory cgroup ${limitMib} MiB (${cgroupV2 ? "v2" : "v1"}); hot set ${hotFiles} × ${hotFileBytes / mib} MiB on ${loopDevice}; ` +
+      `${rounds} rounds per pass, counted from the second (${seconds.toFixed(0)} s of the on pass)`,
+  );
   console.log("");
   console.log("| | value |");
   console.log("|---|---|");
   console.log(`| off pass: device reads (rounds 2–${rounds}) | ${offSteady.reads} reads, ${(offSteady.bytes / mib).toFixed(1)} MiB |`);
   console.log(`| on pass: device reads (rounds 2–${rounds}) | ${onSteady.reads} reads, ${(onSteady.bytes / mib).toFixed(1)} MiB |`);
   console.log(`| proof run: off − on | ${proofReads} reads, ${(proofBytes / mib).toFixed(1)} MiB |`);
-  console.log(`| caused estimate (on pass alone) | ${(causedBytes / mib).toFixed(1)} MiB, 95 % interval ${(lowBytes / mib).toFixed(1)} – ${(highBytes / mib).toFixed(1)} MiB` +
-    ` (${c.savedIos.toFixed(0)} reads at the server's mean ${(c.meanReadBytes / 1024).toFixed(1)} KiB${c.capped ? ", capped" : ""}) |`);
-  console.log(`| miss ratio: control / managed | ${(c.estimate.controlMissRatio * 100).toFixed(1)} % / ${(c.estimate.managedMissRatio * 100).toFixed(1)} % |`);
-  console.log(`| control's share of accesses (by design) | ${(c.estimate.controlShare * 100).toFixed(1)} % (${(c.estimate.expectedControlShare * 100).toFixed(1)} %) |`);
+  console.log(
+    `| caused estimate (on pass alone) | ${(causedBytes / mib).toFixed(1)} MiB, 95 % interval ${(lowBytes / mib).toFixed(1)} – ${(highBytes / mib).toFixed(1)} MiB` +
+      ` (${c.savedIos.toFixed(0)} reads at the server's mean ${(c.meanReadBytes / 1024).toFixed(1)} KiB${c.capped ? ", capped" : ""}) |`,
+  );
+  console.log(
+    `| miss ratio: control / managed | ${(c.estimate.controlMissRatio * 100).toFixed(1)} % / ${(c.estimate.managedMissRatio * 100).toFixed(1)} % |`,
+  );
+  console.log(
+    `| control's share of accesses (by design) | ${(c.estimate.controlShare * 100).toFixed(1)} % (${(c.estimate.expectedControlShare * 100).toFixed(1)} %) |`,
+  );
   console.log(`| units (effective) | ${c.estimate.units} (${c.estimate.effectiveUnits.toFixed(1)}) |`);
   console.log(`| the cache's own reads in the window | ${ownBytes === null ? "not measured" : `${(ownBytes / mib).toFixed(1)} MiB`} |`);
   console.log(`| estimate vs proof run | ${(agreement * 100).toFixed(1)} % |`);
@@ -275,18 +361,26 @@ async function cleanUp(): Promise<void> {
   await gateway.stop().catch(() => undefined);
   try {
     cluster.destroy();
-  } catch { /* not started */ }
+  } catch {
+    /* not started */
+  }
   if (loopDevice) {
     try {
       sh("umount", [mount]);
-    } catch { /* not mounted */ }
+    } catch {
+      /* not mounted */
+    }
     try {
       sh("losetup", ["-d", loopDevice]);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   try {
     rmdirSync(cgroupDir);
-  } catch { /* still busy or gone */ }
+  } catch {
+    /* still busy or gone */
+  }
   rmSync(work, { recursive: true, force: true });
 }
 

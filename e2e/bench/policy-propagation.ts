@@ -40,7 +40,9 @@ async function main(): Promise<void> {
   if (transport !== "websocket") throw new Error(`the agent used ${transport}, not websocket`);
   console.log(`| changes | transport | p50 | p90 | p99 | max |`);
   console.log(`|---|---|---|---|---|---|`);
-  console.log(`| ${changes} | ${transport} | ${percentile(sorted, 50)} ms | ${percentile(sorted, 90)} ms | ${percentile(sorted, 99)} ms | ${sorted.at(-1)} ms |`);
+  console.log(
+    `| ${changes} | ${transport} | ${percentile(sorted, 50)} ms | ${percentile(sorted, 90)} ms | ${percentile(sorted, 99)} ms | ${sorted.at(-1)} ms |`,
+  );
 }
 
 main()

@@ -53,11 +53,15 @@ async function writeTelemetry(orgId: string): Promise<void> {
   await db.query(
     `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, hits_bytes, misses_bytes, backoffs)
      SELECT now(), org_id, id, 15, (50000000 * (0.9 + 0.2 * random()))::bigint, (2000000 * (1 + ((hashtext(id::text) & 15) / 30.0)) * (0.9 + 0.2 * random()))::bigint, 0
-       FROM servers WHERE org_id = $1`, [orgId]);
+       FROM servers WHERE org_id = $1`,
+    [orgId],
+  );
   await db.query(
     `INSERT INTO page_cache (time, org_id, server_id, interval_seconds, accesses, misses)
      SELECT now(), org_id, id, 15, (400000 * (0.9 + 0.2 * random()))::bigint, (20000 * (1 + ((hashtext(id::text) & 15) / 30.0)) * (0.9 + 0.2 * random()))::bigint
-       FROM servers WHERE org_id = $1`, [orgId]);
+       FROM servers WHERE org_id = $1`,
+    [orgId],
+  );
 }
 
 async function main(): Promise<void> {
@@ -69,12 +73,16 @@ async function main(): Promise<void> {
   const id = randomBytes(3).toString("hex");
   const session = new ConsoleSession(consoleApp.url);
   await session.signUp(`Scale ${id}`, `scale-${id}@example.test`, `pw-${id}-long-enough`, `Scale Corp ${id}`);
-  const [{ id: orgId }] = await query<{ id: string }>("SELECT id FROM organizations WHERE name = $1", [`Scale Corp ${id}`]) as [{ id: string }];
+  const [{ id: orgId }] = (await query<{ id: string }>("SELECT id FROM organizations WHERE name = $1", [`Scale Corp ${id}`])) as [
+    { id: string },
+  ];
 
   log(`enrolling and connecting ${agents} simulated agents`);
-  const load = spawn(join(repoRoot, "apps/gateway/bin/spindle-opamp-load"),
+  const load = spawn(
+    join(repoRoot, "apps/gateway/bin/spindle-opamp-load"),
     ["-database-url", databaseUrl, "-gateway", gateway.url, "-agents", String(agents), "-ingest-agents", "0", "-org-id", orgId, "-hold"],
-    { stdio: ["ignore", "pipe", "inherit"] });
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: load.stdout! }).on("line", (line) => line.startsWith("READY ") && resolve());
     load.on("exit", (code) => reject(new Error(`spindle-opamp-load exited with ${code} before its fleet was ready`)));
@@ -90,7 +98,9 @@ async function main(): Promise<void> {
       for (let attempt = 1; ; attempt++) {
         try {
           await db.query(
-            `UPDATE servers s SET tags = ARRAY['fleet', 'rack-' || (t.n % 4)] FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n) WHERE s.id = t.id`, [slice]);
+            `UPDATE servers s SET tags = ARRAY['fleet', 'rack-' || (t.n % 4)] FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n) WHERE s.id = t.id`,
+            [slice],
+          );
           break;
         } catch (error) {
           if ((error as { code?: string }).code !== "40P01" || attempt === 5) throw error;
@@ -99,15 +109,28 @@ async function main(): Promise<void> {
     }
 
     const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", {
-      name: "Fleet", document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/data/**"] } }, comment: "the read cache on",
+      name: "Fleet",
+      document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/data/**"] } },
+      comment: "the read cache on",
     });
-    await session.post("/api/policies/assignments", { scope: "tag", tag: "fleet", policyId: policy.id, delivery: { mode: "now", confirm: true } });
-    await eventually("every tagged agent on the first policy", async () => {
-      const [row] = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM server_policy_status s JOIN server_effective_policies e ON e.server_id = s.server_id
-          WHERE s.org_id = $1 AND s.status = 'applied' AND s.applied_hash = e.hash AND e.layers <> '[]'`, [orgId]);
-      return row!.n === tagged.length || undefined;
-    }, 600_000);
+    await session.post("/api/policies/assignments", {
+      scope: "tag",
+      tag: "fleet",
+      policyId: policy.id,
+      delivery: { mode: "now", confirm: true },
+    });
+    await eventually(
+      "every tagged agent on the first policy",
+      async () => {
+        const [row] = await query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM server_policy_status s JOIN server_effective_policies e ON e.server_id = s.server_id
+          WHERE s.org_id = $1 AND s.status = 'applied' AND s.applied_hash = e.hash AND e.layers <> '[]'`,
+          [orgId],
+        );
+        return row!.n === tagged.length || undefined;
+      },
+      600_000,
+    );
 
     log("writing telemetry every 15 s; 3 minutes of it before the rollout");
     await writeTelemetry(orgId);
@@ -116,34 +139,60 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 180_000));
       const load1 = (await import("node:os")).loadavg()[0]!;
       const saveStarted = performance.now();
-      const { delivery } = await session.post<{ delivery: { mode: string; rolloutId: string; servers: number; waves: number } }>(`/api/policies/${policy.id}/versions`, {
-        document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/data/**"], budgetPercentOfAvailable: 30 } }, comment: "a larger budget",
-        delivery: { mode: "rollout", plan: { canary: { kind: "spread", count: 100 }, wavePercents: [10, 50, 100], guardWindowMinutes: 5 } },
-      });
+      const { delivery } = await session.post<{ delivery: { mode: string; rolloutId: string; servers: number; waves: number } }>(
+        `/api/policies/${policy.id}/versions`,
+        {
+          document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/data/**"], budgetPercentOfAvailable: 30 } },
+          comment: "a larger budget",
+          delivery: {
+            mode: "rollout",
+            plan: { canary: { kind: "spread", count: 100 }, wavePercents: [10, 50, 100], guardWindowMinutes: 5 },
+          },
+        },
+      );
       const saveSeconds = (performance.now() - saveStarted) / 1000;
       if (delivery.mode !== "rollout") throw new Error(`expected a rollout, got ${JSON.stringify(delivery)}`);
       log(`rollout ${delivery.rolloutId}: ${delivery.servers} servers in ${delivery.waves} waves (load ${load1.toFixed(1)})`);
       const rows: string[] = [];
       for (let wave = 0; wave < delivery.waves; wave++) {
-        await eventually(`wave ${wave} watched`, async () => {
-          const updated = await query(
-            `UPDATE rollout_waves SET guard_ends_at = applied_at + make_interval(secs => $3)
-              WHERE rollout_id = $1 AND wave = $2 AND state = 'watching' RETURNING wave`, [delivery.rolloutId, wave, windowSeconds]);
-          return updated.length === 1 || undefined;
-        }, 900_000);
-        const [w] = await eventually(`wave ${wave} decided`, async () => {
-          const found = await query<{ state: string; label: string; evaluation_ms: number | null; hold_reason: string }>(
-            "SELECT state, label, evaluation_ms, hold_reason FROM rollout_waves WHERE rollout_id = $1 AND wave = $2", [delivery.rolloutId, wave]);
-          return ["passed", "holding", "rolled_back"].includes(found[0]!.state) ? found : undefined;
-        }, 900_000);
-        const latencies = (await query<{ ms: number }>(
-          `SELECT extract(epoch FROM st.applied_at - w.released_at) * 1000 AS ms
+        await eventually(
+          `wave ${wave} watched`,
+          async () => {
+            const updated = await query(
+              `UPDATE rollout_waves SET guard_ends_at = applied_at + make_interval(secs => $3)
+              WHERE rollout_id = $1 AND wave = $2 AND state = 'watching' RETURNING wave`,
+              [delivery.rolloutId, wave, windowSeconds],
+            );
+            return updated.length === 1 || undefined;
+          },
+          900_000,
+        );
+        const [w] = await eventually(
+          `wave ${wave} decided`,
+          async () => {
+            const found = await query<{ state: string; label: string; evaluation_ms: number | null; hold_reason: string }>(
+              "SELECT state, label, evaluation_ms, hold_reason FROM rollout_waves WHERE rollout_id = $1 AND wave = $2",
+              [delivery.rolloutId, wave],
+            );
+            return ["passed", "holding", "rolled_back"].includes(found[0]!.state) ? found : undefined;
+          },
+          900_000,
+        );
+        const latencies = (
+          await query<{ ms: number }>(
+            `SELECT extract(epoch FROM st.applied_at - w.released_at) * 1000 AS ms
              FROM rollout_servers rs JOIN rollout_waves w ON w.rollout_id = rs.rollout_id AND w.wave = rs.wave
              JOIN server_policy_status st ON st.server_id = rs.server_id
-            WHERE rs.rollout_id = $1 AND rs.wave = $2 AND st.applied_hash = rs.target_hash`, [delivery.rolloutId, wave])).map((r) => Number(r.ms)).sort((a, b) => a - b);
+            WHERE rs.rollout_id = $1 AND rs.wave = $2 AND st.applied_hash = rs.target_hash`,
+            [delivery.rolloutId, wave],
+          )
+        )
+          .map((r) => Number(r.ms))
+          .sort((a, b) => a - b);
         const [guard] = await query<{ status: string }>(
           `SELECT r->>'status' AS status FROM rollout_waves, jsonb_array_elements(readings) r WHERE rollout_id = $1 AND wave = $2 AND r->>'guard' = 'comparative'`,
-          [delivery.rolloutId, wave]);
+          [delivery.rolloutId, wave],
+        );
         const line = `| ${w!.label} | ${latencies.length} | ${(percentile(latencies, 50) / 1000).toFixed(1)} s | ${(percentile(latencies, 99) / 1000).toFixed(1)} s | ${(latencies.at(-1)! / 1000).toFixed(1)} s | ${Math.round(w!.evaluation_ms ?? NaN)} ms | ${w!.state}, comparison ${guard?.status ?? "?"} |`;
         log(line);
         rows.push(line);
@@ -152,7 +201,9 @@ async function main(): Promise<void> {
           break;
         }
       }
-      console.log(`load average (1 min) at the start: ${load1.toFixed(1)}; saving the version and planning the rollout took ${saveSeconds.toFixed(1)} s`);
+      console.log(
+        `load average (1 min) at the start: ${load1.toFixed(1)}; saving the version and planning the rollout took ${saveSeconds.toFixed(1)} s`,
+      );
       console.log("| wave | servers | push → APPLIED p50 | p99 | max | guard evaluation | outcome |");
       console.log("|---|---|---|---|---|---|---|");
       for (const row of rows) console.log(row);

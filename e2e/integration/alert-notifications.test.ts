@@ -11,8 +11,14 @@ import { after, before, test } from "node:test";
 import pg from "pg";
 import { createChannel, createRoute, registerSecretsKey } from "@spindle/notify";
 import {
-  startHttpReceiver, startSmtpReceiver, testSecretsOpener, unusedPort, writeTestSecretsKeyFile,
-  type HttpReceiver, type ReceivedRequest, type SmtpReceiver,
+  startHttpReceiver,
+  startSmtpReceiver,
+  testSecretsOpener,
+  unusedPort,
+  writeTestSecretsKeyFile,
+  type HttpReceiver,
+  type ReceivedRequest,
+  type SmtpReceiver,
 } from "@spindle/notify/testing";
 import { eventually } from "../support/agent";
 import { GatewayProcess } from "../support/gateway";
@@ -43,11 +49,13 @@ function verified(request: ReceivedRequest): boolean {
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
   const key = Buffer.from(signingSecret.slice("whsec_".length), "base64");
   const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${request.body}`).digest();
-  return String(request.headers["webhook-signature"]).split(" ").some((part) => {
-    const [version, signature] = part.split(",");
-    const given = Buffer.from(signature ?? "", "base64");
-    return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  return String(request.headers["webhook-signature"])
+    .split(" ")
+    .some((part) => {
+      const [version, signature] = part.split(",");
+      const given = Buffer.from(signature ?? "", "base64");
+      return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected);
+    });
 }
 
 const mine = (request: ReceivedRequest) => request.body.includes(ruleName);
@@ -64,29 +72,39 @@ async function sendBatches(): Promise<void> {
   for (let seq = 1; sending; seq++) {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const end = new Date();
-    const point = (value: number) => ({ startTimeUnixNano: `${BigInt(start.getTime()) * 1_000_000n}`, timeUnixNano: `${BigInt(end.getTime()) * 1_000_000n}`, asInt: `${value}` });
+    const point = (value: number) => ({
+      startTimeUnixNano: `${BigInt(start.getTime()) * 1_000_000n}`,
+      timeUnixNano: `${BigInt(end.getTime()) * 1_000_000n}`,
+      asInt: `${value}`,
+    });
     const body = {
-      resourceMetrics: [{
-        resource: {
-          attributes: [
-            { key: "service.name", value: { stringValue: "spindle-agent" } },
-            { key: "service.version", value: { stringValue: "0.1.0" } },
-            { key: "host.name", value: { stringValue: "alerts-e2e" } },
-            { key: "os.type", value: { stringValue: "linux" } },
-            { key: "spindle.batch.seq", value: { intValue: `${seq}` } },
+      resourceMetrics: [
+        {
+          resource: {
+            attributes: [
+              { key: "service.name", value: { stringValue: "spindle-agent" } },
+              { key: "service.version", value: { stringValue: "0.1.0" } },
+              { key: "host.name", value: { stringValue: "alerts-e2e" } },
+              { key: "os.type", value: { stringValue: "linux" } },
+              { key: "spindle.batch.seq", value: { intValue: `${seq}` } },
+            ],
+          },
+          scopeMetrics: [
+            {
+              scope: { name: "github.com/spindle-io/spindle/agent" },
+              metrics: [
+                { name: "spindle.agent.spool.size", unit: "By", gauge: { dataPoints: [point(backlog * 40_000)] } },
+                { name: "spindle.agent.spool.batches", unit: "{batch}", gauge: { dataPoints: [point(backlog)] } },
+              ],
+            },
           ],
         },
-        scopeMetrics: [{
-          scope: { name: "github.com/spindle-io/spindle/agent" },
-          metrics: [
-            { name: "spindle.agent.spool.size", unit: "By", gauge: { dataPoints: [point(backlog * 40_000)] } },
-            { name: "spindle.agent.spool.batches", unit: "{batch}", gauge: { dataPoints: [point(backlog)] } },
-          ],
-        }],
-      }],
+      ],
     };
     const response = await fetch(`${gateway.url}/v1/metrics`, {
-      method: "POST", headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" }, body: JSON.stringify(body),
+      method: "POST",
+      headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
     });
     if (response.status !== 200) throw new Error(`the gateway answered ${response.status}: ${await response.text()}`);
     start = end;
@@ -95,16 +113,29 @@ async function sendBatches(): Promise<void> {
 
 /** The worker's next two evaluation ticks after now: whatever it would send by then, it has queued. */
 async function twoMoreEvaluations(): Promise<void> {
-  const [{ at }] = await query<{ at: Date }>("SELECT coalesce(evaluated_at, 'epoch') AS at FROM alert_evaluation_progress WHERE org_id = $1", [orgId]);
-  await eventually("two more evaluations", async () => {
-    const [row] = await query<{ at: Date }>("SELECT evaluated_at AS at FROM alert_evaluation_progress WHERE org_id = $1", [orgId]);
-    return row && row.at.getTime() >= at.getTime() + 60_000 ? true : undefined;
-  }, 180_000);
-  await eventually("no notification of the rule waiting", async () => {
-    const [row] = await query<{ n: string }>(
-      "SELECT count(*) AS n FROM notifications WHERE org_id = $1 AND notice->'rule'->>'name' = $2 AND status IN ('pending', 'sending')", [orgId, ruleName]);
-    return row!.n === "0" ? true : undefined;
-  }, 120_000);
+  const [{ at }] = await query<{ at: Date }>(
+    "SELECT coalesce(evaluated_at, 'epoch') AS at FROM alert_evaluation_progress WHERE org_id = $1",
+    [orgId],
+  );
+  await eventually(
+    "two more evaluations",
+    async () => {
+      const [row] = await query<{ at: Date }>("SELECT evaluated_at AS at FROM alert_evaluation_progress WHERE org_id = $1", [orgId]);
+      return row && row.at.getTime() >= at.getTime() + 60_000 ? true : undefined;
+    },
+    180_000,
+  );
+  await eventually(
+    "no notification of the rule waiting",
+    async () => {
+      const [row] = await query<{ n: string }>(
+        "SELECT count(*) AS n FROM notifications WHERE org_id = $1 AND notice->'rule'->>'name' = $2 AND status IN ('pending', 'sending')",
+        [orgId, ruleName],
+      );
+      return row!.n === "0" ? true : undefined;
+    },
+    120_000,
+  );
 }
 
 before(async () => {
@@ -117,8 +148,18 @@ before(async () => {
   orgId = seeded.orgId;
   // Enrolled as the agent enrols: its own credential for every batch.
   const enrolled = await fetch(`${gateway.url}/v1/enroll`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ token: seeded.token, machineId: "alerts-e2e-machine", hostname: "alerts-e2e", os: "linux", osVersion: "12", kernel: "6.1", arch: "amd64", agentVersion: "0.1.0" }),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      token: seeded.token,
+      machineId: "alerts-e2e-machine",
+      hostname: "alerts-e2e",
+      os: "linux",
+      osVersion: "12",
+      kernel: "6.1",
+      arch: "amd64",
+      agentVersion: "0.1.0",
+    }),
   });
   assert.equal(enrolled.status, 200, await enrolled.clone().text());
   ({ credential, serverId } = (await enrolled.json()) as { credential: string; serverId: string });
@@ -129,21 +170,48 @@ before(async () => {
   // below holds, registered as the worker registers it), and a rule with no for-duration.
   await registerSecretsKey(client, testSecretsOpener);
   const email = await createChannel(client, {
-    orgId, name: "On-call mail", kind: "email", createdBy: null, secrets: { password: null },
-    config: { host: "127.0.0.1", port: smtpPort, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com"] },
+    orgId,
+    name: "On-call mail",
+    kind: "email",
+    createdBy: null,
+    secrets: { password: null },
+    config: {
+      host: "127.0.0.1",
+      port: smtpPort,
+      security: "opportunistic",
+      username: null,
+      from: "spindle@example.com",
+      to: ["ops@example.com"],
+    },
   });
-  const webhook = await createChannel(client, { orgId, name: "Receiver", kind: "webhook", createdBy: null, secrets: { signingSecret }, config: { url: `${hooks.url}/spindle` } });
+  const webhook = await createChannel(client, {
+    orgId,
+    name: "Receiver",
+    kind: "webhook",
+    createdBy: null,
+    secrets: { signingSecret },
+    config: { url: `${hooks.url}/spindle` },
+  });
   for (const channel of [email.channel, webhook.channel]) {
-    await createRoute(client, orgId, { channelId: channel.id, severities: ["critical"], scope: "organization", tag: null, serverId: null, notifyResolved: true }, null);
+    await createRoute(
+      client,
+      orgId,
+      { channelId: channel.id, severities: ["critical"], scope: "organization", tag: null, serverId: null, notifyResolved: true },
+      null,
+    );
   }
   await client.query(
     `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, for_seconds, resolve_seconds, no_data_seconds, scope, severity, note)
      VALUES ($1, $2, 'agent.spool_pending_batches', 'avg', '>', 30, 60, 0, 0, 600, 'organization', 'critical', 'Look at the gateway.')`,
-    [orgId, ruleName]);
+    [orgId, ruleName],
+  );
   await client.end();
   worker = new WorkerProcess(databaseUrl, {
-    SPINDLE_ROLLUP_INTERVAL_SECONDS: "1", SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true", SPINDLE_CONSOLE_URL: "http://127.0.0.1:3201",
-    SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "1", SPINDLE_NOTIFY_RETRY_MAX_SECONDS: "3",
+    SPINDLE_ROLLUP_INTERVAL_SECONDS: "1",
+    SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
+    SPINDLE_CONSOLE_URL: "http://127.0.0.1:3201",
+    SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "1",
+    SPINDLE_NOTIFY_RETRY_MAX_SECONDS: "3",
     SPINDLE_NOTIFY_SECRETS_KEY_FILE: writeTestSecretsKeyFile(),
   });
   worker.start();
@@ -169,73 +237,118 @@ async function withLogs(work: () => Promise<void>): Promise<void> {
   }
 }
 
-test("a crossed threshold fires: one e-mail and one signed webhook; the recovery sends exactly one resolve", () => withLogs(async () => {
-  backlog = 50;
-  await eventually("the firing e-mail", () => (mailsOf("FIRING").length > 0 ? true : undefined), 300_000);
-  await eventually("the firing webhook", () => (eventsOf("spindle.alert.firing").length > 0 ? true : undefined), 60_000);
-  const [firing] = eventsOf("spindle.alert.firing");
-  assert.ok(verified(firing!), "the webhook is signed with the channel's secret");
-  const data = JSON.parse(firing!.body).data;
-  assert.equal(data.subject.serverId, serverId);
-  assert.ok(data.value > 30 && data.value <= 50, `the mean backlog the agent reported: ${data.value}`);
-  const text = mailsOf("FIRING")[0]!.raw.replace(/=\r\n/g, ""); // quoted-printable soft line breaks
-  assert.match(text, /Value\s+\d+(\.\d+)? batches \(threshold > 30 batches\)/, "the value with its unit");
-  assert.match(text, /Measured from\s+avg over 1 min: batches the agent has spooled/, "and what it is measured from");
+test("a crossed threshold fires: one e-mail and one signed webhook; the recovery sends exactly one resolve", () =>
+  withLogs(async () => {
+    backlog = 50;
+    await eventually("the firing e-mail", () => (mailsOf("FIRING").length > 0 ? true : undefined), 300_000);
+    await eventually("the firing webhook", () => (eventsOf("spindle.alert.firing").length > 0 ? true : undefined), 60_000);
+    const [firing] = eventsOf("spindle.alert.firing");
+    assert.ok(verified(firing!), "the webhook is signed with the channel's secret");
+    const data = JSON.parse(firing!.body).data;
+    assert.equal(data.subject.serverId, serverId);
+    assert.ok(data.value > 30 && data.value <= 50, `the mean backlog the agent reported: ${data.value}`);
+    const text = mailsOf("FIRING")[0]!.raw.replace(/=\r\n/g, ""); // quoted-printable soft line breaks
+    assert.match(text, /Value\s+\d+(\.\d+)? batches \(threshold > 30 batches\)/, "the value with its unit");
+    assert.match(text, /Measured from\s+avg over 1 min: batches the agent has spooled/, "and what it is measured from");
 
-  backlog = 0;
-  await eventually("the resolve e-mail", () => (mailsOf("RESOLVED").length > 0 ? true : undefined), 300_000);
-  await eventually("the resolve webhook", () => (eventsOf("spindle.alert.resolved").length > 0 ? true : undefined), 60_000);
-  await twoMoreEvaluations();
-  assert.equal(mailsOf("FIRING").length, 1, "one firing e-mail");
-  assert.equal(mailsOf("RESOLVED").length, 1, "exactly one resolve e-mail");
-  assert.equal(eventsOf("spindle.alert.firing").length, 1);
-  assert.equal(eventsOf("spindle.alert.resolved").length, 1, "exactly one resolve webhook");
-  assert.ok(eventsOf("spindle.alert.resolved").every(verified));
-}));
+    backlog = 0;
+    await eventually("the resolve e-mail", () => (mailsOf("RESOLVED").length > 0 ? true : undefined), 300_000);
+    await eventually("the resolve webhook", () => (eventsOf("spindle.alert.resolved").length > 0 ? true : undefined), 60_000);
+    await twoMoreEvaluations();
+    assert.equal(mailsOf("FIRING").length, 1, "one firing e-mail");
+    assert.equal(mailsOf("RESOLVED").length, 1, "exactly one resolve e-mail");
+    assert.equal(eventsOf("spindle.alert.firing").length, 1);
+    assert.equal(eventsOf("spindle.alert.resolved").length, 1, "exactly one resolve webhook");
+    assert.ok(eventsOf("spindle.alert.resolved").every(verified));
+  }));
 
-test("a silence suppresses both the firing and the resolve; history keeps them, marked", () => withLogs(async () => {
-  const sentBefore = { mails: smtp.messages.filter((m) => m.subject.includes(ruleName)).length, hooks: hooks.requests.filter(mine).length };
-  const [silence] = await query<{ id: string }>(
-    `INSERT INTO alert_silences (org_id, scope, starts_at, ends_at, comment) VALUES ($1, 'organization', now(), now() + interval '1 hour', 'e2e maintenance') RETURNING id::text`,
-    [orgId]);
-  backlog = 50;
-  await eventually("a silenced firing in history", async () => {
-    const rows = await query("SELECT 1 FROM alert_history WHERE org_id = $1 AND rule_name = $2 AND to_state = 'firing' AND silenced_by = $3", [orgId, ruleName, silence!.id]);
-    return rows.length > 0 ? true : undefined;
-  }, 300_000);
-  backlog = 0;
-  await eventually("a silenced resolve in history", async () => {
-    const rows = await query("SELECT 1 FROM alert_history WHERE org_id = $1 AND rule_name = $2 AND to_state = 'ok' AND silenced_by = $3", [orgId, ruleName, silence!.id]);
-    return rows.length > 0 ? true : undefined;
-  }, 300_000);
-  await twoMoreEvaluations();
-  const suppressed = await query<{ n: string }>("SELECT count(*) AS n FROM notifications WHERE org_id = $1 AND status = 'suppressed' AND notice->'rule'->>'name' = $2", [orgId, ruleName]);
-  assert.equal(suppressed[0]!.n, "4", "firing and resolve, for each of the two channels, recorded as suppressed");
-  assert.deepEqual({ mails: smtp.messages.filter((m) => m.subject.includes(ruleName)).length, hooks: hooks.requests.filter(mine).length },
-    sentBefore, "nothing was sent under the silence");
-  await query("UPDATE alert_silences SET cancelled_at = now() WHERE id = $1", [silence!.id]);
-}));
+test("a silence suppresses both the firing and the resolve; history keeps them, marked", () =>
+  withLogs(async () => {
+    const sentBefore = {
+      mails: smtp.messages.filter((m) => m.subject.includes(ruleName)).length,
+      hooks: hooks.requests.filter(mine).length,
+    };
+    const [silence] = await query<{ id: string }>(
+      `INSERT INTO alert_silences (org_id, scope, starts_at, ends_at, comment) VALUES ($1, 'organization', now(), now() + interval '1 hour', 'e2e maintenance') RETURNING id::text`,
+      [orgId],
+    );
+    backlog = 50;
+    await eventually(
+      "a silenced firing in history",
+      async () => {
+        const rows = await query(
+          "SELECT 1 FROM alert_history WHERE org_id = $1 AND rule_name = $2 AND to_state = 'firing' AND silenced_by = $3",
+          [orgId, ruleName, silence!.id],
+        );
+        return rows.length > 0 ? true : undefined;
+      },
+      300_000,
+    );
+    backlog = 0;
+    await eventually(
+      "a silenced resolve in history",
+      async () => {
+        const rows = await query(
+          "SELECT 1 FROM alert_history WHERE org_id = $1 AND rule_name = $2 AND to_state = 'ok' AND silenced_by = $3",
+          [orgId, ruleName, silence!.id],
+        );
+        return rows.length > 0 ? true : undefined;
+      },
+      300_000,
+    );
+    await twoMoreEvaluations();
+    const suppressed = await query<{ n: string }>(
+      "SELECT count(*) AS n FROM notifications WHERE org_id = $1 AND status = 'suppressed' AND notice->'rule'->>'name' = $2",
+      [orgId, ruleName],
+    );
+    assert.equal(suppressed[0]!.n, "4", "firing and resolve, for each of the two channels, recorded as suppressed");
+    assert.deepEqual(
+      { mails: smtp.messages.filter((m) => m.subject.includes(ruleName)).length, hooks: hooks.requests.filter(mine).length },
+      sentBefore,
+      "nothing was sent under the silence",
+    );
+    await query("UPDATE alert_silences SET cancelled_at = now() WHERE id = $1", [silence!.id]);
+  }));
 
-test("with the SMTP server down, the firing waits in the outbox and arrives exactly once when it is back", () => withLogs(async () => {
-  await smtp.close();
-  backlog = 50;
-  await eventually("the firing webhook while mail is down", () => (eventsOf("spindle.alert.firing").length > 1 ? true : undefined), 300_000);
-  const [waiting] = await eventually("the e-mail retried with the reason", async () => {
-    const rows = await query<{ id: string; attempts: number; last_error: string | null; status: string }>(
-      `SELECT n.id::text, n.attempts, n.last_error, n.status FROM notifications n JOIN notification_channels c ON c.id = n.channel_id
+test("with the SMTP server down, the firing waits in the outbox and arrives exactly once when it is back", () =>
+  withLogs(async () => {
+    await smtp.close();
+    backlog = 50;
+    await eventually(
+      "the firing webhook while mail is down",
+      () => (eventsOf("spindle.alert.firing").length > 1 ? true : undefined),
+      300_000,
+    );
+    const [waiting] = await eventually(
+      "the e-mail retried with the reason",
+      async () => {
+        const rows = await query<{ id: string; attempts: number; last_error: string | null; status: string }>(
+          `SELECT n.id::text, n.attempts, n.last_error, n.status FROM notifications n JOIN notification_channels c ON c.id = n.channel_id
         WHERE n.org_id = $1 AND c.kind = 'email' AND n.notice->'rule'->>'name' = $2 AND n.notice->'state'->>'to' = 'firing' AND n.status <> 'suppressed'
-        ORDER BY n.created_at DESC LIMIT 1`, [orgId, ruleName]);
-    return rows[0] && rows[0].attempts >= 2 && rows[0].status === "pending" && rows[0].last_error ? rows : undefined;
-  }, 120_000);
-  assert.match(waiting!.last_error!, /ECONNREFUSED|connect|refused/i);
-  smtp = await startSmtpReceiver({ port: smtpPort });
-  await eventually("the e-mail after the outage", () => (smtp.messages.some((m) => m.subject.includes(ruleName)) ? true : undefined), 120_000);
-  await eventually("the row recorded sent", async () => {
-    const [row] = await query<{ status: string }>("SELECT status FROM notifications WHERE id = $1", [waiting!.id]);
-    return row!.status === "sent" ? true : undefined;
-  }, 60_000);
-  await twoMoreEvaluations();
-  const delivered = smtp.messages.filter((m) => (m.headers.get("x-spindle-notification-id") ?? "") === waiting!.id);
-  assert.equal(delivered.length, 1, "delivered once, exactly once");
-  assert.equal(smtp.messages.filter((m) => m.subject.includes(ruleName)).length, 1, "and nothing else of the rule arrived twice");
-}));
+        ORDER BY n.created_at DESC LIMIT 1`,
+          [orgId, ruleName],
+        );
+        return rows[0] && rows[0].attempts >= 2 && rows[0].status === "pending" && rows[0].last_error ? rows : undefined;
+      },
+      120_000,
+    );
+    assert.match(waiting!.last_error!, /ECONNREFUSED|connect|refused/i);
+    smtp = await startSmtpReceiver({ port: smtpPort });
+    await eventually(
+      "the e-mail after the outage",
+      () => (smtp.messages.some((m) => m.subject.includes(ruleName)) ? true : undefined),
+      120_000,
+    );
+    await eventually(
+      "the row recorded sent",
+      async () => {
+        const [row] = await query<{ status: string }>("SELECT status FROM notifications WHERE id = $1", [waiting!.id]);
+        return row!.status === "sent" ? true : undefined;
+      },
+      60_000,
+    );
+    await twoMoreEvaluations();
+    const delivered = smtp.messages.filter((m) => (m.headers.get("x-spindle-notification-id") ?? "") === waiting!.id);
+    assert.equal(delivered.length, 1, "delivered once, exactly once");
+    assert.equal(smtp.messages.filter((m) => m.subject.includes(ruleName)).length, 1, "and nothing else of the rule arrived twice");
+  }));

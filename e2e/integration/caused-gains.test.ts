@@ -58,11 +58,20 @@ async function readLoop(): Promise<void> {
   }
 }
 
-interface Measured<T> { status: "measured" | "not-measured"; value: T; reason?: string; basis?: unknown[] }
+interface Measured<T> {
+  status: "measured" | "not-measured";
+  value: T;
+  reason?: string;
+  basis?: unknown[];
+}
 interface Gains {
   reads: Measured<{ memoryShare: number; memoryBytes: number }>;
-  causedReads: Measured<{ savedIos: number; interval: { low: number; high: number; confidence: number }; meanReadBytes: number;
-    estimate: { units: number; controlAccessedPages: number; managedAccessedPages: number } }>;
+  causedReads: Measured<{
+    savedIos: number;
+    interval: { low: number; high: number; confidence: number };
+    meanReadBytes: number;
+    estimate: { units: number; controlAccessedPages: number; managedAccessedPages: number };
+  }>;
   ledger: { key: string; kind: string; label: string; effect: { status: string } }[];
 }
 
@@ -90,7 +99,10 @@ after(async () => {
 test("with memory to spare, the read cache is credited with no storage reads it did not cause", { skip, timeout: 300_000 }, async () => {
   const id = randomBytes(3).toString("hex");
   await session.signUp(`Caused ${id}`, `caused-${id}@example.test`, `pw-${id}-long-enough`, `Caused Corp ${id}`);
-  const { token } = await session.post<{ token: { installCommand: string } }>("/api/enrollment-tokens", { label: "caused", expiresIn: "1h" });
+  const { token } = await session.post<{ token: { installCommand: string } }>("/api/enrollment-tokens", {
+    label: "caused",
+    expiresIn: "1h",
+  });
   agent.install(token.installCommand);
   agent.setInterval(2);
   agent.start();
@@ -102,8 +114,11 @@ test("with memory to spare, the read cache is credited with no storage reads it 
   // The read cache on for the directory, a quarter of its pages the control group, prefetch on.
   const { policy } = await session.post<{ policy: { id: string } }>("/api/policies", {
     name: "Read cache for the tables",
-    document: { schemaVersion: 1, telemetry: { intervalSeconds: 2 },
-      readCache: { enabled: true, include: [`${dataDir}/**`], prefetch: true, holdoutPercent: 25 } },
+    document: {
+      schemaVersion: 1,
+      telemetry: { intervalSeconds: 2 },
+      readCache: { enabled: true, include: [`${dataDir}/**`], prefetch: true, holdoutPercent: 25 },
+    },
     comment: "read cache on, a quarter held out",
   });
   await session.post("/api/policies/assignments", { scope: "organization", policyId: policy.id });
@@ -113,10 +128,14 @@ test("with memory to spare, the read cache is credited with no storage reads it 
   for (const file of files) execFileSync("dd", [`if=${file}`, "iflag=nocache", "count=0", "status=none"]);
   reading = true;
   reader = readLoop();
-  const gains = await eventually("a caused figure over enough intervals of the control group", async () => {
-    const answer = await session.get<Gains>(`/api/servers/${serverId}/gains?range=1h`);
-    return answer.causedReads.status === "measured" && answer.causedReads.value.estimate.units >= 20 ? answer : undefined;
-  }, 180_000);
+  const gains = await eventually(
+    "a caused figure over enough intervals of the control group",
+    async () => {
+      const answer = await session.get<Gains>(`/api/servers/${serverId}/gains?range=1h`);
+      return answer.causedReads.status === "measured" && answer.causedReads.value.estimate.units >= 20 ? answer : undefined;
+    },
+    180_000,
+  );
   reading = false;
   await reader;
 
@@ -125,16 +144,20 @@ test("with memory to spare, the read cache is credited with no storage reads it 
   // What the old formula claimed: every hit a saved storage read (hits / the mean read size).
   const oldFigure = reads.value.memoryBytes / causedReads.value.meanReadBytes;
   const { savedIos, interval } = causedReads.value;
-  console.log(`reads from memory ${(reads.value.memoryShare * 100).toFixed(2)} %; old figure ${Math.round(oldFigure)} reads; ` +
-    `caused ${savedIos.toFixed(1)} reads, ${interval.confidence * 100} % interval [${interval.low.toFixed(1)}, ${interval.high.toFixed(1)}] ` +
-    `over ${causedReads.value.estimate.units} intervals, control ${causedReads.value.estimate.controlAccessedPages} / ` +
-    `managed ${causedReads.value.estimate.managedAccessedPages} page accesses`);
+  console.log(
+    `reads from memory ${(reads.value.memoryShare * 100).toFixed(2)} %; old figure ${Math.round(oldFigure)} reads; ` +
+      `caused ${savedIos.toFixed(1)} reads, ${interval.confidence * 100} % interval [${interval.low.toFixed(1)}, ${interval.high.toFixed(1)}] ` +
+      `over ${causedReads.value.estimate.units} intervals, control ${causedReads.value.estimate.controlAccessedPages} / ` +
+      `managed ${causedReads.value.estimate.managedAccessedPages} page accesses`,
+  );
   assert.ok(reads.value.memoryShare >= 0.95, `reads from memory ${reads.value.memoryShare}: the hot set fits memory many times over`);
   assert.ok(oldFigure > 0, "the old formula would have credited the hits");
   const includesZero = interval.low <= 0 && interval.high >= 0;
   const negligible = Math.max(Math.abs(interval.low), Math.abs(interval.high)) < 0.02 * oldFigure;
-  assert.ok(includesZero || negligible,
-    `caused ${savedIos} reads with interval [${interval.low}, ${interval.high}]: neither includes 0 nor is under 2 % of ${oldFigure}`);
+  assert.ok(
+    includesZero || negligible,
+    `caused ${savedIos} reads with interval [${interval.low}, ${interval.high}]: neither includes 0 nor is under 2 % of ${oldFigure}`,
+  );
 
   // The ledger says which figure is which.
   const kinds = Object.fromEntries(gains.ledger.map((line) => [line.key, [line.kind, line.label]]));

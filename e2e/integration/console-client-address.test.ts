@@ -76,7 +76,10 @@ describe("the console's client address", () => {
     child.stderr.on("data", (d) => (output += d));
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-      child.on("exit", (c) => { clearTimeout(timer); resolve(c); });
+      child.on("exit", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
     });
     // null: it was still serving when the timer killed it, which is what a refusal must prevent.
     assert.notEqual(code, null, `next start kept running:\n${output}`);

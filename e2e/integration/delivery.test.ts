@@ -59,8 +59,10 @@ test("every sample arrives exactly once across a database outage and a gateway r
 async function deliverAcrossOutages(): Promise<void> {
   agent.setInterval(1);
   agent.start();
-  await eventually("the first memory samples", async () =>
-    Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= 3 || undefined);
+  await eventually(
+    "the first memory samples",
+    async () => Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= 3 || undefined,
+  );
 
   cluster.stop();
   const health = await fetch(`${gateway.url}/healthz`);
@@ -73,8 +75,11 @@ async function deliverAcrossOutages(): Promise<void> {
 
   // A new batch is spooled every second, so "empty" is never seen: wait for the backlog instead.
   const backlogUpTo = agent.status().lastBatchSeq;
-  await eventually("the backlog to be delivered",
-    () => ((agent.status().delivery.lastDeliveredSeq ?? 0) >= backlogUpTo + 2 ? true : undefined), 90_000);
+  await eventually(
+    "the backlog to be delivered",
+    () => ((agent.status().delivery.lastDeliveredSeq ?? 0) >= backlogUpTo + 2 ? true : undefined),
+    90_000,
+  );
   await agent.stop();
 
   const [written] = await query<{ hwm: string; memory_rows: string; distinct_times: string }>(
@@ -88,9 +93,7 @@ async function deliverAcrossOutages(): Promise<void> {
   assert.equal(Number(written.memory_rows), Number(written.hwm), "every acknowledged batch was written once");
   assert.equal(Number(written.hwm) + spool.batches, lastBatchSeq, "every batch is either written or still spooled");
 
-  const duplicates = await query(
-    "SELECT server_id, device, time FROM disk_io GROUP BY 1, 2, 3 HAVING count(*) > 1",
-  );
+  const duplicates = await query("SELECT server_id, device, time FROM disk_io GROUP BY 1, 2, 3 HAVING count(*) > 1");
   assert.deepEqual(duplicates, []);
   const devices = await query<{ device: string }>("SELECT DISTINCT device FROM disk_io");
   assert.ok(devices.length > 0, "per-device disk rows were written");

@@ -99,7 +99,8 @@ test("the gateway killed with SIGKILL mid-write: the batch it was writing is wri
         `SELECT a.pid, EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
                                WHERE l.pid = a.pid AND c.relname = 'disk_io' AND l.mode = 'RowExclusiveLock') AS disk_locked
          FROM pg_stat_activity a
-         WHERE (a.query ILIKE 'copy "memory"%' OR a.query ILIKE 'insert into "memory"%') AND a.wait_event_type = 'Lock'`);
+         WHERE (a.query ILIKE 'copy "memory"%' OR a.query ILIKE 'insert into "memory"%') AND a.wait_event_type = 'Lock'`,
+      );
       return rows.length > 0 ? rows : undefined;
     });
     assert.ok(copying.disk_locked, "the killed transaction had already written its disk rows");
@@ -107,8 +108,10 @@ test("the gateway killed with SIGKILL mid-write: the batch it was writing is wri
     await gateway.kill();
     await blocker.query("ROLLBACK");
     await blocker.end();
-    await eventually("the killed gateway's transaction to end", async () =>
-      (await query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [copying.pid])).length === 0 || undefined);
+    await eventually(
+      "the killed gateway's transaction to end",
+      async () => (await query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [copying.pid])).length === 0 || undefined,
+    );
     assert.equal((await ledger(databaseUrl, serverId)).hwm, markBefore, "nothing of the killed transaction was committed");
 
     const restarted = Date.now();
@@ -151,15 +154,25 @@ test("a day-long gateway outage, compressed: 8,640 batches of 10 s replayed, non
     await delivered(agent, fill.lastSeq + 2, "the day to be replayed");
     const recoveryMs = Date.now() - restored;
     const figures = await assertExactlyOnce(agent, serverId);
-    const [{ n }] = await query<{ n: string }>(
-      "SELECT count(*) AS n FROM memory WHERE server_id = $1 AND time > $2 AND time <= $3", [serverId, fill.from, fill.to]);
+    const [{ n }] = await query<{ n: string }>("SELECT count(*) AS n FROM memory WHERE server_id = $1 AND time > $2 AND time <= $3", [
+      serverId,
+      fill.from,
+      fill.to,
+    ]);
     assert.equal(Number(n), fill.batches, "every 10 s interval of the day is in the database once");
-    report("day-outage", { backlog: fill.batches, spoolBytes: fill.spoolBytes, ...figures, recoveryMs,
-      batchesPerSecond: Math.round(fill.batches / (recoveryMs / 1000)) });
+    report("day-outage", {
+      backlog: fill.batches,
+      spoolBytes: fill.spoolBytes,
+      ...figures,
+      recoveryMs,
+      batchesPerSecond: Math.round(fill.batches / (recoveryMs / 1000)),
+    });
   });
 });
 
-test("the spool's disk full: the agent keeps sampling, reports it, and loses nothing it numbered", { skip: !isRoot && "mounting a small filesystem needs root" }, async () => {
+test("the spool's disk full: the agent keeps sampling, reports it, and loses nothing it numbered", {
+  skip: !isRoot && "mounting a small filesystem needs root",
+}, async () => {
   const { agent, serverId } = await enrolledAgent("disk-full");
   const disk = new SmallFilesystem(`${agent.stateDir}/spool`, 1 << 20);
   try {

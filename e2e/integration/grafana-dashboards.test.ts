@@ -17,15 +17,32 @@ const theirs = { orgId: "other-org", serverId: "6f1c1d0e-2f7a-4c55-9a51-4a4a5b0c
 const from = "2026-01-01T00:00:00Z";
 const to = "2026-01-01T01:00:00Z";
 
-interface Target { rawSql: string; format: string }
-interface Panel { file: string; title: string; type: string; datasource: { uid: string }; targets: Target[] }
-interface Variable { name: string; type: string; query: string; datasource?: { uid: string } }
+interface Target {
+  rawSql: string;
+  format: string;
+}
+interface Panel {
+  file: string;
+  title: string;
+  type: string;
+  datasource: { uid: string };
+  targets: Target[];
+}
+interface Variable {
+  name: string;
+  type: string;
+  query: string;
+  datasource?: { uid: string };
+}
 
-const dashboardFiles = readdirSync(dashboardsDir).filter((f) => f.endsWith(".json")).sort();
+const dashboardFiles = readdirSync(dashboardsDir)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 const dashboards = dashboardFiles.map((file) => ({ file, json: JSON.parse(readFileSync(join(dashboardsDir, file), "utf8")) }));
 const panels: Panel[] = dashboards.flatMap(({ file, json }) => json.panels.map((p: Omit<Panel, "file">) => ({ file, ...p })));
 const variables: (Variable & { file: string })[] = dashboards.flatMap(({ file, json }) =>
-  json.templating.list.map((v: Variable) => ({ file, ...v })));
+  json.templating.list.map((v: Variable) => ({ file, ...v })),
+);
 
 // Grafana's ${name:sqlstring} format: the value quoted as an SQL string literal, quotes doubled.
 const sqlstring = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -35,8 +52,11 @@ function expandMacros(sql: string, values: Values = {}): string {
   const { server = ours.serverId, device = "vda" } = values;
   return sql
     .replace(/\$__timeFilter\((\w+(?:\.\w+)?)\)/g, `$1 BETWEEN '${from}' AND '${to}'`)
-    .replace(/\$__timeGroupAlias\((\w+(?:\.\w+)?),\s*'1([mh])'\)/g, (_, column, unit) =>
-      `to_timestamp(floor(extract(epoch FROM ${column}) / ${unit === "m" ? 60 : 3600}) * ${unit === "m" ? 60 : 3600}) AS "time"`)
+    .replace(
+      /\$__timeGroupAlias\((\w+(?:\.\w+)?),\s*'1([mh])'\)/g,
+      (_, column, unit) =>
+        `to_timestamp(floor(extract(epoch FROM ${column}) / ${unit === "m" ? 60 : 3600}) * ${unit === "m" ? 60 : 3600}) AS "time"`,
+    )
     .replace(/\$\{server:sqlstring\}/g, () => sqlstring(server))
     .replace(/\$\{device:sqlstring\}/g, () => sqlstring(device));
 }
@@ -51,7 +71,10 @@ async function asGrafana(dbs: GrafanaDatabases, sql: string, orgId = ours.orgId)
 const openPlain = () => openPlainPostgres([ours, theirs]);
 const openTimescaleDb = () => openTimescale([ours, theirs]);
 
-for (const [mode, open] of [["plain PostgreSQL", openPlain], ["TimescaleDB", openTimescaleDb]] as const) {
+for (const [mode, open] of [
+  ["plain PostgreSQL", openPlain],
+  ["TimescaleDB", openTimescaleDb],
+] as const) {
   describe(`dashboards on ${mode}, as the organisation's Grafana login`, () => {
     let db: GrafanaDatabases;
     before(async () => {
@@ -91,9 +114,15 @@ for (const [mode, open] of [["plain PostgreSQL", openPlain], ["TimescaleDB", ope
     test("SQL Server rates and means leave out the interval that measured nothing", async () => {
       const rate = await asGrafana(db, expandMacros(panel("database.json", "SQL Server batch requests per second")));
       // Minute 00:00 holds five samples; the first has no batch count: 4 × 4,000 over 40 s, not over 50 s.
-      assert.deepEqual(rate.map((r) => Number(r.value)), [400, 400]);
+      assert.deepEqual(
+        rate.map((r) => Number(r.value)),
+        [400, 400],
+      );
       const ratio = await asGrafana(db, expandMacros(panel("database.json", "SQL Server buffer cache hit ratio")));
-      assert.deepEqual(ratio.map((r) => Number(r.value)), [0.99, 0.99]);
+      assert.deepEqual(
+        ratio.map((r) => Number(r.value)),
+        [0.99, 0.99],
+      );
     });
 
     test("latency percentiles come from merged buckets: the bucket's upper edge", async () => {
@@ -105,7 +134,7 @@ for (const [mode, open] of [["plain PostgreSQL", openPlain], ["TimescaleDB", ope
       assert.equal(Number(read!["mean ms"]), 1);
       // 30 more reads completed untimed beside those 600: 30 of 630 completions.
       assert.equal(Number(read!["untimed I/Os"]), 30);
-      assert.equal(Number(read!["untimed % of completions"]).toFixed(4), (100 * 30 / 630).toFixed(4));
+      assert.equal(Number(read!["untimed % of completions"]).toFixed(4), ((100 * 30) / 630).toFixed(4));
     });
 
     test("untimed I/Os are not measured where the agent did not count them, never 0", async () => {
@@ -122,9 +151,18 @@ for (const [mode, open] of [["plain PostgreSQL", openPlain], ["TimescaleDB", ope
       assert.equal(Number(cache!["share from memory"]), 0.75);
       assert.equal(Number(cache!["calibrated page-cache read µs"]), 2);
       // Each minute: control 30 % of its page accesses missed, managed 10 %.
-      const ratios = await asGrafana(db, expandMacros(panel("acceleration.json", "Read cache: miss ratio, managed pages vs the control group")));
-      assert.ok(ratios.length > 0 && ratios.every((row) => Number(row["managed pages"]).toFixed(6) === "0.100000" &&
-        Number(row["control group (left alone)"]).toFixed(6) === "0.300000"), JSON.stringify(ratios));
+      const ratios = await asGrafana(
+        db,
+        expandMacros(panel("acceleration.json", "Read cache: miss ratio, managed pages vs the control group")),
+      );
+      assert.ok(
+        ratios.length > 0 &&
+          ratios.every(
+            (row) =>
+              Number(row["managed pages"]).toFixed(6) === "0.100000" && Number(row["control group (left alone)"]).toFixed(6) === "0.300000",
+          ),
+        JSON.stringify(ratios),
+      );
       const [extents] = await asGrafana(db, expandMacros(panel("acceleration.json", "Extents per GiB grown: managed vs comparison group")));
       assert.deepEqual([Number(extents!["managed files"]), Number(extents!["unmanaged growing files"])], [1, 16]);
     });
@@ -149,15 +187,22 @@ test("the committed dashboards are what infra/grafana/src/build.mjs writes", asy
   const { dashboards: built, render } = await import(join(repoRoot, "infra/grafana/src/build.mjs"));
   assert.deepEqual(dashboardFiles, Object.keys(built).sort(), "run node infra/grafana/src/build.mjs");
   for (const { file } of dashboards) {
-    assert.equal(readFileSync(join(dashboardsDir, file), "utf8"), render(built[file]), `${file} is stale: run node infra/grafana/src/build.mjs`);
+    assert.equal(
+      readFileSync(join(dashboardsDir, file), "utf8"),
+      render(built[file]),
+      `${file} is stale: run node infra/grafana/src/build.mjs`,
+    );
   }
 });
 
 test("the organisation comes from the datasource, never from a value typed into a variable", () => {
   for (const { file, json } of dashboards) {
     const list: Variable[] = json.templating.list;
-    assert.deepEqual(list.map((v) => v.type).filter((t) => t !== "query" && t !== "datasource"), [],
-      `${file}: only query and datasource variables (no textbox, custom, constant or ad hoc filters)`);
+    assert.deepEqual(
+      list.map((v) => v.type).filter((t) => t !== "query" && t !== "datasource"),
+      [],
+      `${file}: only query and datasource variables (no textbox, custom, constant or ad hoc filters)`,
+    );
     assert.deepEqual(list.find((v) => v.type === "datasource")?.name, "organisation", file);
     for (const p of json.panels) assert.equal(p.datasource.uid, "${organisation}", `${file} "${p.title}"`);
     for (const v of list.filter((v) => v.type === "query")) assert.equal(v.datasource?.uid, "${organisation}", `${file} ${v.name}`);

@@ -17,10 +17,20 @@ const systemSchemas = ["pg_catalog", "information_schema", "pg_toast"];
  * TimescaleDB's own metadata, readable by every role by design: hypertable and job definitions,
  * no telemetry (chunks live in _timescaledb_internal, which the test reads like any other).
  */
-const timescaleMetadataSchemas = ["_timescaledb_catalog", "_timescaledb_config", "_timescaledb_cache", "timescaledb_information", "timescaledb_experimental"];
+const timescaleMetadataSchemas = [
+  "_timescaledb_catalog",
+  "_timescaledb_config",
+  "_timescaledb_cache",
+  "timescaledb_information",
+  "timescaledb_experimental",
+];
 /** TimescaleDB's statistics views and job state, readable by every role: sizes and run times. */
-const timescaleMetadataRelations = ["_timescaledb_internal.bgw_job_stat", "_timescaledb_internal.bgw_policy_chunk_stats",
-  "_timescaledb_internal.compressed_chunk_stats", "_timescaledb_internal.hypertable_chunk_local_size"];
+const timescaleMetadataRelations = [
+  "_timescaledb_internal.bgw_job_stat",
+  "_timescaledb_internal.bgw_policy_chunk_stats",
+  "_timescaledb_internal.compressed_chunk_stats",
+  "_timescaledb_internal.hypertable_chunk_local_size",
+];
 
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
@@ -36,7 +46,11 @@ const tricks: { name: string; setup: (victim: string) => string[]; read: (relati
     read: (r, victim) => `SELECT s.org FROM (SELECT set_config('spindle.org_id', ${quoteLiteral(victim)}, true)) x
       CROSS JOIN LATERAL (SELECT org_id::text AS org FROM ${r} OFFSET 0) s`,
   },
-  { name: "SET spindle.org_id for the session", setup: (v) => [`SET spindle.org_id = ${quoteLiteral(v)}`], read: (r) => `SELECT org_id::text AS org FROM ${r}` },
+  {
+    name: "SET spindle.org_id for the session",
+    setup: (v) => [`SET spindle.org_id = ${quoteLiteral(v)}`],
+    read: (r) => `SELECT org_id::text AS org FROM ${r}`,
+  },
   {
     name: "SET ROLE NONE (the login itself), with the setting",
     setup: (v) => ["SET ROLE NONE", `SELECT set_config('spindle.org_id', ${quoteLiteral(v)}, false)`],
@@ -56,24 +70,30 @@ const tricks: { name: string; setup: (victim: string) => string[]; read: (relati
 
 /** Every relation (in any schema) with an org_id column, schema-qualified and quoted. */
 async function tenantRelations(admin: Database): Promise<string[]> {
-  const rows = await admin.query(`
+  const rows = await admin.query(
+    `
     SELECT format('%I.%I', n.nspname, c.relname) AS relation FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped
     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname <> ALL ($1)
-    ORDER BY 1`, [systemSchemas]);
+    ORDER BY 1`,
+    [systemSchemas],
+  );
   return rows.map((r) => String(r.relation));
 }
 
 /** The relations `login` may SELECT from (directly or through a role), schema-qualified. */
 async function readableRelations(admin: Database, login: string, withOrgId: boolean): Promise<string[]> {
-  const rows = await admin.query(`
+  const rows = await admin.query(
+    `
     SELECT format('%I.%I', n.nspname, c.relname) AS relation FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname <> ALL ($1)
       AND has_table_privilege($2, c.oid, 'SELECT')
       AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped) = $3
-    ORDER BY 1`, [systemSchemas, login, withOrgId]);
+    ORDER BY 1`,
+    [systemSchemas, login, withOrgId],
+  );
   return rows.map((r) => String(r.relation));
 }
 
@@ -91,7 +111,10 @@ async function attempt(db: Database, trick: (typeof tricks)[number], relation: s
   }
 }
 
-for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["TimescaleDB", openTimescale]] as const) {
+for (const [mode, open] of [
+  ["plain PostgreSQL", openPlainPostgres],
+  ["TimescaleDB", openTimescale],
+] as const) {
   describe(`Grafana logins on ${mode} are bound to their organisation`, () => {
     let dbs: GrafanaDatabases;
     before(async () => {
@@ -106,12 +129,17 @@ for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["Timescale
       for (const relation of readable) {
         // Grafana's views show the owner (not a bound login) nothing: count the relation under them.
         const source = relation.replace(/^spindle_grafana_views\./, "public.");
-        const [{ n }] = (await dbs.admin.query(`SELECT count(*)::int AS n FROM ${source} WHERE org_id = $1`, [theirs.orgId])) as [{ n: number }];
+        const [{ n }] = (await dbs.admin.query(`SELECT count(*)::int AS n FROM ${source} WHERE org_id = $1`, [theirs.orgId])) as [
+          { n: number },
+        ];
         assert.ok(n > 0, `${relation}: add a row of the fixture's organisation to e2e/support/grafana-fixtures.ts (tenantRowsSql)`);
       }
     });
 
-    for (const [self, other] of [[ours, theirs], [theirs, ours]] as const) {
+    for (const [self, other] of [
+      [ours, theirs],
+      [theirs, ours],
+    ] as const) {
       test(`${self.orgId}'s login reads only ${self.orgId} from every org_id relation in every schema, whatever the session sets`, async () => {
         const { name, db } = dbs.logins.get(self.orgId)!;
         const relations = await tenantRelations(dbs.admin);
@@ -143,7 +171,8 @@ for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["Timescale
         await session.query(`CREATE FUNCTION pg_temp.peek(org text) RETURNS boolean LANGUAGE plpgsql COST 0.0000001 AS $$
           BEGIN IF org IS DISTINCT FROM ${quoteLiteral(ours.orgId)} THEN RAISE EXCEPTION 'saw %', org; END IF; RETURN true; END $$`);
         for (const relation of await readableRelations(dbs.admin, dbs.logins.get(ours.orgId)!.name, true)) {
-          await session.query(`SELECT count(*) FROM ${relation} WHERE pg_temp.peek(org_id::text)`)
+          await session
+            .query(`SELECT count(*) FROM ${relation} WHERE pg_temp.peek(org_id::text)`)
             .catch((error: Error) => assert.fail(`${relation}: ${error.message}`));
           await session.query(`SELECT count(*) FROM ${relation} WHERE org_id::text::int = 0`).then(
             () => assert.fail(`${relation}: the cast should fail on our own row`),
@@ -157,10 +186,15 @@ for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["Timescale
 
     test("statistics, role settings and the bindings reveal nothing of another organisation", async () => {
       const { db } = dbs.logins.get(ours.orgId)!;
-      const stats = await db.query(`SELECT schemaname, tablename, attname FROM pg_stats
-        WHERE concat(most_common_vals::text, histogram_bounds::text) ~ $1`, [`${theirs.orgId}|${theirs.hostname}|${theirs.serverId}`]);
+      const stats = await db.query(
+        `SELECT schemaname, tablename, attname FROM pg_stats
+        WHERE concat(most_common_vals::text, histogram_bounds::text) ~ $1`,
+        [`${theirs.orgId}|${theirs.hostname}|${theirs.serverId}`],
+      );
       assert.deepEqual(stats, [], "pg_stats shows another organisation's values");
-      const settings = await db.query("SELECT setconfig::text AS config FROM pg_db_role_setting WHERE setconfig::text ~ $1", [theirs.orgId]);
+      const settings = await db.query("SELECT setconfig::text AS config FROM pg_db_role_setting WHERE setconfig::text ~ $1", [
+        theirs.orgId,
+      ]);
       assert.deepEqual(settings, [], "another organisation's id is readable in role settings");
       await assert.rejects(db.query("SELECT * FROM spindle_private.grafana_logins"), /permission denied/);
       assert.deepEqual(await db.query("SELECT spindle_grafana_org() AS org"), [{ org: ours.orgId }]);
@@ -169,15 +203,19 @@ for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["Timescale
     test("relations without an org_id that the login can read hold no tenant data", async () => {
       const login = dbs.logins.get(ours.orgId)!.name;
       const readable = await readableRelations(dbs.admin, login, false);
-      const outsideMetadata = readable.filter((r) => !timescaleMetadataSchemas.some((s) => r.startsWith(`${s}.`))
-        && !timescaleMetadataRelations.includes(r));
+      const outsideMetadata = readable.filter(
+        (r) => !timescaleMetadataSchemas.some((s) => r.startsWith(`${s}.`)) && !timescaleMetadataRelations.includes(r),
+      );
       assert.deepEqual(outsideMetadata, [], "a relation without org_id is readable by Grafana: give it an org_id or revoke it");
     });
 
     test("the login cannot rebind itself, write, create objects others run, or use another service's functions", async () => {
       const { name, db } = dbs.logins.get(ours.orgId)!;
       await assert.rejects(db.query("SELECT spindle_bind_grafana_login($1, $2)", [name, theirs.orgId]), /permission denied/);
-      await assert.rejects(db.query("INSERT INTO spindle_private.grafana_logins VALUES ($1, $2)", [name, theirs.orgId]), /permission denied/);
+      await assert.rejects(
+        db.query("INSERT INTO spindle_private.grafana_logins VALUES ($1, $2)", [name, theirs.orgId]),
+        /permission denied/,
+      );
       await assert.rejects(db.query("DELETE FROM servers"), /permission denied/);
       await assert.rejects(db.query("SELECT * FROM spindle_agent_by_credential('\\x00')"), /permission denied/);
       for (const schema of ["public", "spindle_tenant", "spindle_grafana_views", "spindle_private"]) {
@@ -185,14 +223,20 @@ for (const [mode, open] of [["plain PostgreSQL", openPlainPostgres], ["Timescale
       }
       // Security-definer functions run as their owner: the login may run only the one that
       // tells it its own organisation.
-      const definers = await dbs.admin.query(`SELECT p.oid::regprocedure::text AS fn FROM pg_proc p
+      const definers = await dbs.admin.query(
+        `SELECT p.oid::regprocedure::text AS fn FROM pg_proc p
         JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE p.prosecdef AND n.nspname <> ALL ($1) AND has_function_privilege($2, p.oid, 'EXECUTE') ORDER BY 1`,
-      [[...systemSchemas, ...timescaleMetadataSchemas, "_timescaledb_functions", "_timescaledb_internal"], name]);
+        [[...systemSchemas, ...timescaleMetadataSchemas, "_timescaledb_functions", "_timescaledb_internal"], name],
+      );
       // (spindle_private.cagg_watermark answers where a continuous aggregate's materialisation
       // ends: a timestamp, no tenant data; the filtered views of the aggregates need it.)
-      const expected = dbs.mode === "TimescaleDB" ? ["spindle_grafana_org()", "spindle_private.cagg_watermark(integer)"] : ["spindle_grafana_org()"];
-      assert.deepEqual(definers.map((r) => r.fn), expected);
+      const expected =
+        dbs.mode === "TimescaleDB" ? ["spindle_grafana_org()", "spindle_private.cagg_watermark(integer)"] : ["spindle_grafana_org()"];
+      assert.deepEqual(
+        definers.map((r) => r.fn),
+        expected,
+      );
       // A default set on its own role changes nothing either (ordinary roles may set their own).
       // (PGlite opens each session from a copy of the data directory, so only plain PostgreSQL
       // shows a new session the default; the binding does not depend on the mode.)

@@ -21,7 +21,9 @@ import { HostRoot } from "../support/host-root";
 import { PostgresCluster, queryRows } from "../support/postgres";
 import { seedOrganisationWithToken } from "../support/seed";
 
-const lanAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+const lanAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 const missing = HostRoot.missing() ?? (lanAddress ? null : "this machine has no non-loopback IPv4 address to reach the gateway by");
 
 describe("the install command, as the console renders it", { skip: missing ?? false }, () => {
@@ -93,7 +95,10 @@ describe("the install command, as the console renders it", { skip: missing ?? fa
     assert.match(run.output, /not running as root: the steps that need root go through sudo/);
     assert.match(run.output, /checked the gateway's signature on SHA256SUMS/);
     assert.match(run.output, /Enrolled \S+ as server [0-9a-f-]{36}/);
-    assert.match(run.output, /systemd is not running here, so the agent runs detached \(pid \d+\), logging to \/var\/log\/spindle\/agent\.log/);
+    assert.match(
+      run.output,
+      /systemd is not running here, so the agent runs detached \(pid \d+\), logging to \/var\/log\/spindle\/agent\.log/,
+    );
     assert.match(run.output, /sudo kill "\$\(sudo cat \/run\/spindle\/agent\.pid\)"/, "how to stop it, for this user");
     assert.match(run.output, /start it again, and at boot/);
     const pid = agentPid();
@@ -102,8 +107,9 @@ describe("the install command, as the console renders it", { skip: missing ?? fa
     const [, , , session] = (host.readFile(`/proc/${pid}/stat`) ?? "").split(") ")[1]!.split(" ");
     assert.equal(Number(session), pid, "the agent leads its own session");
     assert.equal(host.readFile("/etc/spindle/agent.yaml")?.includes("spa_"), true);
-    await eventually("the detached agent's first batch", async () => ((await delivered()) > 0 ? true : undefined), 120_000)
-      .catch((error) => assert.fail(`${error}\n${explain(run)}`));
+    await eventually("the detached agent's first batch", async () => ((await delivered()) > 0 ? true : undefined), 120_000).catch((error) =>
+      assert.fail(`${error}\n${explain(run)}`),
+    );
   });
 
   test("run again: the enrolment is kept and the agent restarted with the new binary", async () => {

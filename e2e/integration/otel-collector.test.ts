@@ -22,8 +22,7 @@ const port = (name: string, fallback: number) => Number(process.env[name] ?? fal
 const cluster = new PostgresCluster(port("SPINDLE_OTELCOL_PG_PORT", 4618));
 const databaseUrl = cluster.url("spindle");
 const relayCredential = `spr_${randomBytes(32).toString("hex")}`;
-const gateway = new GatewayProcess(port("SPINDLE_OTELCOL_GATEWAY_PORT", 4611), databaseUrl,
-  { SPINDLE_RELAY_CREDENTIALS: relayCredential });
+const gateway = new GatewayProcess(port("SPINDLE_OTELCOL_GATEWAY_PORT", 4611), databaseUrl, { SPINDLE_RELAY_CREDENTIALS: relayCredential });
 const base = port("SPINDLE_OTELCOL_COLLECTOR_PORT", 4612); // and the next five
 const agent = new InstalledAgent();
 let source: CollectorProcess | undefined;
@@ -42,8 +41,10 @@ before(async () => {
   cluster.createMigratedDatabase();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  tokens = { source: (await seedOrganisationWithToken(client, "otelcol-source")).token,
-    agent: (await seedOrganisationWithToken(client, "otelcol-fanin")).token };
+  tokens = {
+    source: (await seedOrganisationWithToken(client, "otelcol-source")).token,
+    agent: (await seedOrganisationWithToken(client, "otelcol-fanin")).token,
+  };
   await client.end();
   await gateway.start();
 });
@@ -59,32 +60,55 @@ after(async () => {
 /** The documented enrolment of a Collector source: the enrolment token buys a credential. */
 async function enrolSource(token: string): Promise<{ credential: string; serverId: string }> {
   const response = await fetch(`${gateway.url}/v1/enroll`, {
-    method: "POST", headers: { "Content-Type": "application/json" },
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ token, machineId: `otelcol-${randomBytes(8).toString("hex")}`, hostname: "otelcol-source", os: "linux" }),
   });
   assert.equal(response.status, 200, await response.clone().text());
   return (await response.json()) as { credential: string; serverId: string };
 }
 
-interface FedScrape { time: string; disks: { Device: string; ReadBytes: number; WriteBytes: number; ReadOps: number; WriteOps: number }[] }
+interface FedScrape {
+  time: string;
+  disks: { Device: string; ReadBytes: number; WriteBytes: number; ReadOps: number; WriteOps: number }[];
+}
 
 test("a Collector as a source lands this machine's real counters as deltas", async () => {
   const { credential, serverId } = await enrolSource(tokens.source);
-  source = new CollectorProcess("source-otlp.yaml", { otlp: base, health: base + 1, metrics: base + 2 },
-    { SPINDLE_GATEWAY_URL: gateway.url, SPINDLE_AGENT_CREDENTIAL: credential });
+  source = new CollectorProcess(
+    "source-otlp.yaml",
+    { otlp: base, health: base + 1, metrics: base + 2 },
+    { SPINDLE_GATEWAY_URL: gateway.url, SPINDLE_AGENT_CREDENTIAL: credential },
+  );
   try {
     await source.start();
     const scrapes = execFileSync(feedBinary, ["-endpoint", source.url, "-interval", "1s", "-count", "4"], { encoding: "utf8" })
-      .trim().split("\n").map((line) => JSON.parse(line) as FedScrape);
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as FedScrape);
     const devices = scrapes[0].disks.map((d) => d.Device);
     assert.ok(devices.length > 0, "this machine has block devices in /proc/diskstats");
     // Three intervals per device (the first scrape is the baseline), one memory row per scrape.
-    await eventually("every delta row", async () =>
-      Number((await query<{ n: string }>("SELECT count(*) AS n FROM disk_io WHERE server_id = $1", [serverId]))[0].n) >= 3 * devices.length
-      && Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory WHERE server_id = $1", [serverId]))[0].n) >= 4 || undefined);
+    await eventually(
+      "every delta row",
+      async () =>
+        (Number((await query<{ n: string }>("SELECT count(*) AS n FROM disk_io WHERE server_id = $1", [serverId]))[0].n) >=
+          3 * devices.length &&
+          Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory WHERE server_id = $1", [serverId]))[0].n) >= 4) ||
+        undefined,
+    );
 
-    const rows = await query<{ device: string; read_bytes: string; write_bytes: string; read_ops: string; write_ops: string; interval_seconds: number }>(
-      `SELECT device, read_bytes, write_bytes, read_ops, write_ops, interval_seconds FROM disk_io WHERE server_id = $1 ORDER BY device, time`, [serverId]);
+    const rows = await query<{
+      device: string;
+      read_bytes: string;
+      write_bytes: string;
+      read_ops: string;
+      write_ops: string;
+      interval_seconds: number;
+    }>(
+      `SELECT device, read_bytes, write_bytes, read_ops, write_ops, interval_seconds FROM disk_io WHERE server_id = $1 ORDER BY device, time`,
+      [serverId],
+    );
     assert.equal(rows.length, 3 * devices.length, "no row twice, none for the baseline");
     for (const device of devices) {
       const stored = rows.filter((r) => r.device === device);
@@ -101,10 +125,14 @@ test("a Collector as a source lands this machine's real counters as deltas", asy
       }
     }
     const [memory] = await query<{ n: string; total: string }>(
-      "SELECT count(*) AS n, max(total_bytes) AS total FROM memory WHERE server_id = $1 AND total_bytes IS NOT NULL AND free_bytes IS NOT NULL", [serverId]);
+      "SELECT count(*) AS n, max(total_bytes) AS total FROM memory WHERE server_id = $1 AND total_bytes IS NOT NULL AND free_bytes IS NOT NULL",
+      [serverId],
+    );
     assert.equal(Number(memory.n), 4, "one memory row per scrape, with total and free");
     const [{ capabilities }] = await query<{ capabilities: string[] }>(
-      "SELECT telemetry_capabilities AS capabilities FROM agents WHERE server_id = $1", [serverId]);
+      "SELECT telemetry_capabilities AS capabilities FROM agents WHERE server_id = $1",
+      [serverId],
+    );
     assert.deepEqual(capabilities, [], "a Collector source reports no capabilities: every eBPF one shows as missing");
   } catch (error) {
     console.error(`collector output:\n${source.output}\ngateway output:\n${gateway.output}`);
@@ -113,8 +141,11 @@ test("a Collector as a source lands this machine's real counters as deltas", asy
 });
 
 test("the real agent through a Collector keeps exactly once across a gateway restart", async () => {
-  fanin = new CollectorProcess("fanin.yaml", { otlp: base + 3, health: base + 4, metrics: base + 5 },
-    { SPINDLE_GATEWAY_URL: gateway.url, SPINDLE_RELAY_CREDENTIAL: relayCredential });
+  fanin = new CollectorProcess(
+    "fanin.yaml",
+    { otlp: base + 3, health: base + 4, metrics: base + 5 },
+    { SPINDLE_GATEWAY_URL: gateway.url, SPINDLE_RELAY_CREDENTIAL: relayCredential },
+  );
   try {
     await fanin.start();
     agent.install(InstalledAgent.oneLiner(gateway.url, tokens.agent));
@@ -137,9 +168,13 @@ test("the real agent through a Collector keeps exactly once across a gateway res
     await agent.stop();
 
     const last = agent.status().lastBatchSeq;
-    await eventually(`the gateway's mark reaching the agent's last batch ${last}`, async () =>
-      Number((await query<{ hwm: string }>("SELECT batch_hwm AS hwm FROM agents WHERE server_id = $1", [serverId]))[0].hwm) === last || undefined,
-    90_000);
+    await eventually(
+      `the gateway's mark reaching the agent's last batch ${last}`,
+      async () =>
+        Number((await query<{ hwm: string }>("SELECT batch_hwm AS hwm FROM agents WHERE server_id = $1", [serverId]))[0].hwm) === last ||
+        undefined,
+      90_000,
+    );
     // One memory row per batch: each numbered batch written once, none lost, none twice.
     assert.equal(await memoryRows(), last, `memory rows for batches 1..${last}`);
     const duplicates = await query("SELECT time FROM memory WHERE server_id = $1 GROUP BY time HAVING count(*) > 1", [serverId]);

@@ -54,7 +54,8 @@ type EffectiveConfig = { hash: string | null; interval: number | null; opamp: st
 const effectiveConfig = () =>
   stack.query<EffectiveConfig>(
     `SELECT effective_config->>'hash' AS hash, (effective_config->'document'->'telemetry'->>'intervalSeconds')::int AS interval,
-            ARRAY(SELECT jsonb_array_elements_text(capabilities->'opamp')) AS opamp FROM agents`);
+            ARRAY(SELECT jsonb_array_elements_text(capabilities->'opamp')) AS opamp FROM agents`,
+  );
 
 /**
  * The gateway stores an echo of the policy it pushed as that policy's hash, anything else as the
@@ -65,26 +66,40 @@ const reportsPolicy = (row: EffectiveConfig, hash: string, interval: number) => 
 test("a saved policy reaches the agent, which applies it and reports APPLIED", () =>
   explained(async () => {
     const { hash } = await stack.saveOrganisationDefault({ schemaVersion: 1, telemetry: { intervalSeconds: 3, ebpf: "auto" } });
-    const row = await eventually("server_policy_status applied", async () => {
-      const status = await stack.policyStatus();
-      return status?.status === "applied" && status.applied_hash === hash ? status : undefined;
-    }, 30_000);
+    const row = await eventually(
+      "server_policy_status applied",
+      async () => {
+        const status = await stack.policyStatus();
+        return status?.status === "applied" && status.applied_hash === hash ? status : undefined;
+      },
+      30_000,
+    );
     assert.equal(row.message, "");
     assert.ok(row.applied_at, "applied_at is set");
-    const [effective] = await stack.query<{ hash: string }>("SELECT hash FROM server_effective_policies WHERE server_id = $1", [stack.serverId]);
+    const [effective] = await stack.query<{ hash: string }>("SELECT hash FROM server_effective_policies WHERE server_id = $1", [
+      stack.serverId,
+    ]);
     assert.equal(effective!.hash, hash, "the worker's hash is the one @spindle/policy computes");
 
-    const status = await eventually("the agent's status to show the policy", () => {
-      const s = agentStatus();
-      return s.policy?.hash === hash && s.intervalSeconds === 3 ? s : undefined;
-    }, 15_000);
+    const status = await eventually(
+      "the agent's status to show the policy",
+      () => {
+        const s = agentStatus();
+        return s.policy?.hash === hash && s.intervalSeconds === 3 ? s : undefined;
+      },
+      15_000,
+    );
     assert.equal(status.policy?.opampConnected, true);
     assert.equal(status.policy?.opampTransport, "websocket");
     // Agent rows are written with the gateway's 5 s heartbeat flush.
-    const agent = await eventually("the agent's effective config to be the policy", async () => {
-      const [row] = await effectiveConfig();
-      return row && reportsPolicy(row, hash, 3) ? row : undefined;
-    }, 30_000);
+    const agent = await eventually(
+      "the agent's effective config to be the policy",
+      async () => {
+        const [row] = await effectiveConfig();
+        return row && reportsPolicy(row, hash, 3) ? row : undefined;
+      },
+      30_000,
+    );
     assert.ok(agent.opamp.includes("AcceptsRemoteConfig"));
     appliedHash = hash;
   }));
@@ -93,19 +108,27 @@ test("a policy this agent cannot honour is refused with a clear message, and the
   explained(async () => {
     assert.ok(appliedHash, "needs the applied policy of the previous test");
     const { hash } = await stack.saveOrganisationDefault({ schemaVersion: 1, telemetry: { intervalSeconds: 5, ebpf: "on" } });
-    const row = await eventually("server_policy_status failed", async () => {
-      const status = await stack.policyStatus();
-      return status?.status === "failed" && status.reported_hash === hash ? status : undefined;
-    }, 30_000);
+    const row = await eventually(
+      "server_policy_status failed",
+      async () => {
+        const status = await stack.policyStatus();
+        return status?.status === "failed" && status.reported_hash === hash ? status : undefined;
+      },
+      30_000,
+    );
     assert.match(row.message, /telemetry\.ebpf is "on" but eBPF cannot be used on this server/);
     assert.match(row.message, /set it to "auto" to fall back to \/proc/);
     assert.equal(row.applied_hash, appliedHash, "the previous policy is still the one applied");
 
     // status.json is refreshed every tick.
-    const status = await eventually("the refusal in the agent's status", () => {
-      const s = agentStatus();
-      return s.policy?.refused?.hash === hash ? s : undefined;
-    }, 15_000);
+    const status = await eventually(
+      "the refusal in the agent's status",
+      () => {
+        const s = agentStatus();
+        return s.policy?.refused?.hash === hash ? s : undefined;
+      },
+      15_000,
+    );
     assert.equal(status.policy?.hash, appliedHash);
     assert.equal(status.intervalSeconds, 3, "the agent still samples at the previous policy's interval");
     const [agent] = await effectiveConfig();
@@ -143,27 +166,46 @@ test("a policy enabling the read cache and write optimisation is applied, and th
     const { hash } = await stack.saveOrganisationDefault({
       schemaVersion: 1,
       telemetry: { intervalSeconds: 3, ebpf: "auto" },
-      readCache: { enabled: true, include: [hotDir()], budgetBytes: 64 * MiB, freeMemoryFloorBytes: 64 * MiB,
-        scanResistanceThresholdBytes: 16 * MiB },
+      readCache: {
+        enabled: true,
+        include: [hotDir()],
+        budgetBytes: 64 * MiB,
+        freeMemoryFloorBytes: 64 * MiB,
+        scanResistanceThresholdBytes: 16 * MiB,
+      },
       writeOptimization: { enabled: true, preallocation: [{ pattern: join(walFile(), "../*.log"), chunkBytes: MiB }] },
     });
-    await eventually("server_policy_status applied", async () => {
-      const status = await stack.policyStatus();
-      return status?.status === "applied" && status.applied_hash === hash ? status : undefined;
-    }, 30_000);
-    const status = await eventually("the agent's status to show the policy", () => {
-      const s = agentStatus();
-      return s.policy?.hash === hash ? s : undefined;
-    }, 15_000);
+    await eventually(
+      "server_policy_status applied",
+      async () => {
+        const status = await stack.policyStatus();
+        return status?.status === "applied" && status.applied_hash === hash ? status : undefined;
+      },
+      30_000,
+    );
+    const status = await eventually(
+      "the agent's status to show the policy",
+      () => {
+        const s = agentStatus();
+        return s.policy?.hash === hash ? s : undefined;
+      },
+      15_000,
+    );
     for (const name of ["accel.read_cache", "accel.write_optimization"]) {
-      assert.ok(status.capabilities.find((c) => c.name === name)?.available, `${name} is available: ${JSON.stringify(status.capabilities)}`);
+      assert.ok(
+        status.capabilities.find((c) => c.name === name)?.available,
+        `${name} is available: ${JSON.stringify(status.capabilities)}`,
+      );
     }
 
     // The gateway accepts these metrics without storing them yet: hold delivery to read the spool.
     await stack.gateway.stop();
     await growLog(2 * MiB);
-    const batch = await eventually("spooled batches with the read cache's and write optimisation's metrics",
-      () => carriesAccelMetrics(readSpool(spoolDir())), 30_000);
+    const batch = await eventually(
+      "spooled batches with the read cache's and write optimisation's metrics",
+      () => carriesAccelMetrics(readSpool(spoolDir())),
+      30_000,
+    );
     assert.equal(pointValue(batch, "spindle.read_cache.managed_files"), 3);
     assert.equal(statSync(walFile()).size, 2 * MiB, "preallocation keeps the file's size");
     await stack.gateway.start();
@@ -177,15 +219,22 @@ test("after a restart with the gateway down, the last known good policy is still
     const seqBeforeRestart = agentStatus().lastBatchSeq;
     const restartedAt = Date.now();
     stack.agent.start();
-    const status = await eventually("the restarted agent's status", () => {
-      const s = agentStatus();
-      return !s.stopped && Date.parse(s.startedAt) >= restartedAt - 1000 ? s : undefined;
-    }, 20_000);
+    const status = await eventually(
+      "the restarted agent's status",
+      () => {
+        const s = agentStatus();
+        return !s.stopped && Date.parse(s.startedAt) >= restartedAt - 1000 ? s : undefined;
+      },
+      20_000,
+    );
     assert.equal(status.policy?.opampConnected, false, "no gateway to talk to");
     assert.equal(status.intervalSeconds, 3, "the restored policy's interval is in force");
     assert.equal(status.policy?.hash, appliedHash);
     // The restored policy's features run again: past what was reserved before, the log gets more.
     await growLog(3 * MiB);
-    await eventually("the features' metrics in batches spooled after the restart",
-      () => carriesAccelMetrics(readSpool(spoolDir()), seqBeforeRestart), 30_000);
+    await eventually(
+      "the features' metrics in batches spooled after the restart",
+      () => carriesAccelMetrics(readSpool(spoolDir()), seqBeforeRestart),
+      30_000,
+    );
   }));

@@ -11,7 +11,10 @@ import { after, before, test } from "node:test";
 import { eventually } from "../support/agent";
 import { PolicyStack } from "../support/policy-stack";
 
-const stack = new PolicyStack(Number(process.env.SPINDLE_BENCH_RUNS_PG_PORT ?? 56730), Number(process.env.SPINDLE_BENCH_RUNS_GATEWAY_PORT ?? 56731));
+const stack = new PolicyStack(
+  Number(process.env.SPINDLE_BENCH_RUNS_PG_PORT ?? 56730),
+  Number(process.env.SPINDLE_BENCH_RUNS_GATEWAY_PORT ?? 56731),
+);
 const dataDir = () => join(stack.agent.prefix, "proof-run-data");
 
 before(async () => {
@@ -36,7 +39,13 @@ async function explained(run: () => Promise<void>): Promise<void> {
   }
 }
 
-interface Difference { status: string; percent: number | null; lowPercent: number | null; highPercent: number | null; reason?: string }
+interface Difference {
+  status: string;
+  percent: number | null;
+  lowPercent: number | null;
+  highPercent: number | null;
+  reason?: string;
+}
 
 interface RunRow {
   status: string;
@@ -44,17 +53,26 @@ interface RunRow {
   phase: string | null;
   error: string | null;
   report: {
-    complete: boolean; ab: boolean; passOrder: string[]; warmUpPasses: number;
+    complete: boolean;
+    ab: boolean;
+    passOrder: string[];
+    warmUpPasses: number;
     alternation: { blocks: number; targetHalfWidthPercent: number; stopReason: string } | null;
-    steps: { index: number; off: { iops: number } | null; on: { iops: number } | null; passes: { pass: number; warmUp?: boolean }[];
-      change: { throughput: Difference; latencyMean: Difference } | null }[];
+    steps: {
+      index: number;
+      off: { iops: number } | null;
+      on: { iops: number } | null;
+      passes: { pass: number; warmUp?: boolean }[];
+      change: { throughput: Difference; latencyMean: Difference } | null;
+    }[];
   } | null;
 }
 
 async function queueRun(parameters: object): Promise<string> {
   const [row] = await stack.query<{ id: string }>(
     "INSERT INTO proof_runs (org_id, server_id, profile, parameters) VALUES ($1, $2, 'fileserver', $3) RETURNING id::text",
-    [stack.orgId, stack.serverId, JSON.stringify(parameters)]);
+    [stack.orgId, stack.serverId, JSON.stringify(parameters)],
+  );
   return row!.id;
 }
 
@@ -65,18 +83,33 @@ async function run(id: string): Promise<RunRow> {
 
 // A target of ±100 % lets the run stop after its least two blocks; the time limit bounds it otherwise.
 const tiny = () => ({
-  paths: [dataDir()], sizeLimitBytes: 32 << 20, timeLimitSeconds: 90, stepSeconds: 1, latencyLimitSeconds: 0.05,
-  targetHalfWidthPercent: 100, ab: true, directIO: false, loads: [{ threads: 1, outstanding: 1 }, { threads: 2, outstanding: 2 }],
+  paths: [dataDir()],
+  sizeLimitBytes: 32 << 20,
+  timeLimitSeconds: 90,
+  stepSeconds: 1,
+  latencyLimitSeconds: 0.05,
+  targetHalfWidthPercent: 100,
+  ab: true,
+  directIO: false,
+  loads: [
+    { threads: 1, outstanding: 1 },
+    { threads: 2, outstanding: 2 },
+  ],
 });
 
 test("the agent offers its proof-run profiles and the directories agent.yaml allows", () =>
   explained(async () => {
-    const offer = await eventually("profiles and paths in agents.capabilities", async () => {
-      const [row] = await stack.query<{ names: string[] | null; paths: string[] | null }>(
-        `SELECT ARRAY(SELECT jsonb_array_elements(capabilities->'proofRuns'->'profiles')->>'name') AS names,
-                ARRAY(SELECT jsonb_array_elements_text(capabilities->'proofRuns'->'paths')) AS paths FROM agents`);
-      return row?.paths && row.paths.length > 0 ? row : undefined;
-    }, 30_000);
+    const offer = await eventually(
+      "profiles and paths in agents.capabilities",
+      async () => {
+        const [row] = await stack.query<{ names: string[] | null; paths: string[] | null }>(
+          `SELECT ARRAY(SELECT jsonb_array_elements(capabilities->'proofRuns'->'profiles')->>'name') AS names,
+                ARRAY(SELECT jsonb_array_elements_text(capabilities->'proofRuns'->'paths')) AS paths FROM agents`,
+        );
+        return row?.paths && row.paths.length > 0 ? row : undefined;
+      },
+      30_000,
+    );
     assert.deepEqual([...offer.names!].sort(), ["fileserver", "oltp", "pgbench", "sqlio"]);
     assert.deepEqual(offer.paths, [dataDir()]);
   }));
@@ -84,27 +117,39 @@ test("the agent offers its proof-run profiles and the directories agent.yaml all
 test("a run naming a directory agent.yaml does not allow is refused by the agent", () =>
   explained(async () => {
     const id = await queueRun({ ...tiny(), paths: [stack.agent.prefix] });
-    const row = await eventually("the refusal", async () => {
-      const r = await run(id);
-      return r.status === "failed" ? r : undefined;
-    }, 30_000);
+    const row = await eventually(
+      "the refusal",
+      async () => {
+        const r = await run(id);
+        return r.status === "failed" ? r : undefined;
+      },
+      30_000,
+    );
     assert.match(row.error ?? "", /not one this agent allows for proof runs/);
   }));
 
 test("a tiny A/B run goes from queued through running to a stored report", () =>
   explained(async () => {
     const id = await queueRun(tiny());
-    const running = await eventually("the run to report progress", async () => {
-      const row = await run(id);
-      if (row.status === "failed") throw new Error(`run failed: ${row.error}`);
-      return row.status === "running" && row.progress !== null ? row : undefined;
-    }, 30_000);
+    const running = await eventually(
+      "the run to report progress",
+      async () => {
+        const row = await run(id);
+        if (row.status === "failed") throw new Error(`run failed: ${row.error}`);
+        return row.status === "running" && row.progress !== null ? row : undefined;
+      },
+      30_000,
+    );
     assert.ok(running.progress! >= 0 && running.progress! < 1);
-    const done = await eventually("the run to succeed", async () => {
-      const row = await run(id);
-      if (row.status === "failed") throw new Error(`run failed: ${row.error}`);
-      return row.status === "succeeded" ? row : undefined;
-    }, 120_000);
+    const done = await eventually(
+      "the run to succeed",
+      async () => {
+        const row = await run(id);
+        if (row.status === "failed") throw new Error(`run failed: ${row.error}`);
+        return row.status === "succeeded" ? row : undefined;
+      },
+      120_000,
+    );
     assert.equal(done.progress, 1);
     const report = done.report!;
     assert.equal(report.ab, true);
@@ -123,7 +168,11 @@ test("a tiny A/B run goes from queued through running to a stored report", () =>
       for (const d of [step.change!.throughput, step.change!.latencyMean]) {
         assert.notEqual(d.status, "not-measured", `step ${step.index}: ${d.reason}`);
         assert.ok(d.lowPercent! <= d.percent! && d.percent! <= d.highPercent!, "the estimate inside its interval");
-        assert.equal(d.status === "no-measurable-difference", d.lowPercent! <= 0 && d.highPercent! >= 0, "the wording follows the interval");
+        assert.equal(
+          d.status === "no-measurable-difference",
+          d.lowPercent! <= 0 && d.highPercent! >= 0,
+          "the wording follows the interval",
+        );
       }
     }
     assert.deepEqual(readdirSync(dataDir()), [], "the run removed its files");
@@ -131,17 +180,34 @@ test("a tiny A/B run goes from queued through running to a stored report", () =>
 
 test("a run cancelled from the console stops and removes its files", () =>
   explained(async () => {
-    const id = await queueRun({ ...tiny(), stepSeconds: 5, timeLimitSeconds: 600,
-      loads: [{ threads: 1, outstanding: 1 }, { threads: 1, outstanding: 2 }, { threads: 2, outstanding: 2 }, { threads: 2, outstanding: 4 }] });
-    await eventually("the run to start measuring", async () => {
-      const row = await run(id);
-      return row.status === "running" && (row.progress ?? 0) > 0 ? row : undefined;
-    }, 30_000);
+    const id = await queueRun({
+      ...tiny(),
+      stepSeconds: 5,
+      timeLimitSeconds: 600,
+      loads: [
+        { threads: 1, outstanding: 1 },
+        { threads: 1, outstanding: 2 },
+        { threads: 2, outstanding: 2 },
+        { threads: 2, outstanding: 4 },
+      ],
+    });
+    await eventually(
+      "the run to start measuring",
+      async () => {
+        const row = await run(id);
+        return row.status === "running" && (row.progress ?? 0) > 0 ? row : undefined;
+      },
+      30_000,
+    );
     await stack.query("UPDATE proof_runs SET status = 'cancelling', cancel_requested_at = now() WHERE id = $1", [id]);
-    const cancelled = await eventually("the agent to stop the run", async () => {
-      const row = await run(id);
-      return ["cancelled", "failed", "succeeded"].includes(row.status) ? row : undefined;
-    }, 30_000);
+    const cancelled = await eventually(
+      "the agent to stop the run",
+      async () => {
+        const row = await run(id);
+        return ["cancelled", "failed", "succeeded"].includes(row.status) ? row : undefined;
+      },
+      30_000,
+    );
     assert.equal(cancelled.status, "cancelled", `ended ${cancelled.status}: ${cancelled.error}`);
     // The passes it finished are kept; no change is stated from them.
     assert.equal(cancelled.report?.complete, false);
@@ -157,9 +223,13 @@ test("a second request while one runs is refused by the database, and the agent 
   explained(async () => {
     const id = await queueRun(tiny());
     await assert.rejects(queueRun(tiny()), /proof_runs_one_active_key/);
-    await eventually("the run to finish", async () => {
-      const row = await run(id);
-      return ["succeeded", "failed"].includes(row.status) ? row : undefined;
-    }, 120_000);
+    await eventually(
+      "the run to finish",
+      async () => {
+        const row = await run(id);
+        return ["succeeded", "failed"].includes(row.status) ? row : undefined;
+      },
+      120_000,
+    );
     assert.equal((await run(id)).status, "succeeded");
   }));

@@ -24,7 +24,9 @@ import { WorkerProcess } from "../support/worker";
 const pgPort = Number(process.env.SPINDLE_SCALE_OUT_PG_PORT ?? 25580);
 const gatewayPort = Number(process.env.SPINDLE_SCALE_OUT_GATEWAY_PORT ?? 25581);
 
-describe("two gateways and two workers on one database", { skip: userInfo().uid !== 0 && "needs root: each agent needs a machine id of its own" }, () => {
+describe("two gateways and two workers on one database", {
+  skip: userInfo().uid !== 0 && "needs root: each agent needs a machine id of its own",
+}, () => {
   let cluster: PostgresCluster;
   let databaseUrl = "";
   let gateways: GatewayProcess[] = [];
@@ -49,8 +51,13 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
     try {
       return await run();
     } catch (error) {
-      console.error([...gateways.map((g, i) => `gateway ${i}:\n${g.output}`), ...workers.map((w, i) => `worker ${i}:\n${w.output}`),
-        ...agents.map((a, i) => `agent ${i}:\n${a.output}`)].join("\n"));
+      console.error(
+        [
+          ...gateways.map((g, i) => `gateway ${i}:\n${g.output}`),
+          ...workers.map((w, i) => `worker ${i}:\n${w.output}`),
+          ...agents.map((a, i) => `agent ${i}:\n${a.output}`),
+        ].join("\n"),
+      );
       throw error;
     }
   }
@@ -76,7 +83,13 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
       agent.install(InstalledAgent.oneLiner(home(i).url, token));
       agent.setInterval(1);
       // eBPF off: four agents' probes would only load the machine; the policy asks for "auto".
-      writeFileSync(agent.config, `${readFileSync(agent.config, "utf8").replace(/^ebpf:.*\n/m, "").trimEnd()}\nebpf: off\n`, { mode: 0o600 });
+      writeFileSync(
+        agent.config,
+        `${readFileSync(agent.config, "utf8")
+          .replace(/^ebpf:.*\n/m, "")
+          .trimEnd()}\nebpf: off\n`,
+        { mode: 0o600 },
+      );
       agent.start();
       serverIds.push(/^server_id:\s*"?([0-9a-f-]{36})"?\s*$/m.exec(readFileSync(agent.config, "utf8"))![1]!);
     }
@@ -108,7 +121,10 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
         await agents[i]!.stop();
         pointAt(agents[i]!, gateways[1]!);
         agents[i]!.start();
-        await eventually(`agent ${i}'s backlog to reach the other gateway`, async () => (await hwm(serverIds[i]!)) > spooledFrom + 1 || undefined);
+        await eventually(
+          `agent ${i}'s backlog to reach the other gateway`,
+          async () => (await hwm(serverIds[i]!)) > spooledFrom + 1 || undefined,
+        );
       }
       // And back: the first gateway returns and takes the other pair.
       await gateways[0]!.start();
@@ -117,7 +133,10 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
         await agents[i]!.stop();
         pointAt(agents[i]!, gateways[0]!);
         agents[i]!.start();
-        await eventually(`agent ${i} to deliver through the first gateway`, async () => (await hwm(serverIds[i]!)) > before + 2 || undefined);
+        await eventually(
+          `agent ${i} to deliver through the first gateway`,
+          async () => (await hwm(serverIds[i]!)) > before + 2 || undefined,
+        );
       }
 
       for (const [i, agent] of agents.entries()) {
@@ -125,7 +144,9 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
         const { spool, lastBatchSeq } = agent.status();
         const [written] = await query<{ hwm: number; rows: number }>(
           `SELECT (SELECT batch_hwm FROM agents WHERE server_id = $1)::int AS hwm,
-                  (SELECT count(*) FROM memory WHERE server_id = $1)::int AS rows`, [serverIds[i]]);
+                  (SELECT count(*) FROM memory WHERE server_id = $1)::int AS rows`,
+          [serverIds[i]],
+        );
         // Each batch holds exactly one memory sample: rows = batches written, none twice, none lost.
         assert.equal(written!.rows, written!.hwm, `agent ${i}: every acknowledged batch was written once`);
         assert.equal(written!.hwm + spool.batches, lastBatchSeq, `agent ${i}: every batch is written or still spooled`);
@@ -137,13 +158,16 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
   test("each rollup range is claimed by one worker and rolled up by that claim alone", () =>
     explained(async () => {
       // Every insert so far queued a range; wait until the workers have drained them all.
-      await eventually("the rollup queue to drain", async () =>
-        (await query<{ n: number }>("SELECT count(*)::int AS n FROM rollup_pending"))[0]!.n === 0 || undefined);
+      await eventually(
+        "the rollup queue to drain",
+        async () => (await query<{ n: number }>("SELECT count(*)::int AS n FROM rollup_pending"))[0]!.n === 0 || undefined,
+      );
       const [counts] = await query<{ queued: number; claimed: number; twice: number; unclaimed: number }>(
         `SELECT (SELECT count(*) FROM probe.rollup_queued)::int AS queued,
                 (SELECT count(*) FROM probe.rollup_claimed)::int AS claimed,
                 (SELECT count(*) FROM (SELECT id FROM probe.rollup_claimed GROUP BY id HAVING count(*) > 1) t)::int AS twice,
-                (SELECT count(*) FROM probe.rollup_queued q WHERE NOT EXISTS (SELECT 1 FROM probe.rollup_claimed c WHERE c.id = q.id))::int AS unclaimed`);
+                (SELECT count(*) FROM probe.rollup_queued q WHERE NOT EXISTS (SELECT 1 FROM probe.rollup_claimed c WHERE c.id = q.id))::int AS unclaimed`,
+      );
       assert.ok(counts!.queued > 20, `enough ranges to compete for: ${counts!.queued}`);
       assert.deepEqual({ ...counts, queued: undefined }, { queued: undefined, claimed: counts!.queued, twice: 0, unclaimed: 0 });
 
@@ -157,17 +181,23 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
          written AS (SELECT DISTINCT txid, server_id, bucket FROM probe.memory_1m_written)
          (SELECT 'written, not claimed' AS what, * FROM written EXCEPT SELECT 'written, not claimed', * FROM claimed)
          UNION ALL
-         (SELECT 'claimed, not written', * FROM claimed EXCEPT SELECT 'claimed, not written', * FROM written)`);
+         (SELECT 'claimed, not written', * FROM claimed EXCEPT SELECT 'claimed, not written', * FROM written)`,
+      );
       assert.deepEqual(mismatched, []);
       const [twiceInOneRun] = await query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM (SELECT 1 FROM probe.memory_1m_written GROUP BY txid, server_id, bucket HAVING count(*) > 1) t");
+        "SELECT count(*)::int AS n FROM (SELECT 1 FROM probe.memory_1m_written GROUP BY txid, server_id, bucket HAVING count(*) > 1) t",
+      );
       assert.equal(twiceInOneRun!.n, 0, "a run writes each bucket once");
 
       // And the aggregates hold every raw sample exactly once.
-      assert.deepEqual(await query(
-        `SELECT r.server_id FROM (SELECT server_id, count(*) AS n FROM memory GROUP BY 1) r
+      assert.deepEqual(
+        await query(
+          `SELECT r.server_id FROM (SELECT server_id, count(*) AS n FROM memory GROUP BY 1) r
          FULL JOIN (SELECT server_id, sum(samples) AS n FROM memory_1m GROUP BY 1) a USING (server_id)
-         WHERE r.n IS DISTINCT FROM a.n`), []);
+         WHERE r.n IS DISTINCT FROM a.n`,
+        ),
+        [],
+      );
     }));
 
   let policyId = "";
@@ -175,7 +205,9 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
     const document = { schemaVersion: 1 as const, telemetry: { intervalSeconds, ebpf: "auto" as const } };
     if (!policyId) {
       const [policy] = await query<{ id: string }>(
-        "INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text", [orgId]);
+        "INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text",
+        [orgId],
+      );
       policyId = policy!.id;
       await query("INSERT INTO policy_assignments (org_id, policy_id, scope) VALUES ($1, $2, 'organization')", [orgId, policyId]);
     }
@@ -183,7 +215,8 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
     await query(
       `INSERT INTO policy_versions (policy_id, org_id, version, document)
        SELECT $1, $2, coalesce(max(version), 0) + 1, $3 FROM policy_versions WHERE policy_id = $1`,
-      [policyId, orgId, JSON.stringify(document)]);
+      [policyId, orgId, JSON.stringify(document)],
+    );
     return expectedHash(document);
   }
 
@@ -193,49 +226,84 @@ describe("two gateways and two workers on one database", { skip: userInfo().uid 
       const changes = [3, 4, 5];
       for (const interval of changes) {
         const hash = await saveOrganisationDefault(interval);
-        await eventually(`policy ${hash} applied on all four servers`, async () => {
-          const rows = await query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM server_policy_status WHERE status = 'applied' AND applied_hash = $1", [hash]);
-          return rows[0]!.n === 4 || undefined;
-        }, 60_000);
+        await eventually(
+          `policy ${hash} applied on all four servers`,
+          async () => {
+            const rows = await query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM server_policy_status WHERE status = 'applied' AND applied_hash = $1",
+              [hash],
+            );
+            return rows[0]!.n === 4 || undefined;
+          },
+          60_000,
+        );
         for (const [i, agent] of agents.entries()) {
-          await eventually(`agent ${i} (on gateway ${agents.indexOf(agent) % 2 === 0 ? 1 : 0}) to sample every ${interval} s`,
-            () => agent.status().intervalSeconds === interval || undefined, 15_000);
+          await eventually(
+            `agent ${i} (on gateway ${agents.indexOf(agent) % 2 === 0 ? 1 : 0}) to sample every ${interval} s`,
+            () => agent.status().intervalSeconds === interval || undefined,
+            15_000,
+          );
         }
       }
       // One write per server per change: neither worker materialised a change the other had.
       const writes = await query<{ server_id: string; n: number }>(
-        "SELECT server_id::text, count(*)::int AS n FROM probe.effective_policy_written GROUP BY 1 ORDER BY 1");
-      assert.deepEqual(writes.map((w) => [w.server_id, w.n]), [...serverIds].sort().map((id) => [id, changes.length]));
+        "SELECT server_id::text, count(*)::int AS n FROM probe.effective_policy_written GROUP BY 1 ORDER BY 1",
+      );
+      assert.deepEqual(
+        writes.map((w) => [w.server_id, w.n]),
+        [...serverIds].sort().map((id) => [id, changes.length]),
+      );
     }));
 
   test("retention missed while every worker was down runs once when both come back", () =>
     explained(async () => {
       for (const worker of workers) await worker.stop();
       // Both workers were away through the last :17; expired samples wait in the raw table.
-      const [{ n: registered }] = await query<{ n: number }>(
+      const [{ n: registered }] = (await query<{ n: number }>(
         `UPDATE graphile_worker._private_known_crontabs
          SET known_since = now() - interval '3 hours', last_execution = now() - interval '2 hours'
-         WHERE identifier = 'retention' RETURNING 1 AS n`) as [{ n: number }];
+         WHERE identifier = 'retention' RETURNING 1 AS n`,
+      )) as [{ n: number }];
       assert.equal(registered, 1, "the workers registered the retention crontab");
       await query(
         `INSERT INTO memory (time, org_id, server_id, total_bytes) SELECT now() - interval '40 days' - i * interval '10 s', $1, $2, 1
-         FROM generate_series(1, 100) AS i`, [orgId, serverIds[0]]);
+         FROM generate_series(1, 100) AS i`,
+        [orgId, serverIds[0]],
+      );
       await query("TRUNCATE probe.memory_deletes");
 
       workers = newWorkers();
       for (const worker of workers) worker.start();
-      await eventually("the expired samples to be deleted", async () =>
-        (await query<{ n: number }>("SELECT count(*)::int AS n FROM memory WHERE time < now() - interval '30 days'"))[0]!.n === 0 || undefined);
+      await eventually(
+        "the expired samples to be deleted",
+        async () =>
+          (await query<{ n: number }>("SELECT count(*)::int AS n FROM memory WHERE time < now() - interval '30 days'"))[0]!.n === 0 ||
+          undefined,
+      );
       // Both workers' start-up (backfill included) is long over once their crontab has ticked a
       // minute after it: only then can the count be final.
-      const [{ started }] = await query<{ started: Date }>("SELECT now() AS started") as [{ started: Date }];
-      await eventually("a crontab tick after both workers started", async () =>
-        (await query("SELECT 1 FROM graphile_worker._private_known_crontabs WHERE identifier = 'rollup' AND last_execution > $1::timestamptz + interval '1 minute'",
-          [started])).length > 0 || undefined, 150_000);
-      await eventually("no retention job left", async () =>
-        (await query("SELECT 1 FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'retention'")).length === 0 || undefined);
-      const [{ n }] = await query<{ n: number }>("SELECT count(DISTINCT txid)::int AS n FROM probe.memory_deletes") as [{ n: number }];
+      const [{ started }] = (await query<{ started: Date }>("SELECT now() AS started")) as [{ started: Date }];
+      await eventually(
+        "a crontab tick after both workers started",
+        async () =>
+          (
+            await query(
+              "SELECT 1 FROM graphile_worker._private_known_crontabs WHERE identifier = 'rollup' AND last_execution > $1::timestamptz + interval '1 minute'",
+              [started],
+            )
+          ).length > 0 || undefined,
+        150_000,
+      );
+      await eventually(
+        "no retention job left",
+        async () =>
+          (
+            await query(
+              "SELECT 1 FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'retention'",
+            )
+          ).length === 0 || undefined,
+      );
+      const [{ n }] = (await query<{ n: number }>("SELECT count(DISTINCT txid)::int AS n FROM probe.memory_deletes")) as [{ n: number }];
       assert.equal(n, 1, "one retention run, not one per worker");
     }));
 });

@@ -44,8 +44,10 @@ after(async () => {
 test("an agent whose state went back continues above the gateway's mark and nothing new is dropped", async () => {
   try {
     agent.start();
-    await eventually("the first samples", async () =>
-      Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= 2 || undefined);
+    await eventually(
+      "the first samples",
+      async () => Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= 2 || undefined,
+    );
     await agent.stop();
 
     // The state directory goes (sequence file and spool), and the gateway's mark is far ahead,
@@ -57,8 +59,11 @@ test("an agent whose state went back continues above the gateway's mark and noth
     agent.start();
     // Without the mark every new batch (numbered from 1 again) would be acknowledged and dropped:
     // no new row would ever appear.
-    await eventually("new samples written after the reset", async () =>
-      Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= Number(before) + 2 || undefined, 90_000);
+    await eventually(
+      "new samples written after the reset",
+      async () => Number((await query<{ n: string }>("SELECT count(*) AS n FROM memory"))[0].n) >= Number(before) + 2 || undefined,
+      90_000,
+    );
     await agent.stop();
     const [{ hwm }] = await query<{ hwm: string }>("SELECT batch_hwm AS hwm FROM agents");
     assert.ok(Number(hwm) > farAhead, `the mark moved on from ${farAhead} (now ${hwm})`);

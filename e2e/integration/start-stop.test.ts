@@ -41,19 +41,33 @@ interface Product {
 }
 
 async function startProduct(): Promise<Product> {
-  const env: NodeJS.ProcessEnv = { ...process.env, SPINDLE_CONSOLE_PORT: String(ports.console), SPINDLE_GATEWAY_PORT: String(ports.gateway),
-    SPINDLE_EMBEDDED_PG_PORT: String(ports.postgres), SPINDLE_STATE_DIR: stateDir, SPINDLE_PUBLIC_GATEWAY_URL: gatewayUrl,
-    SPINDLE_CONSOLE_URL: `http://localhost:${ports.console}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SPINDLE_CONSOLE_PORT: String(ports.console),
+    SPINDLE_GATEWAY_PORT: String(ports.gateway),
+    SPINDLE_EMBEDDED_PG_PORT: String(ports.postgres),
+    SPINDLE_STATE_DIR: stateDir,
+    SPINDLE_PUBLIC_GATEWAY_URL: gatewayUrl,
+    SPINDLE_CONSOLE_URL: `http://localhost:${ports.console}`,
+  };
   delete env.DATABASE_URL; // the embedded database, as a new user's `npm start` has
   // A process group of its own, as a terminal's foreground job is.
-  const child = spawn(process.execPath, [join(repoRoot, "scripts/start.mjs"), "--no-build"], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(repoRoot, "scripts/start.mjs"), "--no-build"], {
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const product: Product = { child, output: "", exited: new Promise((r) => child.on("exit", (code, signal) => r({ code, signal }))) };
   child.stdout!.on("data", (d) => (product.output += d));
   child.stderr!.on("data", (d) => (product.output += d));
-  await eventually("Spindle is running", () => {
-    if (child.exitCode !== null) throw new Error(`start.mjs exited ${child.exitCode}:\n${product.output}`);
-    return product.output.includes("Spindle is running") ? true : undefined;
-  }, 180_000);
+  await eventually(
+    "Spindle is running",
+    () => {
+      if (child.exitCode !== null) throw new Error(`start.mjs exited ${child.exitCode}:\n${product.output}`);
+      return product.output.includes("Spindle is running") ? true : undefined;
+    },
+    180_000,
+  );
   return product;
 }
 
@@ -98,10 +112,14 @@ function longPoll(credential: string): { sent: Promise<number>; status: Promise<
   let sent!: (port: number) => void;
   const sentPromise = new Promise<number>((r) => (sent = r));
   const status = new Promise<number | string>((resolve) => {
-    const req = request(`${gatewayUrl}/v1/bench/next?wait=30`, { headers: { authorization: `Bearer ${credential}` }, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      `${gatewayUrl}/v1/bench/next?wait=30`,
+      { headers: { authorization: `Bearer ${credential}` }, agent: false },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on("error", (error) => resolve(`failed: ${error.message}`));
     req.on("finish", () => sent(req.socket!.localPort!));
     req.end();
@@ -111,7 +129,9 @@ function longPoll(credential: string): { sent: Promise<number>; status: Promise<
 
 /** Whether the gateway has taken the request off our connection: its socket's receive queue is empty. */
 function gatewayHasRead(clientPort: number): boolean {
-  const line = execFileSync("ss", ["-tnH", "state", "established", `( sport = :${ports.gateway} and dport = :${clientPort} )`], { encoding: "utf8" }).trim();
+  const line = execFileSync("ss", ["-tnH", "state", "established", `( sport = :${ports.gateway} and dport = :${clientPort} )`], {
+    encoding: "utf8",
+  }).trim();
   return line !== "" && line.split(/\s+/)[0] === "0";
 }
 
@@ -139,10 +159,14 @@ after(async () => {
 
 test("Ctrl-C stops the whole product cleanly, the gateway closing its OpAMP connections, and nothing is lost", async (t) => {
   const first = product!;
-  await eventually("the agent on OpAMP and delivering", async () => {
-    const [row] = await queryRows<{ hwm: string }>(databaseUrl(), "SELECT batch_hwm AS hwm FROM agents");
-    return first.output.includes("OpAMP agent connected") && Number(row?.hwm ?? 0) >= 3 ? true : undefined;
-  }, 120_000);
+  await eventually(
+    "the agent on OpAMP and delivering",
+    async () => {
+      const [row] = await queryRows<{ hwm: string }>(databaseUrl(), "SELECT batch_hwm AS hwm FROM agents");
+      return first.output.includes("OpAMP agent connected") && Number(row?.hwm ?? 0) >= 3 ? true : undefined;
+    },
+    120_000,
+  );
 
   // A proof-run long poll in flight, as the agent keeps one (its own may be near its end): the
   // gateway must answer it at once, not wait for it through its shutdown.
@@ -152,7 +176,9 @@ test("Ctrl-C stops the whole product cleanly, the gateway closing its OpAMP conn
   await eventually("the gateway to have read the long poll", () => (gatewayHasRead(clientPort) ? true : undefined));
 
   const stop = await ctrlC(first);
-  t.diagnostic(`npm start stopped ${stop.seconds.toFixed(2)} s after Ctrl-C (${/Spindle stopped in [\d.]+ s/.exec(first.output)?.[0] ?? "?"})`);
+  t.diagnostic(
+    `npm start stopped ${stop.seconds.toFixed(2)} s after Ctrl-C (${/Spindle stopped in [\d.]+ s/.exec(first.output)?.[0] ?? "?"})`,
+  );
   assert.equal(stop.code, 0, first.output);
   assert.equal(groupAlive(first.child.pid!), false, "a process of the product outlived Ctrl-C");
   assert.equal(await listening(ports.postgres), false, "the embedded PostgreSQL outlived Ctrl-C");
@@ -163,16 +189,24 @@ test("Ctrl-C stops the whole product cleanly, the gateway closing its OpAMP conn
   const stopped = first.output.search(/"msg":"gateway stopped"/);
   assert.ok(closed > 0 && stopped > closed, `the OpAMP connections closed (at ${closed}) before the gateway stopped (at ${stopped})`);
   assert.match(first.output, /Spindle stopped in [\d.]+ s/);
-  const errors = first.output.split("\n").filter((line) => /"level":"ERROR"|\berror\b|\bERROR\b|exited \(/i.test(line) && !/"level":"(INFO|WARN)"/.test(line));
+  const errors = first.output
+    .split("\n")
+    .filter((line) => /"level":"ERROR"|\berror\b|\bERROR\b|exited \(/i.test(line) && !/"level":"(INFO|WARN)"/.test(line));
   assert.deepEqual(errors, [], "nothing logged as an error");
 
   // Started again, the product receives what the agent kept while it was down.
   product = await startProduct();
   const backlogUpTo = agent.status().lastBatchSeq;
-  await eventually("the agent's backlog delivered", () => ((agent.status().delivery.lastDeliveredSeq ?? 0) >= backlogUpTo + 1 ? true : undefined), 120_000);
+  await eventually(
+    "the agent's backlog delivered",
+    () => ((agent.status().delivery.lastDeliveredSeq ?? 0) >= backlogUpTo + 1 ? true : undefined),
+    120_000,
+  );
   await agent.stop();
-  const [written] = await queryRows<{ hwm: string; memory_rows: string; distinct_times: string }>(databaseUrl(),
-    `SELECT (SELECT batch_hwm FROM agents) AS hwm, (SELECT count(*) FROM memory) AS memory_rows, (SELECT count(DISTINCT time) FROM memory) AS distinct_times`);
+  const [written] = await queryRows<{ hwm: string; memory_rows: string; distinct_times: string }>(
+    databaseUrl(),
+    `SELECT (SELECT batch_hwm FROM agents) AS hwm, (SELECT count(*) FROM memory) AS memory_rows, (SELECT count(DISTINCT time) FROM memory) AS distinct_times`,
+  );
   const { spool, lastBatchSeq } = agent.status();
   // One memory sample per batch: rows = batches written, none twice, none lost across the stop.
   assert.equal(written!.memory_rows, written!.distinct_times, "no sample was written twice");

@@ -12,7 +12,12 @@ export interface Account {
 
 export function newAccount(who: string): Account {
   const id = randomBytes(3).toString("hex");
-  return { name: `${who} ${id}`, email: `${who.toLowerCase()}-${id}@example.test`, password: `pw-${id}-long-enough`, organisation: `${who} Corp ${id}` };
+  return {
+    name: `${who} ${id}`,
+    email: `${who.toLowerCase()}-${id}@example.test`,
+    password: `pw-${id}-long-enough`,
+    organisation: `${who} Corp ${id}`,
+  };
 }
 
 /**

@@ -33,7 +33,9 @@ export function buildReleases(specs: ReleaseSpec[]): { dir: string; binary: (ver
     const args = ["build", "-trimpath", "-ldflags", `-s -w -X main.version=${spec.version}`, "-o", out];
     if (spec.broken) args.push("-tags", "spindle_broken_start");
     execFileSync("go", [...args, "./cmd/spindle-agent"], {
-      cwd: join(repoRoot, "agent"), env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: arch }, stdio: ["ignore", "pipe", "pipe"],
+      cwd: join(repoRoot, "agent"),
+      env: { ...process.env, CGO_ENABLED: "0", GOOS: "linux", GOARCH: arch },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     if (spec.top) writeFileSync(join(dir, "VERSION"), `${spec.version}\n`);
     built.set(spec.version, out);

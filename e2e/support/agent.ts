@@ -79,17 +79,24 @@ export class InstalledAgent {
 
   private withMachineId(file: string, args: string[]): [string, string[]] {
     if (!this.machineIdFile && this.binds.length === 0 && !this.cgroupDir) return [file, args];
-    const ids = this.machineIdFile ? ["/etc/machine-id", "/var/lib/dbus/machine-id"].filter((path) => existsSync(path)).map((path) => [this.machineIdFile!, path]) : [];
+    const ids = this.machineIdFile
+      ? ["/etc/machine-id", "/var/lib/dbus/machine-id"].filter((path) => existsSync(path)).map((path) => [this.machineIdFile!, path])
+      : [];
     const mounts = [...ids, ...this.binds].map(([source, target]) => `mount --bind '${source}' '${target}'`).join(" && ");
-    const namespaced: [string, string[]] = ["unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", `${mounts || "true"} && exec "$@"`, "sh", file, ...args]];
+    const namespaced: [string, string[]] = [
+      "unshare",
+      ["--mount", "--propagation", "private", "/bin/sh", "-c", `${mounts || "true"} && exec "$@"`, "sh", file, ...args],
+    ];
     if (!this.cgroupDir) return namespaced;
     // Join the cgroup first: everything the agent then starts and charges is inside it.
     return ["/bin/sh", ["-c", `echo $$ > '${this.cgroupDir}/cgroup.procs' && exec "$@"`, "sh", namespaced[0], ...namespaced[1]]];
   }
 
   uninstall(gatewayUrl: string): string {
-    return execSync(`curl -fsSL ${gatewayUrl}/install.sh | SPINDLE_PREFIX=${this.prefix} sh -s -- --uninstall`,
-      { encoding: "utf8", shell: "/bin/sh" });
+    return execSync(`curl -fsSL ${gatewayUrl}/install.sh | SPINDLE_PREFIX=${this.prefix} sh -s -- --uninstall`, {
+      encoding: "utf8",
+      shell: "/bin/sh",
+    });
   }
 
   configMode(): number {
@@ -128,7 +135,9 @@ export class InstalledAgent {
   /** Lets the console's proof runs write in these directories (agent.yaml proof_runs.paths); restart to apply. */
   allowProofRunPaths(paths: string[]): void {
     const yaml = readFileSync(this.config, "utf8").replace(/^proof_runs:.*\n(?:[ ].*\n)*/m, "");
-    writeFileSync(this.config, `${yaml.trimEnd()}\nproof_runs:\n  paths:\n${paths.map((p) => `    - ${JSON.stringify(p)}\n`).join("")}`, { mode: 0o600 });
+    writeFileSync(this.config, `${yaml.trimEnd()}\nproof_runs:\n  paths:\n${paths.map((p) => `    - ${JSON.stringify(p)}\n`).join("")}`, {
+      mode: 0o600,
+    });
   }
 
   start(): void {
@@ -162,8 +171,7 @@ export interface AgentStatus {
   delivery: { lastDeliveredSeq?: number; lastError?: string };
 }
 
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

@@ -32,7 +32,11 @@ function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
     // The legend's markers carry the series' stroke colours (the first row is the x value). A
     // series as grey as the axes, grid and labels (drawn on the same canvas) cannot be told from
     // them, so only the others are looked for.
-    const greys = [[107, 114, 128], [238, 240, 243], [229, 231, 235]];
+    const greys = [
+      [107, 114, 128],
+      [238, 240, 243],
+      [229, 231, 235],
+    ];
     const colours = [...box.querySelectorAll<HTMLElement>(".u-legend .u-series .u-marker")]
       .filter((marker) => getComputedStyle(marker).borderTopStyle !== "none")
       .map((marker) => /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(getComputedStyle(marker).borderTopColor))
@@ -46,7 +50,11 @@ function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
         if (pixels[i + 3]! < 128) continue;
         // Within 24 of a series colour: near enough for antialiased lines, and far enough that
         // the marks of events (annotation tones, each apart from the series') are not counted.
-        if (colours.some(([r, g, b]) => Math.abs(pixels[i]! - r!) < 24 && Math.abs(pixels[i + 1]! - g!) < 24 && Math.abs(pixels[i + 2]! - b!) < 24)) {
+        if (
+          colours.some(
+            ([r, g, b]) => Math.abs(pixels[i]! - r!) < 24 && Math.abs(pixels[i + 1]! - g!) < 24 && Math.abs(pixels[i + 2]! - b!) < 24,
+          )
+        ) {
           seriesPixels++;
         }
       }
@@ -66,8 +74,10 @@ function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
 
 /** Why a chart does not count as drawn, or null when it does. */
 export function chartProblem(chart: ChartDrawing): string | null {
-  if (chart.canvasWidth === 0 || chart.canvasHeight === 0) return `its plot is ${chart.canvasWidth}×${chart.canvasHeight} px (or was never made)`;
-  if (chart.shownWidth < 0.5 * chart.boxWidth) return `its plot is ${Math.round(chart.shownWidth)} px wide in a ${Math.round(chart.boxWidth)} px box`;
+  if (chart.canvasWidth === 0 || chart.canvasHeight === 0)
+    return `its plot is ${chart.canvasWidth}×${chart.canvasHeight} px (or was never made)`;
+  if (chart.shownWidth < 0.5 * chart.boxWidth)
+    return `its plot is ${Math.round(chart.shownWidth)} px wide in a ${Math.round(chart.boxWidth)} px box`;
   if (chart.notMeasured) return null;
   if (chart.seriesColours === 0) return "it has no series in its legend whose colour stands out from the axes";
   // Blank: not one series pixel. (A series of two samples 10 s apart on an hour's axis, at zero,
@@ -81,7 +91,10 @@ export function chartProblem(chart: ChartDrawing): string | null {
  * are there. Folded sections (the idle devices' <details>) are opened first, as a user would to
  * see them. Charts draw after their data arrives, so this retries until the timeout.
  */
-export async function expectChartsDrawn(page: Page, options: { scope?: Locator; atLeast?: number; timeout?: number } = {}): Promise<ChartDrawing[]> {
+export async function expectChartsDrawn(
+  page: Page,
+  options: { scope?: Locator; atLeast?: number; timeout?: number } = {},
+): Promise<ChartDrawing[]> {
   let charts: ChartDrawing[] = [];
   await expect(async () => {
     const scope = options.scope ? await options.scope.elementHandle() : null;
@@ -91,7 +104,10 @@ export async function expectChartsDrawn(page: Page, options: { scope?: Locator; 
     charts = await page.evaluate(measureCharts, scope);
     expect(charts.length, "charts on the page").toBeGreaterThanOrEqual(options.atLeast ?? 1);
     const problems = charts.map((c) => [c.name, chartProblem(c)] as const).filter(([, p]) => p !== null);
-    expect(problems.map(([name, problem]) => `${name}: ${problem}`), "charts not drawn").toEqual([]);
+    expect(
+      problems.map(([name, problem]) => `${name}: ${problem}`),
+      "charts not drawn",
+    ).toEqual([]);
   }).toPass({ timeout: options.timeout ?? 30_000 });
   return charts;
 }
@@ -108,12 +124,19 @@ export async function drawnPixels(chart: Locator): Promise<number> {
 
 /** Pixels of one colour (within a tolerance) in the column at `x` (canvas pixels), ±1 pixel. */
 export async function pixelsOfColourAt(chart: Locator, x: number, colour: [number, number, number]): Promise<number> {
-  return chart.locator("canvas").first().evaluate((canvas: HTMLCanvasElement, [column, [R, G, B]]) => {
-    const { data } = canvas.getContext("2d")!.getImageData(Math.max(0, column - 1), 0, 3, canvas.height);
-    let matching = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i]! - R) < 40 && Math.abs(data[i + 1]! - G) < 40 && Math.abs(data[i + 2]! - B) < 40 && data[i + 3]! > 128) matching += 1;
-    }
-    return matching;
-  }, [x, colour] as const);
+  return chart
+    .locator("canvas")
+    .first()
+    .evaluate(
+      (canvas: HTMLCanvasElement, [column, [R, G, B]]) => {
+        const { data } = canvas.getContext("2d")!.getImageData(Math.max(0, column - 1), 0, 3, canvas.height);
+        let matching = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          if (Math.abs(data[i]! - R) < 40 && Math.abs(data[i + 1]! - G) < 40 && Math.abs(data[i + 2]! - B) < 40 && data[i + 3]! > 128)
+            matching += 1;
+        }
+        return matching;
+      },
+      [x, colour] as const,
+    );
 }

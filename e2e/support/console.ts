@@ -11,8 +11,12 @@ export class ConsoleProcess {
   private child?: Child;
   output = "";
 
-  constructor(readonly port: number, private readonly databaseUrl: string, private readonly gatewayUrl: string,
-    private readonly extraEnv: Record<string, string> = {}) {}
+  constructor(
+    readonly port: number,
+    private readonly databaseUrl: string,
+    private readonly gatewayUrl: string,
+    private readonly extraEnv: Record<string, string> = {},
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -23,16 +27,30 @@ export class ConsoleProcess {
     if (!existsSync(join(cwd, ".next/BUILD_ID")) || !existsSync(join(cwd, "dist/server.js"))) {
       throw new Error("the console is not built: run npx turbo run build --filter=@spindle/console");
     }
-    this.child = new Child(process.execPath, ["dist/server.js", "-H", "127.0.0.1", "-p", String(this.port)], {
-      cwd,
-      env: { ...process.env, NODE_ENV: "production", DATABASE_URL: this.databaseUrl, SPINDLE_CONSOLE_URL: this.url,
-        SPINDLE_GATEWAY_URL: this.gatewayUrl, BETTER_AUTH_SECRET: "integration-secret-that-is-long-enough-for-better-auth",
-        SPINDLE_MAILBOX_DIR: mkdtempSync(join(tmpdir(), "spindle-console-mailbox-")), ...this.extraEnv },
-    }, (chunk) => (this.output += chunk));
+    this.child = new Child(
+      process.execPath,
+      ["dist/server.js", "-H", "127.0.0.1", "-p", String(this.port)],
+      {
+        cwd,
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          DATABASE_URL: this.databaseUrl,
+          SPINDLE_CONSOLE_URL: this.url,
+          SPINDLE_GATEWAY_URL: this.gatewayUrl,
+          BETTER_AUTH_SECRET: "integration-secret-that-is-long-enough-for-better-auth",
+          SPINDLE_MAILBOX_DIR: mkdtempSync(join(tmpdir(), "spindle-console-mailbox-")),
+          ...this.extraEnv,
+        },
+      },
+      (chunk) => (this.output += chunk),
+    );
     for (let i = 0; i < 600; i++) {
       try {
         if ((await fetch(`${this.url}/api/healthz`)).status < 500) return;
-      } catch { /* not listening yet */ }
+      } catch {
+        /* not listening yet */
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`the console did not start:\n${this.output}`);
@@ -55,7 +73,10 @@ export class ConsoleSession {
     // so signing in right after works without a confirmation link.
     await this.request("POST", "/api/auth/sign-up/email", { name, email, password });
     await this.request("POST", "/api/auth/sign-in/email", { email, password });
-    const slug = organisation.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+    const slug = organisation
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "");
     await this.request("POST", "/api/auth/organization/create", { name: organisation, slug });
   }
 
@@ -74,12 +95,24 @@ export class ConsoleSession {
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.consoleUrl}${path}`, {
       method,
-      headers: { origin: this.consoleUrl, ...(this.cookie ? { cookie: this.cookie } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        origin: this.consoleUrl,
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
+    const cookies = response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0]!)
+      .filter((c) => !c.endsWith("="));
     if (cookies.length > 0) {
-      const jar = new Map(this.cookie.split("; ").filter(Boolean).map((c) => [c.split("=")[0]!, c] as const));
+      const jar = new Map(
+        this.cookie
+          .split("; ")
+          .filter(Boolean)
+          .map((c) => [c.split("=")[0]!, c] as const),
+      );
       for (const c of cookies) jar.set(c.split("=")[0]!, c);
       this.cookie = [...jar.values()].join("; ");
     }

@@ -18,17 +18,26 @@ export class DetachedAgent {
 
   /** Names the detached files and the watchdog's bound in agent.yaml. */
   configureUpgrades(healthTimeoutSeconds: number): void {
-    appendFileSync(this.agent.config,
-      `upgrade:\n  pid_file: ${this.pidFile}\n  log_file: ${this.logFile}\n  health_timeout: ${healthTimeoutSeconds}s\n`);
+    appendFileSync(
+      this.agent.config,
+      `upgrade:\n  pid_file: ${this.pidFile}\n  log_file: ${this.logFile}\n  health_timeout: ${healthTimeoutSeconds}s\n`,
+    );
   }
 
   /** Starts it detached with the pid file that upgrade.restart "auto" recognises. */
   start(): number {
-    execFileSync("/bin/sh", ["-c", `mkdir -p "$(dirname "$3")" "$(dirname "$4")" || exit 1
+    execFileSync("/bin/sh", [
+      "-c",
+      `mkdir -p "$(dirname "$3")" "$(dirname "$4")" || exit 1
       cd / || exit 1
       setsid "$1" run --config "$2" >>"$3" 2>&1 </dev/null &
-      echo $! >"$4"`, "spindle-start",
-    this.agent.binary, this.agent.config, this.logFile, this.pidFile]);
+      echo $! >"$4"`,
+      "spindle-start",
+      this.agent.binary,
+      this.agent.config,
+      this.logFile,
+      this.pidFile,
+    ]);
     return this.pid()!;
   }
 

@@ -6,8 +6,12 @@ import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support
 import type { InstalledAgent } from "./agent";
 
 /** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
-export async function enrolThisMachine(page: Page, agent: InstalledAgent, intervalSeconds = 2,
-  configure: (agent: InstalledAgent) => void = () => {}): Promise<string> {
+export async function enrolThisMachine(
+  page: Page,
+  agent: InstalledAgent,
+  intervalSeconds = 2,
+  configure: (agent: InstalledAgent) => void = () => {},
+): Promise<string> {
   await page.goto("/servers/add");
   await page.getByTestId("create-token").click();
   const oneLiner = (await page.getByTestId("install-command").textContent())!.trim();
@@ -20,8 +24,11 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
   expect(windows).toBe(windowsInstallCommand(gateway!, token!, pinnedKeysOf(windows)));
   // The key it pins (from the console) checks the real gateway's signature over its SHA256SUMS,
   // as the command's .NET check would (issue 25, L4).
-  const [sums, signature] = await Promise.all(["SHA256SUMS", "SHA256SUMS.p256.sig"].map(async (name) =>
-    Buffer.from(await (await fetch(`${gateway}/download/${name}`)).arrayBuffer())));
+  const [sums, signature] = await Promise.all(
+    ["SHA256SUMS", "SHA256SUMS.p256.sig"].map(async (name) =>
+      Buffer.from(await (await fetch(`${gateway}/download/${name}`)).arrayBuffer()),
+    ),
+  );
   expect(verifiesAsWindows(sums!, signature!, pinnedKeysOf(windows))).toBe(true);
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
@@ -32,7 +39,10 @@ export async function enrolThisMachine(page: Page, agent: InstalledAgent, interv
 
 /** Checks the Linux one-liner's shape and returns [command, gateway URL, token]. */
 export function expectInstallCommand(oneLiner: string): [string, string, string] {
-  const match = /^script=\$\(curl -fsSL (http:\/\/[^/\s]+)\/install\.sh\) && printf '%s\\n' '(spe_\S+)' \| sh -c "\$script" spindle-install --token-stdin --allow-http$/.exec(oneLiner);
+  const match =
+    /^script=\$\(curl -fsSL (http:\/\/[^/\s]+)\/install\.sh\) && printf '%s\\n' '(spe_\S+)' \| sh -c "\$script" spindle-install --token-stdin --allow-http$/.exec(
+      oneLiner,
+    );
   expect(match, `the install command as the page shows it: ${oneLiner}`).not.toBeNull();
   return [match![0], match![1]!, match![2]!];
 }

@@ -35,8 +35,10 @@ export function fillSpool(config: string, batches: number, stepSeconds = 10): Sp
     spoolfillBinary = join(mkdtempSync(join(tmpdir(), "spindle-spoolfill-")), "spoolfill");
     execFileSync("go", ["build", "-o", spoolfillBinary, "./cmd/spoolfill"], { cwd: join(repoRoot, "agent"), stdio: "pipe" });
   }
-  const out = execFileSync(spoolfillBinary, ["--config", config, "--batches", String(batches), "--step", `${stepSeconds}s`],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync(spoolfillBinary, ["--config", config, "--batches", String(batches), "--step", `${stepSeconds}s`], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return JSON.parse(out);
 }
 
@@ -53,7 +55,9 @@ export async function ledger(databaseUrl: string, serverId: string): Promise<Led
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows: [row] } = await client.query(
+    const {
+      rows: [row],
+    } = await client.query(
       `SELECT (SELECT batch_hwm FROM agents WHERE server_id = $1) AS hwm,
               (SELECT count(*) FROM memory WHERE server_id = $1) AS memory_rows,
               (SELECT count(DISTINCT time) FROM memory WHERE server_id = $1) AS memory_times,
@@ -61,9 +65,15 @@ export async function ledger(databaseUrl: string, serverId: string): Promise<Led
                  GROUP BY device, time HAVING count(*) > 1) d) AS disk_duplicates,
               (SELECT count(*) FROM disk_io d WHERE d.server_id = $1 AND NOT EXISTS
                  (SELECT 1 FROM memory m WHERE m.server_id = d.server_id AND m.time = d.time)) AS disk_without_memory`,
-      [serverId]);
-    return { hwm: Number(row.hwm), memoryRows: Number(row.memory_rows), memoryTimes: Number(row.memory_times),
-      diskDuplicates: Number(row.disk_duplicates), diskWithoutMemory: Number(row.disk_without_memory) };
+      [serverId],
+    );
+    return {
+      hwm: Number(row.hwm),
+      memoryRows: Number(row.memory_rows),
+      memoryTimes: Number(row.memory_times),
+      diskDuplicates: Number(row.disk_duplicates),
+      diskWithoutMemory: Number(row.disk_without_memory),
+    };
   } finally {
     await client.end();
   }
@@ -71,7 +81,10 @@ export async function ledger(databaseUrl: string, serverId: string): Promise<Led
 
 /** A tmpfs of `bytes` mounted on `dir` (root only): a spool disk that fills up. */
 export class SmallFilesystem {
-  constructor(readonly dir: string, bytes: number) {
+  constructor(
+    readonly dir: string,
+    bytes: number,
+  ) {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     execFileSync("mount", ["-t", "tmpfs", "-o", `size=${bytes},mode=0700`, "spindle-fault-spool", dir]);
   }
@@ -90,7 +103,11 @@ export class SmallFilesystem {
   }
 
   unmount(): void {
-    try { execFileSync("umount", [this.dir]); } catch { /* not mounted */ }
+    try {
+      execFileSync("umount", [this.dir]);
+    } catch {
+      /* not mounted */
+    }
   }
 }
 

@@ -12,19 +12,34 @@ export class GatewayProcess {
   output = "";
 
   /** `env` adds to the gateway's environment (e.g. SPINDLE_RELAY_CREDENTIALS). */
-  constructor(readonly port: number, private readonly databaseUrl: string, private readonly env: Record<string, string> = {}) {}
+  constructor(
+    readonly port: number,
+    private readonly databaseUrl: string,
+    private readonly env: Record<string, string> = {},
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
-    this.child = new Child(join(repoRoot, "apps/gateway/bin/spindle-gateway"), [], {
-      env: { ...process.env, DATABASE_URL: this.databaseUrl, SPINDLE_GATEWAY_ADDR: `127.0.0.1:${this.port}`,
-        SPINDLE_PUBLIC_URL: this.url, SPINDLE_AGENT_DIST_DIR: join(repoRoot, "agent/bin"),
-        // Its signing key is generated here on the first start.
-        SPINDLE_GATEWAY_STATE_DIR: mkdtempSync(join(tmpdir(), "spindle-gateway-state-")), ...this.env },
-    }, (chunk) => (this.output += chunk));
+    this.child = new Child(
+      join(repoRoot, "apps/gateway/bin/spindle-gateway"),
+      [],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: this.databaseUrl,
+          SPINDLE_GATEWAY_ADDR: `127.0.0.1:${this.port}`,
+          SPINDLE_PUBLIC_URL: this.url,
+          SPINDLE_AGENT_DIST_DIR: join(repoRoot, "agent/bin"),
+          // Its signing key is generated here on the first start.
+          SPINDLE_GATEWAY_STATE_DIR: mkdtempSync(join(tmpdir(), "spindle-gateway-state-")),
+          ...this.env,
+        },
+      },
+      (chunk) => (this.output += chunk),
+    );
     for (let i = 0; i < 100; i++) {
       try {
         await fetch(`${this.url}/healthz`);

@@ -148,8 +148,10 @@ export async function openTimescale(fixtures: GrafanaFixture[], options: { relat
     // PostgreSQL applies the login's defaults (ALTER ROLE … SET) when it connects; PGlite does
     // not, so they are applied here, and again after RESET ALL (which returns to them there).
     const defaults = async () => {
-      const rows = (await session.query<Row>(`SELECT unnest(setconfig) AS setting FROM pg_db_role_setting
-        WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = session_user) AND setdatabase = 0`)).rows;
+      const rows = (
+        await session.query<Row>(`SELECT unnest(setconfig) AS setting FROM pg_db_role_setting
+        WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = session_user) AND setdatabase = 0`)
+      ).rows;
       for (const { setting } of rows) {
         const [name, ...value] = String(setting).split("=");
         await session.query("SELECT set_config($1, $2, false)", [name, value.join("=")]);

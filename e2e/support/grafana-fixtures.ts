@@ -11,8 +11,7 @@ export interface GrafanaFixture {
 
 const samples = "generate_series(0, 5) AS i";
 const at = "'2026-01-01T00:00:10Z'::timestamptz + i * interval '10 s'";
-const buckets = (counts: Record<number, number>) =>
-  Array.from({ length: 28 }, (_, i) => String(counts[i] ?? 0)).join(", ");
+const buckets = (counts: Record<number, number>) => Array.from({ length: 28 }, (_, i) => String(counts[i] ?? 0)).join(", ");
 
 /** The statements that seed one organisation, its server and a sample of every family. */
 export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture): string[] {
@@ -72,9 +71,19 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
 
 /** The continuous aggregates (TimescaleDB path) the panels read, finest first. */
 export const continuousAggregates = [
-  "disk_io_1m", "memory_1m", "disk_latency_1m", "disk_io_untimed_1m", "disk_split_io_1m", "page_cache_1m",
-  "pg_database_stats_1m", "sqlserver_stats_1m", "pressure_1m", "read_cache_1m", "read_cache_holdout_1m",
-  "read_cache_holdout_bucket_1m", "write_opt_1m",
+  "disk_io_1m",
+  "memory_1m",
+  "disk_latency_1m",
+  "disk_io_untimed_1m",
+  "disk_split_io_1m",
+  "page_cache_1m",
+  "pg_database_stats_1m",
+  "sqlserver_stats_1m",
+  "pressure_1m",
+  "read_cache_1m",
+  "read_cache_holdout_1m",
+  "read_cache_holdout_bucket_1m",
+  "write_opt_1m",
 ];
 
 /**

@@ -48,8 +48,11 @@ export class HostRoot {
       writeFileSync(standIn, "#!/bin/sh\necho 'sudo: command not found' >&2\nexit 127\n", { mode: 0o755 });
       mounts.push(`mount --bind ${standIn} ${sudo}`);
     }
-    this.holder = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", `set -e; ${mounts.join("; ")}; echo ready; exec sleep infinity`],
-      { stdio: ["ignore", "pipe", "pipe"] });
+    this.holder = spawn(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", `set -e; ${mounts.join("; ")}; echo ready; exec sleep infinity`],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let output = "";
     await new Promise<void>((resolve, reject) => {
       this.holder!.stdout!.on("data", (chunk) => {
@@ -73,10 +76,29 @@ export class HostRoot {
   run(command: string, options: { user?: string; shell?: string; env?: Record<string, string> } = {}): ShellRun {
     const shell = options.shell ?? this.loginShell(options.user ?? "root");
     const asUser = options.user ? ["runuser", "-u", options.user, "--"] : [];
-    const env = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: options.user ? "/" : "/root",
-      LANG: "C.UTF-8", ...options.env };
-    const result = spawnSync("nsenter", ["-t", String(this.pid), "-m", "--", "env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      ...asUser, shell, "-c", command], { encoding: "utf8", cwd: "/" });
+    const env = {
+      PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      HOME: options.user ? "/" : "/root",
+      LANG: "C.UTF-8",
+      ...options.env,
+    };
+    const result = spawnSync(
+      "nsenter",
+      [
+        "-t",
+        String(this.pid),
+        "-m",
+        "--",
+        "env",
+        "-i",
+        ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+        ...asUser,
+        shell,
+        "-c",
+        command,
+      ],
+      { encoding: "utf8", cwd: "/" },
+    );
     return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
   }
 
@@ -100,8 +122,10 @@ export class HostRoot {
 
   /** Adds a user who may run anything through sudo without a password, in the view only. */
   addSudoUser(name: string): void {
-    const run = this.run(`useradd --no-create-home --shell /bin/sh ${name} && ` +
-      `printf '%s ALL=(ALL) NOPASSWD: ALL\\n' ${name} > /etc/sudoers.d/${name} && chmod 0440 /etc/sudoers.d/${name}`);
+    const run = this.run(
+      `useradd --no-create-home --shell /bin/sh ${name} && ` +
+        `printf '%s ALL=(ALL) NOPASSWD: ALL\\n' ${name} > /etc/sudoers.d/${name} && chmod 0440 /etc/sudoers.d/${name}`,
+    );
     if (run.code !== 0) throw new Error(`could not add the sudo user ${name}: ${run.output}`);
   }
 

@@ -24,7 +24,8 @@ export class KnownWorkload {
   static readonly scanFileBytes = 8 * 1024 * mib;
   static readonly hotSetBytes = KnownWorkload.hotFiles * KnownWorkload.hotFileBytes;
   /** The hit ratio of an LRU cache holding the hot set and one round's scan. */
-  static readonly hitRatio = (KnownWorkload.hotPassesPerRound * KnownWorkload.hotSetBytes) /
+  static readonly hitRatio =
+    (KnownWorkload.hotPassesPerRound * KnownWorkload.hotSetBytes) /
     (KnownWorkload.hotPassesPerRound * KnownWorkload.hotSetBytes + KnownWorkload.scanBytesPerRound);
   /** The size that LRU cache needs. */
   static readonly kneeBytes = KnownWorkload.hotSetBytes + KnownWorkload.scanBytesPerRound;
@@ -92,7 +93,7 @@ export class KnownWorkload {
 function readRange(path: string, offset: number, length: number, buffer: Buffer): void {
   const fd = openSync(path, "r");
   try {
-    for (let done = 0; done < length;) {
+    for (let done = 0; done < length; ) {
       const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - done), offset + done);
       if (n === 0) throw new Error(`${path} ended at ${offset + done}`);
       done += n;

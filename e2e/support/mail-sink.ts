@@ -39,7 +39,9 @@ const reader = createServer((request, response) => {
 
 const { smtpPort, readerPort } = mailPorts();
 smtp.listen(smtpPort, "127.0.0.1", () => {
-  reader.listen(readerPort, "127.0.0.1", () => console.log(`mail sink: SMTP on 127.0.0.1:${smtpPort}, messages on http://127.0.0.1:${readerPort}/messages`));
+  reader.listen(readerPort, "127.0.0.1", () =>
+    console.log(`mail sink: SMTP on 127.0.0.1:${smtpPort}, messages on http://127.0.0.1:${readerPort}/messages`),
+  );
 });
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {

@@ -42,7 +42,11 @@ export class MemoryCgroup {
   remove(): void {
     for (let i = 0; i < 50 && existsSync(this.dir); i++) {
       for (const pid of readFileSync(join(this.dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean)) {
-        try { writeFileSync(join(this.parent, "cgroup.procs"), pid); } catch { /* gone meanwhile */ }
+        try {
+          writeFileSync(join(this.parent, "cgroup.procs"), pid);
+        } catch {
+          /* gone meanwhile */
+        }
       }
       try {
         rmdirSync(this.dir);

@@ -23,7 +23,8 @@ function decodeQuotedPrintable(body: string): string {
 /** RFC 2047 encoded words in a header (nodemailer encodes non-ASCII subjects). */
 function decodeWords(value: string): string {
   return value.replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) =>
-    encoding.toUpperCase() === "B" ? Buffer.from(text, "base64").toString("utf8") : decodeQuotedPrintable(text.replace(/_/g, " ")));
+    encoding.toUpperCase() === "B" ? Buffer.from(text, "base64").toString("utf8") : decodeQuotedPrintable(text.replace(/_/g, " ")),
+  );
 }
 
 export function parseMessage(raw: string, to: string, index: number): ReceivedMessage {

@@ -22,10 +22,23 @@ export async function startIdentityProvider(redirectUri: string): Promise<Identi
   const clientId = "spindle-e2e";
   const clientSecret = `secret-${Math.random().toString(36).slice(2)}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ["code"], grant_types: ["authorization_code"],
-      token_endpoint_auth_method: "client_secret_basic" }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
+        response_types: ["code"],
+        grant_types: ["authorization_code"],
+        token_endpoint_auth_method: "client_secret_basic",
+      },
+    ],
     async findAccount(_ctx, id) {
-      return { accountId: id, async claims() { return { sub: id, email: id, email_verified: true, name: id.split("@")[0] }; } };
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id, email: id, email_verified: true, name: id.split("@")[0] };
+        },
+      };
     },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     cookies: { keys: ["spindle-e2e-cookie-key"] },
@@ -40,9 +53,10 @@ export async function startIdentityProvider(redirectUri: string): Promise<Identi
     issuer,
     clientId,
     clientSecret,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -30,7 +30,10 @@ export function buildCollector(): string {
 export function buildHostmetricsFeed(): string {
   const gatewayDir = join(repoRoot, "apps/gateway");
   const feed = join(gatewayDir, "bin/spindle-hostmetrics-feed");
-  execFileSync("go", ["build", "-trimpath", "-o", feed, "./cmd/spindle-hostmetrics-feed"], { cwd: gatewayDir, stdio: ["ignore", "pipe", "inherit"] });
+  execFileSync("go", ["build", "-trimpath", "-o", feed, "./cmd/spindle-hostmetrics-feed"], {
+    cwd: gatewayDir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return feed;
 }
 
@@ -40,19 +43,33 @@ export class CollectorProcess {
   output = "";
 
   /** `role` is a configuration file of infra/otel-collector; `ports`: OTLP, health, own metrics. */
-  constructor(private readonly role: string, private readonly ports: { otlp: number; health: number; metrics: number },
-    private readonly env: Record<string, string>) {}
+  constructor(
+    private readonly role: string,
+    private readonly ports: { otlp: number; health: number; metrics: number },
+    private readonly env: Record<string, string>,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.ports.otlp}`;
   }
 
   async start(): Promise<void> {
-    this.child = new Child(binary, ["--config", join(collectorDir, this.role)], {
-      env: { ...process.env, ...this.env, SPINDLE_OTELCOL_STORAGE_DIR: this.storageDir,
-        SPINDLE_OTELCOL_LISTEN: `127.0.0.1:${this.ports.otlp}`, SPINDLE_OTELCOL_HEALTH: `127.0.0.1:${this.ports.health}`,
-        SPINDLE_OTELCOL_METRICS_HOST: "127.0.0.1", SPINDLE_OTELCOL_METRICS_PORT: String(this.ports.metrics) },
-    }, (chunk) => (this.output += chunk));
+    this.child = new Child(
+      binary,
+      ["--config", join(collectorDir, this.role)],
+      {
+        env: {
+          ...process.env,
+          ...this.env,
+          SPINDLE_OTELCOL_STORAGE_DIR: this.storageDir,
+          SPINDLE_OTELCOL_LISTEN: `127.0.0.1:${this.ports.otlp}`,
+          SPINDLE_OTELCOL_HEALTH: `127.0.0.1:${this.ports.health}`,
+          SPINDLE_OTELCOL_METRICS_HOST: "127.0.0.1",
+          SPINDLE_OTELCOL_METRICS_PORT: String(this.ports.metrics),
+        },
+      },
+      (chunk) => (this.output += chunk),
+    );
     // health_check answers 200 once every pipeline is running.
     for (let i = 0; i < 600; i++) {
       try {

@@ -43,8 +43,9 @@ export class PolicyStack {
     this.agent.install(InstalledAgent.oneLiner(this.gateway.url, token));
     // eBPF off in agent.yaml: a policy demanding eBPF is then refused whatever the host allows.
     const yaml = readFileSync(this.agent.config, "utf8");
-    writeFileSync(this.agent.config, /^ebpf:.*$/m.test(yaml) ? yaml.replace(/^ebpf:.*$/m, "ebpf: off") : `${yaml.trimEnd()}\nebpf: off\n`,
-      { mode: 0o600 });
+    writeFileSync(this.agent.config, /^ebpf:.*$/m.test(yaml) ? yaml.replace(/^ebpf:.*$/m, "ebpf: off") : `${yaml.trimEnd()}\nebpf: off\n`, {
+      mode: 0o600,
+    });
     this.agent.setInterval(2);
     this.agent.start();
     const [server] = await this.query<{ id: string }>("SELECT id::text FROM servers");
@@ -68,7 +69,8 @@ export class PolicyStack {
   async policyStatus(): Promise<PolicyStatusRow | undefined> {
     const [row] = await this.query<PolicyStatusRow>(
       "SELECT status, applied_hash, reported_hash, message, applied_at FROM server_policy_status WHERE server_id = $1",
-      [this.serverId]);
+      [this.serverId],
+    );
     return row;
   }
 
@@ -89,20 +91,33 @@ export class PolicyStack {
  * Saves a new version of the organisation's default policy as the console does (without a
  * policyId it also creates the policy and assigns it), and returns the hash the agent must report.
  */
-export async function saveOrganisationDefaultPolicy(db: pg.Pool, orgId: string, policyId: string, document: PolicyDocument):
-  Promise<{ hash: string; savedAt: Date; policyId: string }> {
+export async function saveOrganisationDefaultPolicy(
+  db: pg.Pool,
+  orgId: string,
+  policyId: string,
+  document: PolicyDocument,
+): Promise<{ hash: string; savedAt: Date; policyId: string }> {
   if (!policyId) {
-    const { rows: [policy] } = await db.query<{ id: string }>(
-      "INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text", [orgId]);
+    const {
+      rows: [policy],
+    } = await db.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'Organisation default') RETURNING id::text", [
+      orgId,
+    ]);
     policyId = policy!.id;
   }
-  const { rows: [version] } = await db.query<{ created_at: Date }>(
+  const {
+    rows: [version],
+  } = await db.query<{ created_at: Date }>(
     `INSERT INTO policy_versions (policy_id, org_id, version, document)
      SELECT $1, $2, coalesce(max(version), 0) + 1, $3 FROM policy_versions WHERE policy_id = $1
-     RETURNING created_at`, [policyId, orgId, JSON.stringify(document)]);
+     RETURNING created_at`,
+    [policyId, orgId, JSON.stringify(document)],
+  );
   await db.query(
     `INSERT INTO policy_assignments (org_id, policy_id, scope) VALUES ($1, $2, 'organization')
-     ON CONFLICT DO NOTHING`, [orgId, policyId]);
+     ON CONFLICT DO NOTHING`,
+    [orgId, policyId],
+  );
   return { hash: expectedHash(document), savedAt: version!.created_at, policyId };
 }
 

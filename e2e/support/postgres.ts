@@ -35,8 +35,10 @@ export class PostgresCluster {
 
   start(): void {
     try {
-      asOwner(`${this.bin}/pg_ctl -D ${this.dir}/data -w -l ${this.dir}/log ` +
-        `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`);
+      asOwner(
+        `${this.bin}/pg_ctl -D ${this.dir}/data -w -l ${this.dir}/log ` +
+          `-o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null`,
+      );
     } catch (error) {
       const log = existsSync(`${this.dir}/log`) ? readFileSync(`${this.dir}/log`, "utf8") : "(no log)";
       throw new Error(`PostgreSQL on port ${this.port} did not start: ${error}\n${log}`);
@@ -48,7 +50,9 @@ export class PostgresCluster {
     execFileSync("psql", [this.url(), "-qAtc", `CREATE DATABASE ${name}`]);
     const url = this.url(name);
     execFileSync("node", ["--import", "tsx", "packages/db/src/cli.ts", "migrate"], {
-      cwd: repoRoot, env: { ...process.env, DATABASE_URL: url }, stdio: "pipe",
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: "pipe",
     });
     return url;
   }
@@ -63,11 +67,14 @@ export class PostgresCluster {
   }
 
   destroy(): void {
-    try { this.stop(); } catch { /* already stopped */ }
+    try {
+      this.stop();
+    } catch {
+      /* already stopped */
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
 
 /** One query on a connection of its own, for checks that must not hold a connection open. */
 export async function queryRows<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {

@@ -47,7 +47,10 @@ export class RolloutFleet {
     const cold = canary ? RolloutFleet.coldFiles : 0;
     const writes = [
       ...Array.from({ length: hot }, (_, i) => `head -c ${RolloutFleet.fileBytes} /dev/urandom > '${dir}/hot-${i}'`),
-      ...Array.from({ length: cold }, (_, i) => `head -c ${RolloutFleet.fileBytes} /dev/urandom > '${dir}/cold-${String(i).padStart(2, "0")}'`),
+      ...Array.from(
+        { length: cold },
+        (_, i) => `head -c ${RolloutFleet.fileBytes} /dev/urandom > '${dir}/cold-${String(i).padStart(2, "0")}'`,
+      ),
     ].join(" && ");
     if (canary) this.cgroup.run(writes);
     else execFileSync("/bin/sh", ["-c", writes], { stdio: "ignore" });

@@ -20,7 +20,9 @@ export interface SpooledBatch {
 /** Every batch waiting in `spoolDir`, oldest first. A batch deleted meanwhile is skipped. */
 export function readSpool(spoolDir: string): SpooledBatch[] {
   const batches: SpooledBatch[] = [];
-  for (const name of readdirSync(spoolDir).filter((n) => /^\d{20}\.batch$/.test(n)).sort()) {
+  for (const name of readdirSync(spoolDir)
+    .filter((n) => /^\d{20}\.batch$/.test(n))
+    .sort()) {
     let file: Buffer;
     try {
       file = readFileSync(join(spoolDir, name));

@@ -27,7 +27,10 @@ export class TamperingMirror {
   readonly requests: string[] = [];
   private server?: Server;
 
-  constructor(readonly port: number, private readonly upstream: string) {}
+  constructor(
+    readonly port: number,
+    private readonly upstream: string,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -71,7 +74,11 @@ export class TamperingMirror {
 
   private async fetch(path: string, method = "GET"): Promise<{ status: number; type: string; body: Buffer }> {
     const answer = await fetch(`${this.upstream}${path}`, { method });
-    return { status: answer.status, type: answer.headers.get("content-type") ?? "application/octet-stream", body: Buffer.from(await answer.arrayBuffer()) };
+    return {
+      status: answer.status,
+      type: answer.headers.get("content-type") ?? "application/octet-stream",
+      body: Buffer.from(await answer.arrayBuffer()),
+    };
   }
 
   private async answer(path: string, method: string): Promise<{ status: number; type: string; body: Buffer }> {
@@ -80,12 +87,14 @@ export class TamperingMirror {
     if (binaryPath.test(path)) return { ...upstream, body: alter(upstream.body) };
     if (this.mode === "binary-and-sums" && sumsPath.test(path)) {
       const text = upstream.body.toString("utf8");
-      const lines = await Promise.all(text.split("\n").map(async (line) => {
-        const match = /^([0-9a-f]{64}) {2}(spindle-agent-linux-[a-z0-9]+)$/.exec(line);
-        if (!match) return line;
-        const binary = await this.fetch(path.replace(/SHA256SUMS$/, match[2]!));
-        return `${createHash("sha256").update(alter(binary.body)).digest("hex")}  ${match[2]}`;
-      }));
+      const lines = await Promise.all(
+        text.split("\n").map(async (line) => {
+          const match = /^([0-9a-f]{64}) {2}(spindle-agent-linux-[a-z0-9]+)$/.exec(line);
+          if (!match) return line;
+          const binary = await this.fetch(path.replace(/SHA256SUMS$/, match[2]!));
+          return `${createHash("sha256").update(alter(binary.body)).digest("hex")}  ${match[2]}`;
+        }),
+      );
       return { ...upstream, body: Buffer.from(lines.join("\n")) };
     }
     return upstream;

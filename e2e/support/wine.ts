@@ -35,8 +35,15 @@ function shimFiles(): { dll: string; keeper: string } {
   const keeper = join(dir, "keeper.exe");
   if (!existsSync(dll) || !existsSync(keeper)) {
     mkdirSync(dir, { recursive: true });
-    execFileSync(mingw, ["-shared", "-O2", "-o", `${dll}.tmp`, join(sources, "bcryptprimitives.c"),
-      join(sources, "bcryptprimitives.def"), "-ladvapi32"]);
+    execFileSync(mingw, [
+      "-shared",
+      "-O2",
+      "-o",
+      `${dll}.tmp`,
+      join(sources, "bcryptprimitives.c"),
+      join(sources, "bcryptprimitives.def"),
+      "-ladvapi32",
+    ]);
     execFileSync(mingw, ["-O2", "-o", `${keeper}.tmp`, join(sources, "keeper.c")]);
     execFileSync("mv", [`${dll}.tmp`, dll]);
     execFileSync("mv", [`${keeper}.tmp`, keeper]);
@@ -49,7 +56,9 @@ export function windowsAgentBinary(): string {
   const exe = join(repoRoot, "agent/bin/spindle-agent-windows-amd64.exe");
   if (!existsSync(exe)) {
     execFileSync("go", ["build", "-trimpath", "-o", exe, "./cmd/spindle-agent"], {
-      cwd: join(repoRoot, "agent"), env: { ...process.env, GOOS: "windows", GOARCH: "amd64", CGO_ENABLED: "0" }, stdio: "pipe",
+      cwd: join(repoRoot, "agent"),
+      env: { ...process.env, GOOS: "windows", GOARCH: "amd64", CGO_ENABLED: "0" },
+      stdio: "pipe",
     });
   }
   return exe;
@@ -63,7 +72,8 @@ async function bootedTemplate(dll: string): Promise<string> {
   const building = mkdtempSync(join(tmpdir(), "spindle-wine-template-building-"));
   const env = { ...process.env, WINEPREFIX: building, WINEDEBUG: "-all", WINEDLLOVERRIDES: "mscoree,mshtml=", DISPLAY: "" };
   await new Promise<void>((resolve, reject) =>
-    execFile(wine64, ["wineboot", "--init"], { env }, (error) => (error ? reject(error) : resolve())));
+    execFile(wine64, ["wineboot", "--init"], { env }, (error) => (error ? reject(error) : resolve())),
+  );
   execFileSync(wineserver, ["-w"], { env }); // the registry is on disk once the prefix's server has exited
   copyFileSync(dll, join(building, "drive_c/windows/system32/bcryptprimitives.dll"));
   rmSync(template, { recursive: true, force: true });
@@ -81,9 +91,12 @@ export class WinePrefix {
   readonly dir = mkdtempSync(join(tmpdir(), "spindle-wine-"));
   private keeper?: ChildProcess;
   private readonly env: NodeJS.ProcessEnv = {
-    ...process.env, WINEPREFIX: this.dir, WINEDEBUG: "-all",
+    ...process.env,
+    WINEPREFIX: this.dir,
+    WINEDEBUG: "-all",
     // No Mono or Gecko installers at start-up (none is needed, and they cannot be downloaded).
-    WINEDLLOVERRIDES: "mscoree,mshtml=", DISPLAY: "",
+    WINEDLLOVERRIDES: "mscoree,mshtml=",
+    DISPLAY: "",
   };
 
   /**
@@ -117,7 +130,9 @@ export class WinePrefix {
   destroy(): void {
     try {
       execFileSync(wineserver, ["-k"], { env: this.env, stdio: "ignore" });
-    } catch { /* nothing was running */ }
+    } catch {
+      /* nothing was running */
+    }
     this.keeper?.kill("SIGKILL");
     rmSync(this.dir, { recursive: true, force: true });
   }

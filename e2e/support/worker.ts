@@ -7,13 +7,21 @@ export class WorkerProcess {
   output = "";
 
   /** `env` adds to or overrides the worker's environment (notification settings, the rollup interval). */
-  constructor(private readonly databaseUrl: string, private readonly env: Record<string, string> = {}) {}
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly env: Record<string, string> = {},
+  ) {}
 
   start(): void {
-    this.child = new Child(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: this.databaseUrl, SPINDLE_ROLLUP_INTERVAL_SECONDS: "0", ...this.env },
-    }, (chunk) => (this.output += chunk));
+    this.child = new Child(
+      process.execPath,
+      ["--import", "tsx", "apps/worker/src/main.ts"],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, DATABASE_URL: this.databaseUrl, SPINDLE_ROLLUP_INTERVAL_SECONDS: "0", ...this.env },
+      },
+      (chunk) => (this.output += chunk),
+    );
   }
 
   async stop(): Promise<void> {

@@ -35,12 +35,16 @@ const receiver = createServer((req, res) => {
 function signedBy(secret: string, request: { headers: IncomingHttpHeaders; body: string }): boolean {
   const id = String(request.headers["webhook-id"]);
   const timestamp = String(request.headers["webhook-timestamp"]);
-  const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestamp}.${request.body}`).digest();
-  return String(request.headers["webhook-signature"]).split(" ").some((entry) => {
-    const [version, value] = entry.split(",");
-    const actual = Buffer.from(value ?? "", "base64");
-    return version === "v1" && actual.length === expected.length && timingSafeEqual(actual, expected);
-  });
+  const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+    .update(`${id}.${timestamp}.${request.body}`)
+    .digest();
+  return String(request.headers["webhook-signature"])
+    .split(" ")
+    .some((entry) => {
+      const [version, value] = entry.split(",");
+      const actual = Buffer.from(value ?? "", "base64");
+      return version === "v1" && actual.length === expected.length && timingSafeEqual(actual, expected);
+    });
 }
 
 test.describe.configure({ mode: "serial" });
@@ -84,9 +88,13 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(page).toHaveURL(/\/alerts$/);
   await page.getByTestId("alerts-tab-rules").click();
   await expect(page).toHaveURL(/\/alerts\/rules$/); // the tab navigates client-side: reload only once it has
-  await reloadUntil(page, async () => {
-    await expect(page.locator('[data-testid="rule-row"][data-kind="default"]')).not.toHaveCount(0);
-  }, 120_000);
+  await reloadUntil(
+    page,
+    async () => {
+      await expect(page.locator('[data-testid="rule-row"][data-kind="default"]')).not.toHaveCount(0);
+    },
+    120_000,
+  );
   await expect(page.locator('[data-testid="rule-row"][data-name="Agent offline"]')).toHaveAttribute("data-enabled", "true");
 
   // A signed webhook to this test's receiver, critical and warning alerts from every server.
@@ -158,7 +166,9 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   // holding /tmp fire too, in any order. Follow one device's alert through the list and history.
   const component = await mine.and(page.locator('[data-state="firing"]')).first().getAttribute("data-component");
   const firing = mine.and(page.locator(`[data-state="firing"][data-component="${component}"]`));
-  const firingInHistory = page.locator(`[data-testid="history-row"][data-rule="Writes on this machine"][data-to="firing"][data-component="${component}"]`).first();
+  const firingInHistory = page
+    .locator(`[data-testid="history-row"][data-rule="Writes on this machine"][data-to="firing"][data-component="${component}"]`)
+    .first();
   await expect(firing.getByTestId("alert-note")).toHaveText("The journey's writer is running; stop it to resolve.");
   await expect(firing.getByTestId("alert-value")).toContainText(/ops\/s \(threshold > 0 ops\/s\)/);
   await expect(firing.getByTestId("alert-basis")).toContainText("average over 1 min of 1-minute aggregates");
@@ -166,12 +176,18 @@ test("a custom rule fires on this machine's writes, is previewed, followed to th
   await expect(firingInHistory).toBeVisible({ timeout: 30_000 });
   await page.screenshot({ path: testInfo.outputPath("alerts-firing.png"), fullPage: true });
   // The firing went out once through the outbox to the receiver, signed.
-  await expect.poll(() => received.filter((r) => r.body.includes("Writes on this machine") && JSON.parse(r.body).type !== "spindle.test").length, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(() => received.filter((r) => r.body.includes("Writes on this machine") && JSON.parse(r.body).type !== "spindle.test").length, {
+      timeout: 60_000,
+    })
+    .toBeGreaterThanOrEqual(1);
   expect(received.filter((r) => r.body.includes("Writes on this machine")).every((r) => signedBy(secret, r))).toBe(true);
 
   // The fleet list counts it; the link opens the server's charts around the event.
   await page.goto("/servers");
-  await expect(page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`).getByTestId("firing-count")).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator(`[data-testid="fleet-row"][data-hostname="${hostname()}"]`).getByTestId("firing-count")).toBeVisible({
+    timeout: 30_000,
+  });
   await page.goto("/alerts");
   await firing.getByTestId("alert-chart-link").click();
   await expect(page).toHaveURL(/\/servers\/[0-9a-f-]+\?range=1h&to=/);

@@ -21,9 +21,24 @@ let fleet: EnrolledMachine[] = [];
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const machines: MachineSpec[] = [
-  ...Array.from({ length: 20 }, (_, i) => ({ hostname: `web-${pad(i + 1)}`, osVersion: "Debian GNU/Linux 12 (bookworm)", kernel: "6.1.0-18-amd64", agentVersion: "0.1.0" })),
-  ...Array.from({ length: 16 }, (_, i) => ({ hostname: `db-${pad(i + 1)}`, osVersion: "Ubuntu 22.04.3 LTS", kernel: "5.15.0-91-generic", agentVersion: "0.2.0" })),
-  ...Array.from({ length: 16 }, (_, i) => ({ hostname: `cache-${pad(i + 1)}`, osVersion: "Rocky Linux 9.3 (Blue Onyx)", kernel: "5.14.0-362.8.1.el9_3.x86_64", agentVersion: "0.2.0" })),
+  ...Array.from({ length: 20 }, (_, i) => ({
+    hostname: `web-${pad(i + 1)}`,
+    osVersion: "Debian GNU/Linux 12 (bookworm)",
+    kernel: "6.1.0-18-amd64",
+    agentVersion: "0.1.0",
+  })),
+  ...Array.from({ length: 16 }, (_, i) => ({
+    hostname: `db-${pad(i + 1)}`,
+    osVersion: "Ubuntu 22.04.3 LTS",
+    kernel: "5.15.0-91-generic",
+    agentVersion: "0.2.0",
+  })),
+  ...Array.from({ length: 16 }, (_, i) => ({
+    hostname: `cache-${pad(i + 1)}`,
+    osVersion: "Rocky Linux 9.3 (Blue Onyx)",
+    kernel: "5.14.0-362.8.1.el9_3.x86_64",
+    agentVersion: "0.2.0",
+  })),
 ];
 // What the cache machines report: everything but the miss-ratio curves.
 const cacheCapabilities = ["ebpf.block_latency", "ebpf.block_split", "ebpf.page_cache", "fiemap.fragmentation", "psi.pressure"];
@@ -49,7 +64,8 @@ test("search and filter a fleet of 53 enrolled servers, tag 10 of them in bulk, 
   const [, gatewayUrl, token] = /curl -fsSL (\S+)\/install\.sh.*'(spe_\S+)'/.exec(oneLiner)!;
   fleet = [];
   for (const machine of machines) fleet.push(await enrolMachine(gatewayUrl!, token!, machine));
-  for (const machine of fleet.filter((m) => m.hostname.startsWith("cache-"))) await reportCapabilities(gatewayUrl!, machine, cacheCapabilities);
+  for (const machine of fleet.filter((m) => m.hostname.startsWith("cache-")))
+    await reportCapabilities(gatewayUrl!, machine, cacheCapabilities);
   session = await page.context().storageState();
 
   await page.goto("/servers");
@@ -107,7 +123,11 @@ test("search and filter a fleet of 53 enrolled servers, tag 10 of them in bulk, 
   // Tag ten web servers in bulk: review, confirm, and each change is audited.
   await page.goto("/servers?q=web-");
   await expect(page.getByTestId("fleet-total")).toHaveAttribute("data-total", "20");
-  for (let i = 1; i <= 10; i++) await page.locator(`[data-testid="fleet-row"][data-hostname="web-${pad(i)}"]`).getByTestId("select-row").check();
+  for (let i = 1; i <= 10; i++)
+    await page
+      .locator(`[data-testid="fleet-row"][data-hostname="web-${pad(i)}"]`)
+      .getByTestId("select-row")
+      .check();
   await expect(page.getByTestId("selected-count")).toHaveText("10 servers selected");
   await page.getByTestId("bulk-tag").click();
   await page.getByTestId("bulk-dialog").getByLabel("Tag").fill("frontend");
@@ -269,7 +289,10 @@ test("at 390×844 the navigation collapses and the tables scroll inside the page
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(await overflow()).toBe(0);
   const table = page.getByTestId("fleet-table");
-  const scroller = await table.evaluate((element) => ({ scroll: element.parentElement!.scrollWidth, client: element.parentElement!.clientWidth }));
+  const scroller = await table.evaluate((element) => ({
+    scroll: element.parentElement!.scrollWidth,
+    client: element.parentElement!.clientWidth,
+  }));
   expect(scroller.scroll).toBeGreaterThan(scroller.client);
   await expect(page.getByLabel("Search")).toBeInViewport();
   // The filters fold away behind one button on a phone.

@@ -100,19 +100,27 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   await expect(gains.getByTestId("gains-hits-basis")).toContainText("eBPF per-file page-cache counters");
   await expect(gains.getByTestId("gains-hits-detail")).toHaveText("what the page cache served, not a saving");
   await expect(gains.getByTestId("gains-caused-reads-value")).toHaveText(/^-?[\d,.]+ reads$/);
-  await expect(gains.getByTestId("gains-caused-reads-detail")).toContainText(/^95 % interval: -?[\d,.]+ reads to -?[\d,.]+ reads; control missed/);
+  await expect(gains.getByTestId("gains-caused-reads-detail")).toContainText(
+    /^95 % interval: -?[\d,.]+ reads to -?[\d,.]+ reads; control missed/,
+  );
   // The agent counts both groups per hash bucket of page groups, so the interval comes from them
   // (64 groups fill nearly all 16 buckets) and sees the control draw as well as time.
   await expect(gains.getByTestId("gains-caused-reads-detail")).toContainText(/\(from 1[0-6] hash buckets of page groups\)$/);
   await expect(gains.getByTestId("gains-caused-reads-basis")).toContainText("control group (left unmanaged)");
-  await expect(gains.getByTestId("gains-storage-latency-basis")).toContainText(/eBPF latency histogram \(disk_latency\) on .+, [\d,]+ reads/);
-  await expect(gains.getByTestId("gains-memory-latency-basis")).toContainText(/timed 4 KiB page-cache reads .*[\d,]+ timed reads, counted once per interval/);
+  await expect(gains.getByTestId("gains-storage-latency-basis")).toContainText(
+    /eBPF latency histogram \(disk_latency\) on .+, [\d,]+ reads/,
+  );
+  await expect(gains.getByTestId("gains-memory-latency-basis")).toContainText(
+    /timed 4 KiB page-cache reads .*[\d,]+ timed reads, counted once per interval/,
+  );
   await expect(gains.getByTestId("gains-time-saved-value")).toHaveText(/^-?[\d.]+ (µs|ms|s|min|h)$/);
   await expect(gains.getByTestId("ledger-storageTimeSaved")).toHaveAttribute("data-status", "measured");
   await expect(gains.getByTestId("ledger-storageIosSaved")).toHaveAttribute("data-kind", "caused");
   await expect(gains.getByTestId("ledger-bytesFromMemory")).toHaveAttribute("data-kind", "description");
   await expect(async () => {
-    expect(Number(await gains.locator('[data-testid="chart"][data-chart="gains-reads"]').getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
+    expect(
+      Number(await gains.locator('[data-testid="chart"][data-chart="gains-reads"]').getAttribute("data-points")),
+    ).toBeGreaterThanOrEqual(1);
   }).toPass({ timeout: 60_000 });
   await expect(gains.getByTestId("verdict")).toBeVisible();
   await page.screenshot({ path: testInfo.outputPath("server-gains.png"), fullPage: true });
@@ -121,18 +129,24 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   const preallocation = page.getByTestId("panel-preallocation");
   await expect(preallocation).toHaveAttribute("data-state", "data", { timeout: 60_000 });
   await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Reserved: [\d.]+ (KB|MB|GB)/);
-  await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Given back: [\d.]+ (KB|MB|GB)/, { timeout: 180_000 });
+  await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Given back: [\d.]+ (KB|MB|GB)/, {
+    timeout: 180_000,
+  });
   await expect(preallocation.getByTestId("panel-preallocation-totals")).toContainText(/Reserved and not given back: -?[\d.]+ (B|KB|MB|GB)/);
   await expect(preallocation).toContainText("not a saving");
   await expect(async () => {
-    expect(Number(await preallocation.locator('[data-testid="chart"][data-chart="preallocation"]').getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+    expect(
+      Number(await preallocation.locator('[data-testid="chart"][data-chart="preallocation"]').getAttribute("data-points")),
+    ).toBeGreaterThanOrEqual(2);
   }).toPass({ timeout: 60_000 });
   await preallocation.screenshot({ path: testInfo.outputPath("preallocation-panel.png") });
 
   // The ledger exports as CSV with the same measured line.
-  const csv = await page.request.get(await gains.getByTestId("export-ledger").getAttribute("href") ?? "");
+  const csv = await page.request.get((await gains.getByTestId("export-ledger").getAttribute("href")) ?? "");
   expect(csv.headers()["content-type"]).toContain("text/csv");
-  expect(await csv.text()).toMatch(/\r\nserver,[^,]+,read-cache,Storage read time saved \(caused\),s,-?[\d.e-]+,measured,.*,caused,-?[\d.e-]+,-?[\d.e-]+,0\.95,/);
+  expect(await csv.text()).toMatch(
+    /\r\nserver,[^,]+,read-cache,Storage read time saved \(caused\),s,-?[\d.e-]+,measured,.*,caused,-?[\d.e-]+,-?[\d.e-]+,0\.95,/,
+  );
 
   await page.getByRole("link", { name: "Gains", exact: true }).click();
   await expect(page).toHaveURL(/\/gains$/);
@@ -140,6 +154,8 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   const row = page.locator(`[data-testid="gains-server-row"][data-server="${hostname()}"]`);
   await expect(row).toBeVisible();
   await expect(row.locator('td[data-status="measured"]').first()).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByTestId("fleet-ledger").getByTestId("ledger-storageTimeSaved")).toHaveAttribute("data-status", "measured", { timeout: 60_000 });
+  await expect(page.getByTestId("fleet-ledger").getByTestId("ledger-storageTimeSaved")).toHaveAttribute("data-status", "measured", {
+    timeout: 60_000,
+  });
   await page.screenshot({ path: testInfo.outputPath("fleet-gains.png"), fullPage: true });
 });

@@ -42,7 +42,11 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await early.goto("/sign-in");
   await early.getByLabel("Email").fill(account.email);
   await early.getByLabel("Password").fill(account.password);
-  await submitUntilAccepted(early, "sign-in-submit", early.getByTestId("form-error").filter({ hasText: "Confirm your e-mail address first" }));
+  await submitUntilAccepted(
+    early,
+    "sign-in-submit",
+    early.getByTestId("form-error").filter({ hasText: "Confirm your e-mail address first" }),
+  );
   await waitForMail(account.email, "verify-email", mail.index);
 
   // The sign-up's link returns to onboarding with the organisation name typed at sign-up.
@@ -69,7 +73,10 @@ test("a new account opens only once its address is confirmed by the mailed link"
   await again.context().close();
 });
 
-test("a forgotten password is reset by a single-use mailed link, and the answer never tells who has an account", async ({ page, browser }) => {
+test("a forgotten password is reset by a single-use mailed link, and the answer never tells who has an account", async ({
+  page,
+  browser,
+}) => {
   const account = newAccount("Forgetful");
   await signUp(page, account);
   const elsewhere = await fresh(browser);
@@ -84,7 +91,9 @@ test("a forgotten password is reset by a single-use mailed link, and the answer 
     await expect(page).toHaveURL(/\/forgot-password$/);
     await page.getByLabel("Email").fill(address);
     await page.getByTestId("forgot-password-submit").click();
-    await expect(page.getByTestId("reset-requested")).toContainText(`If ${address} has a Spindle account, a link to choose a new password is on its way.`);
+    await expect(page.getByTestId("reset-requested")).toContainText(
+      `If ${address} has a Spindle account, a link to choose a new password is on its way.`,
+    );
   }
   const mail = await waitForMail(account.email, "reset-password", before);
   expect(mail.subject).toBe("Reset your Spindle password");
@@ -158,8 +167,12 @@ test("two-factor authentication is turned on with an authenticator code and then
 
   await page.goto("/settings/audit");
   await expect(page.locator('[data-testid="audit-row"][data-action="auth.mfa_enabled"]')).toHaveCount(1);
-  await expect(page.locator('[data-testid="audit-row"][data-action="auth.signed_in"]').first()).toContainText("password and authenticator code");
-  await expect(page.locator('[data-testid="audit-row"][data-action="auth.sign_in_failed"]').first()).toContainText("wrong authenticator code");
+  await expect(page.locator('[data-testid="audit-row"][data-action="auth.signed_in"]').first()).toContainText(
+    "password and authenticator code",
+  );
+  await expect(page.locator('[data-testid="audit-row"][data-action="auth.sign_in_failed"]').first()).toContainText(
+    "wrong authenticator code",
+  );
 });
 
 test("single sign-on through the organisation's OpenID provider lets its domain in and refuses another", async ({ page, browser }) => {
@@ -211,7 +224,9 @@ test("single sign-on through the organisation's OpenID provider lets its domain 
     const row = page.locator(`[data-testid="member-row"][data-email="ana@${domain}"]`);
     await expect(row.getByLabel(`Role of ana@${domain}`)).toHaveValue("viewer");
     await page.goto("/settings/audit");
-    await expect(page.locator('[data-testid="audit-row"][data-action="member.added"]').first()).toContainText(`ana@${domain} as viewer (single sign-on)`);
+    await expect(page.locator('[data-testid="audit-row"][data-action="member.added"]').first()).toContainText(
+      `ana@${domain} as viewer (single sign-on)`,
+    );
 
     // Someone the provider knows, but from another domain, is refused and told why.
     const eve = await fresh(browser);
@@ -240,7 +255,10 @@ test("an API token made in the console works from a plain HTTP client until it i
 
   // A script: Node's fetch, no cookie, no Origin.
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${e2eStack.consoleUrl}${path}`, { ...init, headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", ...init.headers } });
+    fetch(`${e2eStack.consoleUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", ...init.headers },
+    });
   const servers = await api("/api/servers");
   expect(servers.status).toBe(200);
   expect(await servers.json()).toMatchObject({ servers: [], total: 0, fleetSize: 0 });

@@ -52,8 +52,10 @@ test("a policy saved in the console reaches the agent, which applies it", async 
 
   await openServerPolicy(page);
   await expect(page.getByTestId("policy-status")).toHaveAttribute("data-status", "applied", { timeout: 30_000 });
-  await expect(page.locator('[data-testid="effective-field"][data-path="telemetry.intervalSeconds"]'))
-    .toHaveAttribute("data-source", "organization");
+  await expect(page.locator('[data-testid="effective-field"][data-path="telemetry.intervalSeconds"]')).toHaveAttribute(
+    "data-source",
+    "organization",
+  );
   await eventually("the agent to sample every 5 s", () => (agent.status().intervalSeconds === 5 ? true : undefined));
   await page.screenshot({ path: testInfo.outputPath("server-policy-applied.png"), fullPage: true });
 });

@@ -56,14 +56,22 @@ test("an A/B proof run started in the console reports with and without per step"
   await expect(run.getByTestId("run-status")).toHaveAttribute("data-status", /queued|running/);
   // The bar moves: two different fractions while the run is in progress; the phase names the target.
   const bar = run.getByRole("progressbar");
-  const first = await eventually("a first progress figure", async () => {
-    const value = await bar.getAttribute("data-progress").catch(() => null);
-    return value ? Number(value) : undefined;
-  }, 30_000);
-  await eventually("the bar to move", async () => {
-    const value = await bar.getAttribute("data-progress").catch(() => null);
-    return value && Number(value) > first ? true : undefined;
-  }, 60_000);
+  const first = await eventually(
+    "a first progress figure",
+    async () => {
+      const value = await bar.getAttribute("data-progress").catch(() => null);
+      return value ? Number(value) : undefined;
+    },
+    30_000,
+  );
+  await eventually(
+    "the bar to move",
+    async () => {
+      const value = await bar.getAttribute("data-progress").catch(() => null);
+      return value && Number(value) > first ? true : undefined;
+    },
+    60_000,
+  );
   await expect(run.getByTestId("run-phase")).toContainText("target ±100 % within 60 s");
 
   await expect(run.getByTestId("run-status")).toHaveAttribute("data-status", "succeeded", { timeout: 120_000 });
@@ -109,8 +117,9 @@ test("an A/B proof run started in the console reports with and without per step"
       const status = (await row.getAttribute("data-status")) ?? "";
       const [x1, x2] = [Number(await row.getAttribute("data-x1")), Number(await row.getAttribute("data-x2"))];
       expect(x2, "an interval has width").toBeGreaterThan(x1);
-      expect(status === "no-measurable-difference", "the bar crosses 0 exactly when there is no measurable difference")
-        .toBe(x1 <= zero && zero <= x2);
+      expect(status === "no-measurable-difference", "the bar crosses 0 exactly when there is no measurable difference").toBe(
+        x1 <= zero && zero <= x2,
+      );
       const bar = await row.locator("line").first().boundingBox();
       expect(bar && bar.width > 1, "the bar is painted").toBe(true);
       plotStatuses[p]!.push(status);
@@ -138,7 +147,9 @@ test("an A/B proof run started in the console reports with and without per step"
   expect(csv.status()).toBe(200);
   const lines = (await csv.text()).trim().split("\r\n");
   expect(lines).toHaveLength(6); // header, four steps, overall
-  expect(lines[0]).toMatch(/^step,workload,load,throughput_unit,throughput_without,throughput_with,throughput_change,throughput_change_percent,throughput_change_low_percent/);
+  expect(lines[0]).toMatch(
+    /^step,workload,load,throughput_unit,throughput_without,throughput_with,throughput_change,throughput_change_percent,throughput_change_low_percent/,
+  );
   const csvStatuses = lines.slice(1, 5).flatMap((line) => [line.split(",")[6], line.split(",")[12]]);
   expect(csvStatuses).toEqual(tableStatuses.map((s) => (s === "measured" ? "measured" : "no measurable difference")));
 

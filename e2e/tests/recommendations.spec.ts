@@ -66,23 +66,39 @@ test("a budget recommendation with its evidence is applied as a new policy versi
   await signUp(page, newAccount("Recommendations"));
   await enrolThisMachine(page, agent, 2, (installed) => installed.setMRCWindow(15));
   await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
-  await saveOrganisationPolicy(page, { schemaVersion: 1, telemetry: { intervalSeconds: 2 },
-    readCache: { enabled: true, include: [`${workload.dir}/**`], budgetBytes: startBudgetBytes, scanResistanceThresholdBytes: 8 * mib } });
+  await saveOrganisationPolicy(page, {
+    schemaVersion: 1,
+    telemetry: { intervalSeconds: 2 },
+    readCache: { enabled: true, include: [`${workload.dir}/**`], budgetBytes: startBudgetBytes, scanResistanceThresholdBytes: 8 * mib },
+  });
 
   // By the agent's own server id: the other journeys enrolled this machine too, in other organisations.
-  const [server] = await queryRows<{ id: string; org_id: string }>(e2eStack.databaseUrl, "SELECT id, org_id FROM servers WHERE id = $1", [agent.status().serverId]);
-  const budget = await eventually("the read cache's enforced budget", async () => {
-    const rows = await queryRows<{ budget: string }>(e2eStack.databaseUrl,
-      "SELECT budget_bytes AS budget FROM read_cache WHERE server_id = $1 AND budget_bytes > 0 ORDER BY time DESC LIMIT 1", [server!.id]);
-    return rows[0] ? Number(rows[0].budget) : undefined;
-  }, 120_000);
+  const [server] = await queryRows<{ id: string; org_id: string }>(e2eStack.databaseUrl, "SELECT id, org_id FROM servers WHERE id = $1", [
+    agent.status().serverId,
+  ]);
+  const budget = await eventually(
+    "the read cache's enforced budget",
+    async () => {
+      const rows = await queryRows<{ budget: string }>(
+        e2eStack.databaseUrl,
+        "SELECT budget_bytes AS budget FROM read_cache WHERE server_id = $1 AND budget_bytes > 0 ORDER BY time DESC LIMIT 1",
+        [server!.id],
+      );
+      return rows[0] ? Number(rows[0].budget) : undefined;
+    },
+    120_000,
+  );
   expect(budget).toBe(startBudgetBytes);
   workload.start();
 
   // The curve on the server page: the agent's own, of the read cache's scope.
   await page.goto(`/servers/${server!.id}`);
   const curves = page.locator("#miss-ratio-curves").getByTestId("cache-curves");
-  await reloadUntil(page, () => expect(curves.getByTestId("curve-pick-read_cache")).toHaveText(`Read-cache scope ${workload.dir}/**`), 120_000);
+  await reloadUntil(
+    page,
+    () => expect(curves.getByTestId("curve-pick-read_cache")).toHaveText(`Read-cache scope ${workload.dir}/**`),
+    120_000,
+  );
   await curves.getByTestId("curve-pick-read_cache").click();
   await expect(curves.getByTestId("cache-curve-chart")).toBeVisible();
   await expect(curves.getByTestId("curve-basis")).toContainText(/Basis: [\d,]+ sampled accesses at a sampling rate of/);
@@ -103,14 +119,24 @@ test("a budget recommendation with its evidence is applied as a new policy versi
   await expect(page.getByRole("link", { name: "Recommendations", exact: true })).toHaveAttribute("aria-current", "page");
   const card = page.locator('[data-testid="recommendation"][data-kind="read_cache_budget"]');
   // Until the scope's own curve reaches the worker, the whole page cache's stands in: wait for the scope's.
-  await reloadUntil(page, () => expect(card.getByTestId("recommendation-evidence"))
-    .toContainText(`miss-ratio curve of the read cache (scope ${workload.dir}/**)`, { timeout: 1_000 }), 120_000);
+  await reloadUntil(
+    page,
+    () =>
+      expect(card.getByTestId("recommendation-evidence")).toContainText(`miss-ratio curve of the read cache (scope ${workload.dir}/**)`, {
+        timeout: 1_000,
+      }),
+    120_000,
+  );
   await expect(card.getByTestId("recommendation-title")).toHaveText(/^Raise the read-cache budget from 16 MiB to [\d.]+ MiB$/);
   await expect(card.getByTestId("recommendation-prediction")).toContainText(
-    /budget 16 MiB → [\d.]+ MiB: read hit ratio [\d.]+ % → [\d.]+ % on the curve of [^;]+; the host has [\d.]+ GiB spare at the 5th percentile/);
+    /budget 16 MiB → [\d.]+ MiB: read hit ratio [\d.]+ % → [\d.]+ % on the curve of [^;]+; the host has [\d.]+ GiB spare at the 5th percentile/,
+  );
   await expect(card.getByTestId("recommendation-confidence")).toHaveAttribute("data-level", /^(low|medium|high)$/);
   await expect(card.getByTestId("recommendation-evidence")).toContainText("MemAvailable, 5th percentile");
-  await expect(card.getByTestId("recommendation-evidence-link")).toHaveAttribute("href", new RegExp(`^/servers/${server!.id}\\?from=.+&to=.+#miss-ratio-curves$`));
+  await expect(card.getByTestId("recommendation-evidence-link")).toHaveAttribute(
+    "href",
+    new RegExp(`^/servers/${server!.id}\\?from=.+&to=.+#miss-ratio-curves$`),
+  );
   await expect(card.getByTestId("recommendation-change")).toHaveText(/^readCache\.budgetBytes = \d+$/);
   const title = (await card.getByTestId("recommendation-title").textContent())!;
   const newBudget = Number(/= (\d+)$/.exec((await card.getByTestId("recommendation-change").textContent())!)![1]);
@@ -140,12 +166,20 @@ test("a budget recommendation with its evidence is applied as a new policy versi
   await expect(page.getByTestId("policy-status")).toHaveAttribute("data-status", "applied", { timeout: 60_000 });
   await expect(page.locator('[data-testid="effective-field"][data-path="readCache.budgetBytes"]')).toHaveAttribute("data-source", "server");
   // The real agent's block curve may earn the disk a flash-tier recommendation too: pick the budget's card.
-  await expect(page.getByTestId("server-recommendations").locator('[data-testid="recommendation"][data-kind="read_cache_budget"]'))
-    .toHaveAttribute("data-status", "applied");
-  await eventually("the agent to enforce the new budget", async () => {
-    const rows = await queryRows<{ budget: string }>(e2eStack.databaseUrl,
-      "SELECT budget_bytes AS budget FROM read_cache WHERE server_id = $1 ORDER BY time DESC LIMIT 1", [server!.id]);
-    return rows[0] && Number(rows[0].budget) === newBudget ? true : undefined;
-  }, 60_000);
+  await expect(
+    page.getByTestId("server-recommendations").locator('[data-testid="recommendation"][data-kind="read_cache_budget"]'),
+  ).toHaveAttribute("data-status", "applied");
+  await eventually(
+    "the agent to enforce the new budget",
+    async () => {
+      const rows = await queryRows<{ budget: string }>(
+        e2eStack.databaseUrl,
+        "SELECT budget_bytes AS budget FROM read_cache WHERE server_id = $1 ORDER BY time DESC LIMIT 1",
+        [server!.id],
+      );
+      return rows[0] && Number(rows[0].budget) === newBudget ? true : undefined;
+    },
+    60_000,
+  );
   await page.screenshot({ path: testInfo.outputPath("server-recommendation-applied.png"), fullPage: true });
 });

@@ -36,15 +36,23 @@ async function saveVersion(page: Page, document: object, comment: string): Promi
 
 /** Ends the watched canary's guard window 20 s after its server applied: time driven through the database. */
 async function endGuardWindow(rolloutId: string): Promise<void> {
-  await eventually("the canary in its guard window", async () => {
-    const rows = await queryRows(e2eStack.databaseUrl,
-      "UPDATE rollout_waves SET guard_ends_at = applied_at + interval '20 seconds' WHERE rollout_id = $1 AND wave = 0 AND state = 'watching' RETURNING wave",
-      [rolloutId]);
-    return rows.length === 1 || undefined;
-  }, 90_000);
+  await eventually(
+    "the canary in its guard window",
+    async () => {
+      const rows = await queryRows(
+        e2eStack.databaseUrl,
+        "UPDATE rollout_waves SET guard_ends_at = applied_at + interval '20 seconds' WHERE rollout_id = $1 AND wave = 0 AND state = 'watching' RETURNING wave",
+        [rolloutId],
+      );
+      return rows.length === 1 || undefined;
+    },
+    90_000,
+  );
 }
 
-test("a change rolled out in waves, watched, overridden and completed; a refused one rolled back with the guard's reason", async ({ page }, testInfo) => {
+test("a change rolled out in waves, watched, overridden and completed; a refused one rolled back with the guard's reason", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(420_000);
   await signUp(page, newAccount("Rollouts"));
   // Fragmentation scanner off (the second change is refused for real); block latency off too: on this
@@ -108,8 +116,16 @@ test("a change rolled out in waves, watched, overridden and completed; a refused
   // A change the agent cannot honour: its fragmentation scanner is off. The rollout rolls it back.
   await page.goto("/policies");
   await page.locator('[data-testid="policy-row"][data-name="Sampling"]').getByRole("link").first().click();
-  await saveVersion(page, { schemaVersion: 1, telemetry: { intervalSeconds: 3, fragmentationScan: { paths: ["/var/lib"] } } }, "count fragments of /var/lib");
-  await page.getByTestId("save-bar").getByTestId("delivery-choice").getByLabel(/Guard window/).fill("5");
+  await saveVersion(
+    page,
+    { schemaVersion: 1, telemetry: { intervalSeconds: 3, fragmentationScan: { paths: ["/var/lib"] } } },
+    "count fragments of /var/lib",
+  );
+  await page
+    .getByTestId("save-bar")
+    .getByTestId("delivery-choice")
+    .getByLabel(/Guard window/)
+    .fill("5");
   await page.getByTestId("save-version").click();
   await page.getByTestId("rollout-in-progress").filter({ hasText: "version 4" }).click();
   await expect(page.getByTestId("rollout")).toHaveAttribute("data-status", "paused", { timeout: 90_000 });
@@ -126,16 +142,29 @@ test("a change rolled out in waves, watched, overridden and completed; a refused
   // The default rule fires through the organisation's alerts.
   await expect(async () => {
     await page.goto("/alerts");
-    await expect(page.locator('[data-testid="open-alert"][data-rule="Policy rollout rolled back"]')).toHaveAttribute("data-state", "firing", { timeout: 2_000 });
+    await expect(page.locator('[data-testid="open-alert"][data-rule="Policy rollout rolled back"]')).toHaveAttribute(
+      "data-state",
+      "firing",
+      { timeout: 2_000 },
+    );
   }).toPass({ timeout: 120_000, intervals: [5_000] });
 
   // Aborting puts the declared policy back; the audit log has every step with who did it.
-  await page.goto(`/rollouts/${(await queryRows<{ id: string }>(e2eStack.databaseUrl, "SELECT id::text FROM rollouts WHERE title LIKE '%version 4' ORDER BY created_at DESC LIMIT 1"))[0]!.id}`);
+  await page.goto(
+    `/rollouts/${(await queryRows<{ id: string }>(e2eStack.databaseUrl, "SELECT id::text FROM rollouts WHERE title LIKE '%version 4' ORDER BY created_at DESC LIMIT 1"))[0]!.id}`,
+  );
   page.once("dialog", (dialog) => void dialog.accept());
   await page.getByTestId("rollout-abort").click();
   await expect(page.getByTestId("rollout")).toHaveAttribute("data-status", "aborted");
   await page.goto("/settings/audit");
-  for (const action of ["rollout.created", "rollout.guard_overridden", "rollout.completed", "rollout.rolled_back", "rollout.aborted", "policy.applied_now"]) {
+  for (const action of [
+    "rollout.created",
+    "rollout.guard_overridden",
+    "rollout.completed",
+    "rollout.rolled_back",
+    "rollout.aborted",
+    "policy.applied_now",
+  ]) {
     await expect(page.locator(`[data-testid="audit-row"][data-action="${action}"]`).first()).toBeVisible();
   }
 });

@@ -43,8 +43,12 @@ test("sign up, copy the one-liner, run it as root, and see the server live with 
   const notice = page.getByTestId("install-note-plain-http");
   await expect(notice).toContainText("This gateway uses plain http, not https");
   await expect(notice).toContainText("cross the network");
-  expect(await notice.evaluate((note, command) => note.compareDocumentPosition(command!) & Node.DOCUMENT_POSITION_FOLLOWING,
-    await page.getByTestId("install-command").elementHandle())).toBeTruthy();
+  expect(
+    await notice.evaluate(
+      (note, command) => note.compareDocumentPosition(command!) & Node.DOCUMENT_POSITION_FOLLOWING,
+      await page.getByTestId("install-command").elementHandle(),
+    ),
+  ).toBeTruthy();
   await page.getByTestId("install-tab-windows").click();
   const windows = (await page.getByTestId("install-command-windows").textContent())!.trim();
   expect(windows).toBe(windowsInstallCommand(gateway, token, pinnedKeysOf(windows)));
@@ -173,10 +177,16 @@ test("a teammate invited as viewer sees the fleet but cannot create enrolment to
 
   // From the console's origin the viewer's role refuses; from anywhere else the Origin check does.
   const consoleOrigin = new URL(page.url()).origin;
-  const denied = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" }, headers: { origin: consoleOrigin } });
+  const denied = await page.request.post("/api/enrollment-tokens", {
+    data: { label: "x", expiresIn: "1h" },
+    headers: { origin: consoleOrigin },
+  });
   expect(denied.status()).toBe(403);
   expect((await denied.json()).title).toBe("Forbidden");
-  const crossSite = await page.request.post("/api/enrollment-tokens", { data: { label: "x", expiresIn: "1h" }, headers: { origin: "https://evil.example" } });
+  const crossSite = await page.request.post("/api/enrollment-tokens", {
+    data: { label: "x", expiresIn: "1h" },
+    headers: { origin: "https://evil.example" },
+  });
   expect(crossSite.status()).toBe(403);
   expect(crossSite.headers()["content-type"]).toBe("application/problem+json");
   expect((await crossSite.json()).title).toBe("Cross-origin request refused");

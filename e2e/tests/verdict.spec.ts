@@ -37,14 +37,27 @@ async function reloadUntil(page: Page, check: () => Promise<void>, timeout: numb
  */
 async function seedServer(orgId: string, hostname: string, appliedAt: Date): Promise<string> {
   const serverId = randomUUID();
-  await run("INSERT INTO servers (id, org_id, machine_id, hostname, os, last_seen_at) VALUES ($1::uuid, $2, $1::text, $3, 'linux', now())", [serverId, orgId, hostname]);
+  await run(
+    "INSERT INTO servers (id, org_id, machine_id, hostname, os, last_seen_at) VALUES ($1::uuid, $2, $1::text, $3, 'linux', now())",
+    [serverId, orgId, hostname],
+  );
   let hash = "";
-  await expect.poll(async () => {
-    const [row] = await run("SELECT hash FROM server_effective_policies WHERE org_id = $1 AND server_id = $2", [orgId, serverId]);
-    hash = (row as { hash?: string } | undefined)?.hash ?? "";
-    return hash.length;
-  }, { timeout: 60_000, message: "the worker computes the server's effective policy" }).toBe(64);
-  await run("INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)", [orgId, serverId, hash, appliedAt]);
+  await expect
+    .poll(
+      async () => {
+        const [row] = await run("SELECT hash FROM server_effective_policies WHERE org_id = $1 AND server_id = $2", [orgId, serverId]);
+        hash = (row as { hash?: string } | undefined)?.hash ?? "";
+        return hash.length;
+      },
+      { timeout: 60_000, message: "the worker computes the server's effective policy" },
+    )
+    .toBe(64);
+  await run("INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)", [
+    orgId,
+    serverId,
+    hash,
+    appliedAt,
+  ]);
   return serverId;
 }
 
@@ -55,11 +68,14 @@ async function seedHour(orgId: string, serverId: string, from: Date, seconds: nu
   await run(
     `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds, ${buckets.join(", ")})
      SELECT ${time}, $1, $2, 'sda', 'read', 60, 100, 100 * $4::float8 * (1 + 0.1 * sin(m * 1.7)), ${buckets.map((_, i) => (i === 12 ? "100" : "0")).join(", ")} ${series}`,
-    [orgId, serverId, from, seconds]);
+    [orgId, serverId, from, seconds],
+  );
   await run(
     `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
        read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
-     SELECT ${time}, $1, $2, 'sda', 60, 100, 0, 409600, 0, 0, 0, 200, 0, 200, 200, 0 ${series}`, [orgId, serverId, from]);
+     SELECT ${time}, $1, $2, 'sda', 60, 100, 0, 409600, 0, 0, 0, 200, 0, 200, 200, 0 ${series}`,
+    [orgId, serverId, from],
+  );
 }
 
 /** A day of read-cache rows (one per 10 minutes) from `from` at the hit ratio `ratio`. */
@@ -67,10 +83,14 @@ async function seedReadCacheDay(orgId: string, serverId: string, from: Date, rat
   await run(
     `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes, hits_bytes, misses_bytes)
      SELECT $3::timestamptz + i * interval '10 minutes', $1, $2, 600, $4, round($5::float8 * 1073741824), round((1 - $5::float8) * 1073741824)
-     FROM generate_series(1, 144) AS i`, [orgId, serverId, from, 2 * gib, ratio]);
+     FROM generate_series(1, 144) AS i`,
+    [orgId, serverId, from, 2 * gib, ratio],
+  );
 }
 
-test("the verdict names its method and is provisional before the horizon; the realised change is held against the predicted", async ({ page }, testInfo) => {
+test("the verdict names its method and is provisional before the horizon; the realised change is held against the predicted", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(300_000);
   const account = newAccount("Verdict");
   await signUp(page, account);
@@ -95,11 +115,26 @@ test("the verdict names its method and is provisional before the horizon; the re
     `INSERT INTO recommendations (org_id, server_id, kind, subject, title, change, evidence, prediction, confidence, status, applied_at)
      VALUES ($1, $2, 'read_cache_budget', '', 'Raise the read-cache budget from 2 GiB to 6 GiB', '{"type": "set_read_cache_budget", "budgetBytes": 6442450944}',
        $3, $4, '{"level": "medium", "tolerance": 0.05, "reason": "20,000 sampled accesses on the curve: realised within ±5 points"}', 'applied', $5)`,
-    [orgId, db03,
-      JSON.stringify({ metric: "miss-ratio curve of the read cache", source: "cache_mrc", window: { from: new Date(now - 9 * day).toISOString(), to: new Date(now - 2 * day).toISOString() },
-        chart: { view: "miss-ratio-curve", serverId: db03, component: "read_cache" }, facts: [] }),
-      JSON.stringify({ metric: "read_cache_hit_ratio", before: 0.6, after: 0.85, summary: "budget 2 GiB → 6 GiB: read hit ratio 60 % → 85 %", basis: "the curve of the last 7 days" }),
-      new Date(confirmed.getTime() - minute)]);
+    [
+      orgId,
+      db03,
+      JSON.stringify({
+        metric: "miss-ratio curve of the read cache",
+        source: "cache_mrc",
+        window: { from: new Date(now - 9 * day).toISOString(), to: new Date(now - 2 * day).toISOString() },
+        chart: { view: "miss-ratio-curve", serverId: db03, component: "read_cache" },
+        facts: [],
+      }),
+      JSON.stringify({
+        metric: "read_cache_hit_ratio",
+        before: 0.6,
+        after: 0.85,
+        summary: "budget 2 GiB → 6 GiB: read hit ratio 60 % → 85 %",
+        basis: "the curve of the last 7 days",
+      }),
+      new Date(confirmed.getTime() - minute),
+    ],
+  );
 
   // The change 70 minutes ago: a provisional reading at one hour, against the same hour on the previous days.
   await page.goto(`/servers/${db01}`);
@@ -114,16 +149,20 @@ test("the verdict names its method and is provisional before the horizon; the re
   await expect(verdict.getByTestId("verdict-meanReadLatency-text")).toHaveText("better (provisional)");
   await expect(latency).toContainText(/−50\.0 % \(99\.9 % interval −\d+\.\d % to −\d+\.\d %; p (<|=) 0\.\d+\)/);
   await expect(verdict.getByTestId("verdict-meanReadLatency-method")).toContainText(
-    "Method: Same window on previous days (placebo predictions): placebo predictions from the same window on 7 previous days (6,000 reads after the change)");
+    "Method: Same window on previous days (placebo predictions): placebo predictions from the same window on 7 previous days (6,000 reads after the change)",
+  );
   // No page-cache counters on this server: below the floor, not a verdict.
   await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toHaveAttribute("data-verdict", "not-enough-data");
-  await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toContainText("not enough data (previous days: fewer than 100 page accesses after the change; servers not yet changed: ");
+  await expect(verdict.getByTestId("verdict-pageCacheMissRatio")).toContainText(
+    "not enough data (previous days: fewer than 100 page accesses after the change; servers not yet changed: ",
+  );
   await verdict.screenshot({ path: testInfo.outputPath("verdict-provisional.png") });
 
   // The change 20 minutes ago: nothing to read yet, and when there will be.
   await page.goto(`/servers/${db02}`);
   await expect(page.getByTestId("server-gains").getByTestId("verdict-not-enough-data")).toContainText(
-    "Not enough data: the first reading is taken 60 minutes after the change");
+    "Not enough data: the first reading is taken 60 minutes after the change",
+  );
 
   // The applied recommendation: the worker holds the realised change against the predicted one.
   await page.goto(`/servers/${db03}`);
@@ -132,7 +171,10 @@ test("the verdict names its method and is provisional before the horizon; the re
   await expect(realised).toHaveAttribute("data-answer", "consistent");
   await expect(realised.getByTestId("recommendation-realised-answer")).toHaveText("consistent");
   await expect(realised.getByTestId("recommendation-realised-change")).toContainText(
-    /Realised change: read hit ratio 60\.0 % → 85\.0 %, \+25\.0 points \(95 % interval \+2\d\.\d points to \+2\d\.\d points, against the same window on the previous days\)/);
-  await expect(realised.getByTestId("recommendation-predicted-change")).toContainText("Predicted change: 60.0 % → 85.0 %, +25.0 points (range +20.0 points to +30.0 points");
+    /Realised change: read hit ratio 60\.0 % → 85\.0 %, \+25\.0 points \(95 % interval \+2\d\.\d points to \+2\d\.\d points, against the same window on the previous days\)/,
+  );
+  await expect(realised.getByTestId("recommendation-predicted-change")).toContainText(
+    "Predicted change: 60.0 % → 85.0 %, +25.0 points (range +20.0 points to +30.0 points",
+  );
   await realised.screenshot({ path: testInfo.outputPath("realised-change.png") });
 });

@@ -13,7 +13,9 @@ func TestPrintReportWordsEachChangeByItsInterval(t *testing.T) {
 	measured := proofrun.Difference{Status: proofrun.Measured, Percent: f(6.3), LowPercent: f(2.1), HighPercent: f(10.7), Pairs: 4}
 	none := proofrun.Difference{Status: proofrun.NoMeasurableDifference, Percent: f(1.2), LowPercent: f(-3.1), HighPercent: f(4.2), Pairs: 4}
 	stopped := proofrun.Difference{Status: proofrun.NotMeasured, Reason: "the run did not finish"}
-	iops := func(v float64) *proofrun.Result { return &proofrun.Result{IOPS: v, LatencyMeanSeconds: 1 / v, Passes: 4} }
+	iops := func(v float64) *proofrun.Result {
+		return &proofrun.Result{IOPS: v, LatencyMeanSeconds: 1 / v, Passes: 4}
+	}
 	r := &proofrun.Report{Profile: "fileserver", AB: true, Throughput: "iops", WarmUpPasses: 1,
 		Alternation: &proofrun.Alternation{Blocks: 2, Stop: "every step interval within the target", ConfidencePercent: 95, IntervalsInFamily: 6},
 		Steps: []proofrun.Step{

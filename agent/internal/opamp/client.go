@@ -215,8 +215,8 @@ func (c *Client) run(ctx context.Context, transport Transport, fallback chan str
 	err := oc.Start(ctx, clienttypes.StartSettings{
 		PackagesStateProvider: packages,
 		Capabilities:          startCaps,
-		OpAMPServerURL: serverURL,
-		Header:         map[string][]string{"User-Agent": {"spindle-agent/" + c.settings.Version}},
+		OpAMPServerURL:        serverURL,
+		Header:                map[string][]string{"User-Agent": {"spindle-agent/" + c.settings.Version}},
 		// Read per upgrade and per poll: a renewed credential replaces the old one, which the
 		// gateway refuses from then on, without restarting the client.
 		HeaderFunc: func(h http.Header) http.Header {
@@ -257,7 +257,6 @@ const baseCapabilities = protobufs.AgentCapabilities_AgentCapabilities_ReportsSt
 	protobufs.AgentCapabilities_AgentCapabilities_ReportsEffectiveConfig |
 	protobufs.AgentCapabilities_AgentCapabilities_ReportsHealth |
 	protobufs.AgentCapabilities_AgentCapabilities_ReportsHeartbeat
-
 
 // prepare sets what opamp-go requires before Start, in the order it requires: a health before
 // the ReportsHealth capability, a description, then the capabilities.

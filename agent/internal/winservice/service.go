@@ -25,6 +25,7 @@ var RestartDelays = []time.Duration{10 * time.Second, 30 * time.Second, 60 * tim
 const RestartResetPeriod = 24 * time.Hour
 
 // ErrUnsupported is returned by every function on systems other than Windows.
+//
 //lint:ignore ST1005 Windows is a proper noun
 var ErrUnsupported = errors.New("Windows services exist only on Windows: on Linux the installer served at <gateway>/install.sh sets up systemd")
 

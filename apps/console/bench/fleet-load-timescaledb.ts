@@ -29,7 +29,8 @@ const hour = 3600_000;
  */
 export async function pauseTimescaleJobs(db: TestDatabase): Promise<number> {
   const { rows } = await db.pool.query<{ paused: number }>(
-    "SELECT count(*)::int AS paused FROM timescaledb_information.jobs AS j, LATERAL alter_job(j.job_id, scheduled => false) WHERE j.job_id >= 1000");
+    "SELECT count(*)::int AS paused FROM timescaledb_information.jobs AS j, LATERAL alter_job(j.job_id, scheduled => false) WHERE j.job_id >= 1000",
+  );
   return rows[0]?.paused ?? 0;
 }
 
@@ -76,7 +77,10 @@ export async function settleTimescale(db: TestDatabase, config: TimescaleLoad, n
   let started = performance.now();
   const minuteFrom = new Date(now.getTime() - config.minuteDays * 24 * hour);
   for (const view of ["disk_io_1m", "memory_1m"]) {
-    await sql.query(`CALL refresh_continuous_aggregate('${view}', $1::timestamptz, $2::timestamptz - interval '1 minute')`, [minuteFrom, now]);
+    await sql.query(`CALL refresh_continuous_aggregate('${view}', $1::timestamptz, $2::timestamptz - interval '1 minute')`, [
+      minuteFrom,
+      now,
+    ]);
   }
   console.error(`refreshed the 1-minute aggregates in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   started = performance.now();
@@ -86,7 +90,9 @@ export async function settleTimescale(db: TestDatabase, config: TimescaleLoad, n
   console.error(`refreshed the hourly aggregates in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   started = performance.now();
   for (const table of ["disk_io", "memory"]) {
-    await sql.query(`SELECT compress_chunk(c, true) FROM show_chunks('${table}', older_than => $1::timestamptz - interval '3 days') AS c`, [now]);
+    await sql.query(`SELECT compress_chunk(c, true) FROM show_chunks('${table}', older_than => $1::timestamptz - interval '3 days') AS c`, [
+      now,
+    ]);
   }
   console.error(`compressed raw chunks older than 3 days in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -28,7 +28,8 @@ const now = new Date("2026-11-28T12:00:00Z");
 
 async function loadFleet(db: TestDatabase, orgId: string, servers: number, tags: number): Promise<void> {
   const sql = db.pool;
-  await sql.query(`
+  await sql.query(
+    `
     INSERT INTO servers (org_id, machine_id, hostname, os, os_version, kernel, arch, agent_version, tags, created_at, last_seen_at)
     SELECT $1, 'm-' || i, (ARRAY['web', 'db', 'cache', 'batch'])[1 + i % 4] || '-' || lpad(i::text, 5, '0'), 'linux',
       (ARRAY['Debian GNU/Linux 12 (bookworm)', 'Ubuntu 22.04.3 LTS', 'Rocky Linux 9.3 (Blue Onyx)', 'Debian GNU/Linux 11 (bullseye)'])[1 + i % 4],
@@ -36,15 +37,21 @@ async function loadFleet(db: TestDatabase, orgId: string, servers: number, tags:
       'amd64', (ARRAY['0.1.0', '0.2.0', '0.2.1', '0.3.0'])[1 + (i / 3) % 4],
       ARRAY(SELECT 'tag-' || lpad(((i * 7 + k * 13) % $3)::text, 2, '0') FROM generate_series(1, i % 4) AS k),
       $4::timestamptz - interval '40 days', $4::timestamptz - (i % 50) * interval '1 s'
-    FROM generate_series(1, $2) AS i`, [orgId, servers, tags, now]);
-  await sql.query(`
+    FROM generate_series(1, $2) AS i`,
+    [orgId, servers, tags, now],
+  );
+  await sql.query(
+    `
     INSERT INTO agents (org_id, server_id, credential_hash, telemetry_capabilities, telemetry_capabilities_at)
     SELECT org_id, id, sha256(id::text::bytea),
       CASE WHEN row_number() OVER (ORDER BY hostname) % 10 = 0
         THEN ARRAY['ebpf.block_latency', 'ebpf.block_split', 'ebpf.page_cache', 'fiemap.fragmentation', 'psi.pressure']
         ELSE ARRAY['ebpf.block_latency', 'ebpf.block_split', 'ebpf.page_cache', 'ebpf.mrc', 'fiemap.fragmentation', 'psi.pressure'] END, $2
-    FROM servers WHERE org_id = $1`, [orgId, now]);
-  await sql.query(`
+    FROM servers WHERE org_id = $1`,
+    [orgId, now],
+  );
+  await sql.query(
+    `
     WITH s AS (SELECT id, row_number() OVER (ORDER BY hostname) AS n FROM servers WHERE org_id = $1),
     ep AS (INSERT INTO server_effective_policies (org_id, server_id, document, hash)
       SELECT $1, id, '{"schemaVersion": 1}', repeat('e', 64) FROM s RETURNING server_id)
@@ -52,8 +59,11 @@ async function loadFleet(db: TestDatabase, orgId: string, servers: number, tags:
     SELECT $1, id, repeat('e', 64), repeat('e', 64), CASE WHEN n % 20 = 0 THEN NULL ELSE repeat('e', 64) END,
       CASE WHEN n % 20 = 0 THEN 'failed' WHEN n % 7 = 0 THEN 'pending' ELSE 'applied' END,
       CASE WHEN n % 20 = 0 THEN 'refused' ELSE '' END, $2, CASE WHEN n % 20 = 0 THEN NULL ELSE $2::timestamptz END
-    FROM s`, [orgId, now]);
-  await sql.query(`
+    FROM s`,
+    [orgId, now],
+  );
+  await sql.query(
+    `
     WITH rules AS (
       INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity)
       SELECT $1, 'rule ' || r, 'disk.read_iops', 'avg', '>', 50, 300, 'organization', (ARRAY['critical', 'warning', 'info', 'warning'])[r]
@@ -63,18 +73,23 @@ async function loadFleet(db: TestDatabase, orgId: string, servers: number, tags:
     SELECT $1, rules.id, s.id, 'sda',
       CASE WHEN rules.severity = 'critical' AND s.n % 50 = 0 THEN 'firing' WHEN rules.severity = 'warning' AND s.n % 10 = 0 THEN 'firing' ELSE 'ok' END,
       $2, 1, $2
-    FROM rules, s`, [orgId, now]);
+    FROM rules, s`,
+    [orgId, now],
+  );
   // Each server's merged read histogram of the last hour, as the worker's read_latency_summary
   // job leaves it (its own cost: apps/worker/bench/read-latency-summary.ts): a log-normal-ish
   // spread, one server in nine without eBPF latency (no row: not measured).
-  await sql.query(`
+  await sql.query(
+    `
     WITH s AS (SELECT id, row_number() OVER (ORDER BY hostname) AS n FROM servers WHERE org_id = $1)
     INSERT INTO server_read_latency (org_id, server_id, window_start, window_end, reads, buckets, computed_at)
     SELECT $1, id, $2::timestamptz - interval '61 minutes', $2::timestamptz - interval '1 minute', h.reads, h.buckets, $2
     FROM s, LATERAL (SELECT ARRAY(SELECT CASE WHEN b BETWEEN 4 AND 14 THEN (60000 / (1 + abs(b - 8 - (s.n % 3))))::float8
                                               WHEN b = 20 THEN (s.n % 5)::float8 ELSE 0 END FROM generate_series(0, 27) AS b) AS buckets) AS hb,
       LATERAL (SELECT (SELECT sum(x) FROM unnest(hb.buckets) AS x) AS reads, hb.buckets) AS h
-    WHERE s.n % 9 <> 0`, [orgId, now]);
+    WHERE s.n % 9 <> 0`,
+    [orgId, now],
+  );
 }
 
 async function timeIt(db: TestDatabase, label: string, runs: number, run: () => Promise<unknown>): Promise<void> {
@@ -90,8 +105,10 @@ async function timeIt(db: TestDatabase, label: string, runs: number, run: () => 
   const cpu = process.cpuUsage(cpuBefore);
   const databaseMs = databaseCpuSpent(databaseBefore, await databaseCpuMs(db));
   timings.sort((a, b) => a - b);
-  console.log(`| ${label} | ${runs} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${timings.at(-1)!.toFixed(1)} | ` +
-    `${((cpu.user + cpu.system) / 1000 / runs).toFixed(1)} | ${(databaseMs / runs).toFixed(1)} |`);
+  console.log(
+    `| ${label} | ${runs} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${timings.at(-1)!.toFixed(1)} | ` +
+      `${((cpu.user + cpu.system) / 1000 / runs).toFixed(1)} | ${(databaseMs / runs).toFixed(1)} |`,
+  );
 }
 
 async function main() {
@@ -110,15 +127,34 @@ async function main() {
       await db.pool.query("CREATE TABLE fleet_page_bench_loaded AS SELECT $1::text AS org_id", [orgId]);
       console.error(`loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
-    const { rows: [sizes] } = await db.pool.query<{ servers: string; latency: string }>(
-      `SELECT (SELECT count(*) FROM servers WHERE org_id = $1)::text AS servers, (SELECT count(*) FROM server_read_latency WHERE org_id = $1)::text AS latency`, [orgId]);
-    console.log(`fleet: ${sizes!.servers} servers, ${sizes!.latency} with a read latency summary; load average ${(await import("node:os")).loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    const {
+      rows: [sizes],
+    } = await db.pool.query<{ servers: string; latency: string }>(
+      `SELECT (SELECT count(*) FROM servers WHERE org_id = $1)::text AS servers, (SELECT count(*) FROM server_read_latency WHERE org_id = $1)::text AS latency`,
+      [orgId],
+    );
+    console.log(
+      `fleet: ${sizes!.servers} servers, ${sizes!.latency} with a read latency summary; load average ${(await import("node:os"))
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
     const query = (input: FleetQueryInput) => () => queryFleet(db, orgId, fleetQuerySchema.parse(input), now);
     console.log("\n| what | runs | p50 ms | p95 ms | max ms | bench CPU ms/run | database CPU ms/run |\n|---|---|---|---|---|---|---|");
     await timeIt(db, "first page, no filter", config.runs, query({}));
     await timeIt(db, "status=online, grouped by tag", config.runs, query({ status: "online", group: "tag" }));
-    await timeIt(db, "search + OS + policy=applied, grouped by tag", config.runs, query({ q: "web", os: "Debian GNU/Linux 12 (bookworm)", policy: "applied", group: "tag" }));
-    await timeIt(db, "alert=firing sorted by alerts, grouped by tag", config.runs, query({ alert: "firing", sort: "firing", dir: "desc", group: "tag" }));
+    await timeIt(
+      db,
+      "search + OS + policy=applied, grouped by tag",
+      config.runs,
+      query({ q: "web", os: "Debian GNU/Linux 12 (bookworm)", policy: "applied", group: "tag" }),
+    );
+    await timeIt(
+      db,
+      "alert=firing sorted by alerts, grouped by tag",
+      config.runs,
+      query({ alert: "firing", sort: "firing", dir: "desc", group: "tag" }),
+    );
     await timeIt(db, "missing=ebpf.mrc, page 3 of 25", config.runs, query({ missing: "ebpf.mrc", pageSize: 25, page: 3 }));
     await timeIt(db, "grouped by tag, no filter", config.runs, query({ group: "tag" }));
   } finally {
@@ -127,7 +163,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

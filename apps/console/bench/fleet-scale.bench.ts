@@ -55,8 +55,10 @@ async function timeIt(db: TestDatabase, label: string, runs: number, run: (i: nu
   const cpu = process.cpuUsage(cpuBefore);
   const databaseMs = databaseCpuSpent(databaseBefore, await databaseCpuMs(db));
   timings.sort((a, b) => a - b);
-  console.log(`| ${label} | ${runs} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${timings.at(-1)!.toFixed(1)} | ` +
-    `${((cpu.user + cpu.system) / 1000 / runs).toFixed(1)} | ${(databaseMs / runs).toFixed(1)} |`);
+  console.log(
+    `| ${label} | ${runs} | ${percentile(timings, 50).toFixed(1)} | ${percentile(timings, 95).toFixed(1)} | ${timings.at(-1)!.toFixed(1)} | ` +
+      `${((cpu.user + cpu.system) / 1000 / runs).toFixed(1)} | ${(databaseMs / runs).toFixed(1)} |`,
+  );
 }
 
 /** Loads in time order, chunk by chunk, the way agents (raw) and the rollup job (aggregates) write. */
@@ -76,7 +78,12 @@ async function load(db: TestDatabase, orgId: string, serverIds: string[]): Promi
   // rows up, which this disk could not hold (docs/benchmarks.md).
   const wave = (t: string, device = "d") => `((extract(epoch FROM ${t})::bigint / 10 + n * 7 + ${device} * 3) % 97)`;
   await sql.query("SET session_replication_role = replica"); // no rollup_pending: aggregates are written below
-  await chunk(`${config.rawHours} h of raw disk_io and memory`, new Date(now.getTime() - config.rawHours * hour), now, hour, `
+  await chunk(
+    `${config.rawHours} h of raw disk_io and memory`,
+    new Date(now.getTime() - config.rawHours * hour),
+    now,
+    hour,
+    `
     WITH s AS (SELECT id::uuid, n FROM unnest($4::text[]) WITH ORDINALITY AS u(id, n)),
          ins AS (INSERT INTO memory
            SELECT t, $1, s.id, 16e9, 8e9 + ${wave("t", "0")} * 1e6, 1e9, 4e9, 1e8, 5e7, 2e9, 2e9
@@ -86,7 +93,8 @@ async function load(db: TestDatabase, orgId: string, serverIds: string[]): Promi
     SELECT t, $1, s.id, 'sd' || chr(97 + d), 10, 1000 + ${wave("t")} * 10, 500 + ${wave("t")}, 4096000 + ${wave("t")} * 4096,
            2048000, 0, 0, 2000 + ${wave("t")}, 2000, 5000, 7000, ${wave("t")} % 8
     FROM generate_series($2::timestamptz + interval '10 s', $3::timestamptz, interval '10 s') AS t, s, generate_series(0, $5 - 1) AS d
-    ORDER BY t`);
+    ORDER BY t`,
+  );
   const aggregate = (disk: string, memory: string, seconds: number) => `
     WITH s AS (SELECT id::uuid, n FROM unnest($4::text[]) WITH ORDINALITY AS u(id, n)),
          ins AS (INSERT INTO ${memory}
@@ -99,10 +107,20 @@ async function load(db: TestDatabase, orgId: string, serverIds: string[]): Promi
            2000 * ${seconds / 10}, 5000 * ${seconds / 10}, 7000 * ${seconds / 10}, 8, ${seconds / 10}
     FROM generate_series($2::timestamptz, $3::timestamptz - interval '${seconds} s', interval '${seconds} s') AS b, s, generate_series(0, $5 - 1) AS d
     ORDER BY b`;
-  await chunk(`${config.minuteDays} d of 1-minute aggregates`, new Date(now.getTime() - config.minuteDays * 24 * hour), now, 6 * hour,
-    aggregate("disk_io_1m", "memory_1m", 60));
-  await chunk(`${config.historyDays} d of 1-hour aggregates`, new Date(now.getTime() - config.historyDays * 24 * hour), now, 5 * 24 * hour,
-    aggregate("disk_io_1h", "memory_1h", 3600));
+  await chunk(
+    `${config.minuteDays} d of 1-minute aggregates`,
+    new Date(now.getTime() - config.minuteDays * 24 * hour),
+    now,
+    6 * hour,
+    aggregate("disk_io_1m", "memory_1m", 60),
+  );
+  await chunk(
+    `${config.historyDays} d of 1-hour aggregates`,
+    new Date(now.getTime() - config.historyDays * 24 * hour),
+    now,
+    5 * 24 * hour,
+    aggregate("disk_io_1h", "memory_1h", 3600),
+  );
   await sql.query("RESET session_replication_role");
 }
 
@@ -112,7 +130,8 @@ async function load(db: TestDatabase, orgId: string, serverIds: string[]): Promi
  * firing started at), one in twenty pending.
  */
 async function loadAlerts(db: TestDatabase, orgId: string): Promise<void> {
-  await db.pool.query(`
+  await db.pool.query(
+    `
     WITH rules AS (
       INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity)
       SELECT $1, 'rule ' || r, 'disk.read_iops', 'avg', '>', 50, 300, 'organization', (ARRAY['critical', 'warning', 'info', 'warning'])[r]
@@ -127,7 +146,9 @@ async function loadAlerts(db: TestDatabase, orgId: string): Promise<void> {
       RETURNING rule_id, server_id, component, state, state_since)
     INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
     SELECT $1, states.rule_id, numbered.name, numbered.severity, states.server_id, states.component, states.state_since, 'pending', 'firing', 73.5, 50, '>'
-    FROM states JOIN numbered ON numbered.id = states.rule_id WHERE states.state = 'firing'`, [orgId, now]);
+    FROM states JOIN numbered ON numbered.id = states.rule_id WHERE states.state = 'firing'`,
+    [orgId, now],
+  );
 }
 
 async function explain(db: TestDatabase, orgId: string, serverId: string, range: MetricsRange): Promise<void> {
@@ -145,7 +166,9 @@ async function main() {
     const timescale = (await readTimeseriesMode(db.pool)) === "timescaledb";
     let orgId: string;
     if (db.reused) {
-      const { rows } = await db.pool.query<{ org_id: string; config: typeof config & { now?: string } }>("SELECT org_id, config FROM fleet_bench_loaded");
+      const { rows } = await db.pool.query<{ org_id: string; config: typeof config & { now?: string } }>(
+        "SELECT org_id, config FROM fleet_bench_loaded",
+      );
       if (!rows[0]) throw new Error("fleet_bench was left half-loaded: DROP DATABASE fleet_bench and run again");
       orgId = rows[0].org_id;
       if (rows[0].config.now) now = new Date(rows[0].config.now);
@@ -159,28 +182,52 @@ async function main() {
       // A second tenant with telemetry of its own, so every plan filters a shared table.
       const other = (await createOrganisation(db.prisma, "Other")).orgId;
       const started = performance.now();
-      for (const [org, count] of [[orgId, config.servers], [other, 10]] as const) {
+      for (const [org, count] of [
+        [orgId, config.servers],
+        [other, 10],
+      ] as const) {
         const { rows } = await db.pool.query<{ id: string }>(
           `INSERT INTO servers (org_id, machine_id, hostname, os, os_version, kernel, arch, agent_version, created_at, last_seen_at)
            SELECT $1, 'machine-' || i, 'db' || lpad(i::text, 4, '0'), 'linux', 'Debian GNU/Linux 12 (bookworm)', '6.1.0-18-amd64', 'amd64', '0.1.0',
                   $3::timestamptz - interval '40 days', $3::timestamptz - (i % 45) * interval '1 s'
-           FROM generate_series(1, $2) AS i RETURNING id::text`, [org, count, now]);
-        if (timescale) await loadTimescale(db, org, rows.map((row) => row.id), config, now);
-        else await load(db, org, rows.map((row) => row.id));
+           FROM generate_series(1, $2) AS i RETURNING id::text`,
+          [org, count, now],
+        );
+        if (timescale)
+          await loadTimescale(
+            db,
+            org,
+            rows.map((row) => row.id),
+            config,
+            now,
+          );
+        else
+          await load(
+            db,
+            org,
+            rows.map((row) => row.id),
+          );
       }
       if (timescale) await settleTimescale(db, config, now);
       await loadAlerts(db, orgId);
       await db.pool.query("VACUUM ANALYZE");
-      await db.pool.query("CREATE TABLE fleet_bench_loaded AS SELECT $1::text AS org_id, $2::jsonb AS config",
-        [orgId, JSON.stringify(timescale ? { ...config, now: now.toISOString() } : config)]);
+      await db.pool.query("CREATE TABLE fleet_bench_loaded AS SELECT $1::text AS org_id, $2::jsonb AS config", [
+        orgId,
+        JSON.stringify(timescale ? { ...config, now: now.toISOString() } : config),
+      ]);
       console.error(`loaded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
     const { rows: sizes } = await db.pool.query<{ relname: string; rows: string; size: string }>(
       `SELECT c.relname, c.reltuples::bigint::text AS rows, pg_size_pretty(pg_total_relation_size(c.oid)) AS size
        FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relname IN ('disk_io', 'disk_io_1m', 'disk_io_1h', 'memory', 'memory_1m', 'memory_1h', 'servers', 'alert_states')
-       ORDER BY c.relname`);
-    console.log(timescale ? (await timescaleSizes(db)).join("\n") : sizes.map((row) => `${row.relname}: ${row.rows} rows, ${row.size}`).join("\n"));
-    const { rows: servers } = await db.pool.query<{ id: string }>("SELECT id::text FROM servers WHERE org_id = $1 ORDER BY hostname", [orgId]);
+       ORDER BY c.relname`,
+    );
+    console.log(
+      timescale ? (await timescaleSizes(db)).join("\n") : sizes.map((row) => `${row.relname}: ${row.rows} rows, ${row.size}`).join("\n"),
+    );
+    const { rows: servers } = await db.pool.query<{ id: string }>("SELECT id::text FROM servers WHERE org_id = $1 ORDER BY hostname", [
+      orgId,
+    ]);
     const serverIds = servers.map((row) => row.id);
     const runs = config.runs;
 
@@ -190,15 +237,19 @@ async function main() {
     let next = 0;
     for (const range of ["1h", "24h", "7d"] as MetricsRange[]) {
       await timeIt(db, `server metrics ${range}, cold-ish (a different server each run)`, runs, () =>
-        queryServerMetrics(db, orgId, serverIds[(next++ * 7) % serverIds.length]!, range, now));
+        queryServerMetrics(db, orgId, serverIds[(next++ * 7) % serverIds.length]!, range, now),
+      );
     }
     await timeIt(db, "fleet: queryFleet, first page", runs, () => queryFleet(db, orgId, fleetQuerySchema.parse({}), now));
     await timeIt(db, "fleet: listOpenAlerts", runs, () => listOpenAlerts(db, orgId, { now }));
     for (const range of ["1h", "24h", "7d"] as MetricsRange[]) {
       await timeIt(db, `server metrics ${range}, warm (one server)`, runs, () => queryServerMetrics(db, orgId, serverIds[0]!, range, now));
     }
-    await timeIt(db, "server page: listOpenAlerts for one server", runs, (i) => listOpenAlerts(db, orgId, { serverId: serverIds[i % serverIds.length]!, now }));
-    if (process.env.EXPLAIN !== "0") for (const range of ["1h", "24h", "7d"] as MetricsRange[]) await explain(db, orgId, serverIds[1]!, range);
+    await timeIt(db, "server page: listOpenAlerts for one server", runs, (i) =>
+      listOpenAlerts(db, orgId, { serverId: serverIds[i % serverIds.length]!, now }),
+    );
+    if (process.env.EXPLAIN !== "0")
+      for (const range of ["1h", "24h", "7d"] as MetricsRange[]) await explain(db, orgId, serverIds[1]!, range);
   } finally {
     if (keep) {
       await Promise.all([db.prisma.$disconnect(), db.pool.end()]);
@@ -208,7 +259,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

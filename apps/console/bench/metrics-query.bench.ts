@@ -48,8 +48,11 @@ async function main() {
     const rollupSeconds = (performance.now() - started) / 1000;
     await db.pool.query("VACUUM ANALYZE");
     const { rows } = await db.pool.query<{ disk: string; memory: string }>(
-      "SELECT (SELECT count(*) FROM disk_io) AS disk, (SELECT count(*) FROM memory) AS memory");
-    console.log(`loaded ${rows[0]?.disk} disk_io and ${rows[0]?.memory} memory rows (${servers} servers × ${devices} devices × 7 d at 10 s) in ${loadSeconds.toFixed(1)} s; aggregates in ${rollupSeconds.toFixed(1)} s`);
+      "SELECT (SELECT count(*) FROM disk_io) AS disk, (SELECT count(*) FROM memory) AS memory",
+    );
+    console.log(
+      `loaded ${rows[0]?.disk} disk_io and ${rows[0]?.memory} memory rows (${servers} servers × ${devices} devices × 7 d at 10 s) in ${loadSeconds.toFixed(1)} s; aggregates in ${rollupSeconds.toFixed(1)} s`,
+    );
 
     console.log("| range | source | points per device | median ms | p95 ms |");
     console.log("|---|---|---|---|---|");
@@ -72,7 +75,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -36,8 +36,14 @@ async function main() {
     const controlIds: string[] = [];
     for (let s = 0; s < controls; s++) controlIds.push((await createServer(db.prisma, orgId, `control${String(s).padStart(3, "0")}`)).id);
     for (const server of [changed, fresh]) {
-      await db.pool.query(`INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, '[]')`, [orgId, server, "b".repeat(64)]);
-      await db.pool.query(`INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)`, [orgId, server, "b".repeat(64), changeAt]);
+      await db.pool.query(
+        `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, '[]')`,
+        [orgId, server, "b".repeat(64)],
+      );
+      await db.pool.query(
+        `INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)`,
+        [orgId, server, "b".repeat(64), changeAt],
+      );
     }
 
     let started = performance.now();
@@ -46,15 +52,21 @@ async function main() {
       const perDevice = `${times}, generate_series(0, $5 - 1) AS d`;
       const params = [orgId, from, to, servers, devices];
       const latency = "0.002 * (1 + 0.3 * sin(extract(epoch FROM t) / 600))";
-      await db.pool.query(`INSERT INTO disk_io SELECT t, $1, s::uuid, 'sd' || chr(97 + d), 60, 600, 300, 2457600, 1228800, 0, 0, 1200, 1200, 3000, 4200, 1 FROM ${perDevice}`, params);
+      await db.pool.query(
+        `INSERT INTO disk_io SELECT t, $1, s::uuid, 'sd' || chr(97 + d), 60, 600, 300, 2457600, 1228800, 0, 0, 1200, 1200, 3000, 4200, 1 FROM ${perDevice}`,
+        params,
+      );
       await db.pool.query(
         `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds, ${buckets.join(", ")})
-         SELECT t, $1, s::uuid, 'sd' || chr(97 + d), 'read', 60, 600, 600 * ${latency}, ${buckets.map((_, i) => (i === 12 ? "600" : "0")).join(", ")} FROM ${perDevice}`, params);
+         SELECT t, $1, s::uuid, 'sd' || chr(97 + d), 'read', 60, 600, 600 * ${latency}, ${buckets.map((_, i) => (i === 12 ? "600" : "0")).join(", ")} FROM ${perDevice}`,
+        params,
+      );
       await db.pool.query(`INSERT INTO disk_split_io SELECT t, $1, s::uuid, 'sd' || chr(97 + d), 60, 30 FROM ${perDevice}`, params);
       await db.pool.query(`INSERT INTO page_cache SELECT t, $1, s::uuid, 60, 6000, 600 FROM ${times}`, params.slice(0, 4));
     };
     await load([changed], new Date(changeAt.getTime() - 7 * day), new Date(changeAt.getTime() + day));
-    for (let i = 0; i < controlIds.length; i += 10) await load(controlIds.slice(i, i + 10), new Date(changeAt.getTime() - day), new Date(changeAt.getTime() + day));
+    for (let i = 0; i < controlIds.length; i += 10)
+      await load(controlIds.slice(i, i + 10), new Date(changeAt.getTime() - day), new Date(changeAt.getTime() + day));
     await load([fresh], new Date(changeAt.getTime() - day), new Date(changeAt.getTime() + day));
     const loadSeconds = (performance.now() - started) / 1000;
     started = performance.now();
@@ -62,12 +74,17 @@ async function main() {
     const rollupSeconds = (performance.now() - started) / 1000;
     await db.pool.query("VACUUM ANALYZE");
     const { rows } = await db.pool.query<{ minutes: string }>("SELECT count(*) AS minutes FROM disk_latency_1m");
-    console.log(`loaded ${rows[0]?.minutes} disk_latency_1m rows (a server × 8 d, a new server and ${controls} controls × 2 d, ${devices} devices) in ${loadSeconds.toFixed(1)} s; aggregates in ${rollupSeconds.toFixed(1)} s`);
+    console.log(
+      `loaded ${rows[0]?.minutes} disk_latency_1m rows (a server × 8 d, a new server and ${controls} controls × 2 d, ${devices} devices) in ${loadSeconds.toFixed(1)} s; aggregates in ${rollupSeconds.toFixed(1)} s`,
+    );
 
     console.log("| server | reading | method of mean read latency | median ms | p95 ms |");
     console.log("|---|---|---|---|---|");
     for (const [server, label, minutes] of [
-      [changed, "provisional, 1 h", 62], [changed, "final, 24 h", 1442], [fresh, "provisional, 1 h", 62], [fresh, "final, 24 h", 1442],
+      [changed, "provisional, 1 h", 62],
+      [changed, "final, 24 h", 1442],
+      [fresh, "provisional, 1 h", 62],
+      [fresh, "final, 24 h", 1442],
     ] as const) {
       const timings: number[] = [];
       let method = "";
@@ -76,10 +93,15 @@ async function main() {
         const verdict = await queryServerVerdict(db, orgId, server, new Date(changeAt.getTime() + minutes * 60_000));
         timings.push(performance.now() - begin);
         const latency = verdict.metrics.find((metric) => metric.metric.key === "meanReadLatency");
-        method = latency?.status === "verdict" ? latency.method : `not enough data: ${latency?.status === "not-enough-data" ? latency.reason : "?"}`;
+        method =
+          latency?.status === "verdict"
+            ? latency.method
+            : `not enough data: ${latency?.status === "not-enough-data" ? latency.reason : "?"}`;
       }
       timings.sort((a, b) => a - b);
-      console.log(`| ${server === changed ? "a week of history" : "new (a day)"} | ${label} | ${method} | ${percentile(timings, 50).toFixed(0)} | ${percentile(timings, 95).toFixed(0)} |`);
+      console.log(
+        `| ${server === changed ? "a week of history" : "new (a day)"} | ${label} | ${method} | ${percentile(timings, 50).toFixed(0)} | ${percentile(timings, 95).toFixed(0)} |`,
+      );
     }
   } finally {
     if (keep) await db.pool.end();

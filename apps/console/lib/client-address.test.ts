@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, it } from "node:test";
-import { clientAddressHeader, clientAddressOf, normaliseAddress, resolveClientAddress, rewriteForwardingHeaders, trustedProxies } from "./client-address";
+import {
+  clientAddressHeader,
+  clientAddressOf,
+  normaliseAddress,
+  resolveClientAddress,
+  rewriteForwardingHeaders,
+  trustedProxies,
+} from "./client-address";
 
 const none = trustedProxies([]);
 const proxies = trustedProxies(["10.0.0.0/8", "fd00::/8", "192.0.2.1"]);
@@ -31,7 +38,10 @@ describe("resolveClientAddress", () => {
 describe("trustedProxies", () => {
   it("refuses an entry that is no address or prefix, naming it", () => {
     for (const bad of ["10.0.0.0/33", "fd00::/129", "proxy.internal", "10.0.0.1/8/9", "10.0.0.0/x"]) {
-      assert.throws(() => trustedProxies([bad]), new RegExp(`"${bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}" is not an IP address or CIDR prefix`));
+      assert.throws(
+        () => trustedProxies([bad]),
+        new RegExp(`"${bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}" is not an IP address or CIDR prefix`),
+      );
     }
   });
   it("matches bracketed, zoned and mapped forms", () => {
@@ -43,15 +53,28 @@ describe("trustedProxies", () => {
 
 describe("rewriteForwardingHeaders", () => {
   it("replaces what a client forged with the peer, when no proxy is trusted", () => {
-    const headers: IncomingHttpHeaders = { "x-forwarded-for": "1.2.3.4", [clientAddressHeader]: "5.6.7.8", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" };
+    const headers: IncomingHttpHeaders = {
+      "x-forwarded-for": "1.2.3.4",
+      [clientAddressHeader]: "5.6.7.8",
+      "x-forwarded-host": "evil.example",
+      "x-forwarded-proto": "https",
+    };
     rewriteForwardingHeaders(headers, "203.0.113.9", none);
     assert.deepEqual(headers, { "x-forwarded-for": "203.0.113.9", [clientAddressHeader]: "203.0.113.9" });
     assert.equal(clientAddressOf(new Headers(headers as Record<string, string>)), "203.0.113.9");
   });
   it("keeps a trusted proxy's view of the client, host and scheme", () => {
-    const headers: IncomingHttpHeaders = { "x-forwarded-for": "1.2.3.4, 198.51.100.1", "x-forwarded-host": "spindle.example.com", "x-forwarded-proto": "https" };
+    const headers: IncomingHttpHeaders = {
+      "x-forwarded-for": "1.2.3.4, 198.51.100.1",
+      "x-forwarded-host": "spindle.example.com",
+      "x-forwarded-proto": "https",
+    };
     rewriteForwardingHeaders(headers, "10.0.0.5", proxies);
-    assert.deepEqual(headers, { "x-forwarded-for": "198.51.100.1", [clientAddressHeader]: "198.51.100.1",
-      "x-forwarded-host": "spindle.example.com", "x-forwarded-proto": "https" });
+    assert.deepEqual(headers, {
+      "x-forwarded-for": "198.51.100.1",
+      [clientAddressHeader]: "198.51.100.1",
+      "x-forwarded-host": "spindle.example.com",
+      "x-forwarded-proto": "https",
+    });
   });
 });

@@ -74,7 +74,10 @@ export function resolveClientAddress(
   let client = peer ? normaliseAddress(peer) : null;
   if (!client || !trusted.contains(client)) return client;
   const joined = typeof forwardedFor === "string" ? forwardedFor : (forwardedFor ?? []).join(",");
-  const hops = joined.split(",").map((hop) => hop.trim()).filter(Boolean);
+  const hops = joined
+    .split(",")
+    .map((hop) => hop.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normaliseAddress(hops[i]!);
     if (!hop) break;

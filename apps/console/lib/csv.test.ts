@@ -36,7 +36,13 @@ describe("csvCell", () => {
   });
 
   it("ends every row with CRLF", () => {
-    assert.equal(csvDocument([["a", 1], ["b", null]]), "a,1\r\nb,\r\n");
+    assert.equal(
+      csvDocument([
+        ["a", 1],
+        ["b", null],
+      ]),
+      "a,1\r\nb,\r\n",
+    );
   });
 });
 

@@ -28,7 +28,10 @@ export type OrgTransaction = SpindleDb.PrismaTransaction;
 export type OrgSql = Pick<PoolClient, "query">;
 
 /** The tables better-auth owns; they have no org_id and no row-level security. */
-export type IdentityTables = Pick<Prisma, "user" | "session" | "account" | "member" | "invitation" | "organization" | "twoFactor" | "apikey" | "ssoProvider">;
+export type IdentityTables = Pick<
+  Prisma,
+  "user" | "session" | "account" | "member" | "invitation" | "organization" | "twoFactor" | "apikey" | "ssoProvider"
+>;
 
 declare const opaque: unique symbol;
 /** The process's (or a test's) connections, opaque: open it with inOrg / inOrgSql. */
@@ -122,7 +125,11 @@ export async function pingDatabase(db: Db): Promise<void> {
  * replica shares the count). `count` is this request's number in the window; a count above the
  * limit is refused by the caller, with Retry-After = `retryAfterSeconds`.
  */
-export async function countApiTokenRequest(db: Db, tokenId: string, windowSeconds: number): Promise<{ count: number; retryAfterSeconds: number } | null> {
+export async function countApiTokenRequest(
+  db: Db,
+  tokenId: string,
+  windowSeconds: number,
+): Promise<{ count: number; retryAfterSeconds: number } | null> {
   const rows = await open(db).prisma.$queryRaw<{ count: number; retry_after: number }[]>`
     UPDATE api_tokens SET
       rate_window_count = CASE WHEN rate_window_started_at IS NULL OR rate_window_started_at <= now() - make_interval(secs => ${windowSeconds})

@@ -16,17 +16,30 @@ const ipOrCidr = /^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]+:[0-9a-fA-F:.
 const trustedProxyList = z
   .string()
   .default("")
-  .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
-  .refine((list) => list.every((entry) => ipOrCidr.test(entry)), "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16");
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (list) => list.every((entry) => ipOrCidr.test(entry)),
+    "must be a comma-separated list of IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16",
+  );
 
 // An SMTP server as a URL: smtp://user:password@host:587 (STARTTLS when the server offers it;
 // `?starttls=required` insists), smtps://user:password@host:465 (TLS from the start).
-const smtpUrl = z
-  .preprocess((value) => (value === "" ? undefined : value), z
-  .string()
-  .url()
-  .refine((value) => /^smtps?:\/\/[^/]/.test(value), "must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtp://mailer:secret@smtp.example.com:587")
-  .optional());
+const smtpUrl = z.preprocess(
+  (value) => (value === "" ? undefined : value),
+  z
+    .string()
+    .url()
+    .refine(
+      (value) => /^smtps?:\/\/[^/]/.test(value),
+      "must be smtp://[user:password@]host[:port] or smtps://…, e.g. smtp://mailer:secret@smtp.example.com:587",
+    )
+    .optional(),
+);
 
 // Origins (scheme://host[:port]) of identity providers on private networks that single sign-on
 // may reach. Public identity providers need no entry; loopback and private addresses are refused
@@ -34,8 +47,16 @@ const smtpUrl = z
 const origins = z
   .string()
   .default("")
-  .transform((value) => value.split(",").map((entry) => entry.trim().replace(/\/+$/, "")).filter(Boolean))
-  .refine((list) => list.every((entry) => /^https?:\/\/[^/?#]+$/.test(entry)), "must be a comma-separated list of origins, e.g. https://idp.corp.example,http://10.0.0.7:8080");
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim().replace(/\/+$/, ""))
+      .filter(Boolean),
+  )
+  .refine(
+    (list) => list.every((entry) => /^https?:\/\/[^/?#]+$/.test(entry)),
+    "must be a comma-separated list of origins, e.g. https://idp.corp.example,http://10.0.0.7:8080",
+  );
 
 const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 

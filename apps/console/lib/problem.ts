@@ -15,8 +15,7 @@ export class ProblemError extends Error {
   }
 }
 
-export const notFound = (what: string) =>
-  new ProblemError(404, "Not found", `${what} does not exist in your organisation.`);
+export const notFound = (what: string) => new ProblemError(404, "Not found", `${what} does not exist in your organisation.`);
 
 export const forbidden = (detail: string) => new ProblemError(403, "Forbidden", detail);
 
@@ -24,7 +23,11 @@ export function problemResponse(error: unknown): Response {
   const problem =
     error instanceof ProblemError
       ? error
-      : new ProblemError(500, "Internal server error", "Something went wrong on our side; try again, and check the console logs if it persists.");
+      : new ProblemError(
+          500,
+          "Internal server error",
+          "Something went wrong on our side; try again, and check the console logs if it persists.",
+        );
   if (!(error instanceof ProblemError)) console.error(error);
   return new Response(
     JSON.stringify({ type: "about:blank", status: problem.status, title: problem.title, detail: problem.detail, ...problem.extra }),

@@ -41,17 +41,27 @@ describe("the Origin check on mutations", () => {
       { "sec-fetch-site": "cross-site" },
       {},
     ]) {
-      assert.match(refuseCrossOrigin("POST", new Headers(headers), origin) ?? "accepted", /changes are accepted only from the console/, JSON.stringify(headers));
+      assert.match(
+        refuseCrossOrigin("POST", new Headers(headers), origin) ?? "accepted",
+        /changes are accepted only from the console/,
+        JSON.stringify(headers),
+      );
     }
   });
 
   it("lets an API request with a bearer token through without Origin, but never better-auth's own routes", () => {
     const token = { authorization: "Bearer spk_abcdef" };
     assert.equal(refuseCrossOrigin("POST", new Headers(token), origin, "/api/policies"), undefined);
-    assert.equal(refuseCrossOrigin("DELETE", new Headers({ ...token, origin: "https://evil.example" }), origin, "/api/api-tokens/x"), undefined);
+    assert.equal(
+      refuseCrossOrigin("DELETE", new Headers({ ...token, origin: "https://evil.example" }), origin, "/api/api-tokens/x"),
+      undefined,
+    );
     assert.match(refuseCrossOrigin("POST", new Headers(token), origin, "/api/auth/sign-out") ?? "accepted", /changes are accepted only/);
     assert.match(refuseCrossOrigin("POST", new Headers(token), origin, "/servers") ?? "accepted", /changes are accepted only/);
-    assert.match(refuseCrossOrigin("POST", new Headers({ authorization: "Basic eDp5" }), origin, "/api/policies") ?? "accepted", /changes are accepted only/);
+    assert.match(
+      refuseCrossOrigin("POST", new Headers({ authorization: "Basic eDp5" }), origin, "/api/policies") ?? "accepted",
+      /changes are accepted only/,
+    );
   });
 
   it("answers problem+json 403", async () => {

@@ -58,12 +58,19 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     serverOfA = await createServer(db.prisma, orgA.orgId, "alpha-db01", new Date());
     serverOfB = await createServer(db.prisma, orgB.orgId, "beta-db01", new Date());
     // Telemetry of both organisations, raw and rolled up, written as the superuser (the gateway's COPY).
-    for (const [orgId, serverId] of [[orgA.orgId, serverOfA.id], [orgB.orgId, serverOfB.id]] as const) {
+    for (const [orgId, serverId] of [
+      [orgA.orgId, serverOfA.id],
+      [orgB.orgId, serverOfB.id],
+    ] as const) {
       await db.pool.query(
-        `INSERT INTO disk_io VALUES (now() - interval '2 minutes', $1, $2, 'sda', 10, 100, 0, 4096, 0, 0, 0, 5, 0, 10, 10, 0)`, [orgId, serverId]);
+        `INSERT INTO disk_io VALUES (now() - interval '2 minutes', $1, $2, 'sda', 10, 100, 0, 4096, 0, 0, 0, 5, 0, 10, 10, 0)`,
+        [orgId, serverId],
+      );
       await db.pool.query(
         `INSERT INTO memory (time, org_id, server_id, total_bytes, available_bytes, free_bytes, cached_bytes, buffers_bytes, dirty_bytes, swap_total_bytes, swap_free_bytes)
-         VALUES (now() - interval '2 minutes', $1, $2, 100, 50, 40, 10, 1, 0, 0, 0)`, [orgId, serverId]);
+         VALUES (now() - interval '2 minutes', $1, $2, 100, 50, 40, 10, 1, 0, 0, 0)`,
+        [orgId, serverId],
+      );
       await db.prisma.agent.create({ data: { orgId, serverId, credentialHash: Buffer.from(serverId.padEnd(32, "x")) } });
     }
     await rollUpAggregates(db.pool);
@@ -104,12 +111,31 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     await inOrgSql(db, orgB.orgId, async (sql) => {
       for (const { relname } of relations) {
         const { rows } = await sql.query<{ org_id: string }>(`SELECT DISTINCT org_id FROM ${pg.escapeIdentifier(relname)}`);
-        seen.set(relname, rows.map((row) => row.org_id));
+        seen.set(
+          relname,
+          rows.map((row) => row.org_id),
+        );
       }
     });
-    for (const [relname, orgs] of seen) assert.ok(orgs.every((org) => org === orgB.orgId), `${relname} showed ${orgs.join(", ")} to ${orgB.orgId}`);
+    for (const [relname, orgs] of seen)
+      assert.ok(
+        orgs.every((org) => org === orgB.orgId),
+        `${relname} showed ${orgs.join(", ")} to ${orgB.orgId}`,
+      );
     // Seeded for both organisations, so each shows B's rows (the filter works, not just an empty table).
-    for (const relname of ["servers", "agents", "disk_io", "disk_io_1m", "disk_io_1h", "memory", "memory_1m", "enrollment_tokens", "audit_log", "policies", "policy_versions"]) {
+    for (const relname of [
+      "servers",
+      "agents",
+      "disk_io",
+      "disk_io_1m",
+      "disk_io_1h",
+      "memory",
+      "memory_1m",
+      "enrollment_tokens",
+      "audit_log",
+      "policies",
+      "policy_versions",
+    ]) {
       assert.deepEqual(seen.get(relname), [orgB.orgId], `${relname} should show exactly ${orgB.orgId}'s rows`);
     }
     const viaPrisma = await inOrg(db, orgB.orgId, async (tx) => ({
@@ -143,9 +169,17 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     }
     for (const range of ["1h", "24h", "7d", "30d"] as const) {
       const fleet = await queryFleetGains(db, orgId, { range });
-      assert.deepEqual(fleet.servers.map((s) => s.hostname), ["alpha-db01"], `fleet gains ${range}`);
+      assert.deepEqual(
+        fleet.servers.map((s) => s.hostname),
+        ["alpha-db01"],
+        `fleet gains ${range}`,
+      );
       const server = await queryServerGains(db, orgId, serverOfA.id, { range });
-      assert.deepEqual(server.devices.map((d) => d.device), ["sda"], `server gains ${range}`);
+      assert.deepEqual(
+        server.devices.map((d) => d.device),
+        ["sda"],
+        `server gains ${range}`,
+      );
     }
     assert.match((await exportGainsCsv(db, orgId, { what: "ledger", range: "24h" })).body, /alpha-db01/);
     assert.equal((await queryServerVerdict(db, orgId, serverOfA.id)).change.status, "unknown");
@@ -164,10 +198,23 @@ describe("the database walls between organisations", { skip: skipWithoutDatabase
     assert.deepEqual(await listSilences(db, orgId), []);
     assert.deepEqual(await listChannelSummaries(db, orgId), []);
     const preview = await previewRule(db, orgId, {
-      name: "reads", signal: "disk.read_iops", aggregation: "avg", comparison: ">", threshold: 1, windowSeconds: 300,
-      forSeconds: 0, resolveSeconds: 0, noDataSeconds: 600, scope: { scope: "organization" }, severity: "info",
+      name: "reads",
+      signal: "disk.read_iops",
+      aggregation: "avg",
+      comparison: ">",
+      threshold: 1,
+      windowSeconds: 300,
+      forSeconds: 0,
+      resolveSeconds: 0,
+      noDataSeconds: 600,
+      scope: { scope: "organization" },
+      severity: "info",
     });
-    assert.deepEqual(preview.previewable && Object.values(preview.hostnames), ["alpha-db01"], "the preview replays only this organisation's servers");
+    assert.deepEqual(
+      preview.previewable && Object.values(preview.hostnames),
+      ["alpha-db01"],
+      "the preview replays only this organisation's servers",
+    );
     // And the other organisation's server is not there for A.
     await assert.rejects(queryServerMetrics(db, orgId, serverOfB.id, "24h"), { status: 404 });
     await assert.rejects(queryServerGains(db, orgId, serverOfB.id, { range: "24h" }), { status: 404 });
@@ -182,17 +229,27 @@ describe("the console's code reaches the database only through the scoped helper
       return /\.(ts|tsx)$/.test(name) && !/\.test\.ts$/.test(name) ? [path] : [];
     });
   }
-  const files = ["app", "modules", "lib"].flatMap((dir) => sources(join(consoleRoot, dir))).map((path) => ({
-    path: relative(consoleRoot, path),
-    text: readFileSync(path, "utf8"),
-  }));
+  const files = ["app", "modules", "lib"]
+    .flatMap((dir) => sources(join(consoleRoot, dir)))
+    .map((path) => ({
+      path: relative(consoleRoot, path),
+      text: readFileSync(path, "utf8"),
+    }));
 
   it("opens the raw clients in lib/db.ts only", () => {
     assert.ok(files.length > 100, `found only ${files.length} source files`);
-    const raw = files.filter(({ path, text }) => path !== "lib/db.ts" &&
-      (/\b(createPrisma|createPool|withOrgPrisma|withOrgTransaction|new PrismaClient|new pg\.(Pool|Client))\b/.test(text) ||
-        /from "@spindle\/db"/.test(text.replace(/import type [^;]+;/g, "")) || /from "pg"/.test(text.replace(/import type [^;]+;/g, ""))));
-    assert.deepEqual(raw.map((f) => f.path), [], "open organisation data with inOrg / inOrgSql from @/lib/db");
+    const raw = files.filter(
+      ({ path, text }) =>
+        path !== "lib/db.ts" &&
+        (/\b(createPrisma|createPool|withOrgPrisma|withOrgTransaction|new PrismaClient|new pg\.(Pool|Client))\b/.test(text) ||
+          /from "@spindle\/db"/.test(text.replace(/import type [^;]+;/g, "")) ||
+          /from "pg"/.test(text.replace(/import type [^;]+;/g, ""))),
+    );
+    assert.deepEqual(
+      raw.map((f) => f.path),
+      [],
+      "open organisation data with inOrg / inOrgSql from @/lib/db",
+    );
   });
 
   it("exports no unscoped client from lib/db.ts, and gives better-auth's client to auth.ts alone", () => {

@@ -9,7 +9,10 @@ export const REFRESH_INTERVAL_MS = 10_000;
  * last good data and reports the error, so a blip does not blank the page. A null url fetches
  * nothing (the page has nothing valid to ask for).
  */
-export function usePolling<T>(url: string | null, { initial, intervalMs = REFRESH_INTERVAL_MS }: { initial?: T; intervalMs?: number } = {}) {
+export function usePolling<T>(
+  url: string | null,
+  { initial, intervalMs = REFRESH_INTERVAL_MS }: { initial?: T; intervalMs?: number } = {},
+) {
   const [data, setData] = useState<T | undefined>(initial);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(initial === undefined);

@@ -11,11 +11,14 @@ import { useCallback } from "react";
 export function useUrlQuery(): { params: URLSearchParams; setParams: (next: URLSearchParams, mode?: "push" | "replace") => void } {
   const pathname = usePathname();
   const searchParams = useSearchParams();
-  const setParams = useCallback((next: URLSearchParams, mode: "push" | "replace" = "push") => {
-    const query = next.toString();
-    const url = query ? `${pathname}?${query}` : pathname;
-    if (mode === "push") window.history.pushState(null, "", url);
-    else window.history.replaceState(null, "", url);
-  }, [pathname]);
+  const setParams = useCallback(
+    (next: URLSearchParams, mode: "push" | "replace" = "push") => {
+      const query = next.toString();
+      const url = query ? `${pathname}?${query}` : pathname;
+      if (mode === "push") window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
+    },
+    [pathname],
+  );
   return { params: new URLSearchParams(searchParams.toString()), setParams };
 }

@@ -41,7 +41,8 @@ export const consoleTestLogin = "spindle_console_login";
 async function checkConsoleLogin(client: pg.Client): Promise<void> {
   // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
   const { rowCount } = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [consoleTestLogin]);
-  if (!rowCount) throw new Error(`there is no ${consoleTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
+  if (!rowCount)
+    throw new Error(`there is no ${consoleTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
 }
 
 /**

@@ -44,14 +44,19 @@ try {
     [at0],
   );
   const counts = (bucket: number) => latencyBucketColumns.map((_, i) => (i === bucket ? 3000 : 0)).join(", ");
-  for (const [operation, bucket] of [["read", 9], ["write", 10]] as const) {
+  for (const [operation, bucket] of [
+    ["read", 9],
+    ["write", 10],
+  ] as const) {
     await pool.query(
       `INSERT INTO disk_latency_1m (bucket, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds, ${latencyBucketColumns.join(", ")}, samples)
        SELECT b, 'bench', s.id, d.device, '${operation}', 60, 3000, 1.5, ${counts(bucket)}, 6 FROM servers s, ${deviceList}, ${minutes}`,
       [at0],
     );
   }
-  await pool.query(`INSERT INTO disk_split_io_1m SELECT b, 'bench', s.id, d.device, 60, 45, 6 FROM servers s, ${deviceList}, ${minutes}`, [at0]);
+  await pool.query(`INSERT INTO disk_split_io_1m SELECT b, 'bench', s.id, d.device, 60, 45, 6 FROM servers s, ${deviceList}, ${minutes}`, [
+    at0,
+  ]);
   await pool.query(`INSERT INTO page_cache_1m SELECT b, 'bench', s.id, 60, 600000, 30000, 6 FROM servers s, ${minutes}`, [at0]);
   await pool.query(
     `INSERT INTO read_cache_1m (bucket, org_id, server_id, interval_seconds, budget_bytes_samples, resident_bytes_samples, pinned_bytes_samples, managed_files_samples, backoffs, samples)
@@ -60,8 +65,12 @@ try {
   );
   for (const table of ["disk_latency_1h", "disk_split_io_1h", "page_cache_1h"]) {
     await pool.query(`INSERT INTO ${table} SELECT date_trunc('hour', bucket), org_id, server_id, ${table === "page_cache_1h" ? "" : "device, "}${
-      table === "disk_latency_1h" ? `operation, sum(interval_seconds), sum(operations), sum(sum_seconds), ${latencyBucketColumns.map((c) => `sum(${c})`).join(", ")}, sum(samples)`
-      : table === "disk_split_io_1h" ? "sum(interval_seconds), sum(split_ops), sum(samples)" : "sum(interval_seconds), sum(accesses), sum(misses), sum(samples)"}
+      table === "disk_latency_1h"
+        ? `operation, sum(interval_seconds), sum(operations), sum(sum_seconds), ${latencyBucketColumns.map((c) => `sum(${c})`).join(", ")}, sum(samples)`
+        : table === "disk_split_io_1h"
+          ? "sum(interval_seconds), sum(split_ops), sum(samples)"
+          : "sum(interval_seconds), sum(accesses), sum(misses), sum(samples)"
+    }
       FROM ${table.replace("_1h", "_1m")} GROUP BY 1, 2, 3${table === "page_cache_1h" ? "" : ", 4"}${table === "disk_latency_1h" ? ", 5" : ""}`);
   }
   // Ten servers in trouble, so the run writes transitions: slow reads on their first device.
@@ -99,14 +108,26 @@ try {
   const steady = timings.slice(1).sort((a, b) => a - b);
   const states = (await pool.query("SELECT state, count(*)::int AS n FROM alert_states GROUP BY state ORDER BY state")).rows;
   const history = (await pool.query("SELECT count(*)::int AS n FROM alert_history")).rows[0].n;
-  console.log(JSON.stringify({
-    servers, devices, historyMinutes, loadSeconds: Number(loadSeconds.toFixed(1)),
-    rules: results[0]!.rules, subjectsPerEvaluation: results[1]!.subjects,
-    firstEvaluationMs: Math.round(timings[0]!),
-    steadyMedianMs: Math.round(steady[Math.floor(steady.length / 2)]!),
-    steadyMaxMs: Math.round(steady[steady.length - 1]!),
-    states, historyRows: history, sourceMs,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        servers,
+        devices,
+        historyMinutes,
+        loadSeconds: Number(loadSeconds.toFixed(1)),
+        rules: results[0]!.rules,
+        subjectsPerEvaluation: results[1]!.subjects,
+        firstEvaluationMs: Math.round(timings[0]!),
+        steadyMedianMs: Math.round(steady[Math.floor(steady.length / 2)]!),
+        steadyMaxMs: Math.round(steady[steady.length - 1]!),
+        states,
+        historyRows: history,
+        sourceMs,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await pool.end();
   await db.drop();

@@ -18,7 +18,10 @@ const now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
 try {
   const loadStart = performance.now();
   await pool.query("INSERT INTO organizations (id, name, slug) VALUES ('bench', 'Bench', 'bench')");
-  await pool.query(`INSERT INTO servers (org_id, machine_id, hostname, os) SELECT 'bench', 'm' || i, 'host-' || i, 'linux' FROM generate_series(1, $1) i`, [servers]);
+  await pool.query(
+    `INSERT INTO servers (org_id, machine_id, hostname, os) SELECT 'bench', 'm' || i, 'host-' || i, 'linux' FROM generate_series(1, $1) i`,
+    [servers],
+  );
   const buckets = Array.from({ length: 28 }, (_, i) => `CASE WHEN ${i} BETWEEN 4 AND 14 THEN 1000 / (1 + abs(${i} - 8)) ELSE 0 END`);
   // Minute by minute, as the rollup writes them: one minute's rows of the whole fleet together.
   for (let minute = 70; minute >= 1; minute--) {
@@ -26,10 +29,16 @@ try {
       `INSERT INTO disk_latency_1m
        SELECT $1::timestamptz - make_interval(mins => $2::int), 'bench', s.id, 'sd' || chr(96 + d), op, 60,
          ${buckets.map((b) => `(${b})`).join(" + ")}, 0.5, ${buckets.join(", ")}, 6
-       FROM servers s, generate_series(1, $3) d, unnest(ARRAY['read', 'write']) op`, [now, minute, devices]);
+       FROM servers s, generate_series(1, $3) d, unnest(ARRAY['read', 'write']) op`,
+      [now, minute, devices],
+    );
   }
   await pool.query("VACUUM ANALYZE");
-  console.log(`loaded ${servers} servers × ${devices} devices × 70 minutes in ${((performance.now() - loadStart) / 1000).toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `loaded ${servers} servers × ${devices} devices × 70 minutes in ${((performance.now() - loadStart) / 1000).toFixed(0)} s; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   const timings: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
@@ -38,7 +47,9 @@ try {
     if (result.servers !== servers) throw new Error(`expected ${servers} summaries, got ${result.servers}`);
   }
   timings.sort((a, b) => a - b);
-  console.log(`read_latency_summary over ${servers} servers: p50 ${timings[Math.floor(runs / 2)]!.toFixed(0)} ms, max ${timings.at(-1)!.toFixed(0)} ms (${runs} runs)`);
+  console.log(
+    `read_latency_summary over ${servers} servers: p50 ${timings[Math.floor(runs / 2)]!.toFixed(0)} ms, max ${timings.at(-1)!.toFixed(0)} ms (${runs} runs)`,
+  );
 } finally {
   await pool.end();
   await db.drop();

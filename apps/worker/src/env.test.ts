@@ -34,17 +34,31 @@ describe("parseEnv", () => {
   });
 
   it("rejects a nonsensical interval", () => {
-    assert.throws(() => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_ROLLUP_INTERVAL_SECONDS: "soon" }), /SPINDLE_ROLLUP_INTERVAL_SECONDS/);
+    assert.throws(
+      () => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_ROLLUP_INTERVAL_SECONDS: "soon" }),
+      /SPINDLE_ROLLUP_INTERVAL_SECONDS/,
+    );
   });
 
   it("reads the notification settings and says what is wrong with them", () => {
-    const env = parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true", SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "0.2" });
+    const env = parseEnv({
+      DATABASE_URL: "postgres://u@h/db",
+      SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "true",
+      SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "0.2",
+    });
     assert.equal(env.SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS, true);
     assert.equal(env.SPINDLE_NOTIFY_RETRY_BASE_SECONDS, 0.2);
-    assert.throws(() => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "yes" }), /must be true or false/);
-    assert.throws(() => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_CONSOLE_URL: "spindle.example.com" }), /SPINDLE_CONSOLE_URL must be/);
     assert.throws(
-      () => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "60", SPINDLE_NOTIFY_RETRY_MAX_SECONDS: "30" }),
+      () => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS: "yes" }),
+      /must be true or false/,
+    );
+    assert.throws(
+      () => parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_CONSOLE_URL: "spindle.example.com" }),
+      /SPINDLE_CONSOLE_URL must be/,
+    );
+    assert.throws(
+      () =>
+        parseEnv({ DATABASE_URL: "postgres://u@h/db", SPINDLE_NOTIFY_RETRY_BASE_SECONDS: "60", SPINDLE_NOTIFY_RETRY_MAX_SECONDS: "30" }),
       /must not be below/,
     );
   });

@@ -10,11 +10,16 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
 test("live while the runner runs, ready while the database also answers", async () => {
   let running = true;
   let database: "up" | "down" | "hung" = "up";
-  const server = await startHealthServer(0, {
-    running: () => running,
-    ping: () => (database === "up" ? Promise.resolve() : database === "down" ? Promise.reject(new Error("ECONNREFUSED")) : new Promise(() => {})),
-    timeoutMs: 50,
-  }, "127.0.0.1");
+  const server = await startHealthServer(
+    0,
+    {
+      running: () => running,
+      ping: () =>
+        database === "up" ? Promise.resolve() : database === "down" ? Promise.reject(new Error("ECONNREFUSED")) : new Promise(() => {}),
+      timeoutMs: 50,
+    },
+    "127.0.0.1",
+  );
   try {
     assert.equal((await get(server.port, "/livez")).status, 200);
     assert.deepEqual(await get(server.port, "/readyz"), { status: 200, body: { status: "ok", database: "ok" } });

@@ -29,12 +29,20 @@ export async function startHealthServer(port: number, checks: HealthChecks, host
     if (request.url !== "/readyz") return answer(404, { error: "the worker serves /livez and /readyz only" });
     if (!checks.running()) return answer(503, { status: "stopped" });
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
-    Promise.race([checks.ping(), timeout]).then(
-      () => answer(200, { status: "ok", database: "ok" }),
-      (error: Error) => answer(503, { status: "unavailable", database: "unavailable",
-        error: `the worker cannot reach its database (${error.message}); check DATABASE_URL and that PostgreSQL is running` }),
-    ).finally(() => clearTimeout(timer));
+    const timeout = new Promise(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+    );
+    Promise.race([checks.ping(), timeout])
+      .then(
+        () => answer(200, { status: "ok", database: "ok" }),
+        (error: Error) =>
+          answer(503, {
+            status: "unavailable",
+            database: "unavailable",
+            error: `the worker cannot reach its database (${error.message}); check DATABASE_URL and that PostgreSQL is running`,
+          }),
+      )
+      .finally(() => clearTimeout(timer));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

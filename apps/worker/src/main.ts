@@ -9,7 +9,14 @@ import { logger } from "./logger.js";
 import { startHealthServer } from "./health-server.js";
 import { startNotificationQueueing } from "./notification-queueing.js";
 import { deliverySettingsFromEnv } from "./notification-settings.js";
-import { crontabFor, queueReadLatencySummary, startAlertInterval, startRecommendationsInterval, startRollupInterval, startUpgradeInterval } from "./schedule.js";
+import {
+  crontabFor,
+  queueReadLatencySummary,
+  startAlertInterval,
+  startRecommendationsInterval,
+  startRollupInterval,
+  startUpgradeInterval,
+} from "./schedule.js";
 import { createTaskList } from "./tasks.js";
 import { defaultParallelSources } from "@spindle/timeseries";
 import { startRolloutDriving } from "./rollouts/task.js";
@@ -63,10 +70,14 @@ async function main(): Promise<void> {
       : () => {};
   const stopAlertInterval = startAlertInterval(runner, (error) => console.error(`could not queue an alert evaluation: ${error.message}`));
   const stopRecommendationsInterval = startRecommendationsInterval(runner, env.SPINDLE_RECOMMENDATION_REFRESH_SECONDS, (error) =>
-    console.error(`could not queue a recommendations refresh: ${error.message}`));
+    console.error(`could not queue a recommendations refresh: ${error.message}`),
+  );
   const stopUpgradeInterval = startUpgradeInterval(runner, env.SPINDLE_UPGRADE_INTERVAL_SECONDS, (error) =>
-    console.error(`could not queue an agent upgrade step: ${error.message}`));
-  await queueReadLatencySummary(runner).catch((error: Error) => console.error(`could not queue the read latency summaries: ${error.message}`));
+    console.error(`could not queue an agent upgrade step: ${error.message}`),
+  );
+  await queueReadLatencySummary(runner).catch((error: Error) =>
+    console.error(`could not queue the read latency summaries: ${error.message}`),
+  );
   const stopPolicyDelivery = startEffectivePolicyDelivery(runner, env.DATABASE_URL);
   const stopNotificationQueueing = startNotificationQueueing(runner, pool, env.DATABASE_URL);
   const stopRolloutDriving = startRolloutDriving(runner, env.DATABASE_URL, env.SPINDLE_ROLLOUT_STEP_SECONDS);

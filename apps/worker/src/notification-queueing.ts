@@ -12,17 +12,25 @@ export const notificationQueuedChannel = "spindle_notification_queued";
 const payloadSchema = z.object({ orgId: z.string().min(1), notificationId: z.uuid() });
 
 /** Returns a function that stops listening. */
-export function startNotificationQueueing(runner: Runner, pool: pg.Pool, databaseUrl: string, options: { minRetryMs?: number } = {}): () => Promise<void> {
+export function startNotificationQueueing(
+  runner: Runner,
+  pool: pg.Pool,
+  databaseUrl: string,
+  options: { minRetryMs?: number } = {},
+): () => Promise<void> {
   const addJob = runner.addJob.bind(runner) as Runner["addJob"];
   const listener = listenOnChannel({
     databaseUrl,
     channel: notificationQueuedChannel,
     payloadSchema,
     onMessage: (ref) =>
-      void queueDelivery(addJob, ref).catch((error: Error) => console.error(`could not queue notification ${ref.notificationId}: ${error.message}`)),
+      void queueDelivery(addJob, ref).catch((error: Error) =>
+        console.error(`could not queue notification ${ref.notificationId}: ${error.message}`),
+      ),
     onListening: (reconnected) => {
       requeueOpenNotifications(pool, addJob, "all").then(
-        (count) => count > 0 && console.log(`queued ${count} open notification(s)${reconnected ? " after the listener reconnected" : " at start"}`),
+        (count) =>
+          count > 0 && console.log(`queued ${count} open notification(s)${reconnected ? " after the listener reconnected" : " at start"}`),
         (error: Error) => console.error(`could not queue open notifications: ${error.message}`),
       );
     },

@@ -97,10 +97,22 @@ describe("a worker killed mid-delivery", { skip: skipReason, timeout: 180_000 },
     const hook = await routedChannel(plain.pool, orgId, "Receiver", "webhook", { url: `${receiver.url}/hook` }, {});
     // Enqueued while no worker runs: its announcement is lost, the first worker's start-up sweep finds it.
     const { queued } = await enqueue(plain.pool, {
-      orgId, transitionId: "restart-1", rule: { id: "r", name: "Disk filling up" }, severity: "warning",
-      state: { from: "pending", to: "firing" }, subject: { serverId, serverName: "db-01", device: "sda", tags: [] },
-      value: 93, threshold: 90, comparison: ">", unit: "%", basis: "filesystem used space", startedAt: "2026-11-23T10:00:00Z",
-      at: "2026-11-23T10:05:00Z", note: "", linkPath: `/servers/${serverId}`, silenced: false,
+      orgId,
+      transitionId: "restart-1",
+      rule: { id: "r", name: "Disk filling up" },
+      severity: "warning",
+      state: { from: "pending", to: "firing" },
+      subject: { serverId, serverName: "db-01", device: "sda", tags: [] },
+      value: 93,
+      threshold: 90,
+      comparison: ">",
+      unit: "%",
+      basis: "filesystem used space",
+      startedAt: "2026-11-23T10:00:00Z",
+      at: "2026-11-23T10:05:00Z",
+      note: "",
+      linkPath: `/servers/${serverId}`,
+      silenced: false,
     });
     const id = queued[0]!.notificationId;
 

@@ -33,6 +33,8 @@ function secretsOpenerFromEnv(env: WorkerEnv): SecretsOpener | null {
   try {
     return new SecretsOpener(pem);
   } catch (error) {
-    throw new Error(`SPINDLE_NOTIFY_SECRETS_KEY_FILE: ${file} is not an X25519 private key in PEM (${(error as Error).message}); make one with openssl genpkey -algorithm X25519`);
+    throw new Error(
+      `SPINDLE_NOTIFY_SECRETS_KEY_FILE: ${file} is not an X25519 private key in PEM (${(error as Error).message}); make one with openssl genpkey -algorithm X25519`,
+    );
   }
 }

@@ -28,7 +28,8 @@ async function queueOwner(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query("SELECT nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = 'graphile_worker'")).rows[0]?.owner;
+    return (await client.query("SELECT nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = 'graphile_worker'")).rows[0]
+      ?.owner;
   } finally {
     await client.end();
   }

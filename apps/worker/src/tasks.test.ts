@@ -58,7 +58,10 @@ describe("worker tasks under graphile-worker", { skip: skipReason }, () => {
     await queueReadLatencySummary(runner);
     await done;
     for (const mode of ["plain", "timescaledb"] as const) {
-      assert.ok(parseCrontab(crontabFor(mode)).some((item) => item.task === "read_latency_summary"), mode);
+      assert.ok(
+        parseCrontab(crontabFor(mode)).some((item) => item.task === "read_latency_summary"),
+        mode,
+      );
     }
   });
 });
@@ -84,10 +87,20 @@ describe("the worker's own crontab", { skip: skipReason }, () => {
       const events: WorkerEvents = new EventEmitter();
       const outcome = new Promise<{ payload: unknown; error?: unknown }>((resolve) => {
         events.on("job:success", ({ job }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload }));
-        events.on("job:error", ({ job, error }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload, error }));
+        events.on(
+          "job:error",
+          ({ job, error }) => job.task_identifier === effectivePoliciesTask && resolve({ payload: job.payload, error }),
+        );
       });
-      runner = await run({ pgPool: plain.pool, concurrency: 1, pollInterval: 200, noHandleSignals: true, events,
-        taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery }), parsedCronItems: items });
+      runner = await run({
+        pgPool: plain.pool,
+        concurrency: 1,
+        pollInterval: 200,
+        noHandleSignals: true,
+        events,
+        taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery }),
+        parsedCronItems: items,
+      });
       const { payload, error } = await outcome;
       assert.ok(payload && typeof payload === "object" && "_cron" in payload, `expected a crontab job, got ${JSON.stringify(payload)}`);
       assert.equal(error, undefined, `the scheduled sweep failed: ${String(error)}`);

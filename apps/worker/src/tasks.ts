@@ -6,7 +6,12 @@ import { alertsEvaluateTask, createAlertsEvaluateTask } from "./alerts/task.js";
 import type { OnAlertTransition } from "./alerts/evaluate.js";
 import { createEffectivePoliciesTask, effectivePoliciesTask } from "./jobs/effective-policy-task.js";
 import type { DeliverySettings } from "./jobs/notification-delivery.js";
-import { createDeliverNotificationTask, createNotificationSweepTask, deliverNotificationTask, notificationSweepTask } from "./jobs/notification-task.js";
+import {
+  createDeliverNotificationTask,
+  createNotificationSweepTask,
+  deliverNotificationTask,
+  notificationSweepTask,
+} from "./jobs/notification-task.js";
 import { refreshReadLatencySummaries, readLatencySummaryTask } from "./jobs/read-latency-summary.js";
 import { curveRetentionTask, deleteExpiredCurves, deleteExpiredTelemetry } from "./jobs/retention.js";
 import { rollupPending } from "@spindle/timeseries";
@@ -80,9 +85,7 @@ function plainModeOnly(deps: TaskDependencies, name: string, task: Task): Task {
   return async (payload, helpers) => {
     if (deps.timeseriesMode === "plain") return task(payload, helpers);
     if (!explained) {
-      helpers.logger.info(
-        `${name}: nothing to do in timescaledb mode; TimescaleDB's continuous aggregates and policies maintain the data`,
-      );
+      helpers.logger.info(`${name}: nothing to do in timescaledb mode; TimescaleDB's continuous aggregates and policies maintain the data`);
       explained = true;
     }
   };

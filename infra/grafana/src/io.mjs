@@ -15,16 +15,36 @@ export const serverIo = dashboard({
   description: "Per device, from /proc/diskstats deltas in the 1-minute aggregates.",
   variables: [serverVariable],
   panels: [
-    timeseries("IOPS", "iops", perDevice("('read', read_ops / nullif(interval_seconds, 0)), ('write', write_ops / nullif(interval_seconds, 0))")),
-    timeseries("Throughput", "Bps", perDevice("('read', read_bytes / nullif(interval_seconds, 0)), ('write', write_bytes / nullif(interval_seconds, 0))")),
-    timeseries("Average latency (I/O-weighted)", "ms",
-      perDevice("('read', read_time_ms::float8 / nullif(read_ops, 0)), ('write', write_time_ms::float8 / nullif(write_ops, 0))")),
-    timeseries("Queue depth and utilisation", "short",
-      perDevice("('queue depth', weighted_io_time_ms / (1000 * nullif(interval_seconds, 0))), ('utilisation %', 100 * io_time_ms / (1000 * nullif(interval_seconds, 0)))")),
-    timeseries("Memory", "bytes", `SELECT $__timeGroupAlias(bucket, '1m'), available_bytes AS "available", cached_bytes AS "page cache", dirty_bytes AS "dirty"
+    timeseries(
+      "IOPS",
+      "iops",
+      perDevice("('read', read_ops / nullif(interval_seconds, 0)), ('write', write_ops / nullif(interval_seconds, 0))"),
+    ),
+    timeseries(
+      "Throughput",
+      "Bps",
+      perDevice("('read', read_bytes / nullif(interval_seconds, 0)), ('write', write_bytes / nullif(interval_seconds, 0))"),
+    ),
+    timeseries(
+      "Average latency (I/O-weighted)",
+      "ms",
+      perDevice("('read', read_time_ms::float8 / nullif(read_ops, 0)), ('write', write_time_ms::float8 / nullif(write_ops, 0))"),
+    ),
+    timeseries(
+      "Queue depth and utilisation",
+      "short",
+      perDevice(
+        "('queue depth', weighted_io_time_ms / (1000 * nullif(interval_seconds, 0))), ('utilisation %', 100 * io_time_ms / (1000 * nullif(interval_seconds, 0)))",
+      ),
+    ),
+    timeseries(
+      "Memory",
+      "bytes",
+      `SELECT $__timeGroupAlias(bucket, '1m'), available_bytes AS "available", cached_bytes AS "page cache", dirty_bytes AS "dirty"
 FROM memory_1m
 WHERE $__timeFilter(bucket) AND server_id = \${server:sqlstring}
-ORDER BY 1`),
+ORDER BY 1`,
+    ),
   ],
 });
 
@@ -75,16 +95,33 @@ ORDER BY 1`;
 export const latency = dashboard({
   uid: "spindle-latency",
   title: "Spindle: latency percentiles and split I/O",
-  description: "eBPF block-layer histograms (log2 buckets) merged by adding counts; a percentile is the upper edge of its bucket. No rows: not measured (no eBPF on that server).",
+  description:
+    "eBPF block-layer histograms (log2 buckets) merged by adding counts; a percentile is the upper edge of its bucket. No rows: not measured (no eBPF on that server).",
   variables: [serverVariable, deviceVariable],
   panels: [
-    timeseries("Latency percentiles per minute (bucket upper edge)", "ms", latencyPerMinute,
-      "Each minute's buckets merged, then the nearest-rank bucket of each percentile."),
-    table("Latency over the time range (merged buckets)", "ms", latencyOverRange,
-      "Every minute of the range merged into one histogram per operation; the mean is exact (sum of latencies / I/Os). Untimed I/Os: completions the disk counted that no histogram holds (spindle.disk.io.untimed), which the percentiles leave out; empty where the agent did not count them (not measured)."),
-    timeseries("Untimed I/Os per second", "iops", untimedPerMinute,
-      "Completions the disk's own counters saw that the eBPF histograms did not (spindle.disk.io.untimed). No line: not measured (an agent from before the count, flushes, a disk without request statistics)."),
-    timeseries("Split I/O", "short", splitIo,
-      "Bios split by the block layer (block:block_split), and their share of the I/Os /proc/diskstats completed."),
+    timeseries(
+      "Latency percentiles per minute (bucket upper edge)",
+      "ms",
+      latencyPerMinute,
+      "Each minute's buckets merged, then the nearest-rank bucket of each percentile.",
+    ),
+    table(
+      "Latency over the time range (merged buckets)",
+      "ms",
+      latencyOverRange,
+      "Every minute of the range merged into one histogram per operation; the mean is exact (sum of latencies / I/Os). Untimed I/Os: completions the disk counted that no histogram holds (spindle.disk.io.untimed), which the percentiles leave out; empty where the agent did not count them (not measured).",
+    ),
+    timeseries(
+      "Untimed I/Os per second",
+      "iops",
+      untimedPerMinute,
+      "Completions the disk's own counters saw that the eBPF histograms did not (spindle.disk.io.untimed). No line: not measured (an agent from before the count, flushes, a disk without request statistics).",
+    ),
+    timeseries(
+      "Split I/O",
+      "short",
+      splitIo,
+      "Bios split by the block layer (block:block_split), and their share of the I/Os /proc/diskstats completed.",
+    ),
   ],
 });

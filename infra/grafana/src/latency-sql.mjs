@@ -14,4 +14,9 @@ export function percentileEdgeMs(counts, total, quantile) {
     WHERE (SELECT sum(c) FROM unnest(${counts}[1:i]) AS c) >= ceil(${quantile} * ${total}) ORDER BY i LIMIT 1)`;
 }
 
-export const quantiles = [["p50", 0.5], ["p95", 0.95], ["p99", 0.99], ["p99.9", 0.999]];
+export const quantiles = [
+  ["p50", 0.5],
+  ["p95", 0.95],
+  ["p99", 0.99],
+  ["p99.9", 0.999],
+];

@@ -97,7 +97,9 @@ async function clusterPassword(dataDir: string): Promise<string> {
   const file = join(dirname(dataDir), `${basename(dataDir)}.password`);
   if (existsSync(file)) return (await readFile(file, "utf8")).trim();
   if (existsSync(join(dataDir, "PG_VERSION"))) {
-    throw new Error(`${dataDir} holds a cluster but its password file ${file} is missing: restore it, or delete the data directory to start afresh`);
+    throw new Error(
+      `${dataDir} holds a cluster but its password file ${file} is missing: restore it, or delete the data directory to start afresh`,
+    );
   }
   const password = randomBytes(24).toString("base64url");
   await mkdir(dirname(file), { recursive: true });

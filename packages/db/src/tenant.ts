@@ -20,8 +20,10 @@ export interface TenantQueryable {
 
 function checkOrg(orgId: string): void {
   if (typeof orgId !== "string" || orgId.length === 0 || orgId.length > 200) {
-    throw new Error(`withOrgTransaction: an organisation id is required (got ${JSON.stringify(orgId)}); ` +
-      "cross-tenant work must run as spindle_system through withSystemTransaction");
+    throw new Error(
+      `withOrgTransaction: an organisation id is required (got ${JSON.stringify(orgId)}); ` +
+        "cross-tenant work must run as spindle_system through withSystemTransaction",
+    );
   }
 }
 

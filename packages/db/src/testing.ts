@@ -33,12 +33,13 @@ export async function createTestDatabase(options: { migrated?: boolean; label?: 
   const adminUrl = process.env.SPINDLE_TEST_DATABASE_URL;
   const template = process.env.SPINDLE_TEST_TEMPLATE_DB;
   if (!adminUrl || !template) throw new Error(`no test database server: ${startHint}`);
-  const label = (options.label ?? "test").toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(0, 30);
+  const label = (options.label ?? "test")
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, "_")
+    .slice(0, 30);
   const name = `t_${label}_${randomBytes(5).toString("hex")}`;
   const source = options.migrated === false ? "template0" : template;
-  await withAdmin(adminUrl, (admin) =>
-    admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(source)}`),
-  );
+  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(source)}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {

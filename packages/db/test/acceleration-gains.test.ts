@@ -30,12 +30,26 @@ const mergedReadCache = `
          dropped_behind_bytes, backoffs, memory_read_latency_weighted_seconds, memory_read_latency_samples, samples
   FROM read_cache_1m`;
 const expectedReadCache = {
-  budget_bytes_sum: 3000, budget_bytes_samples: 2, pinned_bytes_sum: 100, pinned_bytes_samples: 1,
-  hits_bytes: 12288, misses_bytes: 4096, dropped_behind_bytes: null, backoffs: 1,
-  memory_read_latency_weighted_seconds: 0.003, memory_read_latency_samples: 1500, samples: 2,
+  budget_bytes_sum: 3000,
+  budget_bytes_samples: 2,
+  pinned_bytes_sum: 100,
+  pinned_bytes_samples: 1,
+  hits_bytes: 12288,
+  misses_bytes: 4096,
+  dropped_behind_bytes: null,
+  backoffs: 1,
+  memory_read_latency_weighted_seconds: 0.003,
+  memory_read_latency_samples: 1500,
+  samples: 2,
 };
 const mergedWriteOpt = `SELECT preallocated_bytes, files_defragmented, managed_extents_added, unmanaged_extents_added, samples FROM write_opt_1m`;
-const expectedWriteOpt = { preallocated_bytes: 1048576, files_defragmented: null, managed_extents_added: 1, unmanaged_extents_added: 16, samples: 1 };
+const expectedWriteOpt = {
+  preallocated_bytes: 1048576,
+  files_defragmented: null,
+  managed_extents_added: 1,
+  unmanaged_extents_added: 16,
+  samples: 1,
+};
 
 /** pg returns bigint as string; PGlite returns numbers: compare as numbers, keeping NULL. */
 function numbers(row: Record<string, unknown>): Record<string, number | null> {
@@ -66,7 +80,10 @@ describe("acceleration gains on TimescaleDB", () => {
       `SELECT hypertable_name, time_interval::text AS chunk FROM timescaledb_information.dimensions
        WHERE hypertable_name IN ('read_cache', 'write_opt', 'write_opt_files') ORDER BY 1`,
     );
-    assert.deepEqual(rows.map((r) => `${r.hypertable_name} ${r.chunk}`), ["read_cache 1 day", "write_opt 1 day"]);
+    assert.deepEqual(
+      rows.map((r) => `${r.hypertable_name} ${r.chunk}`),
+      ["read_cache 1 day", "write_opt 1 day"],
+    );
     const settings = await db.query<{ hypertable: string; segmentby: string; orderby: string }>(
       `SELECT hypertable::text, segmentby, orderby FROM timescaledb_information.hypertable_compression_settings
        WHERE hypertable::text IN ('read_cache', 'write_opt') ORDER BY 1`,
@@ -79,9 +96,13 @@ describe("acceleration gains on TimescaleDB", () => {
       `SELECT hypertable_name, config FROM timescaledb_information.jobs
        WHERE proc_name = 'policy_compression' AND hypertable_name IN ('read_cache', 'write_opt') ORDER BY 1`,
     );
-    assert.deepEqual(compression.rows.map((j) => [j.hypertable_name, j.config.compress_after]), [
-      ["read_cache", "3 days"], ["write_opt", "3 days"],
-    ]);
+    assert.deepEqual(
+      compression.rows.map((j) => [j.hypertable_name, j.config.compress_after]),
+      [
+        ["read_cache", "3 days"],
+        ["write_opt", "3 days"],
+      ],
+    );
   });
 
   it("keeps raw rows 30 days, 1-minute buckets 90 days, 1-hour buckets 2 years", async () => {
@@ -102,19 +123,30 @@ describe("acceleration gains on TimescaleDB", () => {
     const views = await db.query<{ view_name: string }>(
       "SELECT view_name FROM timescaledb_information.continuous_aggregates WHERE materialized_only = false",
     );
-    for (const view of Object.keys(gainsAggregateShapes)) assert.ok(views.rows.some((row) => row.view_name === view), view);
+    for (const view of Object.keys(gainsAggregateShapes))
+      assert.ok(
+        views.rows.some((row) => row.view_name === view),
+        view,
+      );
     const refresh = await db.query<{ view_name: string; schedule: string; start_offset: string }>(
       `SELECT c.view_name, j.schedule_interval::text AS schedule, j.config->>'start_offset' AS start_offset
        FROM timescaledb_information.jobs j
        JOIN timescaledb_information.continuous_aggregates c
          ON j.hypertable_name IN (c.view_name, c.materialization_hypertable_name)
-       WHERE j.proc_name = 'policy_refresh_continuous_aggregate' AND c.view_name IN (${Object.keys(gainsAggregateShapes).map((v) => `'${v}'`).join(", ")})
+       WHERE j.proc_name = 'policy_refresh_continuous_aggregate' AND c.view_name IN (${Object.keys(gainsAggregateShapes)
+         .map((v) => `'${v}'`)
+         .join(", ")})
        ORDER BY 1`,
     );
-    assert.deepEqual(refresh.rows.map((r) => `${r.view_name} every ${r.schedule} from ${r.start_offset}`), [
-      "read_cache_1h every 00:15:00 from 3 days", "read_cache_1m every 00:00:30 from 3 days",
-      "write_opt_1h every 00:15:00 from 3 days", "write_opt_1m every 00:00:30 from 3 days",
-    ]);
+    assert.deepEqual(
+      refresh.rows.map((r) => `${r.view_name} every ${r.schedule} from ${r.start_offset}`),
+      [
+        "read_cache_1h every 00:15:00 from 3 days",
+        "read_cache_1m every 00:00:30 from 3 days",
+        "write_opt_1h every 00:15:00 from 3 days",
+        "write_opt_1m every 00:00:30 from 3 days",
+      ],
+    );
   });
 
   it("sums counters, counts gauges and weights the memory-read latency by its samples; NULL stays NULL", async () => {
@@ -168,10 +200,19 @@ describe("acceleration gains on plain PostgreSQL", { skip: testDatabaseSkipReaso
       `SELECT table_name, column_name FROM information_schema.columns
        WHERE table_name IN ('read_cache', 'write_opt') AND is_nullable = 'NO' ORDER BY 1, 2`,
     );
-    assert.deepEqual(notNull.rows.map((r) => `${r.table_name}.${r.column_name}`), [
-      "read_cache.interval_seconds", "read_cache.org_id", "read_cache.server_id", "read_cache.time",
-      "write_opt.interval_seconds", "write_opt.org_id", "write_opt.server_id", "write_opt.time",
-    ]);
+    assert.deepEqual(
+      notNull.rows.map((r) => `${r.table_name}.${r.column_name}`),
+      [
+        "read_cache.interval_seconds",
+        "read_cache.org_id",
+        "read_cache.server_id",
+        "read_cache.time",
+        "write_opt.interval_seconds",
+        "write_opt.org_id",
+        "write_opt.server_id",
+        "write_opt.time",
+      ],
+    );
     await client.query(inserts);
     const { rows } = await client.query("SELECT source, first_time, last_time FROM rollup_pending ORDER BY id");
     assert.deepEqual(rows, [

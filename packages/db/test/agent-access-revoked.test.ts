@@ -66,8 +66,20 @@ describe("announcing an agent's ended access", { skip: testDatabaseSkipReason() 
 
   it("announces an identity taken over by a re-enrolment, not the agent rotating its own credential", async () => {
     const a = await agent("org-a", "taken-over");
-    assert.deepEqual(await announcedBy(`UPDATE agents SET credential_hash = sha256('rotated'), credential_expires_at = now() + interval '90 days' WHERE id = $1`, a.agentId), []);
-    assert.deepEqual(await announcedBy(`UPDATE agents SET credential_hash = sha256('new host'), enrolled_at = now() + interval '1 second' WHERE id = $1`, a.agentId), [a]);
+    assert.deepEqual(
+      await announcedBy(
+        `UPDATE agents SET credential_hash = sha256('rotated'), credential_expires_at = now() + interval '90 days' WHERE id = $1`,
+        a.agentId,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await announcedBy(
+        `UPDATE agents SET credential_hash = sha256('new host'), enrolled_at = now() + interval '1 second' WHERE id = $1`,
+        a.agentId,
+      ),
+      [a],
+    );
   });
 
   it("announces deleted agents, directly or with their organisation", async () => {
@@ -81,7 +93,10 @@ describe("announcing an agent's ended access", { skip: testDatabaseSkipReason() 
 
   it("stays silent for the updates every batch and report make, and for a rolled-back revocation", async () => {
     const a = await agent("org-a", "busy");
-    assert.deepEqual(await announcedBy(`UPDATE agents SET batch_hwm = batch_hwm + 1, capabilities = '{"ebpf": true}' WHERE id = $1`, a.agentId), []);
+    assert.deepEqual(
+      await announcedBy(`UPDATE agents SET batch_hwm = batch_hwm + 1, capabilities = '{"ebpf": true}' WHERE id = $1`, a.agentId),
+      [],
+    );
     await client.query("BEGIN");
     await client.query(`UPDATE agents SET revoked_at = now() WHERE id = $1`, [a.agentId]);
     await client.query("ROLLBACK");

@@ -45,9 +45,17 @@ describe("deep telemetry on TimescaleDB", () => {
       `SELECT hypertable_name, time_interval::text AS chunk FROM timescaledb_information.dimensions
        WHERE hypertable_name IN (${[...deepRawTables, "fragmentation_scans"].map((t) => `'${t}'`).join(", ")}) ORDER BY 1`,
     );
-    assert.deepEqual(rows.map((r) => `${r.hypertable_name} ${r.chunk}`), [
-      "disk_latency 1 day", "disk_split_io 1 day", "fragmentation_scans 30 days", "page_cache 1 day", "pg_database_stats 1 day", "pressure 1 day",
-    ]);
+    assert.deepEqual(
+      rows.map((r) => `${r.hypertable_name} ${r.chunk}`),
+      [
+        "disk_latency 1 day",
+        "disk_split_io 1 day",
+        "fragmentation_scans 30 days",
+        "page_cache 1 day",
+        "pg_database_stats 1 day",
+        "pressure 1 day",
+      ],
+    );
     const settings = await db.query<{ hypertable: string; segmentby: string }>(
       `SELECT hypertable::text, segmentby FROM timescaledb_information.hypertable_compression_settings
        WHERE hypertable::text IN ('disk_latency', 'pg_database_stats') ORDER BY 1`,
@@ -77,12 +85,17 @@ describe("deep telemetry on TimescaleDB", () => {
     const views = await db.query<{ view_name: string }>(
       "SELECT view_name FROM timescaledb_information.continuous_aggregates WHERE materialized_only = false ORDER BY view_name",
     );
-    for (const view of Object.keys(deepAggregateShapes)) assert.ok(views.rows.some((row) => row.view_name === view), view);
+    for (const view of Object.keys(deepAggregateShapes))
+      assert.ok(
+        views.rows.some((row) => row.view_name === view),
+        view,
+      );
   });
 
   it("sums latency buckets exactly and keeps an unmeasured pressure column NULL", async () => {
     await db.exec(latencyInserts());
-    for (const view of ["disk_latency_1m", "disk_latency_1h", "pressure_1m"]) await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    for (const view of ["disk_latency_1m", "disk_latency_1h", "pressure_1m"])
+      await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     const { rows } = await db.query(mergedLatency);
     assert.deepEqual(rows, [expectedLatency]);
     const hour = await db.query("SELECT operations, bucket_08 FROM disk_latency_1h");

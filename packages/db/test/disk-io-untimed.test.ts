@@ -13,8 +13,14 @@ import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
 const server = "00000000-0000-4000-8000-0000000000e2";
 
 const aggregateShape = [
-  "bucket:timestamp with time zone", "org_id:text", "server_id:uuid", "device:text", "operation:text",
-  "interval_seconds:double precision", "untimed_ops:bigint", "samples:bigint",
+  "bucket:timestamp with time zone",
+  "org_id:text",
+  "server_id:uuid",
+  "device:text",
+  "operation:text",
+  "interval_seconds:double precision",
+  "untimed_ops:bigint",
+  "samples:bigint",
 ];
 const shapes = { disk_io_untimed_1h: aggregateShape, disk_io_untimed_1m: aggregateShape };
 const shapesQuery = `
@@ -32,7 +38,10 @@ const inserts = `
          ('2026-11-20T10:58:30Z', 'org-a', '${server}', 'sda', 'discard', 10, 2);`;
 
 const minute = "SELECT device, operation, interval_seconds, untimed_ops, samples FROM disk_io_untimed_1m ORDER BY operation";
-const expected = [["sda", "discard", 10, 2, 1], ["sda", "read", 30, 12, 3]];
+const expected = [
+  ["sda", "discard", 10, 2, 1],
+  ["sda", "read", 30, 12, 3],
+];
 const values = (rows: Record<string, unknown>[]) =>
   rows.map((r) => [r.device, r.operation, Number(r.interval_seconds), Number(r.untimed_ops), Number(r.samples)]);
 const refused = [
@@ -73,22 +82,29 @@ describe("untimed I/Os on TimescaleDB", () => {
     const views = await db.query(
       "SELECT view_name, materialized_only FROM timescaledb_information.continuous_aggregates WHERE view_name LIKE 'disk_io_untimed%' ORDER BY view_name",
     );
-    assert.deepEqual(views.rows, ["disk_io_untimed_1h", "disk_io_untimed_1m"].map((view_name) => ({ view_name, materialized_only: false })));
+    assert.deepEqual(
+      views.rows,
+      ["disk_io_untimed_1h", "disk_io_untimed_1m"].map((view_name) => ({ view_name, materialized_only: false })),
+    );
     const refresh = await db.query<{ hypertable_name: string; schedule: string; fixed_schedule: boolean }>(
       `SELECT hypertable_name, schedule_interval::text AS schedule, fixed_schedule FROM timescaledb_information.jobs
        WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^disk_(latency|io_untimed)_' ORDER BY hypertable_name`,
     );
-    assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [
-      "disk_io_untimed_1h every 00:15:00",
-      "disk_io_untimed_1m every 00:00:30, fixed",
-      "disk_latency_1h every 00:15:00",
-      "disk_latency_1m every 00:00:30, fixed",
-    ]);
+    assert.deepEqual(
+      refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`),
+      [
+        "disk_io_untimed_1h every 00:15:00",
+        "disk_io_untimed_1m every 00:00:30, fixed",
+        "disk_latency_1h every 00:15:00",
+        "disk_latency_1m every 00:00:30, fixed",
+      ],
+    );
   });
 
   it("sums the untimed I/Os per device and operation into minutes and hours", async () => {
     await db.exec(inserts);
-    for (const view of ["disk_io_untimed_1m", "disk_io_untimed_1h"]) await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    for (const view of ["disk_io_untimed_1m", "disk_io_untimed_1h"])
+      await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     assert.deepEqual(values((await db.query<Record<string, unknown>>(minute)).rows), expected);
     const hour = await db.query<Record<string, unknown>>(minute.replace("_1m", "_1h"));
     assert.deepEqual(values(hour.rows), expected);

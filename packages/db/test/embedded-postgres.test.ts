@@ -48,7 +48,10 @@ describe("startEmbeddedPostgres", () => {
     try {
       assert.equal(second.url, first.url);
       assert.deepEqual(await query(second.url, "SELECT note FROM kept"), [{ note: "still here" }]);
-      const settings = await query(second.url, "SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_directories') AS sockets");
+      const settings = await query(
+        second.url,
+        "SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_directories') AS sockets",
+      );
       assert.deepEqual(settings, [{ listen: "127.0.0.1", sockets: "" }]);
     } finally {
       await second.stop();
@@ -56,7 +59,9 @@ describe("startEmbeddedPostgres", () => {
   });
 });
 
-describe("startEmbeddedPostgres as root in a directory only root may enter", { skip: process.getuid?.() !== 0 ? "needs root" : false }, () => {
+describe("startEmbeddedPostgres as root in a directory only root may enter", {
+  skip: process.getuid?.() !== 0 ? "needs root" : false,
+}, () => {
   let root: string | undefined;
   let relocated: string | undefined;
   after(async () => {

@@ -36,7 +36,10 @@ describe("metric families rebuild the migrated schema on plain PostgreSQL", { sk
 
   it("builds every family's table, rollups, trigger, indexes, grants and views as the migrations did", async () => {
     const relations = relationNames("plain");
-    assert.ok(relations.tables.includes("disk_io_1m") && relations.tables.includes("write_opt_files"), "the schema file lists the families");
+    assert.ok(
+      relations.tables.includes("disk_io_1m") && relations.tables.includes("write_opt_files"),
+      "the schema file lists the families",
+    );
     const migrated = await snapshot(client, relations.all, false);
     await client.query("BEGIN");
     await client.query(dropSql(relations));

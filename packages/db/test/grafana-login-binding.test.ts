@@ -64,22 +64,35 @@ describe("Grafana logins bound to an organisation", { skip }, () => {
 
   it("binds a login and sets its defaults, so it reads its organisation and only that one", async () => {
     await withClient(db.url, (admin) => admin.query("SELECT spindle_bind_grafana_login($1, 'org-a')", [bound]));
-    await withClient(db.url, async (login) => {
-      assert.deepEqual((await login.query("SELECT current_user AS role, current_setting('search_path') AS path")).rows,
-        [{ role: "spindle_grafana", path: "spindle_grafana_views, public" }]);
-      assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-a" }]);
-      await login.query("SELECT set_config('spindle.org_id', 'org-b', false)");
-      assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-a" }]);
-    }, bound);
+    await withClient(
+      db.url,
+      async (login) => {
+        assert.deepEqual((await login.query("SELECT current_user AS role, current_setting('search_path') AS path")).rows, [
+          { role: "spindle_grafana", path: "spindle_grafana_views, public" },
+        ]);
+        assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-a" }]);
+        await login.query("SELECT set_config('spindle.org_id', 'org-b', false)");
+        assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-a" }]);
+      },
+      bound,
+    );
     // Rebinding moves it; unbinding leaves it nothing.
     await withClient(db.url, (admin) => admin.query("SELECT spindle_bind_grafana_login($1, 'org-b')", [bound]));
-    await withClient(db.url, async (login) => {
-      assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-b" }]);
-    }, bound);
+    await withClient(
+      db.url,
+      async (login) => {
+        assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "host-org-b" }]);
+      },
+      bound,
+    );
     await withClient(db.url, (admin) => admin.query("SELECT spindle_unbind_grafana_login($1)", [bound]));
-    await withClient(db.url, async (login) => {
-      assert.deepEqual((await login.query("SELECT count(*)::int AS n FROM servers")).rows, [{ n: 0 }]);
-    }, bound);
+    await withClient(
+      db.url,
+      async (login) => {
+        assert.deepEqual((await login.query("SELECT count(*)::int AS n FROM servers")).rows, [{ n: 0 }]);
+      },
+      bound,
+    );
   });
 
   it("refuses logins a binding could not hold, with what to do", async () => {
@@ -131,10 +144,14 @@ describe("logins bound the old way (ALTER ROLE … SET spindle.org_id)", { skip 
       const settings = await admin.query(`SELECT unnest(setconfig) AS s FROM pg_db_role_setting WHERE setrole = $1::regrole`, [old]);
       assert.deepEqual(settings.rows.map((r) => r.s).sort(), ["role=spindle_grafana", "search_path=spindle_grafana_views, public"]);
     });
-    await withClient(db.url, async (login) => {
-      assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "old-host" }]);
-      assert.deepEqual((await login.query("SELECT count(*)::int AS n FROM disk_io_1m")).rows, [{ n: 0 }]);
-    }, old);
+    await withClient(
+      db.url,
+      async (login) => {
+        assert.deepEqual((await login.query("SELECT hostname FROM servers")).rows, [{ hostname: "old-host" }]);
+        assert.deepEqual((await login.query("SELECT count(*)::int AS n FROM disk_io_1m")).rows, [{ n: 0 }]);
+      },
+      old,
+    );
   });
 });
 
@@ -155,13 +172,20 @@ describe("tenant relations a migration forgets to protect", { skip }, () => {
     const folder = join(migrations.dir, "20991231000000_forgetful_feature");
     await mkdir(folder);
     // One relational table and one raw telemetry table, neither protected by the migration.
-    await writeFile(join(folder, "migration.sql"), `
+    await writeFile(
+      join(folder, "migration.sql"),
+      `
       CREATE TABLE forgotten_settings (org_id text NOT NULL, id uuid PRIMARY KEY DEFAULT gen_random_uuid(), value int);
-      CREATE TABLE forgotten_samples (time timestamptz NOT NULL, org_id text NOT NULL, value int);`);
+      CREATE TABLE forgotten_samples (time timestamptz NOT NULL, org_id text NOT NULL, value int);`,
+    );
     const lines: string[] = [];
     await migrate(db.url, { migrationsDir: migrations.dir, log: (line) => lines.push(line) });
-    assert.ok(lines.some((l) => l.includes("20991231000000_forgetful_feature left forgotten_samples, forgotten_settings without tenant protection")),
-      lines.join("\n"));
+    assert.ok(
+      lines.some((l) =>
+        l.includes("20991231000000_forgetful_feature left forgotten_samples, forgotten_settings without tenant protection"),
+      ),
+      lines.join("\n"),
+    );
     await withClient(db.url, async (admin) => {
       assert.deepEqual((await admin.query(unprotectedTenantRelationsQuery)).rows, []);
       await admin.query(`INSERT INTO organizations (id, name, slug) VALUES ('org-x', 'x', 'x'), ('org-y', 'y', 'y')`);

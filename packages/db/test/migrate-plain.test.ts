@@ -69,9 +69,15 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
       );
       assert.deepEqual(keys.rows, [
         { table: "disk_io_1h", key: "PRIMARY KEY (org_id, server_id, bucket, device)" },
-        { table: "disk_io_1m", key: "PRIMARY KEY (org_id, server_id, bucket, device) INCLUDE (interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms)" },
+        {
+          table: "disk_io_1m",
+          key: "PRIMARY KEY (org_id, server_id, bucket, device) INCLUDE (interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms)",
+        },
         { table: "memory_1h", key: "PRIMARY KEY (org_id, server_id, bucket)" },
-        { table: "memory_1m", key: "PRIMARY KEY (org_id, server_id, bucket) INCLUDE (total_bytes, available_bytes, cached_bytes, dirty_bytes, samples)" },
+        {
+          table: "memory_1m",
+          key: "PRIMARY KEY (org_id, server_id, bucket) INCLUDE (total_bytes, available_bytes, cached_bytes, dirty_bytes, samples)",
+        },
       ]);
     });
   });
@@ -94,9 +100,7 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
       ];
       const insert = insertStatement("disk_io", diskIoColumns, rows);
       await client.query(insert.text, insert.params);
-      const pending = await client.query(
-        "SELECT source, server_id, first_time, last_time FROM rollup_pending ORDER BY server_id",
-      );
+      const pending = await client.query("SELECT source, server_id, first_time, last_time FROM rollup_pending ORDER BY server_id");
       assert.deepEqual(pending.rows, [
         { source: "disk_io", server_id: serverA, first_time: from, last_time: new Date("2026-11-20T10:00:55Z") },
         { source: "disk_io", server_id: serverB, first_time: from, last_time: new Date("2026-11-20T10:00:25Z") },
@@ -105,7 +109,8 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
     });
 
     // psql's \copy speaks COPY FROM STDIN, the protocol the gateway writes with.
-    const csv = "2026-11-20T09:00:10Z,org-1,00000000-0000-4000-8000-00000000000a,8000000000,4000000000,2000000000,1000000000,500000000,0,0,0\n" +
+    const csv =
+      "2026-11-20T09:00:10Z,org-1,00000000-0000-4000-8000-00000000000a,8000000000,4000000000,2000000000,1000000000,500000000,0,0,0\n" +
       "2026-11-20T09:00:20Z,org-1,00000000-0000-4000-8000-00000000000a,8000000000,4000000000,2000000000,1000000000,500000000,0,0,0\n";
     await copyWithPsql(db.url, "memory", csv);
     await withClient(db.url, async (client) => {
@@ -120,7 +125,10 @@ describe("migrations on plain PostgreSQL", { skip }, () => {
     const result = await migrate(db.url);
     assert.deepEqual(result.applied, []);
     const status = await migrationStatus(db.url);
-    assert.deepEqual(status.migrations.map((entry) => entry.state), allMigrations.map(() => "applied"));
+    assert.deepEqual(
+      status.migrations.map((entry) => entry.state),
+      allMigrations.map(() => "applied"),
+    );
   });
 
   it("refuses a different time-series mode once one is recorded", async () => {
@@ -140,7 +148,10 @@ describe("migration runner safety", { skip }, () => {
         /20261121080100_telemetry\/plain\.sql \(with its includes\) changed after it was applied/,
       );
       const status = await migrationStatus(db.url, { migrationsDir: migrations.dir });
-      assert.deepEqual(status.migrations.map((entry) => entry.state), ["applied", "changed", ...allMigrations.slice(2).map(() => "applied")]);
+      assert.deepEqual(
+        status.migrations.map((entry) => entry.state),
+        ["applied", "changed", ...allMigrations.slice(2).map(() => "applied")],
+      );
     } finally {
       await migrations.remove();
       await db.drop();
@@ -152,7 +163,9 @@ describe("migration runner safety", { skip }, () => {
     try {
       await migrate(db.url);
       await withClient(db.url, (client) =>
-        client.query("INSERT INTO schema_migrations (name, variant, checksum, duration_ms) VALUES ('29990101000000_future', 'migration', 'x', 0)"),
+        client.query(
+          "INSERT INTO schema_migrations (name, variant, checksum, duration_ms) VALUES ('29990101000000_future', 'migration', 'x', 0)",
+        ),
       );
       await assert.rejects(migrate(db.url), /29990101000000_future is applied to the database but missing/);
     } finally {
@@ -176,7 +189,10 @@ describe("migration runner safety", { skip }, () => {
         const table = await client.query("SELECT to_regclass('half_done') AS oid");
         assert.equal(table.rows[0].oid, null);
         const names = await client.query("SELECT name FROM schema_migrations ORDER BY name");
-        assert.deepEqual(names.rows.map((row) => row.name), ["20261121080000_relational", "20261121080100_telemetry"]);
+        assert.deepEqual(
+          names.rows.map((row) => row.name),
+          ["20261121080000_relational", "20261121080100_telemetry"],
+        );
       });
     } finally {
       await migrations.remove();
@@ -228,7 +244,10 @@ describe("migration runner safety", { skip }, () => {
       await assert.rejects(migrate(db.url, { timeseriesMode: "timescaledb" }), /does not offer the timescaledb extension/);
       const status = await migrationStatus(db.url);
       assert.equal(status.timeseriesMode, undefined);
-      assert.deepEqual(status.migrations.map((entry) => entry.state), ["applied", ...allMigrations.slice(1).map(() => "pending")]);
+      assert.deepEqual(
+        status.migrations.map((entry) => entry.state),
+        ["applied", ...allMigrations.slice(1).map(() => "pending")],
+      );
     } finally {
       await db.drop();
     }

@@ -28,17 +28,20 @@ describe("migrations on TimescaleDB", () => {
 
   it("protects every tenant relation: RLS where allowed, filtered views for aggregates and compressed hypertables", async () => {
     const { rows } = await db.query<{ relname: string }>(unprotectedTenantRelationsQuery);
-    assert.deepEqual(rows.map((r) => r.relname), [], unprotectedHint);
+    assert.deepEqual(
+      rows.map((r) => r.relname),
+      [],
+      unprotectedHint,
+    );
     const views = await db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_views WHERE schemaname = 'spindle_tenant' AND viewname IN ('disk_io', 'disk_io_1m', 'memory_1h')");
+      "SELECT count(*)::int AS n FROM pg_views WHERE schemaname = 'spindle_tenant' AND viewname IN ('disk_io', 'disk_io_1m', 'memory_1h')",
+    );
     assert.equal(views.rows[0]?.n, 3);
   });
 
   it("records the timescale variant and the mode", async () => {
     assert.equal(await readTimeseriesMode(pgliteSession(db)), "timescaledb");
-    const { rows } = await db.query<{ variant: string }>(
-      "SELECT variant FROM schema_migrations WHERE name = '20261121080100_telemetry'",
-    );
+    const { rows } = await db.query<{ variant: string }>("SELECT variant FROM schema_migrations WHERE name = '20261121080100_telemetry'");
     assert.deepEqual(rows, [{ variant: "timescale" }]);
     const second = await runMigrations(pgliteSession(db));
     assert.deepEqual(second.applied, []);
@@ -69,7 +72,9 @@ describe("migrations on TimescaleDB", () => {
        WHERE proc_name IN ('policy_compression', 'policy_retention') AND hypertable_name ~ '^(disk_io|memory)(_1m|_1h)?$'
        ORDER BY proc_name, hypertable_name`,
     );
-    const summary = policies.rows.map((job) => `${job.proc_name} ${job.hypertable_name} ${job.config.compress_after ?? job.config.drop_after}`);
+    const summary = policies.rows.map(
+      (job) => `${job.proc_name} ${job.hypertable_name} ${job.config.compress_after ?? job.config.drop_after}`,
+    );
     assert.deepEqual(summary, [
       "policy_compression disk_io 3 days",
       "policy_compression memory 3 days",
@@ -86,7 +91,10 @@ describe("migrations on TimescaleDB", () => {
     const views = await db.query(
       "SELECT view_name, materialized_only FROM timescaledb_information.continuous_aggregates WHERE view_name ~ '^(disk_io|memory)_1[mh]$' ORDER BY view_name",
     );
-    assert.deepEqual(views.rows, ["disk_io_1h", "disk_io_1m", "memory_1h", "memory_1m"].map((view_name) => ({ view_name, materialized_only: false })));
+    assert.deepEqual(
+      views.rows,
+      ["disk_io_1h", "disk_io_1m", "memory_1h", "memory_1m"].map((view_name) => ({ view_name, materialized_only: false })),
+    );
     const shapes = groupColumns((await db.query<{ table_name: string; column: string }>(aggregateColumnsQuery)).rows);
     assert.deepEqual(shapes, aggregateShapes);
     const refresh = await db.query<{ hypertable_name: string; schedule: string; fixed_schedule: boolean }>(
@@ -94,12 +102,10 @@ describe("migrations on TimescaleDB", () => {
        WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name ~ '^(disk_io|memory)_1[mh]$' ORDER BY hypertable_name`,
     );
     // 1-minute aggregates on a fixed 30 s schedule (20261128020000): late rows reach them within 30 s and a run.
-    assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [
-      "disk_io_1h every 00:15:00",
-      "disk_io_1m every 00:00:30, fixed",
-      "memory_1h every 00:15:00",
-      "memory_1m every 00:00:30, fixed",
-    ]);
+    assert.deepEqual(
+      refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`),
+      ["disk_io_1h every 00:15:00", "disk_io_1m every 00:00:30, fixed", "memory_1h every 00:15:00", "memory_1m every 00:00:30, fixed"],
+    );
   });
 
   it("sums raw rows into 1-minute and 1-hour buckets per org, server and device", async () => {
@@ -120,7 +126,10 @@ describe("migrations on TimescaleDB", () => {
       await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     }
 
-    for (const [view, width] of [["disk_io_1m", "1 minute"], ["disk_io_1h", "1 hour"]] as const) {
+    for (const [view, width] of [
+      ["disk_io_1m", "1 minute"],
+      ["disk_io_1h", "1 hour"],
+    ] as const) {
       const fromAggregate = await db.query(
         `SELECT bucket, org_id, server_id, device, interval_seconds, read_ops, write_bytes, weighted_io_time_ms, in_progress_max, samples
          FROM ${view} ORDER BY bucket, org_id, device`,
@@ -153,9 +162,13 @@ describe("migrations on TimescaleDB", () => {
 
   it("answers the materialised part of the 24 h chart from a covering index on each 1-minute aggregate", async () => {
     for (const aggregate of ["disk_io_1m", "memory_1m"] as const) {
-      const { rows: [hypertable] } = await db.query<{ name: string }>(
+      const {
+        rows: [hypertable],
+      } = await db.query<{ name: string }>(
         `SELECT format('%I.%I', materialization_hypertable_schema, materialization_hypertable_name) AS name
-         FROM timescaledb_information.continuous_aggregates WHERE view_name = $1`, [aggregate]);
+         FROM timescaledb_information.continuous_aggregates WHERE view_name = $1`,
+        [aggregate],
+      );
       assert.ok(hypertable, aggregate);
       const { rows } = await db.query<{ name: string; keys: number; columns: string[] }>(indexColumnsQuery, [hypertable.name]);
       assertCoveringChartIndex(aggregate, rows);
@@ -176,11 +189,18 @@ describe("migrations on TimescaleDB", () => {
     const seen = await withOrgTransaction(db, "org-b", "spindle_console", async (tx) => {
       const result = new Map<string, string[]>();
       for (const relname of relations) {
-        result.set(relname, (await tx.query(`SELECT DISTINCT org_id FROM "${relname}"`)).rows.map((r) => r.org_id));
+        result.set(
+          relname,
+          (await tx.query(`SELECT DISTINCT org_id FROM "${relname}"`)).rows.map((r) => r.org_id),
+        );
       }
       return result;
     });
-    for (const [relname, orgs] of seen) assert.ok(orgs.every((org) => org === "org-b"), `${relname} showed ${orgs.join(", ")} to org-b`);
+    for (const [relname, orgs] of seen)
+      assert.ok(
+        orgs.every((org) => org === "org-b"),
+        `${relname} showed ${orgs.join(", ")} to org-b`,
+      );
     for (const relname of ["disk_io", "disk_io_1m", "disk_io_1h"]) assert.deepEqual(seen.get(relname), ["org-b"], relname);
     await assert.rejects(
       withOrgTransaction(db, "org-b", "spindle_console", (tx) => tx.query("SELECT count(*) FROM public.disk_io_1m")),

@@ -27,10 +27,13 @@ describe("migration folders", () => {
     await folder("ok", "20260102000000_second", { "timescale.sql": "SELECT 1;\n", "plain.sql": "SELECT 2;\n" });
     await folder("ok", "20260101000000_first", { "migration.sql": "SELECT 0;\n" });
     const folders = await listMigrations(join(root, "ok"));
-    assert.deepEqual(folders.map((f) => [f.name, f.dependsOnTimeseriesMode]), [
-      ["20260101000000_first", false],
-      ["20260102000000_second", true],
-    ]);
+    assert.deepEqual(
+      folders.map((f) => [f.name, f.dependsOnTimeseriesMode]),
+      [
+        ["20260101000000_first", false],
+        ["20260102000000_second", true],
+      ],
+    );
   });
 
   it("inlines included sibling files, and the checksum covers them", async () => {
@@ -52,7 +55,10 @@ describe("migration folders", () => {
     await folder("halfpair", "20260101000000_half", { "timescale.sql": "" });
     await assert.rejects(listMigrations(join(root, "halfpair")), /either migration\.sql, or both timescale\.sql and plain\.sql/);
 
-    await folder("nested", "20260101000000_nested", { "migration.sql": "-- spindle:include a.sql\n", "a.sql": "-- spindle:include b.sql\n" });
+    await folder("nested", "20260101000000_nested", {
+      "migration.sql": "-- spindle:include a.sql\n",
+      "a.sql": "-- spindle:include b.sql\n",
+    });
     const [nested] = await listMigrations(join(root, "nested"));
     await assert.rejects(loadScript(nested!, "migration"), /a\.sql is included and must not include other files/);
 

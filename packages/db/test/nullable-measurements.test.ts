@@ -14,10 +14,29 @@ const server = "00000000-0000-4000-8000-0000000000c3";
 
 /** Columns that must accept NULL: every measurement an agent may leave out. */
 const nullable = {
-  disk_io: ["read_ops", "write_ops", "read_bytes", "write_bytes", "read_merged", "write_merged", "read_time_ms",
-    "write_time_ms", "io_time_ms", "weighted_io_time_ms", "in_progress"],
-  memory: ["total_bytes", "available_bytes", "free_bytes", "cached_bytes", "buffers_bytes", "dirty_bytes",
-    "swap_total_bytes", "swap_free_bytes"],
+  disk_io: [
+    "read_ops",
+    "write_ops",
+    "read_bytes",
+    "write_bytes",
+    "read_merged",
+    "write_merged",
+    "read_time_ms",
+    "write_time_ms",
+    "io_time_ms",
+    "weighted_io_time_ms",
+    "in_progress",
+  ],
+  memory: [
+    "total_bytes",
+    "available_bytes",
+    "free_bytes",
+    "cached_bytes",
+    "buffers_bytes",
+    "dirty_bytes",
+    "swap_total_bytes",
+    "swap_free_bytes",
+  ],
   pg_database_stats: ["block_read_time_us"],
   fragmentation_scans: ["scan_duration_ms"],
 } satisfies Record<string, string[]>;
@@ -28,7 +47,10 @@ const notNullQuery = (tables: string[]) => `
 
 function stillNotNull(rows: { column: string }[], tables: Record<string, string[]>): string[] {
   const measured = new Set(Object.entries(tables).flatMap(([table, columns]) => columns.map((c) => `${table}.${c}`)));
-  return rows.map((r) => r.column).filter((c) => measured.has(c)).sort();
+  return rows
+    .map((r) => r.column)
+    .filter((c) => measured.has(c))
+    .sort();
 }
 
 describe("unmeasured values on TimescaleDB", () => {
@@ -60,12 +82,16 @@ describe("unmeasured values on TimescaleDB", () => {
     }
     for (const view of ["disk_io_1m", "disk_io_1h"]) {
       const { rows } = await db.query(
-        `SELECT read_ops::int, write_ops::int, read_merged, in_progress_max, samples::int FROM ${view} WHERE server_id = $1`, [server]);
+        `SELECT read_ops::int, write_ops::int, read_merged, in_progress_max, samples::int FROM ${view} WHERE server_id = $1`,
+        [server],
+      );
       assert.deepEqual(rows, [{ read_ops: 12, write_ops: 3, read_merged: null, in_progress_max: 2, samples: 2 }], view);
     }
     for (const view of ["memory_1m", "memory_1h"]) {
       const { rows } = await db.query(
-        `SELECT available_bytes::int, available_min_bytes::int, swap_total_bytes, free_bytes FROM ${view} WHERE server_id = $1`, [server]);
+        `SELECT available_bytes::int, available_min_bytes::int, swap_total_bytes, free_bytes FROM ${view} WHERE server_id = $1`,
+        [server],
+      );
       assert.deepEqual(rows, [{ available_bytes: 400, available_min_bytes: 400, swap_total_bytes: null, free_bytes: null }], view);
     }
   });

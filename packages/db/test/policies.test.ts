@@ -25,7 +25,9 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
     });
     await listener.query(`LISTEN ${channel}`);
 
-    await sql.query(`INSERT INTO users (id, name, email) VALUES ('user-a', 'Ada', 'ada@example.com'), ('user-b', 'Bob', 'bob@example.com')`);
+    await sql.query(
+      `INSERT INTO users (id, name, email) VALUES ('user-a', 'Ada', 'ada@example.com'), ('user-b', 'Bob', 'bob@example.com')`,
+    );
     await sql.query(`INSERT INTO organizations (id, name, slug) VALUES ('org-a', 'A', 'a'), ('org-b', 'B', 'b')`);
     const servers = await sql.query<{ id: string }>(
       `INSERT INTO servers (org_id, machine_id, hostname, os) VALUES ('org-a', 'm-a', 'db-a', 'linux'), ('org-b', 'm-b', 'db-b', 'linux') RETURNING id`,
@@ -58,21 +60,31 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
   }
 
   const addVersion = (policyId: string, orgId: string, version: number, document: unknown = { schemaVersion: 1 }) =>
-    sql.query("INSERT INTO policy_versions (policy_id, org_id, version, document, created_by) VALUES ($1, $2, $3, $4, 'user-a') RETURNING id", [
-      policyId, orgId, version, JSON.stringify(document),
-    ]);
+    sql.query(
+      "INSERT INTO policy_versions (policy_id, org_id, version, document, created_by) VALUES ($1, $2, $3, $4, 'user-a') RETURNING id",
+      [policyId, orgId, version, JSON.stringify(document)],
+    );
 
   it("announces a new version to the gateways with the organisation id", async () => {
     const notes = await notificationsOf(() => addVersion(ids.policyA, "org-a", 1, { schemaVersion: 1, readCache: { enabled: false } }));
-    assert.deepEqual(notes.map((note) => JSON.parse(note)), [{ orgId: "org-a" }]);
+    assert.deepEqual(
+      notes.map((note) => JSON.parse(note)),
+      [{ orgId: "org-a" }],
+    );
   });
 
   it("refuses to change or delete a version", async () => {
     await assert.rejects(sql.query("UPDATE policy_versions SET comment = 'rewritten' WHERE policy_id = $1", [ids.policyA]), /is immutable/);
-    await assert.rejects(sql.query(`UPDATE policy_versions SET document = '{"schemaVersion": 1}' WHERE policy_id = $1`, [ids.policyA]), /is immutable/);
+    await assert.rejects(
+      sql.query(`UPDATE policy_versions SET document = '{"schemaVersion": 1}' WHERE policy_id = $1`, [ids.policyA]),
+      /is immutable/,
+    );
     await assert.rejects(sql.query("DELETE FROM policy_versions WHERE policy_id = $1", [ids.policyA]), /is immutable/);
-    await assert.rejects(sql.query("UPDATE policy_versions SET created_by = NULL WHERE policy_id = $1", [ids.policyA]), /is immutable/,
-      "only the database's own ON DELETE SET NULL may clear the author");
+    await assert.rejects(
+      sql.query("UPDATE policy_versions SET created_by = NULL WHERE policy_id = $1", [ids.policyA]),
+      /is immutable/,
+      "only the database's own ON DELETE SET NULL may clear the author",
+    );
     const { rows } = await sql.query("SELECT version, comment FROM policy_versions WHERE policy_id = $1", [ids.policyA]);
     assert.deepEqual(rows, [{ version: 1, comment: "" }]);
   });
@@ -95,7 +107,10 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
       /foreign key/,
     );
     await assert.rejects(
-      sql.query("INSERT INTO policy_assignments (org_id, policy_id, scope, server_id) VALUES ('org-a', $1, 'server', $2)", [ids.policyA, ids.serverB]),
+      sql.query("INSERT INTO policy_assignments (org_id, policy_id, scope, server_id) VALUES ('org-a', $1, 'server', $2)", [
+        ids.policyA,
+        ids.serverB,
+      ]),
       /foreign key/,
     );
     await assert.rejects(
@@ -107,7 +122,10 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
   it("allows one organisation default, one policy per tag and one per server, and announces each change", async () => {
     const insert = (scope: string, tag: string | null, serverId: string | null) =>
       sql.query("INSERT INTO policy_assignments (org_id, policy_id, scope, tag, server_id) VALUES ('org-a', $1, $2, $3, $4) RETURNING id", [
-        ids.policyA, scope, tag, serverId,
+        ids.policyA,
+        scope,
+        tag,
+        serverId,
       ]);
     const notes = await notificationsOf(() => insert("organization", null, null));
     assert.deepEqual(notes, ['{"orgId" : "org-a"}']);
@@ -121,13 +139,21 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
     await assert.rejects(insert("organization", "postgres", null), /policy_assignments_check/);
 
     const removed = await notificationsOf(() => sql.query("DELETE FROM policy_assignments WHERE scope = 'tag' AND org_id = 'org-a'"));
-    assert.deepEqual(removed.map((note) => JSON.parse(note)), [{ orgId: "org-a" }]);
+    assert.deepEqual(
+      removed.map((note) => JSON.parse(note)),
+      [{ orgId: "org-a" }],
+    );
   });
 
   it("announces a server's tag change, but not its heartbeat", async () => {
     const tagged = await notificationsOf(() => sql.query("UPDATE servers SET tags = '{postgres,prod}' WHERE id = $1", [ids.serverB]));
-    assert.deepEqual(tagged.map((note) => JSON.parse(note)), [{ orgId: "org-b" }]);
-    const heartbeat = await notificationsOf(() => sql.query("UPDATE servers SET last_seen_at = now(), tags = tags WHERE id = $1", [ids.serverB]));
+    assert.deepEqual(
+      tagged.map((note) => JSON.parse(note)),
+      [{ orgId: "org-b" }],
+    );
+    const heartbeat = await notificationsOf(() =>
+      sql.query("UPDATE servers SET last_seen_at = now(), tags = tags WHERE id = $1", [ids.serverB]),
+    );
     assert.deepEqual(heartbeat, []);
   });
 
@@ -151,7 +177,11 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
 
   it("constrains the status the gateway writes", async () => {
     const write = (status: string, hash: string | null) =>
-      sql.query("INSERT INTO server_policy_status (org_id, server_id, status, applied_hash) VALUES ('org-b', $1, $2, $3)", [ids.serverB, status, hash]);
+      sql.query("INSERT INTO server_policy_status (org_id, server_id, status, applied_hash) VALUES ('org-b', $1, $2, $3)", [
+        ids.serverB,
+        status,
+        hash,
+      ]);
     await assert.rejects(write("done", null), /server_policy_status_status_check/);
     await assert.rejects(write("applied", "ABC"), /server_policy_status_applied_hash_check/);
     await write("applied", "0".repeat(64));
@@ -173,11 +203,17 @@ describe("policy tables", { skip: testDatabaseSkipReason() }, () => {
         await sql.query("BEGIN");
         try {
           if (table === "server_policy_status") {
-            await sql.query(`INSERT INTO server_policy_status (org_id, server_id, ${column}) VALUES ('org-b', $1, $2)
-              ON CONFLICT (server_id) DO UPDATE SET ${column} = EXCLUDED.${column}`, [ids.serverB, value]);
+            await sql.query(
+              `INSERT INTO server_policy_status (org_id, server_id, ${column}) VALUES ('org-b', $1, $2)
+              ON CONFLICT (server_id) DO UPDATE SET ${column} = EXCLUDED.${column}`,
+              [ids.serverB, value],
+            );
           } else {
-            await sql.query(`INSERT INTO server_effective_policies (org_id, server_id, document, hash) VALUES ('org-b', $1, CASE WHEN $2::text IS NULL THEN NULL ELSE '{"schemaVersion": 1}'::jsonb END, $2)
-              ON CONFLICT (server_id) DO UPDATE SET document = EXCLUDED.document, hash = EXCLUDED.hash`, [ids.serverB, value]);
+            await sql.query(
+              `INSERT INTO server_effective_policies (org_id, server_id, document, hash) VALUES ('org-b', $1, CASE WHEN $2::text IS NULL THEN NULL ELSE '{"schemaVersion": 1}'::jsonb END, $2)
+              ON CONFLICT (server_id) DO UPDATE SET document = EXCLUDED.document, hash = EXCLUDED.hash`,
+              [ids.serverB, value],
+            );
           }
           return true;
         } catch (error) {

@@ -13,10 +13,23 @@ import { groupColumns } from "./support/aggregate-shapes.js";
 import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
 
 const server = "00000000-0000-4000-8000-0000000000e3";
-const counters = ["managed_accessed_bytes", "managed_missed_bytes", "control_accessed_bytes", "control_missed_bytes", "own_read_bytes", "own_page_hit_bytes"];
+const counters = [
+  "managed_accessed_bytes",
+  "managed_missed_bytes",
+  "control_accessed_bytes",
+  "control_missed_bytes",
+  "own_read_bytes",
+  "own_page_hit_bytes",
+];
 const aggregateShape = [
-  "bucket:timestamp with time zone", "org_id:text", "server_id:uuid", "interval_seconds:double precision",
-  "holdout_percent_sum:bigint", "holdout_percent_samples:bigint", ...counters.map((c) => `${c}:bigint`), "samples:bigint",
+  "bucket:timestamp with time zone",
+  "org_id:text",
+  "server_id:uuid",
+  "interval_seconds:double precision",
+  "holdout_percent_sum:bigint",
+  "holdout_percent_samples:bigint",
+  ...counters.map((c) => `${c}:bigint`),
+  "samples:bigint",
 ];
 const shapes = { read_cache_holdout_1h: aggregateShape, read_cache_holdout_1m: aggregateShape };
 const shapesQuery = `
@@ -27,11 +40,19 @@ const shapesQuery = `
 
 const bucketCounters = counters.slice(0, 4);
 const bucketShape = [
-  "bucket:timestamp with time zone", "org_id:text", "server_id:uuid", "hash_bucket:smallint", "interval_seconds:double precision",
-  ...bucketCounters.map((c) => `${c}:bigint`), "samples:bigint",
+  "bucket:timestamp with time zone",
+  "org_id:text",
+  "server_id:uuid",
+  "hash_bucket:smallint",
+  "interval_seconds:double precision",
+  ...bucketCounters.map((c) => `${c}:bigint`),
+  "samples:bigint",
 ];
 const bucketShapes = { read_cache_holdout_bucket_1h: bucketShape, read_cache_holdout_bucket_1m: bucketShape };
-const bucketShapesQuery = shapesQuery.replace("('read_cache_holdout_1m', 'read_cache_holdout_1h')", "('read_cache_holdout_bucket_1m', 'read_cache_holdout_bucket_1h')");
+const bucketShapesQuery = shapesQuery.replace(
+  "('read_cache_holdout_1m', 'read_cache_holdout_1h')",
+  "('read_cache_holdout_bucket_1m', 'read_cache_holdout_bucket_1h')",
+);
 const bucketColumns = `time, org_id, server_id, hash_bucket, interval_seconds, ${bucketCounters.join(", ")}`;
 /** Two 10 s intervals of one minute, buckets 0 and 15 in each. */
 const bucketInserts = `
@@ -41,7 +62,10 @@ const bucketInserts = `
          ('2026-11-20T10:58:20Z', 'org-a', '${server}', 0, 10, 18000, 1800, 2000, 600),
          ('2026-11-20T10:58:20Z', 'org-a', '${server}', 15, 10, 500, 5, 40, 4);`;
 const bucketMinute = `SELECT hash_bucket, interval_seconds, ${bucketCounters.join(", ")}, samples FROM read_cache_holdout_bucket_1m ORDER BY hash_bucket`;
-const bucketExpected = [[0, 20, 27000, 2700, 3000, 900, 2], [15, 20, 500, 5, 40, 4, 2]];
+const bucketExpected = [
+  [0, 20, 27000, 2700, 3000, 900, 2],
+  [15, 20, 500, 5, 40, 4, 2],
+];
 const bucketValues = (rows: Record<string, unknown>[]) =>
   rows.map((r) => [r.hash_bucket, r.interval_seconds, ...bucketCounters.map((c) => r[c]), r.samples].map(Number));
 /** A bucket beyond 15, a negative count, an empty interval, a count not sent. */
@@ -58,7 +82,9 @@ const inserts = `
 const minute = `SELECT interval_seconds, holdout_percent_sum, holdout_percent_samples, ${counters.join(", ")}, samples FROM read_cache_holdout_1m`;
 const expected = [[30, 20, 3, 27500, 2705, 3000, 900, 4096, 100, 3]];
 const values = (rows: Record<string, unknown>[]) =>
-  rows.map((r) => [r.interval_seconds, r.holdout_percent_sum, r.holdout_percent_samples, ...counters.map((c) => r[c]), r.samples].map(Number));
+  rows.map((r) =>
+    [r.interval_seconds, r.holdout_percent_sum, r.holdout_percent_samples, ...counters.map((c) => r[c]), r.samples].map(Number),
+  );
 const refused = ["10, 101, 1, 1, 1, 1, 1, 1", "10, 10, -1, 1, 1, 1, 1, 1", "10, 10, 1, 1, 1, -1, 1, 1", "0, 10, 1, 1, 1, 1, 1, 1"];
 
 describe("read_cache_holdout on TimescaleDB", () => {
@@ -86,8 +112,12 @@ describe("read_cache_holdout on TimescaleDB", () => {
     );
     const retention = Object.fromEntries(rows.map((job) => [job.hypertable_name, job.config.drop_after]));
     assert.deepEqual(retention, {
-      read_cache_holdout: "30 days", read_cache_holdout_1m: "90 days", read_cache_holdout_1h: "2 years",
-      read_cache_holdout_bucket: "30 days", read_cache_holdout_bucket_1m: "90 days", read_cache_holdout_bucket_1h: "2 years",
+      read_cache_holdout: "30 days",
+      read_cache_holdout_1m: "90 days",
+      read_cache_holdout_1h: "2 years",
+      read_cache_holdout_bucket: "30 days",
+      read_cache_holdout_bucket_1m: "90 days",
+      read_cache_holdout_bucket_1h: "2 years",
     });
   });
 
@@ -98,37 +128,48 @@ describe("read_cache_holdout on TimescaleDB", () => {
       `SELECT hypertable_name, schedule_interval::text AS schedule, fixed_schedule FROM timescaledb_information.jobs
        WHERE proc_name = 'policy_refresh_continuous_aggregate' AND hypertable_name LIKE 'read_cache_holdout_%' ORDER BY hypertable_name`,
     );
-    assert.deepEqual(refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`), [
-      "read_cache_holdout_1h every 00:15:00",
-      "read_cache_holdout_1m every 00:00:30, fixed",
-      "read_cache_holdout_bucket_1h every 00:15:00",
-      "read_cache_holdout_bucket_1m every 00:00:30, fixed",
-    ]);
+    assert.deepEqual(
+      refresh.rows.map((job) => `${job.hypertable_name} every ${job.schedule}${job.fixed_schedule ? ", fixed" : ""}`),
+      [
+        "read_cache_holdout_1h every 00:15:00",
+        "read_cache_holdout_1m every 00:00:30, fixed",
+        "read_cache_holdout_bucket_1h every 00:15:00",
+        "read_cache_holdout_bucket_1m every 00:00:30, fixed",
+      ],
+    );
   });
 
   it("sums both groups' counters into minutes and hours, and keeps the holdout's sum and count", async () => {
     await db.exec(inserts);
-    for (const view of ["read_cache_holdout_1m", "read_cache_holdout_1h"]) await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    for (const view of ["read_cache_holdout_1m", "read_cache_holdout_1h"])
+      await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     assert.deepEqual(values((await db.query<Record<string, unknown>>(minute)).rows), expected);
     assert.deepEqual(values((await db.query<Record<string, unknown>>(minute.replace("_1m", "_1h"))).rows), expected);
   });
 
   it("sums each hash bucket's counters into its own minutes and hours", async () => {
     await db.exec(bucketInserts);
-    for (const view of ["read_cache_holdout_bucket_1m", "read_cache_holdout_bucket_1h"]) await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    for (const view of ["read_cache_holdout_bucket_1m", "read_cache_holdout_bucket_1h"])
+      await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     assert.deepEqual(bucketValues((await db.query<Record<string, unknown>>(bucketMinute)).rows), bucketExpected);
     assert.deepEqual(bucketValues((await db.query<Record<string, unknown>>(bucketMinute.replace("_1m", "_1h"))).rows), bucketExpected);
   });
 
   it("refuses a bucket beyond 15, negative or missing counts and empty intervals per bucket", async () => {
     for (const row of bucketRefused) {
-      await assert.rejects(db.exec(`INSERT INTO read_cache_holdout_bucket (${bucketColumns}) VALUES (now(), 'org-a', '${server}', ${row})`), /constraint/);
+      await assert.rejects(
+        db.exec(`INSERT INTO read_cache_holdout_bucket (${bucketColumns}) VALUES (now(), 'org-a', '${server}', ${row})`),
+        /constraint/,
+      );
     }
   });
 
   it("refuses a holdout above 100 %, negative counts and empty intervals", async () => {
     for (const row of refused) {
-      await assert.rejects(db.exec(`INSERT INTO read_cache_holdout (${columns}) VALUES (now(), 'org-a', '${server}', ${row})`), /check constraint/);
+      await assert.rejects(
+        db.exec(`INSERT INTO read_cache_holdout (${columns}) VALUES (now(), 'org-a', '${server}', ${row})`),
+        /check constraint/,
+      );
     }
   });
 });
@@ -167,14 +208,23 @@ describe("read_cache_holdout on plain PostgreSQL", { skip: testDatabaseSkipReaso
       { source: "read_cache_holdout", first_time: new Date("2026-11-20T10:58:10Z"), last_time: new Date("2026-11-20T10:58:30Z") },
     ]);
     await client.query(bucketInserts);
-    const buckets = await client.query("SELECT source, first_time, last_time FROM rollup_pending WHERE source = 'read_cache_holdout_bucket'");
+    const buckets = await client.query(
+      "SELECT source, first_time, last_time FROM rollup_pending WHERE source = 'read_cache_holdout_bucket'",
+    );
     assert.deepEqual(buckets.rows, [
       { source: "read_cache_holdout_bucket", first_time: new Date("2026-11-20T10:58:10Z"), last_time: new Date("2026-11-20T10:58:20Z") },
     ]);
   });
 
   it("puts the raw table and both rollups behind the tenant wall", async () => {
-    for (const table of ["read_cache_holdout", "read_cache_holdout_1m", "read_cache_holdout_1h", "read_cache_holdout_bucket", "read_cache_holdout_bucket_1m", "read_cache_holdout_bucket_1h"]) {
+    for (const table of [
+      "read_cache_holdout",
+      "read_cache_holdout_1m",
+      "read_cache_holdout_1h",
+      "read_cache_holdout_bucket",
+      "read_cache_holdout_bucket_1m",
+      "read_cache_holdout_bucket_1h",
+    ]) {
       const view = await client.query("SELECT 1 FROM pg_views WHERE schemaname = 'spindle_tenant' AND viewname = $1", [table]);
       const policy = await client.query("SELECT 1 FROM pg_policies WHERE tablename = $1", [table]);
       assert.ok(view.rowCount === 1 || (policy.rowCount ?? 0) > 0, `${table} is behind the tenant wall`);
@@ -183,10 +233,16 @@ describe("read_cache_holdout on plain PostgreSQL", { skip: testDatabaseSkipReaso
 
   it("refuses a holdout above 100 %, negative counts and empty intervals", async () => {
     for (const row of refused) {
-      await assert.rejects(client.query(`INSERT INTO read_cache_holdout (${columns}) VALUES (now(), 'org-a', '${server}', ${row})`), /check constraint/);
+      await assert.rejects(
+        client.query(`INSERT INTO read_cache_holdout (${columns}) VALUES (now(), 'org-a', '${server}', ${row})`),
+        /check constraint/,
+      );
     }
     for (const row of bucketRefused) {
-      await assert.rejects(client.query(`INSERT INTO read_cache_holdout_bucket (${bucketColumns}) VALUES (now(), 'org-a', '${server}', ${row})`), /constraint/);
+      await assert.rejects(
+        client.query(`INSERT INTO read_cache_holdout_bucket (${bucketColumns}) VALUES (now(), 'org-a', '${server}', ${row})`),
+        /constraint/,
+      );
     }
   });
 });

@@ -27,13 +27,30 @@ describe("the services' logins", { skip }, () => {
   it("exist for each service, hold only that service's role, and cannot skip row-level security", async () => {
     for (const service of services) {
       const login = `spindle_${service}_login`;
-      const { rows: [role] } = await admin.query(
-        "SELECT rolcanlogin, rolsuper, rolbypassrls, rolcreaterole, rolcreatedb, rolinherit FROM pg_roles WHERE rolname = $1", [login]);
-      assert.deepEqual(role, { rolcanlogin: true, rolsuper: false, rolbypassrls: false, rolcreaterole: false, rolcreatedb: false, rolinherit: true }, login);
-      const { rows } = await admin.query(`SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid
-        WHERE m.member = $1::regrole ORDER BY 1`, [login]);
-      assert.deepEqual(rows.map((r) => r.rolname), [`spindle_${service}`], `${login} holds only spindle_${service}`);
-      const { rows: [owner] } = await admin.query("SELECT count(*)::int AS n FROM pg_class WHERE relowner = $1::regrole", [login]);
+      const {
+        rows: [role],
+      } = await admin.query(
+        "SELECT rolcanlogin, rolsuper, rolbypassrls, rolcreaterole, rolcreatedb, rolinherit FROM pg_roles WHERE rolname = $1",
+        [login],
+      );
+      assert.deepEqual(
+        role,
+        { rolcanlogin: true, rolsuper: false, rolbypassrls: false, rolcreaterole: false, rolcreatedb: false, rolinherit: true },
+        login,
+      );
+      const { rows } = await admin.query(
+        `SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid
+        WHERE m.member = $1::regrole ORDER BY 1`,
+        [login],
+      );
+      assert.deepEqual(
+        rows.map((r) => r.rolname),
+        [`spindle_${service}`],
+        `${login} holds only spindle_${service}`,
+      );
+      const {
+        rows: [owner],
+      } = await admin.query("SELECT count(*)::int AS n FROM pg_class WHERE relowner = $1::regrole", [login]);
       assert.equal(owner.n, 0, `${login} owns no table`);
     }
   });
@@ -47,8 +64,11 @@ describe("the services' logins", { skip }, () => {
       const client = new pg.Client({ connectionString: url.toString() });
       await client.connect();
       try {
-        const { rows: [state] } = await client.query(
-          "SELECT current_user AS login, row_security_active('servers') AS rls, (SELECT count(*)::int FROM servers) AS servers");
+        const {
+          rows: [state],
+        } = await client.query(
+          "SELECT current_user AS login, row_security_active('servers') AS rls, (SELECT count(*)::int FROM servers) AS servers",
+        );
         assert.deepEqual(state, { login: `spindle_${service}_login`, rls: true, servers: 0 });
       } finally {
         await client.end();
@@ -70,8 +90,13 @@ describe("the services' logins", { skip }, () => {
     });
     assert.ok(lines.includes("set the password of spindle_console_login from its service's URL"), lines.join("\n"));
     assert.ok(lines.includes("set the password of spindle_gateway_login from its service's URL"), lines.join("\n"));
-    for (const [login, password] of [["spindle_console_login", "c0nsole-secret"], ["spindle_gateway_login", "g@teway"]] as const) {
-      const { rows: [{ stored }] } = await admin.query("SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1", [login]);
+    for (const [login, password] of [
+      ["spindle_console_login", "c0nsole-secret"],
+      ["spindle_gateway_login", "g@teway"],
+    ] as const) {
+      const {
+        rows: [{ stored }],
+      } = await admin.query("SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1", [login]);
       const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(stored)!;
       assert.equal(scramVerifier(password, Buffer.from(salt!, "base64"), Number(iterations)), stored, login);
     }
@@ -84,7 +109,9 @@ describe("the services' logins", { skip }, () => {
     try {
       await admin.query("SET password_encryption = 'scram-sha-256'");
       await admin.query(`ALTER ROLE ${role} PASSWORD 'Correct-Horse-42'`);
-      const { rows: [{ stored }] } = await admin.query("SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1", [role]);
+      const {
+        rows: [{ stored }],
+      } = await admin.query("SELECT rolpassword AS stored FROM pg_authid WHERE rolname = $1", [role]);
       const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(stored)!;
       assert.equal(scramVerifier("Correct-Horse-42", Buffer.from(salt!, "base64"), Number(iterations)), stored);
     } finally {
@@ -93,10 +120,18 @@ describe("the services' logins", { skip }, () => {
   });
 
   it("refuse a service URL that names another login, or a password PostgreSQL would prepare differently", () => {
-    assert.throws(() => loginFromUrl("console", "postgres://spindle:pw@db/spindle"),
-      /SPINDLE_CONSOLE_DATABASE_URL logs in as "spindle"; the console must log in as spindle_console_login/);
-    assert.throws(() => loginFromUrl("worker", "postgres://spindle_worker_login@db/spindle"), /SPINDLE_WORKER_DATABASE_URL has no password/);
+    assert.throws(
+      () => loginFromUrl("console", "postgres://spindle:pw@db/spindle"),
+      /SPINDLE_CONSOLE_DATABASE_URL logs in as "spindle"; the console must log in as spindle_console_login/,
+    );
+    assert.throws(
+      () => loginFromUrl("worker", "postgres://spindle_worker_login@db/spindle"),
+      /SPINDLE_WORKER_DATABASE_URL has no password/,
+    );
     assert.throws(() => loginFromUrl("gateway", "postgres://spindle_gateway_login:%C3%A9t%C3%A9@db/spindle"), /printable ASCII/);
-    assert.deepEqual(loginFromUrl("gateway", "postgres://spindle_gateway_login:a%2Fb@db/spindle"), { login: "spindle_gateway_login", password: "a/b" });
+    assert.deepEqual(loginFromUrl("gateway", "postgres://spindle_gateway_login:a%2Fb@db/spindle"), {
+      login: "spindle_gateway_login",
+      password: "a/b",
+    });
   });
 });

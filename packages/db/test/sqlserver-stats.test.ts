@@ -14,9 +14,17 @@ import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
 const server = "00000000-0000-4000-8000-0000000000e1";
 
 const aggregateShape = [
-  "bucket:timestamp with time zone", "org_id:text", "server_id:uuid", "instance:text",
-  "interval_seconds:double precision", "batch_requests:bigint", "batch_seconds:double precision",
-  "hit_ratio_sum:double precision", "hit_ratio_samples:bigint", "page_life_expectancy_s:bigint", "samples:bigint",
+  "bucket:timestamp with time zone",
+  "org_id:text",
+  "server_id:uuid",
+  "instance:text",
+  "interval_seconds:double precision",
+  "batch_requests:bigint",
+  "batch_seconds:double precision",
+  "hit_ratio_sum:double precision",
+  "hit_ratio_samples:bigint",
+  "page_life_expectancy_s:bigint",
+  "samples:bigint",
 ];
 const shapes = { sqlserver_stats_1h: aggregateShape, sqlserver_stats_1m: aggregateShape };
 const shapesQuery = `
@@ -84,12 +92,16 @@ describe("SQL Server statistics on TimescaleDB", () => {
 
   it("keeps unmeasured intervals out of the rate and the mean", async () => {
     await db.exec(inserts);
-    for (const view of ["sqlserver_stats_1m", "sqlserver_stats_1h"]) await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    for (const view of ["sqlserver_stats_1m", "sqlserver_stats_1h"])
+      await db.exec(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
     const { rows } = await db.query<Record<string, unknown>>(minute);
     assert.equal(rows.length, 1);
     assertMinute(rows[0]!);
     const hour = await db.query<Record<string, unknown>>("SELECT batch_requests, batch_seconds, samples FROM sqlserver_stats_1h");
-    assert.deepEqual(hour.rows.map((r) => [Number(r.batch_requests), Number(r.batch_seconds), Number(r.samples)]), [[1000, 20, 3]]);
+    assert.deepEqual(
+      hour.rows.map((r) => [Number(r.batch_requests), Number(r.batch_seconds), Number(r.samples)]),
+      [[1000, 20, 3]],
+    );
   });
 
   it("refuses a hit ratio above 1 and a negative batch count", async () => {

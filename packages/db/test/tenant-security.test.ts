@@ -23,8 +23,7 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
     // Seeded as the superuser (the migration owner), which RLS does not apply to.
     for (const org of [orgA, orgB]) {
       await client.query(`INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)`, [org]);
-      await client.query(
-        `INSERT INTO servers (org_id, machine_id, hostname, os) VALUES ($1, 'm-' || $1, 'host-' || $1, 'linux')`, [org]);
+      await client.query(`INSERT INTO servers (org_id, machine_id, hostname, os) VALUES ($1, 'm-' || $1, 'host-' || $1, 'linux')`, [org]);
     }
   });
   after(async () => {
@@ -37,14 +36,21 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND a.attname = 'org_id' AND c.relkind IN ('r', 'p')`);
     assert.ok(all.rows[0].n >= 20, `expected every tenant table, found ${all.rows[0].n}`);
     const { rows } = await client.query(unprotectedTenantRelationsQuery);
-    assert.deepEqual(rows.map((r) => r.relname), [], unprotectedHint);
+    assert.deepEqual(
+      rows.map((r) => r.relname),
+      [],
+      unprotectedHint,
+    );
   });
 
   it("finds a tenant table a later migration forgets to protect", async () => {
     await client.query("CREATE TABLE forgotten_tenant_table (org_id text NOT NULL, value int)");
     try {
       const { rows } = await client.query(unprotectedTenantRelationsQuery);
-      assert.deepEqual(rows.map((r) => r.relname), ["forgotten_tenant_table"]);
+      assert.deepEqual(
+        rows.map((r) => r.relname),
+        ["forgotten_tenant_table"],
+      );
       await client.query("SELECT spindle_protect_tenant_relation('forgotten_tenant_table')");
       assert.deepEqual((await client.query(unprotectedTenantRelationsQuery)).rows, []);
     } finally {
@@ -70,13 +76,20 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
   });
 
   it("withOrgTransaction sets the organisation for one transaction only", async () => {
-    const inside = await withOrgTransaction(client, orgB, "spindle_console", async (tx) =>
-      (await tx.query("SELECT org_id FROM servers")).rows);
+    const inside = await withOrgTransaction(
+      client,
+      orgB,
+      "spindle_console",
+      async (tx) => (await tx.query("SELECT org_id FROM servers")).rows,
+    );
     assert.deepEqual(inside, [{ org_id: orgB }]);
     const after = await client.query("SELECT current_setting('spindle.org_id', true) AS org, current_user AS role");
     assert.ok(!after.rows[0].org, "the organisation leaked out of the transaction");
     assert.equal(after.rows[0].role, "postgres");
-    await assert.rejects(withOrgTransaction(client, "", "spindle_console", async () => 1), /organisation id/);
+    await assert.rejects(
+      withOrgTransaction(client, "", "spindle_console", async () => 1),
+      /organisation id/,
+    );
   });
 
   /** One statement in its own transaction as `role`, with the organisation set when given. */
@@ -108,9 +121,12 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
 
   it("shows raw telemetry through spindle_tenant views filtered to the organisation, and nothing without it", async () => {
     for (const org of [orgA, orgB]) {
-      await client.query(`INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes,
+      await client.query(
+        `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes,
         write_bytes, read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
-        SELECT now(), org_id, id, 'sda', 10, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 FROM servers WHERE org_id = $1`, [org]);
+        SELECT now(), org_id, id, 'sda', 10, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 FROM servers WHERE org_id = $1`,
+        [org],
+      );
     }
     assert.deepEqual(await asRole("spindle_console", orgA, "SELECT DISTINCT org_id FROM spindle_tenant.disk_io"), [{ org_id: orgA }]);
     assert.deepEqual(await asRole("spindle_console", null, "SELECT count(*)::int AS n FROM spindle_tenant.disk_io"), [{ n: 0 }]);
@@ -152,13 +168,37 @@ describe("tenant isolation in the database", { skip: testDatabaseSkipReason() },
     const reachable = rows.map((row) => `${row.role}: ${row.relname}`);
     // agent_releases: what the gateways serve, the same for every organisation (issue 26).
     assert.deepEqual(reachable, [
-      "spindle_gateway: agent_releases", "spindle_gateway: gateway_signing_keys", "spindle_gateway: organizations", "spindle_gateway: spindle_settings",
-      "spindle_system: agent_releases", "spindle_system: notification_secrets_keys", "spindle_system: organizations", "spindle_system: spindle_settings",
-      "spindle_worker: agent_releases", "spindle_worker: notification_secrets_keys", "spindle_worker: organizations", "spindle_worker: spindle_settings",
+      "spindle_gateway: agent_releases",
+      "spindle_gateway: gateway_signing_keys",
+      "spindle_gateway: organizations",
+      "spindle_gateway: spindle_settings",
+      "spindle_system: agent_releases",
+      "spindle_system: notification_secrets_keys",
+      "spindle_system: organizations",
+      "spindle_system: spindle_settings",
+      "spindle_worker: agent_releases",
+      "spindle_worker: notification_secrets_keys",
+      "spindle_worker: organizations",
+      "spindle_worker: spindle_settings",
     ]);
-    const identity = ["users", "accounts", "sessions", "verifications", "members", "invitations", "two_factors", "api_tokens", "sso_providers"];
+    const identity = [
+      "users",
+      "accounts",
+      "sessions",
+      "verifications",
+      "members",
+      "invitations",
+      "two_factors",
+      "api_tokens",
+      "sso_providers",
+    ];
     const { rows: console } = await client.query<{ relname: string }>(
-      `SELECT relname FROM pg_class WHERE relname = ANY ($1) AND has_table_privilege('spindle_console', oid, 'SELECT') ORDER BY 1`, [identity]);
-    assert.deepEqual(console.map((row) => row.relname), [...identity].sort());
+      `SELECT relname FROM pg_class WHERE relname = ANY ($1) AND has_table_privilege('spindle_console', oid, 'SELECT') ORDER BY 1`,
+      [identity],
+    );
+    assert.deepEqual(
+      console.map((row) => row.relname),
+      [...identity].sort(),
+    );
   });
 });

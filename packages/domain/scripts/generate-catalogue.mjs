@@ -69,7 +69,9 @@ export function validateCatalogue(catalogue) {
       if (bounds.some((b, i) => i > 0 && b <= bounds[i - 1])) problems.push(`${where}: bounds must increase`);
       const buckets = m.columns.filter((c) => c.startsWith("bucket_"));
       if (m.table !== null && buckets.length !== bounds.length + 1) {
-        problems.push(`${where}: ${bounds.length} bounds make ${bounds.length + 1} buckets, but ${buckets.length} bucket columns are listed`);
+        problems.push(
+          `${where}: ${bounds.length} bounds make ${bounds.length + 1} buckets, but ${buckets.length} bucket columns are listed`,
+        );
       }
     } else if (m.bounds !== undefined) {
       problems.push(`${where}: only histograms have bounds`);
@@ -107,7 +109,15 @@ function goKind(m) {
 }
 
 function renderAgentGo(catalogue, sha) {
-  const lines = [`// ${header}`, "", "package catalogue", "", "// SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.", `const SourceSHA256 = ${goString(sha)}`, ""];
+  const lines = [
+    `// ${header}`,
+    "",
+    "package catalogue",
+    "",
+    "// SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.",
+    `const SourceSHA256 = ${goString(sha)}`,
+    "",
+  ];
   for (const m of catalogue.metrics) {
     const metric = `Metric{${goString(m.name)}, ${goString(m.unit)}, ${goString(m.description)}}`;
     const value = m.type === "histogram" ? `Histogram{${metric}, ${goFloats(m.bounds)}}` : `${goKind(m)}{${metric}}`;
@@ -129,7 +139,15 @@ function renderAgentGo(catalogue, sha) {
 }
 
 function renderGatewayGo(catalogue, sha) {
-  const lines = [`// ${header}`, "", "package catalogue", "", "// SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.", `const SourceSHA256 = ${goString(sha)}`, ""];
+  const lines = [
+    `// ${header}`,
+    "",
+    "package catalogue",
+    "",
+    "// SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.",
+    `const SourceSHA256 = ${goString(sha)}`,
+    "",
+  ];
   lines.push("// Metrics is every metric an agent may send, in catalogue order.", "var Metrics = []Metric{");
   for (const m of catalogue.metrics) {
     const fields = [
@@ -232,7 +250,9 @@ function main() {
     }
   }
   if (stale.length > 0) {
-    console.error(`stale generated catalogue files (run node ${relative(process.cwd(), fileURLToPath(import.meta.url))}):\n  ${stale.join("\n  ")}`);
+    console.error(
+      `stale generated catalogue files (run node ${relative(process.cwd(), fileURLToPath(import.meta.url))}):\n  ${stale.join("\n  ")}`,
+    );
     process.exit(1);
   }
 }

@@ -11,5 +11,7 @@ for (const [key, configuration] of Object.entries(verdictConfigurations)) {
   const options = { ...configuration, replications, powerReplications: Math.ceil(replications / 4), seed: 20261128, effects: [0.9, 0.7] };
   const table = formatResults(runNulls(options), runPower(options));
   const used = process.cpuUsage(started);
-  console.log(`### ${configuration.name}\n\n${replications} replications per null scenario, ${options.powerReplications} per effect; looks at ${configuration.looksMinutes.join(", ")} minutes; ${((used.user + used.system) / 1e6).toFixed(0)} s of CPU.\n\n${table}\n`);
+  console.log(
+    `### ${configuration.name}\n\n${replications} replications per null scenario, ${options.powerReplications} per effect; looks at ${configuration.looksMinutes.join(", ")} minutes; ${((used.user + used.system) / 1e6).toFixed(0)} s of CPU.\n\n${table}\n`,
+  );
 }

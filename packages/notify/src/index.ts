@@ -8,15 +8,39 @@ export * from "./standard-webhooks.js";
 export { NotifyInputError } from "./input-error.js";
 export * from "./digest.js";
 export { enqueueRecommendationDigest, type DigestRequest, type DigestResult } from "./store/digest.js";
-export { renderNotification, type DigestToRender, type EmailMessage, type HttpMessage, type NotificationToRender, type RenderContext, type RenderedMessage } from "./render/index.js";
+export {
+  renderNotification,
+  type DigestToRender,
+  type EmailMessage,
+  type HttpMessage,
+  type NotificationToRender,
+  type RenderContext,
+  type RenderedMessage,
+} from "./render/index.js";
 export { alertKeyOf } from "./render/text.js";
 export { DeliveryError, isPrivateAddress, sendRendered, type SendOptions, type TargetPolicy } from "./send/index.js";
 export type { Queryable } from "./store/queryable.js";
 export * from "./store/outbox.js";
 export { enqueueTransitionGroup, type AlertTransitionGroupLike } from "./store/transitions.js";
-export { generateSecretsKey, isSealed, SecretsOpener, SecretsSealer, secretsBinding, type SealedSecrets } from "./secrets/sealed-secrets.js";
+export {
+  generateSecretsKey,
+  isSealed,
+  SecretsOpener,
+  SecretsSealer,
+  secretsBinding,
+  type SealedSecrets,
+} from "./secrets/sealed-secrets.js";
 export { currentSealer, registerSecretsKey, SecretsKeyMissingError } from "./store/secrets-keys.js";
 export {
-  createChannel, createRoute, deleteChannel, deleteRoute, listChannels, listRoutes, updateChannel,
-  type ChannelView, type CreateChannelInput, type RouteView, type UpdateChannelInput,
+  createChannel,
+  createRoute,
+  deleteChannel,
+  deleteRoute,
+  listChannels,
+  listRoutes,
+  updateChannel,
+  type ChannelView,
+  type CreateChannelInput,
+  type RouteView,
+  type UpdateChannelInput,
 } from "./store/channels.js";

@@ -16,7 +16,9 @@ export const notifyingStates = ["firing", "no_data", "ok"] as const;
 export type NotifyingState = (typeof notifyingStates)[number];
 
 // Tags as servers carry them (the policy assignment rule in the database).
-export const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "a tag is lower-case letters, digits and . _ : -, up to 63 characters");
+export const tagSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "a tag is lower-case letters, digits and . _ : -, up to 63 characters");
 
 const isoTime = z.iso.datetime({ offset: true });
 

@@ -17,7 +17,9 @@ export const routeSchema = z
   })
   .strict()
   .refine((route) => (route.scope === "tag") === (route.tag !== null), { message: "a tag route names its tag, and only a tag route does" })
-  .refine((route) => (route.scope === "server") === (route.serverId !== null), { message: "a server route names its server, and only a server route does" });
+  .refine((route) => (route.scope === "server") === (route.serverId !== null), {
+    message: "a server route names its server, and only a server route does",
+  });
 export type Route = z.infer<typeof routeSchema>;
 
 export function routeMatches(route: Route, notice: AlertNotice): boolean {

@@ -39,7 +39,9 @@ export interface HttpReceiver {
   close(): Promise<void>;
 }
 
-export async function startHttpReceiver(answer: (request: ReceivedRequest, index: number) => Answer = () => ({ status: 200, body: "ok" })): Promise<HttpReceiver> {
+export async function startHttpReceiver(
+  answer: (request: ReceivedRequest, index: number) => Answer = () => ({ status: 200, body: "ok" }),
+): Promise<HttpReceiver> {
   const requests: ReceivedRequest[] = [];
   const events = new EventEmitter();
   let respond = answer;
@@ -159,13 +161,14 @@ function parseHeaders(raw: string): Map<string, string> {
 
 /** RFC 2047 encoded words (=?UTF-8?Q?…?= and =?UTF-8?B?…?=) as nodemailer writes non-ASCII subjects. */
 function decodeEncodedWords(value: string): string {
-  return value
-    .replace(/\?=\s+=\?/g, "?==?")
-    .replace(/=\?utf-8\?([qb])\?([^?]*)\?=/gi, (_all, encoding: string, text: string) =>
-      encoding.toLowerCase() === "b"
-        ? Buffer.from(text, "base64").toString("utf8")
-        : Buffer.from(text.replace(/_/g, " ").replace(/=([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), "latin1").toString("utf8"),
-    );
+  return value.replace(/\?=\s+=\?/g, "?==?").replace(/=\?utf-8\?([qb])\?([^?]*)\?=/gi, (_all, encoding: string, text: string) =>
+    encoding.toLowerCase() === "b"
+      ? Buffer.from(text, "base64").toString("utf8")
+      : Buffer.from(
+          text.replace(/_/g, " ").replace(/=([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          "latin1",
+        ).toString("utf8"),
+  );
 }
 
 /** A port nothing listens on right now (for "the server is down"); reuse it to bring one up. */

@@ -2,8 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import { assignmentsDuringRollouts, layersForServer, mergeLayers, type AssignmentTarget } from "./layers.js";
 
-const assignment = (scope: AssignmentTarget["scope"], tag: string | null, serverId: string | null, name: string) =>
-  ({ scope, tag, serverId, name });
+const assignment = (scope: AssignmentTarget["scope"], tag: string | null, serverId: string | null, name: string) => ({
+  scope,
+  tag,
+  serverId,
+  name,
+});
 
 test("a server's layers: organisation default, its tags in code-point order, then its own", () => {
   const assignments = [
@@ -16,7 +20,10 @@ test("a server's layers: organisation default, its tags in code-point order, the
     assignment("organization", null, null, "default"),
   ];
   const layers = layersForServer({ id: "s1", tags: ["web", "db", "Mail"] }, assignments);
-  assert.deepEqual(layers.map((l) => l.name), ["default", "Mail", "db", "web", "own"]);
+  assert.deepEqual(
+    layers.map((l) => l.name),
+    ["default", "Mail", "db", "web", "own"],
+  );
 });
 
 test("later layers win field by field, and no layers at all gives the defaults", () => {
@@ -46,20 +53,38 @@ describe("assignments during a rollout", () => {
   it("merges a held slot's previous layer in place of the current one", () => {
     const held = [{ target: { scope: "organization" as const, tag: null, serverId: null }, previous: { ...org, name: "v1" } }];
     const layers = layersForServer({ id: "s1", tags: ["db"] }, assignmentsDuringRollouts([org, db, own], held));
-    assert.deepEqual(layers.map((l) => l.name), ["v1", "db", "own v5"]);
+    assert.deepEqual(
+      layers.map((l) => l.name),
+      ["v1", "db", "own v5"],
+    );
   });
 
   it("drops a slot that had no layer before, and brings back one the change removed", () => {
     const heldNew = [{ target: { scope: "tag" as const, tag: "db", serverId: null }, previous: null }];
-    assert.deepEqual(layersForServer({ id: "s1", tags: ["db"] }, assignmentsDuringRollouts([org, db], heldNew)).map((l) => l.name), ["v2"]);
+    assert.deepEqual(
+      layersForServer({ id: "s1", tags: ["db"] }, assignmentsDuringRollouts([org, db], heldNew)).map((l) => l.name),
+      ["v2"],
+    );
     const heldRemoved = [{ target: { scope: "server" as const, tag: null, serverId: "s1" }, previous: { ...own, name: "own v4" } }];
-    assert.deepEqual(layersForServer({ id: "s1", tags: [] }, assignmentsDuringRollouts([org], heldRemoved)).map((l) => l.name), ["v2", "own v4"]);
+    assert.deepEqual(
+      layersForServer({ id: "s1", tags: [] }, assignmentsDuringRollouts([org], heldRemoved)).map((l) => l.name),
+      ["v2", "own v4"],
+    );
   });
 
   it("changes nothing without held slots, and keeps one layer per slot if two rollouts ever held one", () => {
     assert.deepEqual(assignmentsDuringRollouts([org, db], []), [org, db]);
     const target = { scope: "organization" as const, tag: null, serverId: null };
-    const twice = assignmentsDuringRollouts([org], [{ target, previous: { ...org, name: "older" } }, { target, previous: { ...org, name: "newer" } }]);
-    assert.deepEqual(twice.map((l) => l.name), ["older"]);
+    const twice = assignmentsDuringRollouts(
+      [org],
+      [
+        { target, previous: { ...org, name: "older" } },
+        { target, previous: { ...org, name: "newer" } },
+      ],
+    );
+    assert.deepEqual(
+      twice.map((l) => l.name),
+      ["older"],
+    );
   });
 });

@@ -31,8 +31,12 @@ export function layersForServer<T extends AssignmentTarget>(
 ): T[] {
   const tags = new Set(server.tags);
   return assignments
-    .filter((a) => a.scope === "organization" || (a.scope === "tag" && a.tag !== null && tags.has(a.tag)) ||
-      (a.scope === "server" && a.serverId === server.id))
+    .filter(
+      (a) =>
+        a.scope === "organization" ||
+        (a.scope === "tag" && a.tag !== null && tags.has(a.tag)) ||
+        (a.scope === "server" && a.serverId === server.id),
+    )
     .sort((a, b) => scopeRank[a.scope] - scopeRank[b.scope] || byCodePoint(a.tag ?? "", b.tag ?? ""));
 }
 

@@ -22,7 +22,10 @@ describe("merge vectors", () => {
         assert.deepEqual(effective.policy, vector.normalised);
       } else {
         assert.ok(!effective.ok);
-        assert.deepEqual(effective.problems.map(({ path, code }) => ({ path, code })), vector.errors);
+        assert.deepEqual(
+          effective.problems.map(({ path, code }) => ({ path, code })),
+          vector.errors,
+        );
       }
     });
   }

@@ -186,9 +186,7 @@ export function matchesPattern(pattern: string, path: string, counter?: MatchCou
   const p = splitAbsolute(pattern);
   const s = splitAbsolute(path);
   if (p === null || s === null || p.root !== s.root) return false;
-  const matchers: SegmentMatcher[] = p.segments.map((segment) =>
-    segment === "**" ? "**" : tokenize(segment),
-  );
+  const matchers: SegmentMatcher[] = p.segments.map((segment) => (segment === "**" ? "**" : tokenize(segment)));
   // "Matches a directory above the path" is the same as a trailing "**".
   matchers.push("**");
   const names = s.segments.map((segment) => Array.from(segment));
@@ -266,10 +264,7 @@ export function literalPrefix(pattern: string): string {
 }
 
 /** The read cache manages a path when an include pattern matches it and no exclude pattern does. */
-export function isManagedPath(
-  readCache: { include: readonly string[]; exclude: readonly string[] },
-  path: string,
-): boolean {
+export function isManagedPath(readCache: { include: readonly string[]; exclude: readonly string[] }, path: string): boolean {
   if (readCache.exclude.some((pattern) => matchesPattern(pattern, path))) return false;
   return readCache.include.some((pattern) => matchesPattern(pattern, path));
 }

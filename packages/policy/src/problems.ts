@@ -38,9 +38,7 @@ export const ruleProblemCodes = [
   "fragmentation_period_below_interval",
 ] as const;
 
-export type ProblemCode =
-  | (typeof structuralProblemCodes)[number]
-  | (typeof ruleProblemCodes)[number];
+export type ProblemCode = (typeof structuralProblemCodes)[number] | (typeof ruleProblemCodes)[number];
 
 export type PathSegment = string | number;
 
@@ -94,9 +92,7 @@ function compare(a: string, b: string): number {
 
 /** One line per problem, for logs and the agent's FAILED message. */
 export function describeProblems(problems: readonly Problem[]): string {
-  return problems
-    .map((problem) => `${problem.path === "" ? "policy" : problem.path}: ${problem.message}`)
-    .join("\n");
+  return problems.map((problem) => `${problem.path === "" ? "policy" : problem.path}: ${problem.message}`).join("\n");
 }
 
 const mebibyte = 1024 * 1024;

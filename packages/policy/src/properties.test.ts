@@ -38,15 +38,22 @@ const layerArb: fc.Arbitrary<PolicyDocument> = fc.record(
 describe("policy schema properties", () => {
   it("any text parses or gives sorted problems with known codes, never a throw", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), layerArb.map((l) => JSON.stringify(l))), (text) => {
-        const result = parsePolicyText(text);
-        if (result.ok) return;
-        assert.ok(result.problems.length > 0);
-        for (const problem of result.problems) {
-          assert.ok(known.has(problem.code), `unknown code ${problem.code}`);
-          assert.ok(problem.message.length > 0);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          layerArb.map((l) => JSON.stringify(l)),
+        ),
+        (text) => {
+          const result = parsePolicyText(text);
+          if (result.ok) return;
+          assert.ok(result.problems.length > 0);
+          for (const problem of result.problems) {
+            assert.ok(known.has(problem.code), `unknown code ${problem.code}`);
+            assert.ok(problem.message.length > 0);
+          }
+        },
+      ),
       { numRuns },
     );
   });
@@ -136,8 +143,14 @@ describe("hash properties", () => {
 describe("matcher properties", () => {
   /** The recursive definition, memoised so it stays polynomial. */
   function reference(pattern: string, path: string): boolean {
-    const p = pattern.slice(1).split("/").filter((s) => s !== "");
-    const s = path.slice(1).split("/").filter((x) => x !== "");
+    const p = pattern
+      .slice(1)
+      .split("/")
+      .filter((s) => s !== "");
+    const s = path
+      .slice(1)
+      .split("/")
+      .filter((x) => x !== "");
     const memo = new Map<string, boolean>();
     const segments = (pi: number, si: number): boolean => {
       const key = `${pi},${si}`;
@@ -155,10 +168,7 @@ describe("matcher properties", () => {
   }
   function segment(pattern: string, name: string): boolean {
     // Character classes in the generator are fixed strings; turn the glob into a RegExp.
-    const source = pattern
-      .replace(/\[!/g, "[^")
-      .replace(/\*/g, "[^/]*")
-      .replace(/\?/g, "[^/]");
+    const source = pattern.replace(/\[!/g, "[^").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
     return new RegExp(`^${source}$`, "u").test(name);
   }
   const nameArb = fc

@@ -59,9 +59,7 @@ function duplicateProblems(policy: Policy): RuleProblem[] {
 function readCacheProblems(readCache: Policy["readCache"]): RuleProblem[] {
   const problems: RuleProblem[] = [];
   readCache.include.forEach((pattern, index) => {
-    const shadowedBy = readCache.exclude.find(
-      (exclude) => exclude === pattern || matchesPattern(exclude, literalPrefix(pattern)),
-    );
+    const shadowedBy = readCache.exclude.find((exclude) => exclude === pattern || matchesPattern(exclude, literalPrefix(pattern)));
     if (shadowedBy !== undefined) {
       problems.push({
         path: ["readCache", "include", index],

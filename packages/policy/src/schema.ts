@@ -31,11 +31,9 @@ export const policyLimits = {
 
 const pathMessages: Record<PathProblemCode, string> = {
   path_too_long: "is longer than 4096 bytes",
-  backslash_in_path:
-    'contains "\\": write Windows paths with forward slashes, e.g. "D:/SQLData/*.mdf"',
+  backslash_in_path: 'contains "\\": write Windows paths with forward slashes, e.g. "D:/SQLData/*.mdf"',
   not_absolute_path: 'must be an absolute path starting with "/" (or a drive such as "D:/" on Windows)',
-  path_not_clean:
-    'must be a clean path: no empty, "." or ".." segments, no trailing "/", no control characters',
+  path_not_clean: 'must be a clean path: no empty, "." or ".." segments, no trailing "/", no control characters',
   invalid_glob:
     'is not a valid pattern: "**" must be a whole segment, and each "[" needs a closing "]" around at least one character or range such as a-z',
   glob_too_complex:
@@ -105,9 +103,10 @@ export const readCacheSchema = z.strictObject({
 
 export const preallocationRuleSchema = z.strictObject({
   pattern: pathString("glob", "Growing files to preallocate, as an absolute glob pattern."),
-  chunkBytes: integer(limits.chunkBytes.min, limits.chunkBytes.max)
-    .default(limits.chunkBytes.default)
-    .meta({ description: "The first window reserved ahead of a growing file's end; later windows follow the file's growth rate (up to 8 times the previous one)." }),
+  chunkBytes: integer(limits.chunkBytes.min, limits.chunkBytes.max).default(limits.chunkBytes.default).meta({
+    description:
+      "The first window reserved ahead of a growing file's end; later windows follow the file's growth rate (up to 8 times the previous one).",
+  }),
 });
 
 export const defragmentationSchema = z.strictObject({

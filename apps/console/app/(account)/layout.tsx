@@ -18,7 +18,9 @@ export default async function AccountLayout({ children }: { children: ReactNode 
         <div className="mx-auto flex h-14 w-full max-w-4xl items-center gap-6 px-4 sm:px-6">
           <Logo />
           <span className="text-sm text-muted-foreground">{session.user.email}</span>
-          <Link href="/servers" className="ml-auto text-sm font-medium text-primary hover:underline" data-testid="back-to-console">Back to the console</Link>
+          <Link href="/servers" className="ml-auto text-sm font-medium text-primary hover:underline" data-testid="back-to-console">
+            Back to the console
+          </Link>
         </div>
       </header>
       <main className="mx-auto w-full max-w-4xl flex-1 px-4 py-8 sm:px-6">{children}</main>

@@ -9,7 +9,11 @@ export default function NotFound() {
       icon={SearchX}
       title="Not found"
       description="There is nothing at this address in your organisation."
-      action={<Link href="/servers" className={buttonVariants({ variant: "outline" })}>Back to servers</Link>}
+      action={
+        <Link href="/servers" className={buttonVariants({ variant: "outline" })}>
+          Back to servers
+        </Link>
+      }
       data-testid="not-found"
     />
   );

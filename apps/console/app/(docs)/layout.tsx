@@ -9,7 +9,9 @@ export default function DocsLayout({ children }: { children: ReactNode }) {
       <header className="border-b bg-card/90">
         <div className="mx-auto flex h-14 w-full max-w-6xl items-center gap-6 px-4 sm:px-6">
           <Logo />
-          <Link href="/servers" className="ml-auto text-sm font-medium text-primary hover:underline">Open the console</Link>
+          <Link href="/servers" className="ml-auto text-sm font-medium text-primary hover:underline">
+            Open the console
+          </Link>
         </div>
       </header>
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6">{children}</main>

@@ -57,8 +57,12 @@ export function NavLinks() {
         {open ? <X className="size-4" aria-hidden /> : <Menu className="size-4" aria-hidden />}
       </button>
       {open ? (
-        <nav id="mobile-nav" aria-label="Main" data-testid="mobile-nav"
-          className="absolute inset-x-0 top-14 z-20 grid gap-1 border-b bg-card p-3 shadow-lg lg:hidden">
+        <nav
+          id="mobile-nav"
+          aria-label="Main"
+          data-testid="mobile-nav"
+          className="absolute inset-x-0 top-14 z-20 grid gap-1 border-b bg-card p-3 shadow-lg lg:hidden"
+        >
           {links.map(({ href, label, section }) => (
             <Link
               key={href}

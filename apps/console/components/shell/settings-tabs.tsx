@@ -19,8 +19,16 @@ export function SettingsTabs() {
       {tabs.map(({ href, label }) => {
         const active = pathname === href;
         return (
-          <Link key={href} href={href} aria-current={active ? "page" : undefined} data-testid={`settings-tab-${href.split("/").pop()}`}
-            className={cn("-mb-px border-b-2 px-3 py-2 text-sm font-medium", active ? "border-primary text-foreground" : "border-transparent text-muted-foreground hover:text-foreground")}>
+          <Link
+            key={href}
+            href={href}
+            aria-current={active ? "page" : undefined}
+            data-testid={`settings-tab-${href.split("/").pop()}`}
+            className={cn(
+              "-mb-px border-b-2 px-3 py-2 text-sm font-medium",
+              active ? "border-primary text-foreground" : "border-transparent text-muted-foreground hover:text-foreground",
+            )}
+          >
             {label}
           </Link>
         );

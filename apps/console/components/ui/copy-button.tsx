@@ -18,7 +18,11 @@ async function writeClipboard(value: string) {
 }
 
 /** Copies `value` to the clipboard and confirms for two seconds. */
-export function CopyButton({ value, label = "Copy", ...props }: { value: string; label?: string } & Omit<ButtonProps, "onClick" | "value">) {
+export function CopyButton({
+  value,
+  label = "Copy",
+  ...props
+}: { value: string; label?: string } & Omit<ButtonProps, "onClick" | "value">) {
   const [copied, setCopied] = useState(false);
   async function copy() {
     await writeClipboard(value);

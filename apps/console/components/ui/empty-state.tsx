@@ -12,7 +12,10 @@ export function EmptyState({
   ...props
 }: { icon: LucideIcon; title: string; description: ReactNode; action?: ReactNode; className?: string } & { "data-testid"?: string }) {
   return (
-    <div className={cn("flex flex-col items-center justify-center rounded-xl border border-dashed bg-card px-6 py-14 text-center", className)} {...props}>
+    <div
+      className={cn("flex flex-col items-center justify-center rounded-xl border border-dashed bg-card px-6 py-14 text-center", className)}
+      {...props}
+    >
       <div className="mb-4 flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
         <Icon className="size-6" aria-hidden />
       </div>

@@ -81,7 +81,10 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
       const methods = Object.keys(route.module).filter((name) => /^(GET|POST|PUT|PATCH|DELETE)$/.test(name));
       assert.ok(methods.length > 0, `${route.path} exports no handler`);
       for (const method of methods) {
-        assert.ok((route.module as Record<string, { openapi?: unknown }>)[method]?.openapi, `${method} ${route.path} is not an orgRoute with a spec`);
+        assert.ok(
+          (route.module as Record<string, { openapi?: unknown }>)[method]?.openapi,
+          `${method} ${route.path} is not an orgRoute with a spec`,
+        );
       }
     }
   });
@@ -91,7 +94,8 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
     type Operation = Record<string, any>;
     const operations = new Map<string, { method: string; path: string; operation: Operation }>();
     for (const [path, item] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(item)) operations.set((operation as { operationId: string }).operationId, { method, path, operation: operation as Operation });
+      for (const [method, operation] of Object.entries(item))
+        operations.set((operation as { operationId: string }).operationId, { method, path, operation: operation as Operation });
     }
     const called = new Set<string>();
     for (const step of contractPlan) {
@@ -112,16 +116,24 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
           if (parameter.required) problems.push(`the required ${parameter.in} parameter ${parameter.name} is missing`);
           continue;
         }
-        const coerced = (parameter.schema as { type?: string }).type === "integer" || (parameter.schema as { type?: string }).type === "number" ? Number(value) : value;
-        if (!ajv.validate(parameter.schema, coerced)) problems.push(`${parameter.in} parameter ${parameter.name}=${value}: ${ajv.errorsText()}`);
+        const coerced =
+          (parameter.schema as { type?: string }).type === "integer" || (parameter.schema as { type?: string }).type === "number"
+            ? Number(value)
+            : value;
+        if (!ajv.validate(parameter.schema, coerced))
+          problems.push(`${parameter.in} parameter ${parameter.name}=${value}: ${ajv.errorsText()}`);
       }
       for (const name of Object.keys({ ...call.params, ...call.query })) {
-        assert.ok(parameters.some((p) => p.name === name), `${label}: ${name} is not a documented parameter`);
+        assert.ok(
+          parameters.some((p) => p.name === name),
+          `${label}: ${name} is not a documented parameter`,
+        );
       }
       if (call.body !== undefined) {
         const ref = operation.requestBody?.content?.["application/json"]?.schema?.$ref as string | undefined;
         assert.ok(ref, `${label}: sends a body the document does not describe`);
-        if (!ajv.validate({ $ref: `https://spindle.test/openapi.json${ref}` }, call.body)) problems.push(`the request body: ${ajv.errorsText()}`);
+        if (!ajv.validate({ $ref: `https://spindle.test/openapi.json${ref}` }, call.body))
+          problems.push(`the request body: ${ajv.errorsText()}`);
       } else if (operation.requestBody?.required) {
         problems.push("the document requires a body");
       }
@@ -130,13 +142,20 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
 
       // The call, through the route's own handler, as HTTP would reach it.
       const route = routes.find((r) => r.path.replace(/\[([A-Za-z0-9_]+)\]/g, "{$1}") === path)!;
-      const handler = route.module[method.toUpperCase() as "GET"] as (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+      const handler = route.module[method.toUpperCase() as "GET"] as (
+        request: Request,
+        context: { params: Promise<Record<string, string>> },
+      ) => Promise<Response>;
       let url = `${consoleUrl}${path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.params![name]!))}`;
       if (call.query) url += `?${new URLSearchParams(call.query)}`;
-      const headers = new Headers(call.as === "session" ? { cookie: state.ownerCookie, origin: consoleUrl } : { authorization: `Bearer ${state.adminToken}` });
+      const headers = new Headers(
+        call.as === "session" ? { cookie: state.ownerCookie, origin: consoleUrl } : { authorization: `Bearer ${state.adminToken}` },
+      );
       if (call.body !== undefined) headers.set("content-type", "application/json");
-      const response = await handler(new Request(url, { method: method.toUpperCase(), headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) }),
-        { params: Promise.resolve(call.params ?? {}) });
+      const response = await handler(
+        new Request(url, { method: method.toUpperCase(), headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) }),
+        { params: Promise.resolve(call.params ?? {}) },
+      );
 
       // The answer, checked against the document.
       const text = await response.text();
@@ -151,7 +170,10 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
       } else {
         const body = JSON.parse(text);
         const schema = content.schema.$ref ? { $ref: `https://spindle.test/openapi.json${content.schema.$ref}` } : content.schema;
-        assert.ok(ajv.validate(schema, body), `${label}: the ${response.status} body does not match the document: ${ajv.errorsText()}\n${text.slice(0, 1500)}`);
+        assert.ok(
+          ajv.validate(schema, body),
+          `${label}: the ${response.status} body does not match the document: ${ajv.errorsText()}\n${text.slice(0, 1500)}`,
+        );
         call.andThen?.(body, state);
       }
     }
@@ -161,16 +183,27 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
 
   it("marks what a token changed in the audit log, and refuses a revoked token with 401", async () => {
     const rows = await db.pool.query<{ action: string; api_token_id: string | null }>(
-      "SELECT action, api_token_id FROM audit_log WHERE org_id = $1 AND action = 'policy.created'", [state.orgId]);
+      "SELECT action, api_token_id FROM audit_log WHERE org_id = $1 AND action = 'policy.created'",
+      [state.orgId],
+    );
     assert.ok(rows.rows.length > 0, "the plan created policies with the token");
-    assert.ok(rows.rows.every((row) => row.api_token_id === state.adminTokenId), "changes made with the token name it");
+    assert.ok(
+      rows.rows.every((row) => row.api_token_id === state.adminTokenId),
+      "changes made with the token name it",
+    );
     const sessionRows = await db.pool.query<{ api_token_id: string | null }>(
-      "SELECT api_token_id FROM audit_log WHERE org_id = $1 AND action = 'api_token.created' ORDER BY id LIMIT 1", [state.orgId]);
+      "SELECT api_token_id FROM audit_log WHERE org_id = $1 AND action = 'api_token.created' ORDER BY id LIMIT 1",
+      [state.orgId],
+    );
     assert.equal(sessionRows.rows[0]?.api_token_id, null, "changes made with the session name no token");
 
     const registry = await import("@/app/api/openapi.json/routes");
-    const servers = registry.apiRouteFiles.find((route) => route.path === "/api/servers")!.module.GET as (r: Request, c: unknown) => Promise<Response>;
-    const ask = (token: string) => servers(new Request(`${consoleUrl}/api/servers`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const servers = registry.apiRouteFiles.find((route) => route.path === "/api/servers")!.module.GET as (
+      r: Request,
+      c: unknown,
+    ) => Promise<Response>;
+    const ask = (token: string) =>
+      servers(new Request(`${consoleUrl}/api/servers`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
     const refused = await ask(state.revokedToken);
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get("www-authenticate") ?? "", /Bearer/);

@@ -34,7 +34,8 @@ export const familyPanels: FamilyPanel[] = [
     title: "Preallocation: reserved and given back",
     description:
       "Space write optimisation reserved ahead of growing files, and the part of it given back unused once a file went idle. What it gives back as it stops is not reported, so the difference is an upper bound of what it still holds.",
-    basis: "A description of what preallocation did on this server, not a saving: the fragments it prevented, against files grown without it, are in Gains.",
+    basis:
+      "A description of what preallocation did on this server, not a saving: the fragments it prevented, against files grown without it, are in Gains.",
     capability: "accel.write_optimization.preallocation",
     idle: "No preallocation was measured in this range: no policy enables write optimisation here, or it has been off all along.",
     unit: "bytes",

@@ -13,12 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/internal/proofrunwake"
 	"github.com/spindle-io/spindle/apps/gateway/internal/config"
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/httpapi"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/opamp"
+	"github.com/spindle-io/spindle/apps/gateway/internal/proofrunwake"
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"

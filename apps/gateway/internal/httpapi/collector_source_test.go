@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // scrape is hostmetrics' view of one host at boot+n×10 s: counters grow by step per scrape.

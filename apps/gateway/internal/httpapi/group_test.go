@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // groupOf returns an option giving the gateway a committer that writes a group only once it

@@ -91,22 +91,22 @@ type server struct {
 	signingKey    signing.Key
 	releases      *releases.Catalogue
 
-	bodyReadTimeout     time.Duration
-	perAddr             *rateLimiter
-	perCredential       *rateLimiter
-	trustedProxies      []netip.Prefix
-	bounds              ingest.Bounds
-	opampLimits         OpAMPLimits
-	opampAdmission      *admission
-	credentials         *store.Credentials
-	recent              *recentBatches
+	bodyReadTimeout        time.Duration
+	perAddr                *rateLimiter
+	perCredential          *rateLimiter
+	trustedProxies         []netip.Prefix
+	bounds                 ingest.Bounds
+	opampLimits            OpAMPLimits
+	opampAdmission         *admission
+	credentials            *store.Credentials
+	recent                 *recentBatches
 	proofRunWaker          ProofRunWaker
 	draining               <-chan struct{}
 	maxProofRunReportBytes int64
-	relays              relayCredentials
-	gates               gatePools
-	health              *healthCheck
-	checksums           *checksumCache
+	relays                 relayCredentials
+	gates                  gatePools
+	health                 *healthCheck
+	checksums              *checksumCache
 }
 
 // New returns the gateway's HTTP handler.
@@ -155,16 +155,16 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		proofRunWaker:          opts.ProofRunWaker,
 		draining:               opts.Draining,
 		maxProofRunReportBytes: opts.MaxProofRunReportBytes,
-		store:               opts.Store,
-		groupWrites:         opts.Writes,
-		log:                 opts.Logger,
-		agentDistDir:        opts.AgentDistDir,
-		maxBodyBytes:        opts.MaxBodyBytes,
-		writes:              newAdmission(opts.MaxConcurrentWrites, opts.MaxQueuedWrites, opts.MaxQueueWait),
-		enrolls:             newAdmission(opts.MaxConcurrentEnrolls, opts.MaxConcurrentEnrolls, opts.MaxQueueWait),
-		installScript:       script,
-		signingKey:          opts.SigningKey,
-		releases:            opts.Releases,
+		store:                  opts.Store,
+		groupWrites:            opts.Writes,
+		log:                    opts.Logger,
+		agentDistDir:           opts.AgentDistDir,
+		maxBodyBytes:           opts.MaxBodyBytes,
+		writes:                 newAdmission(opts.MaxConcurrentWrites, opts.MaxQueuedWrites, opts.MaxQueueWait),
+		enrolls:                newAdmission(opts.MaxConcurrentEnrolls, opts.MaxConcurrentEnrolls, opts.MaxQueueWait),
+		installScript:          script,
+		signingKey:             opts.SigningKey,
+		releases:               opts.Releases,
 
 		bodyReadTimeout: opts.BodyReadTimeout,
 		perAddr:         newRateLimiter(opts.RatePerAddress, time.Now),

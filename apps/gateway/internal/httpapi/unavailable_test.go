@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // dbProxy stands between the gateway and PostgreSQL so a test can take the database away

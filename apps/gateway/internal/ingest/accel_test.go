@@ -7,8 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // mapAccel maps one batch carrying only the given acceleration metrics and managed files.

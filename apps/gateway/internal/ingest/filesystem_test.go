@@ -6,8 +6,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 var rootFS = otlpfixture.Filesystem{Mountpoint: "/", Device: "/dev/vda", Type: "ext4", Size: 1000, Used: 700, Free: 250, Reserved: 50}

@@ -6,8 +6,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 // mapBuckets maps one batch carrying the control group's row and the given buckets.

@@ -6,8 +6,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 )
 
 func mapSQLServer(t *testing.T, change func(md pmetric.Metrics), instances ...otlpfixture.SQLServer) (telemetry.Deep, error) {

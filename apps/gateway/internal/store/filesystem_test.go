@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
-	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/internal/telemetry"
+	"github.com/spindle-io/spindle/apps/gateway/test/otlpfixture"
 	"github.com/spindle-io/spindle/apps/gateway/test/testdb"
 )
 

@@ -20,7 +20,7 @@ var ErrProofRunNotFound = errors.New("no such proof run in progress for this age
 // the one it runs, or nothing (both empty).
 type ProofRunCommand struct {
 	Start  *ProofRunStart `json:"start,omitempty"`
-	Cancel string      `json:"cancel,omitempty"` // id of the run to cancel
+	Cancel string         `json:"cancel,omitempty"` // id of the run to cancel
 }
 
 // ProofRunStart is a run handed to the agent: the console's request as stored.

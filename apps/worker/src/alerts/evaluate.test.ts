@@ -59,14 +59,20 @@ describe("alert evaluation", { skip: skipReason }, () => {
   it("seeds the default rules once per organisation, and leaves edits and deletions alone", async () => {
     const first = await evaluateOrganization(db.pool, "org-a", T("07:00:00"));
     assert.equal(first.defaultRulesAdded, defaultAlertRules.length);
-    const keys = (await db.pool.query("SELECT default_key FROM alert_rules WHERE org_id = 'org-a' ORDER BY default_key")).rows.map((r) => r.default_key);
+    const keys = (await db.pool.query("SELECT default_key FROM alert_rules WHERE org_id = 'org-a' ORDER BY default_key")).rows.map(
+      (r) => r.default_key,
+    );
     assert.deepEqual(keys, defaultAlertRules.map((r) => r.key).sort());
     await db.pool.query("UPDATE alert_rules SET enabled = false WHERE org_id = 'org-a' AND default_key = 'split_io_high'");
     await db.pool.query("DELETE FROM alert_rules WHERE org_id = 'org-a' AND default_key = 'policy_failed'");
     const again = await evaluateAllOrganizations(db.pool, T("07:00:30"));
     assert.equal(again.organizations, 2);
     assert.equal(again.failures.length, 0);
-    const counts = (await db.pool.query("SELECT org_id, count(*)::int AS n, count(*) FILTER (WHERE enabled)::int AS enabled FROM alert_rules GROUP BY org_id ORDER BY org_id")).rows;
+    const counts = (
+      await db.pool.query(
+        "SELECT org_id, count(*)::int AS n, count(*) FILTER (WHERE enabled)::int AS enabled FROM alert_rules GROUP BY org_id ORDER BY org_id",
+      )
+    ).rows;
     assert.deepEqual(counts, [
       { org_id: "org-a", n: defaultAlertRules.length - 1, enabled: defaultAlertRules.length - 2 },
       { org_id: "org-b", n: defaultAlertRules.length, enabled: defaultAlertRules.length },
@@ -78,7 +84,13 @@ describe("alert evaluation", { skip: skipReason }, () => {
     const minutes = Array.from({ length: 13 }, (_, m) => ({ minute: m, bucket: [0, 1, 2, 3, 5].includes(m) ? slow : fast }));
     await insertReads(db, "org-a", server["org-a"]!, "sda", minutes);
     // The same slow reads in org B, on a device of the same name: org A's rule must not see them.
-    await insertReads(db, "org-b", server["org-b"]!, "sda", minutes.map((m) => ({ ...m, bucket: slow })));
+    await insertReads(
+      db,
+      "org-b",
+      server["org-b"]!,
+      "sda",
+      minutes.map((m) => ({ ...m, bucket: slow })),
+    );
     const { rows } = await db.pool.query(
       `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, for_seconds, resolve_seconds, no_data_seconds, scope, severity, note)
        VALUES ('org-a', 'p99 read > 100 ms', 'disk.read_latency', 'p99', '>', 100, 60, 60, 90, 120, 'organization', 'critical', 'check the array') RETURNING id::text`,
@@ -102,23 +114,35 @@ describe("alert evaluation", { skip: skipReason }, () => {
          FROM alert_history WHERE rule_id = $1 ORDER BY at`,
       [ruleA],
     );
-    assert.deepEqual(history.rows.map((r) => [r.at, r.from_state, r.to_state, r.value, r.silenced]), [
-      ["08:01:00", "ok", "pending", 131.072, true],
-      ["08:02:00", "pending", "firing", 131.072, true],
-      ["08:08:00", "firing", "ok", 0.512, false],
-      ["08:15:00", "ok", "no_data", null, false],
-    ], states.join("\n"));
-    assert.ok(history.rows.every((r) => r.server_id === server["org-a"] && r.component === "sda"), "only org A's own server");
-    const otherOrg = await db.pool.query("SELECT count(*)::int AS n FROM alert_states WHERE org_id = 'org-a' AND server_id = $1", [server["org-b"]]);
+    assert.deepEqual(
+      history.rows.map((r) => [r.at, r.from_state, r.to_state, r.value, r.silenced]),
+      [
+        ["08:01:00", "ok", "pending", 131.072, true],
+        ["08:02:00", "pending", "firing", 131.072, true],
+        ["08:08:00", "firing", "ok", 0.512, false],
+        ["08:15:00", "ok", "no_data", null, false],
+      ],
+      states.join("\n"),
+    );
+    assert.ok(
+      history.rows.every((r) => r.server_id === server["org-a"] && r.component === "sda"),
+      "only org A's own server",
+    );
+    const otherOrg = await db.pool.query("SELECT count(*)::int AS n FROM alert_states WHERE org_id = 'org-a' AND server_id = $1", [
+      server["org-b"],
+    ]);
     assert.equal(otherOrg.rows[0].n, 0);
 
     const mine = groups.filter((g) => g.ruleId === ruleA);
-    assert.deepEqual(mine.map((g) => [g.at.toISOString(), g.transitions.map((x) => x.kind)]), [
-      ["2026-11-20T08:01:00.000Z", ["pending"]],
-      ["2026-11-20T08:02:00.000Z", ["firing"]],
-      ["2026-11-20T08:08:00.000Z", ["resolved"]],
-      ["2026-11-20T08:15:00.000Z", ["no_data"]],
-    ]);
+    assert.deepEqual(
+      mine.map((g) => [g.at.toISOString(), g.transitions.map((x) => x.kind)]),
+      [
+        ["2026-11-20T08:01:00.000Z", ["pending"]],
+        ["2026-11-20T08:02:00.000Z", ["firing"]],
+        ["2026-11-20T08:08:00.000Z", ["resolved"]],
+        ["2026-11-20T08:15:00.000Z", ["no_data"]],
+      ],
+    );
     assert.equal(mine[0]!.severity, "critical");
     assert.equal(mine[0]!.note, "check the array");
     assert.match(mine[1]!.transitions[0]!.silencedBy ?? "", /^[0-9a-f-]{36}$/);
@@ -140,7 +164,10 @@ describe("alert evaluation", { skip: skipReason }, () => {
       }
       // No bucket in the window: an empty row at the newest bucket, for the no-data decision.
       const empty = await fetchWindowSums(client, "disk_latency_read", { ...query, to: T("08:20:00") }, T("08:15:00"));
-      assert.deepEqual([...empty.values()].map((s) => s.rows), [[{ start: T("08:12:00").getTime(), sums: {} }]]);
+      assert.deepEqual(
+        [...empty.values()].map((s) => s.rows),
+        [[{ start: T("08:12:00").getTime(), sums: {} }]],
+      );
     } finally {
       client.release();
     }
@@ -161,7 +188,12 @@ describe("alert evaluation", { skip: skipReason }, () => {
   it("rolls the whole evaluation back when the transition hook fails", async () => {
     await insertReads(db, "org-a", server["org-a"]!, "sdc", [{ minute: 30, bucket: slow }]);
     const tick = T("08:31:00");
-    await assert.rejects(evaluateOrganization(db.pool, "org-a", tick, async () => { throw new Error("outbox down"); }), /outbox down/);
+    await assert.rejects(
+      evaluateOrganization(db.pool, "org-a", tick, async () => {
+        throw new Error("outbox down");
+      }),
+      /outbox down/,
+    );
     assert.equal((await db.pool.query("SELECT count(*)::int AS n FROM alert_history WHERE component = 'sdc'")).rows[0].n, 0);
     const retried = await evaluateOrganization(db.pool, "org-a", tick);
     assert.equal(retried.evaluated, true, "the tick is evaluated again after the rollback");
@@ -169,14 +201,23 @@ describe("alert evaluation", { skip: skipReason }, () => {
   });
 
   it("resolves the open alerts of a rule that is turned off", async () => {
-    const open = (await db.pool.query("SELECT component, state FROM alert_states WHERE rule_id = $1 AND state <> 'ok' ORDER BY component", [ruleA])).rows;
+    const open = (
+      await db.pool.query("SELECT component, state FROM alert_states WHERE rule_id = $1 AND state <> 'ok' ORDER BY component", [ruleA])
+    ).rows;
     assert.ok(open.length > 0, "the rule has open alerts before it is turned off");
     await db.pool.query("UPDATE alert_rules SET enabled = false WHERE id = $1", [ruleA]);
     const groups: AlertTransitionGroup[] = [];
     await evaluateOrganization(db.pool, "org-a", T("08:40:00"), async (_tx, group) => void groups.push(group));
-    const resolved = (await db.pool.query(
-      "SELECT component, from_state FROM alert_history WHERE rule_id = $1 AND at = '2026-11-20T08:40:00Z' AND to_state = 'ok' ORDER BY component", [ruleA])).rows;
-    assert.deepEqual(resolved, open.map((o) => ({ component: o.component, from_state: o.state })));
+    const resolved = (
+      await db.pool.query(
+        "SELECT component, from_state FROM alert_history WHERE rule_id = $1 AND at = '2026-11-20T08:40:00Z' AND to_state = 'ok' ORDER BY component",
+        [ruleA],
+      )
+    ).rows;
+    assert.deepEqual(
+      resolved,
+      open.map((o) => ({ component: o.component, from_state: o.state })),
+    );
     assert.equal((await db.pool.query("SELECT count(*)::int AS n FROM alert_states WHERE rule_id = $1", [ruleA])).rows[0].n, 0);
     assert.equal(groups.find((g) => g.ruleId === ruleA)?.transitions.length, open.length);
   });
@@ -187,12 +228,21 @@ describe("alert evaluation", { skip: skipReason }, () => {
     // Org B's server sent eBPF latency data at 08:00-08:12 (above); its newest batch lists no capability.
     await db.pool.query(
       `INSERT INTO agents (org_id, server_id, credential_hash, telemetry_capabilities, telemetry_capabilities_at)
-       VALUES ($1, $2, '\\x01', '{psi.pressure}', '2026-11-20T08:12:59Z')`, [org, id]);
-    await db.pool.query("INSERT INTO server_policy_status (org_id, server_id, status, message) VALUES ($1, $2, 'failed', 'budget too large')", [org, id]);
+       VALUES ($1, $2, '\\x01', '{psi.pressure}', '2026-11-20T08:12:59Z')`,
+      [org, id],
+    );
+    await db.pool.query(
+      "INSERT INTO server_policy_status (org_id, server_id, status, message) VALUES ($1, $2, 'failed', 'budget too large')",
+      [org, id],
+    );
     const firing = async (key: string) =>
-      (await db.pool.query(
-        `SELECT h.to_state, h.value FROM alert_history h JOIN alert_rules r ON r.id = h.rule_id
-          WHERE r.org_id = $1 AND r.default_key = $2 ORDER BY h.at`, [org, key])).rows.map((r) => `${r.to_state}:${r.value}`);
+      (
+        await db.pool.query(
+          `SELECT h.to_state, h.value FROM alert_history h JOIN alert_rules r ON r.id = h.rule_id
+          WHERE r.org_id = $1 AND r.default_key = $2 ORDER BY h.at`,
+          [org, key],
+        )
+      ).rows.map((r) => `${r.to_state}:${r.value}`);
     // last_seen_at 08:12:59; offline above 180 s for 60 s: pending at 08:16:30 (211 s), firing at 08:17:30.
     for (const t of ["08:13:00", "08:16:30", "08:17:00", "08:17:30"]) await evaluateOrganization(db.pool, org, T(t));
     assert.deepEqual(await firing("agent_offline"), ["pending:211", "firing:271"]);
@@ -203,14 +253,29 @@ describe("alert evaluation", { skip: skipReason }, () => {
     await db.pool.query("UPDATE server_policy_status SET status = 'applied' WHERE server_id = $1", [id]);
     await evaluateOrganization(db.pool, org, T("08:18:30"));
     await evaluateOrganization(db.pool, org, T("08:19:30"));
-    assert.deepEqual(await firing("agent_offline"), ["pending:211", "firing:271", "ok:90"], "resolved after 60 s clear (data 90 s old at 08:19:30, under 180 s)");
+    assert.deepEqual(
+      await firing("agent_offline"),
+      ["pending:211", "firing:271", "ok:90"],
+      "resolved after 60 s clear (data 90 s old at 08:19:30, under 180 s)",
+    );
     assert.deepEqual(await firing("policy_failed"), ["firing:1", "ok:0"]);
     assert.deepEqual(await firing("ebpf_lost"), ["pending:1", "firing:1"]);
   });
 
   it("previews a rule on the last 7 days of stored data, inside the organisation", async () => {
-    const rule = { name: "preview", signal: "disk.read_latency", aggregation: "p99", comparison: ">", threshold: 100, windowSeconds: 60,
-      forSeconds: 60, resolveSeconds: 90, noDataSeconds: 120, scope: { scope: "device", serverId: server["org-a"], device: "sda" }, severity: "warning" };
+    const rule = {
+      name: "preview",
+      signal: "disk.read_latency",
+      aggregation: "p99",
+      comparison: ">",
+      threshold: 100,
+      windowSeconds: 60,
+      forSeconds: 60,
+      resolveSeconds: 90,
+      noDataSeconds: 120,
+      scope: { scope: "device", serverId: server["org-a"], device: "sda" },
+      severity: "warning",
+    };
     const client = await db.pool.connect();
     try {
       const preview = await previewRule(client, "org-a", rule, { now: T("09:00:00") });
@@ -226,7 +291,12 @@ describe("alert evaluation", { skip: skipReason }, () => {
       assert.ok(wide.previewable);
       assert.ok(wide.bySubject.every((s) => s.serverId === server["org-a"]));
       await assert.rejects(previewRule(client, "org-a", { ...rule, aggregation: "last" }), /cannot be previewed: aggregation/);
-      const snapshot = await previewRule(client, "org-a", { ...rule, signal: "policy.failed", aggregation: "last", scope: { scope: "organization" } });
+      const snapshot = await previewRule(client, "org-a", {
+        ...rule,
+        signal: "policy.failed",
+        aggregation: "last",
+        scope: { scope: "organization" },
+      });
       assert.equal(snapshot.previewable, false);
     } finally {
       client.release();

@@ -44,7 +44,12 @@ export interface OrgEvaluation {
 
 const stepMillis = 60_000;
 
-export async function evaluateOrganization(pool: pg.Pool, orgId: string, at: Date, onTransition?: OnAlertTransition): Promise<OrgEvaluation> {
+export async function evaluateOrganization(
+  pool: pg.Pool,
+  orgId: string,
+  at: Date,
+  onTransition?: OnAlertTransition,
+): Promise<OrgEvaluation> {
   const client = await pool.connect();
   try {
     return await withOrgTransaction(client, orgId, "spindle_worker", (tx) => evaluateInTransaction(tx, orgId, at, onTransition));
@@ -53,9 +58,15 @@ export async function evaluateOrganization(pool: pg.Pool, orgId: string, at: Dat
   }
 }
 
-async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Date, onTransition?: OnAlertTransition): Promise<OrgEvaluation> {
+async function evaluateInTransaction(
+  tx: TenantQueryable,
+  orgId: string,
+  at: Date,
+  onTransition?: OnAlertTransition,
+): Promise<OrgEvaluation> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('spindle.alerts'), hashtext($1))", [orgId]);
-  const progress = (await tx.query("SELECT evaluated_at, defaults_version FROM alert_evaluation_progress WHERE org_id = $1", [orgId])).rows[0];
+  const progress = (await tx.query("SELECT evaluated_at, defaults_version FROM alert_evaluation_progress WHERE org_id = $1", [orgId]))
+    .rows[0];
   const result: OrgEvaluation = { evaluated: false, rules: 0, subjects: 0, transitions: 0, defaultRulesAdded: 0, skippedRules: [] };
   if (progress?.evaluated_at && (progress.evaluated_at as Date).getTime() >= at.getTime()) return result;
   result.evaluated = true;
@@ -99,7 +110,8 @@ async function evaluateInTransaction(tx: TenantQueryable, orgId: string, at: Dat
     const data = perMinute
       ? await cached(fetched, `${signal.source}@${from.getTime()}`, () => fetchSourceRows(tx, signal.source, query))
       : await cached(fetched, `${signal.source}@${from.getTime()}/${windowStart(at, rule.windowSeconds).getTime()}`, () =>
-          fetchWindowSums(tx, signal.source as BucketSource, query, windowStart(at, rule.windowSeconds)));
+          fetchWindowSums(tx, signal.source as BucketSource, query, windowStart(at, rule.windowSeconds)),
+        );
     const ruleStates = states.get(rule.id) ?? new Map<string, AlertSubjectState & { serverId: string; component: string }>();
     const keys = new Set([...data.keys(), ...ruleStates.keys()]);
     const changes: HistoryRow[] = [];
@@ -159,19 +171,42 @@ function historyRow(
   silences: Parameters<typeof findSilence>[0],
   at: Date,
 ): HistoryRow {
-  return { serverId: subject.serverId, component: subject.component, from, to, value, silencedBy: findSilence(silences, rule.id, subject, at)?.id ?? null };
+  return {
+    serverId: subject.serverId,
+    component: subject.component,
+    from,
+    to,
+    value,
+    silencedBy: findSilence(silences, rule.id, subject, at)?.id ?? null,
+  };
 }
 
 function groupOf(orgId: string, rule: AlertRule, at: Date, written: (HistoryRow & { historyId: string })[]): AlertTransitionGroup {
   const transitions: AlertTransition[] = written.map((row) => ({
-    historyId: row.historyId, serverId: row.serverId, component: row.component, from: row.from, to: row.to,
-    kind: transitionKind(row.from, row.to), value: row.value, silencedBy: row.silencedBy,
+    historyId: row.historyId,
+    serverId: row.serverId,
+    component: row.component,
+    from: row.from,
+    to: row.to,
+    kind: transitionKind(row.from, row.to),
+    value: row.value,
+    silencedBy: row.silencedBy,
   }));
   const signal = findAlertSignal(rule.signal);
   return {
-    orgId, ruleId: rule.id, ruleName: rule.name, signal: rule.signal, severity: rule.severity, scope: rule.scope,
-    comparison: rule.comparison, threshold: rule.threshold, at, note: rule.note, transitions,
-    unit: signal?.unit ?? "", basis: `${rule.aggregation} over ${windowWords(rule.windowSeconds)}: ${signal?.basis ?? `signal ${rule.signal}`}`,
+    orgId,
+    ruleId: rule.id,
+    ruleName: rule.name,
+    signal: rule.signal,
+    severity: rule.severity,
+    scope: rule.scope,
+    comparison: rule.comparison,
+    threshold: rule.threshold,
+    at,
+    note: rule.note,
+    transitions,
+    unit: signal?.unit ?? "",
+    basis: `${rule.aggregation} over ${windowWords(rule.windowSeconds)}: ${signal?.basis ?? `signal ${rule.signal}`}`,
   };
 }
 
@@ -209,7 +244,9 @@ async function loadStates(tx: TenantQueryable, orgId: string): Promise<Map<strin
     let states = byRule.get(r.rule_id);
     if (!states) byRule.set(r.rule_id, (states = new Map()));
     states.set(subjectKey(r.server_id, r.component), {
-      serverId: r.server_id, component: r.component, state: r.state,
+      serverId: r.server_id,
+      component: r.component,
+      state: r.state,
       stateSince: (r.state_since as Date).getTime(),
       conditionSince: r.condition_since ? (r.condition_since as Date).getTime() : null,
       clearSince: r.clear_since ? (r.clear_since as Date).getTime() : null,

@@ -21,10 +21,13 @@ interface ScopeColumns {
 
 function scopeOf(row: ScopeColumns): AlertScope {
   return alertScopeSchema.parse(
-    row.scope === "organization" ? { scope: "organization" }
-      : row.scope === "tag" ? { scope: "tag", tag: row.tag }
-      : row.scope === "server" ? { scope: "server", serverId: row.server_id }
-      : { scope: "device", serverId: row.server_id, device: row.device },
+    row.scope === "organization"
+      ? { scope: "organization" }
+      : row.scope === "tag"
+        ? { scope: "tag", tag: row.tag }
+        : row.scope === "server"
+          ? { scope: "server", serverId: row.server_id }
+          : { scope: "device", serverId: row.server_id, device: row.device },
   );
 }
 
@@ -37,10 +40,22 @@ export async function loadRules(tx: TenantQueryable, orgId: string): Promise<Ale
     [orgId],
   );
   return rows.map((r) => ({
-    id: r.id, orgId, defaultKey: r.default_key, name: r.name, enabled: r.enabled, signal: r.signal,
-    aggregation: r.aggregation as AlertAggregation, comparison: r.comparison as AlertComparison, threshold: r.threshold,
-    windowSeconds: r.window_seconds, forSeconds: r.for_seconds, resolveSeconds: r.resolve_seconds, noDataSeconds: r.no_data_seconds,
-    scope: scopeOf(r), severity: r.severity as AlertSeverity, note: r.note,
+    id: r.id,
+    orgId,
+    defaultKey: r.default_key,
+    name: r.name,
+    enabled: r.enabled,
+    signal: r.signal,
+    aggregation: r.aggregation as AlertAggregation,
+    comparison: r.comparison as AlertComparison,
+    threshold: r.threshold,
+    windowSeconds: r.window_seconds,
+    forSeconds: r.for_seconds,
+    resolveSeconds: r.resolve_seconds,
+    noDataSeconds: r.no_data_seconds,
+    scope: scopeOf(r),
+    severity: r.severity as AlertSeverity,
+    note: r.note,
   }));
 }
 
@@ -51,7 +66,15 @@ export async function loadSilences(tx: TenantQueryable, orgId: string, at: Date)
        FROM alert_silences WHERE org_id = $1 AND ends_at > $2 AND starts_at <= $2 ORDER BY created_at, id`,
     [orgId, at],
   );
-  return rows.map((r) => ({ id: r.id, ruleId: r.rule_id, scope: scopeOf(r), startsAt: r.starts_at, endsAt: r.ends_at, comment: r.comment, cancelledAt: r.cancelled_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    ruleId: r.rule_id,
+    scope: scopeOf(r),
+    startsAt: r.starts_at,
+    endsAt: r.ends_at,
+    comment: r.comment,
+    cancelledAt: r.cancelled_at,
+  }));
 }
 
 /**
@@ -68,8 +91,21 @@ export async function seedDefaultRules(tx: TenantQueryable, orgId: string, seede
          resolve_seconds, no_data_seconds, scope, severity, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'organization', $12, $13)
        ON CONFLICT (org_id, default_key) DO NOTHING RETURNING id`,
-      [orgId, rule.key, rule.name, rule.signal, rule.aggregation, rule.comparison, rule.threshold, rule.windowSeconds, rule.forSeconds,
-        rule.resolveSeconds, rule.noDataSeconds, rule.severity, rule.note],
+      [
+        orgId,
+        rule.key,
+        rule.name,
+        rule.signal,
+        rule.aggregation,
+        rule.comparison,
+        rule.threshold,
+        rule.windowSeconds,
+        rule.forSeconds,
+        rule.resolveSeconds,
+        rule.noDataSeconds,
+        rule.severity,
+        rule.note,
+      ],
     );
     added += rows.length;
   }

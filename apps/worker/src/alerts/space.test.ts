@@ -15,7 +15,15 @@ const start = Date.UTC(2026, 10, 20, 6, 0, 0);
 /** Available bytes of "/" at ms: 30 GB at 06:00, falling 5 GB an hour (full at 12:00). */
 const rootAvailable = (ms: number) => 30 * GB - ((ms - start) / 3_600_000) * 5 * GB;
 
-async function insertFilesystem(db: PlainDatabase, org: string, server: string, mountpoint: string, fromMs: number, toMs: number, available: (ms: number) => number) {
+async function insertFilesystem(
+  db: PlainDatabase,
+  org: string,
+  server: string,
+  mountpoint: string,
+  fromMs: number,
+  toMs: number,
+  available: (ms: number) => number,
+) {
   const values: unknown[] = [];
   const tuples: string[] = [];
   for (let ms = fromMs; ms < toMs; ms += 60_000) {
@@ -33,8 +41,12 @@ async function insertFilesystem(db: PlainDatabase, org: string, server: string, 
 }
 
 async function history(db: PlainDatabase, org: string, ruleName: string) {
-  return (await db.pool.query(
-    "SELECT component, from_state, to_state, value, at FROM alert_history WHERE org_id = $1 AND rule_name = $2 ORDER BY at, component", [org, ruleName])).rows;
+  return (
+    await db.pool.query(
+      "SELECT component, from_state, to_state, value, at FROM alert_history WHERE org_id = $1 AND rule_name = $2 ORDER BY at, component",
+      [org, ruleName],
+    )
+  ).rows;
 }
 
 describe("disk filling up and spool growing", { skip: skipReason }, () => {
@@ -59,25 +71,50 @@ describe("disk filling up and spool growing", { skip: skipReason }, () => {
     await insertFilesystem(db, "org-a", server["org-a"]!, "/", start, at.getTime(), rootAvailable);
     // Flat at 10 % available: no trend, no prediction. Shrinking fast but 80 % available: above the floor.
     await insertFilesystem(db, "org-a", server["org-a"]!, "/data", start, at.getTime(), () => 10 * GB);
-    await insertFilesystem(db, "org-a", server["org-a"]!, "/big", start, at.getTime(), (ms) => 90 * GB - ((ms - start) / 3_600_000) * 2 * GB);
+    await insertFilesystem(
+      db,
+      "org-a",
+      server["org-a"]!,
+      "/big",
+      start,
+      at.getTime(),
+      (ms) => 90 * GB - ((ms - start) / 3_600_000) * 2 * GB,
+    );
     // Org B fills the same way; org A's evaluation must not see it.
     await insertFilesystem(db, "org-b", server["org-b"]!, "/", start, at.getTime(), rootAvailable);
     await db.pool.query(
       `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, for_seconds, resolve_seconds, no_data_seconds, scope, severity)
-       VALUES ('org-a', 'Full within a day, at once', 'filesystem.hours_until_full', 'last', '<', 24, 21600, 0, 0, 3600, 'organization', 'warning')`);
+       VALUES ('org-a', 'Full within a day, at once', 'filesystem.hours_until_full', 'last', '<', 24, 21600, 0, 0, 3600, 'organization', 'warning')`,
+    );
 
     const first = await evaluateOrganization(db.pool, "org-a", at);
     assert.ok(first.evaluated);
     const fired = await history(db, "org-a", "Full within a day, at once");
-    assert.deepEqual(fired.map((h) => [h.component, h.to_state]), [["/", "firing"]], "only the shrinking file system under the floor fires");
+    assert.deepEqual(
+      fired.map((h) => [h.component, h.to_state]),
+      [["/", "firing"]],
+      "only the shrinking file system under the floor fires",
+    );
     // The fitted line is the generating one: 15 GB left at 5 GB an hour.
     assert.ok(Math.abs(fired[0].value - 3) < 0.01, `predicted ${fired[0].value} h, want 3 h`);
-    const defaults = (await db.pool.query(
-      "SELECT s.component, s.state FROM alert_states s JOIN alert_rules r ON r.id = s.rule_id WHERE s.org_id = 'org-a' AND r.default_key = 'disk_filling_up' ORDER BY 1")).rows;
-    assert.deepEqual(defaults, [{ component: "/", state: "pending" }, { component: "/big", state: "ok" }, { component: "/data", state: "ok" }],
-      "the default rule waits an hour before firing");
-    assert.ok(15 * GB / size * 100 < fillFloorAvailablePercent);
-    const others = (await db.pool.query("SELECT count(*)::int AS n FROM alert_history WHERE org_id = 'org-a' AND server_id = $1", [server["org-b"]])).rows[0].n;
+    const defaults = (
+      await db.pool.query(
+        "SELECT s.component, s.state FROM alert_states s JOIN alert_rules r ON r.id = s.rule_id WHERE s.org_id = 'org-a' AND r.default_key = 'disk_filling_up' ORDER BY 1",
+      )
+    ).rows;
+    assert.deepEqual(
+      defaults,
+      [
+        { component: "/", state: "pending" },
+        { component: "/big", state: "ok" },
+        { component: "/data", state: "ok" },
+      ],
+      "the default rule waits an hour before firing",
+    );
+    assert.ok(((15 * GB) / size) * 100 < fillFloorAvailablePercent);
+    const others = (
+      await db.pool.query("SELECT count(*)::int AS n FROM alert_history WHERE org_id = 'org-a' AND server_id = $1", [server["org-b"]])
+    ).rows[0].n;
     assert.equal(others, 0, "org B's file system is not org A's subject");
 
     // Space is freed at 09:00 (back to 60 % available) and stays: above the floor, resolved.
@@ -100,18 +137,25 @@ describe("disk filling up and spool growing", { skip: skipReason }, () => {
       const b = values.length - 5;
       tuples.push(`($${b + 1}, $${b + 2}, $${b + 3}, 10, $${b + 5}, $${b + 4})`);
     }
-    await db.pool.query(`INSERT INTO agent_spool (time, org_id, server_id, interval_seconds, spool_bytes, pending_batches) VALUES ${tuples.join(", ")}`, values);
+    await db.pool.query(
+      `INSERT INTO agent_spool (time, org_id, server_id, interval_seconds, spool_bytes, pending_batches) VALUES ${tuples.join(", ")}`,
+      values,
+    );
     await rollupPending(db.pool);
     await db.pool.query(
       `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, for_seconds, resolve_seconds, no_data_seconds, scope, severity)
-       VALUES ('org-a', 'Spool over 30, at once', 'agent.spool_pending_batches', 'avg', '>', 30, 900, 0, 0, 900, 'organization', 'warning')`);
+       VALUES ('org-a', 'Spool over 30, at once', 'agent.spool_pending_batches', 'avg', '>', 30, 900, 0, 0, 900, 'organization', 'warning')`,
+    );
     await evaluateOrganization(db.pool, "org-a", at);
     const [fired] = await history(db, "org-a", "Spool over 30, at once");
     // The last 15 minutes hold samples 30..119: backlog 15..59, mean 37.
     assert.equal(fired?.to_state, "firing");
     assert.ok(Math.abs(fired.value - 37) < 0.01, `mean backlog ${fired.value}, want 37`);
-    const state = (await db.pool.query(
-      "SELECT s.state FROM alert_states s JOIN alert_rules r ON r.id = s.rule_id WHERE s.org_id = 'org-a' AND r.default_key = 'spool_growing'")).rows;
+    const state = (
+      await db.pool.query(
+        "SELECT s.state FROM alert_states s JOIN alert_rules r ON r.id = s.rule_id WHERE s.org_id = 'org-a' AND r.default_key = 'spool_growing'",
+      )
+    ).rows;
     assert.deepEqual(state, [{ state: "pending" }], "the default rule holds it 15 minutes first");
   });
 });

@@ -18,8 +18,14 @@ describe("the alerts_evaluate job", { skip: skipReason }, () => {
   before(async () => {
     db = await openPlainDatabase("alerts_task");
     await db.pool.query("INSERT INTO organizations (id, name, slug) VALUES ('org-new', 'New', 'new')");
-    runner = await run({ pgPool: db.pool, concurrency: 1, pollInterval: 200, noHandleSignals: true,
-      taskList: createTaskList({ pool: db.pool, timeseriesMode: "plain", delivery: testDelivery }), parsedCronItems: [] });
+    runner = await run({
+      pgPool: db.pool,
+      concurrency: 1,
+      pollInterval: 200,
+      noHandleSignals: true,
+      taskList: createTaskList({ pool: db.pool, timeseriesMode: "plain", delivery: testDelivery }),
+      parsedCronItems: [],
+    });
   });
   after(async () => {
     await runner?.stop();
@@ -60,11 +66,20 @@ describe("an alert that fires, end to end in the worker", { skip: skipReason }, 
       const serverId = "0195f3c2-7a8b-7c3d-9e4f-00000000a1e7";
       await seedOrganization(db.pool, "org-paged", serverId, ["db"]);
       // policy_failed fires at its first tick (no for-duration): one state change to notify.
-      await db.pool.query("INSERT INTO server_policy_status (org_id, server_id, status, message) VALUES ('org-paged', $1, 'failed', 'budget too large')", [serverId]);
+      await db.pool.query(
+        "INSERT INTO server_policy_status (org_id, server_id, status, message) VALUES ('org-paged', $1, 'failed', 'budget too large')",
+        [serverId],
+      );
       await routedChannel(db.pool, "org-paged", "On call", "webhook", { url: `${receiver.url}/hook` }, {});
       // The default hook and the outbox's queueing, as the worker's main sets them up.
-      runner = await run({ pgPool: db.pool, concurrency: 1, pollInterval: 200, noHandleSignals: true,
-        taskList: createTaskList({ pool: db.pool, timeseriesMode: "plain", delivery: testDelivery }), parsedCronItems: [] });
+      runner = await run({
+        pgPool: db.pool,
+        concurrency: 1,
+        pollInterval: 200,
+        noHandleSignals: true,
+        taskList: createTaskList({ pool: db.pool, timeseriesMode: "plain", delivery: testDelivery }),
+        parsedCronItems: [],
+      });
       stopQueueing = startNotificationQueueing(runner, db.pool, db.db.url);
       await runner.addJob(alertsEvaluateTask, { _cron: { ts: new Date().toISOString(), backfilled: false } }, alertsEvaluateJobSpec);
       const [request] = await receiver.waitForRequests(1);
@@ -73,7 +88,8 @@ describe("an alert that fires, end to end in the worker", { skip: skipReason }, 
       assert.match(text, /firing/);
       assert.match(text, new RegExp(serverId));
       const { rows } = await db.pool.query(
-        "SELECT n.status, n.transition_id::text = h.id::text AS same FROM notifications n JOIN alert_history h ON h.id::text = n.transition_id WHERE n.org_id = 'org-paged'");
+        "SELECT n.status, n.transition_id::text = h.id::text AS same FROM notifications n JOIN alert_history h ON h.id::text = n.transition_id WHERE n.org_id = 'org-paged'",
+      );
       assert.equal(rows.length, 1, "one notification for the one state change");
       assert.equal(rows[0].same, true);
       assert.equal(request!.headers["webhook-id"] !== undefined, true, "signed per Standard Webhooks");

@@ -55,10 +55,13 @@ export function createAlertsEvaluateTask(pool: pg.Pool, onTransition?: OnAlertTr
     const at = evaluationTick(new Date());
     const summary = await evaluateAllOrganizations(pool, at, onTransition);
     for (const rule of summary.skippedRules) helpers.logger.warn(`alert rule skipped: ${rule}`);
-    if (summary.transitions > 0) helpers.logger.info(`alerts at ${at.toISOString()}: ${summary.transitions} state change(s) in ${summary.evaluated} organisation(s)`);
+    if (summary.transitions > 0)
+      helpers.logger.info(`alerts at ${at.toISOString()}: ${summary.transitions} state change(s) in ${summary.evaluated} organisation(s)`);
     if (summary.failures.length > 0) {
-      throw new Error(`alert evaluation failed for ${summary.failures.length} organisation(s): ` +
-        summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "));
+      throw new Error(
+        `alert evaluation failed for ${summary.failures.length} organisation(s): ` +
+          summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "),
+      );
     }
   };
 }

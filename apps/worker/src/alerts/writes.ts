@@ -21,7 +21,13 @@ export interface HistoryRow {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export async function writeStates(tx: TenantQueryable, orgId: string, at: Date, writes: StateRow[], deletes: { ruleId: string; serverId: string; component: string }[]): Promise<void> {
+export async function writeStates(
+  tx: TenantQueryable,
+  orgId: string,
+  at: Date,
+  writes: StateRow[],
+  deletes: { ruleId: string; serverId: string; component: string }[],
+): Promise<void> {
   if (deletes.length > 0) {
     await tx.query(
       `DELETE FROM alert_states s USING unnest($2::uuid[], $3::uuid[], $4::text[]) AS d(rule_id, server_id, component)
@@ -38,13 +44,29 @@ export async function writeStates(tx: TenantQueryable, orgId: string, at: Date, 
      ON CONFLICT (rule_id, server_id, component) DO UPDATE
        SET state = EXCLUDED.state, state_since = EXCLUDED.state_since, condition_since = EXCLUDED.condition_since,
            clear_since = EXCLUDED.clear_since, value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
-    [orgId, at, writes.map((w) => w.ruleId), writes.map((w) => w.serverId), writes.map((w) => w.component), writes.map((w) => w.state),
-      writes.map((w) => iso(w.stateSince)), writes.map((w) => iso(w.conditionSince)), writes.map((w) => iso(w.clearSince)), writes.map((w) => w.value)],
+    [
+      orgId,
+      at,
+      writes.map((w) => w.ruleId),
+      writes.map((w) => w.serverId),
+      writes.map((w) => w.component),
+      writes.map((w) => w.state),
+      writes.map((w) => iso(w.stateSince)),
+      writes.map((w) => iso(w.conditionSince)),
+      writes.map((w) => iso(w.clearSince)),
+      writes.map((w) => w.value),
+    ],
   );
 }
 
 /** Inserts the rule's transitions of this tick; returns those written (a replayed tick writes none). */
-export async function writeHistory(tx: TenantQueryable, orgId: string, rule: AlertRule, at: Date, rows: HistoryRow[]): Promise<(HistoryRow & { historyId: string })[]> {
+export async function writeHistory(
+  tx: TenantQueryable,
+  orgId: string,
+  rule: AlertRule,
+  at: Date,
+  rows: HistoryRow[],
+): Promise<(HistoryRow & { historyId: string })[]> {
   const { rows: written } = await tx.query(
     `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison, silenced_by)
      SELECT $1, $2, $3, $4, h.server_id, h.component, $5, h.from_state, h.to_state, h.value, $6, $7, h.silenced_by
@@ -52,8 +74,21 @@ export async function writeHistory(tx: TenantQueryable, orgId: string, rule: Ale
          AS h(server_id, component, from_state, to_state, value, silenced_by)
      ON CONFLICT (rule_id, server_id, component, at) DO NOTHING
      RETURNING id::text, server_id::text, component`,
-    [orgId, rule.id, rule.name, rule.severity, at, rule.threshold, rule.comparison, rows.map((r) => r.serverId), rows.map((r) => r.component),
-      rows.map((r) => r.from), rows.map((r) => r.to), rows.map((r) => r.value), rows.map((r) => r.silencedBy)],
+    [
+      orgId,
+      rule.id,
+      rule.name,
+      rule.severity,
+      at,
+      rule.threshold,
+      rule.comparison,
+      rows.map((r) => r.serverId),
+      rows.map((r) => r.component),
+      rows.map((r) => r.from),
+      rows.map((r) => r.to),
+      rows.map((r) => r.value),
+      rows.map((r) => r.silencedBy),
+    ],
   );
   const ids = new Map(written.map((w) => [`${w.server_id}\u0000${w.component}`, w.id as string]));
   return rows.flatMap((r) => {

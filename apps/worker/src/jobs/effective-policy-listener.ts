@@ -23,5 +23,10 @@ export type PolicyChangeListener = ChannelListener;
 
 export function listenForPolicyChanges(options: PolicyChangeListenerOptions): PolicyChangeListener {
   const { onOrganizationChanged, ...rest } = options;
-  return listenOnChannel({ ...rest, channel: policyChangedChannel, payloadSchema, onMessage: (message) => onOrganizationChanged(message.orgId) });
+  return listenOnChannel({
+    ...rest,
+    channel: policyChangedChannel,
+    payloadSchema,
+    onMessage: (message) => onOrganizationChanged(message.orgId),
+  });
 }

@@ -4,15 +4,15 @@ import { describeProblems, mergeLayers as mergeDocuments, type Policy, type Poli
 import { policyHash } from "@spindle/policy/hash";
 import type { Layer } from "./effective-policy-layers.js";
 
-export type MergedPolicy =
-  | { ok: true; document: Policy; hash: string }
-  | { ok: false; problems: Problem[]; message: string };
+export type MergedPolicy = { ok: true; document: Policy; hash: string } | { ok: false; problems: Problem[]; message: string };
 
 export function mergeLayers(layers: readonly Layer[]): MergedPolicy {
   // No layers at all: the schema's defaults (every feature off), still a policy with a hash.
   const { result: parsed } = mergeDocuments(layers.map((layer) => layer.document as PolicyDocument));
   if (!parsed.ok) {
-    const from = layers.map((l) => `${l.source.policyName} v${l.source.version} (${l.source.scope}${l.source.tag ? ` ${l.source.tag}` : ""})`);
+    const from = layers.map(
+      (l) => `${l.source.policyName} v${l.source.version} (${l.source.scope}${l.source.tag ? ` ${l.source.tag}` : ""})`,
+    );
     return {
       ok: false,
       problems: parsed.problems,

@@ -23,7 +23,11 @@ interface VersionRow {
 }
 
 /** Held slots of each server of `serverIds` that a running or paused rollout holds (oldest rollout first). */
-export async function loadHeldSlots(client: pg.ClientBase, orgId: string, serverIds: readonly string[]): Promise<Map<string, HeldSlot<AssignedVersion>[]>> {
+export async function loadHeldSlots(
+  client: pg.ClientBase,
+  orgId: string,
+  serverIds: readonly string[],
+): Promise<Map<string, HeldSlot<AssignedVersion>[]>> {
   const held = new Map<string, HeldSlot<AssignedVersion>[]>();
   if (serverIds.length === 0) return held;
   const { rows } = await client.query<HeldRow>(
@@ -46,7 +50,14 @@ export async function loadHeldSlots(client: pg.ClientBase, orgId: string, server
     const target = { scope: row.scope, tag: row.tag, serverId: row.slot_server_id };
     const version = row.before_version_id ? byId.get(row.before_version_id) : undefined;
     const previous: AssignedVersion | null = version
-      ? { ...target, policyId: version.policy_id, policyName: version.policy_name, versionId: version.version_id, version: version.version, document: version.document }
+      ? {
+          ...target,
+          policyId: version.policy_id,
+          policyName: version.policy_name,
+          versionId: version.version_id,
+          version: version.version,
+          document: version.document,
+        }
       : null;
     held.set(row.server_id, [...(held.get(row.server_id) ?? []), { target, previous }]);
   }

@@ -24,7 +24,8 @@ export function effectivePoliciesJobSpec(orgId: string | null): TaskSpec {
 export function createEffectivePoliciesTask(pool: pg.Pool): Task {
   return async (payload, helpers) => {
     const parsed = payloadSchema.safeParse(payload ?? {});
-    if (!parsed.success) throw new Error(`${effectivePoliciesTask} takes {"orgId"?: string} (plus graphile-worker's "_cron"), got ${JSON.stringify(payload)}`);
+    if (!parsed.success)
+      throw new Error(`${effectivePoliciesTask} takes {"orgId"?: string} (plus graphile-worker's "_cron"), got ${JSON.stringify(payload)}`);
     const result = await recomputeEffectivePolicies(pool, parsed.data.orgId ?? null);
     const scope = parsed.data.orgId ? `organisation ${parsed.data.orgId}` : `${result.organizations} organisation(s)`;
     if (result.changed > 0 || result.invalid > 0) {

@@ -13,7 +13,11 @@ import { recomputeEffectivePolicies } from "./effective-policy.js";
 import { listenForPolicyChanges } from "./effective-policy-listener.js";
 
 const orgDefault = { schemaVersion: 1, telemetry: { intervalSeconds: 30 } };
-const postgresTag = { schemaVersion: 1, readCache: { enabled: true, include: ["/var/lib/postgresql/**"] }, telemetry: { intervalSeconds: 20 } };
+const postgresTag = {
+  schemaVersion: 1,
+  readCache: { enabled: true, include: ["/var/lib/postgresql/**"] },
+  telemetry: { intervalSeconds: 20 },
+};
 const webTag = { schemaVersion: 1, telemetry: { intervalSeconds: 5, ebpf: "off" } };
 const serverOwn = { schemaVersion: 1, readCache: { budgetBytes: 1073741824 } };
 
@@ -33,7 +37,9 @@ describe("effective policies", { skip: skipReason }, () => {
   let webServer: string;
 
   async function insertPolicy(name: string, document: Record<string, unknown>): Promise<string> {
-    const { rows } = await pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ('org-a', $1) RETURNING id::text", [name]);
+    const { rows } = await pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ('org-a', $1) RETURNING id::text", [
+      name,
+    ]);
     await saveVersion(rows[0]!.id, document);
     return rows[0]!.id;
   }
@@ -45,7 +51,9 @@ describe("effective policies", { skip: skipReason }, () => {
     );
   }
   async function row(serverId: string) {
-    const { rows } = await pool.query("SELECT document, hash, layers, error FROM server_effective_policies WHERE server_id = $1", [serverId]);
+    const { rows } = await pool.query("SELECT document, hash, layers, error FROM server_effective_policies WHERE server_id = $1", [
+      serverId,
+    ]);
     return rows[0];
   }
   /** Notifications arrive asynchronously; a NOTIFY round trip on the same connection flushes them. */
@@ -118,8 +126,18 @@ describe("effective policies", { skip: skipReason }, () => {
     assert.equal(stored.hash, dbExpected.hash);
     assert.equal(stored.document.telemetry.intervalSeconds, 5);
     assert.deepEqual(
-      stored.layers.map((l: { scope: string; tag: string | null; policyName: string; version: number }) => [l.scope, l.tag, l.policyName, l.version]),
-      [["organization", null, "baseline", 1], ["tag", "postgres", "postgres", 1], ["tag", "web", "web", 1], ["server", null, "db-1 only", 1]],
+      stored.layers.map((l: { scope: string; tag: string | null; policyName: string; version: number }) => [
+        l.scope,
+        l.tag,
+        l.policyName,
+        l.version,
+      ]),
+      [
+        ["organization", null, "baseline", 1],
+        ["tag", "postgres", "postgres", 1],
+        ["tag", "web", "web", 1],
+        ["server", null, "db-1 only", 1],
+      ],
     );
     assert.equal((await row(webServer)).hash, expected(orgDefault, webTag).hash);
     const seen = await drainAnnouncements();
@@ -140,7 +158,10 @@ describe("effective policies", { skip: skipReason }, () => {
     assert.equal((await recomputeEffectivePolicies(pool, "org-a")).changed, 1);
     assert.equal((await row(dbServer)).hash, expected(orgDefault, postgresTag, webTag, ownV2).hash);
     assert.equal((await row(dbServer)).layers[3].version, 2);
-    assert.deepEqual((await drainAnnouncements()).map((n) => n.payload.serverId), [dbServer]);
+    assert.deepEqual(
+      (await drainAnnouncements()).map((n) => n.payload.serverId),
+      [dbServer],
+    );
   });
 
   it("keeps the previous policy and records why when the merge is invalid", async () => {
@@ -167,7 +188,9 @@ describe("effective policies", { skip: skipReason }, () => {
     const { rows } = await pool.query<{ id: string }>(
       "INSERT INTO servers (org_id, machine_id, hostname, os) VALUES ('org-b', 'm3', 'lone', 'linux') RETURNING id::text",
     );
-    const { rows: policy } = await pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ('org-b', 'broken') RETURNING id::text");
+    const { rows: policy } = await pool.query<{ id: string }>(
+      "INSERT INTO policies (org_id, name) VALUES ('org-b', 'broken') RETURNING id::text",
+    );
     await pool.query(
       `INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES ($1, 'org-b', 1, '{"schemaVersion": 1, "readCache": {"enabled": true}}')`,
       [policy[0]!.id],

@@ -91,10 +91,16 @@ async function recomputeOrganization(pool: pg.Pool, orgId: string): Promise<Reco
  */
 export async function recomputeOrganizationInTransaction(client: pg.ClientBase, orgId: string): Promise<RecomputeResult> {
   await client.query("SELECT pg_advisory_xact_lock(hashtext('spindle.effective_policy'), hashtext($1))", [orgId]);
-  const servers = await client.query<{ id: string; tags: string[] }>("SELECT id::text, tags FROM servers WHERE org_id = $1 ORDER BY id", [orgId]);
+  const servers = await client.query<{ id: string; tags: string[] }>("SELECT id::text, tags FROM servers WHERE org_id = $1 ORDER BY id", [
+    orgId,
+  ]);
   const assignments = await loadAssignedVersions(client, orgId);
   const stored = await loadStoredRows(client, orgId);
-  const held = await loadHeldSlots(client, orgId, servers.rows.map((server) => server.id));
+  const held = await loadHeldSlots(
+    client,
+    orgId,
+    servers.rows.map((server) => server.id),
+  );
 
   const result: RecomputeResult = { organizations: 1, servers: servers.rows.length, changed: 0, invalid: 0 };
   for (const server of servers.rows) {

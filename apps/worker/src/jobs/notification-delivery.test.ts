@@ -11,7 +11,17 @@ import { run, type Runner } from "graphile-worker";
 import { startNotificationQueueing } from "../notification-queueing.js";
 import { createTaskList } from "../tasks.js";
 import { openPlainDatabase, skipReason, type PlainDatabase } from "../test-support/telemetry.js";
-import { enqueue, inOrg, jobsFor, outboxRows, routedChannel, seedOrganization, testDelivery, untilJobsMake, untilTrue } from "../test-support/notifications.js";
+import {
+  enqueue,
+  inOrg,
+  jobsFor,
+  outboxRows,
+  routedChannel,
+  seedOrganization,
+  testDelivery,
+  untilJobsMake,
+  untilTrue,
+} from "../test-support/notifications.js";
 import { deliverNotification } from "./notification-delivery.js";
 
 const orgA = "org-notify-a";
@@ -80,13 +90,28 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
   });
 
   const sentRows = (ids: string[]) => () =>
-    outboxRows(plain.pool, "id = ANY($1::uuid[])", [ids]).then((rows) => rows.every((r) => r.status === "sent") && rows.length === ids.length && rows);
+    outboxRows(plain.pool, "id = ANY($1::uuid[])", [ids]).then(
+      (rows) => rows.every((r) => r.status === "sent") && rows.length === ids.length && rows,
+    );
 
   it("delivers one firing alert to e-mail, Slack, Teams, PagerDuty and a signed webhook, then the resolve closes the PagerDuty incident", async () => {
     const smtp = await startSmtpReceiver();
     try {
-      const mailChannel = await routedChannel(plain.pool, orgA, "Mail", "email",
-        { host: "127.0.0.1", port: smtp.port, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com"] }, { password: null });
+      const mailChannel = await routedChannel(
+        plain.pool,
+        orgA,
+        "Mail",
+        "email",
+        {
+          host: "127.0.0.1",
+          port: smtp.port,
+          security: "opportunistic",
+          username: null,
+          from: "spindle@example.com",
+          to: ["ops@example.com"],
+        },
+        { password: null },
+      );
       await routedChannel(plain.pool, orgA, "Slack", "slack", {}, { webhookUrl: `${http.url}/slack/T0/B0/token` });
       await routedChannel(plain.pool, orgA, "Teams", "teams", {}, { webhookUrl: `${http.url}/teams/webhookb2/token` });
       await routedChannel(plain.pool, orgA, "Pager", "pagerduty", { eventsUrl: `${http.url}/pagerduty` }, { routingKey });
@@ -100,7 +125,10 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
       assert.equal(mail!.headers.get("message-id"), `<${mailRow.notificationId}@notifications.spindle.invalid>`);
       assert.equal(mail!.subject, "[FIRING · critical] p99 read latency high on db-01 nvme0n1");
       // Quoted-printable wraps long lines with soft breaks ("=" at the end of a line).
-      assert.ok(mail!.raw.replace(/=\r?\n/g, "").includes(`https://spindle.example.com/servers/${serverA}`), "the e-mail links to the chart");
+      assert.ok(
+        mail!.raw.replace(/=\r?\n/g, "").includes(`https://spindle.example.com/servers/${serverA}`),
+        "the e-mail links to the chart",
+      );
 
       const byPath = (prefix: string) => http.requests.filter((r) => r.path.startsWith(prefix));
       assert.equal(JSON.parse(byPath("/slack")[0]!.body).text, "[FIRING · critical] p99 read latency high on db-01 nvme0n1");
@@ -127,8 +155,14 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
 
   it("rides out an SMTP outage with backoff and delivers exactly once when the server is back", async () => {
     const port = await unusedPort();
-    await routedChannel(plain.pool, orgA, "Mail during outage", "email",
-      { host: "127.0.0.1", port, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com"] }, { password: null });
+    await routedChannel(
+      plain.pool,
+      orgA,
+      "Mail during outage",
+      "email",
+      { host: "127.0.0.1", port, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com"] },
+      { password: null },
+    );
     let smtp: SmtpReceiver | undefined;
     try {
       const { queued } = await enqueue(plain.pool, notice());
@@ -152,7 +186,9 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
 
   it("retries a webhook answering 503 with the same id, a fresh valid signature each time, until it accepts once", async () => {
     const start = http.requests.length;
-    http.answerWith((request, index) => (request.path === "/flaky" && index < start + 2 ? { status: 503, body: "maintenance" } : { status: 200 }));
+    http.answerWith((request, index) =>
+      request.path === "/flaky" && index < start + 2 ? { status: 503, body: "maintenance" } : { status: 200 },
+    );
     try {
       const hook = await routedChannel(plain.pool, orgA, "Flaky", "webhook", { url: `${http.url}/flaky` }, {});
       const { queued } = await enqueue(plain.pool, notice());
@@ -192,7 +228,8 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
     const hook = await routedChannel(plain.pool, orgA, "Tested", "webhook", { url: `${http.url}/tested` }, {});
     try {
       const { notificationId } = await inOrg(plain.pool, orgA, "spindle_console", (tx) =>
-        sendTestNotification(tx, { orgId: orgA, channelId: hook.channel.id, requestedBy: null }));
+        sendTestNotification(tx, { orgId: orgA, channelId: hook.channel.id, requestedBy: null }),
+      );
       await untilJobsMake(runner, sentRows([notificationId]));
       const request = http.requests.find((r) => r.path === "/tested")!;
       assert.equal(JSON.parse(request.body).type, "spindle.test");
@@ -206,7 +243,10 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
     await routedChannel(plain.pool, orgB, "B's hook", "webhook", { url: `${http.url}/b` }, {});
     await plain.pool.query("ALTER TABLE notifications DISABLE TRIGGER notifications_queued");
     try {
-      const { queued } = await enqueue(plain.pool, notice({ orgId: orgB, subject: { serverId: serverB, serverName: "db-01", device: null, tags: [] } }));
+      const { queued } = await enqueue(
+        plain.pool,
+        notice({ orgId: orgB, subject: { serverId: serverB, serverName: "db-01", device: null, tags: [] } }),
+      );
       const id = queued[0]!.notificationId;
       const before = http.requests.length;
       const outcome = await deliverNotification(plain.pool, { orgId: orgA, notificationId: id }, testDelivery);
@@ -226,12 +266,18 @@ describe("notification delivery", { skip: skipReason, timeout: 120_000 }, () => 
     await routedChannel(plain.pool, orgB, "Sealed hook", "webhook", { url: `${http.url}/sealed` }, {});
     await plain.pool.query("ALTER TABLE notifications DISABLE TRIGGER notifications_queued");
     try {
-      const { queued } = await enqueue(plain.pool, notice({ orgId: orgB, subject: { serverId: serverB, serverName: "db-01", device: null, tags: [] } }));
+      const { queued } = await enqueue(
+        plain.pool,
+        notice({ orgId: orgB, subject: { serverId: serverB, serverName: "db-01", device: null, tags: [] } }),
+      );
       const id = queued[0]!.notificationId;
       const before = http.requests.length;
       const outcome = await deliverNotification(plain.pool, { orgId: orgB, notificationId: id }, { ...testDelivery, secrets: null });
       assert.equal(outcome.kind, "failed");
-      assert.match((outcome as { error: string }).error, /sealed and this worker has no key to open them: set SPINDLE_NOTIFY_SECRETS_KEY_FILE/);
+      assert.match(
+        (outcome as { error: string }).error,
+        /sealed and this worker has no key to open them: set SPINDLE_NOTIFY_SECRETS_KEY_FILE/,
+      );
       assert.equal(http.requests.length, before, "nothing was sent");
     } finally {
       await plain.pool.query("ALTER TABLE notifications ENABLE TRIGGER notifications_queued");

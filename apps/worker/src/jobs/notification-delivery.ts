@@ -79,7 +79,13 @@ export async function deliverNotification(pool: pg.Pool, ref: NotificationRef, s
   let message: RenderedMessage;
   try {
     if (claimed.purpose !== "test" && !claimed.enabled) {
-      return record(pool, ref, claimed.attempts, settings, new DeliveryError("the channel was disabled before this notification could be sent", false));
+      return record(
+        pool,
+        ref,
+        claimed.attempts,
+        settings,
+        new DeliveryError("the channel was disabled before this notification could be sent", false),
+      );
     }
     settingsOfChannel = parseChannelSettings({ kind: claimed.kind, config: claimed.config, secrets: openSecrets(ref, claimed, settings) });
     const common = { id: ref.notificationId, channelName: claimed.channel_name };
@@ -92,7 +98,13 @@ export async function deliverNotification(pool: pg.Pool, ref: NotificationRef, s
     );
   } catch (error) {
     // Stored settings or notice that no longer validate, or a renderer bug: retrying cannot help.
-    return record(pool, ref, claimed.attempts, settings, new DeliveryError(`cannot prepare the message: ${(error as Error).message}`, false));
+    return record(
+      pool,
+      ref,
+      claimed.attempts,
+      settings,
+      new DeliveryError(`cannot prepare the message: ${(error as Error).message}`, false),
+    );
   }
   try {
     const answer = await sendRendered(message, settingsOfChannel, {
@@ -159,7 +171,10 @@ async function record(
   if (delayMs === null) {
     const reason = failure.retryable ? `gave up after ${attempts} attempt(s); last error: ${error}`.slice(0, 2000) : error;
     await inOrg(pool, ref.orgId, (tx) =>
-      tx.query(`UPDATE notifications SET status = 'failed', failed_at = now(), lease_until = NULL, last_error = $4 WHERE ${fence}`, [...params, reason]),
+      tx.query(`UPDATE notifications SET status = 'failed', failed_at = now(), lease_until = NULL, last_error = $4 WHERE ${fence}`, [
+        ...params,
+        reason,
+      ]),
     );
     return { kind: "failed", attempts, error: reason };
   }

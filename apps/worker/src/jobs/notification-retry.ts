@@ -11,7 +11,12 @@ export interface RetryPolicy {
 const retryAfterCapMs = 3_600_000;
 
 /** Null when `attempts` (made so far) used up the policy: the notification fails. */
-export function nextRetryDelayMs(policy: RetryPolicy, attempts: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number | null {
+export function nextRetryDelayMs(
+  policy: RetryPolicy,
+  attempts: number,
+  retryAfterSeconds: number | undefined,
+  random: () => number = Math.random,
+): number | null {
   if (attempts >= policy.maxAttempts) return null;
   const exponential = Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.min(attempts - 1, 30));
   const jittered = exponential / 2 + random() * (exponential / 2);

@@ -18,7 +18,12 @@ describe("notification sweeps", { skip: skipReason }, () => {
   it("find every open row at start, and only overdue rows and expired claims each minute, across organisations", async () => {
     const ids: Record<string, string> = {};
     for (const org of ["org-sweep-a", "org-sweep-b"]) {
-      await seedOrganization(plain.pool, org, org === "org-sweep-a" ? "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" : "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a", []);
+      await seedOrganization(
+        plain.pool,
+        org,
+        org === "org-sweep-a" ? "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" : "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a",
+        [],
+      );
       const { channel } = await routedChannel(plain.pool, org, "Hook", "webhook", { url: "https://receiver.example.com/" }, {});
       const insert = async (name: string, status: string, nextAttempt: string, lease: string | null, extra = "") => {
         const { rows } = await plain.pool.query(
@@ -39,13 +44,22 @@ describe("notification sweeps", { skip: skipReason }, () => {
       rows.map((row) => Object.entries(ids).find(([, id]) => id === row.notificationId)![0]).sort();
 
     const stuck = await findOpenNotifications(plain.pool, "stuck");
-    assert.deepEqual(names(stuck), ["org-sweep-a/claim-expired", "org-sweep-a/lost-job", "org-sweep-b/claim-expired", "org-sweep-b/lost-job"]);
+    assert.deepEqual(names(stuck), [
+      "org-sweep-a/claim-expired",
+      "org-sweep-a/lost-job",
+      "org-sweep-b/claim-expired",
+      "org-sweep-b/lost-job",
+    ]);
     const all = await findOpenNotifications(plain.pool, "all");
     assert.equal(all.length, 10);
     assert.ok(!names(all).some((name) => name.endsWith("/done")));
     const live = all.find((row) => row.notificationId === ids["org-sweep-a/claim-live"])!;
     assert.ok(live.runAt.getTime() > Date.now(), "a live claim is looked at when it runs out");
-    assert.deepEqual(all.map((row) => row.runAt.getTime()), [...all].map((row) => row.runAt.getTime()).sort((a, b) => a - b), "oldest first");
+    assert.deepEqual(
+      all.map((row) => row.runAt.getTime()),
+      [...all].map((row) => row.runAt.getTime()).sort((a, b) => a - b),
+      "oldest first",
+    );
 
     // The crontab's job (payload {"_cron": …}) queues one delivery per stuck row, keyed by its id.
     const queued: Array<{ task: string; payload: unknown; spec: { jobKey?: string; jobKeyMode?: string } }> = [];
@@ -54,7 +68,10 @@ describe("notification sweeps", { skip: skipReason }, () => {
       logger: { info: () => {}, debug: () => {} },
     } as unknown as JobHelpers;
     await createNotificationSweepTask(plain.pool)({ _cron: { ts: new Date().toISOString(), backfilled: false } }, helpers);
-    assert.deepEqual(queued.map((job) => job.task), Array(4).fill(deliverNotificationTask));
+    assert.deepEqual(
+      queued.map((job) => job.task),
+      Array(4).fill(deliverNotificationTask),
+    );
     assert.deepEqual(queued.map((job) => job.spec.jobKey).sort(), stuck.map((row) => row.notificationId).sort());
     assert.ok(queued.every((job) => job.spec.jobKeyMode === "replace"));
   });

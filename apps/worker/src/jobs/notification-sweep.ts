@@ -12,7 +12,11 @@ export interface OpenNotification extends NotificationRef {
 }
 
 /** Cross-tenant by nature, so it runs as spindle_system; it reads ids and times only. */
-export async function findOpenNotifications(pool: pg.Pool, which: "all" | "stuck", options: { overdueMs?: number; limit?: number } = {}): Promise<OpenNotification[]> {
+export async function findOpenNotifications(
+  pool: pg.Pool,
+  which: "all" | "stuck",
+  options: { overdueMs?: number; limit?: number } = {},
+): Promise<OpenNotification[]> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");

@@ -25,7 +25,11 @@ export function deliveryJobSpec(notificationId: string, runAt?: Date): TaskSpec 
 }
 
 export function queueDelivery(addJob: AddJobFunction, ref: NotificationRef, runAt?: Date): Promise<unknown> {
-  return addJob(deliverNotificationTask, { orgId: ref.orgId, notificationId: ref.notificationId }, deliveryJobSpec(ref.notificationId, runAt));
+  return addJob(
+    deliverNotificationTask,
+    { orgId: ref.orgId, notificationId: ref.notificationId },
+    deliveryJobSpec(ref.notificationId, runAt),
+  );
 }
 
 /** Queues a job for every row the sweep returns; the number queued. */
@@ -38,7 +42,8 @@ export async function requeueOpenNotifications(pool: pg.Pool, addJob: AddJobFunc
 export function createDeliverNotificationTask(pool: pg.Pool, settings: DeliverySettings): Task {
   return async (payload, helpers) => {
     const parsed = payloadSchema.safeParse(payload);
-    if (!parsed.success) throw new Error(`${deliverNotificationTask} takes {"orgId": string, "notificationId": uuid}, got ${JSON.stringify(payload)}`);
+    if (!parsed.success)
+      throw new Error(`${deliverNotificationTask} takes {"orgId": string, "notificationId": uuid}, got ${JSON.stringify(payload)}`);
     const ref = parsed.data;
     const outcome = await deliverNotification(pool, ref, settings);
     const name = `notification ${ref.notificationId}`;
@@ -69,8 +74,10 @@ export function createDeliverNotificationTask(pool: pg.Pool, settings: DeliveryS
 
 export function createNotificationSweepTask(pool: pg.Pool): Task {
   return async (payload, helpers) => {
-    if (!sweepPayloadSchema.safeParse(payload ?? {}).success) throw new Error(`${notificationSweepTask} takes no payload, got ${JSON.stringify(payload)}`);
+    if (!sweepPayloadSchema.safeParse(payload ?? {}).success)
+      throw new Error(`${notificationSweepTask} takes no payload, got ${JSON.stringify(payload)}`);
     const requeued = await requeueOpenNotifications(pool, helpers.addJob, "stuck");
-    if (requeued > 0) helpers.logger.info(`notification sweep: requeued ${requeued} notification(s) whose job was lost or whose worker stopped mid-send`);
+    if (requeued > 0)
+      helpers.logger.info(`notification sweep: requeued ${requeued} notification(s) whose job was lost or whose worker stopped mid-send`);
   };
 }

@@ -37,10 +37,13 @@ export function listenOnChannel<T>(options: ChannelListenerOptions<T>): ChannelL
     if (stopped || retryTimer) return;
     const delay = Math.min(maxRetryMs, minRetryMs * 2 ** Math.min(failures, 10));
     failures++;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void connect();
-    }, delay * (0.5 + Math.random() / 2));
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = null;
+        void connect();
+      },
+      delay * (0.5 + Math.random() / 2),
+    );
   };
 
   const connect = async () => {

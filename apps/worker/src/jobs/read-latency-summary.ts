@@ -24,7 +24,10 @@ export async function refreshReadLatencySummaries(pool: pg.Pool, now = new Date(
   const client = await pool.connect();
   try {
     return await withSystemTransaction(client, async () => {
-      const { rows: [counts] } = await client.query<{ servers: number; removed: number }>(`
+      const {
+        rows: [counts],
+      } = await client.query<{ servers: number; removed: number }>(
+        `
         WITH fresh AS (
           SELECT l.org_id, l.server_id, sum(l.operations)::float8 AS reads, ARRAY[${bucketSums}] AS buckets
           FROM disk_latency_1m l
@@ -42,7 +45,9 @@ export async function refreshReadLatencySummaries(pool: pg.Pool, now = new Date(
         ), removed AS (
           DELETE FROM server_read_latency WHERE server_id NOT IN (SELECT server_id FROM upserted) RETURNING server_id
         )
-        SELECT (SELECT count(*) FROM upserted)::int AS servers, (SELECT count(*) FROM removed)::int AS removed`, [windowStart, windowEnd]);
+        SELECT (SELECT count(*) FROM upserted)::int AS servers, (SELECT count(*) FROM removed)::int AS removed`,
+        [windowStart, windowEnd],
+      );
       return counts!;
     });
   } finally {

@@ -24,17 +24,29 @@ describe("deleteExpiredTelemetry", { skip: skipReason }, () => {
 
   it("deletes raw rows after 30 days, minutes after 90 days, hours after 2 years, and nothing younger", async () => {
     const { pool } = plain;
-    await insertDiskSamples(pool, [31, 30.9, 29].map((days, n) => ({ time: daysAgo(days), org: "org-a", server, device: "sda", n })));
-    await insertMemorySamples(pool, [31, 29].map((days) => ({ time: daysAgo(days), org: "org-a", server, availableBytes: 6000 })));
-    for (const [table, ages] of [["disk_io_1m", [91, 89]], ["disk_io_1h", [731, 729]]] as const) {
+    await insertDiskSamples(
+      pool,
+      [31, 30.9, 29].map((days, n) => ({ time: daysAgo(days), org: "org-a", server, device: "sda", n })),
+    );
+    await insertMemorySamples(
+      pool,
+      [31, 29].map((days) => ({ time: daysAgo(days), org: "org-a", server, availableBytes: 6000 })),
+    );
+    for (const [table, ages] of [
+      ["disk_io_1m", [91, 89]],
+      ["disk_io_1h", [731, 729]],
+    ] as const) {
       for (const age of ages) {
-        await pool.query(
-          `INSERT INTO ${table} VALUES ($1, 'org-a', $2, 'sda', 60, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 6)`,
-          [daysAgo(age), server],
-        );
+        await pool.query(`INSERT INTO ${table} VALUES ($1, 'org-a', $2, 'sda', 60, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 6)`, [
+          daysAgo(age),
+          server,
+        ]);
       }
     }
-    for (const [table, ages] of [["memory_1m", [91, 89]], ["memory_1h", [731, 729]]] as const) {
+    for (const [table, ages] of [
+      ["memory_1m", [91, 89]],
+      ["memory_1h", [731, 729]],
+    ] as const) {
       for (const age of ages) {
         await pool.query(`INSERT INTO ${table} VALUES ($1, 'org-a', $2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 6)`, [daysAgo(age), server]);
       }

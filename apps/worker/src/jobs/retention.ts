@@ -17,18 +17,19 @@ export type RetentionResult = Record<string, number>;
  * Retention spans every organisation, so each slice runs as spindle_system: the worker's own
  * role may not delete raw telemetry, and row-level security would hide every rollup row from it.
  */
-export async function deleteExpiredTelemetry(
-  pool: pg.Pool,
-  options: { now?: Date; sliceRows?: number } = {},
-): Promise<RetentionResult> {
+export async function deleteExpiredTelemetry(pool: pg.Pool, options: { now?: Date; sliceRows?: number } = {}): Promise<RetentionResult> {
   const now = options.now ?? new Date();
   const sliceRows = options.sliceRows ?? 50_000;
   const deleted = {} as RetentionResult;
   for (const { table, timeColumn, keep } of retentionPeriods) {
     deleted[table] = 0;
     for (;;) {
-      const result = await deleteSlice(pool, `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
-           SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`, [now, sliceRows]);
+      const result = await deleteSlice(
+        pool,
+        `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`,
+        [now, sliceRows],
+      );
       deleted[table] += result.rowCount ?? 0;
       if ((result.rowCount ?? 0) < sliceRows) break;
     }
@@ -60,8 +61,12 @@ export async function deleteExpiredCurves(pool: pg.Pool, options: { now?: Date; 
   const { table, timeColumn, keep } = curveRetention;
   let deleted = 0;
   for (;;) {
-    const result = await deleteSlice(pool, `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
-         SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`, [now, sliceRows]);
+    const result = await deleteSlice(
+      pool,
+      `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM ${table} WHERE ${timeColumn} < $1::timestamptz - INTERVAL '${keep}' LIMIT $2))`,
+      [now, sliceRows],
+    );
     deleted += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < sliceRows) return deleted;
   }

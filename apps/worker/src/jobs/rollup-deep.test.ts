@@ -71,10 +71,28 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
     );
     await pool.query(`INSERT INTO page_cache VALUES ('2026-11-20T10:59:40Z', 'org-a', $1, 10, 1000, 10)`, [server]);
     await rollupPending(pool);
-    const stats = await pool.query("SELECT database, interval_seconds, commits, blocks_hit, blocks_read, block_read_time_us, samples FROM pg_database_stats_1h ORDER BY database");
+    const stats = await pool.query(
+      "SELECT database, interval_seconds, commits, blocks_hit, blocks_read, block_read_time_us, samples FROM pg_database_stats_1h ORDER BY database",
+    );
     assert.deepEqual(stats.rows, [
-      { database: "postgres", interval_seconds: 10, commits: "1", blocks_hit: "10", blocks_read: "0", block_read_time_us: "0", samples: "1" },
-      { database: "shop", interval_seconds: 20, commits: "1200", blocks_hit: "18900", blocks_read: "1100", block_read_time_us: "4150", samples: "2" },
+      {
+        database: "postgres",
+        interval_seconds: 10,
+        commits: "1",
+        blocks_hit: "10",
+        blocks_read: "0",
+        block_read_time_us: "0",
+        samples: "1",
+      },
+      {
+        database: "shop",
+        interval_seconds: 20,
+        commits: "1200",
+        blocks_hit: "18900",
+        blocks_read: "1100",
+        block_read_time_us: "4150",
+        samples: "2",
+      },
     ]);
     const pressure = await pool.query("SELECT memory_some_us, memory_full_us, io_some_us, samples FROM pressure_1m");
     assert.deepEqual(pressure.rows, [{ memory_some_us: "4000", memory_full_us: null, io_some_us: "20", samples: "2" }]);
@@ -98,10 +116,22 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
         `SELECT instance, interval_seconds, batch_requests, batch_seconds, round(hit_ratio_sum::numeric, 6)::float8 AS hit_ratio_sum,
                 hit_ratio_samples, page_life_expectancy_s, samples FROM ${table}`,
       );
-      assert.deepEqual(rows, [{
-        instance: "MSSQLSERVER", interval_seconds: 30, batch_requests: "1000", batch_seconds: 20, hit_ratio_sum: 1.7,
-        hit_ratio_samples: "2", page_life_expectancy_s: "930", samples: "3",
-      }], table);
+      assert.deepEqual(
+        rows,
+        [
+          {
+            instance: "MSSQLSERVER",
+            interval_seconds: 30,
+            batch_requests: "1000",
+            batch_seconds: 20,
+            hit_ratio_sum: 1.7,
+            hit_ratio_samples: "2",
+            page_life_expectancy_s: "930",
+            samples: "3",
+          },
+        ],
+        table,
+      );
     }
   });
 
@@ -118,9 +148,12 @@ describe("rollupPending for deep telemetry", { skip: skipReason }, () => {
       [server],
     );
     await rollupPending(pool);
-    const rows = async (table: string) => (await pool.query(
-      `SELECT bucket::text, operation, interval_seconds, untimed_ops, samples FROM ${table} WHERE device = 'sdb' ORDER BY 1, 2`,
-    )).rows.map((r) => Object.values(r));
+    const rows = async (table: string) =>
+      (
+        await pool.query(
+          `SELECT bucket::text, operation, interval_seconds, untimed_ops, samples FROM ${table} WHERE device = 'sdb' ORDER BY 1, 2`,
+        )
+      ).rows.map((r) => Object.values(r));
     assert.deepEqual(await rows("disk_io_untimed_1m"), [
       ["2026-11-20 10:59:00+00", "read", 20, "9", "2"],
       ["2026-11-20 11:00:00+00", "discard", 10, "2", "1"],

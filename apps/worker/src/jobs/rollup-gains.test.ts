@@ -18,10 +18,14 @@ const aggregatesOf = (source: string) => (findFamily(source) as RolledUpFamily).
 const keysOf = (source: string) => (findFamily(source) as RolledUpFamily).keys.map((k) => `, ${k}`).join("");
 const fromRaw = (source: string, width: string) => `
     SELECT date_bin(INTERVAL '${width}', time, TIMESTAMPTZ '2000-01-03') AS bucket, server_id${keysOf(source)},
-           ${aggregatesOf(source).map((a) => `${a.fromRaw.replaceAll("s.", "")} AS ${a.name}`).join(", ")}
+           ${aggregatesOf(source)
+             .map((a) => `${a.fromRaw.replaceAll("s.", "")} AS ${a.name}`)
+             .join(", ")}
     FROM ${source} GROUP BY bucket, server_id${keysOf(source)} ORDER BY bucket, server_id${keysOf(source)}`;
 const fromRollup = (source: string, table: string) =>
-  `SELECT bucket, server_id${keysOf(source)}, ${aggregatesOf(source).map((a) => a.name).join(", ")} FROM ${table} ORDER BY bucket, server_id${keysOf(source)}`;
+  `SELECT bucket, server_id${keysOf(source)}, ${aggregatesOf(source)
+    .map((a) => a.name)
+    .join(", ")} FROM ${table} ORDER BY bucket, server_id${keysOf(source)}`;
 
 describe("rollupPending for the acceleration-gains families", { skip: skipReason }, () => {
   let plain: PlainDatabase;
@@ -84,7 +88,11 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
       const minutes = (await pool.query(fromRollup(source, `${source}_1m`))).rows;
       assert.ok(minutes.length >= 2, `${source}: rows in more than one minute`);
       assert.deepEqual(minutes, (await pool.query(fromRaw(source, "1 minute"))).rows, `${source}_1m`);
-      assert.deepEqual((await pool.query(fromRollup(source, `${source}_1h`))).rows, (await pool.query(fromRaw(source, "1 hour"))).rows, `${source}_1h`);
+      assert.deepEqual(
+        (await pool.query(fromRollup(source, `${source}_1h`))).rows,
+        (await pool.query(fromRaw(source, "1 hour"))).rows,
+        `${source}_1h`,
+      );
     }
 
     // Hand-computed: over the whole range, mean latency = (1e-6·1000·2 + 4e-6·500) / 2500 = 1.6 µs,
@@ -99,18 +107,34 @@ describe("rollupPending for the acceleration-gains families", { skip: skipReason
       );
       const [row] = rows;
       assert.ok(Math.abs(row.mean - 0.0000016) < 1e-15, `${table}: mean ${row.mean}`);
-      assert.deepEqual({ ...row, mean: 0 }, { mean: 0, samples: 2500, resident: 900, resident_n: 3, pinned: null, pinned_n: 0, hits: 24576 }, table);
+      assert.deepEqual(
+        { ...row, mean: 0 },
+        { mean: 0, samples: 2500, resident: 900, resident_n: 3, pinned: null, pinned_n: 0, hits: 24576 },
+        table,
+      );
     }
-    const written = await pool.query("SELECT files_defragmented, samples FROM write_opt_1h WHERE server_id = $1 ORDER BY bucket", [serverA]);
-    assert.deepEqual(written.rows, [{ files_defragmented: null, samples: "1" }, { files_defragmented: null, samples: "1" }]);
+    const written = await pool.query("SELECT files_defragmented, samples FROM write_opt_1h WHERE server_id = $1 ORDER BY bucket", [
+      serverA,
+    ]);
+    assert.deepEqual(written.rows, [
+      { files_defragmented: null, samples: "1" },
+      { files_defragmented: null, samples: "1" },
+    ]);
     const holdout = await pool.query(
       `SELECT sum(holdout_percent_sum)::int AS percent, sum(holdout_percent_samples)::int AS n, sum(control_accessed_bytes)::int AS control,
-              sum(samples)::int AS samples FROM read_cache_holdout_1h WHERE server_id = $1`, [serverA]);
+              sum(samples)::int AS samples FROM read_cache_holdout_1h WHERE server_id = $1`,
+      [serverA],
+    );
     assert.deepEqual(holdout.rows, [{ percent: 20, n: 3, control: 12288, samples: 3 }]);
     const buckets = await pool.query(
       `SELECT hash_bucket, sum(managed_accessed_bytes)::int AS managed, sum(control_accessed_bytes)::int AS control, sum(samples)::int AS samples
-       FROM read_cache_holdout_bucket_1h WHERE server_id = $1 GROUP BY hash_bucket ORDER BY hash_bucket`, [serverA]);
-    assert.deepEqual(buckets.rows, [{ hash_bucket: 0, managed: 61440, control: 12288, samples: 2 }, { hash_bucket: 15, managed: 16384, control: 0, samples: 2 }]);
+       FROM read_cache_holdout_bucket_1h WHERE server_id = $1 GROUP BY hash_bucket ORDER BY hash_bucket`,
+      [serverA],
+    );
+    assert.deepEqual(buckets.rows, [
+      { hash_bucket: 0, managed: 61440, control: 12288, samples: 2 },
+      { hash_bucket: 15, managed: 16384, control: 0, samples: 2 },
+    ]);
     const other = await pool.query("SELECT org_id, hits_bytes FROM read_cache_1h WHERE server_id = $1", [serverB]);
     assert.deepEqual(other.rows, [{ org_id: "org-b", hits_bytes: "77" }]);
   });

@@ -35,9 +35,19 @@ async function insertPressure(pool: Pool, server: string, rows: [time: string, s
 }
 
 /** SQL Server rows: batch_requests NULL on an instance's first interval, hit ratio NULL before any read. */
-async function insertSqlServer(pool: Pool, server: string, rows: [time: string, batches: number | null, hit: number | null, ple: number][]) {
+async function insertSqlServer(
+  pool: Pool,
+  server: string,
+  rows: [time: string, batches: number | null, hit: number | null, ple: number][],
+) {
   for (const [time, batches, hit, ple] of rows) {
-    await pool.query("INSERT INTO sqlserver_stats VALUES ($1, 'org-a', $2, 'MSSQLSERVER', 10, $3, $4, $5)", [time, server, batches, hit, ple]);
+    await pool.query("INSERT INTO sqlserver_stats VALUES ($1, 'org-a', $2, 'MSSQLSERVER', 10, $3, $4, $5)", [
+      time,
+      server,
+      batches,
+      hit,
+      ple,
+    ]);
   }
 }
 
@@ -92,8 +102,14 @@ describe("rollupPending keeps hours equal to a from-scratch recomputation", { sk
       ...diskSeries({ org: "org-a", server: serverB, device: "sda" }, "2026-11-20T10:58:05Z", 18, 300),
     ]);
     await insertLatency(pool, serverA, ["2026-11-20T10:59:40Z", "2026-11-20T10:59:50Z", "2026-11-20T11:00:00Z"], 1);
-    await insertPressure(pool, serverA, [["2026-11-20T10:59:40Z", 1000, null], ["2026-11-20T11:00:10Z", 500, null]]);
-    await insertSqlServer(pool, serverA, [["2026-11-20T10:59:40Z", null, null, 300], ["2026-11-20T10:59:50Z", 40, null, 310]]);
+    await insertPressure(pool, serverA, [
+      ["2026-11-20T10:59:40Z", 1000, null],
+      ["2026-11-20T11:00:10Z", 500, null],
+    ]);
+    await insertSqlServer(pool, serverA, [
+      ["2026-11-20T10:59:40Z", null, null, 300],
+      ["2026-11-20T10:59:50Z", 40, null, 310],
+    ]);
     await rollupPending(pool);
     await assertEqualsFromScratch(pool);
 
@@ -103,8 +119,14 @@ describe("rollupPending keeps hours equal to a from-scratch recomputation", { sk
     await insertDiskSamples(pool, diskSeries({ org: "org-a", server: serverA, device: "sda" }, "2026-11-20T11:01:05Z", 12, 19));
     await insertDiskSamples(pool, diskSeries({ org: "org-a", server: serverA, device: "sda" }, "2026-11-20T10:59:07Z", 1, 4));
     await insertLatency(pool, serverA, ["2026-11-20T11:00:05Z", "2026-11-20T11:02:00Z"], 7);
-    await insertPressure(pool, serverA, [["2026-11-20T10:59:45Z", 250, 80], ["2026-11-20T11:01:00Z", 20, null]]);
-    await insertSqlServer(pool, serverA, [["2026-11-20T10:59:55Z", 60, 0.93, 320], ["2026-11-20T11:00:00Z", 10, 0.97, 330]]);
+    await insertPressure(pool, serverA, [
+      ["2026-11-20T10:59:45Z", 250, 80],
+      ["2026-11-20T11:01:00Z", 20, null],
+    ]);
+    await insertSqlServer(pool, serverA, [
+      ["2026-11-20T10:59:55Z", 60, 0.93, 320],
+      ["2026-11-20T11:00:00Z", 10, 0.97, 330],
+    ]);
     await rollupPending(pool);
     await assertEqualsFromScratch(pool);
 
@@ -143,6 +165,9 @@ describe("rollupPending keeps hours equal to a from-scratch recomputation", { sk
       ],
     );
     const pressure = await pool.query("SELECT bucket, memory_full_us FROM pressure_1h WHERE server_id = $1 ORDER BY bucket", [serverA]);
-    assert.deepEqual(pressure.rows.map((r) => r.memory_full_us), ["80", "9"]);
+    assert.deepEqual(
+      pressure.rows.map((r) => r.memory_full_us),
+      ["80", "9"],
+    );
   });
 });

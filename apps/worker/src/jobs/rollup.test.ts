@@ -15,7 +15,8 @@ import { rollupPending } from "@spindle/timeseries";
 const serverA = "00000000-0000-4000-8000-00000000000a";
 const serverB = "00000000-0000-4000-8000-00000000000b";
 
-const counters = "interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms";
+const counters =
+  "interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms";
 
 /** The rollup as computed straight from raw rows; what every rollup table must equal. */
 function diskFromRaw(width: string): string {
@@ -81,7 +82,10 @@ describe("rollupPending", { skip: skipReason }, () => {
     assert.deepEqual(after.rows, (await pool.query(diskFromRaw("1 minute"))).rows);
     assert.deepEqual((await pool.query(diskFromRollup("disk_io_1h"))).rows, (await pool.query(diskFromRaw("1 hour"))).rows);
     const changed = after.rows.filter((row, i) => JSON.stringify(row) !== JSON.stringify(before.rows[i]));
-    assert.deepEqual(changed.map((row) => [row.bucket.toISOString(), row.device, row.samples]), [["2026-11-20T10:59:00.000Z", "sda", "7"]]);
+    assert.deepEqual(
+      changed.map((row) => [row.bucket.toISOString(), row.device, row.samples]),
+      [["2026-11-20T10:59:00.000Z", "sda", "7"]],
+    );
   });
 
   it("averages memory per minute and weights minutes by samples for the hour", async () => {
@@ -110,10 +114,16 @@ describe("rollupPending", { skip: skipReason }, () => {
     const { pool } = plain;
     // Twelve batches across the same minutes of server A, then three workers race in small batches.
     for (let batch = 0; batch < 12; batch++) {
-      await insertDiskSamples(pool, diskSeries({ org: "org-a", server: serverA, device: "sdc" }, `2026-11-20T12:0${batch % 3}:0${batch % 10}Z`, 3, batch * 10));
+      await insertDiskSamples(
+        pool,
+        diskSeries({ org: "org-a", server: serverA, device: "sdc" }, `2026-11-20T12:0${batch % 3}:0${batch % 10}Z`, 3, batch * 10),
+      );
     }
     const results = await Promise.all([1, 2, 3].map(() => rollupPending(pool, { batchSize: 2 })));
-    assert.equal(results.reduce((total, r) => total + r.rangesProcessed, 0), 12);
+    assert.equal(
+      results.reduce((total, r) => total + r.rangesProcessed, 0),
+      12,
+    );
     assert.deepEqual((await pool.query(diskFromRollup("disk_io_1m"))).rows, (await pool.query(diskFromRaw("1 minute"))).rows);
     assert.deepEqual((await pool.query(diskFromRollup("disk_io_1h"))).rows, (await pool.query(diskFromRaw("1 hour"))).rows);
   });

@@ -25,7 +25,8 @@ const settings = { periodSeconds: day };
 const monday = new Date("2026-11-23T10:00:00Z");
 
 /** The console's switch on a channel (PATCH /api/alerts/channels/:id { recommendationDigest: true }). */
-const optIn = (tx: Parameters<typeof updateChannel>[0], orgId: string, id: string) => updateChannel(tx, { orgId, id, recommendationDigest: true });
+const optIn = (tx: Parameters<typeof updateChannel>[0], orgId: string, id: string) =>
+  updateChannel(tx, { orgId, id, recommendationDigest: true });
 
 describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, () => {
   let plain: PlainDatabase;
@@ -36,21 +37,41 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
 
   async function recommendation(orgId: string, serverId: string, title: string, status = "open"): Promise<string> {
     const id = randomUUID();
-    await inOrg(plain.pool, orgId, "spindle_worker", (tx) => tx.query(
-      `INSERT INTO recommendations (id, org_id, server_id, kind, subject, title, evidence, prediction, confidence, status, status_changed_at)
+    await inOrg(plain.pool, orgId, "spindle_worker", (tx) =>
+      tx.query(
+        `INSERT INTO recommendations (id, org_id, server_id, kind, subject, title, evidence, prediction, confidence, status, status_changed_at)
        VALUES ($1, $2, $3, 'read_cache_budget', $4, $5, $6, $7, $8, $9, CASE WHEN $9 = 'open' THEN NULL ELSE now() END)`,
-      [id, orgId, serverId, `subject-${id}`, title,
-        { metric: "miss-ratio curve of the read cache (scope /srv/db/**)", source: "cache_mrc: SHARDS sample of the host's accesses",
-          window: { from: "2026-11-23T09:00:00.000Z", to: "2026-11-23T10:00:00.000Z" },
-          chart: { view: "miss-ratio-curve", serverId, component: "read_cache:/srv/db/**" }, facts: [] },
-        { metric: "read_cache_hit_ratio", before: 0.5, after: 0.86, summary: `${title}: read hit ratio 50 % → 86 % on the curve of the last hour`,
-          basis: "LRU hit ratio read off the curve" },
-        { level: "medium", tolerance: 0.05, reason: "12,000 sampled accesses on the curve: realised within ±5 points" }, status]));
+        [
+          id,
+          orgId,
+          serverId,
+          `subject-${id}`,
+          title,
+          {
+            metric: "miss-ratio curve of the read cache (scope /srv/db/**)",
+            source: "cache_mrc: SHARDS sample of the host's accesses",
+            window: { from: "2026-11-23T09:00:00.000Z", to: "2026-11-23T10:00:00.000Z" },
+            chart: { view: "miss-ratio-curve", serverId, component: "read_cache:/srv/db/**" },
+            facts: [],
+          },
+          {
+            metric: "read_cache_hit_ratio",
+            before: 0.5,
+            after: 0.86,
+            summary: `${title}: read hit ratio 50 % → 86 % on the curve of the last hour`,
+            basis: "LRU hit ratio read off the curve",
+          },
+          { level: "medium", tolerance: 0.05, reason: "12,000 sampled accesses on the curve: realised within ±5 points" },
+          status,
+        ],
+      ),
+    );
     return id;
   }
 
   const notified = async (id: string) =>
-    (await plain.pool.query<{ notified_at: Date | null }>("SELECT notified_at FROM recommendations WHERE id = $1", [id])).rows[0]!.notified_at;
+    (await plain.pool.query<{ notified_at: Date | null }>("SELECT notified_at FROM recommendations WHERE id = $1", [id])).rows[0]!
+      .notified_at;
 
   before(async () => {
     plain = await openPlainDatabase("recommendation_digest");
@@ -59,8 +80,12 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
     http = await startHttpReceiver();
     smtp = await startSmtpReceiver();
     runner = await run({
-      pgPool: plain.pool, concurrency: 2, pollInterval: 200, noHandleSignals: true,
-      taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery: testDelivery }), parsedCronItems: [],
+      pgPool: plain.pool,
+      concurrency: 2,
+      pollInterval: 200,
+      noHandleSignals: true,
+      taskList: createTaskList({ pool: plain.pool, timeseriesMode: "plain", delivery: testDelivery }),
+      parsedCronItems: [],
     });
     stopQueueing = startNotificationQueueing(runner, plain.pool, plain.db.url);
   });
@@ -72,13 +97,26 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
     await plain?.close();
   });
 
-  const mail = (orgId: string) => ({ host: "127.0.0.1", port: smtp.port, security: "opportunistic", username: null,
-    from: "spindle@example.com", to: [`ops@${orgId}.example.com`] });
+  const mail = (orgId: string) => ({
+    host: "127.0.0.1",
+    port: smtp.port,
+    security: "opportunistic",
+    username: null,
+    from: "spindle@example.com",
+    to: [`ops@${orgId}.example.com`],
+  });
 
   it("sends one digest per organisation and period through the channels that opted in, and only that organisation's", async () => {
     const mailA = await routedChannel(plain.pool, orgA, "Mail", "email", mail(orgA), { password: null });
     await routedChannel(plain.pool, orgA, "Hook", "webhook", { url: `${http.url}/hook-a` }, {});
-    const pagerA = await routedChannel(plain.pool, orgA, "Pager", "pagerduty", { eventsUrl: `${http.url}/pagerduty` }, { routingKey: "R0123456789abcdefR0123456789abcd" });
+    const pagerA = await routedChannel(
+      plain.pool,
+      orgA,
+      "Pager",
+      "pagerduty",
+      { eventsUrl: `${http.url}/pagerduty` },
+      { routingKey: "R0123456789abcdefR0123456789abcd" },
+    );
     const mailB = await routedChannel(plain.pool, orgB, "Mail", "email", mail(orgB), { password: null });
     await inOrg(plain.pool, orgA, "spindle_console", async (tx) => {
       assert.equal((await optIn(tx, orgA, mailA.channel.id))?.recommendationDigest, true);
@@ -97,7 +135,9 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
     if (a.status !== "queued") return;
     assert.deepEqual(a.recommendationIds, [raiseA]);
     assert.equal(a.notificationIds.length, 1, "only the opted-in e-mail channel, not the webhook");
-    await untilJobsMake(runner, () => outboxRows(plain.pool, "id = ANY($1::uuid[])", [a.notificationIds]).then((rows) => rows[0]?.status === "sent"));
+    await untilJobsMake(runner, () =>
+      outboxRows(plain.pool, "id = ANY($1::uuid[])", [a.notificationIds]).then((rows) => rows[0]?.status === "sent"),
+    );
     const [message] = await smtp.waitForMessages(1);
     assert.deepEqual(message!.to, [`ops@${orgA}.example.com`]);
     assert.equal(message!.subject, "1 new Spindle recommendation");
@@ -139,18 +179,39 @@ describe("the recommendations digest", { skip: skipReason, timeout: 120_000 }, (
 
     // The job's transaction dies after queueing (before notified_at and the commit).
     const client = await plain.pool.connect();
-    await assert.rejects(withOrgTransaction(client, orgC, "spindle_worker", async (tx) => {
-      const queued = await enqueueRecommendationDigest(tx, { orgId: orgC, periodStart: periodStartOf(monday, day), now: monday,
-        items: [{ recommendationId: id, serverId: serverC, hostname: "db-01", kind: "defragment_file", title: "Defragment the hot table file",
-          why: "fragmentation scan", predicted: "extents 900 → 8", confidence: { level: "medium", reason: "scan" }, linkPath: "/recommendations" }] });
-      assert.equal(queued.status, "queued");
-      throw new Error("worker killed");
-    }), /worker killed/);
+    await assert.rejects(
+      withOrgTransaction(client, orgC, "spindle_worker", async (tx) => {
+        const queued = await enqueueRecommendationDigest(tx, {
+          orgId: orgC,
+          periodStart: periodStartOf(monday, day),
+          now: monday,
+          items: [
+            {
+              recommendationId: id,
+              serverId: serverC,
+              hostname: "db-01",
+              kind: "defragment_file",
+              title: "Defragment the hot table file",
+              why: "fragmentation scan",
+              predicted: "extents 900 → 8",
+              confidence: { level: "medium", reason: "scan" },
+              linkPath: "/recommendations",
+            },
+          ],
+        });
+        assert.equal(queued.status, "queued");
+        throw new Error("worker killed");
+      }),
+      /worker killed/,
+    );
     client.release();
     assert.equal((await outboxRows(plain.pool, "org_id = $1", [orgC])).length, 0, "nothing queued survives the rollback");
     assert.equal(await notified(id), null, "and nothing is marked sent");
 
-    const [first, second] = await Promise.all([digestOrganization(plain.pool, orgC, monday, settings), digestOrganization(plain.pool, orgC, monday, settings)]);
+    const [first, second] = await Promise.all([
+      digestOrganization(plain.pool, orgC, monday, settings),
+      digestOrganization(plain.pool, orgC, monday, settings),
+    ]);
     assert.deepEqual([first.status, second.status].sort(), ["nothing-new", "queued"]);
     const rows = await outboxRows(plain.pool, "org_id = $1", [orgC]);
     assert.equal(rows.length, 1);

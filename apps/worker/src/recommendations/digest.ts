@@ -12,7 +12,11 @@ import type pg from "pg";
 import { z } from "zod";
 
 export const recommendationsDigestTask = "recommendations_digest";
-export const recommendationsDigestJobSpec = { queueName: "recommendations", jobKey: "recommendations-digest", maxAttempts: 5 } satisfies TaskSpec;
+export const recommendationsDigestJobSpec = {
+  queueName: "recommendations",
+  jobKey: "recommendations-digest",
+  maxAttempts: 5,
+} satisfies TaskSpec;
 
 export interface DigestSettings {
   /** One digest per organisation per period of this many seconds (periods aligned to the Unix epoch). */
@@ -59,11 +63,17 @@ export async function digestOrganization(pool: pg.Pool, orgId: string, now: Date
       // The refresh's lock: no row changes status or appears half-way through the digest.
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('spindle.recommendations'), hashtext($1))", [orgId]);
       const result = await enqueueRecommendationDigest(tx, {
-        orgId, periodStart: periodStartOf(now, settings.periodSeconds), items: await newRecommendations(tx, orgId), now,
+        orgId,
+        periodStart: periodStartOf(now, settings.periodSeconds),
+        items: await newRecommendations(tx, orgId),
+        now,
       });
       if (result.status === "queued") {
-        await tx.query("UPDATE recommendations SET notified_at = $3 WHERE org_id = $1 AND id = ANY($2::uuid[])",
-          [orgId, result.recommendationIds, now]);
+        await tx.query("UPDATE recommendations SET notified_at = $3 WHERE org_id = $1 AND id = ANY($2::uuid[])", [
+          orgId,
+          result.recommendationIds,
+          now,
+        ]);
       }
       return result;
     });
@@ -102,8 +112,10 @@ export function createRecommendationsDigestTask(pool: pg.Pool, settings: DigestS
     const summary = await digestAllOrganizations(pool, new Date(), settings);
     if (summary.digests > 0) helpers.logger.info(`recommendations: ${summary.digests} digest(s) queued`);
     if (summary.failures.length > 0) {
-      throw new Error(`recommendations digest failed for ${summary.failures.length} organisation(s): ` +
-        summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "));
+      throw new Error(
+        `recommendations digest failed for ${summary.failures.length} organisation(s): ` +
+          summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "),
+      );
     }
   };
 }

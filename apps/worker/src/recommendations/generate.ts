@@ -32,7 +32,8 @@ export function findingsForServer(evidence: ServerEvidence): RecommendationFindi
   const worstFiles = evidence.worstFiles.map((file) => ({
     ...file,
     preallocated: write.enabled && write.preallocation.some((rule) => matchesPattern(rule.pattern, file.path)),
-    defragmented: write.enabled && write.defragmentation.enabled && write.defragmentation.include.some((pattern) => matchesPattern(pattern, file.path)),
+    defragmented:
+      write.enabled && write.defragmentation.enabled && write.defragmentation.include.some((pattern) => matchesPattern(pattern, file.path)),
   }));
   const extentThreshold = write.defragmentation.extentThreshold;
   const findings: (RecommendationFinding | null)[] = [

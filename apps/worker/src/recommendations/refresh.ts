@@ -43,18 +43,25 @@ async function refreshInTransaction(tx: TenantQueryable, orgId: string, now: Dat
 
   const reopened = await tx.query(
     `UPDATE recommendations SET status = 'open', snoozed_until = NULL, status_changed_at = $2, status_changed_by = NULL
-     WHERE org_id = $1 AND status = 'snoozed' AND snoozed_until <= $2 RETURNING id`, [orgId, now]);
+     WHERE org_id = $1 AND status = 'snoozed' AND snoozed_until <= $2 RETURNING id`,
+    [orgId, now],
+  );
   result.reopened = reopened.rows.length;
 
   // An applied recommendation still waiting for its realised effect holds its finding: the
   // evidence that made it predates the change (the agent may not even have applied it yet).
-  const inFlight = new Set((await tx.query(
-    "SELECT server_id, kind, subject FROM recommendations WHERE org_id = $1 AND status = 'applied' AND realised IS NULL", [orgId],
-  )).rows.map((r) => findingKey(r.server_id, r.kind, r.subject)));
+  const inFlight = new Set(
+    (
+      await tx.query("SELECT server_id, kind, subject FROM recommendations WHERE org_id = $1 AND status = 'applied' AND realised IS NULL", [
+        orgId,
+      ])
+    ).rows.map((r) => findingKey(r.server_id, r.kind, r.subject)),
+  );
 
   for (const serverId of servers) {
-    const findings = findingsForServer(await readServerEvidence(tx, orgId, serverId, now))
-      .filter((f) => !inFlight.has(findingKey(f.serverId, f.kind, f.subject)));
+    const findings = findingsForServer(await readServerEvidence(tx, orgId, serverId, now)).filter(
+      (f) => !inFlight.has(findingKey(f.serverId, f.kind, f.subject)),
+    );
     result.findings += findings.length;
     for (const finding of findings) {
       const id = await upsertFinding(tx, orgId, finding, now);
@@ -65,7 +72,9 @@ async function refreshInTransaction(tx: TenantQueryable, orgId: string, now: Dat
   // What this refresh did not find again no longer holds; it comes back (resolved_at cleared) if found later.
   const resolved = await tx.query(
     `UPDATE recommendations SET resolved_at = $2
-     WHERE org_id = $1 AND status <> 'applied' AND resolved_at IS NULL AND refreshed_at < $2 RETURNING id`, [orgId, now]);
+     WHERE org_id = $1 AND status <> 'applied' AND resolved_at IS NULL AND refreshed_at < $2 RETURNING id`,
+    [orgId, now],
+  );
   result.resolved = resolved.rows.length;
   result.realised = await realiseApplied(tx, orgId, now, settings.realiseAfterSeconds);
   return result;
@@ -82,9 +91,19 @@ async function upsertFinding(tx: TenantQueryable, orgId: string, finding: Recomm
        title = EXCLUDED.title, steps = EXCLUDED.steps, change = EXCLUDED.change, evidence = EXCLUDED.evidence,
        prediction = EXCLUDED.prediction, confidence = EXCLUDED.confidence, refreshed_at = EXCLUDED.refreshed_at, resolved_at = NULL
      RETURNING id, (xmax = 0) AS inserted`,
-    [orgId, finding.serverId, finding.kind, finding.subject, finding.title, finding.steps,
-      finding.change === null ? null : JSON.stringify(finding.change), JSON.stringify(finding.evidence),
-      JSON.stringify(finding.prediction), JSON.stringify(finding.confidence), now],
+    [
+      orgId,
+      finding.serverId,
+      finding.kind,
+      finding.subject,
+      finding.title,
+      finding.steps,
+      finding.change === null ? null : JSON.stringify(finding.change),
+      JSON.stringify(finding.evidence),
+      JSON.stringify(finding.prediction),
+      JSON.stringify(finding.confidence),
+      now,
+    ],
   );
   return rows[0].inserted ? (rows[0].id as string) : null;
 }

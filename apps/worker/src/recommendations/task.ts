@@ -7,7 +7,11 @@ import { z } from "zod";
 import { refreshOrganization, type RefreshSettings } from "./refresh.js";
 
 export const recommendationsRefreshTask = "recommendations_refresh";
-export const recommendationsRefreshJobSpec = { queueName: "recommendations", jobKey: "recommendations-refresh", maxAttempts: 3 } satisfies TaskSpec;
+export const recommendationsRefreshJobSpec = {
+  queueName: "recommendations",
+  jobKey: "recommendations-refresh",
+  maxAttempts: 3,
+} satisfies TaskSpec;
 
 const payloadSchema = z.object({ _cron: z.object({ ts: z.string(), backfilled: z.boolean() }).optional() }).strict();
 
@@ -42,11 +46,15 @@ export function createRecommendationsRefreshTask(pool: pg.Pool, settings: Refres
     }
     const summary = await refreshAllOrganizations(pool, new Date(), settings);
     if (summary.created > 0 || summary.realised > 0) {
-      helpers.logger.info(`recommendations: ${summary.created} new, ${summary.realised} realised effect(s) in ${summary.organizations} organisation(s)`);
+      helpers.logger.info(
+        `recommendations: ${summary.created} new, ${summary.realised} realised effect(s) in ${summary.organizations} organisation(s)`,
+      );
     }
     if (summary.failures.length > 0) {
-      throw new Error(`recommendations refresh failed for ${summary.failures.length} organisation(s): ` +
-        summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "));
+      throw new Error(
+        `recommendations refresh failed for ${summary.failures.length} organisation(s): ` +
+          summary.failures.map((f) => `${f.orgId}: ${f.error.message}`).join("; "),
+      );
     }
   };
 }

@@ -25,7 +25,13 @@ const holdingRereadMs = 60_000;
 /** What the step did, for logs and tests ("locked" when another worker holds the rollout). */
 export type StepAction = string;
 
-export async function stepRollout(client: pg.ClientBase, orgId: string, rolloutId: string, now: Date, settings: StepSettings): Promise<StepAction[]> {
+export async function stepRollout(
+  client: pg.ClientBase,
+  orgId: string,
+  rolloutId: string,
+  now: Date,
+  settings: StepSettings,
+): Promise<StepAction[]> {
   const rollout = await lockRollout(client, orgId, rolloutId);
   if (!rollout) return ["locked"];
   const actions: StepAction[] = [];
@@ -49,11 +55,21 @@ export async function stepRollout(client: pg.ClientBase, orgId: string, rolloutI
 }
 
 /** APPLIED and FAILED of released servers, and rollbacks their agents confirmed. */
-async function recordConfirmations(client: pg.ClientBase, rollout: RolloutRow, servers: readonly ServerRow[], now: Date, actions: StepAction[]): Promise<void> {
+async function recordConfirmations(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  servers: readonly ServerRow[],
+  now: Date,
+  actions: StepAction[],
+): Promise<void> {
   const untargeted = servers.filter((s) => (s.state === "pushed" || s.state === "rolled_back") && s.targetHash === null);
   if (untargeted.length > 0) {
     // A person rolled back (or the step that released them failed half-way): materialise first.
-    await materialise(client, rollout, untargeted.map((s) => s.serverId));
+    await materialise(
+      client,
+      rollout,
+      untargeted.map((s) => s.serverId),
+    );
     actions.push(`materialised ${untargeted.length}`);
     return; // the targets are new; confirmations are read at the next step
   }
@@ -61,21 +77,38 @@ async function recordConfirmations(client: pg.ClientBase, rollout: RolloutRow, s
   const failed = servers.filter((s) => s.state === "pushed" && refused(s, s.targetHash));
   const rolledBack = servers.filter((s) => s.state === "rolled_back" && s.rollbackConfirmedAt === null && confirmed(s, s.targetHash));
   for (const s of applied) {
-    await client.query("UPDATE rollout_servers SET state = 'applied', applied_at = $3 WHERE rollout_id = $1 AND server_id = $2",
-      [rollout.id, s.serverId, s.reported?.appliedAt && s.releasedAt && s.reported.appliedAt >= s.releasedAt ? s.reported.appliedAt : now]);
+    await client.query("UPDATE rollout_servers SET state = 'applied', applied_at = $3 WHERE rollout_id = $1 AND server_id = $2", [
+      rollout.id,
+      s.serverId,
+      s.reported?.appliedAt && s.releasedAt && s.reported.appliedAt >= s.releasedAt ? s.reported.appliedAt : now,
+    ]);
   }
   for (const s of failed) {
-    await client.query("UPDATE rollout_servers SET state = 'failed', failed_message = $3 WHERE rollout_id = $1 AND server_id = $2",
-      [rollout.id, s.serverId, s.reported?.message ?? ""]);
+    await client.query("UPDATE rollout_servers SET state = 'failed', failed_message = $3 WHERE rollout_id = $1 AND server_id = $2", [
+      rollout.id,
+      s.serverId,
+      s.reported?.message ?? "",
+    ]);
   }
   if (rolledBack.length > 0) {
-    await client.query("UPDATE rollout_servers SET rollback_confirmed_at = $3 WHERE rollout_id = $1 AND server_id = ANY($2::uuid[])",
-      [rollout.id, rolledBack.map((s) => s.serverId), now]);
+    await client.query("UPDATE rollout_servers SET rollback_confirmed_at = $3 WHERE rollout_id = $1 AND server_id = ANY($2::uuid[])", [
+      rollout.id,
+      rolledBack.map((s) => s.serverId),
+      now,
+    ]);
   }
-  if (applied.length + failed.length + rolledBack.length > 0) actions.push(`confirmed ${applied.length} applied, ${failed.length} failed, ${rolledBack.length} rolled back`);
+  if (applied.length + failed.length + rolledBack.length > 0)
+    actions.push(`confirmed ${applied.length} applied, ${failed.length} failed, ${rolledBack.length} rolled back`);
 }
 
-async function saveReadings(client: pg.ClientBase, rollout: RolloutRow, wave: WaveRow, readings: readonly GuardReadingInput[], now: Date, evaluationMs: number | null = null) {
+async function saveReadings(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  wave: WaveRow,
+  readings: readonly GuardReadingInput[],
+  now: Date,
+  evaluationMs: number | null = null,
+) {
   await client.query(
     "UPDATE rollout_waves SET readings = $3, readings_at = $4, evaluation_ms = coalesce($5, evaluation_ms) WHERE rollout_id = $1 AND wave = $2",
     [rollout.id, wave.wave, JSON.stringify(parseReadings(readings)), now, evaluationMs],
@@ -90,7 +123,13 @@ function beforeWindow(wave: WaveRow, afterMs: number): Window {
 
 /** Moves the current wave; returns true when it passed (the caller looks at the next one). */
 async function stepWave(
-  client: pg.ClientBase, rollout: RolloutRow, wave: WaveRow, servers: readonly ServerRow[], now: Date, settings: StepSettings, actions: StepAction[],
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  wave: WaveRow,
+  servers: readonly ServerRow[],
+  now: Date,
+  settings: StepSettings,
+  actions: StepAction[],
 ): Promise<boolean> {
   const plan = rollout.plan;
   const waveServers = servers.filter((s) => s.wave === wave.wave);
@@ -121,7 +160,9 @@ async function stepWave(
         [rollout.id, wave.wave, appliedAt, guardEndsAt],
       );
       await recordEvent(client, rollout, {
-        kind: "wave.applied", wave: wave.wave, attempt: wave.attempt,
+        kind: "wave.applied",
+        wave: wave.wave,
+        attempt: wave.attempt,
         message: `${wave.label}: all ${waveServers.length} server${waveServers.length === 1 ? "" : "s"} confirmed the policy; guard window until ${guardEndsAt.toISOString()}.`,
       });
       await saveReadings(client, rollout, wave, continuous, now);
@@ -140,7 +181,10 @@ async function stepWave(
   const settled = now.getTime() >= windowEnd.getTime() + settings.settleSeconds * 1000;
   if (!settled) {
     const after = { start: appliedAt, end: now };
-    const readings = [...continuous, await backoffReading(client, rollout.orgId, plan, waveServers, after, beforeWindow(wave, windowEnd.getTime() - appliedAt.getTime()))];
+    const readings = [
+      ...continuous,
+      await backoffReading(client, rollout.orgId, plan, waveServers, after, beforeWindow(wave, windowEnd.getTime() - appliedAt.getTime())),
+    ];
     const decision = decideWave(parseReadings(readings));
     if (decision.outcome === "trip") {
       await saveReadings(client, rollout, wave, readings, now);
@@ -157,10 +201,23 @@ async function stepWave(
 
   // The window is over: read it whole. A holding wave re-reads a window grown to now (at most a
   // day), since the data it lacked may have arrived; it is still one reading with enough data.
-  const endMs = wave.state === "holding" ? Math.min(Math.max(windowEnd.getTime(), now.getTime() - settings.settleSeconds * 1000), appliedAt.getTime() + maxWindowMs) : windowEnd.getTime();
+  const endMs =
+    wave.state === "holding"
+      ? Math.min(Math.max(windowEnd.getTime(), now.getTime() - settings.settleSeconds * 1000), appliedAt.getTime() + maxWindowMs)
+      : windowEnd.getTime();
   const after = { start: appliedAt, end: new Date(endMs) };
   const started = performance.now();
-  const readings = await windowEndReadings(client, rollout.orgId, plan, wave, waveServers, servers, after, beforeWindow(wave, endMs - appliedAt.getTime()), now);
+  const readings = await windowEndReadings(
+    client,
+    rollout.orgId,
+    plan,
+    wave,
+    waveServers,
+    servers,
+    after,
+    beforeWindow(wave, endMs - appliedAt.getTime()),
+    now,
+  );
   const evaluationMs = performance.now() - started;
   const parsed = parseReadings(readings);
   const decision = decideWave(parsed);
@@ -171,14 +228,24 @@ async function stepWave(
     return false;
   }
   if (decision.outcome === "hold") {
-    if (wave.state !== "holding" || wave.holdReason !== decision.reason) await hold(client, rollout, wave, decision.reason, wave.state !== "holding");
+    if (wave.state !== "holding" || wave.holdReason !== decision.reason)
+      await hold(client, rollout, wave, decision.reason, wave.state !== "holding");
     actions.push(`holding wave ${wave.wave}`);
     return false;
   }
-  await client.query("UPDATE rollout_waves SET state = 'passed', decided_at = $3, hold_reason = '' WHERE rollout_id = $1 AND wave = $2", [rollout.id, wave.wave, now]);
+  await client.query("UPDATE rollout_waves SET state = 'passed', decided_at = $3, hold_reason = '' WHERE rollout_id = $1 AND wave = $2", [
+    rollout.id,
+    wave.wave,
+    now,
+  ]);
   await recordEvent(client, rollout, {
-    kind: "wave.passed", wave: wave.wave, attempt: wave.attempt,
-    message: `${wave.label} passed its guards: ${parsed.filter((r) => r.status === "pass").map((r) => r.summary).join(" ")}`,
+    kind: "wave.passed",
+    wave: wave.wave,
+    attempt: wave.attempt,
+    message: `${wave.label} passed its guards: ${parsed
+      .filter((r) => r.status === "pass")
+      .map((r) => r.summary)
+      .join(" ")}`,
     details: { evaluationMs: Math.round(evaluationMs) },
   });
   actions.push(`passed wave ${wave.wave}`);
@@ -186,10 +253,16 @@ async function stepWave(
 }
 
 async function hold(client: pg.ClientBase, rollout: RolloutRow, wave: WaveRow, reason: string, announce = true): Promise<void> {
-  await client.query("UPDATE rollout_waves SET state = 'holding', hold_reason = $3 WHERE rollout_id = $1 AND wave = $2", [rollout.id, wave.wave, reason.slice(0, 4000)]);
+  await client.query("UPDATE rollout_waves SET state = 'holding', hold_reason = $3 WHERE rollout_id = $1 AND wave = $2", [
+    rollout.id,
+    wave.wave,
+    reason.slice(0, 4000),
+  ]);
   if (announce) {
     await recordEvent(client, rollout, {
-      kind: "wave.held", wave: wave.wave, attempt: wave.attempt,
+      kind: "wave.held",
+      wave: wave.wave,
+      attempt: wave.attempt,
       message: `${wave.label} holds: ${reason} It goes on when the data is there, or when an owner or admin overrides the guard.`,
     });
   }

@@ -32,7 +32,10 @@ const costPerIoSql = `WITH io AS (
 
 /** Every server of the organisation that sent the metric's families in the window, with its sums. */
 export async function loadMetricSums(client: pg.ClientBase, orgId: string, window: Window): Promise<MetricSums> {
-  const { rows } = await client.query<{ metric: GuardMetricKey; server_id: string; numerator: number | null; denominator: number | null }>(costPerIoSql, [orgId, window.start, window.end]);
+  const { rows } = await client.query<{ metric: GuardMetricKey; server_id: string; numerator: number | null; denominator: number | null }>(
+    costPerIoSql,
+    [orgId, window.start, window.end],
+  );
   const sums: MetricSums = new Map();
   for (const row of rows) {
     if (row.numerator === null || row.denominator === null) continue;
@@ -44,7 +47,12 @@ export async function loadMetricSums(client: pg.ClientBase, orgId: string, windo
 }
 
 /** Read-cache backoffs of each server over the window; a server whose cache sent no count is absent. */
-export async function loadBackoffs(client: pg.ClientBase, orgId: string, serverIds: readonly string[], window: Window): Promise<Map<string, number>> {
+export async function loadBackoffs(
+  client: pg.ClientBase,
+  orgId: string,
+  serverIds: readonly string[],
+  window: Window,
+): Promise<Map<string, number>> {
   const { rows } = await client.query<{ server_id: string; backoffs: number }>(
     `SELECT server_id::text, sum(backoffs)::float8 AS backoffs FROM read_cache
       WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND time >= $3 AND time < $4 AND backoffs IS NOT NULL
@@ -58,7 +66,10 @@ const bucketColumns = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).p
 
 /** Merged latency buckets per server, device and operation (read, write) over the window. */
 export async function loadLatencyBuckets(
-  client: pg.ClientBase, orgId: string, serverIds: readonly string[], window: Window,
+  client: pg.ClientBase,
+  orgId: string,
+  serverIds: readonly string[],
+  window: Window,
 ): Promise<Map<string, number[]>> {
   const { rows } = await client.query<{ server_id: string; device: string; operation: string; buckets: number[] }>(
     `SELECT server_id::text, device, operation, ARRAY[${bucketColumns.map((c) => `sum(${c})::float8`).join(", ")}] AS buckets

@@ -2,8 +2,19 @@
 // (FAILED, offline, not confirmed, backoffs, p99 latency) and the comparison with the servers not
 // yet changed. Pure judgement is @spindle/domain's (rollouts/*); this file only gathers inputs.
 import {
-  applyTimeoutGuard, backoffGuard, comparativeGuard, failedGuard, guardMetrics, guardReadingSchema, latencyGuard, offlineGuard,
-  type GuardMetricInput, type GuardReading, type GuardReadingInput, type RolloutPlan, type WindowSums,
+  applyTimeoutGuard,
+  backoffGuard,
+  comparativeGuard,
+  failedGuard,
+  guardMetrics,
+  guardReadingSchema,
+  latencyGuard,
+  offlineGuard,
+  type GuardMetricInput,
+  type GuardReading,
+  type GuardReadingInput,
+  type RolloutPlan,
+  type WindowSums,
 } from "@spindle/domain";
 import type pg from "pg";
 import { loadBackoffs, loadLatencyBuckets, loadMetricSums, loadRecentlyChanged, type MetricSums, type Window } from "./guard-sql.js";
@@ -25,7 +36,10 @@ export function describeWindows(after: Window, before: Window): string {
 export function continuousReadings(plan: RolloutPlan, wave: WaveRow, waveServers: readonly ServerRow[], now: Date): GuardReadingInput[] {
   const failed = waveServers.filter((s) => s.state === "failed" || (s.state === "pushed" && refused(s, s.targetHash)));
   const readings: GuardReadingInput[] = [
-    failedGuard(failed.map((s) => ({ serverId: s.serverId, hostname: s.hostname, message: s.reported?.message ?? "" })), waveServers.length),
+    failedGuard(
+      failed.map((s) => ({ serverId: s.serverId, hostname: s.hostname, message: s.reported?.message ?? "" })),
+      waveServers.length,
+    ),
     offlineGuard(waveServers, now, plan.guards),
   ];
   const waiting = waveServers.filter((s) => s.state === "pushed");
@@ -34,19 +48,41 @@ export function continuousReadings(plan: RolloutPlan, wave: WaveRow, waveServers
   return readings;
 }
 
-export async function backoffReading(client: pg.ClientBase, orgId: string, plan: RolloutPlan, waveServers: readonly ServerRow[], after: Window, before: Window): Promise<GuardReadingInput> {
+export async function backoffReading(
+  client: pg.ClientBase,
+  orgId: string,
+  plan: RolloutPlan,
+  waveServers: readonly ServerRow[],
+  after: Window,
+  before: Window,
+): Promise<GuardReadingInput> {
   const ids = waveServers.map((s) => s.serverId);
   const [beforeCounts, afterCounts] = [await loadBackoffs(client, orgId, ids, before), await loadBackoffs(client, orgId, ids, after)];
   return backoffGuard(
-    waveServers.map((s) => ({ serverId: s.serverId, hostname: s.hostname, before: beforeCounts.get(s.serverId) ?? null, after: afterCounts.get(s.serverId) ?? null })),
+    waveServers.map((s) => ({
+      serverId: s.serverId,
+      hostname: s.hostname,
+      before: beforeCounts.get(s.serverId) ?? null,
+      after: afterCounts.get(s.serverId) ?? null,
+    })),
     plan.guards,
     Math.round((before.end.getTime() - before.start.getTime()) / 60_000),
   );
 }
 
-async function latencyReadings(client: pg.ClientBase, orgId: string, plan: RolloutPlan, waveServers: readonly ServerRow[], after: Window, before: Window): Promise<GuardReadingInput[]> {
+async function latencyReadings(
+  client: pg.ClientBase,
+  orgId: string,
+  plan: RolloutPlan,
+  waveServers: readonly ServerRow[],
+  after: Window,
+  before: Window,
+): Promise<GuardReadingInput[]> {
   const ids = waveServers.map((s) => s.serverId);
-  const [beforeBuckets, afterBuckets] = [await loadLatencyBuckets(client, orgId, ids, before), await loadLatencyBuckets(client, orgId, ids, after)];
+  const [beforeBuckets, afterBuckets] = [
+    await loadLatencyBuckets(client, orgId, ids, before),
+    await loadLatencyBuckets(client, orgId, ids, after),
+  ];
   const hostnames = new Map(waveServers.map((s) => [s.serverId, s.hostname]));
   return (["read", "write"] as const).map((operation) => {
     const devices = [...afterBuckets.entries()].flatMap(([key, buckets]) => {
@@ -65,9 +101,19 @@ async function latencyReadings(client: pg.ClientBase, orgId: string, plan: Rollo
  * few controls sent anything (decided before any value is looked at).
  */
 async function comparativeReading(
-  client: pg.ClientBase, orgId: string, plan: RolloutPlan, treatedIds: readonly string[], released: ReadonlySet<string>, after: Window, before: Window,
+  client: pg.ClientBase,
+  orgId: string,
+  plan: RolloutPlan,
+  treatedIds: readonly string[],
+  released: ReadonlySet<string>,
+  after: Window,
+  before: Window,
 ): Promise<GuardReadingInput> {
-  const [beforeSums, afterSums, changed] = [await loadMetricSums(client, orgId, before), await loadMetricSums(client, orgId, after), await loadRecentlyChanged(client, orgId, before.start)];
+  const [beforeSums, afterSums, changed] = [
+    await loadMetricSums(client, orgId, before),
+    await loadMetricSums(client, orgId, after),
+    await loadRecentlyChanged(client, orgId, before.start),
+  ];
   const treatedSet = new Set(treatedIds);
   const windowsOf = (metric: string, serverId: string) => {
     const b = beforeSums.get(metric as never)?.get(serverId);
@@ -79,28 +125,53 @@ async function comparativeReading(
   for (const metric of guardMetrics) {
     const ids = new Set([...serversWith(beforeSums, metric.key), ...serversWith(afterSums, metric.key)]);
     const treated = treatedIds.flatMap((id) => (ids.has(id) ? [windowsOf(metric.key, id)!] : []));
-    const control = [...ids].filter((id) => !treatedSet.has(id) && !released.has(id) && !changed.has(id)).map((id) => windowsOf(metric.key, id)!);
+    const control = [...ids]
+      .filter((id) => !treatedSet.has(id) && !released.has(id) && !changed.has(id))
+      .map((id) => windowsOf(metric.key, id)!);
     inputs.push({ metric, treated, control, previousDays: [] });
   }
   const needsDays = inputs.some((input) => input.treated.length > 0 && input.control.length < plan.guards.comparative.minimumControls);
   if (needsDays) {
     for (let d = 1; d <= 7; d++) {
-      const sums = await loadMetricSums(client, orgId, { start: new Date(after.start.getTime() - d * day), end: new Date(after.end.getTime() - d * day) });
+      const sums = await loadMetricSums(client, orgId, {
+        start: new Date(after.start.getTime() - d * day),
+        end: new Date(after.end.getTime() - d * day),
+      });
       for (const input of inputs) {
         const per = sums.get(input.metric.key as never);
         const parts = treatedIds.flatMap((id) => (per?.get(id) ? [per.get(id)!] : []));
-        input.previousDays.push(parts.length === 0 ? null : parts.reduce<WindowSums>((t, p) => ({ numerator: t.numerator + p.numerator, denominator: t.denominator + p.denominator }), { numerator: 0, denominator: 0 }));
+        input.previousDays.push(
+          parts.length === 0
+            ? null
+            : parts.reduce<WindowSums>((t, p) => ({ numerator: t.numerator + p.numerator, denominator: t.denominator + p.denominator }), {
+                numerator: 0,
+                denominator: 0,
+              }),
+        );
       }
     }
   }
-  return comparativeGuard(inputs, plan.guards, { describe: describeWindows(after, before), afterMinutes: Math.max(1, Math.round((after.end.getTime() - after.start.getTime()) / 60_000)) });
+  return comparativeGuard(inputs, plan.guards, {
+    describe: describeWindows(after, before),
+    afterMinutes: Math.max(1, Math.round((after.end.getTime() - after.start.getTime()) / 60_000)),
+  });
 }
 
 /** Every guard at the end of the guard window (or at a re-read while the wave holds). */
 export async function windowEndReadings(
-  client: pg.ClientBase, orgId: string, plan: RolloutPlan, wave: WaveRow, waveServers: readonly ServerRow[], allServers: readonly ServerRow[], after: Window, before: Window, now: Date,
+  client: pg.ClientBase,
+  orgId: string,
+  plan: RolloutPlan,
+  wave: WaveRow,
+  waveServers: readonly ServerRow[],
+  allServers: readonly ServerRow[],
+  after: Window,
+  before: Window,
+  now: Date,
 ): Promise<GuardReadingInput[]> {
-  const released = new Set(allServers.filter((s) => s.state === "pushed" || s.state === "applied" || s.state === "failed").map((s) => s.serverId));
+  const released = new Set(
+    allServers.filter((s) => s.state === "pushed" || s.state === "applied" || s.state === "failed").map((s) => s.serverId),
+  );
   const treated = waveServers.filter((s) => s.state === "applied").map((s) => s.serverId);
   return [
     ...continuousReadings(plan, wave, waveServers, now),

@@ -22,23 +22,45 @@ export async function recordEvent(client: pg.ClientBase, rollout: RolloutRow, ev
   await client.query(
     `INSERT INTO rollout_events (org_id, rollout_id, kind, wave, attempt, actor_id, message, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [rollout.orgId, rollout.id, event.kind, event.wave ?? null, event.attempt ?? null, event.actorId ?? null, event.message.slice(0, 4000), JSON.stringify(event.details ?? {})],
+    [
+      rollout.orgId,
+      rollout.id,
+      event.kind,
+      event.wave ?? null,
+      event.attempt ?? null,
+      event.actorId ?? null,
+      event.message.slice(0, 4000),
+      JSON.stringify(event.details ?? {}),
+    ],
   );
 }
 
 /** The audit entry of an automatic step (no actor: the worker acted on a guard's reading). */
-export async function recordAudit(client: pg.ClientBase, rollout: RolloutRow, action: string, details: Record<string, unknown>): Promise<void> {
-  await client.query(
-    "INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, NULL, $2, $3, $4)",
-    [rollout.orgId, action, rollout.id, JSON.stringify({ title: rollout.title, ...details })],
-  );
+export async function recordAudit(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  action: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await client.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, NULL, $2, $3, $4)", [
+    rollout.orgId,
+    action,
+    rollout.id,
+    JSON.stringify({ title: rollout.title, ...details }),
+  ]);
 }
 
 /**
  * Marks each rolled-back server's history with the rollback, the policy it went back to (hash
  * and layers, as materialised in this transaction) and the reason, for its charts.
  */
-export async function recordServerRollbacks(client: pg.ClientBase, rollout: RolloutRow, serverIds: readonly string[], reason: string, at: Date): Promise<void> {
+export async function recordServerRollbacks(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  serverIds: readonly string[],
+  reason: string,
+  at: Date,
+): Promise<void> {
   if (serverIds.length === 0) return;
   await client.query(
     `INSERT INTO server_events (org_id, server_id, at, kind, details)

@@ -43,7 +43,14 @@ export interface ServerRow {
   rollbackConfirmedAt: Date | null;
   lastSeenAt: Date | null;
   /** server_policy_status as the gateway wrote it (null: the agent never answered). */
-  reported: { status: string; appliedHash: string | null; reportedHash: string | null; desiredHash: string | null; message: string; appliedAt: Date | null } | null;
+  reported: {
+    status: string;
+    appliedHash: string | null;
+    reportedHash: string | null;
+    desiredHash: string | null;
+    message: string;
+    appliedAt: Date | null;
+  } | null;
 }
 
 /**
@@ -51,7 +58,15 @@ export interface ServerRow {
  * worker is stepping it now; this one moves on) or it is not running or paused.
  */
 export async function lockRollout(client: pg.ClientBase, orgId: string, rolloutId: string): Promise<RolloutRow | null> {
-  const { rows } = await client.query<{ id: string; org_id: string; kind: string; title: string; status: RolloutStatus; plan: unknown; created_by: string | null }>(
+  const { rows } = await client.query<{
+    id: string;
+    org_id: string;
+    kind: string;
+    title: string;
+    status: RolloutStatus;
+    plan: unknown;
+    created_by: string | null;
+  }>(
     `SELECT id::text, org_id, kind, title, status, plan, created_by FROM rollouts
       WHERE org_id = $1 AND id = $2 AND status IN ('running', 'paused')
       FOR UPDATE SKIP LOCKED`,
@@ -59,29 +74,66 @@ export async function lockRollout(client: pg.ClientBase, orgId: string, rolloutI
   );
   const row = rows[0];
   if (!row) return null;
-  return { id: row.id, orgId: row.org_id, kind: row.kind, title: row.title, status: row.status, plan: parseRolloutPlan(row.plan), createdBy: row.created_by };
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    kind: row.kind,
+    title: row.title,
+    status: row.status,
+    plan: parseRolloutPlan(row.plan),
+    createdBy: row.created_by,
+  };
 }
 
 export async function loadWaves(client: pg.ClientBase, rolloutId: string): Promise<WaveRow[]> {
   const { rows } = await client.query<{
-    wave: number; label: string; attempt: number; state: WaveState; released_at: Date | null; applied_at: Date | null;
-    guard_ends_at: Date | null; hold_reason: string; readings: GuardReading[]; readings_at: Date | null;
+    wave: number;
+    label: string;
+    attempt: number;
+    state: WaveState;
+    released_at: Date | null;
+    applied_at: Date | null;
+    guard_ends_at: Date | null;
+    hold_reason: string;
+    readings: GuardReading[];
+    readings_at: Date | null;
   }>(
     `SELECT wave, label, attempt, state, released_at, applied_at, guard_ends_at, hold_reason, readings, readings_at
        FROM rollout_waves WHERE rollout_id = $1 ORDER BY wave`,
     [rolloutId],
   );
   return rows.map((r) => ({
-    wave: r.wave, label: r.label, attempt: r.attempt, state: r.state, releasedAt: r.released_at, appliedAt: r.applied_at,
-    guardEndsAt: r.guard_ends_at, holdReason: r.hold_reason, readings: r.readings, readingsAt: r.readings_at,
+    wave: r.wave,
+    label: r.label,
+    attempt: r.attempt,
+    state: r.state,
+    releasedAt: r.released_at,
+    appliedAt: r.applied_at,
+    guardEndsAt: r.guard_ends_at,
+    holdReason: r.hold_reason,
+    readings: r.readings,
+    readingsAt: r.readings_at,
   }));
 }
 
 export async function loadServers(client: pg.ClientBase, orgId: string, rolloutId: string): Promise<ServerRow[]> {
   const { rows } = await client.query<{
-    server_id: string; hostname: string; wave: number; state: ServerState; before_hash: string | null; target_hash: string | null;
-    released_at: Date | null; applied_at: Date | null; rollback_confirmed_at: Date | null; last_seen_at: Date | null;
-    status: string | null; applied_hash: string | null; reported_hash: string | null; desired_version_hash: string | null; message: string | null; status_applied_at: Date | null;
+    server_id: string;
+    hostname: string;
+    wave: number;
+    state: ServerState;
+    before_hash: string | null;
+    target_hash: string | null;
+    released_at: Date | null;
+    applied_at: Date | null;
+    rollback_confirmed_at: Date | null;
+    last_seen_at: Date | null;
+    status: string | null;
+    applied_hash: string | null;
+    reported_hash: string | null;
+    desired_version_hash: string | null;
+    message: string | null;
+    status_applied_at: Date | null;
   }>(
     `SELECT rs.server_id::text, s.hostname, rs.wave, rs.state, rs.before_hash, rs.target_hash, rs.released_at, rs.applied_at,
             rs.rollback_confirmed_at, s.last_seen_at,
@@ -94,12 +146,27 @@ export async function loadServers(client: pg.ClientBase, orgId: string, rolloutI
     [orgId, rolloutId],
   );
   return rows.map((r) => ({
-    serverId: r.server_id, hostname: r.hostname, wave: r.wave, state: r.state, beforeHash: r.before_hash, targetHash: r.target_hash,
-    releasedAt: r.released_at, appliedAt: r.applied_at, rollbackConfirmedAt: r.rollback_confirmed_at, lastSeenAt: r.last_seen_at,
-    reported: r.status === null ? null : {
-      status: r.status, appliedHash: r.applied_hash, reportedHash: r.reported_hash, desiredHash: r.desired_version_hash,
-      message: r.message ?? "", appliedAt: r.status_applied_at,
-    },
+    serverId: r.server_id,
+    hostname: r.hostname,
+    wave: r.wave,
+    state: r.state,
+    beforeHash: r.before_hash,
+    targetHash: r.target_hash,
+    releasedAt: r.released_at,
+    appliedAt: r.applied_at,
+    rollbackConfirmedAt: r.rollback_confirmed_at,
+    lastSeenAt: r.last_seen_at,
+    reported:
+      r.status === null
+        ? null
+        : {
+            status: r.status,
+            appliedHash: r.applied_hash,
+            reportedHash: r.reported_hash,
+            desiredHash: r.desired_version_hash,
+            message: r.message ?? "",
+            appliedAt: r.status_applied_at,
+          },
   }));
 }
 

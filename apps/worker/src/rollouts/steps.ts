@@ -20,7 +20,13 @@ export async function materialise(client: pg.ClientBase, rollout: RolloutRow, se
   );
 }
 
-export async function releaseWave(client: pg.ClientBase, rollout: RolloutRow, wave: WaveRow, servers: readonly ServerRow[], now: Date): Promise<void> {
+export async function releaseWave(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  wave: WaveRow,
+  servers: readonly ServerRow[],
+  now: Date,
+): Promise<void> {
   const ids = servers.filter((s) => s.wave === wave.wave).map((s) => s.serverId);
   await client.query(
     `UPDATE rollout_servers SET state = 'pushed', released_at = $3, applied_at = NULL, failed_message = '', target_hash = NULL,
@@ -35,7 +41,9 @@ export async function releaseWave(client: pg.ClientBase, rollout: RolloutRow, wa
     [rollout.id, wave.wave, now],
   );
   await recordEvent(client, rollout, {
-    kind: "wave.released", wave: wave.wave, attempt: wave.attempt,
+    kind: "wave.released",
+    wave: wave.wave,
+    attempt: wave.attempt,
     message: `${wave.label} went out to ${ids.length} server${ids.length === 1 ? "" : "s"}${wave.attempt > 1 ? ` (attempt ${wave.attempt})` : ""}.`,
     details: { servers: ids.length },
   });
@@ -48,8 +56,13 @@ export async function releaseWave(client: pg.ClientBase, rollout: RolloutRow, wa
  * again from the first, aborting restores the declared state too.
  */
 export async function rollBack(
-  client: pg.ClientBase, rollout: RolloutRow, servers: readonly ServerRow[], reason: string, now: Date,
-  readings: readonly GuardReading[] = [], actorId: string | null = null,
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  servers: readonly ServerRow[],
+  reason: string,
+  now: Date,
+  readings: readonly GuardReading[] = [],
+  actorId: string | null = null,
 ): Promise<string[]> {
   const released = servers.filter((s) => s.state === "pushed" || s.state === "applied" || s.state === "failed").map((s) => s.serverId);
   await client.query(
@@ -63,9 +76,14 @@ export async function rollBack(
     [rollout.id, now],
   );
   const statusReason = `Rolled back: ${reason}`.slice(0, 4000);
-  await client.query("UPDATE rollouts SET status = 'paused', status_reason = $2, updated_at = $3 WHERE id = $1", [rollout.id, statusReason, now]);
+  await client.query("UPDATE rollouts SET status = 'paused', status_reason = $2, updated_at = $3 WHERE id = $1", [
+    rollout.id,
+    statusReason,
+    now,
+  ]);
   await recordEvent(client, rollout, {
-    kind: "rollout.rolled_back", actorId,
+    kind: "rollout.rolled_back",
+    actorId,
     message: `${released.length} server${released.length === 1 ? "" : "s"} rolled back to the policy ${released.length === 1 ? "it" : "each"} had before, and the rollout paused. ${reason}`,
     details: { servers: released.length, guards: readings.filter((r) => r.status === "trip").map((r) => r.guard), readings },
   });
@@ -75,13 +93,24 @@ export async function rollBack(
   return released;
 }
 
-export async function completeRollout(client: pg.ClientBase, rollout: RolloutRow, waves: readonly WaveRow[], servers: readonly ServerRow[], now: Date): Promise<void> {
+export async function completeRollout(
+  client: pg.ClientBase,
+  rollout: RolloutRow,
+  waves: readonly WaveRow[],
+  servers: readonly ServerRow[],
+  now: Date,
+): Promise<void> {
   const reason = `All ${waves.length} wave${waves.length === 1 ? "" : "s"} passed their guards; ${servers.length} server${servers.length === 1 ? "" : "s"} changed.`;
-  await client.query(
-    "UPDATE rollouts SET status = 'completed', status_reason = $2, updated_at = $3, finished_at = $3 WHERE id = $1",
-    [rollout.id, reason, now],
-  );
-  await recordEvent(client, rollout, { kind: "rollout.completed", message: reason, details: { servers: servers.length, waves: waves.length } });
+  await client.query("UPDATE rollouts SET status = 'completed', status_reason = $2, updated_at = $3, finished_at = $3 WHERE id = $1", [
+    rollout.id,
+    reason,
+    now,
+  ]);
+  await recordEvent(client, rollout, {
+    kind: "rollout.completed",
+    message: reason,
+    details: { servers: servers.length, waves: waves.length },
+  });
   await recordAudit(client, rollout, "rollout.completed", { waves: waves.length, servers: servers.length });
   // The held slots stop applying: servers that joined the organisation meanwhile get the change now.
   await materialise(client, rollout, []);

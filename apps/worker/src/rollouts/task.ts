@@ -31,7 +31,8 @@ async function activeRollouts(pool: pg.Pool): Promise<{ orgId: string; rolloutId
   try {
     return await withSystemTransaction(client, async () => {
       const { rows } = await client.query<{ org_id: string; id: string }>(
-        "SELECT org_id, id::text FROM rollouts WHERE status IN ('running', 'paused') ORDER BY created_at, id");
+        "SELECT org_id, id::text FROM rollouts WHERE status IN ('running', 'paused') ORDER BY created_at, id",
+      );
       return rows.map((row) => ({ orgId: row.org_id, rolloutId: row.id }));
     });
   } finally {
@@ -40,7 +41,13 @@ async function activeRollouts(pool: pg.Pool): Promise<{ orgId: string; rolloutId
 }
 
 /** One step of one rollout; the transaction commits the whole step or nothing. */
-export async function stepOneRollout(pool: pg.Pool, orgId: string, rolloutId: string, settings: StepSettings, now = new Date()): Promise<StepAction[]> {
+export async function stepOneRollout(
+  pool: pg.Pool,
+  orgId: string,
+  rolloutId: string,
+  settings: StepSettings,
+  now = new Date(),
+): Promise<StepAction[]> {
   const client = await pool.connect();
   try {
     return await withOrgTransaction(client, orgId, "spindle_worker", () => stepRollout(client, orgId, rolloutId, now, settings));
@@ -78,7 +85,10 @@ export function createRolloutsAdvanceTask(pool: pg.Pool, settings: StepSettings)
 
 /** Each worker process steps the rollouts every `intervalSeconds` and whenever one changes. */
 export function startRolloutDriving(runner: Runner, databaseUrl: string, intervalSeconds: number): () => Promise<void> {
-  const queue = () => runner.addJob(rolloutsAdvanceTask, {}, rolloutsAdvanceJobSpec).catch((error: Error) => console.error(`could not queue a rollout step: ${error.message}`));
+  const queue = () =>
+    runner
+      .addJob(rolloutsAdvanceTask, {}, rolloutsAdvanceJobSpec)
+      .catch((error: Error) => console.error(`could not queue a rollout step: ${error.message}`));
   const timer = setInterval(() => void queue(), intervalSeconds * 1000);
   timer.unref();
   const listener: ChannelListener = listenOnChannel({

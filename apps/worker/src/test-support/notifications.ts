@@ -2,7 +2,14 @@
 // wait that re-checks a condition each time the runner finishes a job (no wall-clock sleeps).
 import { once } from "node:events";
 import { withOrgTransaction } from "@spindle/db";
-import { createChannel, createRoute, enqueueAlertNotifications, registerSecretsKey, type AlertNoticeInput, type ChannelKind } from "@spindle/notify";
+import {
+  createChannel,
+  createRoute,
+  enqueueAlertNotifications,
+  registerSecretsKey,
+  type AlertNoticeInput,
+  type ChannelKind,
+} from "@spindle/notify";
 import { testSecretsOpener } from "@spindle/notify/testing";
 import type { Runner } from "graphile-worker";
 import type pg from "pg";
@@ -23,10 +30,20 @@ export const testDelivery: DeliverySettings = {
 export async function seedOrganization(pool: pg.Pool, orgId: string, serverId: string, tags: string[]): Promise<void> {
   await registerSecretsKey(pool, testSecretsOpener);
   await pool.query("INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)", [orgId]);
-  await pool.query("INSERT INTO servers (id, org_id, machine_id, hostname, os, tags) VALUES ($1, $2, $3, 'db-01', 'linux', $4)", [serverId, orgId, `m-${orgId}`, tags]);
+  await pool.query("INSERT INTO servers (id, org_id, machine_id, hostname, os, tags) VALUES ($1, $2, $3, 'db-01', 'linux', $4)", [
+    serverId,
+    orgId,
+    `m-${orgId}`,
+    tags,
+  ]);
 }
 
-export function inOrg<T>(pool: pg.Pool, orgId: string, role: "spindle_console" | "spindle_worker", work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+export function inOrg<T>(
+  pool: pg.Pool,
+  orgId: string,
+  role: "spindle_console" | "spindle_worker",
+  work: (tx: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   return pool.connect().then(async (client) => {
     try {
       return await withOrgTransaction(client, orgId, role, () => work(client));
@@ -37,10 +54,29 @@ export function inOrg<T>(pool: pg.Pool, orgId: string, role: "spindle_console" |
 }
 
 /** A channel with one organisation-wide route for every severity. */
-export async function routedChannel(pool: pg.Pool, orgId: string, name: string, kind: ChannelKind, config: unknown, secrets: Record<string, unknown>) {
+export async function routedChannel(
+  pool: pg.Pool,
+  orgId: string,
+  name: string,
+  kind: ChannelKind,
+  config: unknown,
+  secrets: Record<string, unknown>,
+) {
   return inOrg(pool, orgId, "spindle_console", async (tx) => {
     const created = await createChannel(tx, { orgId, name, kind, config, secrets, createdBy: null });
-    await createRoute(tx, orgId, { channelId: created.channel.id, severities: ["info", "warning", "critical"], scope: "organization", tag: null, serverId: null, notifyResolved: true }, null);
+    await createRoute(
+      tx,
+      orgId,
+      {
+        channelId: created.channel.id,
+        severities: ["info", "warning", "critical"],
+        scope: "organization",
+        tag: null,
+        serverId: null,
+        notifyResolved: true,
+      },
+      null,
+    );
     return created;
   });
 }
@@ -58,7 +94,10 @@ export interface OutboxRow {
 }
 
 export async function outboxRows(pool: pg.Pool, where = "true", params: unknown[] = []): Promise<OutboxRow[]> {
-  const { rows } = await pool.query<OutboxRow>(`SELECT id::text, channel_id::text, status, attempts, last_error FROM notifications WHERE ${where} ORDER BY created_at, id`, params);
+  const { rows } = await pool.query<OutboxRow>(
+    `SELECT id::text, channel_id::text, status, attempts, last_error FROM notifications WHERE ${where} ORDER BY created_at, id`,
+    params,
+  );
   return rows;
 }
 

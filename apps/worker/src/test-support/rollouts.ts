@@ -27,7 +27,8 @@ export async function createOrgWithServers(pool: pg.Pool, orgId: string, tagged:
     for (let i = 0; i < count; i++) {
       const { rows } = await pool.query<{ id: string }>(
         "INSERT INTO servers (org_id, machine_id, hostname, os, tags, last_seen_at) VALUES ($1, $2, $3, 'linux', $4, now()) RETURNING id::text",
-        [orgId, `${prefix}-${i}`, `${prefix}-${i}`, tags]);
+        [orgId, `${prefix}-${i}`, `${prefix}-${i}`, tags],
+      );
       ids.push(rows[0]!.id);
       hostnames.set(rows[0]!.id, `${prefix}-${i}`);
     }
@@ -40,54 +41,94 @@ export async function createOrgWithServers(pool: pg.Pool, orgId: string, tagged:
  * Policy "db" v1 assigned to tag db and materialised, then v2 saved with a rollout of the tag's
  * slot held at v1, as the console's createRollout writes it.
  */
-export async function createRolloutFixture(pool: pg.Pool, orgId: string, planInput: RolloutPlanInput, counts = { tagged: 6, untagged: 3 }): Promise<RolloutFixture> {
+export async function createRolloutFixture(
+  pool: pg.Pool,
+  orgId: string,
+  planInput: RolloutPlanInput,
+  counts = { tagged: 6, untagged: 3 },
+): Promise<RolloutFixture> {
   const { tagged, untagged, hostnames } = await createOrgWithServers(pool, orgId, counts.tagged, counts.untagged);
-  const { rows: [policy] } = await pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'db') RETURNING id::text", [orgId]);
-  const { rows: [v1] } = await pool.query<{ id: string }>(
-    "INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES ($1, $2, 1, $3) RETURNING id::text", [policy!.id, orgId, JSON.stringify(versionOne)]);
+  const {
+    rows: [policy],
+  } = await pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'db') RETURNING id::text", [orgId]);
+  const {
+    rows: [v1],
+  } = await pool.query<{ id: string }>(
+    "INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES ($1, $2, 1, $3) RETURNING id::text",
+    [policy!.id, orgId, JSON.stringify(versionOne)],
+  );
   await pool.query("INSERT INTO policy_assignments (org_id, policy_id, scope, tag) VALUES ($1, $2, 'tag', 'db')", [orgId, policy!.id]);
   await recomputeEffectivePolicies(pool, orgId);
 
   const plan = parseRolloutPlan(planInput);
-  const { rows: [rollout] } = await pool.query<{ id: string }>(
+  const {
+    rows: [rollout],
+  } = await pool.query<{ id: string }>(
     `INSERT INTO rollouts (org_id, kind, title, policy_id, policy_version, plan) VALUES ($1, 'policy_version', 'Policy "db" version 2', $2, 2, $3) RETURNING id::text`,
-    [orgId, policy!.id, JSON.stringify(plan)]);
-  await pool.query("INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES ($1, $2, 2, $3)", [policy!.id, orgId, JSON.stringify(versionTwo)]);
+    [orgId, policy!.id, JSON.stringify(plan)],
+  );
+  await pool.query("INSERT INTO policy_versions (policy_id, org_id, version, document) VALUES ($1, $2, 2, $3)", [
+    policy!.id,
+    orgId,
+    JSON.stringify(versionTwo),
+  ]);
   await pool.query(
     "INSERT INTO rollout_slots (org_id, rollout_id, scope, tag, before_policy_id, before_version_id, after_policy_id) VALUES ($1, $2, 'tag', 'db', $3, $4, $3)",
-    [orgId, rollout!.id, policy!.id, v1!.id]);
-  const waves = planWaves(tagged.map((id) => ({ id, hostname: hostnames.get(id)!, tags: ["db"] })), plan, rollout!.id);
+    [orgId, rollout!.id, policy!.id, v1!.id],
+  );
+  const waves = planWaves(
+    tagged.map((id) => ({ id, hostname: hostnames.get(id)!, tags: ["db"] })),
+    plan,
+    rollout!.id,
+  );
   if (!waves.ok) throw new Error(waves.message);
   for (const wave of waves.waves) {
-    await pool.query("INSERT INTO rollout_waves (org_id, rollout_id, wave, label, percent) VALUES ($1, $2, $3, $4, $5)",
-      [orgId, rollout!.id, wave.index, wave.label, wave.percent]);
+    await pool.query("INSERT INTO rollout_waves (org_id, rollout_id, wave, label, percent) VALUES ($1, $2, $3, $4, $5)", [
+      orgId,
+      rollout!.id,
+      wave.index,
+      wave.label,
+      wave.percent,
+    ]);
     for (const serverId of wave.serverIds) {
       await pool.query(
         `INSERT INTO rollout_servers (org_id, rollout_id, server_id, wave, before_hash)
          SELECT $1, $2, $3, $4, hash FROM server_effective_policies WHERE server_id = $3`,
-        [orgId, rollout!.id, serverId, wave.index]);
+        [orgId, rollout!.id, serverId, wave.index],
+      );
     }
   }
   return { orgId, policyId: policy!.id, rolloutId: rollout!.id, tagged, untagged, hostnames };
 }
 
 /** The gateway's part: each agent of `serverIds` reports APPLIED (or FAILED) for its effective policy now. */
-export async function agentsReport(pool: pg.Pool, serverIds: readonly string[], at: Date, outcome: "applied" | { failed: string } = "applied"): Promise<void> {
+export async function agentsReport(
+  pool: pg.Pool,
+  serverIds: readonly string[],
+  at: Date,
+  outcome: "applied" | { failed: string } = "applied",
+): Promise<void> {
   for (const serverId of serverIds) {
-    const { rows: [effective] } = await pool.query<{ org_id: string; hash: string }>("SELECT org_id, hash FROM server_effective_policies WHERE server_id = $1", [serverId]);
+    const {
+      rows: [effective],
+    } = await pool.query<{ org_id: string; hash: string }>("SELECT org_id, hash FROM server_effective_policies WHERE server_id = $1", [
+      serverId,
+    ]);
     if (outcome === "applied") {
       await pool.query(
         `INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, applied_hash, status, message, reported_at, applied_at)
          VALUES ($1, $2, $3, $3, $3, 'applied', '', $4, $4)
          ON CONFLICT (server_id) DO UPDATE SET desired_version_hash = $3, reported_hash = $3, applied_at = CASE WHEN server_policy_status.applied_hash = $3 THEN server_policy_status.applied_at ELSE $4 END,
            applied_hash = $3, status = 'applied', message = '', reported_at = $4`,
-        [effective!.org_id, serverId, effective!.hash, at]);
+        [effective!.org_id, serverId, effective!.hash, at],
+      );
     } else {
       await pool.query(
         `INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, status, message, reported_at)
          VALUES ($1, $2, $3, $3, 'failed', $4, $5)
          ON CONFLICT (server_id) DO UPDATE SET desired_version_hash = $3, reported_hash = $3, status = 'failed', message = $4, reported_at = $5`,
-        [effective!.org_id, serverId, effective!.hash, outcome.failed, at]);
+        [effective!.org_id, serverId, effective!.hash, outcome.failed, at],
+      );
     }
   }
   await pool.query("UPDATE servers SET last_seen_at = $2 WHERE id = ANY($1::uuid[])", [serverIds, at]);
@@ -102,7 +143,14 @@ export async function effectiveHash(pool: pg.Pool, serverId: string): Promise<st
  * Read-cache rows every 10 s over [from, to) with a miss ratio per server (a little noise per
  * server and row, as real servers have), 1 MiB read per row.
  */
-export async function insertReadCache(pool: pg.Pool, orgId: string, ratios: Map<string, number>, from: Date, to: Date, backoffs = new Map<string, number>()): Promise<void> {
+export async function insertReadCache(
+  pool: pg.Pool,
+  orgId: string,
+  ratios: Map<string, number>,
+  from: Date,
+  to: Date,
+  backoffs = new Map<string, number>(),
+): Promise<void> {
   const times: Date[] = [];
   for (let t = from.getTime(); t < to.getTime(); t += 10_000) times.push(new Date(t));
   let i = 0;
@@ -113,7 +161,8 @@ export async function insertReadCache(pool: pg.Pool, orgId: string, ratios: Map<
       `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, hits_bytes, misses_bytes, backoffs)
        SELECT t, $1, $2, 10, (1048576 * (1 - r))::bigint, (1048576 * r)::bigint, CASE WHEN k = 1 THEN $5::bigint ELSE 0 END
        FROM unnest($3::timestamptz[], $4::float8[]) WITH ORDINALITY AS x(t, r, k)`,
-      [orgId, serverId, times, noisy, backoffs.get(serverId) ?? 0]);
+      [orgId, serverId, times, noisy, backoffs.get(serverId) ?? 0],
+    );
   }
 }
 

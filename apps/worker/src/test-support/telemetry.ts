@@ -23,7 +23,8 @@ export async function openPlainDatabase(label: string): Promise<PlainDatabase> {
   const pool = createPool(db.url, { max: 6 });
   // Roles are cluster-wide; the test cluster trusts local logins, as a password would elsewhere.
   const { rowCount } = await pool.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [workerTestLogin]);
-  if (!rowCount) throw new Error(`there is no ${workerTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
+  if (!rowCount)
+    throw new Error(`there is no ${workerTestLogin}: migration 20261128150100_service_logins creates it; restart scripts/test-db.sh`);
   const login = new URL(db.url);
   login.username = workerTestLogin;
   login.password = "";
@@ -57,8 +58,24 @@ export interface DiskSample {
 export async function insertDiskSamples(pool: pg.Pool, samples: DiskSample[]): Promise<void> {
   const values: unknown[] = [];
   const tuples = samples.map((s, i) => {
-    values.push(s.time, s.org, s.server, s.device, s.intervalSeconds ?? 10,
-      100 * s.n, 50 * s.n, 4096 * s.n, 8192 * s.n, s.n, 2 * s.n, 3 * s.n, 5 * s.n, 7 * s.n, 11 * s.n, s.n % 5);
+    values.push(
+      s.time,
+      s.org,
+      s.server,
+      s.device,
+      s.intervalSeconds ?? 10,
+      100 * s.n,
+      50 * s.n,
+      4096 * s.n,
+      8192 * s.n,
+      s.n,
+      2 * s.n,
+      3 * s.n,
+      5 * s.n,
+      7 * s.n,
+      11 * s.n,
+      s.n % 5,
+    );
     return `(${Array.from({ length: 16 }, (_, c) => `$${i * 16 + c + 1}`).join(", ")})`;
   });
   await pool.query(
@@ -79,8 +96,19 @@ export interface MemorySample {
 export async function insertMemorySamples(pool: pg.Pool, samples: MemorySample[]): Promise<void> {
   const values: unknown[] = [];
   const tuples = samples.map((s, i) => {
-    values.push(s.time, s.org, s.server, 16e9, s.availableBytes, Math.round(s.availableBytes / 2),
-      4e9 + Math.round(s.availableBytes / 3), 1e8, 1e6, 2e9, 2e9);
+    values.push(
+      s.time,
+      s.org,
+      s.server,
+      16e9,
+      s.availableBytes,
+      Math.round(s.availableBytes / 2),
+      4e9 + Math.round(s.availableBytes / 3),
+      1e8,
+      1e6,
+      2e9,
+      2e9,
+    );
     return `(${Array.from({ length: 11 }, (_, c) => `$${i * 11 + c + 1}`).join(", ")})`;
   });
   await pool.query(

@@ -19,8 +19,10 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     for (const org of ["org-a", "org-b"]) {
       await db.pool.query("INSERT INTO organizations (id, name, slug) VALUES ($1, $1, $1)", [org]);
       for (const [i, id] of servers(org).entries()) {
-        await db.pool.query("INSERT INTO servers (id, org_id, machine_id, hostname, os, agent_version, last_seen_at) VALUES ($1, $2, $3, $4, 'linux', '0.1.0', $5)",
-          [id, org, `m-${id}`, `${org}-db-0${i + 1}`, new Date(t0)]);
+        await db.pool.query(
+          "INSERT INTO servers (id, org_id, machine_id, hostname, os, agent_version, last_seen_at) VALUES ($1, $2, $3, $4, 'linux', '0.1.0', $5)",
+          [id, org, `m-${id}`, `${org}-db-0${i + 1}`, new Date(t0)],
+        );
       }
     }
   });
@@ -37,14 +39,16 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     const { rows } = await db.pool.query(
       `INSERT INTO agent_upgrade_rollouts (org_id, target_version, scope, plan, wave_count, created_at)
        VALUES ($1, '0.1.1', '{"kind":"organization"}', $2, $3, $4) RETURNING id`,
-      [org, JSON.stringify({ canary: 1, wavePercents: [100], soakMinutes, answerTimeoutMinutes: 15 }), waves.length, new Date(t0)]);
+      [org, JSON.stringify({ canary: 1, wavePercents: [100], soakMinutes, answerTimeoutMinutes: 15 }), waves.length, new Date(t0)],
+    );
     const id = rows[0].id as string;
     for (const [wave, members] of waves.entries()) {
       for (const i of members) {
         await db.pool.query(
           `INSERT INTO agent_upgrades (org_id, server_id, rollout_id, wave, target_version, from_version, state, offered_at)
            VALUES ($1, $2, $3, $4, '0.1.1', '0.1.0', $5, $6)`,
-          [org, ids[i], id, wave, wave === 0 ? "offered" : "waiting", wave === 0 ? new Date(t0) : null]);
+          [org, ids[i], id, wave, wave === 0 ? "offered" : "waiting", wave === 0 ? new Date(t0) : null],
+        );
       }
     }
     return id;
@@ -55,13 +59,16 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     const id = servers(org)[i];
     await db.pool.query(
       "UPDATE agent_upgrades SET state = 'installed', reported_at = $2, finished_at = $2 WHERE server_id = $1 AND state IN ('offered', 'downloading', 'installing')",
-      [id, new Date(at)]);
+      [id, new Date(at)],
+    );
     await db.pool.query("UPDATE servers SET agent_version = '0.1.1', last_seen_at = $2 WHERE id = $1", [id, new Date(at)]);
   }
 
   const step = async (at: number) => (await advanceUpgradeRollouts(db.workerPool, new Date(at))).outcomes.map((o) => o.outcome.kind);
   const states = async (rollout: string) =>
-    (await db.pool.query("SELECT wave, state FROM agent_upgrades WHERE rollout_id = $1 ORDER BY wave, server_id", [rollout])).rows.map((r) => `${r.wave}:${r.state}`);
+    (await db.pool.query("SELECT wave, state FROM agent_upgrades WHERE rollout_id = $1 ORDER BY wave, server_id", [rollout])).rows.map(
+      (r) => `${r.wave}:${r.state}`,
+    );
   const actions = async (org: string) =>
     (await db.pool.query("SELECT action FROM audit_log WHERE org_id = $1 ORDER BY id", [org])).rows.map((r) => r.action as string);
 
@@ -84,7 +91,12 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     assert.deepEqual(await step(t0 + 13 * minute), ["completed"]);
     const { rows } = await db.pool.query("SELECT status, finished_at FROM agent_upgrade_rollouts WHERE id = $1", [rollout]);
     assert.equal(rows[0].status, "completed");
-    assert.deepEqual(await actions("org-a"), ["agent_upgrade.wave_installed", "agent_upgrade.wave_offered", "agent_upgrade.wave_installed", "agent_upgrade.completed"]);
+    assert.deepEqual(await actions("org-a"), [
+      "agent_upgrade.wave_installed",
+      "agent_upgrade.wave_offered",
+      "agent_upgrade.wave_installed",
+      "agent_upgrade.completed",
+    ]);
     assert.deepEqual(await step(t0 + 14 * minute), [], "a completed rollout is not advanced again");
   });
 
@@ -92,11 +104,15 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     const rollout = await startRollout("org-a", [[0], [1, 2]]);
     await db.pool.query(
       "UPDATE agent_upgrades SET state = 'rolled_back', message = 'rolled back to 0.1.0: 0.1.1 stopped before it reported healthy (exit status 1)', finished_at = now() WHERE rollout_id = $1 AND wave = 0",
-      [rollout]);
+      [rollout],
+    );
     assert.deepEqual(await step(t0 + minute), ["paused"]);
     const { rows } = await db.pool.query("SELECT status, status_reason FROM agent_upgrade_rollouts WHERE id = $1", [rollout]);
     assert.equal(rows[0].status, "paused");
-    assert.equal(rows[0].status_reason, "org-a-db-01 rolled back from 0.1.1: rolled back to 0.1.0: 0.1.1 stopped before it reported healthy (exit status 1)");
+    assert.equal(
+      rows[0].status_reason,
+      "org-a-db-01 rolled back from 0.1.1: rolled back to 0.1.0: 0.1.1 stopped before it reported healthy (exit status 1)",
+    );
     assert.deepEqual(await states(rollout), ["0:rolled_back", "1:waiting", "1:waiting"]);
     assert.deepEqual(await step(t0 + 60 * minute), [], "a paused rollout stays where it stopped");
     assert.deepEqual(await actions("org-a"), ["agent_upgrade.paused"]);

@@ -44,15 +44,20 @@ export const offlineAfterSeconds = 90;
 export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId: string, now: Date): Promise<StepOutcome> {
   const locked = await tx.query(
     `SELECT id, target_version, plan, current_wave, wave_count, wave_installed_at FROM agent_upgrade_rollouts
-     WHERE org_id = $1 AND id = $2 AND status = 'running' FOR UPDATE SKIP LOCKED`, [orgId, rolloutId]);
+     WHERE org_id = $1 AND id = $2 AND status = 'running' FOR UPDATE SKIP LOCKED`,
+    [orgId, rolloutId],
+  );
   const rollout = locked.rows[0] as RolloutRow | undefined;
   if (!rollout) return { kind: "not-running" }; // another worker has it, or it is paused or over
   const plan = agentUpgradePlanSchema.parse(rollout.plan);
-  const attempts = (await tx.query(
-    `SELECT u.server_id, u.acknowledged_at IS NOT NULL AS acknowledged, s.hostname, u.state, u.message, u.offered_at, u.reported_at, s.last_seen_at, s.agent_version
+  const attempts = (
+    await tx.query(
+      `SELECT u.server_id, u.acknowledged_at IS NOT NULL AS acknowledged, s.hostname, u.state, u.message, u.offered_at, u.reported_at, s.last_seen_at, s.agent_version
      FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
-     WHERE u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 ORDER BY s.hostname`, [orgId, rolloutId, rollout.current_wave],
-  )).rows as AttemptRow[];
+     WHERE u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 ORDER BY s.hostname`,
+      [orgId, rolloutId, rollout.current_wave],
+    )
+  ).rows as AttemptRow[];
 
   const problem = findProblem(attempts, rollout, plan, now);
   if (problem) return pause(tx, orgId, rollout, problem, now);
@@ -60,9 +65,17 @@ export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId:
   const live = attempts.filter((a) => ["waiting", "offered", "downloading", "installing"].includes(a.state));
   if (live.length > 0) return { kind: "watching" };
   if (rollout.wave_installed_at === null) {
-    await tx.query("UPDATE agent_upgrade_rollouts SET wave_installed_at = $3, updated_at = $3 WHERE org_id = $1 AND id = $2", [orgId, rolloutId, now]);
-    await audit(tx, orgId, rolloutId, "agent_upgrade.wave_installed", { wave: rollout.current_wave, version: rollout.target_version,
-      installed: attempts.filter((a) => a.state === "installed").length, soakMinutes: plan.soakMinutes });
+    await tx.query("UPDATE agent_upgrade_rollouts SET wave_installed_at = $3, updated_at = $3 WHERE org_id = $1 AND id = $2", [
+      orgId,
+      rolloutId,
+      now,
+    ]);
+    await audit(tx, orgId, rolloutId, "agent_upgrade.wave_installed", {
+      wave: rollout.current_wave,
+      version: rollout.target_version,
+      installed: attempts.filter((a) => a.state === "installed").length,
+      soakMinutes: plan.soakMinutes,
+    });
     return { kind: "wave-installed", wave: rollout.current_wave };
   }
   const soakEnds = new Date(rollout.wave_installed_at.getTime() + plan.soakMinutes * 60_000);
@@ -72,7 +85,8 @@ export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId:
   if (next >= rollout.wave_count) {
     await tx.query(
       "UPDATE agent_upgrade_rollouts SET status = 'completed', status_reason = '', finished_at = $3, updated_at = $3 WHERE org_id = $1 AND id = $2",
-      [orgId, rolloutId, now]);
+      [orgId, rolloutId, now],
+    );
     await audit(tx, orgId, rolloutId, "agent_upgrade.completed", { version: rollout.target_version, waves: rollout.wave_count });
     return { kind: "completed" };
   }
@@ -84,26 +98,36 @@ async function offerWave(tx: TenantQueryable, orgId: string, rollout: RolloutRow
   await tx.query(
     `UPDATE agent_upgrades u SET state = 'skipped', message = 'already runs ' || u.target_version, finished_at = $4
      FROM servers s WHERE s.org_id = u.org_id AND s.id = u.server_id AND s.agent_version = u.target_version
-       AND u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 AND u.state = 'waiting'`, [orgId, rollout.id, wave, now]);
+       AND u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 AND u.state = 'waiting'`,
+    [orgId, rollout.id, wave, now],
+  );
   // A server with another live attempt (a pin made meanwhile) keeps that one.
   await tx.query(
     `UPDATE agent_upgrades u SET state = 'skipped', message = 'another upgrade of this server was in progress', finished_at = $4
      WHERE u.org_id = $1 AND u.rollout_id = $2 AND u.wave = $3 AND u.state = 'waiting'
        AND EXISTS (SELECT 1 FROM agent_upgrades l WHERE l.org_id = u.org_id AND l.server_id = u.server_id AND l.state IN ('offered', 'downloading', 'installing'))`,
-    [orgId, rollout.id, wave, now]);
+    [orgId, rollout.id, wave, now],
+  );
   const offered = await tx.query(
     `UPDATE agent_upgrades SET state = 'offered', offered_at = $4
-     WHERE org_id = $1 AND rollout_id = $2 AND wave = $3 AND state = 'waiting' RETURNING server_id`, [orgId, rollout.id, wave, now]);
+     WHERE org_id = $1 AND rollout_id = $2 AND wave = $3 AND state = 'waiting' RETURNING server_id`,
+    [orgId, rollout.id, wave, now],
+  );
   await tx.query(
     "UPDATE agent_upgrade_rollouts SET current_wave = $3, wave_installed_at = NULL, updated_at = $4 WHERE org_id = $1 AND id = $2",
-    [orgId, rollout.id, wave, now]);
+    [orgId, rollout.id, wave, now],
+  );
   await audit(tx, orgId, rollout.id, "agent_upgrade.wave_offered", { wave, version: rollout.target_version, servers: offered.rows.length });
   return { kind: "wave-offered", wave, servers: offered.rows.length };
 }
 
 /** What stops the rollout in the current wave, worded for the console; null when nothing does. */
-export function findProblem(attempts: readonly AttemptRow[], rollout: Pick<RolloutRow, "target_version" | "current_wave" | "wave_installed_at">,
-  plan: AgentUpgradePlan, now: Date): string | null {
+export function findProblem(
+  attempts: readonly AttemptRow[],
+  rollout: Pick<RolloutRow, "target_version" | "current_wave" | "wave_installed_at">,
+  plan: AgentUpgradePlan,
+  now: Date,
+): string | null {
   for (const a of attempts) {
     if (a.acknowledged) continue; // someone resumed the rollout past it
     if (a.state === "rolled_back") return `${a.hostname} rolled back from ${rollout.target_version}: ${a.message}`;
@@ -133,15 +157,28 @@ export function findProblem(attempts: readonly AttemptRow[], rollout: Pick<Rollo
 }
 
 async function pause(tx: TenantQueryable, orgId: string, rollout: RolloutRow, reason: string, now: Date): Promise<StepOutcome> {
-  await tx.query(
-    "UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = $3, updated_at = $4 WHERE org_id = $1 AND id = $2",
-    [orgId, rollout.id, reason, now]);
+  await tx.query("UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = $3, updated_at = $4 WHERE org_id = $1 AND id = $2", [
+    orgId,
+    rollout.id,
+    reason,
+    now,
+  ]);
   await audit(tx, orgId, rollout.id, "agent_upgrade.paused", { wave: rollout.current_wave, version: rollout.target_version, reason });
   return { kind: "paused", reason };
 }
 
 /** The worker's decisions are audited like a person's actions, with no actor. */
-async function audit(tx: TenantQueryable, orgId: string, rolloutId: string, action: string, details: Record<string, unknown>): Promise<void> {
-  await tx.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, NULL, $2, $3, $4)",
-    [orgId, action, rolloutId, JSON.stringify(details)]);
+async function audit(
+  tx: TenantQueryable,
+  orgId: string,
+  rolloutId: string,
+  action: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await tx.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, NULL, $2, $3, $4)", [
+    orgId,
+    action,
+    rolloutId,
+    JSON.stringify(details),
+  ]);
 }

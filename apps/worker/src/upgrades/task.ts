@@ -25,8 +25,10 @@ export async function advanceUpgradeRollouts(pool: pg.Pool, now: Date): Promise<
   let running: { org_id: string; id: string }[];
   try {
     // Which organisations have a running rollout is cross-tenant: ids only, as spindle_system.
-    running = await withSystemTransaction(client, async (tx) =>
-      (await tx.query("SELECT org_id, id FROM agent_upgrade_rollouts WHERE status = 'running' ORDER BY created_at")).rows);
+    running = await withSystemTransaction(
+      client,
+      async (tx) => (await tx.query("SELECT org_id, id FROM agent_upgrade_rollouts WHERE status = 'running' ORDER BY created_at")).rows,
+    );
   } finally {
     client.release();
   }
@@ -53,7 +55,8 @@ export function createAgentUpgradesTask(pool: pg.Pool): Task {
     const summary = await advanceUpgradeRollouts(pool, new Date());
     for (const { rolloutId, outcome } of summary.outcomes) {
       if (outcome.kind === "paused") helpers.logger.warn(`agent upgrade ${rolloutId} paused: ${outcome.reason}`);
-      else if (outcome.kind === "wave-offered" || outcome.kind === "completed") helpers.logger.info(`agent upgrade ${rolloutId}: ${outcome.kind}`);
+      else if (outcome.kind === "wave-offered" || outcome.kind === "completed")
+        helpers.logger.info(`agent upgrade ${rolloutId}: ${outcome.kind}`);
     }
     if (summary.failures.length > 0) {
       throw new Error(`agent upgrades could not advance: ${summary.failures.map((f) => `${f.rolloutId}: ${f.error.message}`).join("; ")}`);

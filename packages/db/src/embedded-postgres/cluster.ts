@@ -27,7 +27,11 @@ export interface ClusterOptions {
  */
 function messagesLocale(): string {
   try {
-    const available = new Set(execSync("locale -a", { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).split(/\r?\n/).map((l) => l.trim()));
+    const available = new Set(
+      execSync("locale -a", { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+        .split(/\r?\n/)
+        .map((l) => l.trim()),
+    );
     for (const candidate of ["C.UTF-8", "C.utf8", "en_US.UTF-8", "en_US.utf8"]) if (available.has(candidate)) return candidate;
   } catch {
     // no `locale`: the C locale is always there
@@ -63,9 +67,11 @@ export async function initCluster(options: ClusterOptions): Promise<void> {
   await writeFile(passwordFile, `${options.password}\n`, { mode: 0o600 });
   if (options.account) await chown(passwordFile, options.account.uid, options.account.gid);
   try {
-    const child = spawn(options.binaries.initdb, [
-      `--pgdata=${options.dataDir}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${passwordFile}`, "--encoding=UTF8",
-    ], { ...childOptions(options), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      options.binaries.initdb,
+      [`--pgdata=${options.dataDir}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${passwordFile}`, "--encoding=UTF8"],
+      { ...childOptions(options), stdio: ["ignore", "pipe", "pipe"] },
+    );
     forward(child, options.onLog);
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on("error", reject);
@@ -85,11 +91,21 @@ export interface RunningCluster {
 
 /** Starts the server and resolves once it accepts connections. */
 export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
-  const child = spawn(options.binaries.postgres, [
-    "-D", options.dataDir, "-p", String(options.port),
-    // Loopback only, and no Unix socket, so several clusters never collide in /tmp.
-    "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
-  ], { ...childOptions(options), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    options.binaries.postgres,
+    [
+      "-D",
+      options.dataDir,
+      "-p",
+      String(options.port),
+      // Loopback only, and no Unix socket, so several clusters never collide in /tmp.
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+    ],
+    { ...childOptions(options), stdio: ["ignore", "pipe", "pipe"] },
+  );
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.on("error", reject);

@@ -52,7 +52,9 @@ export async function relocate(installed: PostgresBinaries, dataDir: string, acc
   const stat = lstatOr(link);
   if (stat?.isSymbolicLink()) {
     if (resolve(dirname(link), readlinkSync(link)) !== data) {
-      throw new Error(`${link} links to ${readlinkSync(link)}, not to ${data}: remove the link to start this clone's embedded PostgreSQL afresh`);
+      throw new Error(
+        `${link} links to ${readlinkSync(link)}, not to ${data}: remove the link to start this clone's embedded PostgreSQL afresh`,
+      );
     }
   } else if (stat) {
     throw new Error(

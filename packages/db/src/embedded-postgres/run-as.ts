@@ -15,14 +15,17 @@ export function serverAccount(): Account | null {
   if (process.getuid?.() !== 0) return null;
   const existing = lookup("postgres");
   if (existing) return existing;
-  const nologin = ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"].find((shell) => spawnSync("test", ["-x", shell]).status === 0) ?? "/bin/false";
+  const nologin =
+    ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"].find((shell) => spawnSync("test", ["-x", shell]).status === 0) ?? "/bin/false";
   const common = ["--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", nologin];
   // A `postgres` group may exist without the user (left by an uninstalled package).
   const group = spawnSync("getent", ["group", "postgres"]).status === 0 ? ["--gid", "postgres"] : ["--user-group"];
   try {
     execFileSync("useradd", [...common, ...group, "postgres"], { stdio: "pipe" });
   } catch (error) {
-    throw new Error(`PostgreSQL cannot run as root, and creating its \`postgres\` system user failed (${(error as Error).message.trim()}): create it, or set DATABASE_URL`);
+    throw new Error(
+      `PostgreSQL cannot run as root, and creating its \`postgres\` system user failed (${(error as Error).message.trim()}): create it, or set DATABASE_URL`,
+    );
   }
   const created = lookup("postgres");
   if (!created) throw new Error("created the `postgres` system user, but cannot find it: set DATABASE_URL instead");
@@ -42,7 +45,11 @@ function lookup(name: string): Account | null {
  * group rights count too.
  */
 export function canReach(account: Account, program: string, directory: string): boolean {
-  const probe = spawnSync("/bin/sh", ["-c", 'test -x "$1" && cd "$2"', "probe", program, directory],
-    { uid: account.uid, gid: account.gid, cwd: "/", stdio: "ignore" });
+  const probe = spawnSync("/bin/sh", ["-c", 'test -x "$1" && cd "$2"', "probe", program, directory], {
+    uid: account.uid,
+    gid: account.gid,
+    cwd: "/",
+    stdio: "ignore",
+  });
   return probe.status === 0;
 }

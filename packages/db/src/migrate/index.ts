@@ -14,10 +14,7 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
 }
 
 /** Which migrations are applied, pending, changed on disk, or unknown to this code. */
-export async function migrationStatus(
-  databaseUrl: string,
-  options: { migrationsDir?: string } = {},
-): Promise<MigrationStatus> {
+export async function migrationStatus(databaseUrl: string, options: { migrationsDir?: string } = {}): Promise<MigrationStatus> {
   const client = await connectClient(databaseUrl);
   try {
     return await readMigrationStatus(pgSession(client), options);
@@ -31,7 +28,14 @@ export { defaultMigrationsDir, type MigrationVariant } from "./files.js";
 export type { AppliedMigration } from "./ledger.js";
 export { runMigrations, type MigrateOptions, type MigrateResult } from "./runner.js";
 export { pgSession, type MigrationSession } from "./session.js";
-export { loginFromUrl, scramVerifier, serviceLogins, setServiceLoginPasswords, type Service, type ServiceDatabaseUrls } from "./service-logins.js";
+export {
+  loginFromUrl,
+  scramVerifier,
+  serviceLogins,
+  setServiceLoginPasswords,
+  type Service,
+  type ServiceDatabaseUrls,
+} from "./service-logins.js";
 export { readMigrationStatus, type MigrationState, type MigrationStatus, type MigrationStatusEntry } from "./status.js";
 export {
   findTimeseriesMode,

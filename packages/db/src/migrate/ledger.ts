@@ -33,9 +33,7 @@ export async function ensureLedger(session: MigrationSession): Promise<void> {
 }
 
 export async function readApplied(session: MigrationSession): Promise<Map<string, AppliedMigration>> {
-  const present = await session.query<{ present: boolean }>(
-    "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
-  );
+  const present = await session.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
   if (!present.rows[0]?.present) return new Map();
   const { rows } = await session.query<{
     name: string;
@@ -58,12 +56,11 @@ export async function readApplied(session: MigrationSession): Promise<Map<string
   );
 }
 
-export async function recordApplied(
-  session: MigrationSession,
-  migration: Omit<AppliedMigration, "appliedAt">,
-): Promise<void> {
-  await session.query(
-    "INSERT INTO schema_migrations (name, variant, checksum, duration_ms) VALUES ($1, $2, $3, $4)",
-    [migration.name, migration.variant, migration.checksum, migration.durationMs],
-  );
+export async function recordApplied(session: MigrationSession, migration: Omit<AppliedMigration, "appliedAt">): Promise<void> {
+  await session.query("INSERT INTO schema_migrations (name, variant, checksum, duration_ms) VALUES ($1, $2, $3, $4)", [
+    migration.name,
+    migration.variant,
+    migration.checksum,
+    migration.durationMs,
+  ]);
 }

@@ -8,14 +8,8 @@ const migrationLockKey = "32493220447677541";
  * starting several replicas, or a test orchestrator racing a developer. The lock is held by the
  * session, so it is released even if the process dies.
  */
-export async function withMigrationLock<T>(
-  session: MigrationSession,
-  log: (line: string) => void,
-  work: () => Promise<T>,
-): Promise<T> {
-  const attempt = await session.query<{ locked: boolean }>(
-    `SELECT pg_try_advisory_lock(${migrationLockKey}) AS locked`,
-  );
+export async function withMigrationLock<T>(session: MigrationSession, log: (line: string) => void, work: () => Promise<T>): Promise<T> {
+  const attempt = await session.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${migrationLockKey}) AS locked`);
   if (!attempt.rows[0]?.locked) {
     log("another migration run holds the lock; waiting for it to finish");
     await session.query(`SELECT pg_advisory_lock(${migrationLockKey})`);

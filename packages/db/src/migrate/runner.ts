@@ -108,14 +108,16 @@ async function applyOne(
  * view walls as spindle_protect_tenant_relation, so one a migration forgets is never left open.
  */
 async function protectNewTenantRelations(session: MigrationSession, folder: MigrationFolder, log: (line: string) => void) {
-  const [defined] = (await session.query<{ fn: string | null }>(
-    "SELECT to_regprocedure('spindle_protect_new_tenant_relations()')::text AS fn",
-  )).rows;
+  const [defined] = (
+    await session.query<{ fn: string | null }>("SELECT to_regprocedure('spindle_protect_new_tenant_relations()')::text AS fn")
+  ).rows;
   if (!defined?.fn) return;
   const [result] = (await session.query<{ protected: string[] }>("SELECT spindle_protect_new_tenant_relations() AS protected")).rows;
   if (result && result.protected.length > 0) {
-    log(`${folder.name} left ${result.protected.join(", ")} without tenant protection: protected now ` +
-      "(call spindle_protect_tenant_relation in the migration to say so)");
+    log(
+      `${folder.name} left ${result.protected.join(", ")} without tenant protection: protected now ` +
+        "(call spindle_protect_tenant_relation in the migration to say so)",
+    );
   }
 }
 

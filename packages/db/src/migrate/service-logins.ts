@@ -69,8 +69,12 @@ export async function setServiceLoginPasswords(session: MigrationSession, urls: 
     const [exists] = (await session.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_roles WHERE rolname = $1", [login])).rows;
     if (!exists?.n) throw new MigrationError(`there is no role ${login}: the migrations create it; run them first`);
     // ALTER ROLE takes no parameters: both parts are quoted by the server's format().
-    const [statement] = (await session.query<{ sql: string }>("SELECT format('ALTER ROLE %I PASSWORD %L', $1::text, $2::text) AS sql",
-      [login, scramVerifier(password)])).rows;
+    const [statement] = (
+      await session.query<{ sql: string }>("SELECT format('ALTER ROLE %I PASSWORD %L', $1::text, $2::text) AS sql", [
+        login,
+        scramVerifier(password),
+      ])
+    ).rows;
     await session.exec(statement!.sql);
     set.push(login);
   }

@@ -7,10 +7,7 @@ import type pg from "pg";
  */
 export interface MigrationSession {
   /** One statement, optionally with $1-style parameters. */
-  query<Row extends object = Record<string, unknown>>(
-    text: string,
-    params?: readonly unknown[],
-  ): Promise<{ rows: Row[] }>;
+  query<Row extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   /** A script of any number of statements, no parameters. */
   exec(script: string): Promise<void>;
 }

@@ -26,10 +26,7 @@ export interface MigrationStatus {
 }
 
 /** Read-only: takes no lock and creates nothing, so it is safe against a production database. */
-export async function readMigrationStatus(
-  session: MigrationSession,
-  options: { migrationsDir?: string } = {},
-): Promise<MigrationStatus> {
+export async function readMigrationStatus(session: MigrationSession, options: { migrationsDir?: string } = {}): Promise<MigrationStatus> {
   const folders = await listMigrations(options.migrationsDir ?? defaultMigrationsDir);
   const applied = await readApplied(session);
   const migrations: MigrationStatusEntry[] = [];

@@ -50,10 +50,7 @@ export async function findTimeseriesMode(db: Queryable): Promise<TimeseriesMode 
  * database between modes is a data migration, not a flag), otherwise the request decides.
  * Runs inside the caller's transaction so the choice and the first telemetry DDL commit together.
  */
-export async function settleTimeseriesMode(
-  session: MigrationSession,
-  request: TimeseriesModeRequest,
-): Promise<TimeseriesMode> {
+export async function settleTimeseriesMode(session: MigrationSession, request: TimeseriesModeRequest): Promise<TimeseriesMode> {
   const stored = await findTimeseriesMode(session);
   if (stored) {
     assertModeRequest(stored, request);

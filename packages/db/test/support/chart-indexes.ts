@@ -4,8 +4,21 @@ import assert from "node:assert/strict";
 
 /** Columns the chart reads from each 1-minute aggregate, the filter's first. */
 export const chartColumns = {
-  disk_io_1m: ["org_id", "server_id", "bucket", "device", "interval_seconds", "read_ops", "write_ops", "read_bytes", "write_bytes",
-    "read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms"],
+  disk_io_1m: [
+    "org_id",
+    "server_id",
+    "bucket",
+    "device",
+    "interval_seconds",
+    "read_ops",
+    "write_ops",
+    "read_bytes",
+    "write_bytes",
+    "read_time_ms",
+    "write_time_ms",
+    "io_time_ms",
+    "weighted_io_time_ms",
+  ],
   memory_1m: ["org_id", "server_id", "bucket", "total_bytes", "available_bytes", "cached_bytes", "dirty_bytes", "samples"],
 } as const;
 
@@ -16,9 +29,16 @@ export const indexColumnsQuery = `
                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.n) AS columns
   FROM pg_index i WHERE i.indrelid = $1::regclass`;
 
-export function assertCoveringChartIndex(aggregate: keyof typeof chartColumns, indexes: { name: string; keys: number; columns: string[] }[]): void {
+export function assertCoveringChartIndex(
+  aggregate: keyof typeof chartColumns,
+  indexes: { name: string; keys: number; columns: string[] }[],
+): void {
   const wanted = chartColumns[aggregate];
-  const covering = indexes.find((index) =>
-    index.columns.slice(0, 3).join() === "org_id,server_id,bucket" && wanted.every((column) => index.columns.includes(column)));
-  assert.ok(covering, `${aggregate}: no index on (org_id, server_id, bucket …) carrying ${wanted.join(", ")}; found ${JSON.stringify(indexes)}`);
+  const covering = indexes.find(
+    (index) => index.columns.slice(0, 3).join() === "org_id,server_id,bucket" && wanted.every((column) => index.columns.includes(column)),
+  );
+  assert.ok(
+    covering,
+    `${aggregate}: no index on (org_id, server_id, bucket …) carrying ${wanted.join(", ")}; found ${JSON.stringify(indexes)}`,
+  );
 }

@@ -25,8 +25,24 @@ export function diskIoRows(options: {
   for (let i = 0; i < options.count; i++) {
     const n = i + 1 + (options.seed ?? 0);
     const time = new Date(options.from.getTime() + i * 10_000);
-    rows.push([time, options.orgId, options.serverId, options.device, 10, 100 * n, 50 * n, 4096 * n, 8192 * n,
-      n, 2 * n, 3 * n, 5 * n, 7 * n, 11 * n, n % 4]);
+    rows.push([
+      time,
+      options.orgId,
+      options.serverId,
+      options.device,
+      10,
+      100 * n,
+      50 * n,
+      4096 * n,
+      8192 * n,
+      n,
+      2 * n,
+      3 * n,
+      5 * n,
+      7 * n,
+      11 * n,
+      n % 4,
+    ]);
   }
   return rows;
 }

@@ -15,8 +15,15 @@ const shapes = {
   ],
   write_opt: [
     ...head,
-    ...["preallocated_bytes", "fragments_prevented", "files_defragmented", "managed_grown_bytes", "managed_extents_added",
-      "unmanaged_grown_bytes", "unmanaged_extents_added"].map((c) => `${c}:bigint`),
+    ...[
+      "preallocated_bytes",
+      "fragments_prevented",
+      "files_defragmented",
+      "managed_grown_bytes",
+      "managed_extents_added",
+      "unmanaged_grown_bytes",
+      "unmanaged_extents_added",
+    ].map((c) => `${c}:bigint`),
     "samples:bigint",
   ],
 };
@@ -24,11 +31,16 @@ const shapes = {
 export const gainsRawTables = Object.keys(shapes);
 
 export const gainsAggregateShapes: Record<string, string[]> = Object.fromEntries(
-  Object.entries(shapes).flatMap(([table, columns]) => [[`${table}_1h`, columns], [`${table}_1m`, columns]]),
+  Object.entries(shapes).flatMap(([table, columns]) => [
+    [`${table}_1h`, columns],
+    [`${table}_1m`, columns],
+  ]),
 );
 
 export const gainsAggregateColumnsQuery = `
   SELECT table_name, column_name || ':' || data_type AS column
   FROM information_schema.columns
-  WHERE table_schema = current_schema() AND table_name IN (${Object.keys(gainsAggregateShapes).map((t) => `'${t}'`).join(", ")})
+  WHERE table_schema = current_schema() AND table_name IN (${Object.keys(gainsAggregateShapes)
+    .map((t) => `'${t}'`)
+    .join(", ")})
   ORDER BY table_name, ordinal_position`;

@@ -1,6 +1,7 @@
 // The docs table of the metric families, between markers in docs/metrics.md.
 
-export const docsBegin = "<!-- families:begin (generated from packages/domain/metrics/catalogue.json by packages/domain/scripts/generate-catalogue.mjs; do not edit) -->";
+export const docsBegin =
+  "<!-- families:begin (generated from packages/domain/metrics/catalogue.json by packages/domain/scripts/generate-catalogue.mjs; do not edit) -->";
 export const docsEnd = "<!-- families:end -->";
 
 const code = (s) => `\`${s}\``;
@@ -22,8 +23,13 @@ function columnList(columns) {
 function aggregateText(a) {
   const args = a.args.join(", ");
   const what = {
-    sum: `sum(${args})`, count: `count(${args})`, max: `max(${args})`, min: `min(${args})`, avg: `avg(${args})`,
-    sumProduct: `sum(${a.args.join(" × ")})`, sumWhereMeasured: `sum(${a.args[0]}) where ${a.args[1]} is measured`,
+    sum: `sum(${args})`,
+    count: `count(${args})`,
+    max: `max(${args})`,
+    min: `min(${args})`,
+    avg: `avg(${args})`,
+    sumProduct: `sum(${a.args.join(" × ")})`,
+    sumWhereMeasured: `sum(${a.args[0]}) where ${a.args[1]} is measured`,
   }[a.fn];
   return what === `sum(${a.name})` ? code(a.name) : `${code(a.name)} = ${what}`;
 }

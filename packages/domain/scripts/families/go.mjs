@@ -75,7 +75,7 @@ export function renderGatewayFamilies(families, header) {
     "",
     ...typed.map(rowType),
     "// Intervals holds one batch's rows of the interval families the gateway copies into their",
-    "// tables (catalogue.json \"families\"); Deep embeds it. A nil slice: the batch had none.",
+    '// tables (catalogue.json "families"); Deep embeds it. A nil slice: the batch had none.',
     "type Intervals struct {",
     ...inIntervals.map((f) => `\t${f.gateway.field.padEnd(fieldWidth)} ${sliceType(f)}`),
     "}",
@@ -87,11 +87,19 @@ export function renderGatewayFamilies(families, header) {
     "",
     "// EachCopy calls add with every row, family by family, as its table's COPY row.",
     "func (i *Intervals) EachCopy(org string, server any, add func(table string, columns []string, row []any)) {",
-    ...inIntervals.flatMap((f) => f.gateway.rows === "accel"
-      ? [`\tfor k := range i.${f.gateway.field} {`,
-        `\t\tadd(${accelVar(f)}.Table, ${accelVar(f)}.CopyColumns(), i.${f.gateway.field}[k].CopyValues(org, server))`, "\t}"]
-      : [`\tfor k := range i.${f.gateway.field} {`,
-        `\t\tadd(${JSON.stringify(f.table)}, ${f.gateway.columnsVar}, i.${f.gateway.field}[k].CopyValues(org, server))`, "\t}"]),
+    ...inIntervals.flatMap((f) =>
+      f.gateway.rows === "accel"
+        ? [
+            `\tfor k := range i.${f.gateway.field} {`,
+            `\t\tadd(${accelVar(f)}.Table, ${accelVar(f)}.CopyColumns(), i.${f.gateway.field}[k].CopyValues(org, server))`,
+            "\t}",
+          ]
+        : [
+            `\tfor k := range i.${f.gateway.field} {`,
+            `\t\tadd(${JSON.stringify(f.table)}, ${f.gateway.columnsVar}, i.${f.gateway.field}[k].CopyValues(org, server))`,
+            "\t}",
+          ],
+    ),
     "}",
     "",
     "// The generic families: each column filled by one catalogue metric without attributes.",

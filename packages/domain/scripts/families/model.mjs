@@ -12,28 +12,51 @@ const identifier = /^[a-z][a-z0-9_]*$/;
 /** CamelCase of a snake_case name, with the initialisms Go spells in capitals. */
 export function goName(snake) {
   const initialisms = { io: "IO", fs: "FS", id: "ID", sql: "SQL", mrc: "MRC" };
-  return snake.split("_").map((part) => initialisms[part] ?? part.charAt(0).toUpperCase() + part.slice(1)).join("");
+  return snake
+    .split("_")
+    .map((part) => initialisms[part] ?? part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
 }
 
 /** camelCase of a snake_case name. */
 export function camelName(snake) {
-  const pascal = snake.split("_").map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("");
+  const pascal = snake
+    .split("_")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
   return pascal.charAt(0).toLowerCase() + pascal.slice(1);
 }
 
 /** A declared column, or a group of them (`count` columns name_00, name_01, …), as columns. */
 function expandColumn(column, role, problems, where) {
   if (!identifier.test(column.name ?? "")) problems.push(`${where}: column name ${JSON.stringify(column.name)} must be snake_case`);
-  if (!sqlTypes.has(column.type)) problems.push(`${where}: column ${column.name} has type ${column.type}; use one of ${[...sqlTypes].join(", ")}`);
+  if (!sqlTypes.has(column.type))
+    problems.push(`${where}: column ${column.name} has type ${column.type}; use one of ${[...sqlTypes].join(", ")}`);
   if (column.count !== undefined) {
-    if (!Number.isInteger(column.count) || column.count < 2 || column.count > 100) problems.push(`${where}: group ${column.name} needs a count of 2 to 100`);
+    if (!Number.isInteger(column.count) || column.count < 2 || column.count > 100)
+      problems.push(`${where}: group ${column.name} needs a count of 2 to 100`);
     if (column.null || column.check) problems.push(`${where}: group ${column.name} columns are NOT NULL and unchecked`);
     const group = { name: column.name, count: column.count, go: column.go ?? `${goName(column.name)}s` };
     return Array.from({ length: column.count }, (_, i) => ({
-      name: `${column.name}_${String(i).padStart(2, "0")}`, type: column.type, null: false, check: null, role, group, index: i,
+      name: `${column.name}_${String(i).padStart(2, "0")}`,
+      type: column.type,
+      null: false,
+      check: null,
+      role,
+      group,
+      index: i,
     }));
   }
-  return [{ name: column.name, type: column.type, null: column.null === true, check: column.check ?? null, role, go: column.go ?? goName(column.name) }];
+  return [
+    {
+      name: column.name,
+      type: column.type,
+      null: column.null === true,
+      check: column.check ?? null,
+      role,
+      go: column.go ?? goName(column.name),
+    },
+  ];
 }
 
 function aggregateOf(spec, columnsByName, problems, where) {
@@ -41,11 +64,13 @@ function aggregateOf(spec, columnsByName, problems, where) {
   if (!identifier.test(name ?? "")) problems.push(`${where}: aggregate name ${JSON.stringify(name)} must be snake_case`);
   if (!aggregateFns.has(fn)) problems.push(`${where}: aggregate ${name} uses ${fn}; use one of ${[...aggregateFns].join(", ")}`);
   const operands = args.length > 0 ? args : [fn === "count" ? "*" : name];
-  const sources = operands.filter((a) => a !== "*").map((a) => {
-    const column = columnsByName.get(a);
-    if (!column) problems.push(`${where}: aggregate ${name} reads ${a}, which is not a column of the table`);
-    return column ?? { name: a, type: "bigint", null: true };
-  });
+  const sources = operands
+    .filter((a) => a !== "*")
+    .map((a) => {
+      const column = columnsByName.get(a);
+      if (!column) problems.push(`${where}: aggregate ${name} reads ${a}, which is not a column of the table`);
+      return column ?? { name: a, type: "bigint", null: true };
+    });
   const [first, second] = sources;
   const wantArgs = { sumProduct: 2, sumWhereMeasured: 2 }[fn] ?? 1;
   if (operands.length !== wantArgs) problems.push(`${where}: aggregate ${name} (${fn}) takes ${wantArgs} column(s)`);
@@ -53,21 +78,39 @@ function aggregateOf(spec, columnsByName, problems, where) {
   let type;
   let nullable;
   switch (fn) {
-    case "count": type = "bigint"; nullable = false; break;
-    case "sum": type = integral(first?.type) ? "bigint" : "double precision"; nullable = first?.null ?? true; break;
-    case "avg": type = "bigint"; nullable = first?.null ?? true; break;
-    case "max": case "min": type = first?.type; nullable = first?.null ?? true; break;
+    case "count":
+      type = "bigint";
+      nullable = false;
+      break;
+    case "sum":
+      type = integral(first?.type) ? "bigint" : "double precision";
+      nullable = first?.null ?? true;
+      break;
+    case "avg":
+      type = "bigint";
+      nullable = first?.null ?? true;
+      break;
+    case "max":
+    case "min":
+      type = first?.type;
+      nullable = first?.null ?? true;
+      break;
     case "sumProduct":
       type = sources.every((s) => integral(s.type)) ? "bigint" : "double precision";
       nullable = sources.some((s) => s.null);
       break;
-    case "sumWhereMeasured": type = integral(first?.type) ? "bigint" : "double precision"; nullable = true; break;
+    case "sumWhereMeasured":
+      type = integral(first?.type) ? "bigint" : "double precision";
+      nullable = true;
+      break;
   }
   if ((fn === "avg" || fn === "sum") && first && !["bigint", "integer", "double precision"].includes(first.type)) {
     problems.push(`${where}: aggregate ${name} takes the ${fn} of ${first.name}, a ${first.type}`);
   }
-  if (fn === "avg" && first && !integral(first.type)) problems.push(`${where}: avg rounds to whole numbers; ${first.name} is not an integer column`);
-  if (fn === "sumWhereMeasured" && second && !second.null) problems.push(`${where}: ${name} sums where ${second.name} is measured, but it is NOT NULL`);
+  if (fn === "avg" && first && !integral(first.type))
+    problems.push(`${where}: avg rounds to whole numbers; ${first.name} is not an integer column`);
+  if (fn === "sumWhereMeasured" && second && !second.null)
+    problems.push(`${where}: ${name} sums where ${second.name} is measured, but it is NOT NULL`);
   const merge = { sum: "sum", count: "sum", max: "max", min: "min", avg: "mean", sumProduct: "sum", sumWhereMeasured: "sum" }[fn];
   return { name, fn, args: operands, type, null: nullable, merge, sourceTypes: sources.map((s) => s.type) };
 }
@@ -83,8 +126,12 @@ export function familiesOf(catalogue) {
     if (!identifier.test(declared.table ?? "")) problems.push(`${where}: table must be snake_case`);
     if (tables.has(declared.table)) problems.push(`${where}: declared twice`);
     tables.add(declared.table);
-    if (!/^\d{14}_[a-z0-9_]+$/.test(declared.migration ?? "")) problems.push(`${where}: migration must name its folder (yyyymmddhhmmss_what)`);
-    if (declared.migration < previousMigration) problems.push(`${where}: families are listed in the order of their migrations (${declared.migration} comes before ${previousMigration})`);
+    if (!/^\d{14}_[a-z0-9_]+$/.test(declared.migration ?? ""))
+      problems.push(`${where}: migration must name its folder (yyyymmddhhmmss_what)`);
+    if (declared.migration < previousMigration)
+      problems.push(
+        `${where}: families are listed in the order of their migrations (${declared.migration} comes before ${previousMigration})`,
+      );
     previousMigration = declared.migration ?? previousMigration;
     if (!declared.what) problems.push(`${where}: what (one line for docs/metrics.md) is required`);
     const handWritten = declared.ddl === "hand-written";
@@ -129,7 +176,18 @@ function intervalFamily(declared, problems, where) {
     { name: "server_id", type: "uuid", null: false, check: null, role: "server" },
     ...keys,
     ...labels,
-    ...(interval ? [{ name: "interval_seconds", type: "double precision", null: false, check: "interval_seconds > 0", role: "interval", go: "IntervalSeconds" }] : []),
+    ...(interval
+      ? [
+          {
+            name: "interval_seconds",
+            type: "double precision",
+            null: false,
+            check: "interval_seconds > 0",
+            role: "interval",
+            go: "IntervalSeconds",
+          },
+        ]
+      : []),
     ...measures,
   ];
   const byName = new Map(columns.map((c) => [c.name, c]));
@@ -142,14 +200,18 @@ function intervalFamily(declared, problems, where) {
     aggregates = specs.map((spec) => aggregateOf(spec, byName, problems, where));
     const names = new Set(aggregates.map((a) => a.name));
     if (names.size !== aggregates.length) problems.push(`${where}: an aggregate column is declared twice`);
-    if (aggregates.some((a) => a.merge === "mean") && !aggregates.some((a) => a.name === "samples" && a.fn === "count" && a.args[0] === "*")) {
+    if (
+      aggregates.some((a) => a.merge === "mean") &&
+      !aggregates.some((a) => a.name === "samples" && a.fn === "count" && a.args[0] === "*")
+    ) {
       problems.push(`${where}: an hour of averages weighs its minutes by samples: add ["samples", "count"]`);
     }
     for (const key of keys) if (names.has(key.name)) problems.push(`${where}: aggregate ${key.name} is also a key`);
   }
   const storage = { ...storageDefaults, ...(declared.storage ?? {}) };
   const chartColumns = declared.chartColumns ?? [];
-  for (const c of chartColumns) if (!aggregates?.some((a) => a.name === c)) problems.push(`${where}: chart column ${c} is not an aggregate column`);
+  for (const c of chartColumns)
+    if (!aggregates?.some((a) => a.name === c)) problems.push(`${where}: chart column ${c} is not an aggregate column`);
   const segmentBy = declared.compressSegmentBy ?? ["org_id", "server_id", ...keys.map((k) => k.name)];
   // How rows are ordered inside a compressed segment: newest first, then any key the family names
   // (a key left out of the segments, such as a hash bucket, keeps its rows together).

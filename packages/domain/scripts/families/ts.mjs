@@ -8,9 +8,13 @@ import { camelName, goName } from "./model.mjs";
 function fromMinutesSql(a) {
   const cast = a.type === "bigint" ? "::bigint" : "";
   switch (a.merge) {
-    case "sum": return `sum(s.${a.name})${cast}`;
-    case "max": case "min": return `${a.merge}(s.${a.name})`;
-    case "mean": return `(sum(s.${a.name}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${a.name} IS NOT NULL))::bigint`;
+    case "sum":
+      return `sum(s.${a.name})${cast}`;
+    case "max":
+    case "min":
+      return `${a.merge}(s.${a.name})`;
+    case "mean":
+      return `(sum(s.${a.name}::numeric * s.samples) / sum(s.samples) FILTER (WHERE s.${a.name} IS NOT NULL))::bigint`;
   }
   throw new Error(`unknown merge ${a.merge}`);
 }
@@ -22,16 +26,31 @@ function descriptor(f) {
     ...base,
     keys: f.keys.map((k) => k.name),
     columns: f.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.null, role: c.role })),
-    aggregates: f.aggregates?.map((a) => ({
-      name: a.name, type: a.type, nullable: a.null, fn: a.fn, args: a.args, merge: a.merge,
-      fromRaw: aggregateSql(a, "s."), fromMinutes: fromMinutesSql(a),
-    })) ?? null,
+    aggregates:
+      f.aggregates?.map((a) => ({
+        name: a.name,
+        type: a.type,
+        nullable: a.null,
+        fn: a.fn,
+        args: a.args,
+        merge: a.merge,
+        fromRaw: aggregateSql(a, "s."),
+        fromMinutes: fromMinutesSql(a),
+      })) ?? null,
     storage: f.storage,
   };
 }
 
 const tsType = (c) => {
-  const base = { bigint: "string", integer: "number", smallint: "number", "double precision": "number", text: "string", uuid: "string", timestamptz: "Date" }[c.type];
+  const base = {
+    bigint: "string",
+    integer: "number",
+    smallint: "number",
+    "double precision": "number",
+    text: "string",
+    uuid: "string",
+    timestamptz: "Date",
+  }[c.type];
   return c.null ? `${base} | null` : base;
 };
 

@@ -43,7 +43,10 @@ export function upgradeDecision(server: UpgradeSubject, targetVersion: string): 
     return { offer: false, reason: `already runs ${targetVersion}` };
   }
   if (server.upgrade === null) {
-    return { offer: false, reason: `its agent (${server.agentVersion || "version unknown"}) cannot be upgraded over OpAMP: run the installer again once to get a version that can` };
+    return {
+      offer: false,
+      reason: `its agent (${server.agentVersion || "version unknown"}) cannot be upgraded over OpAMP: run the installer again once to get a version that can`,
+    };
   }
   if (!server.upgrade.remote) {
     return { offer: false, reason: server.upgrade.reason || manualUpgradeHint(server.upgrade.installMethod) };

@@ -5,7 +5,9 @@
 import { z } from "zod";
 import { isAgentVersion } from "./version.js";
 
-const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "A tag is 1–63 lowercase letters, digits, '.', '_', ':' or '-', starting with a letter or digit.");
+const tagSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "A tag is 1–63 lowercase letters, digits, '.', '_', ':' or '-', starting with a letter or digit.");
 
 export const agentVersionSchema = z.string().refine(isAgentVersion, "A version looks like 1.2.3 or 1.2.3-rc.1.");
 
@@ -35,7 +37,11 @@ export const agentUpgradePlanSchema = z
       }
     }
     if (percents[percents.length - 1] !== 100) {
-      context.addIssue({ code: "custom", path: ["wavePercents", percents.length - 1], message: "The last wave reaches 100 % of the servers." });
+      context.addIssue({
+        code: "custom",
+        path: ["wavePercents", percents.length - 1],
+        message: "The last wave reaches 100 % of the servers.",
+      });
     }
   });
 export type AgentUpgradePlan = z.infer<typeof agentUpgradePlanSchema>;

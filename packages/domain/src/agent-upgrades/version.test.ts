@@ -12,7 +12,9 @@ describe("agent versions", () => {
   });
 
   it("orders by semantic-version precedence", () => {
-    const sorted = ["0.1.10", "0.1.2", "0.1.0-dev", "0.1.0", "1.0.0-rc.10", "1.0.0-rc.2", "1.0.0-alpha", "1.0.0"].sort(compareAgentVersions);
+    const sorted = ["0.1.10", "0.1.2", "0.1.0-dev", "0.1.0", "1.0.0-rc.10", "1.0.0-rc.2", "1.0.0-alpha", "1.0.0"].sort(
+      compareAgentVersions,
+    );
     assert.deepEqual(sorted, ["0.1.0-dev", "0.1.0", "0.1.2", "0.1.10", "1.0.0-alpha", "1.0.0-rc.2", "1.0.0-rc.10", "1.0.0"]);
     assert.equal(compareAgentVersions("0.1.1", "0.1.1"), 0);
     assert.ok(compareAgentVersions("", "0.0.1") < 0, "an agent without a version is older than any release");

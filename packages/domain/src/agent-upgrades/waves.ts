@@ -60,7 +60,11 @@ export function interleaveByTags(servers: readonly UpgradeCandidate[], seed: str
  * skipped servers are left out before). Waves that would be empty on a small fleet are dropped,
  * so every returned wave holds at least one server; an empty fleet has no waves.
  */
-export function planUpgradeWaves(servers: readonly UpgradeCandidate[], plan: Pick<AgentUpgradePlan, "canary" | "wavePercents">, seed: string): PlannedUpgradeWave[] {
+export function planUpgradeWaves(
+  servers: readonly UpgradeCandidate[],
+  plan: Pick<AgentUpgradePlan, "canary" | "wavePercents">,
+  seed: string,
+): PlannedUpgradeWave[] {
   const order = interleaveByTags(servers, seed);
   const total = order.length;
   if (total === 0) return [];

@@ -7,10 +7,20 @@ import { compareReading, observeRule, type SourceRow } from "./observe.js";
 const at = Date.parse("2026-11-20T10:05:00Z");
 const minute = (hhmm: string) => Date.parse(`2026-11-20T${hhmm}:00Z`);
 const condition = (over: Partial<AlertCondition>): AlertCondition => ({
-  signal: "disk.utilisation", aggregation: "avg", comparison: ">", threshold: 80,
-  windowSeconds: 300, forSeconds: 0, resolveSeconds: 0, noDataSeconds: 600, ...over,
+  signal: "disk.utilisation",
+  aggregation: "avg",
+  comparison: ">",
+  threshold: 80,
+  windowSeconds: 300,
+  forSeconds: 0,
+  resolveSeconds: 0,
+  noDataSeconds: 600,
+  ...over,
 });
-const disk = (start: string, ioTimeMs: number): SourceRow => ({ start: minute(start), sums: { interval_seconds: 60, io_time_ms: ioTimeMs } });
+const disk = (start: string, ioTimeMs: number): SourceRow => ({
+  start: minute(start),
+  sums: { interval_seconds: 60, io_time_ms: ioTimeMs },
+});
 
 function latencyRow(start: string, counts: Record<number, number>): SourceRow {
   const sums: Record<string, number> = { operations: 0, sum_seconds: 0 };
@@ -26,17 +36,31 @@ describe("observeRule", () => {
 
   it("averages the buckets that start within the window, from sums", () => {
     // Window [10:00, 10:05): 10:00..10:04. 09:59 (100 %) and 10:05 (100 %) are outside.
-    const rows = [disk("09:59", 60_000), disk("10:00", 54_000), disk("10:01", 54_000), disk("10:02", 54_000), disk("10:03", 54_000), disk("10:04", 54_000), disk("10:05", 60_000)];
+    const rows = [
+      disk("09:59", 60_000),
+      disk("10:00", 54_000),
+      disk("10:01", 54_000),
+      disk("10:02", 54_000),
+      disk("10:03", 54_000),
+      disk("10:04", 54_000),
+      disk("10:05", 60_000),
+    ];
     // 5 × 54 s busy of 300 s = 90 %.
     assert.deepEqual(observeRule(utilisation, condition({}), rows, at), { observation: "breach", value: 90 });
     assert.deepEqual(observeRule(utilisation, condition({ threshold: 90 }), rows, at), { observation: "clear", value: 90 });
-    assert.deepEqual(observeRule(utilisation, condition({ comparison: ">=", threshold: 90 }), rows, at), { observation: "breach", value: 90 });
+    assert.deepEqual(observeRule(utilisation, condition({ comparison: ">=", threshold: 90 }), rows, at), {
+      observation: "breach",
+      value: 90,
+    });
   });
 
   it("takes max and min over the minutes", () => {
     const rows = [disk("10:01", 6_000), disk("10:02", 57_000), disk("10:03", 30_000)];
     assert.equal(observeRule(utilisation, condition({ aggregation: "max" }), rows, at).value, 95);
-    assert.equal(observeRule(utilisation, condition({ aggregation: "min", comparison: "<", threshold: 20 }), rows, at).observation, "breach");
+    assert.equal(
+      observeRule(utilisation, condition({ aggregation: "min", comparison: "<", threshold: 20 }), rows, at).observation,
+      "breach",
+    );
   });
 
   it("tells grace from no data by the age of the newest bucket", () => {
@@ -64,7 +88,10 @@ describe("observeRule", () => {
   it("treats too little activity as clear, not as no data", () => {
     const read = findAlertSignal("disk.read_latency")!;
     const rows = [latencyRow("10:01", { 20: 99 })]; // 99 reads, all slow: below the 100-read minimum
-    assert.deepEqual(observeRule(read, condition({ signal: "disk.read_latency", aggregation: "p99", threshold: 1 }), rows, at), { observation: "clear", value: null });
+    assert.deepEqual(observeRule(read, condition({ signal: "disk.read_latency", aggregation: "p99", threshold: 1 }), rows, at), {
+      observation: "clear",
+      value: null,
+    });
   });
 
   it("computes the split share and page-cache hit ratio from sums", () => {
@@ -77,7 +104,10 @@ describe("observeRule", () => {
     assert.deepEqual(observeRule(split, condition({ signal: split.id, threshold: 15 }), rows, at), { observation: "breach", value: 20 });
     const cache = findAlertSignal("page_cache.hit_ratio")!;
     const cacheRows: SourceRow[] = [{ start: minute("10:03"), sums: { interval_seconds: 60, accesses: 20_000, misses: 12_000 } }];
-    assert.deepEqual(observeRule(cache, condition({ signal: cache.id, comparison: "<", threshold: 50 }), cacheRows, at), { observation: "breach", value: 40 });
+    assert.deepEqual(observeRule(cache, condition({ signal: cache.id, comparison: "<", threshold: 50 }), cacheRows, at), {
+      observation: "breach",
+      value: 40,
+    });
   });
 
   it("compares exact readings on both edges alike", () => {

@@ -34,7 +34,14 @@ export function compareReading(reading: SignalReading, comparison: AlertComparis
   const above = comparison === ">" || comparison === ">=";
   const edge = above ? reading.low : reading.high;
   const value = Number.isFinite(edge) ? edge : above ? reading.high : reading.low;
-  const breach = comparison === ">" ? edge > threshold : comparison === ">=" ? edge >= threshold : comparison === "<" ? edge < threshold : edge <= threshold;
+  const breach =
+    comparison === ">"
+      ? edge > threshold
+      : comparison === ">="
+        ? edge >= threshold
+        : comparison === "<"
+          ? edge < threshold
+          : edge <= threshold;
   return { breach, value };
 }
 

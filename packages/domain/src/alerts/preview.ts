@@ -46,22 +46,50 @@ export type AlertPreview =
   | { previewable: false; reason: string };
 
 /** Replays `condition` on each subject's history from `from` to `to`. */
-export function previewAlertRule(signal: AlertSignal, condition: AlertCondition, subjects: readonly PreviewSubject[], from: Date, to: Date): AlertPreview {
+export function previewAlertRule(
+  signal: AlertSignal,
+  condition: AlertCondition,
+  subjects: readonly PreviewSubject[],
+  from: Date,
+  to: Date,
+): AlertPreview {
   if (isSnapshotSource(signal.source)) return notPreviewable(signal);
-  return summarisePreview(signal, subjects.map((subject) => replaySubject(signal, condition, subject, from, to)), from, to);
+  return summarisePreview(
+    signal,
+    subjects.map((subject) => replaySubject(signal, condition, subject, from, to)),
+    from,
+    to,
+  );
 }
 
 export function notPreviewable(signal: AlertSignal): AlertPreview {
-  return { previewable: false, reason: `${signal.label} is the current state of the fleet, not a stored time series, so its past cannot be replayed` };
+  return {
+    previewable: false,
+    reason: `${signal.label} is the current state of the fleet, not a stored time series, so its past cannot be replayed`,
+  };
 }
 
 /** One subject replayed; callers holding many subjects replay them in batches and summarise once. */
-export function replaySubject(signal: AlertSignal, condition: AlertCondition, subject: PreviewSubject, from: Date, to: Date): PreviewSubjectResult {
+export function replaySubject(
+  signal: AlertSignal,
+  condition: AlertCondition,
+  subject: PreviewSubject,
+  from: Date,
+  to: Date,
+): PreviewSubjectResult {
   const start = firstEvaluation(from);
   const end = to.getTime();
   const lookbackMillis = Math.max(condition.windowSeconds, condition.noDataSeconds) * 1000 + bucketMillis;
   const rows = [...subject.rows].sort((a, b) => a.start - b.start);
-  const result: PreviewSubjectResult = { serverId: subject.serverId, component: subject.component, firings: 0, firingSeconds: 0, noDataEntries: 0, pendingsCleared: 0, evaluations: 0 };
+  const result: PreviewSubjectResult = {
+    serverId: subject.serverId,
+    component: subject.component,
+    firings: 0,
+    firingSeconds: 0,
+    noDataEntries: 0,
+    pendingsCleared: 0,
+    evaluations: 0,
+  };
   let state: AlertSubjectState | null = null;
   let lo = 0;
   let hi = 0;
@@ -85,8 +113,13 @@ export function replaySubject(signal: AlertSignal, condition: AlertCondition, su
 const firstEvaluation = (from: Date) => Math.ceil(from.getTime() / bucketMillis) * bucketMillis;
 
 export function summarisePreview(signal: AlertSignal, results: readonly PreviewSubjectResult[], from: Date, to: Date): AlertPreview {
-  const bySubject = [...results].sort((a, b) =>
-    b.firings - a.firings || b.noDataEntries - a.noDataEntries || a.serverId.localeCompare(b.serverId) || a.component.localeCompare(b.component));
+  const bySubject = [...results].sort(
+    (a, b) =>
+      b.firings - a.firings ||
+      b.noDataEntries - a.noDataEntries ||
+      a.serverId.localeCompare(b.serverId) ||
+      a.component.localeCompare(b.component),
+  );
   const sum = (pick: (r: PreviewSubjectResult) => number) => bySubject.reduce((total, r) => total + pick(r), 0);
   return {
     previewable: true,

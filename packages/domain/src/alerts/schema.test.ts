@@ -23,14 +23,30 @@ describe("alert rules", () => {
   });
 
   it("refuses an unknown signal, an aggregation the signal has not, and a device scope on a server signal", () => {
-    const base = { name: "x", signal: "disk.read_latency", aggregation: "p99", comparison: ">", threshold: 1, windowSeconds: 300,
-      forSeconds: 0, resolveSeconds: 0, noDataSeconds: 600, scope: { scope: "organization" }, severity: "info" };
+    const base = {
+      name: "x",
+      signal: "disk.read_latency",
+      aggregation: "p99",
+      comparison: ">",
+      threshold: 1,
+      windowSeconds: 300,
+      forSeconds: 0,
+      resolveSeconds: 0,
+      noDataSeconds: 600,
+      scope: { scope: "organization" },
+      severity: "info",
+    };
     assert.ok(alertRuleInputSchema.safeParse(base).success);
     const unknown = alertRuleInputSchema.safeParse({ ...base, signal: "disk.nonsense" });
     assert.match(unknown.error!.issues[0]!.message, /unknown signal "disk.nonsense"/);
     const aggregation = alertRuleInputSchema.safeParse({ ...base, aggregation: "last" });
     assert.match(aggregation.error!.issues[0]!.message, /disk.read_latency takes p50, p90, p95, p99, avg, not last/);
-    const device = alertRuleInputSchema.safeParse({ ...base, signal: "page_cache.hit_ratio", aggregation: "avg", scope: { scope: "device", serverId: server, device: "sda" } });
+    const device = alertRuleInputSchema.safeParse({
+      ...base,
+      signal: "page_cache.hit_ratio",
+      aggregation: "avg",
+      scope: { scope: "device", serverId: server, device: "sda" },
+    });
     assert.match(device.error!.issues[0]!.message, /cannot be scoped to one device/);
     assert.ok(alertRuleInputSchema.safeParse({ ...base, scope: { scope: "device", serverId: server, device: "sda" } }).success);
     assert.equal(alertRuleInputSchema.safeParse({ ...base, threshold: Infinity }).success, false);
@@ -40,8 +56,14 @@ describe("alert rules", () => {
 
 describe("silences", () => {
   const silence = (over: Partial<AlertSilence>): AlertSilence => ({
-    id: "s", ruleId: null, scope: { scope: "organization" }, startsAt: new Date("2026-11-20T10:00:00Z"), endsAt: new Date("2026-11-20T11:00:00Z"),
-    comment: "maintenance", cancelledAt: null, ...over,
+    id: "s",
+    ruleId: null,
+    scope: { scope: "organization" },
+    startsAt: new Date("2026-11-20T10:00:00Z"),
+    endsAt: new Date("2026-11-20T11:00:00Z"),
+    comment: "maintenance",
+    cancelledAt: null,
+    ...over,
   });
   const subject = { serverId: server, component: "sda", tags: ["db"] };
   const inside = new Date("2026-11-20T10:30:00Z");
@@ -65,7 +87,10 @@ describe("silences", () => {
   it("the input needs an end after the start and a comment", () => {
     const input = { scope: { scope: "organization" }, startsAt: "2026-11-20T10:00:00Z", endsAt: "2026-11-20T09:00:00Z", comment: "x" };
     assert.match(alertSilenceInputSchema.safeParse(input).error!.issues[0]!.message, /end after it starts/);
-    assert.match(alertSilenceInputSchema.safeParse({ ...input, endsAt: "2026-11-20T12:00:00Z", comment: " " }).error!.issues[0]!.message, /say why/);
+    assert.match(
+      alertSilenceInputSchema.safeParse({ ...input, endsAt: "2026-11-20T12:00:00Z", comment: " " }).error!.issues[0]!.message,
+      /say why/,
+    );
     assert.equal(alertSilenceInputSchema.parse({ ...input, endsAt: "2026-11-20T12:00:00Z" }).ruleId, null);
   });
 });

@@ -55,14 +55,26 @@ export const alertRuleInputSchema = alertConditionSchema
   .superRefine((rule, ctx) => {
     const signal = findAlertSignal(rule.signal);
     if (!signal) {
-      ctx.addIssue({ code: "custom", path: ["signal"], message: `unknown signal ${JSON.stringify(rule.signal)}: pick one of the alert signals (docs/alerts.md)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["signal"],
+        message: `unknown signal ${JSON.stringify(rule.signal)}: pick one of the alert signals (docs/alerts.md)`,
+      });
       return;
     }
     if (!signal.aggregations.includes(rule.aggregation)) {
-      ctx.addIssue({ code: "custom", path: ["aggregation"], message: `${signal.id} takes ${signal.aggregations.join(", ")}, not ${rule.aggregation}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["aggregation"],
+        message: `${signal.id} takes ${signal.aggregations.join(", ")}, not ${rule.aggregation}`,
+      });
     }
     if (rule.scope.scope === "device" && signal.level !== "device") {
-      ctx.addIssue({ code: "custom", path: ["scope"], message: `${signal.id} is measured per ${signal.level}, so a rule on it cannot be scoped to one device: scope it to the server` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["scope"],
+        message: `${signal.id} is measured per ${signal.level}, so a rule on it cannot be scoped to one device: scope it to the server`,
+      });
     }
   });
 export type AlertRuleInput = z.infer<typeof alertRuleInputSchema>;

@@ -38,15 +38,17 @@ export interface AlertStep {
  * Advances `previous` (null: a subject seen for the first time, which starts ok) by one
  * evaluation at `at` (ms). A subject never seen with data is not created by grace or no_data.
  */
-export function advanceAlertState(previous: AlertSubjectState | null, observation: AlertObservation, at: number, timing: AlertTiming): AlertStep | null {
+export function advanceAlertState(
+  previous: AlertSubjectState | null,
+  observation: AlertObservation,
+  at: number,
+  timing: AlertTiming,
+): AlertStep | null {
   if (previous === null && (observation === "grace" || observation === "no_data")) return null;
   const prev: AlertSubjectState = previous ?? { state: "ok", stateSince: at, conditionSince: null, clearSince: null };
   const next = nextState(prev, observation, at, timing);
   const changed =
-    previous === null ||
-    next.state !== prev.state ||
-    next.conditionSince !== prev.conditionSince ||
-    next.clearSince !== prev.clearSince;
+    previous === null || next.state !== prev.state || next.conditionSince !== prev.conditionSince || next.clearSince !== prev.clearSince;
   return { next, changed, transition: next.state !== prev.state ? { from: prev.state, to: next.state } : null };
 }
 

@@ -22,7 +22,10 @@ describe("deviceSpareReads", () => {
   it("is 0 for a device busy the whole time, and not measured when no device did any I/O", () => {
     const full = deviceSpareReads([{ device: "sda", observedSeconds: 10, readOps: 500, writeOps: 0, busySeconds: 10.5 }]);
     assert.equal(full.status === "measured" && full.value.spareIos, 0);
-    assert.match(describeMeasured(deviceSpareReads([{ device: "sda", observedSeconds: 10, readOps: null, writeOps: null, busySeconds: null }])), /no device did any I\/O/);
+    assert.match(
+      describeMeasured(deviceSpareReads([{ device: "sda", observedSeconds: 10, readOps: null, writeOps: null, busySeconds: null }])),
+      /no device did any I\/O/,
+    );
   });
 });
 

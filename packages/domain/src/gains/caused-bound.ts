@@ -45,7 +45,12 @@ export function deviceSpareReads(devices: readonly DeviceBusySums[]): Measured<D
     return notMeasured("no device did any I/O in this range (diskstats), so what the devices could have served is unknown");
   }
   return measured({ spareIos, readOps, devices: used }, [
-    { label: "what the devices could have served", source: `diskstats busy time and I/Os (disk_io) on ${used.join(", ")}`, samples: observed, sampleUnit: "device-seconds observed" },
+    {
+      label: "what the devices could have served",
+      source: `diskstats busy time and I/Os (disk_io) on ${used.join(", ")}`,
+      samples: observed,
+      sampleUnit: "device-seconds observed",
+    },
   ]);
 }
 
@@ -56,5 +61,10 @@ export function boundSaving(
 ): { saved: number; low: number; high: number; capped: boolean } {
   const clamp = (x: number) => Math.min(bound.spareIos, Math.max(-bound.readOps, x));
   const saved = clamp(value.saved);
-  return { saved, low: clamp(value.low), high: clamp(value.high), capped: saved !== value.saved || clamp(value.high) !== value.high || clamp(value.low) !== value.low };
+  return {
+    saved,
+    low: clamp(value.low),
+    high: clamp(value.high),
+    capped: saved !== value.saved || clamp(value.high) !== value.high || clamp(value.low) !== value.low,
+  };
 }

@@ -7,7 +7,10 @@ import { describeMeasured } from "./measured.js";
 
 const page = 4096;
 const totals = (managed: [number, number], control: [number, number]) => ({
-  managedAccessed: managed[0], managedMissed: managed[1], controlAccessed: control[0], controlMissed: control[1],
+  managedAccessed: managed[0],
+  managedMissed: managed[1],
+  controlAccessed: control[0],
+  controlMissed: control[1],
 });
 
 describe("bucketInterval", () => {
@@ -34,7 +37,12 @@ describe("bucketInterval", () => {
 
   it("takes the spread from the control when more than half is held out: the mirror image gives the same", () => {
     const buckets = [totals([100, 10], [10, 3]), totals([100, 20], [10, 2]), totals([100, 30], [10, 4])];
-    const mirrored = buckets.map((b) => ({ managedAccessed: b.controlAccessed, managedMissed: b.controlMissed, controlAccessed: b.managedAccessed, controlMissed: b.managedMissed }));
+    const mirrored = buckets.map((b) => ({
+      managedAccessed: b.controlAccessed,
+      managedMissed: b.controlMissed,
+      controlAccessed: b.managedAccessed,
+      controlMissed: b.managedMissed,
+    }));
     const low = bucketInterval(buckets, 0.1, 0.1, 0.95)!;
     const high = bucketInterval(mirrored, -0.1, 0.9, 0.95)!;
     assert.ok(Math.abs(low.standardError - high.standardError) < 1e-12, `${low.standardError} ${high.standardError}`);
@@ -60,15 +68,28 @@ function sumsWithBuckets(buckets: Array<[[number, number], [number, number]]>, i
     controlMissedBytes: (sum((b) => b[1][1]) / 20) * page,
   };
   const counts: HoldoutBucketCounts[] = buckets.map(([managed, control], bucket) => ({
-    bucket, managedAccessedBytes: managed[0] * page, managedMissedBytes: managed[1] * page, controlAccessedBytes: control[0] * page, controlMissedBytes: control[1] * page,
+    bucket,
+    managedAccessedBytes: managed[0] * page,
+    managedMissedBytes: managed[1] * page,
+    controlAccessedBytes: control[0] * page,
+    controlMissedBytes: control[1] * page,
   }));
-  return { units: Array.from({ length: 20 }, () => unit), samples: 20, ownReadBytes: null, ownPageHitBytes: null, buckets: { counts, intervals } };
+  return {
+    units: Array.from({ length: 20 }, () => unit),
+    samples: 20,
+    ownReadBytes: null,
+    ownPageHitBytes: null,
+    buckets: { counts, intervals },
+  };
 }
 
 describe("causedReadsSaved with hash buckets", () => {
   // Every interval alike (the bootstrap would give a zero-width interval), but the buckets differ:
   // some buckets' managed groups miss more than others.
-  const buckets = Array.from({ length: 16 }, (_, b): [[number, number], [number, number]] => [[9000, b % 2 === 0 ? 1200 : 600], [1000, 300]]);
+  const buckets = Array.from({ length: 16 }, (_, b): [[number, number], [number, number]] => [
+    [9000, b % 2 === 0 ? 1200 : 600],
+    [1000, 300],
+  ]);
 
   it("takes the interval from the buckets, which sees the draw", () => {
     const caused = causedReadsSaved(sumsWithBuckets(buckets));

@@ -42,7 +42,12 @@ export function usedBuckets(buckets: readonly GroupTotals[]): GroupTotals[] {
  * The interval around `estimate` (a miss-ratio difference) over `buckets` (each with accesses),
  * for a control drawn with `holdoutShare` of the page groups; null without accesses in a group.
  */
-export function bucketInterval(buckets: readonly GroupTotals[], estimate: number, holdoutShare: number, confidence: number): BucketInterval | null {
+export function bucketInterval(
+  buckets: readonly GroupTotals[],
+  estimate: number,
+  holdoutShare: number,
+  confidence: number,
+): BucketInterval | null {
   const g = buckets.length;
   const sum = (pick: (b: GroupTotals) => number) => buckets.reduce((total, b) => total + pick(b), 0);
   const managedAccessed = sum((b) => b.managedAccessed);

@@ -28,14 +28,20 @@ describe("causedReadsSaved", () => {
     assert.ok(Math.abs(caused.value.controlMissRatio - 0.3) < 1e-12 && Math.abs(caused.value.managedMissRatio - 0.1) < 1e-12);
     assert.equal(caused.value.controlShare, 0.1);
     assert.equal(caused.value.effectiveUnits, 20);
-    assert.deepEqual(caused.basis.map((input) => input.samples), [2000, 18_000]);
+    assert.deepEqual(
+      caused.basis.map((input) => input.samples),
+      [2000, 18_000],
+    );
   });
 
   it("has the interval of the exact resampling distribution on a two-interval case", () => {
     // u1: managed 100/10, control 100/50; u2: managed 100/30, control 100/30 (blocks of 1).
     // Resamples: {u1,u1} d = 0.5 − 0.1 = 0.4 (¼), {u1,u2} d = 0.4 − 0.2 = 0.2 (½), {u2,u2} d = 0 (¼).
     // 2.5 % and 97.5 % points: 0 and 0.4; A_m = 200 pages, so the interval is [0, 80] around 40.
-    const caused = causedReadsSaved(sums([unit([100, 10], [100, 50], 0.5), unit([100, 30], [100, 30], 0.5)]), { minimumUnits: 1, minimumControlPages: 0 });
+    const caused = causedReadsSaved(sums([unit([100, 10], [100, 50], 0.5), unit([100, 30], [100, 30], 0.5)]), {
+      minimumUnits: 1,
+      minimumControlPages: 0,
+    });
     assert.equal(caused.status, "measured", describeMeasured(caused));
     if (caused.status !== "measured") return;
     assert.ok(Math.abs(caused.value.savedPages - 40) < 1e-9);
@@ -63,8 +69,16 @@ describe("causedReadsSaved", () => {
     // Influence: +0.01 ten times, then −0.01 ten times; its lag-k autocorrelation is (20 − 3k) / 20.
     // Geyer's pairs: 1.85, 1.25, 0.65, 0.05, then −0.55 stops; τ = 2 × 3.8 − 1 = 6.6, so the
     // 20 intervals are worth 20 / 6.6 ≈ 3.03: below the floor of 10.
-    const units = [...Array.from({ length: 10 }, () => unit([900, 90], [100, 50])), ...Array.from({ length: 10 }, () => unit([900, 90], [100, 10]))];
-    const dependence = holdoutDependence(units, { managedAccessed: 18_000 * page, managedMissed: 1800 * page, controlAccessed: 2000 * page, controlMissed: 600 * page });
+    const units = [
+      ...Array.from({ length: 10 }, () => unit([900, 90], [100, 50])),
+      ...Array.from({ length: 10 }, () => unit([900, 90], [100, 10])),
+    ];
+    const dependence = holdoutDependence(units, {
+      managedAccessed: 18_000 * page,
+      managedMissed: 1800 * page,
+      controlAccessed: 2000 * page,
+      controlMissed: 600 * page,
+    });
     assert.ok(Math.abs(dependence.autocorrelationTime - 6.6) < 1e-9, `${dependence.autocorrelationTime}`);
     assert.ok(Math.abs(dependence.effectiveUnits - 20 / 6.6) < 1e-9);
     // 2τ = 13.2 would make blocks of 14; at most n / 2 = 10.
@@ -89,7 +103,10 @@ describe("causedReadsSaved", () => {
 
   it("leaves out intervals without a control rather than mixing them into the managed side", () => {
     // With the holdout-0 intervals (all misses) counted, the managed miss ratio would rise and the saving fall.
-    const units = [...Array.from({ length: 20 }, () => unit([900, 90], [100, 30])), ...Array.from({ length: 5 }, () => unit([1000, 1000], [0, 0], 0))];
+    const units = [
+      ...Array.from({ length: 20 }, () => unit([900, 90], [100, 30])),
+      ...Array.from({ length: 5 }, () => unit([1000, 1000], [0, 0], 0)),
+    ];
     const caused = causedReadsSaved(sums(units));
     assert.ok(caused.status === "measured" && Math.abs(caused.value.savedPages - 3600) < 1e-9, describeMeasured(caused));
   });
@@ -99,7 +116,13 @@ describe("resampleHoldoutBlocks", () => {
   it("strings blocks of consecutive units from uniform starts and cuts to n", () => {
     const units = Array.from({ length: 10 }, (_, i) => i);
     // start = floor(0.5 × (10 − 3 + 1)) = 4, every time
-    assert.deepEqual(resampleHoldoutBlocks(units, 3, () => 0.5), [4, 5, 6, 4, 5, 6, 4, 5, 6, 4]);
-    assert.deepEqual(resampleHoldoutBlocks(units, 3, () => 0.999), [7, 8, 9, 7, 8, 9, 7, 8, 9, 7]);
+    assert.deepEqual(
+      resampleHoldoutBlocks(units, 3, () => 0.5),
+      [4, 5, 6, 4, 5, 6, 4, 5, 6, 4],
+    );
+    assert.deepEqual(
+      resampleHoldoutBlocks(units, 3, () => 0.999),
+      [7, 8, 9, 7, 8, 9, 7, 8, 9, 7],
+    );
   });
 });

@@ -14,7 +14,14 @@
 // one side of the draw, and the estimate would rest on it).
 import { holdoutBlockBootstrap } from "./caused-bootstrap.js";
 import { bucketInterval, holdoutBuckets, usedBuckets, type BucketInterval } from "./caused-buckets.js";
-import { holdoutDependence, groupTotals, type GroupTotals, type HoldoutBucketSums, type HoldoutSums, type HoldoutUnit } from "./caused-units.js";
+import {
+  holdoutDependence,
+  groupTotals,
+  type GroupTotals,
+  type HoldoutBucketSums,
+  type HoldoutSums,
+  type HoldoutUnit,
+} from "./caused-units.js";
 import { measured, notMeasured, type BasisInput, type Measured } from "./measured.js";
 import { pageBytes } from "./reads.js";
 
@@ -78,8 +85,18 @@ const percent = (share: number) => `${Number((share * 100).toPrecision(2))} %`;
 
 function controlBasis(totals: GroupTotals, units: number): BasisInput[] {
   return [
-    { label: "control group (left unmanaged)", source: "eBPF page-cache counters per page group (read_cache_holdout)", samples: pages(totals.controlAccessed), sampleUnit: "page accesses" },
-    { label: "managed group", source: "eBPF page-cache counters per page group (read_cache_holdout)", samples: pages(totals.managedAccessed), sampleUnit: `page accesses over ${units} intervals` },
+    {
+      label: "control group (left unmanaged)",
+      source: "eBPF page-cache counters per page group (read_cache_holdout)",
+      samples: pages(totals.controlAccessed),
+      sampleUnit: "page accesses",
+    },
+    {
+      label: "managed group",
+      source: "eBPF page-cache counters per page group (read_cache_holdout)",
+      samples: pages(totals.managedAccessed),
+      sampleUnit: `page accesses over ${units} intervals`,
+    },
   ];
 }
 
@@ -100,22 +117,27 @@ const odds = (share: number) => share / (1 - share);
 export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReadsOptions> = {}): Measured<CausedReads> {
   const settings = { ...causedReadsDefaults, ...options };
   if (sums.units.length === 0) {
-    return notMeasured("the agent sent no control-group counts in this range: they need the read cache on and the page-cache eBPF program (Linux 6.10 or newer); Windows cannot measure page residency");
+    return notMeasured(
+      "the agent sent no control-group counts in this range: they need the read cache on and the page-cache eBPF program (Linux 6.10 or newer); Windows cannot measure page residency",
+    );
   }
   // Intervals without a control (holdoutPercent 0 then) have nothing to compare the managed pages with.
   const units = sums.units.filter((unit) => unit.holdoutShare > 0 && unit.managedAccessedBytes + unit.controlAccessedBytes > 0);
   if (!sums.units.some((unit) => unit.holdoutShare > 0)) {
-    return notMeasured("the policy in force leaves no control group (readCache.holdoutPercent 0), so what the read cache caused cannot be told apart from what the kernel's page cache did anyway");
+    return notMeasured(
+      "the policy in force leaves no control group (readCache.holdoutPercent 0), so what the read cache caused cannot be told apart from what the kernel's page cache did anyway",
+    );
   }
   const totals = groupTotals(units);
   if (totals.managedAccessed <= 0) return notMeasured("the read cache's managed pages were not read in this range");
   const controlUnits = units.filter((unit) => unit.controlAccessedBytes > 0).length;
-  const { effectiveUnits, blockLength } = totals.controlAccessed > 0 ? holdoutDependence(units, totals) : { effectiveUnits: 0, blockLength: 1 };
+  const { effectiveUnits, blockLength } =
+    totals.controlAccessed > 0 ? holdoutDependence(units, totals) : { effectiveUnits: 0, blockLength: 1 };
   if (pages(totals.controlAccessed) < settings.minimumControlPages || Math.min(controlUnits, effectiveUnits) < settings.minimumUnits) {
     return notMeasured(
       `not enough control accesses: the control group was read ${Math.round(pages(totals.controlAccessed)).toLocaleString("en-US")} pages in ` +
-      `${controlUnits} intervals (about ${Math.floor(effectiveUnits)} independent ones); at least ${settings.minimumControlPages.toLocaleString("en-US")} ` +
-      `pages in ${settings.minimumUnits} independent intervals are needed: widen the range, or raise readCache.holdoutPercent`,
+        `${controlUnits} intervals (about ${Math.floor(effectiveUnits)} independent ones); at least ${settings.minimumControlPages.toLocaleString("en-US")} ` +
+        `pages in ${settings.minimumUnits} independent intervals are needed: widen the range, or raise readCache.holdoutPercent`,
     );
   }
   const share = totals.controlAccessed / (totals.controlAccessed + totals.managedAccessed);
@@ -124,7 +146,7 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
   if (ratio > settings.balanceOddsFactor || ratio < 1 / settings.balanceOddsFactor) {
     return notMeasured(
       `the control group is unbalanced: it took ${percent(share)} of the accesses where the draw gives it ${percent(expected)}, so a few hot page ` +
-      "groups landed on one side and the comparison would rest on them; the next policy version draws the control again",
+        "groups landed on one side and the comparison would rest on them; the next policy version draws the control again",
     );
   }
   const managedAccessedPages = pages(totals.managedAccessed);
@@ -144,7 +166,12 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
       degreesOfFreedom: buckets.degreesOfFreedom,
     };
   } else {
-    const bootstrap = holdoutBlockBootstrap(units, { blockLength, iterations: settings.iterations, confidence: settings.confidence, seed: settings.seed });
+    const bootstrap = holdoutBlockBootstrap(units, {
+      blockLength,
+      iterations: settings.iterations,
+      confidence: settings.confidence,
+      seed: settings.seed,
+    });
     interval = {
       method: "block-bootstrap",
       lowPages: tidy(managedAccessedPages * bootstrap.low),
@@ -174,17 +201,26 @@ export function causedReadsSaved(sums: HoldoutSums, options: Partial<CausedReads
 }
 
 /** The interval from the buckets, as a difference of miss ratios; a string says why there is none. */
-function intervalFromBuckets(buckets: HoldoutBucketSums, difference: number, holdoutShare: number, settings: CausedReadsOptions): BucketInterval | string {
-  const used = usedBuckets(buckets.counts.map((b) => ({
-    managedAccessed: b.managedAccessedBytes,
-    managedMissed: b.managedMissedBytes,
-    controlAccessed: b.controlAccessedBytes,
-    controlMissed: b.controlMissedBytes,
-  })));
+function intervalFromBuckets(
+  buckets: HoldoutBucketSums,
+  difference: number,
+  holdoutShare: number,
+  settings: CausedReadsOptions,
+): BucketInterval | string {
+  const used = usedBuckets(
+    buckets.counts.map((b) => ({
+      managedAccessed: b.managedAccessedBytes,
+      managedMissed: b.managedMissedBytes,
+      controlAccessed: b.controlAccessedBytes,
+      controlMissed: b.controlMissedBytes,
+    })),
+  );
   const interval = used.length >= settings.minimumBuckets ? bucketInterval(used, difference, holdoutShare, settings.confidence) : null;
   if (!interval) {
-    return `the managed files' page groups fell in ${used.length} of the agent's ${holdoutBuckets} hash buckets ` +
-      `(at least ${settings.minimumBuckets} are needed), so how much the control draw moves the comparison cannot be told: too few page groups are read to measure what the read cache caused`;
+    return (
+      `the managed files' page groups fell in ${used.length} of the agent's ${holdoutBuckets} hash buckets ` +
+      `(at least ${settings.minimumBuckets} are needed), so how much the control draw moves the comparison cannot be told: too few page groups are read to measure what the read cache caused`
+    );
   }
   return interval;
 }

@@ -7,8 +7,19 @@ import type { StorageReadSums } from "./storage.js";
 
 const page = 4096;
 // Twenty alike intervals: 3,600 pages saved exactly (caused-reads.test.ts, first case).
-const unit: HoldoutUnit = { holdoutShare: 0.1, managedAccessedBytes: 900 * page, managedMissedBytes: 90 * page, controlAccessedBytes: 100 * page, controlMissedBytes: 30 * page };
-const holdout: HoldoutSums = { units: Array.from({ length: 20 }, () => unit), samples: 20, ownReadBytes: 2000 * page, ownPageHitBytes: 100 * page };
+const unit: HoldoutUnit = {
+  holdoutShare: 0.1,
+  managedAccessedBytes: 900 * page,
+  managedMissedBytes: 90 * page,
+  controlAccessedBytes: 100 * page,
+  controlMissedBytes: 30 * page,
+};
+const holdout: HoldoutSums = {
+  units: Array.from({ length: 20 }, () => unit),
+  samples: 20,
+  ownReadBytes: 2000 * page,
+  ownPageHitBytes: 100 * page,
+};
 // The devices read 8 KiB at a time at 5 ms; a memory read costs 2 µs.
 const storage: StorageReadSums = { devices: ["sda"], readBytes: 8_192_000, readOps: 1000, latencySumSeconds: 5, latencyOperations: 1000 };
 const memory = { meanSeconds: 2e-6, timedReads: 4096 };
@@ -49,7 +60,10 @@ describe("causedTimeSaved", () => {
 
   it("is not measured without either latency", () => {
     const reads = causedStorageReads(holdout, storage, idleDevice);
-    assert.match(describeMeasured(causedTimeSaved(reads, { ...storage, latencyOperations: null, latencySumSeconds: null }, memory)), /latency histogram/);
+    assert.match(
+      describeMeasured(causedTimeSaved(reads, { ...storage, latencyOperations: null, latencySumSeconds: null }, memory)),
+      /latency histogram/,
+    );
     assert.match(describeMeasured(causedTimeSaved(reads, storage, { meanSeconds: null, timedReads: null })), /memory-read latency/);
   });
 });

@@ -42,7 +42,10 @@ export function causedStorageReads(
   if (bound.status === "not-measured") return bound;
   const ios = (pages: number) => (pages * pageBytes) / readSize.value;
   const { interval } = estimate.value;
-  const bounded = boundSaving({ saved: ios(estimate.value.savedPages), low: ios(interval.lowPages), high: ios(interval.highPages) }, bound.value);
+  const bounded = boundSaving(
+    { saved: ios(estimate.value.savedPages), low: ios(interval.lowPages), high: ios(interval.highPages) },
+    bound.value,
+  );
   return measured(
     {
       savedIos: bounded.saved,
@@ -64,7 +67,11 @@ export interface CausedTimeSaved {
 }
 
 /** seconds = saved I/Os × storage read latency − their pages × memory read latency (linear, so the interval maps end to end). */
-export function causedTimeSaved(reads: Measured<CausedStorageReads>, storage: StorageReadSums, memory: MemoryReadLatency): Measured<CausedTimeSaved> {
+export function causedTimeSaved(
+  reads: Measured<CausedStorageReads>,
+  storage: StorageReadSums,
+  memory: MemoryReadLatency,
+): Measured<CausedTimeSaved> {
   if (reads.status === "not-measured") return reads;
   const storageLatency = meanStorageReadLatencySeconds(storage);
   if (storageLatency.status === "not-measured") return storageLatency;
@@ -91,12 +98,19 @@ export function causedTimeSaved(reads: Measured<CausedStorageReads>, storage: St
  */
 export function ownPageHitsSaved(holdout: HoldoutSums, storage: StorageReadSums): Measured<number> {
   if (!isPresent(holdout.ownPageHitBytes)) {
-    return notMeasured("the agent sent no count of hits on the pages it brought in: it needs the page-cache eBPF program (Linux 6.10 or newer)");
+    return notMeasured(
+      "the agent sent no count of hits on the pages it brought in: it needs the page-cache eBPF program (Linux 6.10 or newer)",
+    );
   }
   const readSize = meanStorageReadBytes(storage);
   if (readSize.status === "not-measured") return readSize;
   return measured(holdout.ownPageHitBytes / readSize.value, [
-    { label: "first hits on pages the cache brought in", source: "eBPF, page by page (read_cache_holdout)", samples: holdout.ownPageHitBytes / pageBytes, sampleUnit: "pages" },
+    {
+      label: "first hits on pages the cache brought in",
+      source: "eBPF, page by page (read_cache_holdout)",
+      samples: holdout.ownPageHitBytes / pageBytes,
+      sampleUnit: "pages",
+    },
     ...readSize.basis,
   ]);
 }
@@ -109,7 +123,12 @@ export function ownStorageReads(holdout: HoldoutSums, storage: StorageReadSums):
   const readSize = meanStorageReadBytes(storage);
   if (readSize.status === "not-measured") return readSize;
   return measured(holdout.ownReadBytes / readSize.value, [
-    { label: "pages the cache brought in itself", source: "eBPF, the read cache's own thread (read_cache_holdout)", samples: holdout.ownReadBytes / pageBytes, sampleUnit: "pages" },
+    {
+      label: "pages the cache brought in itself",
+      source: "eBPF, the read cache's own thread (read_cache_holdout)",
+      samples: holdout.ownReadBytes / pageBytes,
+      sampleUnit: "pages",
+    },
     ...readSize.basis,
   ]);
 }

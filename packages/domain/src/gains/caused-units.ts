@@ -78,9 +78,11 @@ export function missRatioDifference(totals: GroupTotals): number {
 export function holdoutInfluence(units: readonly HoldoutUnit[], totals: GroupTotals): number[] {
   const controlRatio = totals.controlMissed / totals.controlAccessed;
   const managedRatio = totals.managedMissed / totals.managedAccessed;
-  return units.map((unit) =>
-    (unit.controlMissedBytes - controlRatio * unit.controlAccessedBytes) / totals.controlAccessed -
-    (unit.managedMissedBytes - managedRatio * unit.managedAccessedBytes) / totals.managedAccessed);
+  return units.map(
+    (unit) =>
+      (unit.controlMissedBytes - controlRatio * unit.controlAccessedBytes) / totals.controlAccessed -
+      (unit.managedMissedBytes - managedRatio * unit.managedAccessedBytes) / totals.managedAccessed,
+  );
 }
 
 export interface Dependence {

@@ -32,7 +32,8 @@ export function fragmentsPrevented(sums: WriteOptGrowthSums): Measured<Fragments
     return notMeasured("the agent sent no comparison group (unmanaged growing files in the watched directories)");
   }
   if (managedGrownBytes <= 0) return notMeasured("no managed file grew in this range");
-  if (unmanagedGrownBytes <= 0) return notMeasured("no unmanaged file grew in the watched directories, so there is no rate to compare with");
+  if (unmanagedGrownBytes <= 0)
+    return notMeasured("no unmanaged file grew in the watched directories, so there is no rate to compare with");
   const unmanagedExtentsPerGib = unmanagedExtentsAdded / (unmanagedGrownBytes / gib);
   const expectedExtents = (managedGrownBytes / gib) * unmanagedExtentsPerGib;
   return measured(
@@ -44,8 +45,18 @@ export function fragmentsPrevented(sums: WriteOptGrowthSums): Measured<Fragments
       unmanagedExtentsPerGib,
     },
     [
-      { label: "managed files", source: "extents added while growing (write_opt)", samples: managedGrownBytes / 2 ** 20, sampleUnit: "MiB grown" },
-      { label: "comparison group", source: "unmanaged growing files in the watched directories (write_opt)", samples: unmanagedGrownBytes / 2 ** 20, sampleUnit: "MiB grown" },
+      {
+        label: "managed files",
+        source: "extents added while growing (write_opt)",
+        samples: managedGrownBytes / 2 ** 20,
+        sampleUnit: "MiB grown",
+      },
+      {
+        label: "comparison group",
+        source: "unmanaged growing files in the watched directories (write_opt)",
+        samples: unmanagedGrownBytes / 2 ** 20,
+        sampleUnit: "MiB grown",
+      },
     ],
   );
 }

@@ -6,7 +6,14 @@
 // (reads served from memory: the kernel serves most of those with or without Spindle), a cost,
 // or a plain counter.
 import type { DeviceBusySums } from "./caused-bound.js";
-import { causedStorageReads, causedTimeSaved, ownPageHitsSaved, ownStorageReads, type CausedInterval, type CausedStorageReads } from "./caused-time.js";
+import {
+  causedStorageReads,
+  causedTimeSaved,
+  ownPageHitsSaved,
+  ownStorageReads,
+  type CausedInterval,
+  type CausedStorageReads,
+} from "./caused-time.js";
 import type { HoldoutSums } from "./caused-units.js";
 import { isPresent, measured, notMeasured, type MaybeNumber, type Measured } from "./measured.js";
 import { fragmentsPrevented, type WriteOptGrowthSums } from "./fragments.js";
@@ -66,7 +73,8 @@ function counter(value: MaybeNumber, samples: number, label: string, reason: str
 
 const cappedNote = "capped at what the devices could have served in the range";
 /** Where the agent sent no counts per hash bucket, the interval is the block bootstrap's over time alone. */
-export const drawVarianceNote = "the interval omits the variance of the control group's draw of page groups (the agent sent no counts per hash bucket: update it)";
+export const drawVarianceNote =
+  "the interval omits the variance of the control group's draw of page groups (the agent sent no counts per hash bucket: update it)";
 
 /** A caused read-cache line's note: capped, and whether its interval sees the draw. */
 function causedNote(reads: Measured<CausedStorageReads>): { note?: string } {
@@ -81,14 +89,28 @@ function causedNote(reads: Measured<CausedStorageReads>): { note?: string } {
 export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
   const { readCache, holdout, storage, devices, memoryLatency, writeOpt } = sums;
   const hits: Measured<number> = isPresent(readCache.hitsBytes)
-    ? measured(readCache.hitsBytes, [{ label: "read-cache hits", source: "eBPF per-file page-cache counters (read_cache)", samples: readCache.samples, sampleUnit: "intervals" }])
+    ? measured(readCache.hitsBytes, [
+        {
+          label: "read-cache hits",
+          source: "eBPF per-file page-cache counters (read_cache)",
+          samples: readCache.samples,
+          sampleUnit: "intervals",
+        },
+      ])
     : notMeasured("the agent sent no read-cache hits in this range (they need eBPF and a policy with the read cache on)");
   const reads = causedStorageReads(holdout, storage, devices);
   const time = causedTimeSaved(reads, storage, memoryLatency);
   const fragments = fragmentsPrevented(writeOpt);
   const writeOptOff = "the agent sent no write-optimisation counters in this range (write optimisation off or not supported)";
   return [
-    { key: "bytesFromMemory", feature: "read-cache", kind: "description", label: "Reads served from memory (managed files)", unit: "By", effect: hits },
+    {
+      key: "bytesFromMemory",
+      feature: "read-cache",
+      kind: "description",
+      label: "Reads served from memory (managed files)",
+      unit: "By",
+      effect: hits,
+    },
     {
       key: "storageIosSaved",
       feature: "read-cache",
@@ -107,8 +129,22 @@ export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
       effect: time.status === "measured" ? measured(time.value.seconds, time.basis) : time,
       ...(time.status === "measured" ? { interval: time.value.interval, ...causedNote(reads) } : {}),
     },
-    { key: "ownPageHits", feature: "read-cache", kind: "lower-bound", label: "Reads served from pages the cache brought in (direct, a lower bound)", unit: "{io}", effect: ownPageHitsSaved(holdout, storage) },
-    { key: "ownStorageReads", feature: "read-cache", kind: "cost", label: "Storage reads the cache made itself (prefetch, pins)", unit: "{io}", effect: ownStorageReads(holdout, storage) },
+    {
+      key: "ownPageHits",
+      feature: "read-cache",
+      kind: "lower-bound",
+      label: "Reads served from pages the cache brought in (direct, a lower bound)",
+      unit: "{io}",
+      effect: ownPageHitsSaved(holdout, storage),
+    },
+    {
+      key: "ownStorageReads",
+      feature: "read-cache",
+      kind: "cost",
+      label: "Storage reads the cache made itself (prefetch, pins)",
+      unit: "{io}",
+      effect: ownStorageReads(holdout, storage),
+    },
     {
       key: "fragmentsPrevented",
       feature: "write-optimisation",
@@ -117,8 +153,22 @@ export function serverLedger(sums: ServerGainsSums): LedgerLine[] {
       unit: "{extent}",
       effect: fragments.status === "measured" ? measured(fragments.value.prevented, fragments.basis) : fragments,
     },
-    { key: "filesDefragmented", feature: "write-optimisation", kind: "counter", label: "Files defragmented", unit: "{file}", effect: counter(writeOpt.filesDefragmented, writeOpt.samples, "files defragmented", writeOptOff) },
-    { key: "preallocatedBytes", feature: "write-optimisation", kind: "counter", label: "Space preallocated ahead of growth", unit: "By", effect: counter(writeOpt.preallocatedBytes, writeOpt.samples, "preallocated bytes", writeOptOff) },
+    {
+      key: "filesDefragmented",
+      feature: "write-optimisation",
+      kind: "counter",
+      label: "Files defragmented",
+      unit: "{file}",
+      effect: counter(writeOpt.filesDefragmented, writeOpt.samples, "files defragmented", writeOptOff),
+    },
+    {
+      key: "preallocatedBytes",
+      feature: "write-optimisation",
+      kind: "counter",
+      label: "Space preallocated ahead of growth",
+      unit: "By",
+      effect: counter(writeOpt.preallocatedBytes, writeOpt.samples, "preallocated bytes", writeOptOff),
+    },
   ];
 }
 
@@ -135,22 +185,42 @@ export function fleetLedger(servers: readonly { server: string; lines: readonly 
     for (const { server, lines } of servers) {
       const found = lines.find((candidate) => candidate.key === line.key);
       if (found?.effect.status === "measured") {
-        measuredOn.push({ server, value: found.effect.value, ...(found.interval ? { interval: found.interval } : {}), ...(found.note ? { note: found.note } : {}) });
+        measuredOn.push({
+          server,
+          value: found.effect.value,
+          ...(found.interval ? { interval: found.interval } : {}),
+          ...(found.note ? { note: found.note } : {}),
+        });
       } else {
         notMeasuredOn.push({ server, reason: found?.effect.status === "not-measured" ? found.effect.reason : "no ledger line" });
       }
     }
     const { interval: _interval, note: _note, ...rest } = line;
     if (measuredOn.length === 0) {
-      const reason = servers.length === 0 ? "the organisation has no servers" : `on no server (${notMeasuredOn[0]!.server}: ${notMeasuredOn[0]!.reason})`;
+      const reason =
+        servers.length === 0
+          ? "the organisation has no servers"
+          : `on no server (${notMeasuredOn[0]!.server}: ${notMeasuredOn[0]!.reason})`;
       return { ...rest, effect: notMeasured(reason), notMeasuredOn };
     }
-    const effect = measured(measuredOn.reduce((sum, entry) => sum + entry.value, 0), [
-      { label: "sum of the servers that measured it", source: measuredOn.map((entry) => entry.server).join(", "), samples: measuredOn.length, sampleUnit: `of ${servers.length} servers` },
-    ]);
+    const effect = measured(
+      measuredOn.reduce((sum, entry) => sum + entry.value, 0),
+      [
+        {
+          label: "sum of the servers that measured it",
+          source: measuredOn.map((entry) => entry.server).join(", "),
+          samples: measuredOn.length,
+          sampleUnit: `of ${servers.length} servers`,
+        },
+      ],
+    );
     const intervals = measuredOn.map((entry) => entry.interval);
     const interval = intervals.every((each): each is CausedInterval => each !== undefined)
-      ? { low: intervals.reduce((sum, each) => sum + each.low, 0), high: intervals.reduce((sum, each) => sum + each.high, 0), confidence: intervals[0]!.confidence }
+      ? {
+          low: intervals.reduce((sum, each) => sum + each.low, 0),
+          high: intervals.reduce((sum, each) => sum + each.high, 0),
+          confidence: intervals[0]!.confidence,
+        }
       : undefined;
     const on = (note: string) => measuredOn.filter((entry) => entry.note?.includes(note)).map((entry) => entry.server);
     const notes = [cappedNote, drawVarianceNote].flatMap((note) => (on(note).length > 0 ? [`${note} on ${on(note).join(", ")}`] : []));
@@ -171,6 +241,14 @@ function emptySums(): ServerGainsSums {
     storage: { devices: [], readBytes: null, readOps: null, latencySumSeconds: null, latencyOperations: null },
     devices: [],
     memoryLatency: { meanSeconds: null, timedReads: null },
-    writeOpt: { managedGrownBytes: null, managedExtentsAdded: null, unmanagedGrownBytes: null, unmanagedExtentsAdded: null, samples: 0, filesDefragmented: null, preallocatedBytes: null },
+    writeOpt: {
+      managedGrownBytes: null,
+      managedExtentsAdded: null,
+      unmanagedGrownBytes: null,
+      unmanagedExtentsAdded: null,
+      samples: 0,
+      filesDefragmented: null,
+      preallocatedBytes: null,
+    },
   };
 }

@@ -13,9 +13,7 @@ export interface BasisInput {
   sampleUnit: string;
 }
 
-export type Measured<T> =
-  | { status: "measured"; value: T; basis: BasisInput[] }
-  | { status: "not-measured"; reason: string };
+export type Measured<T> = { status: "measured"; value: T; basis: BasisInput[] } | { status: "not-measured"; reason: string };
 
 export function measured<T>(value: T, basis: BasisInput[]): Measured<T> {
   return { status: "measured", value, basis };

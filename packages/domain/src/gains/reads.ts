@@ -29,7 +29,12 @@ export interface ReadsServed {
 }
 
 export function readCacheBasis(sums: ReadCacheSums): BasisInput {
-  return { label: "read-cache hits and misses", source: "eBPF per-file page-cache counters (read_cache)", samples: sums.samples, sampleUnit: "intervals" };
+  return {
+    label: "read-cache hits and misses",
+    source: "eBPF per-file page-cache counters (read_cache)",
+    samples: sums.samples,
+    sampleUnit: "intervals",
+  };
 }
 
 export function readsServed(cache: ReadCacheSums, storage: StorageReadSums): Measured<ReadsServed> {

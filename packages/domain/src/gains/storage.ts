@@ -23,7 +23,12 @@ export function meanStorageReadBytes(storage: StorageReadSums): Measured<number>
     return notMeasured("no storage reads were counted in this range (diskstats), so the mean read size is unknown");
   }
   return measured(storage.readBytes / storage.readOps, [
-    { label: "mean storage read size", source: `diskstats (disk_io)${onDevices(storage.devices)}`, samples: storage.readOps, sampleUnit: "reads" },
+    {
+      label: "mean storage read size",
+      source: `diskstats (disk_io)${onDevices(storage.devices)}`,
+      samples: storage.readOps,
+      sampleUnit: "reads",
+    },
   ]);
 }
 
@@ -32,6 +37,11 @@ export function meanStorageReadLatencySeconds(storage: StorageReadSums): Measure
     return notMeasured("no eBPF read-latency histogram in this range (it needs the agent's eBPF block tracing)");
   }
   return measured(storage.latencySumSeconds / storage.latencyOperations, [
-    { label: "storage read latency", source: `eBPF latency histogram (disk_latency)${onDevices(storage.devices)}`, samples: storage.latencyOperations, sampleUnit: "reads" },
+    {
+      label: "storage read latency",
+      source: `eBPF latency histogram (disk_latency)${onDevices(storage.devices)}`,
+      samples: storage.latencyOperations,
+      sampleUnit: "reads",
+    },
   ]);
 }

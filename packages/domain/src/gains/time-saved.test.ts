@@ -19,7 +19,10 @@ describe("readsServed", () => {
     assert.equal(reads.value.storageOperations, 1000, "8,192,000 B / 8 KiB mean read");
     assert.equal(reads.value.memoryShare, 40_960_000 / 49_152_000);
     assert.equal(reads.value.storageShare, 8_192_000 / 49_152_000);
-    assert.deepEqual(reads.basis.map((input) => input.samples), [360, 1000]);
+    assert.deepEqual(
+      reads.basis.map((input) => input.samples),
+      [360, 1000],
+    );
   });
 
   it("is not measured when the agent sent no hits, and says why", () => {

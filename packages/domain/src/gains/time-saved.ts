@@ -21,6 +21,11 @@ export function memoryReadLatencySeconds(memory: MemoryReadLatency): Measured<nu
     return notMeasured("the agent sent no memory-read latency in this range (its page-cache read timing)");
   }
   return measured(memory.meanSeconds, [
-    { label: "memory read latency", source: "agent's timed 4 KiB page-cache reads (read_cache)", samples: memory.timedReads, sampleUnit: "timed reads, counted once per interval" },
+    {
+      label: "memory read latency",
+      source: "agent's timed 4 KiB page-cache reads (read_cache)",
+      samples: memory.timedReads,
+      sampleUnit: "timed reads, counted once per interval",
+    },
   ]);
 }

@@ -62,15 +62,31 @@ describe("metric catalogue", () => {
   });
 
   it("names the capabilities the agent reports, each with the metrics it provides", () => {
-    assert.deepEqual(capabilityCatalogue.map((c) => c.name), [
-      "ebpf.block_latency", "ebpf.block_split", "ebpf.page_cache", "ebpf.mrc",
-      "fiemap.fragmentation", "postgresql.statistics", "psi.pressure", "accel.read_cache", "accel.read_cache.residency", "accel.read_cache.holdout",
-      "accel.write_optimization", "accel.write_optimization.preallocation", "accel.write_optimization.defragmentation",
-      "accel.write_optimization.first_write",
-    ]);
+    assert.deepEqual(
+      capabilityCatalogue.map((c) => c.name),
+      [
+        "ebpf.block_latency",
+        "ebpf.block_split",
+        "ebpf.page_cache",
+        "ebpf.mrc",
+        "fiemap.fragmentation",
+        "postgresql.statistics",
+        "psi.pressure",
+        "accel.read_cache",
+        "accel.read_cache.residency",
+        "accel.read_cache.holdout",
+        "accel.write_optimization",
+        "accel.write_optimization.preallocation",
+        "accel.write_optimization.defragmentation",
+        "accel.write_optimization.first_write",
+      ],
+    );
     for (const capability of capabilityCatalogue) for (const name of capability.metrics) assert.ok(findMetric(name), name);
     assert.deepEqual(findCapability("ebpf.page_cache")?.metrics, [
-      "spindle.page_cache.accesses", "spindle.page_cache.misses", "spindle.page_cache.file.accesses", "spindle.page_cache.file.misses",
+      "spindle.page_cache.accesses",
+      "spindle.page_cache.misses",
+      "spindle.page_cache.file.accesses",
+      "spindle.page_cache.file.misses",
     ]);
   });
 });

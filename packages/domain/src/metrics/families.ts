@@ -5,7 +5,15 @@ import { familyCatalogue } from "./families-data.js";
 import type { FamilyDefinition, IntervalFamilyDefinition } from "./family-types.js";
 
 export * from "./families-data.js";
-export type { FamilyAggregate, FamilyColumn, FamilyDefinition, FamilyMerge, FamilyStorage, IntervalFamilyDefinition, ListFamilyDefinition } from "./family-types.js";
+export type {
+  FamilyAggregate,
+  FamilyColumn,
+  FamilyDefinition,
+  FamilyMerge,
+  FamilyStorage,
+  IntervalFamilyDefinition,
+  ListFamilyDefinition,
+} from "./family-types.js";
 
 const families: readonly FamilyDefinition[] = familyCatalogue;
 

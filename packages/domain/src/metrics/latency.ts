@@ -20,7 +20,8 @@ export interface LatencyPercentile {
 export function mergeLatencyBuckets(histograms: readonly (readonly number[])[]): number[] {
   const merged = new Array<number>(latencyBucketCount).fill(0);
   for (const counts of histograms) {
-    if (counts.length !== latencyBucketCount) throw new Error(`a latency histogram has ${latencyBucketCount} buckets, not ${counts.length}`);
+    if (counts.length !== latencyBucketCount)
+      throw new Error(`a latency histogram has ${latencyBucketCount} buckets, not ${counts.length}`);
     for (const [i, count] of counts.entries()) merged[i]! += count;
   }
   return merged;
@@ -32,7 +33,8 @@ export function mergeLatencyBuckets(histograms: readonly (readonly number[])[]):
  */
 export function latencyPercentile(buckets: readonly number[], quantile: number): LatencyPercentile | null {
   if (!(quantile > 0 && quantile <= 1)) throw new Error(`quantile ${quantile} is not in (0, 1]`);
-  if (buckets.length !== latencyBucketCount) throw new Error(`a latency histogram has ${latencyBucketCount} buckets, not ${buckets.length}`);
+  if (buckets.length !== latencyBucketCount)
+    throw new Error(`a latency histogram has ${latencyBucketCount} buckets, not ${buckets.length}`);
   const total = buckets.reduce((sum, count) => sum + count, 0);
   if (total <= 0) return null;
   const rank = Math.ceil(quantile * total);

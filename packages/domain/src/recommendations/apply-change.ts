@@ -36,9 +36,17 @@ export function applyPolicyChange(layer: Layer, change: PolicyChange, inherited:
     }
     case "add_preallocation_rule": {
       const write = section(layer, "writeOptimization");
-      const rules = (Array.isArray(write.preallocation) ? write.preallocation : Array.isArray(inheritedWrite.preallocation) ? inheritedWrite.preallocation : []) as Layer[];
+      const rules = (
+        Array.isArray(write.preallocation)
+          ? write.preallocation
+          : Array.isArray(inheritedWrite.preallocation)
+            ? inheritedWrite.preallocation
+            : []
+      ) as Layer[];
       write.enabled = true;
-      write.preallocation = rules.some((rule) => rule.pattern === change.pattern) ? [...rules] : [...rules, { pattern: change.pattern, chunkBytes: change.chunkBytes }];
+      write.preallocation = rules.some((rule) => rule.pattern === change.pattern)
+        ? [...rules]
+        : [...rules, { pattern: change.pattern, chunkBytes: change.chunkBytes }];
       next.writeOptimization = write;
       return next;
     }

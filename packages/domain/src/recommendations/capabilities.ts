@@ -17,7 +17,13 @@ export interface MissingCapabilityInput {
   hadPostgresqlStatistics: boolean;
 }
 
-function finding(input: MissingCapabilityInput, name: string, unlocks: string, change: RecommendationFinding["change"], steps: string): RecommendationFinding {
+function finding(
+  input: MissingCapabilityInput,
+  name: string,
+  unlocks: string,
+  change: RecommendationFinding["change"],
+  steps: string,
+): RecommendationFinding {
   const entry = input.catalogue.get(name);
   const label = entry?.label ?? name;
   return {
@@ -34,7 +40,13 @@ function finding(input: MissingCapabilityInput, name: string, unlocks: string, c
       chart: { view: "capabilities", serverId: input.serverId, component: name },
       facts: [{ label: "reported", value: input.reported.length > 0 ? [...input.reported].sort().join(", ") : "nothing" }],
     },
-    prediction: { metric: "none", before: null, after: null, summary: `unlocks ${unlocks}`, basis: `the agent's capability report of ${input.reportedAt.toISOString()}` },
+    prediction: {
+      metric: "none",
+      before: null,
+      after: null,
+      summary: `unlocks ${unlocks}`,
+      basis: `the agent's capability report of ${input.reportedAt.toISOString()}`,
+    },
     confidence: { level: "high", tolerance: null, reason: "the agent reports each capability it could load, and why not otherwise" },
   };
 }
@@ -44,14 +56,34 @@ export function missingCapabilityFindings(input: MissingCapabilityInput): Recomm
   const findings: RecommendationFinding[] = [];
   if (!works.has("ebpf.page_cache")) {
     const unlocks = "the page-cache hit ratio, per-file counters, miss-ratio curves and the cache-size recommendations built on them";
-    findings.push(input.ebpfMode === "off"
-      ? finding(input, "ebpf.page_cache", unlocks, { type: "set_telemetry_ebpf", mode: "auto" },
-        'The policy sets telemetry.ebpf to "off": Apply sets it to "auto", so the agent loads eBPF where the kernel allows.')
-      : finding(input, "ebpf.page_cache", unlocks, null, input.catalogue.get("ebpf.page_cache")?.whenMissing ?? "See spindle-agent status on the host."));
+    findings.push(
+      input.ebpfMode === "off"
+        ? finding(
+            input,
+            "ebpf.page_cache",
+            unlocks,
+            { type: "set_telemetry_ebpf", mode: "auto" },
+            'The policy sets telemetry.ebpf to "off": Apply sets it to "auto", so the agent loads eBPF where the kernel allows.',
+          )
+        : finding(
+            input,
+            "ebpf.page_cache",
+            unlocks,
+            null,
+            input.catalogue.get("ebpf.page_cache")?.whenMissing ?? "See spindle-agent status on the host.",
+          ),
+    );
   }
   if (!works.has("postgresql.statistics") && input.hadPostgresqlStatistics) {
-    findings.push(finding(input, "postgresql.statistics", "PostgreSQL transactions per second and buffer hit ratio again", null,
-      input.catalogue.get("postgresql.statistics")?.whenMissing ?? "Set databases.postgresql.dsn in agent.yaml."));
+    findings.push(
+      finding(
+        input,
+        "postgresql.statistics",
+        "PostgreSQL transactions per second and buffer hit ratio again",
+        null,
+        input.catalogue.get("postgresql.statistics")?.whenMissing ?? "Set databases.postgresql.dsn in agent.yaml.",
+      ),
+    );
   }
   return findings;
 }

@@ -12,14 +12,26 @@ const mib = 1024 ** 2;
 const seenAt = new Date("2026-11-23T12:00:00Z");
 
 describe("scan drop-behind", () => {
-  const file = (path: string, accesses: number, misses: number, managed = false): TopFile => ({ path, accesses, misses, intervalSeconds: 10, seenAt, managed });
+  const file = (path: string, accesses: number, misses: number, managed = false): TopFile => ({
+    path,
+    accesses,
+    misses,
+    intervalSeconds: 10,
+    seenAt,
+    managed,
+  });
   const readCache = { enabled: true, scanResistanceThresholdBytes: 128 * mib };
 
   it("names the unmanaged file that is read once and holds most of the misses", () => {
     // backup.tar: 50,000 accesses, 49,000 missed (98 %), 49,000 × 4 KiB = 191.4 MiB > 128 MiB; share 49,000 / 50,000 = 98 %
     const findings = scanDropBehindFindings({
-      serverId: "s", readCache,
-      topFiles: [file("/srv/backup.tar", 50_000, 49_000), file("/srv/db/hot.dat", 90_000, 1_000), file("inode:8:12", 60_000, 59_000, false)],
+      serverId: "s",
+      readCache,
+      topFiles: [
+        file("/srv/backup.tar", 50_000, 49_000),
+        file("/srv/db/hot.dat", 90_000, 1_000),
+        file("inode:8:12", 60_000, 59_000, false),
+      ],
     });
     assert.equal(findings.length, 1);
     const [finding] = findings;
@@ -35,14 +47,27 @@ describe("scan drop-behind", () => {
     assert.equal(scanDropBehindFindings({ serverId: "s", readCache, topFiles: [file("/a", 50_000, 49_000, true)] }).length, 0);
     assert.equal(scanDropBehindFindings({ serverId: "s", readCache, topFiles: [file("/a", 1_000, 1_000)] }).length, 0); // 3.9 MiB
     assert.equal(scanDropBehindFindings({ serverId: "s", readCache, topFiles: [file("/a", 100_000, 80_000)] }).length, 0); // 80 % missed
-    assert.equal(scanDropBehindFindings({ serverId: "s", readCache: { ...readCache, enabled: false }, topFiles: [file("/a", 50_000, 49_000)] }).length, 0);
+    assert.equal(
+      scanDropBehindFindings({ serverId: "s", readCache: { ...readCache, enabled: false }, topFiles: [file("/a", 50_000, 49_000)] }).length,
+      0,
+    );
   });
 });
 
 describe("fragmentation findings", () => {
-  const worst = (path: string, extents: number, sizeBytes: number, extra: Partial<FragmentedFile> = {}): FragmentedFile =>
-    ({ root: "/var/lib/app", path, extents, sizeBytes, seenAt, preallocated: false, defragmented: false, ...extra });
-  const roots = [{ root: "/var/lib/app", firstExcessExtents: 100, lastExcessExtents: 400, from: new Date("2026-11-16T12:00:00Z"), to: seenAt, scans: 8 }];
+  const worst = (path: string, extents: number, sizeBytes: number, extra: Partial<FragmentedFile> = {}): FragmentedFile => ({
+    root: "/var/lib/app",
+    path,
+    extents,
+    sizeBytes,
+    seenAt,
+    preallocated: false,
+    defragmented: false,
+    ...extra,
+  });
+  const roots = [
+    { root: "/var/lib/app", firstExcessExtents: 100, lastExcessExtents: 400, from: new Date("2026-11-16T12:00:00Z"), to: seenAt, scans: 8 },
+  ];
 
   it("knows ext4's fewest extents and the growth pattern", () => {
     assert.equal(idealExtents(1 * gib), 8);
@@ -53,7 +78,9 @@ describe("fragmentation findings", () => {
 
   it("proposes one preallocation rule per directory and extension that keeps fragmenting", () => {
     const findings = preallocationFindings({
-      serverId: "s", extentThreshold: 16, roots,
+      serverId: "s",
+      extentThreshold: 16,
+      roots,
       worstFiles: [
         worst("/var/lib/app/logs/a.log", 300, 1 * gib), // excess 300 - 8 = 292
         worst("/var/lib/app/logs/b.log", 40, 256 * mib), // excess 40 - 2 = 38
@@ -70,12 +97,17 @@ describe("fragmentation findings", () => {
 
   it("proposes nothing where the root stopped fragmenting", () => {
     const still = [{ ...roots[0]!, lastExcessExtents: 100 }];
-    assert.equal(preallocationFindings({ serverId: "s", extentThreshold: 16, roots: still, worstFiles: [worst("/var/lib/app/x.log", 300, gib)] }).length, 0);
+    assert.equal(
+      preallocationFindings({ serverId: "s", extentThreshold: 16, roots: still, worstFiles: [worst("/var/lib/app/x.log", 300, gib)] })
+        .length,
+      0,
+    );
   });
 
   it("defragments a hot fragmented file, not a cold one", () => {
     const findings = defragmentFindings({
-      serverId: "s", extentThreshold: 16,
+      serverId: "s",
+      extentThreshold: 16,
       worstFiles: [worst("/var/lib/app/hot.db", 500, 2 * gib), worst("/var/lib/app/cold.db", 500, 2 * gib)],
       hotFiles: new Map([["/var/lib/app/hot.db", 12_345]]),
     });
@@ -90,8 +122,12 @@ describe("fragmentation findings", () => {
 
 describe("flash tier", () => {
   const curve = {
-    sizesBytes: [16 * gib, 32 * gib, 64 * gib, 128 * gib], hitRatios: [0.2, 0.45, 0.62, 0.625],
-    sampleRate: 0.01, sampledAccesses: 50_000, windowFrom: new Date("2026-11-16T12:00:00Z"), windowTo: seenAt,
+    sizesBytes: [16 * gib, 32 * gib, 64 * gib, 128 * gib],
+    hitRatios: [0.2, 0.45, 0.62, 0.625],
+    sampleRate: 0.01,
+    sampledAccesses: 50_000,
+    windowFrom: new Date("2026-11-16T12:00:00Z"),
+    windowTo: seenAt,
   };
 
   it("sizes the tier at the knee of the block curve and offers no Apply", () => {
@@ -122,10 +158,13 @@ describe("missing capabilities", () => {
 
   it("gives the catalogue's step when the kernel is the reason, and PostgreSQL only where it was connected before", () => {
     const findings = missingCapabilityFindings({ ...base, reported: [], ebpfMode: "auto", hadPostgresqlStatistics: true });
-    assert.deepEqual(findings.map((f) => [f.subject, f.change, f.steps]), [
-      ["ebpf.page_cache", null, "needs kernel 6.10"],
-      ["postgresql.statistics", null, "set databases.postgresql.dsn in agent.yaml"],
-    ]);
+    assert.deepEqual(
+      findings.map((f) => [f.subject, f.change, f.steps]),
+      [
+        ["ebpf.page_cache", null, "needs kernel 6.10"],
+        ["postgresql.statistics", null, "set databases.postgresql.dsn in agent.yaml"],
+      ],
+    );
     assert.equal(missingCapabilityFindings({ ...base, reported: ["ebpf.page_cache"], ebpfMode: "auto" }).length, 0);
   });
 });

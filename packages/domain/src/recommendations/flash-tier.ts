@@ -22,7 +22,8 @@ export function flashTierFinding(serverId: string, device: string, curve: MissRa
     serverId,
     subject: device,
     title: `A ${formatBytes(knee.sizeBytes)} flash tier in front of ${device} would serve ${formatPercent(knee.hitRatio)} of its I/O`,
-    steps: `Put a flash cache of at least ${formatBytes(knee.sizeBytes)} in front of ${device} (for example lvmcache or bcache in writethrough mode), ` +
+    steps:
+      `Put a flash cache of at least ${formatBytes(knee.sizeBytes)} in front of ${device} (for example lvmcache or bcache in writethrough mode), ` +
       "then compare its measured hit ratio with this prediction.",
     change: null,
     evidence: {
@@ -40,7 +41,8 @@ export function flashTierFinding(serverId: string, device: string, curve: MissRa
       metric: "flash_read_hit_ratio",
       before: 0,
       after: knee.hitRatio,
-      summary: `a ${formatBytes(knee.sizeBytes)} flash tier would have served ${formatPercent(knee.hitRatio)} of ${device}'s I/O on the curve of ${window}; ` +
+      summary:
+        `a ${formatBytes(knee.sizeBytes)} flash tier would have served ${formatPercent(knee.hitRatio)} of ${device}'s I/O on the curve of ${window}; ` +
         "past that size each more GiB buys under 1 point",
       basis: `LRU hit ratio of the block stream read off the curve at ${formatBytes(knee.sizeBytes)}`,
     },

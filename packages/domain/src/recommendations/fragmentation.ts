@@ -81,22 +81,31 @@ export function preallocationFindings(input: PreallocationInput): Recommendation
         window: { from: root.from.toISOString(), to: root.to.toISOString() },
         chart: { view: "fragmentation", serverId: input.serverId, component: root.root },
         facts: [
-          { label: "files", value: files.map((f) => `${f.path} (${formatCount(f.extents)} extents, ${formatBytes(f.sizeBytes)})`).join("; ") },
-          { label: `excess extents under ${root.root}`, value: `${formatCount(root.firstExcessExtents)} → ${formatCount(root.lastExcessExtents)} over ${root.scans} scans` },
+          {
+            label: "files",
+            value: files.map((f) => `${f.path} (${formatCount(f.extents)} extents, ${formatBytes(f.sizeBytes)})`).join("; "),
+          },
+          {
+            label: `excess extents under ${root.root}`,
+            value: `${formatCount(root.firstExcessExtents)} → ${formatCount(root.lastExcessExtents)} over ${root.scans} scans`,
+          },
         ],
       },
       prediction: {
         metric: "excess_extents",
         before: excess,
         after: null,
-        summary: `${files.length === 1 ? "this file holds" : `these ${files.length} files hold`} ${formatCount(extents)} extents (${formatCount(excess)} more than ext4 needs); ` +
+        summary:
+          `${files.length === 1 ? "this file holds" : `these ${files.length} files hold`} ${formatCount(extents)} extents (${formatCount(excess)} more than ext4 needs); ` +
           `with the rule, new growth is reserved ahead in windows of at least ${formatBytes(defaultChunkBytes)}, so growth stops adding extents`,
-        basis: "FIEMAP extent counts of the newest scan and the root's excess extents across scans; write optimisation's comparison group measures the fragments prevented",
+        basis:
+          "FIEMAP extent counts of the newest scan and the root's excess extents across scans; write optimisation's comparison group measures the fragments prevented",
       },
       confidence: {
         level: "medium",
         tolerance: null,
-        reason: "the growth seen across scans shows the files keep fragmenting; how fast they grow next decides how many fragments the rule prevents",
+        reason:
+          "the growth seen across scans shows the files keep fragmenting; how fast they grow next decides how many fragments the rule prevents",
       },
     } satisfies RecommendationFinding;
   });

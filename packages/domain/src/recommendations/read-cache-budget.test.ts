@@ -12,7 +12,12 @@ function input(overrides: Partial<ReadCacheBudgetInput> = {}): ReadCacheBudgetIn
   return {
     serverId: "server-1",
     curve: {
-      curve: "read_cache", scope: "", sampleRate: 0.01, sampledAccesses: 200_000, windowFrom: from, windowTo: to,
+      curve: "read_cache",
+      scope: "",
+      sampleRate: 0.01,
+      sampledAccesses: 200_000,
+      windowFrom: from,
+      windowTo: to,
       sizesBytes: [1 * gib, 2 * gib, 4 * gib, 6 * gib, 8 * gib, 12 * gib],
       hitRatios: [0.4, 0.61, 0.8, 0.88, 0.885, 0.89],
     },
@@ -31,11 +36,15 @@ describe("read-cache budget recommendation", () => {
     assert.deepEqual(finding.change, { type: "set_read_cache_budget", budgetBytes: 6 * gib });
     assert.equal(finding.prediction.before, 0.61);
     assert.equal(finding.prediction.after, 0.88);
-    assert.equal(finding.prediction.summary,
-      "budget 2 GiB → 6 GiB: read hit ratio 61 % → 88 % on the curve of the last 7 days; the host has 9 GiB spare at the 5th percentile");
+    assert.equal(
+      finding.prediction.summary,
+      "budget 2 GiB → 6 GiB: read hit ratio 61 % → 88 % on the curve of the last 7 days; the host has 9 GiB spare at the 5th percentile",
+    );
     assert.equal(finding.title, "Raise the read-cache budget from 2 GiB to 6 GiB");
     assert.deepEqual(finding.confidence, {
-      level: "high", tolerance: 0.03, reason: "200,000 sampled accesses on the curve: realised within ±3 points",
+      level: "high",
+      tolerance: 0.03,
+      reason: "200,000 sampled accesses on the curve: realised within ±3 points",
     });
     assert.equal(finding.evidence.chart.view, "miss-ratio-curve");
     assert.equal(finding.evidence.window.from, from.toISOString());
@@ -50,7 +59,9 @@ describe("read-cache budget recommendation", () => {
   });
 
   it("lowers a budget that sits far past the knee and says what it frees", () => {
-    const finding = readCacheBudgetFinding(input({ currentBudgetBytes: 12 * gib, availableMemory: { p5Bytes: 20 * gib, samples: 100, from, to } }))!;
+    const finding = readCacheBudgetFinding(
+      input({ currentBudgetBytes: 12 * gib, availableMemory: { p5Bytes: 20 * gib, samples: 100, from, to } }),
+    )!;
     // best under 19.5 GiB is 0.89 at 12 GiB; 6 GiB (0.88) is within 0.01 of it
     assert.equal(finding.title, "Lower the read-cache budget from 12 GiB to 6 GiB");
     assert.equal(finding.prediction.before, 0.89);
@@ -63,7 +74,12 @@ describe("read-cache budget recommendation", () => {
     assert.equal(readCacheBudgetFinding(input({ curve: null })), null);
     assert.equal(readCacheBudgetFinding(input({ availableMemory: null })), null);
     assert.equal(readCacheBudgetFinding(input({ currentBudgetBytes: null })), null);
-    assert.equal(readCacheBudgetFinding(input({ readCache: { enabled: false, freeMemoryFloorBytes: 512 * mib, scanResistanceThresholdBytes: 128 * mib } })), null);
+    assert.equal(
+      readCacheBudgetFinding(
+        input({ readCache: { enabled: false, freeMemoryFloorBytes: 512 * mib, scanResistanceThresholdBytes: 128 * mib } }),
+      ),
+      null,
+    );
     const thin = input();
     thin.curve = { ...thin.curve!, sampledAccesses: 999 };
     assert.equal(readCacheBudgetFinding(thin), null);

@@ -44,14 +44,19 @@ export function readCacheBudgetFinding(input: ReadCacheBudgetInput): Recommendat
   if (knee === null || before === null) return null;
 
   const raise = knee.sizeBytes > current * 1.1 && knee.hitRatio - before >= minimumGain - ratioEpsilon;
-  const cut = !raise && knee.sizeBytes <= current * 0.75 && current - knee.sizeBytes >= minimumReleaseBytes &&
-    before - knee.hitRatio <= kneeSlack + ratioEpsilon && knee.sizeBytes > input.readCache.scanResistanceThresholdBytes;
+  const cut =
+    !raise &&
+    knee.sizeBytes <= current * 0.75 &&
+    current - knee.sizeBytes >= minimumReleaseBytes &&
+    before - knee.hitRatio <= kneeSlack + ratioEpsilon &&
+    knee.sizeBytes > input.readCache.scanResistanceThresholdBytes;
   if (!raise && !cut) return null;
 
   const window = describeWindow(curve.windowFrom, curve.windowTo);
   const curveName = curve.curve === "read_cache" ? `the read cache${curve.scope ? ` (scope ${curve.scope})` : ""}` : "the whole page cache";
   const change = `budget ${formatBytes(current)} → ${formatBytes(knee.sizeBytes)}`;
-  const summary = `${change}: read hit ratio ${formatPercent(before)} → ${formatPercent(knee.hitRatio)} on the curve of ${window}; ` +
+  const summary =
+    `${change}: read hit ratio ${formatPercent(before)} → ${formatPercent(knee.hitRatio)} on the curve of ${window}; ` +
     `the host has ${formatBytes(spareBytes)} spare at the 5th percentile`;
   return {
     kind: "read_cache_budget",
@@ -81,7 +86,8 @@ export function readCacheBudgetFinding(input: ReadCacheBudgetInput): Recommendat
       before,
       after: knee.hitRatio,
       summary: raise ? summary : `${summary}; frees ${formatBytes(current - knee.sizeBytes)} for applications`,
-      basis: `LRU hit ratio read off the curve of ${curveName} at both sizes (linear between measured points, never past the largest), ` +
+      basis:
+        `LRU hit ratio read off the curve of ${curveName} at both sizes (linear between measured points, never past the largest), ` +
         `capped by MemAvailable's 5th percentile over ${describeWindow(memory.from, memory.to)} minus the free-memory floor`,
     },
     confidence,

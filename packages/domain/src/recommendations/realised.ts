@@ -100,13 +100,26 @@ interface RealisedChange {
   missing: string | null;
 }
 
-function realisedChange(after: WindowSums, inputs: RealisedInputs, afterWindow: TimeWindow, settings: typeof realisedDefaults): RealisedChange {
+function realisedChange(
+  after: WindowSums,
+  inputs: RealisedInputs,
+  afterWindow: TimeWindow,
+  settings: typeof realisedDefaults,
+): RealisedChange {
   const seconds = (afterWindow.to.getTime() - afterWindow.from.getTime()) / 1000;
   const minutes = Math.floor(seconds / 60);
   const length = seconds < 120 ? `${Math.round(seconds)} s` : `${minutes} minutes`;
-  const none = (missing: string, basis: string): RealisedChange => ({ before: null, change: null, interval: null, method: null, basis, missing });
+  const none = (missing: string, basis: string): RealisedChange => ({
+    before: null,
+    change: null,
+    interval: null,
+    method: null,
+    basis,
+    missing,
+  });
   const basis = `read-cache hits and misses (read_cache) over the ${length} after the change`;
-  if (minutes < settings.minimumMinutes) return none(`the realised window is ${length}; a change needs at least ${settings.minimumMinutes} minutes`, basis);
+  if (minutes < settings.minimumMinutes)
+    return none(`the realised window is ${length}; a change needs at least ${settings.minimumMinutes} minutes`, basis);
   const options = { minimumDenominator: settings.minimumDenominator, scale: "absolute" as const };
   const days = compareWithPreviousDays(after, inputs.previousDays.map(hitRatioSums), "bytes read", options);
   if (days.status === "compared") {
@@ -136,7 +149,11 @@ function realisedChange(after: WindowSums, inputs: RealisedInputs, afterWindow: 
   };
 }
 
-function answerOf(realised: RealisedChange, range: { low: number; high: number } | null, predictedMissing: string | null): { answer: RealisedAnswer; reason: string } {
+function answerOf(
+  realised: RealisedChange,
+  range: { low: number; high: number } | null,
+  predictedMissing: string | null,
+): { answer: RealisedAnswer; reason: string } {
   if (predictedMissing) return { answer: "inconclusive", reason: predictedMissing };
   if (!realised.interval || !range) return { answer: "inconclusive", reason: realised.missing ?? "the realised change has no interval" };
   const { low, high } = realised.interval;
@@ -144,22 +161,40 @@ function answerOf(realised: RealisedChange, range: { low: number; high: number }
   const predictedText = `the predicted range [${points(range.low)}, ${points(range.high)}]`;
   if (low >= range.low && high <= range.high) return { answer: "consistent", reason: `${realisedText} lies inside ${predictedText}` };
   if (high < range.low || low > range.high) return { answer: "inconsistent", reason: `${realisedText} lies outside ${predictedText}` };
-  return { answer: "inconclusive", reason: `${realisedText} overlaps ${predictedText} without lying inside it: more days of history or a longer window would tell` };
+  return {
+    answer: "inconclusive",
+    reason: `${realisedText} overlaps ${predictedText} without lying inside it: more days of history or a longer window would tell`,
+  };
 }
 
-export function realisedEffect(prediction: Prediction, confidence: Confidence, afterWindow: TimeWindow, inputs: RealisedInputs, options: Partial<typeof realisedDefaults> = {}): RealisedEffect {
+export function realisedEffect(
+  prediction: Prediction,
+  confidence: Confidence,
+  afterWindow: TimeWindow,
+  inputs: RealisedInputs,
+  options: Partial<typeof realisedDefaults> = {},
+): RealisedEffect {
   const settings = { ...realisedDefaults, ...options };
   if (prediction.metric !== "read_cache_hit_ratio" && prediction.metric !== "page_cache_miss_share") {
-    return { status: "not-measured", reason: "this kind's effect is not in the read cache's counters: compare the evidence chart before and after" };
+    return {
+      status: "not-measured",
+      reason: "this kind's effect is not in the read cache's counters: compare the evidence chart before and after",
+    };
   }
   const after = hitRatioSums(inputs.after);
   if (after === null || after.denominator === 0) {
-    return { status: "not-measured", reason: "the agent sent no read-cache hits or misses after the change (they need eBPF and the read cache on)" };
+    return {
+      status: "not-measured",
+      reason: "the agent sent no read-cache hits or misses after the change (they need eBPF and the read cache on)",
+    };
   }
   const realised = realisedChange(after, inputs, afterWindow, settings);
   const numeric = prediction.metric === "read_cache_hit_ratio";
   const predictedChange = numeric && prediction.before !== null && prediction.after !== null ? prediction.after - prediction.before : null;
-  const range = predictedChange !== null && confidence.tolerance !== null ? { low: predictedChange - confidence.tolerance, high: predictedChange + confidence.tolerance } : null;
+  const range =
+    predictedChange !== null && confidence.tolerance !== null
+      ? { low: predictedChange - confidence.tolerance, high: predictedChange + confidence.tolerance }
+      : null;
   const predictedMissing = !numeric
     ? "the prediction is not a change of the read cache's hit ratio, so there is nothing numeric to hold the realised change to"
     : predictedChange === null
@@ -171,7 +206,14 @@ export function realisedEffect(prediction: Prediction, confidence: Confidence, a
     status: "judged",
     metric: "read_cache_hit_ratio",
     ...answerOf(realised, range, predictedMissing),
-    realised: { before: realised.before, after: after.numerator / after.denominator, change: realised.change, interval: realised.interval, method: realised.method, basis: realised.basis },
+    realised: {
+      before: realised.before,
+      after: after.numerator / after.denominator,
+      change: realised.change,
+      interval: realised.interval,
+      method: realised.method,
+      basis: realised.basis,
+    },
     predicted: { before: numeric ? prediction.before : null, after: numeric ? prediction.after : null, change: predictedChange, range },
     windows: { after: iso(afterWindow) },
   };

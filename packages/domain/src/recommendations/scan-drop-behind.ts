@@ -66,7 +66,8 @@ export function scanDropBehindFindings(input: ScanDropBehindInput): Recommendati
         metric: "page_cache_miss_share",
         before: share,
         after: null,
-        summary: `${formatPercent(share)} of the page-cache misses in the newest interval were this file's (${formatBytes(missedBytes)} read once, ` +
+        summary:
+          `${formatPercent(share)} of the page-cache misses in the newest interval were this file's (${formatBytes(missedBytes)} read once, ` +
           `${formatPercent(missRatio)} missed): managed by the read cache, its pages are dropped right behind the reader instead of pushing the hot set out`,
         basis: "per-file page-cache counters of one agent interval; the realised effect is the read cache's hit ratio before and after",
       },

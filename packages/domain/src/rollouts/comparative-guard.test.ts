@@ -14,9 +14,14 @@ const server = (serverId: string, before: number, after: number) => ({
 });
 /** Controls that wander a little around `level` (±2 %), as unchanged servers do. */
 const controls = (count: number, level: number, drift = 1) =>
-  Array.from({ length: count }, (_, i) => server(`c${i}`, level * (1 + ((i % 3) - 1) * 0.02), level * drift * (1 + (((i + 1) % 3) - 1) * 0.02)));
-const input = (treated: GuardMetricInput["treated"], control: GuardMetricInput["control"], metric = readCacheMissRatioMetric): GuardMetricInput =>
-  ({ metric, treated, control, previousDays: [] });
+  Array.from({ length: count }, (_, i) =>
+    server(`c${i}`, level * (1 + ((i % 3) - 1) * 0.02), level * drift * (1 + (((i + 1) % 3) - 1) * 0.02)),
+  );
+const input = (
+  treated: GuardMetricInput["treated"],
+  control: GuardMetricInput["control"],
+  metric = readCacheMissRatioMetric,
+): GuardMetricInput => ({ metric, treated, control, previousDays: [] });
 
 describe("the comparative guard", () => {
   it("trips when the wave's miss ratio jumps while the servers not yet changed stay put", () => {
@@ -26,7 +31,7 @@ describe("the comparative guard", () => {
     const metric = reading.metrics![0]!;
     assert.equal(metric.status, "trip");
     assert.equal(metric.scale, "relative");
-    assert.ok(metric.interval!.low > 0.10, `interval ${JSON.stringify(metric.interval)} above the tolerance`);
+    assert.ok(metric.interval!.low > 0.1, `interval ${JSON.stringify(metric.interval)} above the tolerance`);
     assert.match(metric.detail, /difference in differences against 6 servers not yet changed/);
   });
 
@@ -54,7 +59,11 @@ describe("the comparative guard", () => {
   it("judges the last wave against previous days when no server is left unchanged", () => {
     const day = (ratio: number) => ({ numerator: ratio * 200_000, denominator: 200_000 });
     const treated = [server("a", 0.05, 0.3), server("b", 0.05, 0.3)];
-    const reading = comparativeGuard([{ ...input(treated, []), previousDays: [day(0.05), day(0.051), day(0.049), day(0.05), day(0.052)] }], guards, windows);
+    const reading = comparativeGuard(
+      [{ ...input(treated, []), previousDays: [day(0.05), day(0.051), day(0.049), day(0.05), day(0.052)] }],
+      guards,
+      windows,
+    );
     assert.equal(reading.status, "trip");
     assert.match(reading.metrics![0]!.detail, /previous days/);
   });
@@ -73,12 +82,19 @@ describe("the comparative guard", () => {
   });
 
   it("says which metrics nothing measures, and holds when none is compared", () => {
-    const reading = comparativeGuard([
-      input([server("canary", 0.05, 0.05)], controls(6, 0.05)),
-      input([], controls(6, 0.01), verdictMetrics.splitIosPerIo),
-    ], guards, windows);
+    const reading = comparativeGuard(
+      [input([server("canary", 0.05, 0.05)], controls(6, 0.05)), input([], controls(6, 0.01), verdictMetrics.splitIosPerIo)],
+      guards,
+      windows,
+    );
     assert.equal(reading.status, "pass");
-    assert.deepEqual(reading.metrics!.map((m) => [m.key, m.status]), [["readCacheMissRatio", "pass"], ["splitIosPerIo", "not-measured"]]);
+    assert.deepEqual(
+      reading.metrics!.map((m) => [m.key, m.status]),
+      [
+        ["readCacheMissRatio", "pass"],
+        ["splitIosPerIo", "not-measured"],
+      ],
+    );
     assert.equal(comparativeGuard([input([], controls(6, 0.01), verdictMetrics.splitIosPerIo)], guards, windows).status, "not-measured");
   });
 });

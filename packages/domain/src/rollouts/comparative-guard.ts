@@ -81,7 +81,11 @@ function formatChange(verdict: Extract<MetricVerdict, { status: "verdict" }>): s
  * fleet is no regression). Metrics nothing on the wave measures are "not measured"; measured but
  * too few I/Os, or no comparison possible, is "not enough data", which holds the wave.
  */
-export function comparativeGuard(inputs: readonly GuardMetricInput[], guards: RolloutGuards, windows: ComparativeWindows): GuardReadingInput {
+export function comparativeGuard(
+  inputs: readonly GuardMetricInput[],
+  guards: RolloutGuards,
+  windows: ComparativeWindows,
+): GuardReadingInput {
   const comparative = guards.comparative;
   const measured = inputs.filter((input) => input.treated.length > 0);
   const notMeasured = inputs.filter((input) => !measured.includes(input));
@@ -102,47 +106,109 @@ export function comparativeGuard(inputs: readonly GuardMetricInput[], guards: Ro
     minutes: null,
   }));
   const alpha = 1 - comparative.confidence;
-  const verdicts = judgeChange(evidence, { status: "look", stage: "final", afterMinutes: windows.afterMinutes, alpha, horizonMinutes: windows.afterMinutes, finalAt: new Date(0) }, {
-    concurrentControl: { minimumControls, minimumDenominator: comparative.minimumDenominator, confidence: comparative.confidence },
-    previousDays: { ...previousDaysDefaults, minimumDenominator: comparative.minimumDenominator },
-  });
+  const verdicts = judgeChange(
+    evidence,
+    {
+      status: "look",
+      stage: "final",
+      afterMinutes: windows.afterMinutes,
+      alpha,
+      horizonMinutes: windows.afterMinutes,
+      finalAt: new Date(0),
+    },
+    {
+      concurrentControl: { minimumControls, minimumDenominator: comparative.minimumDenominator, confidence: comparative.confidence },
+      previousDays: { ...previousDaysDefaults, minimumDenominator: comparative.minimumDenominator },
+    },
+  );
 
   const metrics = verdicts.map((verdict, index) => {
     const input = measured[index]!;
     if (verdict.status !== "verdict") {
-      return { key: verdict.metric.key, label: verdict.metric.label, status: "not-enough-data" as GuardStatus, change: null, interval: null, scale: null, pValue: null, tolerance: null,
-        treated: input.treated.length, control: input.control.length, detail: verdict.reason };
+      return {
+        key: verdict.metric.key,
+        label: verdict.metric.label,
+        status: "not-enough-data" as GuardStatus,
+        change: null,
+        interval: null,
+        scale: null,
+        pValue: null,
+        tolerance: null,
+        treated: input.treated.length,
+        control: input.control.length,
+        detail: verdict.reason,
+      };
     }
     const tolerance = toleranceOf(verdict, comparative);
     const tripped = verdict.verdict === "worse" && verdict.change > tolerance;
     return {
-      key: verdict.metric.key, label: verdict.metric.label, status: (tripped ? "trip" : "pass") as GuardStatus,
-      change: verdict.change, interval: verdict.interval, scale: verdict.scale, pValue: verdict.adjustedPValue, tolerance,
-      treated: input.treated.length, control: input.control.length,
+      key: verdict.metric.key,
+      label: verdict.metric.label,
+      status: (tripped ? "trip" : "pass") as GuardStatus,
+      change: verdict.change,
+      interval: verdict.interval,
+      scale: verdict.scale,
+      pValue: verdict.adjustedPValue,
+      tolerance,
+      treated: input.treated.length,
+      control: input.control.length,
       detail: `${formatChange(verdict)} against ${verdict.basis}; ${verdict.verdict === "worse" ? "worse" : verdict.verdict === "better" ? "better" : "no measurable change"} (Holm-adjusted p = ${verdict.adjustedPValue.toPrecision(2)}, tolerance ${verdict.scale === "relative" ? `${comparative.relativeTolerancePercent} %` : comparative.absoluteTolerance})`,
     };
   });
   for (const input of notMeasured) {
-    metrics.push({ key: input.metric.key, label: input.metric.label, status: "not-measured", change: null, interval: null, scale: null, pValue: null, tolerance: null,
-      treated: input.treated.length, control: input.control.length, detail: `not measured on the wave's servers (${input.metric.source})` });
+    metrics.push({
+      key: input.metric.key,
+      label: input.metric.label,
+      status: "not-measured",
+      change: null,
+      interval: null,
+      scale: null,
+      pValue: null,
+      tolerance: null,
+      treated: input.treated.length,
+      control: input.control.length,
+      detail: `not measured on the wave's servers (${input.metric.source})`,
+    });
   }
 
-  const basis = `difference in differences of each cost per I/O, the wave's ${treatedCount} server${treatedCount === 1 ? "" : "s"} against servers not yet changed (${windows.describe}); ` +
+  const basis =
+    `difference in differences of each cost per I/O, the wave's ${treatedCount} server${treatedCount === 1 ? "" : "s"} against servers not yet changed (${windows.describe}); ` +
     `the same hours on previous days when none are left; Holm-corrected at ${Math.round(comparative.confidence * 100)} %`;
   const trips = metrics.filter((m) => m.status === "trip");
   if (trips.length > 0) {
-    return { guard: "comparative", status: "trip", basis, metrics,
-      summary: `Worse than the servers not yet changed: ${trips.map((m) => `${m.label} ${m.scale === "relative" ? percent(m.change!) : `${m.change! >= 0 ? "+" : ""}${m.change!.toPrecision(3)}`}`).join("; ")}.` };
+    return {
+      guard: "comparative",
+      status: "trip",
+      basis,
+      metrics,
+      summary: `Worse than the servers not yet changed: ${trips.map((m) => `${m.label} ${m.scale === "relative" ? percent(m.change!) : `${m.change! >= 0 ? "+" : ""}${m.change!.toPrecision(3)}`}`).join("; ")}.`,
+    };
   }
   const short = metrics.filter((m) => m.status === "not-enough-data");
   if (short.length > 0) {
-    return { guard: "comparative", status: "not-enough-data", basis, metrics,
-      summary: `${short.map((m) => m.label).join(", ")}: ${short[0]!.detail}.` };
+    return {
+      guard: "comparative",
+      status: "not-enough-data",
+      basis,
+      metrics,
+      summary: `${short.map((m) => m.label).join(", ")}: ${short[0]!.detail}.`,
+    };
   }
   if (metrics.every((m) => m.status === "not-measured")) {
-    return { guard: "comparative", status: "not-measured", basis, metrics, summary: "None of the compared costs per I/O is measured on the wave's servers." };
+    return {
+      guard: "comparative",
+      status: "not-measured",
+      basis,
+      metrics,
+      summary: "None of the compared costs per I/O is measured on the wave's servers.",
+    };
   }
   const passed = metrics.filter((m) => m.status === "pass");
-  return { guard: "comparative", status: "pass", basis, metrics,
-    summary: `No regression against the servers not yet changed on ${passed.length} metric${passed.length === 1 ? "" : "s"}: ${passed.map((m) => m.label).join(", ")}.` };
+  return {
+    guard: "comparative",
+    status: "pass",
+    basis,
+    metrics,
+    summary: `No regression against the servers not yet changed on ${passed.length} metric${passed.length === 1 ? "" : "s"}: ${passed.map((m) => m.label).join(", ")}.`,
+  };
 }

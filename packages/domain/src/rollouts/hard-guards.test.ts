@@ -22,10 +22,30 @@ describe("hard guards", () => {
   it("trips when an agent of the wave goes quiet past the limit", () => {
     const now = new Date("2026-11-28T12:00:00Z");
     const seen = (secondsAgo: number) => new Date(now.getTime() - secondsAgo * 1000);
-    assert.equal(offlineGuard([{ ...a, lastSeenAt: seen(10) }, { ...b, lastSeenAt: seen(299) }], now, guards).status, "pass");
-    const reading = offlineGuard([{ ...a, lastSeenAt: seen(10) }, { ...b, lastSeenAt: seen(301) }], now, guards);
+    assert.equal(
+      offlineGuard(
+        [
+          { ...a, lastSeenAt: seen(10) },
+          { ...b, lastSeenAt: seen(299) },
+        ],
+        now,
+        guards,
+      ).status,
+      "pass",
+    );
+    const reading = offlineGuard(
+      [
+        { ...a, lastSeenAt: seen(10) },
+        { ...b, lastSeenAt: seen(301) },
+      ],
+      now,
+      guards,
+    );
     assert.equal(reading.status, "trip");
-    assert.deepEqual(reading.servers?.map((s) => s.hostname), ["db-2"]);
+    assert.deepEqual(
+      reading.servers?.map((s) => s.hostname),
+      ["db-2"],
+    );
   });
 
   it("holds servers that never confirm, only after the apply timeout", () => {
@@ -38,13 +58,25 @@ describe("hard guards", () => {
   it("counts backoffs against the window before, and says when nothing runs the cache", () => {
     assert.equal(backoffGuard([{ ...a, before: null, after: null }], guards, 15).status, "not-measured");
     assert.equal(backoffGuard([{ ...a, before: 4, after: 6 }], guards, 15).status, "pass");
-    const reading = backoffGuard([{ ...a, before: 0, after: 3 }, { ...b, before: 1, after: 1 }], guards, 15);
+    const reading = backoffGuard(
+      [
+        { ...a, before: 0, after: 3 },
+        { ...b, before: 1, after: 1 },
+      ],
+      guards,
+      15,
+    );
     assert.equal(reading.status, "trip");
     assert.match(reading.summary, /db-1 0 → 3 \(limit \+3\)/);
   });
 
   it("trips a p99 two log2 buckets up, never one (the bucket's width), and skips quiet devices", () => {
-    const device = (before: number, after: number, count = 1000) => ({ ...a, device: "sdb", before: histogram(before, count), after: histogram(after, count) });
+    const device = (before: number, after: number, count = 1000) => ({
+      ...a,
+      device: "sdb",
+      before: histogram(before, count),
+      after: histogram(after, count),
+    });
     assert.equal(latencyGuard("read", [device(10, 11)], guards).status, "pass");
     const tripped = latencyGuard("read", [device(10, 12)], guards);
     assert.equal(tripped.status, "trip");
@@ -70,6 +102,8 @@ describe("a wave's decision", () => {
   });
 
   it("passes with the comparison made and nothing tripped; a guard nothing measures does not hold", () => {
-    assert.deepEqual(decideWave([reading("failed", "pass"), reading("p99_read_latency", "not-measured"), reading("comparative", "pass")]), { outcome: "pass" });
+    assert.deepEqual(decideWave([reading("failed", "pass"), reading("p99_read_latency", "not-measured"), reading("comparative", "pass")]), {
+      outcome: "pass",
+    });
   });
 });

@@ -5,7 +5,9 @@
 import { z } from "zod";
 
 /** Tags as the policies module stores them (lowercase, digits, `.`, `_`, `:`, `-`). */
-const tagSchema = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "A tag is 1–63 lowercase letters, digits, '.', '_', ':' or '-', starting with a letter or digit.");
+const tagSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._:-]{0,62}$/, "A tag is 1–63 lowercase letters, digits, '.', '_', ':' or '-', starting with a letter or digit.");
 
 /** The product's floor for a guard window: shorter windows hold too little telemetry to judge. */
 export const minimumGuardWindowMinutes = 5;
@@ -53,7 +55,11 @@ export const rolloutPlanSchema = z
     canary: rolloutCanarySchema.default({ kind: "spread", count: 1 }),
     /** Cumulative share of the affected servers changed after each wave behind the canary; ends at 100. */
     wavePercents: z.array(z.int().min(1).max(100)).min(1).max(10).default([10, 50, 100]),
-    guardWindowMinutes: z.int().min(minimumGuardWindowMinutes, `A guard window is at least ${minimumGuardWindowMinutes} minutes.`).max(1440).default(15),
+    guardWindowMinutes: z
+      .int()
+      .min(minimumGuardWindowMinutes, `A guard window is at least ${minimumGuardWindowMinutes} minutes.`)
+      .max(1440)
+      .default(15),
     guards: rolloutGuardsSchema.prefault({}),
   })
   .superRefine((plan, context) => {
@@ -63,7 +69,11 @@ export const rolloutPlanSchema = z
     }
     for (let i = 1; i < percents.length; i++) {
       if (percents[i]! <= percents[i - 1]!) {
-        context.addIssue({ code: "custom", path: ["wavePercents", i], message: "Each wave must reach more servers than the one before (10, 50, 100)." });
+        context.addIssue({
+          code: "custom",
+          path: ["wavePercents", i],
+          message: "Each wave must reach more servers than the one before (10, 50, 100).",
+        });
       }
     }
   });
@@ -83,8 +93,10 @@ export function parseRolloutPlan(value: unknown): RolloutPlan {
 /** "Canary: 1 server across tags, then 10 % → 50 % → 100 %, 15 min each". */
 export function describeRolloutPlan(plan: RolloutPlan): string {
   const canary =
-    plan.canary.kind === "servers" ? `${plan.canary.serverIds.length} chosen server${plan.canary.serverIds.length === 1 ? "" : "s"}`
-    : plan.canary.kind === "tag" ? `servers tagged ${plan.canary.tag}`
-    : `${plan.canary.count} server${plan.canary.count === 1 ? "" : "s"} across tags`;
+    plan.canary.kind === "servers"
+      ? `${plan.canary.serverIds.length} chosen server${plan.canary.serverIds.length === 1 ? "" : "s"}`
+      : plan.canary.kind === "tag"
+        ? `servers tagged ${plan.canary.tag}`
+        : `${plan.canary.count} server${plan.canary.count === 1 ? "" : "s"} across tags`;
   return `Canary: ${canary}, then ${plan.wavePercents.map((p) => `${p} %`).join(" → ")}; ${plan.guardWindowMinutes} min guard window each`;
 }

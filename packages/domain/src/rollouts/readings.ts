@@ -32,7 +32,10 @@ export const guardReadingSchema = z.strictObject({
   /** What the reading rests on: sources, windows, counts. */
   basis: z.string().min(1).max(2000),
   /** Servers the reading is about (the offenders of a trip, the ones too quiet to judge). */
-  servers: z.array(z.strictObject({ serverId: z.string(), hostname: z.string(), detail: z.string().max(1000) })).max(200).default([]),
+  servers: z
+    .array(z.strictObject({ serverId: z.string(), hostname: z.string(), detail: z.string().max(1000) }))
+    .max(200)
+    .default([]),
   /** For comparisons: one line per metric. */
   metrics: z
     .array(
@@ -69,9 +72,15 @@ export type WaveDecision =
  */
 export function decideWave(readings: readonly GuardReading[]): WaveDecision {
   const trips = readings.filter((reading) => reading.status === "trip");
-  if (trips.length > 0) return { outcome: "trip", reason: trips.map((reading) => reading.summary).join(" "), guards: trips.map((reading) => reading.guard) };
+  if (trips.length > 0)
+    return { outcome: "trip", reason: trips.map((reading) => reading.summary).join(" "), guards: trips.map((reading) => reading.guard) };
   const short = readings.filter((reading) => reading.status === "not-enough-data");
-  if (short.length > 0) return { outcome: "hold", reason: `Not enough data: ${short.map((reading) => reading.summary).join(" ")}`, guards: short.map((reading) => reading.guard) };
+  if (short.length > 0)
+    return {
+      outcome: "hold",
+      reason: `Not enough data: ${short.map((reading) => reading.summary).join(" ")}`,
+      guards: short.map((reading) => reading.guard),
+    };
   const comparative = readings.find((reading) => reading.guard === "comparative");
   if (comparative?.status !== "pass") {
     return {

@@ -3,7 +3,11 @@ import { describe, it } from "node:test";
 import { interleaveAcrossTags, planWaves, type PlannableServer } from "./waves.js";
 
 const servers = (count: number, tags: (i: number) => string[]): PlannableServer[] =>
-  Array.from({ length: count }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, hostname: `h${i}`, tags: tags(i) }));
+  Array.from({ length: count }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    hostname: `h${i}`,
+    tags: tags(i),
+  }));
 
 describe("wave planning", () => {
   it("takes a spread canary from the largest tag groups first, then cumulative percentages rounded up", () => {
@@ -12,8 +16,19 @@ describe("wave planning", () => {
     assert.ok(result.ok);
     const byId = new Map(fleet.map((s) => [s.id, s]));
     const [canary, ...rest] = result.waves;
-    assert.deepEqual(canary!.serverIds.map((id) => byId.get(id)!.tags), [["db"], ["web"]]);
-    assert.deepEqual(result.waves.map((w) => [w.label, w.serverIds.length]), [["Canary", 2], ["25 %", 3], ["50 %", 5], ["100 %", 10]]);
+    assert.deepEqual(
+      canary!.serverIds.map((id) => byId.get(id)!.tags),
+      [["db"], ["web"]],
+    );
+    assert.deepEqual(
+      result.waves.map((w) => [w.label, w.serverIds.length]),
+      [
+        ["Canary", 2],
+        ["25 %", 3],
+        ["50 %", 5],
+        ["100 %", 10],
+      ],
+    );
     // Every server exactly once.
     const all = result.waves.flatMap((w) => w.serverIds);
     assert.equal(new Set(all).size, 20);
@@ -32,7 +47,14 @@ describe("wave planning", () => {
     const fleet = servers(3, () => []);
     const result = planWaves(fleet, { canary: { kind: "spread", count: 1 }, wavePercents: [10, 50, 100] }, "r");
     assert.ok(result.ok);
-    assert.deepEqual(result.waves.map((w) => [w.label, w.serverIds.length]), [["Canary", 1], ["50 %", 1], ["100 %", 1]]);
+    assert.deepEqual(
+      result.waves.map((w) => [w.label, w.serverIds.length]),
+      [
+        ["Canary", 1],
+        ["50 %", 1],
+        ["100 %", 1],
+      ],
+    );
   });
 
   it("takes a tag canary and chosen servers, and refuses what the change does not reach", () => {
@@ -47,8 +69,15 @@ describe("wave planning", () => {
     assert.deepEqual(chosen.waves[0]!.serverIds, [fleet[5]!.id]);
 
     const missingTag = planWaves(fleet, { canary: { kind: "tag", tag: "nope" }, wavePercents: [100] }, "r");
-    assert.deepEqual(missingTag, { ok: false, message: 'No server the change reaches carries the tag "nope"; tag a few representative servers, or pick the canary another way.' });
-    const outside = planWaves(fleet, { canary: { kind: "servers", serverIds: ["00000000-0000-4000-8000-999999999999"] }, wavePercents: [100] }, "r");
+    assert.deepEqual(missingTag, {
+      ok: false,
+      message: 'No server the change reaches carries the tag "nope"; tag a few representative servers, or pick the canary another way.',
+    });
+    const outside = planWaves(
+      fleet,
+      { canary: { kind: "servers", serverIds: ["00000000-0000-4000-8000-999999999999"] }, wavePercents: [100] },
+      "r",
+    );
     assert.equal(outside.ok, false);
   });
 
@@ -58,6 +87,9 @@ describe("wave planning", () => {
 
   it("interleaves one of each group before a second of any", () => {
     const fleet = servers(5, (i) => (i < 3 ? ["x"] : ["y"]));
-    assert.deepEqual(interleaveAcrossTags(fleet, "s").map((s) => s.tags[0]), ["x", "y", "x", "y", "x"]);
+    assert.deepEqual(
+      interleaveAcrossTags(fleet, "s").map((s) => s.tags[0]),
+      ["x", "y", "x", "y", "x"],
+    );
   });
 });

@@ -49,7 +49,10 @@ function tagGroups(servers: readonly PlannableServer[], seed: string): Plannable
   }
   const ordered = [...groups.entries()].map(([key, members]) => ({
     key,
-    members: members.map((server) => ({ server, rank: rank(seed, server.id) })).sort((a, b) => a.rank - b.rank || (a.server.id < b.server.id ? -1 : 1)).map((m) => m.server),
+    members: members
+      .map((server) => ({ server, rank: rank(seed, server.id) }))
+      .sort((a, b) => a.rank - b.rank || (a.server.id < b.server.id ? -1 : 1))
+      .map((m) => m.server),
   }));
   // Larger groups first, so a canary of N takes one of each of the N most common kinds of server.
   ordered.sort((a, b) => b.members.length - a.members.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -66,21 +69,39 @@ export function interleaveAcrossTags(servers: readonly PlannableServer[], seed: 
   return order;
 }
 
-function chooseCanary(canary: RolloutCanary, affected: readonly PlannableServer[], seed: string): { ok: true; ids: string[] } | { ok: false; message: string } {
+function chooseCanary(
+  canary: RolloutCanary,
+  affected: readonly PlannableServer[],
+  seed: string,
+): { ok: true; ids: string[] } | { ok: false; message: string } {
   if (canary.kind === "servers") {
     const known = new Set(affected.map((server) => server.id));
     const outside = canary.serverIds.filter((id) => !known.has(id));
     if (outside.length > 0) {
-      return { ok: false, message: `${outside.length} chosen canary server${outside.length === 1 ? " is" : "s are"} not changed by this rollout (its policy stays the same); pick servers the change reaches.` };
+      return {
+        ok: false,
+        message: `${outside.length} chosen canary server${outside.length === 1 ? " is" : "s are"} not changed by this rollout (its policy stays the same); pick servers the change reaches.`,
+      };
     }
     return { ok: true, ids: [...new Set(canary.serverIds)] };
   }
   if (canary.kind === "tag") {
-    const ids = interleaveAcrossTags(affected, seed).filter((server) => server.tags.includes(canary.tag)).map((server) => server.id);
-    if (ids.length === 0) return { ok: false, message: `No server the change reaches carries the tag "${canary.tag}"; tag a few representative servers, or pick the canary another way.` };
+    const ids = interleaveAcrossTags(affected, seed)
+      .filter((server) => server.tags.includes(canary.tag))
+      .map((server) => server.id);
+    if (ids.length === 0)
+      return {
+        ok: false,
+        message: `No server the change reaches carries the tag "${canary.tag}"; tag a few representative servers, or pick the canary another way.`,
+      };
     return { ok: true, ids };
   }
-  return { ok: true, ids: interleaveAcrossTags(affected, seed).slice(0, canary.count).map((server) => server.id) };
+  return {
+    ok: true,
+    ids: interleaveAcrossTags(affected, seed)
+      .slice(0, canary.count)
+      .map((server) => server.id),
+  };
 }
 
 /**
@@ -89,20 +110,32 @@ function chooseCanary(canary: RolloutCanary, affected: readonly PlannableServer[
  * canary already covers would hold no server and is left out; the last wave always takes every
  * server left.
  */
-export function planWaves(affected: readonly PlannableServer[], plan: Pick<RolloutPlan, "canary" | "wavePercents">, seed: string): WavePlan {
+export function planWaves(
+  affected: readonly PlannableServer[],
+  plan: Pick<RolloutPlan, "canary" | "wavePercents">,
+  seed: string,
+): WavePlan {
   if (affected.length === 0) return { ok: true, waves: [] };
   const canary = chooseCanary(plan.canary, affected, seed);
   if (!canary.ok) return canary;
   const inCanary = new Set(canary.ids);
   const waves: PlannedWave[] = [{ index: 0, label: "Canary", percent: null, serverIds: canary.ids }];
-  const rest = interleaveAcrossTags(affected.filter((server) => !inCanary.has(server.id)), seed);
+  const rest = interleaveAcrossTags(
+    affected.filter((server) => !inCanary.has(server.id)),
+    seed,
+  );
   let placed = canary.ids.length;
   let taken = 0;
   for (const percent of plan.wavePercents) {
     const target = percent === 100 ? affected.length : Math.min(affected.length, Math.ceil((percent / 100) * affected.length));
     const count = Math.max(0, target - placed);
     if (count === 0) continue;
-    waves.push({ index: waves.length, label: `${percent} %`, percent, serverIds: rest.slice(taken, taken + count).map((server) => server.id) });
+    waves.push({
+      index: waves.length,
+      label: `${percent} %`,
+      percent,
+      serverIds: rest.slice(taken, taken + count).map((server) => server.id),
+    });
     taken += count;
     placed += count;
   }

@@ -29,13 +29,24 @@ const powerFloor = (heat: string) => (heat === "pareto" ? 0.25 : 0.9);
 describe("the caused read-cache estimate's calibration on simulated servers", () => {
   for (const scenario of causedScenarios) {
     it(`${scenario.name}: at most 7 % false verdicts, and a 30 % cut in misses found`, () => {
-      const options = { scenarios: [causedWorlds(scenario, minutes)], judge, looksMinutes, replications: 200, seed: 21, effects: [0.7], powerReplications: 40 };
+      const options = {
+        scenarios: [causedWorlds(scenario, minutes)],
+        judge,
+        looksMinutes,
+        replications: 200,
+        seed: 21,
+        effects: [0.7],
+        powerReplications: 40,
+      };
       const [nulls] = runNulls(options);
       const [found] = runPower(options);
       console.log(formatResults([nulls!], [found!]));
       const oneSided = wilson(nulls!.final.count, nulls!.final.of, 1.644854);
       assert.ok(oneSided.low <= 0.07, `${scenario.name}: ${nulls!.final.count}/${nulls!.final.of} false verdicts over ${minutes} minutes`);
-      assert.ok(found!.detected.value >= powerFloor(scenario.heat.kind), `${scenario.name}: a 30 % cut in misses found in ${found!.detected.count}/${found!.detected.of}`);
+      assert.ok(
+        found!.detected.value >= powerFloor(scenario.heat.kind),
+        `${scenario.name}: a 30 % cut in misses found in ${found!.detected.count}/${found!.detected.of}`,
+      );
       assert.equal(found!.wrongDirection.count, 0, `${scenario.name}: a 30 % cut called worse`);
     });
   }

@@ -87,7 +87,13 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
         workload = scenario.phi * workload + scenario.noiseSd * normal();
         pressure = scenario.phi * pressure + scenario.noiseSd * normal();
         const perGroup = (scenario.accessesPerMinute / scenario.groups) * Math.exp(workload);
-        const unit = { holdoutShare: scenario.holdoutShare, managedAccessedBytes: 0, managedMissedBytes: 0, controlAccessedBytes: 0, controlMissedBytes: 0 };
+        const unit = {
+          holdoutShare: scenario.holdoutShare,
+          managedAccessedBytes: 0,
+          managedMissedBytes: 0,
+          controlAccessedBytes: 0,
+          controlMissedBytes: 0,
+        };
         const perBucket: BucketMinute = new Float64Array(4 * holdoutBuckets);
         for (let g = 0; g < scenario.groups; g++) {
           const mean = perGroup * heat[g]!;
@@ -119,7 +125,10 @@ export function causedWorlds(scenario: CausedScenario, minutes: number): Harness
  * the interval lies above 0 (the managed pages missed less, the judged cost fell: "better"),
  * "cost" when below 0, and no verdict when it contains 0 or the estimate is not measured.
  */
-export function causedJudge(iterations = causedReadsDefaults.iterations, withoutBuckets = false): (world: CausedWorld, lookMinutes: number) => Decision {
+export function causedJudge(
+  iterations = causedReadsDefaults.iterations,
+  withoutBuckets = false,
+): (world: CausedWorld, lookMinutes: number) => Decision {
   return (world, lookMinutes) => {
     const units = world.units.slice(0, lookMinutes);
     const buckets = withoutBuckets ? null : { counts: bucketSums(world.buckets.slice(0, lookMinutes)), intervals: units.length };
@@ -135,7 +144,13 @@ function bucketSums(minutes: readonly BucketMinute[]): HoldoutBucketCounts[] {
   return Array.from({ length: holdoutBuckets }, (_, bucket) => {
     const at = 4 * bucket;
     const total = (offset: number) => minutes.reduce((sum, minute) => sum + minute[at + offset]!, 0) * pageBytes;
-    return { bucket, managedAccessedBytes: total(0), managedMissedBytes: total(1), controlAccessedBytes: total(2), controlMissedBytes: total(3) };
+    return {
+      bucket,
+      managedAccessedBytes: total(0),
+      managedMissedBytes: total(1),
+      controlAccessedBytes: total(2),
+      controlMissedBytes: total(3),
+    };
   });
 }
 

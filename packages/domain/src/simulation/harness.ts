@@ -107,7 +107,12 @@ const percent = (rate: Rate) => `${(rate.value * 100).toFixed(1)} % [${(rate.low
 /** A Markdown table of the nulls and the power, as docs/gains.md shows it. */
 export function formatResults(nulls: readonly NullResult[], power: readonly PowerResult[]): string {
   const effects = [...new Set(power.map((row) => row.effect))];
-  const header = ["scenario (no real change)", "false verdicts, final look", "false verdicts, any look", ...effects.map((effect) => `found: ${Math.round((1 - effect) * 100)} % better`)];
+  const header = [
+    "scenario (no real change)",
+    "false verdicts, final look",
+    "false verdicts, any look",
+    ...effects.map((effect) => `found: ${Math.round((1 - effect) * 100)} % better`),
+  ];
   const rows = nulls.map((row) => [
     row.scenario,
     percent(row.final),

@@ -45,7 +45,12 @@ class Persistent {
   private value: number;
   private at: number;
   private readonly stepSd: number;
-  constructor(private readonly phi: number, private readonly sd: number, private readonly normal: () => number, start: number) {
+  constructor(
+    private readonly phi: number,
+    private readonly sd: number,
+    private readonly normal: () => number,
+    start: number,
+  ) {
     this.value = sd * normal();
     this.at = start;
     this.stepSd = Math.sqrt(1 - phi * phi) * sd;
@@ -74,7 +79,12 @@ export interface SharedSeries {
   values: Float64Array[];
 }
 
-export function sharedSeries(scenario: LatencyScenario, stretches: readonly { from: number; to: number }[], commonShare: number, random: () => number): SharedSeries {
+export function sharedSeries(
+  scenario: LatencyScenario,
+  stretches: readonly { from: number; to: number }[],
+  commonShare: number,
+  random: () => number,
+): SharedSeries {
   const start = stretches[0]?.from ?? 0;
   const normal = normalSource(random);
   const drift = scenario.drift ? new Persistent(Math.exp(-1 / scenario.drift.persistenceMinutes), scenario.drift.sd, normal, start) : null;
@@ -115,7 +125,8 @@ export function simulateServer(
   const start = stretches[0]?.from ?? 0;
   const normal = normalSource(random);
   const own = new Persistent(scenario.phi, scenario.noiseSd * Math.sqrt(1 - commonShare), normal, start);
-  const ownDrift = !shared && scenario.drift ? new Persistent(Math.exp(-1 / scenario.drift.persistenceMinutes), scenario.drift.sd, normal, start) : null;
+  const ownDrift =
+    !shared && scenario.drift ? new Persistent(Math.exp(-1 / scenario.drift.persistenceMinutes), scenario.drift.sd, normal, start) : null;
   const cycle = dailySine(shape.phaseMinutes);
   const readsSd = Math.sqrt(scenario.readsNoiseSd ** 2 + 1 / scenario.readsPerMinute);
   const logEffect = Math.log(options.effect ?? 1);
@@ -132,7 +143,8 @@ export function simulateServer(
       if (ownDrift) logLatency += ownDrift.valueAt(minute);
       if (minute >= effectFrom) logLatency += logEffect;
       let latency = baseSeconds * Math.exp(logLatency);
-      if (scenario.stalls && random() < scenario.stalls.probability) latency *= scenario.stalls.scale * paretoDraw(random, scenario.stalls.alpha);
+      if (scenario.stalls && random() < scenario.stalls.probability)
+        latency *= scenario.stalls.scale * paretoDraw(random, scenario.stalls.alpha);
       // The count's own noise and its Poisson noise (sd √mean, about 4 % at 600) in one log-normal draw.
       const reads = Math.round(scenario.readsPerMinute * Math.exp(scenario.readsDailyAmplitude * sine + readsSd * normal()));
       numerator[minute - from] = reads * latency;

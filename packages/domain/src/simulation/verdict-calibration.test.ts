@@ -13,39 +13,61 @@ import { verdictConfigurations, type VerdictConfiguration } from "./verdict-conf
 
 const seed = 30;
 const heavyTailed = "heavy-tailed latency (stalls, φ 0.5)";
-const describeRate = (rate: Rate) => `${rate.count}/${rate.of} = ${(rate.value * 100).toFixed(1)} % (95 % Monte Carlo interval ${(rate.low * 100).toFixed(1)}–${(rate.high * 100).toFixed(1)} %)`;
+const describeRate = (rate: Rate) =>
+  `${rate.count}/${rate.of} = ${(rate.value * 100).toFixed(1)} % (95 % Monte Carlo interval ${(rate.low * 100).toFixed(1)}–${(rate.high * 100).toFixed(1)} %)`;
 
 function assertCalibrated(configuration: VerdictConfiguration, nulls: readonly NullResult[]) {
   for (const row of nulls) {
     const oneSided = wilson(row.anyLook.count, row.anyLook.of, 1.644854);
-    const message = `${configuration.name}, ${row.scenario}: false verdicts at any of ${configuration.looksMinutes.join("/")} minutes ${describeRate(row.anyLook)}, ` +
+    const message =
+      `${configuration.name}, ${row.scenario}: false verdicts at any of ${configuration.looksMinutes.join("/")} minutes ${describeRate(row.anyLook)}, ` +
       `one-sided lower bound ${(oneSided.low * 100).toFixed(1)} %`;
     assert.ok(oneSided.low <= 0.07, message);
   }
 }
 
-function run(configuration: VerdictConfiguration, replications: number, power: { replications: number; scenarios: string[]; minimum: Record<number, number> } | null) {
+function run(
+  configuration: VerdictConfiguration,
+  replications: number,
+  power: { replications: number; scenarios: string[]; minimum: Record<number, number> } | null,
+) {
   const options = { ...configuration, replications, seed, effects: power ? [0.9, 0.7] : [], powerReplications: power?.replications ?? 0 };
   const nulls = runNulls(options);
-  const found = power ? runPower({ ...options, scenarios: configuration.scenarios.filter((scenario) => power.scenarios.includes(scenario.name)) }) : [];
+  const found = power
+    ? runPower({ ...options, scenarios: configuration.scenarios.filter((scenario) => power.scenarios.includes(scenario.name)) })
+    : [];
   console.log(`${configuration.name}\n${formatResults(nulls, found)}\n`);
   assertCalibrated(configuration, nulls);
   for (const row of found) {
     const minimum = power!.minimum[row.effect] ?? 0;
-    assert.ok(row.detected.value >= minimum, `${configuration.name}, ${row.scenario}: ${Math.round((1 - row.effect) * 100)} % better found ${describeRate(row.detected)}, expected at least ${minimum * 100} %`);
+    assert.ok(
+      row.detected.value >= minimum,
+      `${configuration.name}, ${row.scenario}: ${Math.round((1 - row.effect) * 100)} % better found ${describeRate(row.detected)}, expected at least ${minimum * 100} %`,
+    );
     // An improvement called worse: at most the 2.5 % a two-sided 5 % test allows, beyond Monte Carlo error.
-    assert.ok(wilson(row.wrongDirection.count, row.wrongDirection.of, 1.644854).low <= 0.025, `${row.scenario}: an improvement called worse ${describeRate(row.wrongDirection)}`);
+    assert.ok(
+      wilson(row.wrongDirection.count, row.wrongDirection.of, 1.644854).low <= 0.025,
+      `${row.scenario}: an improvement called worse ${describeRate(row.wrongDirection)}`,
+    );
   }
 }
 
 describe("the verdict's calibration on simulated servers", () => {
   it("a week of history, 60-minute horizon: at most 7 % false verdicts, and finds a 30 % change", () => {
     // The stall cap is what finds a change despite stalls: without it, 16 % of the 30 % changes are found here.
-    run(verdictConfigurations.weekOneHour, 800, { replications: 100, scenarios: ["independent minutes", "AR(1), φ = 0.5", heavyTailed], minimum: { 0.7: 0.5 } });
+    run(verdictConfigurations.weekOneHour, 800, {
+      replications: 100,
+      scenarios: ["independent minutes", "AR(1), φ = 0.5", heavyTailed],
+      minimum: { 0.7: 0.5 },
+    });
   });
 
   it("a week of history, 24-hour horizon, read at 10, 30, 60, 180, 360, 720 and 1,440 minutes", () => {
-    run(verdictConfigurations.weekOneDay, 200, { replications: 40, scenarios: ["AR(1), φ = 0.5", "combined (φ 0.8, drift, daily cycle, noisy I/O)", heavyTailed], minimum: { 0.9: 0, 0.7: 0.8 } });
+    run(verdictConfigurations.weekOneDay, 200, {
+      replications: 40,
+      scenarios: ["AR(1), φ = 0.5", "combined (φ 0.8, drift, daily cycle, noisy I/O)", heavyTailed],
+      minimum: { 0.9: 0, 0.7: 0.8 },
+    });
   });
 
   it("servers not yet changed, 60-minute horizon, against the window right before the change", () => {

@@ -22,9 +22,19 @@ function configuration(name: string, horizonMinutes: number, worlds: () => Harne
 }
 
 export const verdictConfigurations = {
-  weekOneHour: configuration("a week of history, 60-minute horizon", 60, () => latencyScenarios.map((scenario) => historyWorlds(scenario, 7, 60))),
-  weekOneDay: configuration("a week of history, 24-hour horizon", 1440, () => latencyScenarios.map((scenario) => historyWorlds(scenario, 7, 1440))),
-  controlOneHour: configuration("9 servers not yet changed, 60-minute horizon", 60, () => latencyScenarios.map((scenario) => fleetWorlds(scenario, 10, 60))),
-  controlOneDay: configuration("4 servers not yet changed, 24-hour horizon", 1440, () => latencyScenarios.map((scenario) => fleetWorlds(scenario, 5, 1440))),
-  fallbackOneDay: configuration("one day of history (block bootstrap), 24-hour horizon", 1440, () => latencyScenarios.map((scenario) => historyWorlds(scenario, 1, 1440))),
+  weekOneHour: configuration("a week of history, 60-minute horizon", 60, () =>
+    latencyScenarios.map((scenario) => historyWorlds(scenario, 7, 60)),
+  ),
+  weekOneDay: configuration("a week of history, 24-hour horizon", 1440, () =>
+    latencyScenarios.map((scenario) => historyWorlds(scenario, 7, 1440)),
+  ),
+  controlOneHour: configuration("9 servers not yet changed, 60-minute horizon", 60, () =>
+    latencyScenarios.map((scenario) => fleetWorlds(scenario, 10, 60)),
+  ),
+  controlOneDay: configuration("4 servers not yet changed, 24-hour horizon", 1440, () =>
+    latencyScenarios.map((scenario) => fleetWorlds(scenario, 5, 1440)),
+  ),
+  fallbackOneDay: configuration("one day of history (block bootstrap), 24-hour horizon", 1440, () =>
+    latencyScenarios.map((scenario) => historyWorlds(scenario, 1, 1440)),
+  ),
 } satisfies Record<string, VerdictConfiguration>;

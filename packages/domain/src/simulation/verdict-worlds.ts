@@ -75,12 +75,16 @@ export function historyWorlds(scenario: LatencyScenario, historyDays: number, ho
     name: scenario.name,
     world: (random, effect) => {
       const changeMinute = historyDays * minutesPerDay + Math.floor(random() * minutesPerDay);
-      const stretches = horizonMinutes >= minutesPerDay
-        ? [{ from: changeMinute - historyDays * minutesPerDay, to: changeMinute + horizonMinutes }]
-        : [...Array.from({ length: historyDays }, (_, i) => {
-          const from = changeMinute - (historyDays - i) * minutesPerDay;
-          return { from, to: from + horizonMinutes };
-        }), { from: changeMinute, to: changeMinute + horizonMinutes }];
+      const stretches =
+        horizonMinutes >= minutesPerDay
+          ? [{ from: changeMinute - historyDays * minutesPerDay, to: changeMinute + horizonMinutes }]
+          : [
+              ...Array.from({ length: historyDays }, (_, i) => {
+                const from = changeMinute - (historyDays - i) * minutesPerDay;
+                return { from, to: from + horizonMinutes };
+              }),
+              { from: changeMinute, to: changeMinute + horizonMinutes },
+            ];
       const segments = simulateServer(scenario, stretches, random, { effect, effectFrom: changeMinute });
       return { changeMinute, treated: new SimulatedServer(segments), controls: [], historyDays };
     },
@@ -92,7 +96,12 @@ export function historyWorlds(scenario: LatencyScenario, historyDays: number, ho
  * noise, each with its own level, daily amplitude and phase; no history beyond the equally long
  * window right before the change, which the control has to make up for.
  */
-export function fleetWorlds(scenario: LatencyScenario, servers: number, horizonMinutes: number, commonShare = 0.5): HarnessScenario<VerdictWorld> {
+export function fleetWorlds(
+  scenario: LatencyScenario,
+  servers: number,
+  horizonMinutes: number,
+  commonShare = 0.5,
+): HarnessScenario<VerdictWorld> {
   return {
     name: scenario.name,
     world: (random, effect) => {
@@ -100,8 +109,14 @@ export function fleetWorlds(scenario: LatencyScenario, servers: number, horizonM
       const stretches = [{ from: changeMinute - horizonMinutes, to: changeMinute + horizonMinutes }];
       const shared = sharedSeries(scenario, stretches, commonShare, random);
       const fleet = Array.from({ length: servers }, (_, index) => {
-        const shape = { level: Math.exp(0.5 * normalDraw(random)), dailyScale: Math.max(0, 1 + 0.2 * normalDraw(random)), phaseMinutes: 60 * normalDraw(random) };
-        return new SimulatedServer(simulateServer(scenario, stretches, random, { shape, shared, effect: index === 0 ? effect : 1, effectFrom: changeMinute }));
+        const shape = {
+          level: Math.exp(0.5 * normalDraw(random)),
+          dailyScale: Math.max(0, 1 + 0.2 * normalDraw(random)),
+          phaseMinutes: 60 * normalDraw(random),
+        };
+        return new SimulatedServer(
+          simulateServer(scenario, stretches, random, { shape, shared, effect: index === 0 ? effect : 1, effectFrom: changeMinute }),
+        );
       });
       return { changeMinute, treated: fleet[0]!, controls: fleet.slice(1), historyDays: 0 };
     },
@@ -130,20 +145,24 @@ export function evidenceOf(world: VerdictWorld, afterMinutes: number): MetricEvi
     metric: verdictMetrics.meanReadLatency,
     after: world.treated.cappedSums(afterWindow.from, afterWindow.to, treatedCap),
     previousDays: dayWindows.map((day) => world.treated.cappedSums(day.from, day.to, treatedCap)),
-    concurrent: world.controls.length > 0
-      ? {
-        treated: [windows(world.treated, "treated", treatedCap)],
-        control: world.controls.map((server, index) => windows(server, `control-${index}`, server.stallCap([beforeWindow, afterWindow]))),
-        beforeWindow: world.historyDays >= 1 ? "the same hours of the previous day" : "the window right before the change",
-      }
-      : null,
-    minutes: world.historyDays >= 1
-      ? () => ({
-        before: capUnits(world.treated.units(beforeWindow.from, beforeWindow.to), treatedCap),
-        after: capUnits(world.treated.units(afterWindow.from, afterWindow.to), treatedCap),
-        beforeWindow: "the same hours of the previous day",
-      })
-      : null,
+    concurrent:
+      world.controls.length > 0
+        ? {
+            treated: [windows(world.treated, "treated", treatedCap)],
+            control: world.controls.map((server, index) =>
+              windows(server, `control-${index}`, server.stallCap([beforeWindow, afterWindow])),
+            ),
+            beforeWindow: world.historyDays >= 1 ? "the same hours of the previous day" : "the window right before the change",
+          }
+        : null,
+    minutes:
+      world.historyDays >= 1
+        ? () => ({
+            before: capUnits(world.treated.units(beforeWindow.from, beforeWindow.to), treatedCap),
+            after: capUnits(world.treated.units(afterWindow.from, afterWindow.to), treatedCap),
+            beforeWindow: "the same hours of the previous day",
+          })
+        : null,
   };
 }
 

@@ -34,7 +34,10 @@ export function describeBlockSeries(units: readonly RatioUnit[], blockAutocorrel
   const autocorrelationTime = integratedAutocorrelationTime(linearised);
   // Blocks a few autocorrelation times long (at least the cube root of n, the usual rate), so the
   // correlation a block cuts at its edges is small against what it keeps.
-  const blockLength = Math.max(1, Math.min(Math.floor(units.length / 2), Math.ceil(Math.max(Math.cbrt(units.length), blockAutocorrelationTimes * autocorrelationTime))));
+  const blockLength = Math.max(
+    1,
+    Math.min(Math.floor(units.length / 2), Math.ceil(Math.max(Math.cbrt(units.length), blockAutocorrelationTimes * autocorrelationTime))),
+  );
   return { units, ratio, autocorrelationTime, effectiveSampleSize: units.length / autocorrelationTime, blockLength };
 }
 

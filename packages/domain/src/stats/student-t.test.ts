@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { logGamma, regularisedBeta, studentTCritical, studentTTwoSidedP, tInterval } from "./student-t.js";
 
-const close = (actual: number, expected: number, tolerance: number) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} is not within ${tolerance} of ${expected}`);
+const close = (actual: number, expected: number, tolerance: number) =>
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} is not within ${tolerance} of ${expected}`);
 
 describe("Student's t", () => {
   it("matches the printed tables' critical values", () => {

@@ -8,26 +8,56 @@ import type { EmailMessage, HttpMessage } from "./message.js";
 const context = { consoleUrl: "https://spindle.example.com" };
 const id = "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f";
 const settings = {
-  email: { kind: "email", config: { host: "smtp.example.com", port: 587, security: "starttls", username: null, from: "spindle@example.com", to: ["ops@example.com"] }, secrets: { password: null } },
+  email: {
+    kind: "email",
+    config: {
+      host: "smtp.example.com",
+      port: 587,
+      security: "starttls",
+      username: null,
+      from: "spindle@example.com",
+      to: ["ops@example.com"],
+    },
+    secrets: { password: null },
+  },
   slack: { kind: "slack", config: {}, secrets: { webhookUrl: "https://hooks.slack.com/services/T/B/secret" } },
   teams: { kind: "teams", config: {}, secrets: { webhookUrl: "https://example.webhook.office.com/webhookb2/secret" } },
-  pagerduty: { kind: "pagerduty", config: { eventsUrl: "https://events.pagerduty.com/v2/enqueue" }, secrets: { routingKey: "R0123456789abcdefR0123456789abcd" } },
-  webhook: { kind: "webhook", config: { url: "https://receiver.example.com/hook" }, secrets: { signingSecret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` } },
+  pagerduty: {
+    kind: "pagerduty",
+    config: { eventsUrl: "https://events.pagerduty.com/v2/enqueue" },
+    secrets: { routingKey: "R0123456789abcdefR0123456789abcd" },
+  },
+  webhook: {
+    kind: "webhook",
+    config: { url: "https://receiver.example.com/hook" },
+    secrets: { signingSecret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` },
+  },
 } satisfies Record<string, ChannelSettings>;
 
 function item(n: number, title = `Raise the read-cache budget on host ${n}`): DigestItem {
   const recommendationId = `0000000${n % 10}-1111-4222-8333-444455556666`;
   return {
-    recommendationId, serverId: "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d", hostname: `db-0${n % 10}`, kind: "read_cache_budget", title,
+    recommendationId,
+    serverId: "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+    hostname: `db-0${n % 10}`,
+    kind: "read_cache_budget",
+    title,
     why: "miss-ratio curve of the read cache (cache_mrc), 2026-11-23T09:00:00.000Z – 2026-11-23T10:00:00.000Z",
-    predicted: "budget 2 GiB → 6 GiB: read hit ratio 61 % → 88 %", confidence: { level: "medium", reason: "12,000 sampled accesses" },
+    predicted: "budget 2 GiB → 6 GiB: read hit ratio 61 % → 88 %",
+    confidence: { level: "medium", reason: "12,000 sampled accesses" },
     linkPath: `/recommendations#recommendation-${recommendationId}`,
   };
 }
 
 function digest(items: DigestItem[], more = 0): RecommendationDigest {
-  return parseRecommendationDigest({ orgId: "org-1", digestId: "8e2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e", at: "2026-11-23T10:00:00.000Z",
-    periodStart: "2026-11-23T00:00:00.000Z", items, more });
+  return parseRecommendationDigest({
+    orgId: "org-1",
+    digestId: "8e2d3c4b-5f6a-4b7c-9d8e-0f1a2b3c4d5e",
+    at: "2026-11-23T10:00:00.000Z",
+    periodStart: "2026-11-23T00:00:00.000Z",
+    items,
+    more,
+  });
 }
 
 const render = (kind: keyof typeof settings, d: RecommendationDigest) =>
@@ -45,9 +75,15 @@ describe("the recommendations digest, rendered", () => {
   });
 
   it("counts what it does not list, and chat, Teams and webhook carry the same items", () => {
-    const d = digest(Array.from({ length: maxDigestItems }, (_, n) => item(n)), 7);
+    const d = digest(
+      Array.from({ length: maxDigestItems }, (_, n) => item(n)),
+      7,
+    );
     assert.equal((render("email", d) as EmailMessage).subject, `${maxDigestItems + 7} new Spindle recommendations`);
-    assert.match(JSON.parse((render("slack", d) as HttpMessage).body).text, /…and 7 more: https:\/\/spindle\.example\.com\/recommendations$/);
+    assert.match(
+      JSON.parse((render("slack", d) as HttpMessage).body).text,
+      /…and 7 more: https:\/\/spindle\.example\.com\/recommendations$/,
+    );
     const teams = render("teams", d) as HttpMessage;
     assert.ok(Buffer.byteLength(teams.body) <= teams.maxBodyBytes, "within Teams' limit");
     const hook = render("webhook", d) as HttpMessage;
@@ -55,7 +91,10 @@ describe("the recommendations digest, rendered", () => {
     assert.equal(event.type, "spindle.recommendations.digest");
     assert.equal(event.data.notificationId, id);
     assert.equal(event.data.items.length, maxDigestItems);
-    assert.equal(event.data.items[0].url, "https://spindle.example.com/recommendations#recommendation-00000000-1111-4222-8333-444455556666");
+    assert.equal(
+      event.data.items[0].url,
+      "https://spindle.example.com/recommendations#recommendation-00000000-1111-4222-8333-444455556666",
+    );
     assert.equal(event.data.more, 7);
     assert.equal(hook.signingSecret, settings.webhook.secrets.signingSecret);
   });

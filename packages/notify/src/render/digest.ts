@@ -42,22 +42,37 @@ function escapeHtml(text: string): string {
 
 function email(message: DigestToRender, context: RenderContext): EmailMessage {
   const { digest } = message;
-  const text = [titleOf(digest), "", ...digest.items.flatMap((item) => [...itemLines(item, context), ""]), ...moreLine(digest, context),
-    "", `Notification ${message.id}`].join("\n");
+  const text = [
+    titleOf(digest),
+    "",
+    ...digest.items.flatMap((item) => [...itemLines(item, context), ""]),
+    ...moreLine(digest, context),
+    "",
+    `Notification ${message.id}`,
+  ].join("\n");
   const html = [
     `<h2 style="font-family:sans-serif">${escapeHtml(titleOf(digest))}</h2>`,
-    ...digest.items.map((item) => [
-      `<div style="font-family:sans-serif;margin-bottom:12px">`,
-      `<a href="${escapeHtml(link(item.linkPath, context))}"><b>${escapeHtml(item.title)}</b></a> (${escapeHtml(item.hostname)})<br>`,
-      `Why: ${escapeHtml(item.why)}<br>Predicted: ${escapeHtml(item.predicted)}<br>`,
-      `Confidence: ${escapeHtml(item.confidence.level)}: ${escapeHtml(item.confidence.reason)}</div>`,
-    ].join("")),
-    digest.more > 0 ? `<p style="font-family:sans-serif"><a href="${escapeHtml(link("/recommendations", context))}">…and ${digest.more} more</a></p>` : "",
+    ...digest.items.map((item) =>
+      [
+        `<div style="font-family:sans-serif;margin-bottom:12px">`,
+        `<a href="${escapeHtml(link(item.linkPath, context))}"><b>${escapeHtml(item.title)}</b></a> (${escapeHtml(item.hostname)})<br>`,
+        `Why: ${escapeHtml(item.why)}<br>Predicted: ${escapeHtml(item.predicted)}<br>`,
+        `Confidence: ${escapeHtml(item.confidence.level)}: ${escapeHtml(item.confidence.reason)}</div>`,
+      ].join(""),
+    ),
+    digest.more > 0
+      ? `<p style="font-family:sans-serif"><a href="${escapeHtml(link("/recommendations", context))}">…and ${digest.more} more</a></p>`
+      : "",
     `<p style="font-family:sans-serif;color:#777;font-size:small">Notification ${escapeHtml(message.id)}</p>`,
   ].join("\n");
   return {
-    transport: "smtp", subject: titleOf(digest), text, html, messageId: `<${message.id}@${messageIdDomain}>`,
-    references: `<recommendations-${digest.orgId}@${messageIdDomain}>`, headers: { "X-Spindle-Notification-Id": message.id },
+    transport: "smtp",
+    subject: titleOf(digest),
+    text,
+    html,
+    messageId: `<${message.id}@${messageIdDomain}>`,
+    references: `<recommendations-${digest.orgId}@${messageIdDomain}>`,
+    headers: { "X-Spindle-Notification-Id": message.id },
   };
 }
 
@@ -69,8 +84,14 @@ function chatText(message: DigestToRender, context: RenderContext, limit: number
 }
 
 function http(url: string, body: unknown, maxBodyBytes: number, signingSecret?: string): HttpMessage {
-  return { transport: "http", url, body: JSON.stringify(body), headers: { "content-type": "application/json" }, maxBodyBytes,
-    ...(signingSecret ? { signingSecret } : {}) };
+  return {
+    transport: "http",
+    url,
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+    maxBodyBytes,
+    ...(signingSecret ? { signingSecret } : {}),
+  };
 }
 
 export function renderDigest(message: DigestToRender, settings: ChannelSettings, context: RenderContext): RenderedMessage {
@@ -82,22 +103,44 @@ export function renderDigest(message: DigestToRender, settings: ChannelSettings,
       // Slack's limit for a message's text is 40,000 characters; the body limit below leaves room for JSON escaping.
       return http(settings.secrets.webhookUrl, { text: chatText(message, context, 30_000) }, 40_000);
     case "teams":
-      return http(settings.secrets.webhookUrl, {
-        type: "message",
-        attachments: [{ contentType: "application/vnd.microsoft.card.adaptive", contentUrl: null, content: {
-          $schema: "http://adaptivecards.io/schemas/adaptive-card.json", type: "AdaptiveCard", version: "1.4",
-          body: [{ type: "TextBlock", text: chatText(message, context, 20_000), wrap: true }],
-          actions: [{ type: "Action.OpenUrl", title: "Open the recommendations", url: link("/recommendations", context) }],
-        } }],
-      }, 28_000);
+      return http(
+        settings.secrets.webhookUrl,
+        {
+          type: "message",
+          attachments: [
+            {
+              contentType: "application/vnd.microsoft.card.adaptive",
+              contentUrl: null,
+              content: {
+                $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+                type: "AdaptiveCard",
+                version: "1.4",
+                body: [{ type: "TextBlock", text: chatText(message, context, 20_000), wrap: true }],
+                actions: [{ type: "Action.OpenUrl", title: "Open the recommendations", url: link("/recommendations", context) }],
+              },
+            },
+          ],
+        },
+        28_000,
+      );
     case "webhook": {
       const { orgId, ...fields } = digest;
-      return http(settings.config.url, {
-        type: "spindle.recommendations.digest",
-        timestamp: digest.at,
-        data: { notificationId: message.id, organizationId: orgId, ...fields,
-          items: digest.items.map((item) => ({ ...item, url: link(item.linkPath, context) })), url: link("/recommendations", context) },
-      }, 65_536, settings.secrets.signingSecret);
+      return http(
+        settings.config.url,
+        {
+          type: "spindle.recommendations.digest",
+          timestamp: digest.at,
+          data: {
+            notificationId: message.id,
+            organizationId: orgId,
+            ...fields,
+            items: digest.items.map((item) => ({ ...item, url: link(item.linkPath, context) })),
+            url: link("/recommendations", context),
+          },
+        },
+        65_536,
+        settings.secrets.signingSecret,
+      );
     }
     case "pagerduty":
       throw new Error("a PagerDuty channel cannot carry the recommendations digest: turn the digest off for it");

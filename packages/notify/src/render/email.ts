@@ -30,7 +30,9 @@ export function renderEmail(message: NotificationToRender, _settings: ChannelSet
   const html = [
     `<h2 style="font-family:sans-serif">${escapeHtml(title)}</h2>`,
     `<table style="font-family:sans-serif;border-collapse:collapse">`,
-    ...facts.map(([name, value]) => `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`),
+    ...facts.map(
+      ([name, value]) => `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`,
+    ),
     `</table>`,
     body ? `<p style="font-family:sans-serif;white-space:pre-wrap">${escapeHtml(body)}</p>` : "",
     `<p style="font-family:sans-serif"><a href="${escapeHtml(link)}">Chart around the event</a></p>`,

@@ -11,7 +11,11 @@ export type { DigestToRender } from "./digest.js";
 export type { EmailMessage, HttpMessage, NotificationToRender, RenderContext, RenderedMessage } from "./message.js";
 
 /** The message one channel receives for one outbox row: an alert (or test), or a recommendations digest. */
-export function renderNotification(message: NotificationToRender | DigestToRender, settings: ChannelSettings, context: RenderContext): RenderedMessage {
+export function renderNotification(
+  message: NotificationToRender | DigestToRender,
+  settings: ChannelSettings,
+  context: RenderContext,
+): RenderedMessage {
   if (message.purpose === "recommendations") return renderDigest(message, settings, context);
   switch (settings.kind) {
     case "email":

@@ -7,7 +7,11 @@ import { alertKeyOf, factsOf, linkOf, subjectText, titleOf } from "./text.js";
 
 const summaryLimit = 1024;
 
-export function renderPagerDuty(message: NotificationToRender, settings: ChannelSettingsOf<"pagerduty">, context: RenderContext): HttpMessage {
+export function renderPagerDuty(
+  message: NotificationToRender,
+  settings: ChannelSettingsOf<"pagerduty">,
+  context: RenderContext,
+): HttpMessage {
   const { notice } = message;
   const dedupKey = alertKeyOf(message);
   const link = linkOf(notice, context);

@@ -11,11 +11,26 @@ const id = "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f";
 const routingKey = "R0123456789abcdefR0123456789abcd";
 
 const settings = {
-  email: { kind: "email", config: { host: "smtp.example.com", port: 587, security: "starttls", username: null, from: "spindle@example.com", to: ["ops@example.com"] }, secrets: { password: null } },
+  email: {
+    kind: "email",
+    config: {
+      host: "smtp.example.com",
+      port: 587,
+      security: "starttls",
+      username: null,
+      from: "spindle@example.com",
+      to: ["ops@example.com"],
+    },
+    secrets: { password: null },
+  },
   slack: { kind: "slack", config: {}, secrets: { webhookUrl: "https://hooks.slack.com/services/T/B/secret" } },
   teams: { kind: "teams", config: {}, secrets: { webhookUrl: "https://example.webhook.office.com/webhookb2/secret" } },
   pagerduty: { kind: "pagerduty", config: { eventsUrl: "https://events.pagerduty.com/v2/enqueue" }, secrets: { routingKey } },
-  webhook: { kind: "webhook", config: { url: "https://receiver.example.com/hook" }, secrets: { signingSecret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` } },
+  webhook: {
+    kind: "webhook",
+    config: { url: "https://receiver.example.com/hook" },
+    secrets: { signingSecret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` },
+  },
 } satisfies Record<string, ChannelSettings>;
 
 function render(kind: keyof typeof settings, notice: AlertNotice = firingNotice(), purpose: "alert" | "test" = "alert") {
@@ -41,8 +56,14 @@ describe("rendering", () => {
     // The most a group lists, each with the longest names the schema allows but the last.
     const also = Array.from({ length: maxGroupedSubjects }, (_, i) => ({
       transitionId: `event-${i + 2}`,
-      subject: { serverId: null, serverName: i === maxGroupedSubjects - 1 ? `db-${i + 2}` : `${"h".repeat(250)}${i}`, device: i === maxGroupedSubjects - 1 ? "nvme0n1" : "d".repeat(200), tags: [] },
-      value: i, startedAt: null,
+      subject: {
+        serverId: null,
+        serverName: i === maxGroupedSubjects - 1 ? `db-${i + 2}` : `${"h".repeat(250)}${i}`,
+        device: i === maxGroupedSubjects - 1 ? "nvme0n1" : "d".repeat(200),
+        tags: [],
+      },
+      value: i,
+      startedAt: null,
     }));
     const grouped = firingNotice({ also, alsoUnlisted: 10 });
     const mail = render("email", grouped) as EmailMessage;
@@ -79,7 +100,10 @@ describe("rendering", () => {
     assert.equal(contentType, "application/vnd.microsoft.card.adaptive");
     assert.equal(content.type, "AdaptiveCard");
     assert.equal(content.body[0].color, "Attention");
-    assert.deepEqual(content.body[1].facts.find((f: { title: string }) => f.title === "Value"), { title: "Value", value: "42.5 ms (threshold > 20 ms)" });
+    assert.deepEqual(
+      content.body[1].facts.find((f: { title: string }) => f.title === "Value"),
+      { title: "Value", value: "42.5 ms (threshold > 20 ms)" },
+    );
     assert.deepEqual(content.actions[0], { type: "Action.OpenUrl", title: "Open the chart", url: chartUrl });
   });
 
@@ -120,17 +144,30 @@ describe("rendering", () => {
   it("the largest notice the schema allows fits every receiver's limit", () => {
     const long = (n: number) => "x".repeat(n);
     const largest = firingNotice({
-      transitionId: long(200), rule: { id: long(200), name: long(200) }, unit: long(32), basis: long(300), note: "<&>".repeat(666),
-      subject: { serverId: firingNotice().subject.serverId, serverName: long(253), device: long(200), tags: Array.from({ length: 64 }, (_, i) => `tag-${i}-${long(50)}`) },
+      transitionId: long(200),
+      rule: { id: long(200), name: long(200) },
+      unit: long(32),
+      basis: long(300),
+      note: "<&>".repeat(666),
+      subject: {
+        serverId: firingNotice().subject.serverId,
+        serverName: long(253),
+        device: long(200),
+        tags: Array.from({ length: 64 }, (_, i) => `tag-${i}-${long(50)}`),
+      },
       linkPath: `/${long(1999)}`,
     });
     for (const kind of ["slack", "teams", "pagerduty", "webhook"] as const) {
       const message = render(kind, largest) as HttpMessage;
-      assert.ok(Buffer.byteLength(message.body) <= message.maxBodyBytes, `${kind}: ${Buffer.byteLength(message.body)} > ${message.maxBodyBytes}`);
+      assert.ok(
+        Buffer.byteLength(message.body) <= message.maxBodyBytes,
+        `${kind}: ${Buffer.byteLength(message.body)} > ${message.maxBodyBytes}`,
+      );
     }
     // Slack refuses the whole message when one block is over its limit.
     const blocks = json(render("slack", largest)).blocks;
     for (const field of blocks[1].fields) assert.ok(field.text.length <= 2000, `a Slack field of ${field.text.length} characters`);
-    for (const block of [blocks[0], blocks[2]]) assert.ok(block.text.text.length <= 3000, `a Slack section of ${block.text.text.length} characters`);
+    for (const block of [blocks[0], blocks[2]])
+      assert.ok(block.text.text.length <= 3000, `a Slack section of ${block.text.text.length} characters`);
   });
 });

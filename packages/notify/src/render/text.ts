@@ -42,7 +42,9 @@ function withUnit(value: number, unit: string): string {
 /** "42.5 ms (threshold > 20 ms)"; a missing value says why instead of printing 0. */
 export function valueText(notice: AlertNotice, value: number | null = notice.value): string {
   const threshold =
-    notice.threshold !== null ? ` (threshold ${notice.comparison ? `${notice.comparison} ` : ""}${withUnit(notice.threshold, notice.unit)})` : "";
+    notice.threshold !== null
+      ? ` (threshold ${notice.comparison ? `${notice.comparison} ` : ""}${withUnit(notice.threshold, notice.unit)})`
+      : "";
   if (value === null) {
     return `${notice.state.to === "no_data" ? "no data" : "not measured"}${threshold}`;
   }
@@ -57,7 +59,10 @@ export function linkOf(notice: AlertNotice, context: RenderContext): string {
 export function factsOf(message: NotificationToRender): Array<[string, string]> {
   const { notice } = message;
   if (message.purpose === "test") {
-    return [["Channel", message.channelName], ["Sent at", notice.at]];
+    return [
+      ["Channel", message.channelName],
+      ["Sent at", notice.at],
+    ];
   }
   const facts: Array<[string, string]> = [
     ["State", `${stateWord(notice)} (was ${notice.state.from})`],

@@ -27,7 +27,10 @@ describe("sealed channel secrets", () => {
     ct[0]! ^= 1;
     assert.throws(() => opener.open(binding, { ...sealed, ct: ct.toString("base64") }), /altered/);
     const stranger = new SecretsOpener(generateSecretsKey().privateKeyPem);
-    assert.throws(() => stranger.open(binding, sealed), new RegExp(`sealed to key ${sealed.kid} but this worker holds key ${stranger.kid}`));
+    assert.throws(
+      () => stranger.open(binding, sealed),
+      new RegExp(`sealed to key ${sealed.kid} but this worker holds key ${stranger.kid}`),
+    );
     assert.throws(() => opener.open(binding, { ...sealed, alg: "ROT13" }), /not a sealed value this version understands/);
   });
 

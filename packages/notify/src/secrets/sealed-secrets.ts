@@ -44,7 +44,10 @@ export function secretsBinding(orgId: string, channelId: string): string {
 
 /** The key id: the first 8 bytes of SHA-256 over the public key's DER, in hex. */
 export function keyIdOf(publicKey: KeyObject): string {
-  return createHash("sha256").update(publicKey.export({ format: "der", type: "spki" })).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(publicKey.export({ format: "der", type: "spki" }))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** A fresh key pair for `SPINDLE_NOTIFY_SECRETS_KEY_FILE` (the private key, PEM). */

@@ -28,8 +28,20 @@ export function parseRetryAfter(header: string | undefined, now = Date.now()): n
 
 // Network failures that say nothing about the message: the next attempt may well succeed.
 const retryableCodes = new Set([
-  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ENOTFOUND",
-  "ECONNABORTED", "UND_ERR_SOCKET", "ESOCKET", "ECONNECTION", "EDNS", "ETIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "ESOCKET",
+  "ECONNECTION",
+  "EDNS",
+  "ETIMEOUT",
 ]);
 
 export function isRetryableNetworkCode(code: string | undefined): boolean {

@@ -32,7 +32,10 @@ export async function postMessage(message: HttpMessage, options: HttpSendOptions
   const url = new URL(message.url);
   const where = redactedUrl(url);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && options.allowPrivateNetworks)) {
-    throw new DeliveryError(`${where}: only https:// receivers are allowed (plain http:// needs SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS=true on the worker)`, false);
+    throw new DeliveryError(
+      `${where}: only https:// receivers are allowed (plain http:// needs SPINDLE_NOTIFY_ALLOW_PRIVATE_TARGETS=true on the worker)`,
+      false,
+    );
   }
   // node:net connects to an IP literal without calling `lookup`, so literals are checked here.
   if (isIP(url.hostname.replace(/^\[|\]$/g, ""))) await resolveAllowed(url.hostname, options);
@@ -82,7 +85,10 @@ export async function postMessage(message: HttpMessage, options: HttpSendOptions
     // A refusal by the target guard arrives here wrapped by node:http; keep its verdict.
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof DeliveryError) throw cause;
-    throw new DeliveryError(`${where}: ${error.code ?? error.name}: ${error.message}`, isRetryableNetworkCode(error.code) || error.code === undefined);
+    throw new DeliveryError(
+      `${where}: ${error.code ?? error.name}: ${error.message}`,
+      isRetryableNetworkCode(error.code) || error.code === undefined,
+    );
   });
   if (response.status >= 200 && response.status < 300) return { status: response.status, responseBody: response.body };
   const retryable = isRetryableHttpStatus(response.status);

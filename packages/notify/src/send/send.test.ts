@@ -16,12 +16,17 @@ const local = { allowPrivateNetworks: true, timeoutMs: 5000, notificationId: id 
 
 function webhook(url: string): { message: HttpMessage; settings: ChannelSettingsOf<"webhook"> } {
   const settings: ChannelSettingsOf<"webhook"> = { kind: "webhook", config: { url }, secrets: { signingSecret: secret } };
-  const message = renderNotification({ id, purpose: "alert", channelName: "hook", notice: firingNotice() }, settings, { consoleUrl: "https://c.example" });
+  const message = renderNotification({ id, purpose: "alert", channelName: "hook", notice: firingNotice() }, settings, {
+    consoleUrl: "https://c.example",
+  });
   return { message: message as HttpMessage, settings };
 }
 
 async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
-  const error = await promise.then(() => assert.fail("expected the send to fail"), (e: unknown) => e);
+  const error = await promise.then(
+    () => assert.fail("expected the send to fail"),
+    (e: unknown) => e,
+  );
   assert.ok(error instanceof DeliveryError, `not a DeliveryError: ${String(error)}`);
   return error;
 }
@@ -41,14 +46,25 @@ describe("HTTP sender", () => {
     assert.equal(request!.path, "/hook");
     assert.equal(request!.headers["content-type"], "application/json");
     assert.equal(request!.headers["webhook-id"], id);
-    const headers = { "webhook-id": String(request!.headers["webhook-id"]), "webhook-timestamp": String(request!.headers["webhook-timestamp"]),
-      "webhook-signature": String(request!.headers["webhook-signature"]) };
+    const headers = {
+      "webhook-id": String(request!.headers["webhook-id"]),
+      "webhook-timestamp": String(request!.headers["webhook-timestamp"]),
+      "webhook-signature": String(request!.headers["webhook-signature"]),
+    };
     assert.ok(verifyStandardWebhook(secret, headers, request!.body), "signature does not verify");
   });
 
   it("classifies answers: 5xx, 408 and 429 retry (honouring Retry-After), other 4xx are permanent", async () => {
     const { message, settings } = webhook(`${receiver.url}/hook`);
-    for (const [status, retryable] of [[500, true], [503, true], [408, true], [429, true], [400, false], [404, false], [410, false]] as const) {
+    for (const [status, retryable] of [
+      [500, true],
+      [503, true],
+      [408, true],
+      [429, true],
+      [400, false],
+      [404, false],
+      [410, false],
+    ] as const) {
       receiver.answerWith(() => ({ status, body: `status ${status}`, headers: { "retry-after": "7" } }));
       const error = await failure(sendRendered(message, settings, local));
       assert.equal(error.retryable, retryable, `HTTP ${status}`);
@@ -106,26 +122,66 @@ describe("HTTP sender", () => {
   });
 
   it("knows which addresses are private", () => {
-    for (const address of ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "::1", "fd00::1", "fe80::1", "::ffff:10.0.0.1", "0.0.0.0"]) {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "::1",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:10.0.0.1",
+      "0.0.0.0",
+    ]) {
       assert.equal(isPrivateAddress(address), true, address);
     }
-    for (const address of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) assert.equal(isPrivateAddress(address), false, address);
+    for (const address of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+      assert.equal(isPrivateAddress(address), false, address);
   });
 
   // Issue 25, L2: IPv6 forms that reach an IPv4 address, or a site's own network, were let through.
   it("sees the private IPv4 address inside NAT64, 6to4, IPv4-compatible, translated and ISATAP forms", () => {
     const privateForms = [
-      "64:ff9b::a9fe:a9fe", "64:ff9b::169.254.169.254", "64:ff9b::10.0.0.1", "64:ff9b::7f00:1", // NAT64 (RFC 6052)
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b::169.254.169.254",
+      "64:ff9b::10.0.0.1",
+      "64:ff9b::7f00:1", // NAT64 (RFC 6052)
       "64:ff9b:1::8.8.8.8", // the local-use NAT64 prefix (RFC 8215)
-      "::10.0.0.1", "::127.0.0.1", "::8.8.8.8", "::a9fe:a9fe", // IPv4-compatible (deprecated)
-      "2002:a9fe:a9fe::1", "2002:0a00:0001::", "2002:c0a8:0101:1::1", "2002:7f00:1::", // 6to4 carrying private IPv4
-      "::ffff:0:10.0.0.1", "::ffff:0:a9fe:a9fe", // IPv4-translated
-      "::ffff:169.254.169.254", "::ffff:a9fe:a9fe", "[::ffff:127.0.0.1]", // IPv4-mapped, spelt either way
-      "2001:db8:1::5efe:10.0.0.1", "2600::200:5efe:192.168.0.1", // ISATAP identifiers carrying private IPv4
-      "fec0::1", "fec0:1:2:3::4", "feff::1", // site-local (deprecated) and the rest of fec0::/10
-      "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
-      "2001:db8::1", "3fff::1", "2001:2::1", "2001:10::1", "2001:20::1", "100::1", // documentation, benchmarking, ORCHID, discard
-      "fe80::1%eth0", "ff02::1", "192.0.2.1", "198.51.100.1", "203.0.113.1", "192.88.99.1", "255.255.255.255",
+      "::10.0.0.1",
+      "::127.0.0.1",
+      "::8.8.8.8",
+      "::a9fe:a9fe", // IPv4-compatible (deprecated)
+      "2002:a9fe:a9fe::1",
+      "2002:0a00:0001::",
+      "2002:c0a8:0101:1::1",
+      "2002:7f00:1::", // 6to4 carrying private IPv4
+      "::ffff:0:10.0.0.1",
+      "::ffff:0:a9fe:a9fe", // IPv4-translated
+      "::ffff:169.254.169.254",
+      "::ffff:a9fe:a9fe",
+      "[::ffff:127.0.0.1]", // IPv4-mapped, spelt either way
+      "2001:db8:1::5efe:10.0.0.1",
+      "2600::200:5efe:192.168.0.1", // ISATAP identifiers carrying private IPv4
+      "fec0::1",
+      "fec0:1:2:3::4",
+      "feff::1", // site-local (deprecated) and the rest of fec0::/10
+      "2001::1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+      "2001:db8::1",
+      "3fff::1",
+      "2001:2::1",
+      "2001:10::1",
+      "2001:20::1",
+      "100::1", // documentation, benchmarking, ORCHID, discard
+      "fe80::1%eth0",
+      "ff02::1",
+      "192.0.2.1",
+      "198.51.100.1",
+      "203.0.113.1",
+      "192.88.99.1",
+      "255.255.255.255",
       "not-an-address",
     ];
     for (const address of privateForms) assert.equal(isPrivateAddress(address), true, address);
@@ -137,11 +193,20 @@ describe("HTTP sender", () => {
 describe("SMTP sender", () => {
   const settingsFor = (port: number): ChannelSettingsOf<"email"> => ({
     kind: "email",
-    config: { host: "127.0.0.1", port, security: "opportunistic", username: null, from: "spindle@example.com", to: ["ops@example.com", "dba@example.com"] },
+    config: {
+      host: "127.0.0.1",
+      port,
+      security: "opportunistic",
+      username: null,
+      from: "spindle@example.com",
+      to: ["ops@example.com", "dba@example.com"],
+    },
     secrets: { password: null },
   });
   const mailFor = (port: number) =>
-    renderNotification({ id, purpose: "alert", channelName: "mail", notice: firingNotice() }, settingsFor(port), { consoleUrl: "https://c.example" }) as EmailMessage;
+    renderNotification({ id, purpose: "alert", channelName: "mail", notice: firingNotice() }, settingsFor(port), {
+      consoleUrl: "https://c.example",
+    }) as EmailMessage;
 
   it("delivers to a real SMTP server with the outbox id as Message-ID", async () => {
     const smtp = await startSmtpReceiver();
@@ -160,7 +225,10 @@ describe("SMTP sender", () => {
   });
 
   it("retries 4xx replies and a server that is down, and not 5xx replies", async () => {
-    for (const [code, retryable] of [[451, true], [550, false]] as const) {
+    for (const [code, retryable] of [
+      [451, true],
+      [550, false],
+    ] as const) {
       const smtp = await startSmtpReceiver({ refuseRecipients: { code, message: `mailbox says ${code}` } });
       try {
         const error = await failure(sendRendered(mailFor(smtp.port), settingsFor(smtp.port), local));

@@ -11,10 +11,23 @@ import { DeliveryError } from "./errors.js";
 // relay anycast, benchmarking, multicast, reserved and broadcast.
 const ipv4Blocked = new BlockList();
 for (const [network, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) ipv4Blocked.addSubnet(network, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  ipv4Blocked.addSubnet(network, prefix, "ipv4");
 
 // IPv6 blocks that are never a public host: unspecified, loopback, discard-only, the local-use
 // NAT64 prefix, IETF assignments that are not global (Teredo, benchmarking, ORCHID), documentation,
@@ -22,9 +35,22 @@ for (const [network, prefix] of [
 // address are judged by that address (ipv4Embedded below).
 const ipv6Blocked = new BlockList();
 for (const [network, prefix] of [
-  ["::", 128], ["::1", 128], ["100::", 64], ["64:ff9b:1::", 48], ["2001::", 32], ["2001:2::", 48], ["2001:10::", 28],
-  ["2001:20::", 28], ["2001:db8::", 32], ["3fff::", 20], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-] as const) ipv6Blocked.addSubnet(network, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["100::", 64],
+  ["64:ff9b:1::", 48],
+  ["2001::", 32],
+  ["2001:2::", 48],
+  ["2001:10::", 28],
+  ["2001:20::", 28],
+  ["2001:db8::", 32],
+  ["3fff::", 20],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const)
+  ipv6Blocked.addSubnet(network, prefix, "ipv6");
 
 /** The 16 bytes of a valid IPv6 address (isIP(address) === 6, no zone), embedded dotted quad included. */
 function ipv6Bytes(address: string): number[] {
@@ -35,8 +61,14 @@ function ipv6Bytes(address: string): number[] {
     tail.push(...dotted.slice(1).map(Number));
     text = `${text.slice(0, dotted.index)}0:0`;
   }
-  const [head, rest] = text.includes("::") ? text.split("::") as [string, string] : [text, undefined];
-  const groups = (part: string | undefined) => (part ? part.split(":").filter((g) => g !== "").map((g) => parseInt(g, 16)) : []);
+  const [head, rest] = text.includes("::") ? (text.split("::") as [string, string]) : [text, undefined];
+  const groups = (part: string | undefined) =>
+    part
+      ? part
+          .split(":")
+          .filter((g) => g !== "")
+          .map((g) => parseInt(g, 16))
+      : [];
   const left = groups(head);
   const right = groups(rest);
   const words = rest === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
@@ -93,9 +125,7 @@ export async function resolveAllowed(host: string, policy: TargetPolicy): Promis
   const literal = host.replace(/^\[|\]$/g, "");
   const addresses: LookupAddress[] = isIP(literal)
     ? [{ address: literal, family: isIP(literal) }]
-    : await new Promise((resolve, reject) =>
-        dnsLookup(literal, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
-      );
+    : await new Promise((resolve, reject) => dnsLookup(literal, { all: true }, (error, found) => (error ? reject(error) : resolve(found))));
   if (policy.allowPrivateNetworks) return addresses;
   const blocked = addresses.find((entry) => isPrivateAddress(entry.address));
   if (blocked) throw refusal(host, blocked.address);

@@ -69,7 +69,10 @@ export interface CreateChannelInput {
 }
 
 /** Returns the view, plus a generated webhook signing secret: show it once, it cannot be read again. */
-export async function createChannel(tx: Queryable, input: CreateChannelInput): Promise<{ channel: ChannelView; generatedSigningSecret?: string }> {
+export async function createChannel(
+  tx: Queryable,
+  input: CreateChannelInput,
+): Promise<{ channel: ChannelView; generatedSigningSecret?: string }> {
   const name = nameSchema.safeParse(input.name);
   if (!name.success) throw new NotifyInputError("cannot save the channel", problemsOf(name.error.issues, "name"));
   const generated = input.kind === "webhook" && input.secrets.signingSecret === undefined ? generateWebhookSigningSecret() : undefined;
@@ -85,8 +88,17 @@ export async function createChannel(tx: Queryable, input: CreateChannelInput): P
     .query(
       `INSERT INTO notification_channels (id, org_id, name, kind, config, secrets, secret_hints, enabled, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${viewColumns}`,
-      [id, input.orgId, name.data, settings.kind, JSON.stringify(settings.config), JSON.stringify(sealed),
-        JSON.stringify(secretHints(settings)), input.enabled ?? true, input.createdBy],
+      [
+        id,
+        input.orgId,
+        name.data,
+        settings.kind,
+        JSON.stringify(settings.config),
+        JSON.stringify(sealed),
+        JSON.stringify(secretHints(settings)),
+        input.enabled ?? true,
+        input.createdBy,
+      ],
     )
     .catch((error: unknown) => duplicateName(error, name.data));
   return { channel: toView(rows[0]), ...(generated ? { generatedSigningSecret: generated } : {}) };
@@ -124,8 +136,9 @@ export async function updateChannel(tx: Queryable, input: UpdateChannelInput): P
   if (input.enabled !== undefined) set("enabled", input.enabled);
   if (input.recommendationDigest !== undefined) {
     if (input.recommendationDigest && kind === "pagerduty") {
-      throw new NotifyInputError("cannot send the digest there",
-        ["recommendationDigest: a PagerDuty channel opens incidents; send the recommendations digest by e-mail, chat or webhook"]);
+      throw new NotifyInputError("cannot send the digest there", [
+        "recommendationDigest: a PagerDuty channel opens incidents; send the recommendations digest by e-mail, chat or webhook",
+      ]);
     }
     set("recommendation_digest", input.recommendationDigest);
   }
@@ -133,12 +146,20 @@ export async function updateChannel(tx: Queryable, input: UpdateChannelInput): P
   const option = channelSettingsSchema.options.find((candidate) => candidate.shape.kind.value === kind)!;
   if (input.config !== undefined) {
     const config = option.shape.config.safeParse(input.config);
-    if (!config.success) throw new NotifyInputError("invalid channel settings", problemsOf(config.error.issues, "config").map((p) => `config.${p}`));
+    if (!config.success)
+      throw new NotifyInputError(
+        "invalid channel settings",
+        problemsOf(config.error.issues, "config").map((p) => `config.${p}`),
+      );
     set("config", JSON.stringify(config.data));
   }
   if (input.secrets !== undefined) {
     const secrets = option.shape.secrets.safeParse(input.secrets);
-    if (!secrets.success) throw new NotifyInputError("invalid channel settings", problemsOf(secrets.error.issues, "secrets").map((p) => `secrets.${p}`));
+    if (!secrets.success)
+      throw new NotifyInputError(
+        "invalid channel settings",
+        problemsOf(secrets.error.issues, "secrets").map((p) => `secrets.${p}`),
+      );
     const sealed = (await currentSealer(tx)).seal(secretsBinding(input.orgId, input.id), secrets.data);
     set("secrets", JSON.stringify(sealed));
     set("secret_hints", JSON.stringify(secretHints({ kind, config: {}, secrets: secrets.data } as ChannelSettings)));
@@ -213,4 +234,3 @@ export async function deleteRoute(tx: Queryable, orgId: string, id: string): Pro
   const result = await tx.query(`DELETE FROM notification_routes WHERE org_id = $1 AND id = $2`, [orgId, id]);
   return (result.rowCount ?? 0) > 0;
 }
-

@@ -26,17 +26,21 @@ export type DigestResult =
  */
 export async function enqueueRecommendationDigest(tx: Queryable, request: DigestRequest): Promise<DigestResult> {
   if (request.items.length === 0) return { status: "nothing-new" };
-  const channels = (await tx.query(
-    "SELECT id::text FROM notification_channels WHERE org_id = $1 AND enabled AND recommendation_digest ORDER BY created_at, id",
-    [request.orgId],
-  )).rows as Array<{ id: string }>;
+  const channels = (
+    await tx.query(
+      "SELECT id::text FROM notification_channels WHERE org_id = $1 AND enabled AND recommendation_digest ORDER BY created_at, id",
+      [request.orgId],
+    )
+  ).rows as Array<{ id: string }>;
   if (channels.length === 0) return { status: "no-channel" };
   const recommendationIds = request.items.map((item) => item.recommendationId);
-  const digest = (await tx.query(
-    `INSERT INTO recommendation_digests (org_id, period_start, recommendation_ids, channels, created_at) VALUES ($1, $2, $3, $4, $5)
+  const digest = (
+    await tx.query(
+      `INSERT INTO recommendation_digests (org_id, period_start, recommendation_ids, channels, created_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (org_id, period_start) DO NOTHING RETURNING id::text`,
-    [request.orgId, request.periodStart, recommendationIds, channels.length, request.now],
-  )).rows[0] as { id: string } | undefined;
+      [request.orgId, request.periodStart, recommendationIds, channels.length, request.now],
+    )
+  ).rows[0] as { id: string } | undefined;
   if (!digest) return { status: "already-sent" };
   const notice = parseRecommendationDigest({
     orgId: request.orgId,

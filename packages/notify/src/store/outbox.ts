@@ -45,7 +45,9 @@ export async function enqueueAlertNotifications(tx: Queryable, input: AlertNotic
  * inserts nothing (rows are unique per channel and leading transition).
  */
 export async function enqueueGroupedAlertNotifications(tx: Queryable, inputs: readonly AlertNoticeInput[]): Promise<EnqueueResult> {
-  const notices = inputs.map(parseAlertNotice).sort((a, b) => (a.transitionId < b.transitionId ? -1 : a.transitionId > b.transitionId ? 1 : 0));
+  const notices = inputs
+    .map(parseAlertNotice)
+    .sort((a, b) => (a.transitionId < b.transitionId ? -1 : a.transitionId > b.transitionId ? 1 : 0));
   const total: EnqueueResult = { queued: [], suppressed: 0, alreadyQueued: 0 };
   if (notices.length === 0) return total;
   const orgs = new Set(notices.map((n) => n.orgId));
@@ -71,7 +73,8 @@ export async function enqueueGroupedAlertNotifications(tx: Queryable, inputs: re
   const groups = new Map<string, { channelId: string; notices: AlertNotice[] }>();
   for (const notice of notices) {
     for (const channelId of channelsFor(routes, notice)) {
-      const key = kinds.get(channelId) === "pagerduty" ? `${channelId}|${notice.transitionId}` : `${channelId}|${notice.state.to}|${notice.silenced}`;
+      const key =
+        kinds.get(channelId) === "pagerduty" ? `${channelId}|${notice.transitionId}` : `${channelId}|${notice.state.to}|${notice.silenced}`;
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { channelId, notices: [] }));
       group.notices.push(notice);
@@ -101,7 +104,11 @@ export async function enqueueGroupedAlertNotifications(tx: Queryable, inputs: re
 }
 
 const testRequestSchema = z
-  .object({ orgId: z.string().min(1), channelId: z.uuid({ error: "channelId must be a channel's id" }), requestedBy: z.string().min(1).nullable() })
+  .object({
+    orgId: z.string().min(1),
+    channelId: z.uuid({ error: "channelId must be a channel's id" }),
+    requestedBy: z.string().min(1).nullable(),
+  })
   .strict();
 
 /**

@@ -56,10 +56,10 @@ function notifies(from: EngineState, to: EngineState): boolean {
 export async function enqueueTransitionGroup(tx: Queryable, group: AlertTransitionGroupLike): Promise<EnqueueResult> {
   const changes = group.transitions.filter((t) => notifies(t.from, t.to));
   if (changes.length === 0) return { queued: [], suppressed: 0, alreadyQueued: 0 };
-  const { rows } = await tx.query(
-    "SELECT id::text, hostname, tags FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])",
-    [group.orgId, [...new Set(changes.map((t) => t.serverId))]],
-  );
+  const { rows } = await tx.query("SELECT id::text, hostname, tags FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])", [
+    group.orgId,
+    [...new Set(changes.map((t) => t.serverId))],
+  ]);
   const servers = new Map((rows as Array<{ id: string; hostname: string; tags: string[] }>).map((r) => [r.id, r]));
   const from = new Date(group.at.getTime() - chartMarginMs).toISOString();
   const to = new Date(group.at.getTime() + chartMarginMs).toISOString();
@@ -71,7 +71,12 @@ export async function enqueueTransitionGroup(tx: Queryable, group: AlertTransiti
       rule: { id: group.ruleId, name: group.ruleName },
       severity: group.severity,
       state: { from: change.from, to: change.to as AlertNoticeInput["state"]["to"] },
-      subject: { serverId: change.serverId, serverName: server?.hostname ?? null, device: change.component || null, tags: server?.tags ?? [] },
+      subject: {
+        serverId: change.serverId,
+        serverName: server?.hostname ?? null,
+        device: change.component || null,
+        tags: server?.tags ?? [],
+      },
       value: change.value,
       threshold: group.threshold,
       comparison: group.comparison,

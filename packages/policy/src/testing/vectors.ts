@@ -10,7 +10,7 @@ const vectorsDir = fileURLToPath(new URL("../../vectors/", import.meta.url));
 const expectedProblem = z.strictObject({ path: z.string(), code: z.string() });
 
 const onePolicy = (vector: { policy?: unknown; policyText?: string | undefined }) =>
-  ("policy" in vector) !== (vector.policyText !== undefined);
+  "policy" in vector !== (vector.policyText !== undefined);
 const onePolicyMessage = { message: "a vector has exactly one of policy and policyText" };
 
 export const validVector = z
@@ -64,7 +64,9 @@ export const budgetVectors = z.strictObject({
 /** Every vector in a folder (valid, invalid, merge), parsed with its schema, by file name. */
 export function loadVectors<T>(folder: string, schema: z.ZodType<T>): Array<{ name: string; vector: T }> {
   const dir = `${vectorsDir}${folder}/`;
-  const names = readdirSync(dir).filter((name) => name.endsWith(".json")).sort();
+  const names = readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .sort();
   if (names.length === 0) throw new Error(`no vectors in ${dir}`);
   return names.map((name) => ({ name, vector: schema.parse(JSON.parse(readFileSync(dir + name, "utf8"))) }));
 }

@@ -27,9 +27,15 @@ export interface PreviewOptions {
 }
 
 /** `rule` is what the editor holds (validated here); the answer says what it rests on. */
-export async function previewRule(client: TenantQueryable, orgId: string, rule: unknown, options: PreviewOptions = {}): Promise<AlertPreview> {
+export async function previewRule(
+  client: TenantQueryable,
+  orgId: string,
+  rule: unknown,
+  options: PreviewOptions = {},
+): Promise<AlertPreview> {
   const parsed = alertRuleInputSchema.safeParse(rule);
-  if (!parsed.success) throw new Error(`the rule cannot be previewed: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(`the rule cannot be previewed: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   const input = parsed.data;
   const signal = findAlertSignal(input.signal)!;
   if (isSnapshotSource(signal.source)) return notPreviewable(signal);
@@ -41,13 +47,16 @@ export async function previewRule(client: TenantQueryable, orgId: string, rule: 
     const tags = new Map(rows.map((r) => [r.id as string, r.tags as string[]]));
     // Only the servers the scope can cover are read.
     const component = input.scope.scope === "device" ? input.scope.device : "";
-    const serverIds = [...tags].filter(([serverId, serverTags]) => scopeCovers(input.scope, { serverId, component, tags: serverTags })).map(([id]) => id);
+    const serverIds = [...tags]
+      .filter(([serverId, serverTags]) => scopeCovers(input.scope, { serverId, component, tags: serverTags }))
+      .map(([id]) => id);
     const results: PreviewSubjectResult[] = [];
     for (let i = 0; i < serverIds.length; i += serversPerBatch) {
       const batch = serverIds.slice(i, i + serversPerBatch);
       const subjects = await fetchSourceRows(tx, signal.source, { orgId, from: fetchFrom, to, serverIds: batch });
       for (const subject of subjects.values()) {
-        if (scopeCovers(input.scope, { ...subject, tags: tags.get(subject.serverId)! })) results.push(replaySubject(signal, input, subject, from, to));
+        if (scopeCovers(input.scope, { ...subject, tags: tags.get(subject.serverId)! }))
+          results.push(replaySubject(signal, input, subject, from, to));
       }
     }
     return summarisePreview(signal, results, from, to);

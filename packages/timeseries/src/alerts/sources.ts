@@ -139,7 +139,12 @@ const bucketPresence: Record<BucketSource, { table: string; component: string; f
  * answer as on the minutes; the worker reads one row per subject, and the wide columns only for
  * the window.
  */
-export async function fetchWindowSums(tx: TenantQueryable, source: BucketSource, query: SourceQuery, windowStart: Date): Promise<Map<string, SubjectRows>> {
+export async function fetchWindowSums(
+  tx: TenantQueryable,
+  source: BucketSource,
+  query: SourceQuery,
+  windowStart: Date,
+): Promise<Map<string, SubjectRows>> {
   const columns = bucketColumns[source];
   const sums = await tx.query(
     `SELECT server_id, component, max(start) AS start, ${columns.map((c) => `sum(${c})::float8 AS ${c}`).join(", ")}
@@ -156,7 +161,8 @@ export async function fetchWindowSums(tx: TenantQueryable, source: BucketSource,
   const subjects = groupBySubject(sums.rows);
   for (const row of earlier.rows) {
     const key = subjectKey(row.server_id, row.component);
-    if (!subjects.has(key)) subjects.set(key, { serverId: row.server_id, component: row.component, rows: [{ start: row.start, sums: {} }] });
+    if (!subjects.has(key))
+      subjects.set(key, { serverId: row.server_id, component: row.component, rows: [{ start: row.start, sums: {} }] });
   }
   return subjects;
 }

@@ -17,7 +17,10 @@ describe("rollup statements", () => {
       assert.match(statements[0]!, new RegExp(`INSERT INTO ${family.table}_1m`), family.table);
     }
     const memory = rollupStatementsBySource.memory!;
-    assert.match(memory[1]!, /sum\(s\.total_bytes::numeric \* s\.samples\) \/ sum\(s\.samples\) FILTER \(WHERE s\.total_bytes IS NOT NULL\)/);
+    assert.match(
+      memory[1]!,
+      /sum\(s\.total_bytes::numeric \* s\.samples\) \/ sum\(s\.samples\) FILTER \(WHERE s\.total_bytes IS NOT NULL\)/,
+    );
     assert.match(rollupStatementsBySource.disk_io![0]!, /in_progress_max = greatest\(h\.in_progress_max, EXCLUDED\.in_progress_max\)/);
   });
 });

@@ -93,7 +93,11 @@ interface MergeableFamily {
  */
 function minutesAndHourChange(family: MergeableFamily): string {
   const minute: RollupSpec = {
-    target: `${family.source}_1m`, source: family.source, sourceTime: "time", width: "1 minute", keys: family.keys,
+    target: `${family.source}_1m`,
+    source: family.source,
+    sourceTime: "time",
+    width: "1 minute",
+    keys: family.keys,
     aggregates: family.columns.map(({ column, fromRaw }) => [column, fromRaw]),
   };
   const sameMinute = ["org_id", "server_id", "bucket", ...family.keys].map((key) => `o.${key} = f.${key}`).join(" AND ");
@@ -170,11 +174,19 @@ function recomputedStatements(family: RolledUpFamily): string[] {
   const keys = [...family.keys];
   return [
     upsert({
-      target: `${family.table}_1m`, source: family.table, sourceTime: "time", width: "1 minute", keys,
+      target: `${family.table}_1m`,
+      source: family.table,
+      sourceTime: "time",
+      width: "1 minute",
+      keys,
       aggregates: family.aggregates.map((a): [string, string] => [a.name, a.fromRaw]),
     }),
     upsert({
-      target: `${family.table}_1h`, source: `${family.table}_1m`, sourceTime: "bucket", width: "1 hour", keys,
+      target: `${family.table}_1h`,
+      source: `${family.table}_1m`,
+      sourceTime: "bucket",
+      width: "1 hour",
+      keys,
       aggregates: family.aggregates.map((a): [string, string] => [a.name, a.fromMinutes]),
     }),
   ];

@@ -15,14 +15,25 @@ export default async function AlertsPage() {
   const targets = await listAlertTargets(database(), context.orgId);
   return (
     <>
-      <PageHeader title="Alerts" description="What the rules see now, and every state change they made. The worker evaluates every enabled rule every 30 s on the 1-minute aggregates." />
+      <PageHeader
+        title="Alerts"
+        description="What the rules see now, and every state change they made. The worker evaluates every enabled rule every 30 s on the 1-minute aggregates."
+      />
       <AlertsTabs current="alerts" />
       <section className="grid gap-3" aria-labelledby="open-alerts-title">
-        <h2 id="open-alerts-title" className="text-lg font-semibold">Firing now</h2>
-        <OpenAlerts canSilence={can(context.role, { alertSilence: ["create"] })} canAcknowledge={can(context.role, { alert: ["acknowledge"] })} targets={targets} />
+        <h2 id="open-alerts-title" className="text-lg font-semibold">
+          Firing now
+        </h2>
+        <OpenAlerts
+          canSilence={can(context.role, { alertSilence: ["create"] })}
+          canAcknowledge={can(context.role, { alert: ["acknowledge"] })}
+          targets={targets}
+        />
       </section>
       <section className="mt-8 grid gap-3" aria-labelledby="history-title">
-        <h2 id="history-title" className="text-lg font-semibold">History</h2>
+        <h2 id="history-title" className="text-lg font-semibold">
+          History
+        </h2>
         <AlertHistory targets={targets} />
       </section>
     </>

@@ -26,16 +26,26 @@ export default async function PoliciesPage({ searchParams }: PageProps<"/policie
         description="What the agents' read cache, write optimisation and telemetry do. Every save is a new version; agents confirm what they applied."
         actions={
           <>
-            <Link href={showArchived ? "/policies" : "/policies?archived=1"} className={buttonVariants({ variant: "ghost" })} data-testid="toggle-archived">
+            <Link
+              href={showArchived ? "/policies" : "/policies?archived=1"}
+              className={buttonVariants({ variant: "ghost" })}
+              data-testid="toggle-archived"
+            >
               {showArchived ? "Hide archived" : "Show archived"}
             </Link>
             {canCreate && policies.length > 0 ? (
-              <Link href="/policies/new" className={buttonVariants()} data-testid="create-policy"><Plus /> Create policy</Link>
+              <Link href="/policies/new" className={buttonVariants()} data-testid="create-policy">
+                <Plus /> Create policy
+              </Link>
             ) : null}
           </>
         }
       />
-      {rollouts.length > 0 ? <div className="mb-6"><RolloutsInProgress rollouts={rollouts} /></div> : null}
+      {rollouts.length > 0 ? (
+        <div className="mb-6">
+          <RolloutsInProgress rollouts={rollouts} />
+        </div>
+      ) : null}
       <PolicyList policies={policies} canCreate={canCreate} />
     </>
   );

@@ -13,8 +13,10 @@ export default async function RecommendationsPage() {
   const recommendations = await listRecommendations(database(), context.orgId);
   return (
     <>
-      <PageHeader title="Recommendations"
-        description="What to change on each server, why, what it is predicted to buy and how sure that is. Apply saves a new version of the server's own policy; the realised effect appears beside the prediction a window after the agent applies it." />
+      <PageHeader
+        title="Recommendations"
+        description="What to change on each server, why, what it is predicted to buy and how sure that is. Apply saves a new version of the server's own policy; the realised effect appears beside the prediction a window after the agent applies it."
+      />
       <RecommendationsList initial={recommendations} canAct={can(context.role, { recommendation: ["apply"] })} />
     </>
   );

@@ -16,7 +16,9 @@ export const metadata: Metadata = { title: "Servers" };
 
 export default async function ServersPage({ searchParams }: PageProps<"/servers">) {
   const context = await pageContext();
-  const raw = Object.fromEntries(Object.entries(await searchParams).map(([key, value]) => [key, Array.isArray(value) ? value.at(-1) : value]));
+  const raw = Object.fromEntries(
+    Object.entries(await searchParams).map(([key, value]) => [key, Array.isArray(value) ? value.at(-1) : value]),
+  );
   // A link with a bad value still renders: the view shows what is wrong with it (parsed again there).
   const parsed = fleetQuerySchema.safeParse(raw);
   const query = parsed.success ? parsed.data : fleetQuerySchema.parse({});
@@ -35,8 +37,14 @@ export default async function ServersPage({ searchParams }: PageProps<"/servers"
           ) : null
         }
       />
-      <FleetView initial={initial} initialQuery={fleetQueryString(query)} initialFacets={facets} canAdd={canAdd}
-        canAct={can(context.role, { policy: ["assign"] })} canRevoke={can(context.role, { server: ["revoke"] })} />
+      <FleetView
+        initial={initial}
+        initialQuery={fleetQueryString(query)}
+        initialFacets={facets}
+        canAdd={canAdd}
+        canAct={can(context.role, { policy: ["assign"] })}
+        canRevoke={can(context.role, { server: ["revoke"] })}
+      />
     </>
   );
 }

@@ -13,7 +13,10 @@ export default async function UpgradesPage() {
   const overview = await getUpgradeOverview(database(), context.orgId);
   return (
     <>
-      <PageHeader title="Agent upgrades" description="The agent versions your servers run, the releases the gateways serve, and upgrades in waves over OpAMP with automatic rollback." />
+      <PageHeader
+        title="Agent upgrades"
+        description="The agent versions your servers run, the releases the gateways serve, and upgrades in waves over OpAMP with automatic rollback."
+      />
       <UpgradesOverview initial={overview} canStart={can(context.role, { agentUpgrade: ["start"] })} />
     </>
   );

@@ -19,7 +19,9 @@ export default function ForgotPasswordPage() {
         <ForgotPasswordForm />
       </CardContent>
       <CardFooter className="text-sm">
-        <Link href="/sign-in" className="text-primary hover:underline">Back to sign in</Link>
+        <Link href="/sign-in" className="text-primary hover:underline">
+          Back to sign in
+        </Link>
       </CardFooter>
     </Card>
   );

@@ -21,7 +21,9 @@ export default async function ResetPasswordPage({ searchParams }: PageProps<"/re
         ) : (
           <div className="grid gap-3 text-sm" data-testid="reset-link-invalid">
             <p>The link has expired or was used already: each reset link works once, for one hour.</p>
-            <Link href="/forgot-password" className="font-medium text-primary hover:underline">Ask for a new link</Link>
+            <Link href="/forgot-password" className="font-medium text-primary hover:underline">
+              Ask for a new link
+            </Link>
           </div>
         )}
       </CardContent>

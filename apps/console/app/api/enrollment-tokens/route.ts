@@ -8,13 +8,25 @@ import { createdEnrollmentTokenSchema, enrollmentTokenSummarySchema } from "@/mo
 import { createEnrollmentTokenInput } from "@/modules/enrollment/types/enrollment-token";
 
 export const GET = orgRoute(
-  { summary: "List enrolment tokens", description: "Never the secret, only its last characters.", tag: "Enrolment", response: z.object({ tokens: z.array(enrollmentTokenSummarySchema) }) },
+  {
+    summary: "List enrolment tokens",
+    description: "Never the secret, only its last characters.",
+    tag: "Enrolment",
+    response: z.object({ tokens: z.array(enrollmentTokenSummarySchema) }),
+  },
   async ({ context }) => ({ tokens: await listEnrollmentTokens(database(), context.orgId) }),
 );
 
 export const POST = orgRoute(
-  { summary: "Create an enrolment token", description: "The secret and the install one-liners are answered this once.", tag: "Enrolment",
-    body: createEnrollmentTokenInput, permission: { enrollmentToken: ["create"] }, status: 201, response: z.object({ token: createdEnrollmentTokenSchema }) },
+  {
+    summary: "Create an enrolment token",
+    description: "The secret and the install one-liners are answered this once.",
+    tag: "Enrolment",
+    body: createEnrollmentTokenInput,
+    permission: { enrollmentToken: ["create"] },
+    status: 201,
+    response: z.object({ token: createdEnrollmentTokenSchema }),
+  },
   async ({ context, body }) => ({
     token: await createEnrollmentToken(database(), context, body, { gatewayUrl: env().SPINDLE_GATEWAY_URL }),
   }),

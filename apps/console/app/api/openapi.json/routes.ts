@@ -148,7 +148,10 @@ export const apiTags = [
   { name: "Gains", description: "What the acceleration features caused, with its basis (docs/gains.md)." },
   { name: "Alerts", description: "Open alerts, history, rules, previews and silences (docs/alerts.md)." },
   { name: "Notification channels", description: "Where alerts are sent, routes and deliveries (docs/notifications.md)." },
-  { name: "Rollouts", description: "Policy changes going out in guarded waves: progress, guards' readings, controls (docs/policy.md \"Rollouts\")." },
+  {
+    name: "Rollouts",
+    description: 'Policy changes going out in guarded waves: progress, guards\' readings, controls (docs/policy.md "Rollouts").',
+  },
   { name: "Recommendations", description: "Tuning recommendations with a predicted and realised effect." },
   { name: "Proof runs", description: "A/B proof runs started on a server, and their reports." },
   { name: "Members", description: "Who belongs to the organisation." },

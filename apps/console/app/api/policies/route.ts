@@ -7,13 +7,26 @@ import { policyDetailSchema, policySummarySchema } from "@/modules/policies/type
 import { createPolicyInput } from "@/modules/policies/types/policy";
 
 export const GET = orgRoute(
-  { summary: "List policies", description: "With their latest version and assignments; `archived=1` includes archived ones.", tag: "Policies",
-    query: z.object({ archived: z.enum(["0", "1"]).default("0") }), response: z.object({ policies: z.array(policySummarySchema) }) },
+  {
+    summary: "List policies",
+    description: "With their latest version and assignments; `archived=1` includes archived ones.",
+    tag: "Policies",
+    query: z.object({ archived: z.enum(["0", "1"]).default("0") }),
+    response: z.object({ policies: z.array(policySummarySchema) }),
+  },
   async ({ context, query }) => ({ policies: await listPolicies(database(), context.orgId, { includeArchived: query.archived === "1" }) }),
 );
 
 export const POST = orgRoute(
-  { summary: "Create a policy", description: "With version 1: an empty layer unless `document` is given (docs/policy.md).", tag: "Policies",
-    body: createPolicyInput, permission: { policy: ["create"] }, status: 201, response: z.object({ policy: policyDetailSchema }), errors: [409, 422] },
+  {
+    summary: "Create a policy",
+    description: "With version 1: an empty layer unless `document` is given (docs/policy.md).",
+    tag: "Policies",
+    body: createPolicyInput,
+    permission: { policy: ["create"] },
+    status: 201,
+    response: z.object({ policy: policyDetailSchema }),
+    errors: [409, 422],
+  },
   async ({ context, body }) => ({ policy: await createPolicy(database(), context, body) }),
 );

@@ -5,7 +5,13 @@ import { listRecommendations } from "@/modules/recommendations/lib/list-recommen
 import { recommendationSchema } from "@/modules/recommendations/types/api";
 
 export const GET = orgRoute(
-  { summary: "List recommendations", description: "What, why (evidence), the predicted effect and its confidence, status, and the realised effect once measured (docs/recommendations.md).",
-    tag: "Recommendations", query: z.object({ serverId: z.uuid().optional() }), response: z.object({ recommendations: z.array(recommendationSchema) }) },
+  {
+    summary: "List recommendations",
+    description:
+      "What, why (evidence), the predicted effect and its confidence, status, and the realised effect once measured (docs/recommendations.md).",
+    tag: "Recommendations",
+    query: z.object({ serverId: z.uuid().optional() }),
+    response: z.object({ recommendations: z.array(recommendationSchema) }),
+  },
   async ({ context, query }) => ({ recommendations: await listRecommendations(database(), context.orgId, { serverId: query.serverId }) }),
 );

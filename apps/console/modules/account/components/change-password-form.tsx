@@ -20,7 +20,11 @@ export function ChangePasswordForm() {
     setPending(true);
     setError(null);
     setDone(false);
-    const changed = await authClient.changePassword({ currentPassword: String(form.get("current-password") ?? ""), newPassword, revokeOtherSessions: true });
+    const changed = await authClient.changePassword({
+      currentPassword: String(form.get("current-password") ?? ""),
+      newPassword,
+      revokeOtherSessions: true,
+    });
     setPending(false);
     if (changed.error) return setError(authErrorMessage(changed.error, "Could not change the password."));
     target.reset();
@@ -33,8 +37,16 @@ export function ChangePasswordForm() {
       <Field label="New password" id="new-password" type="password" autoComplete="new-password" required minLength={8} />
       <Field label="Repeat the new password" id="confirm-password" type="password" autoComplete="new-password" required minLength={8} />
       <FormError message={error} />
-      {done ? <p className="text-sm text-emerald-700" data-testid="password-changed">Password changed; your other sessions were signed out.</p> : null}
-      <div><Button type="submit" disabled={pending}>{pending ? "Saving…" : "Change password"}</Button></div>
+      {done ? (
+        <p className="text-sm text-emerald-700" data-testid="password-changed">
+          Password changed; your other sessions were signed out.
+        </p>
+      ) : null}
+      <div>
+        <Button type="submit" disabled={pending}>
+          {pending ? "Saving…" : "Change password"}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -54,17 +54,25 @@ export function SessionsPanel({ currentSessionId }: { currentSessionId: string }
         {(sessions ?? []).map((session) => {
           const current = session.id === currentSessionId;
           return (
-            <li key={session.id} className="flex flex-wrap items-center justify-between gap-3 p-3 text-sm" data-testid="session-row" data-current={String(current)}>
+            <li
+              key={session.id}
+              className="flex flex-wrap items-center justify-between gap-3 p-3 text-sm"
+              data-testid="session-row"
+              data-current={String(current)}
+            >
               <div className="grid gap-0.5">
                 <div className="font-medium">
                   {session.userAgent || "Unknown browser"} {current ? <Badge className="ml-1">this browser</Badge> : null}
                 </div>
                 <div className="text-xs text-muted-foreground">
-                  Signed in {when(session.createdAt)} from {session.ipAddress || "an unknown address"} with {describeSignInMethod(session.signInMethod)}; last active {when(session.updatedAt)}
+                  Signed in {when(session.createdAt)} from {session.ipAddress || "an unknown address"} with{" "}
+                  {describeSignInMethod(session.signInMethod)}; last active {when(session.updatedAt)}
                 </div>
               </div>
               {current ? null : (
-                <Button variant="outline" size="sm" onClick={() => revoke(session.token)} data-testid="revoke-session">Sign out</Button>
+                <Button variant="outline" size="sm" onClick={() => revoke(session.token)} data-testid="revoke-session">
+                  Sign out
+                </Button>
               )}
             </li>
           );
@@ -72,7 +80,11 @@ export function SessionsPanel({ currentSessionId }: { currentSessionId: string }
         {sessions === null ? <li className="p-3 text-sm text-muted-foreground">Loading…</li> : null}
       </ul>
       {sessions && sessions.length > 1 ? (
-        <div><Button variant="outline" onClick={revokeOthers} data-testid="revoke-other-sessions">Sign out everywhere else</Button></div>
+        <div>
+          <Button variant="outline" onClick={revokeOthers} data-testid="revoke-other-sessions">
+            Sign out everywhere else
+          </Button>
+        </div>
       ) : null}
     </div>
   );

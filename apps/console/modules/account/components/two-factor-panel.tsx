@@ -21,10 +21,18 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
   return (
     <div className="grid gap-2">
       <ul className="grid grid-cols-2 gap-1 rounded-md border bg-muted/40 p-3 font-mono text-sm" data-testid="recovery-codes">
-        {codes.map((code) => <li key={code} data-testid="recovery-code">{code}</li>)}
+        {codes.map((code) => (
+          <li key={code} data-testid="recovery-code">
+            {code}
+          </li>
+        ))}
       </ul>
-      <div><CopyButton value={codes.join("\n")} label="Copy the recovery codes" /></div>
-      <p className="text-xs text-muted-foreground">Each code signs you in once if you lose your phone. Keep them somewhere safe, apart from your password.</p>
+      <div>
+        <CopyButton value={codes.join("\n")} label="Copy the recovery codes" />
+      </div>
+      <p className="text-xs text-muted-foreground">
+        Each code signs you in once if you lose your phone. Keep them somewhere safe, apart from your password.
+      </p>
     </div>
   );
 }
@@ -75,7 +83,11 @@ export function TwoFactorPanel({ enabled, hasPassword }: { enabled: boolean; has
   return (
     <div className="grid gap-4" data-testid="two-factor-panel">
       <div className="flex items-center gap-2 text-sm" data-testid="mfa-status" data-enabled={String(enabled)}>
-        {enabled ? <ShieldCheck className="size-4 text-emerald-600" aria-hidden /> : <ShieldOff className="size-4 text-muted-foreground" aria-hidden />}
+        {enabled ? (
+          <ShieldCheck className="size-4 text-emerald-600" aria-hidden />
+        ) : (
+          <ShieldOff className="size-4 text-muted-foreground" aria-hidden />
+        )}
         Two-factor authentication is <Badge variant={enabled ? "default" : "secondary"}>{enabled ? "on" : "off"}</Badge>
       </div>
       {!hasPassword ? (
@@ -86,47 +98,95 @@ export function TwoFactorPanel({ enabled, hasPassword }: { enabled: boolean; has
         <div className="flex flex-wrap gap-2">
           {enabled ? (
             <>
-              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "codes" })} data-testid="new-recovery-codes">New recovery codes</Button>
-              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "disable" })} data-testid="disable-mfa">Turn off</Button>
+              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "codes" })} data-testid="new-recovery-codes">
+                New recovery codes
+              </Button>
+              <Button variant="outline" onClick={() => setStep({ kind: "password", next: "disable" })} data-testid="disable-mfa">
+                Turn off
+              </Button>
             </>
           ) : (
-            <Button onClick={() => setStep({ kind: "password", next: "enable" })} data-testid="enable-mfa">Turn on two-factor authentication</Button>
+            <Button onClick={() => setStep({ kind: "password", next: "enable" })} data-testid="enable-mfa">
+              Turn on two-factor authentication
+            </Button>
           )}
         </div>
       ) : null}
 
       {step.kind === "password" ? (
         <form onSubmit={(event) => withPassword(event, step.next)} className="grid max-w-sm gap-3" data-testid="mfa-password-form">
-          <Field label="Your password" id="password" type="password" autoComplete="current-password" required hint="To confirm it is you." />
+          <Field
+            label="Your password"
+            id="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            hint="To confirm it is you."
+          />
           <FormError message={error} />
           <div className="flex gap-2">
-            <Button type="submit" disabled={pending} data-testid="mfa-password-submit">{pending ? "Checking…" : "Continue"}</Button>
-            <Button variant="ghost" onClick={() => { setStep({ kind: "idle" }); setError(null); }}>Cancel</Button>
+            <Button type="submit" disabled={pending} data-testid="mfa-password-submit">
+              {pending ? "Checking…" : "Continue"}
+            </Button>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setStep({ kind: "idle" });
+                setError(null);
+              }}
+            >
+              Cancel
+            </Button>
           </div>
         </form>
       ) : null}
 
       {step.kind === "scan" ? (
         <form onSubmit={(event) => confirm(event, step.codes)} className="grid gap-3" data-testid="mfa-scan-form">
-          <p className="text-sm">Scan this code with an authenticator app (1Password, Google Authenticator, Microsoft Authenticator, Aegis…), or type the setup key.</p>
+          <p className="text-sm">
+            Scan this code with an authenticator app (1Password, Google Authenticator, Microsoft Authenticator, Aegis…), or type the setup
+            key.
+          </p>
           <QrCode value={step.uri} label="QR code for your authenticator app" />
           <div className="grid gap-1 text-sm">
             <span className="text-muted-foreground">Setup key</span>
-            <code className="w-fit rounded bg-muted px-2 py-1 font-mono tracking-wider" data-testid="totp-secret" data-secret={totpSecretOf(step.uri)}>
+            <code
+              className="w-fit rounded bg-muted px-2 py-1 font-mono tracking-wider"
+              data-testid="totp-secret"
+              data-secret={totpSecretOf(step.uri)}
+            >
               {groupSecret(totpSecretOf(step.uri))}
             </code>
           </div>
           <Field label="Code from the app" id="code" inputMode="numeric" autoComplete="one-time-code" required className="max-w-40" />
           <FormError message={error} />
-          <div><Button type="submit" disabled={pending} data-testid="confirm-mfa">{pending ? "Checking…" : "Turn on"}</Button></div>
+          <div>
+            <Button type="submit" disabled={pending} data-testid="confirm-mfa">
+              {pending ? "Checking…" : "Turn on"}
+            </Button>
+          </div>
         </form>
       ) : null}
 
       {step.kind === "codes" ? (
         <div className="grid gap-3">
-          <p className="text-sm font-medium">{step.justEnabled ? "Two-factor authentication is on. Save your recovery codes:" : "Your new recovery codes (the old ones no longer work):"}</p>
+          <p className="text-sm font-medium">
+            {step.justEnabled
+              ? "Two-factor authentication is on. Save your recovery codes:"
+              : "Your new recovery codes (the old ones no longer work):"}
+          </p>
           <RecoveryCodes codes={step.codes} />
-          <div><Button onClick={() => { setStep({ kind: "idle" }); router.refresh(); }} data-testid="recovery-codes-saved">I have saved them</Button></div>
+          <div>
+            <Button
+              onClick={() => {
+                setStep({ kind: "idle" });
+                router.refresh();
+              }}
+              data-testid="recovery-codes-saved"
+            >
+              I have saved them
+            </Button>
+          </div>
         </div>
       ) : null}
     </div>

@@ -13,7 +13,15 @@ import type { FleetServerVersion, ReleaseSummary, RolloutSummary } from "../type
 
 type ScopeKind = "organization" | "tag" | "servers";
 
-export function StartUpgradeForm({ releases, servers, disabledReason }: { releases: ReleaseSummary[]; servers: FleetServerVersion[]; disabledReason: string | null }) {
+export function StartUpgradeForm({
+  releases,
+  servers,
+  disabledReason,
+}: {
+  releases: ReleaseSummary[];
+  servers: FleetServerVersion[];
+  disabledReason: string | null;
+}) {
   const router = useRouter();
   const [version, setVersion] = useState(releases[0]?.version ?? "");
   const [scope, setScope] = useState<ScopeKind>("organization");
@@ -28,10 +36,16 @@ export function StartUpgradeForm({ releases, servers, disabledReason }: { releas
   async function submit(event: React.FormEvent) {
     event.preventDefault();
     setBusy(true);
-    const scopeBody = scope === "tag" ? { kind: "tag", tag } : scope === "servers" ? { kind: "servers", serverIds: chosen } : { kind: "organization" };
-    const wavePercents = waves.split(",").map((w) => Number(w.trim())).filter((w) => !Number.isNaN(w));
+    const scopeBody =
+      scope === "tag" ? { kind: "tag", tag } : scope === "servers" ? { kind: "servers", serverIds: chosen } : { kind: "organization" };
+    const wavePercents = waves
+      .split(",")
+      .map((w) => Number(w.trim()))
+      .filter((w) => !Number.isNaN(w));
     const result = await sendJson<{ rollout: RolloutSummary }>("/api/agent-upgrades", "POST", {
-      targetVersion: version, scope: scopeBody, plan: { canary: Number(canary), wavePercents, soakMinutes: Number(soak) },
+      targetVersion: version,
+      scope: scopeBody,
+      plan: { canary: Number(canary), wavePercents, soakMinutes: Number(soak) },
     });
     setBusy(false);
     if (!result.ok) {
@@ -47,7 +61,11 @@ export function StartUpgradeForm({ releases, servers, disabledReason }: { releas
         <div className="grid gap-1.5">
           <Label htmlFor="upgrade-version">Version</Label>
           <Select id="upgrade-version" value={version} onChange={(e) => setVersion(e.target.value)} data-testid="upgrade-version">
-            {releases.map((r) => <option key={r.version} value={r.version}>{r.version}</option>)}
+            {releases.map((r) => (
+              <option key={r.version} value={r.version}>
+                {r.version}
+              </option>
+            ))}
           </Select>
         </div>
         <div className="grid gap-1.5">
@@ -70,8 +88,11 @@ export function StartUpgradeForm({ releases, servers, disabledReason }: { releas
           <legend className="mb-1 text-sm font-medium">Servers</legend>
           {servers.map((s) => (
             <label key={s.serverId} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" checked={chosen.includes(s.serverId)}
-                onChange={(e) => setChosen(e.target.checked ? [...chosen, s.serverId] : chosen.filter((id) => id !== s.serverId))} />
+              <input
+                type="checkbox"
+                checked={chosen.includes(s.serverId)}
+                onChange={(e) => setChosen(e.target.checked ? [...chosen, s.serverId] : chosen.filter((id) => id !== s.serverId))}
+              />
               {s.hostname} <span className="text-muted-foreground">({s.agentVersion || "unknown"})</span>
             </label>
           ))}
@@ -93,12 +114,14 @@ export function StartUpgradeForm({ releases, servers, disabledReason }: { releas
       </div>
       <FormError message={error} />
       <div>
-        <Button type="submit" disabled={busy || disabledReason !== null || version === ""} data-testid="start-upgrade">Start the upgrade</Button>
+        <Button type="submit" disabled={busy || disabledReason !== null || version === ""} data-testid="start-upgrade">
+          Start the upgrade
+        </Button>
       </div>
       <p className="text-xs text-muted-foreground">
-        The canary gets the version first. Each server downloads it from a gateway, checks the gateway&apos;s signature and its SHA-256,
-        and swaps itself; a watchdog brings the previous agent back if the new one does not connect within its bound. A wave goes
-        out only once the one before has installed and stayed connected for the soak time; a failure or a rollback pauses the upgrade.
+        The canary gets the version first. Each server downloads it from a gateway, checks the gateway&apos;s signature and its SHA-256, and
+        swaps itself; a watchdog brings the previous agent back if the new one does not connect within its bound. A wave goes out only once
+        the one before has installed and stayed connected for the soak time; a failure or a rollback pauses the upgrade.
       </p>
     </form>
   );

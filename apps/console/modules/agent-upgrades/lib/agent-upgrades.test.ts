@@ -18,7 +18,13 @@ import { getServerAgentVersion } from "./server-agent";
 import { startUpgrade, type UpgradeActor } from "./start-upgrade";
 
 const remote = { upgrade: { installMethod: "script", remote: true, reason: "" } };
-const deb = { upgrade: { installMethod: "deb", remote: false, reason: "installed from the apt repository: upgrade it with apt-get install spindle-agent" } };
+const deb = {
+  upgrade: {
+    installMethod: "deb",
+    remote: false,
+    reason: "installed from the apt repository: upgrade it with apt-get install spindle-agent",
+  },
+};
 
 describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
@@ -30,13 +36,18 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
   async function agentServer(actor: UpgradeActor, hostname: string, version: string, capabilities: object, tags: string[] = []) {
     const server = await createServer(db.prisma, actor.orgId, hostname, new Date());
     await db.prisma.server.update({ where: { id: server.id }, data: { agentVersion: version, arch: "amd64", tags } });
-    await db.prisma.agent.create({ data: { orgId: actor.orgId, serverId: server.id, credentialHash: Buffer.from(randomUUID()), capabilities } });
+    await db.prisma.agent.create({
+      data: { orgId: actor.orgId, serverId: server.id, credentialHash: Buffer.from(randomUUID()), capabilities },
+    });
     ids[hostname] = server.id;
     return server.id;
   }
 
   async function expectProblem(work: Promise<unknown>, status: number, detail: RegExp) {
-    await assert.rejects(work, (error: unknown) => error instanceof ProblemError && error.status === status && detail.test(error.detail ?? ""));
+    await assert.rejects(
+      work,
+      (error: unknown) => error instanceof ProblemError && error.status === status && detail.test(error.detail ?? ""),
+    );
   }
 
   before(async () => {
@@ -48,7 +59,9 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
     viewer = { orgId: owner.orgId, userId: user.id, role: "viewer" };
     rival = { ...(await createOrganisation(db.prisma, "Rival")), role: "owner" };
     for (const version of ["0.1.0", "0.1.1", "0.1.2"]) {
-      await db.prisma.agentRelease.create({ data: { version, files: [{ os: "linux", arch: "amd64", name: "spindle-agent-linux-amd64", sha256: "a".repeat(64), size: 1 }] } });
+      await db.prisma.agentRelease.create({
+        data: { version, files: [{ os: "linux", arch: "amd64", name: "spindle-agent-linux-amd64", sha256: "a".repeat(64), size: 1 }] },
+      });
     }
     await db.prisma.agentRelease.create({ data: { version: "0.0.9", files: [], lastSeenAt: new Date(Date.now() - 48 * 3600_000) } });
     await agentServer(owner, "db-01", "0.1.0", remote, ["db"]);
@@ -65,27 +78,49 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
 
   it("shows the releases served, the fleet's versions and which servers have an upgrade available", async () => {
     const overview = await getUpgradeOverview(db, owner.orgId);
-    assert.deepEqual(overview.releases.map((r) => r.version), ["0.1.2", "0.1.1", "0.1.0"], "newest first; a release no gateway serves any more is gone");
+    assert.deepEqual(
+      overview.releases.map((r) => r.version),
+      ["0.1.2", "0.1.1", "0.1.0"],
+      "newest first; a release no gateway serves any more is gone",
+    );
     assert.equal(overview.latestVersion, "0.1.2");
-    assert.deepEqual(overview.versions, [{ version: "0.1.1", servers: 1 }, { version: "0.1.0", servers: 4 }]);
-    assert.deepEqual(overview.servers.map((s) => [s.hostname, s.upgradeAvailable]), [
-      ["db-01", "0.1.2"], ["db-02", "0.1.2"], ["new-01", "0.1.2"], ["pkg-01", "0.1.2"], ["web-01", "0.1.2"]]);
+    assert.deepEqual(overview.versions, [
+      { version: "0.1.1", servers: 1 },
+      { version: "0.1.0", servers: 4 },
+    ]);
+    assert.deepEqual(
+      overview.servers.map((s) => [s.hostname, s.upgradeAvailable]),
+      [
+        ["db-01", "0.1.2"],
+        ["db-02", "0.1.2"],
+        ["new-01", "0.1.2"],
+        ["pkg-01", "0.1.2"],
+        ["web-01", "0.1.2"],
+      ],
+    );
     assert.equal(overview.servers.find((s) => s.hostname === "pkg-01")?.upgrade?.installMethod, "deb");
     assert.ok(!overview.servers.some((s) => s.hostname === "rival-01"), "another organisation's server is not listed");
   });
 
   it("starts an upgrade in waves, skipping with the reason the servers that cannot take it, and audits it", async () => {
-    const request = agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "organization" }, plan: { canary: 1, wavePercents: [100] } });
+    const request = agentUpgradeRequestSchema.parse({
+      targetVersion: "0.1.1",
+      scope: { kind: "organization" },
+      plan: { canary: 1, wavePercents: [100] },
+    });
     const rollout = await startUpgrade(db, owner, request);
     assert.equal(rollout.status, "running");
     assert.equal(rollout.waveCount, 2);
     assert.deepEqual(rollout.counts, { offered: 1, waiting: 2, skipped: 2 });
     const detail = await getRollout(db, owner.orgId, rollout.id);
     assert.equal(detail.waves[0]!.attempts[0]!.state, "offered");
-    assert.deepEqual(detail.skipped.map((a) => [a.hostname, a.message]), [
-      ["new-01", "already runs 0.1.1"],
-      ["pkg-01", "installed from the apt repository: upgrade it with apt-get install spindle-agent"],
-    ]);
+    assert.deepEqual(
+      detail.skipped.map((a) => [a.hostname, a.message]),
+      [
+        ["new-01", "already runs 0.1.1"],
+        ["pkg-01", "installed from the apt repository: upgrade it with apt-get install spindle-agent"],
+      ],
+    );
     await expectProblem(startUpgrade(db, owner, request), 409, /already has an agent upgrade running or paused/);
     const audit = await listAuditLog(db, owner.orgId, {});
     assert.match(audit.entries[0]!.action, /agent_upgrade\.started/);
@@ -94,25 +129,68 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
   });
 
   it("refuses what cannot be started, and viewers", async () => {
-    await expectProblem(startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "9.9.9", scope: { kind: "organization" } })), 400, /No gateway serves agent 9\.9\.9/);
-    await expectProblem(startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "tag", tag: "nothing" } })), 422, /No server matches servers tagged nothing/);
-    await expectProblem(startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "servers", serverIds: [ids["rival-01"]!] } })), 404, /does not exist/);
-    await expectProblem(startUpgrade(db, viewer, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "organization" } })), 403, /cannot|not start/);
+    await expectProblem(
+      startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "9.9.9", scope: { kind: "organization" } })),
+      400,
+      /No gateway serves agent 9\.9\.9/,
+    );
+    await expectProblem(
+      startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "tag", tag: "nothing" } })),
+      422,
+      /No server matches servers tagged nothing/,
+    );
+    await expectProblem(
+      startUpgrade(
+        db,
+        owner,
+        agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "servers", serverIds: [ids["rival-01"]!] } }),
+      ),
+      404,
+      /does not exist/,
+    );
+    await expectProblem(
+      startUpgrade(db, viewer, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "organization" } })),
+      403,
+      /cannot|not start/,
+    );
   });
 
   it("pauses, resumes past a failure or retries it, and cancels, each audited", async () => {
-    const rollout = await startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "tag", tag: "db" }, plan: { canary: 1, wavePercents: [100] } }));
-    await db.pool.query(`UPDATE agent_upgrades SET state = 'rolled_back', message = 'rolled back to 0.1.0: boom', finished_at = now() WHERE rollout_id = $1 AND wave = 0`, [rollout.id]);
-    await db.pool.query(`UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = 'db-0x rolled back' WHERE id = $1`, [rollout.id]);
+    const rollout = await startUpgrade(
+      db,
+      owner,
+      agentUpgradeRequestSchema.parse({
+        targetVersion: "0.1.1",
+        scope: { kind: "tag", tag: "db" },
+        plan: { canary: 1, wavePercents: [100] },
+      }),
+    );
+    await db.pool.query(
+      `UPDATE agent_upgrades SET state = 'rolled_back', message = 'rolled back to 0.1.0: boom', finished_at = now() WHERE rollout_id = $1 AND wave = 0`,
+      [rollout.id],
+    );
+    await db.pool.query(`UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = 'db-0x rolled back' WHERE id = $1`, [
+      rollout.id,
+    ]);
     await expectProblem(controlUpgrade(db, owner, rollout.id, "pause"), 409, /is paused/);
     const resumed = await controlUpgrade(db, owner, rollout.id, "resume", { retryFailed: true });
     assert.equal(resumed.status, "running");
     const detail = await getRollout(db, owner.orgId, rollout.id);
-    assert.deepEqual(detail.waves[0]!.attempts.map((a) => [a.state, a.acknowledged]), [["rolled_back", true], ["offered", false]],
-      "the failure is acknowledged and a new attempt offered");
+    assert.deepEqual(
+      detail.waves[0]!.attempts.map((a) => [a.state, a.acknowledged]),
+      [
+        ["rolled_back", true],
+        ["offered", false],
+      ],
+      "the failure is acknowledged and a new attempt offered",
+    );
     const cancelled = await controlUpgrade(db, owner, rollout.id, "cancel");
     assert.equal(cancelled.status, "cancelled");
-    assert.deepEqual((await getRollout(db, owner.orgId, rollout.id)).waves.flatMap((w) => w.attempts.map((a) => a.state)).sort(), ["cancelled", "cancelled", "rolled_back"]);
+    assert.deepEqual((await getRollout(db, owner.orgId, rollout.id)).waves.flatMap((w) => w.attempts.map((a) => a.state)).sort(), [
+      "cancelled",
+      "cancelled",
+      "rolled_back",
+    ]);
     const actions = (await listAuditLog(db, owner.orgId, {})).entries.slice(0, 3).map((e) => e.action);
     assert.deepEqual(actions, ["agent_upgrade.cancelled", "agent_upgrade.resumed", "agent_upgrade.started"]);
     await expectProblem(controlUpgrade(db, viewer, rollout.id, "cancel"), 403, /not cancel/);
@@ -123,16 +201,32 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
     const { server, note } = await pinAgentVersion(db, owner, ids["web-01"]!, { version: "0.1.2", reason: "vendor support" });
     assert.equal(note, null);
     assert.deepEqual(server.pin && [server.pin.version, server.pin.reason], ["0.1.2", "vendor support"]);
-    assert.deepEqual(server.attempts.map((a) => [a.targetVersion, a.state]), [["0.1.2", "offered"]]);
-    const rollout = await startUpgrade(db, owner, agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "tag", tag: "web" } }).valueOf() as never)
-      .catch((error: ProblemError) => error);
-    assert.ok(rollout instanceof ProblemError && /pinned to 0\.1\.2/.test(rollout.detail ?? ""), "the pinned server is left out of the upgrade");
+    assert.deepEqual(
+      server.attempts.map((a) => [a.targetVersion, a.state]),
+      [["0.1.2", "offered"]],
+    );
+    const rollout = await startUpgrade(
+      db,
+      owner,
+      agentUpgradeRequestSchema.parse({ targetVersion: "0.1.1", scope: { kind: "tag", tag: "web" } }).valueOf() as never,
+    ).catch((error: ProblemError) => error);
+    assert.ok(
+      rollout instanceof ProblemError && /pinned to 0\.1\.2/.test(rollout.detail ?? ""),
+      "the pinned server is left out of the upgrade",
+    );
     const unpinned = await unpinAgentVersion(db, owner, ids["web-01"]!);
     assert.equal(unpinned.pin, null);
-    assert.deepEqual(unpinned.attempts.map((a) => [a.state, a.message]), [["cancelled", "the pin was removed"]]);
+    assert.deepEqual(
+      unpinned.attempts.map((a) => [a.state, a.message]),
+      [["cancelled", "the pin was removed"]],
+    );
     const pkg = await pinAgentVersion(db, owner, ids["pkg-01"]!, { version: "0.1.1", reason: "" });
     assert.match(pkg.note ?? "", /cannot replace itself \(installed from the apt repository/);
-    await expectProblem(pinAgentVersion(db, owner, ids["web-01"]!, { version: "7.7.7", reason: "" }), 400, /No gateway serves agent 7\.7\.7/);
+    await expectProblem(
+      pinAgentVersion(db, owner, ids["web-01"]!, { version: "7.7.7", reason: "" }),
+      400,
+      /No gateway serves agent 7\.7\.7/,
+    );
     await expectProblem(pinAgentVersion(db, viewer, ids["web-01"]!, { version: "0.1.1", reason: "" }), 403, /not pin/);
     await expectProblem(pinAgentVersion(db, rival, ids["web-01"]!, { version: "0.1.1", reason: "" }), 404, /./);
     await expectProblem(getServerAgentVersion(db, rival.orgId, ids["web-01"]!), 404, /./);

@@ -15,19 +15,33 @@ export async function listRolloutById(sql: OrgSql, orgId: string, id: string): P
 export async function getRollout(db: Db, orgId: string, id: string): Promise<RolloutDetail> {
   if (!isUuid(id)) throw notFound("This upgrade");
   return inOrgSql(db, orgId, async (sql) => {
-    const { rows } = await sql.query(`SELECT ${rolloutColumns} FROM agent_upgrade_rollouts r WHERE r.org_id = $1 AND r.id = $2`, [orgId, id]);
+    const { rows } = await sql.query(`SELECT ${rolloutColumns} FROM agent_upgrade_rollouts r WHERE r.org_id = $1 AND r.id = $2`, [
+      orgId,
+      id,
+    ]);
     const row = rows[0];
     if (!row) throw notFound("This upgrade");
-    const attempts = (await sql.query(
-      `SELECT ${attemptColumns} FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
-       WHERE u.org_id = $1 AND u.rollout_id = $2 ORDER BY u.wave NULLS LAST, s.hostname, u.created_at`, [orgId, id])).rows.map(toAttempt);
+    const attempts = (
+      await sql.query(
+        `SELECT ${attemptColumns} FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
+       WHERE u.org_id = $1 AND u.rollout_id = $2 ORDER BY u.wave NULLS LAST, s.hostname, u.created_at`,
+        [orgId, id],
+      )
+    ).rows.map(toAttempt);
     const plan = agentUpgradePlanSchema.parse(row.plan);
     const waves: RolloutDetail["waves"] = [];
     for (let index = 0; index < (row.wave_count as number); index++) {
-      waves.push({ index, label: index === 0 ? "canary" : `wave ${index}`, attempts: attempts.filter((a: AttemptView) => a.wave === index) });
+      waves.push({
+        index,
+        label: index === 0 ? "canary" : `wave ${index}`,
+        attempts: attempts.filter((a: AttemptView) => a.wave === index),
+      });
     }
     return {
-      ...toRolloutSummary(row), plan, waves, skipped: attempts.filter((a: AttemptView) => a.wave === null),
+      ...toRolloutSummary(row),
+      plan,
+      waves,
+      skipped: attempts.filter((a: AttemptView) => a.wave === null),
       waveInstalledAt: row.wave_installed_at instanceof Date ? row.wave_installed_at.toISOString() : null,
     };
   });

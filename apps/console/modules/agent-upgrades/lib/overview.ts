@@ -20,12 +20,16 @@ export async function getUpgradeOverview(db: Db, orgId: string, now = new Date()
        LEFT JOIN agents a ON a.org_id = s.org_id AND a.server_id = s.id
        LEFT JOIN agent_version_pins p ON p.org_id = s.org_id AND p.server_id = s.id
        LEFT JOIN agent_upgrades l ON l.org_id = s.org_id AND l.server_id = s.id AND l.state IN ('offered', 'downloading', 'installing')
-       WHERE s.org_id = $1 ORDER BY s.hostname, s.id`, [orgId]);
+       WHERE s.org_id = $1 ORDER BY s.hostname, s.id`,
+      [orgId],
+    );
     const servers: FleetServerVersion[] = rows.map((row) => {
       const agentVersion = row.agent_version as string;
       const lastSeen = row.last_seen_at as Date | null;
       return {
-        serverId: row.id, hostname: row.hostname, agentVersion,
+        serverId: row.id,
+        hostname: row.hostname,
+        agentVersion,
         online: lastSeen !== null && now.getTime() - lastSeen.getTime() <= onlineSeconds * 1000,
         upgradeAvailable: latestVersion !== null && compareAgentVersions(agentVersion, latestVersion) < 0 ? latestVersion : null,
         upgrade: upgradeCapability(row.capabilities),
@@ -35,7 +39,9 @@ export async function getUpgradeOverview(db: Db, orgId: string, now = new Date()
     });
     const counts = new Map<string, number>();
     for (const s of servers) counts.set(s.agentVersion, (counts.get(s.agentVersion) ?? 0) + 1);
-    const versions = [...counts.entries()].map(([version, n]) => ({ version, servers: n })).sort((a, b) => compareAgentVersions(b.version, a.version));
+    const versions = [...counts.entries()]
+      .map(([version, n]) => ({ version, servers: n }))
+      .sort((a, b) => compareAgentVersions(b.version, a.version));
     return { releases, latestVersion, versions, servers, rollouts: await listRollouts(sql, orgId) };
   });
 }

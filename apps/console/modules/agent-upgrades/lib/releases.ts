@@ -16,12 +16,17 @@ interface FileRow {
 export async function listReleases(sql: OrgSql): Promise<ReleaseSummary[]> {
   const { rows } = await sql.query(
     `SELECT version, files, packages, last_seen_at FROM agent_releases
-     WHERE last_seen_at > now() - make_interval(hours => $1)`, [releaseStaleAfterHours]);
+     WHERE last_seen_at > now() - make_interval(hours => $1)`,
+    [releaseStaleAfterHours],
+  );
   return rows
     .map((row) => ({
       version: row.version as string,
       platforms: [...new Set((row.files as FileRow[]).filter((f) => !f.name?.endsWith(".msi")).map((f) => `${f.os}/${f.arch}`))].sort(),
-      packages: (row.packages as FileRow[]).map((f) => f.name ?? "").filter(Boolean).sort(),
+      packages: (row.packages as FileRow[])
+        .map((f) => f.name ?? "")
+        .filter(Boolean)
+        .sort(),
       lastSeenAt: (row.last_seen_at as Date).toISOString(),
     }))
     .sort((a, b) => compareAgentVersions(b.version, a.version));

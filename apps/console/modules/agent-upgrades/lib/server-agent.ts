@@ -21,19 +21,36 @@ export async function getServerAgentVersionIn(sql: OrgSql, orgId: string, server
      FROM servers s
      LEFT JOIN agents a ON a.org_id = s.org_id AND a.server_id = s.id
      LEFT JOIN agent_version_pins p ON p.org_id = s.org_id AND p.server_id = s.id
-     WHERE s.org_id = $1 AND s.id = $2`, [orgId, serverId]);
+     WHERE s.org_id = $1 AND s.id = $2`,
+    [orgId, serverId],
+  );
   const row = rows[0];
   if (!row) throw notFound("This server");
   const releases = await listReleases(sql);
   const latestVersion = releases[0]?.version ?? null;
-  const attempts = (await sql.query(
-    `SELECT ${attemptColumns} FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
-     WHERE u.org_id = $1 AND u.server_id = $2 ORDER BY u.created_at DESC LIMIT 10`, [orgId, serverId])).rows.map(toAttempt);
+  const attempts = (
+    await sql.query(
+      `SELECT ${attemptColumns} FROM agent_upgrades u JOIN servers s ON s.org_id = u.org_id AND s.id = u.server_id
+     WHERE u.org_id = $1 AND u.server_id = $2 ORDER BY u.created_at DESC LIMIT 10`,
+      [orgId, serverId],
+    )
+  ).rows.map(toAttempt);
   return {
-    serverId: row.id, hostname: row.hostname, agentVersion: row.agent_version, latestVersion,
+    serverId: row.id,
+    hostname: row.hostname,
+    agentVersion: row.agent_version,
+    latestVersion,
     upgradeAvailable: latestVersion !== null && compareAgentVersions(row.agent_version, latestVersion) < 0 ? latestVersion : null,
     upgrade: upgradeCapability(row.capabilities),
-    pin: row.pin_version ? { version: row.pin_version, reason: row.pin_reason, pinnedBy: row.pinned_by ?? null, pinnedAt: (row.pinned_at as Date).toISOString() } : null,
-    attempts, releases: releases.map((r) => r.version),
+    pin: row.pin_version
+      ? {
+          version: row.pin_version,
+          reason: row.pin_reason,
+          pinnedBy: row.pinned_by ?? null,
+          pinnedAt: (row.pinned_at as Date).toISOString(),
+        }
+      : null,
+    attempts,
+    releases: releases.map((r) => r.version),
   };
 }

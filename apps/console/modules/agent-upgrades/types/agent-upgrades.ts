@@ -1,7 +1,16 @@
 // What the console's agent-upgrade API answers (docs/install.md, "Upgrades").
 import type { AgentUpgradePlan, AgentUpgradeScope } from "@spindle/domain";
 
-export type AttemptState = "waiting" | "offered" | "downloading" | "installing" | "installed" | "failed" | "rolled_back" | "skipped" | "cancelled";
+export type AttemptState =
+  | "waiting"
+  | "offered"
+  | "downloading"
+  | "installing"
+  | "installed"
+  | "failed"
+  | "rolled_back"
+  | "skipped"
+  | "cancelled";
 export type RolloutStatus = "running" | "paused" | "completed" | "cancelled";
 
 export const liveAttemptStates: readonly AttemptState[] = ["offered", "downloading", "installing"];

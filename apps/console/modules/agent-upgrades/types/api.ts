@@ -3,11 +3,23 @@
 import { z } from "zod";
 import { isoDateTime, nullableDateTime } from "@/lib/openapi/schemas";
 
-const attemptState = z.enum(["waiting", "offered", "downloading", "installing", "installed", "failed", "rolled_back", "skipped", "cancelled"]);
+const attemptState = z.enum([
+  "waiting",
+  "offered",
+  "downloading",
+  "installing",
+  "installed",
+  "failed",
+  "rolled_back",
+  "skipped",
+  "cancelled",
+]);
 const rolloutStatus = z.enum(["running", "paused", "completed", "cancelled"]);
 
-const upgradeCapability = z.object({ installMethod: z.string(), remote: z.boolean(), reason: z.string() })
-  .nullable().meta({ description: "What the agent said about replacing itself; null from an agent too old to say" });
+const upgradeCapability = z
+  .object({ installMethod: z.string(), remote: z.boolean(), reason: z.string() })
+  .nullable()
+  .meta({ description: "What the agent said about replacing itself; null from an agent too old to say" });
 
 const scope = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("organization") }),
@@ -15,7 +27,12 @@ const scope = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("servers"), serverIds: z.array(z.string()) }),
 ]);
 
-const plan = z.object({ canary: z.number().int(), wavePercents: z.array(z.number().int()), soakMinutes: z.number().int(), answerTimeoutMinutes: z.number().int() });
+const plan = z.object({
+  canary: z.number().int(),
+  wavePercents: z.array(z.number().int()),
+  soakMinutes: z.number().int(),
+  answerTimeoutMinutes: z.number().int(),
+});
 
 export const rolloutSummarySchema = z.object({
   id: z.string(),
@@ -54,19 +71,23 @@ export const rolloutDetailSchema = rolloutSummarySchema.extend({
 });
 
 export const upgradeOverviewSchema = z.object({
-  releases: z.array(z.object({ version: z.string(), platforms: z.array(z.string()), packages: z.array(z.string()), lastSeenAt: isoDateTime })),
+  releases: z.array(
+    z.object({ version: z.string(), platforms: z.array(z.string()), packages: z.array(z.string()), lastSeenAt: isoDateTime }),
+  ),
   latestVersion: z.string().nullable(),
   versions: z.array(z.object({ version: z.string(), servers: z.number().int() })),
-  servers: z.array(z.object({
-    serverId: z.string(),
-    hostname: z.string(),
-    agentVersion: z.string(),
-    online: z.boolean(),
-    upgradeAvailable: z.string().nullable(),
-    upgrade: upgradeCapability,
-    pinnedVersion: z.string().nullable(),
-    live: z.object({ targetVersion: z.string(), state: attemptState }).nullable(),
-  })),
+  servers: z.array(
+    z.object({
+      serverId: z.string(),
+      hostname: z.string(),
+      agentVersion: z.string(),
+      online: z.boolean(),
+      upgradeAvailable: z.string().nullable(),
+      upgrade: upgradeCapability,
+      pinnedVersion: z.string().nullable(),
+      live: z.object({ targetVersion: z.string(), state: attemptState }).nullable(),
+    }),
+  ),
   rollouts: z.array(rolloutSummarySchema),
 });
 

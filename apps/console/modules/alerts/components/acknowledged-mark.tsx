@@ -7,7 +7,8 @@ import type { AlertAcknowledgement } from "../types/alerts";
 export function AcknowledgedMark({ ack, testId }: { ack: AlertAcknowledgement; testId: string }) {
   return (
     <Badge variant="secondary" className="mt-1" data-testid={testId} title={ack.note ?? undefined}>
-      <UserCheck className="size-3" aria-hidden /> acknowledged by {ack.by}, {formatDateTime(ack.at)}{ack.note ? `: ${ack.note}` : ""}
+      <UserCheck className="size-3" aria-hidden /> acknowledged by {ack.by}, {formatDateTime(ack.at)}
+      {ack.note ? `: ${ack.note}` : ""}
     </Badge>
   );
 }

@@ -9,8 +9,16 @@ export function AlertValueText({ value, showBasis = false }: { value: AlertValue
       <span className="font-medium tabular-nums" title={value.basis}>
         {value.value === null ? <span className="text-muted-foreground">not measured</span> : `${formatNumber(value.value)}${unit}`}
       </span>
-      <span className="text-muted-foreground"> (threshold {value.comparison} {formatNumber(value.threshold)}{unit})</span>
-      {showBasis ? <div className="text-xs text-muted-foreground" data-testid="alert-basis">{value.basis}</div> : null}
+      <span className="text-muted-foreground">
+        {" "}
+        (threshold {value.comparison} {formatNumber(value.threshold)}
+        {unit})
+      </span>
+      {showBasis ? (
+        <div className="text-xs text-muted-foreground" data-testid="alert-basis">
+          {value.basis}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -22,7 +22,17 @@ import { SilenceForm } from "./silence-form";
 const alertKey = (a: OpenAlert) => `${a.ruleId}/${a.serverId}/${a.component}`;
 
 /** What is wrong now, refreshed every 10 s; on the Alerts page for the fleet, on a server page for it. */
-export function OpenAlerts({ serverId, canSilence, canAcknowledge, targets }: { serverId?: string; canSilence: boolean; canAcknowledge: boolean; targets: SilenceTargets }) {
+export function OpenAlerts({
+  serverId,
+  canSilence,
+  canAcknowledge,
+  targets,
+}: {
+  serverId?: string;
+  canSilence: boolean;
+  canAcknowledge: boolean;
+  targets: SilenceTargets;
+}) {
   const { data, error, loading, refresh } = usePolling<{ alerts: OpenAlert[] }>(`/api/alerts${serverId ? `?serverId=${serverId}` : ""}`);
   const [silencing, setSilencing] = useState<string | null>(null);
   const [acknowledging, setAcknowledging] = useState<string | null>(null);
@@ -35,7 +45,11 @@ export function OpenAlerts({ serverId, canSilence, canAcknowledge, targets }: { 
       <EmptyState
         icon={CheckCircle2}
         title="Nothing firing"
-        description={serverId ? "No rule is pending, firing or without data on this server." : "No rule is pending, firing or without data. The worker evaluates every rule every 30 s."}
+        description={
+          serverId
+            ? "No rule is pending, firing or without data on this server."
+            : "No rule is pending, firing or without data. The worker evaluates every rule every 30 s."
+        }
         data-testid="open-alerts-empty"
         className="py-8"
       />
@@ -58,12 +72,29 @@ export function OpenAlerts({ serverId, canSilence, canAcknowledge, targets }: { 
           </TableHeader>
           <TableBody>
             {data.alerts.map((alert) => (
-              <AlertRows key={alertKey(alert)} alert={alert} showServer={!serverId} now={now} canSilence={canSilence} canAcknowledge={canAcknowledge}
+              <AlertRows
+                key={alertKey(alert)}
+                alert={alert}
+                showServer={!serverId}
+                now={now}
+                canSilence={canSilence}
+                canAcknowledge={canAcknowledge}
                 open={silencing === alertKey(alert) ? "silence" : acknowledging === alertKey(alert) ? "acknowledge" : null}
-                onSilence={() => { setAcknowledging(null); setSilencing(alertKey(alert)); }}
-                onAcknowledge={() => { setSilencing(null); setAcknowledging(alertKey(alert)); }}
-                onDone={() => { setSilencing(null); setAcknowledging(null); }}
-                targets={targets} refresh={refresh} />
+                onSilence={() => {
+                  setAcknowledging(null);
+                  setSilencing(alertKey(alert));
+                }}
+                onAcknowledge={() => {
+                  setSilencing(null);
+                  setAcknowledging(alertKey(alert));
+                }}
+                onDone={() => {
+                  setSilencing(null);
+                  setAcknowledging(null);
+                }}
+                targets={targets}
+                refresh={refresh}
+              />
             ))}
           </TableBody>
         </Table>
@@ -72,13 +103,42 @@ export function OpenAlerts({ serverId, canSilence, canAcknowledge, targets }: { 
   );
 }
 
-function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, onSilence, onAcknowledge, onDone, targets, refresh }: {
-  alert: OpenAlert; showServer: boolean; now: number | null; canSilence: boolean; canAcknowledge: boolean; open: "silence" | "acknowledge" | null;
-  onSilence: () => void; onAcknowledge: () => void; onDone: () => void; targets: SilenceTargets; refresh: () => Promise<void>;
+function AlertRows({
+  alert,
+  showServer,
+  now,
+  canSilence,
+  canAcknowledge,
+  open,
+  onSilence,
+  onAcknowledge,
+  onDone,
+  targets,
+  refresh,
+}: {
+  alert: OpenAlert;
+  showServer: boolean;
+  now: number | null;
+  canSilence: boolean;
+  canAcknowledge: boolean;
+  open: "silence" | "acknowledge" | null;
+  onSilence: () => void;
+  onAcknowledge: () => void;
+  onDone: () => void;
+  targets: SilenceTargets;
+  refresh: () => Promise<void>;
 }) {
   return (
     <>
-      <TableRow data-testid="open-alert" data-rule={alert.ruleName} data-state={alert.state} data-server-id={alert.serverId} data-component={alert.component} data-silenced={alert.silence ? "true" : "false"} data-acknowledged={alert.acknowledgement ? "true" : "false"}>
+      <TableRow
+        data-testid="open-alert"
+        data-rule={alert.ruleName}
+        data-state={alert.state}
+        data-server-id={alert.serverId}
+        data-component={alert.component}
+        data-silenced={alert.silence ? "true" : "false"}
+        data-acknowledged={alert.acknowledgement ? "true" : "false"}
+      >
         <TableCell className="align-top">
           <div className="flex flex-col items-start gap-1">
             <StateBadge state={alert.state} />
@@ -86,8 +146,14 @@ function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, o
           </div>
         </TableCell>
         <TableCell className="max-w-md align-top">
-          <Link href={`/alerts/rules/${alert.ruleId}`} className="font-medium hover:underline">{alert.ruleName}</Link>
-          {alert.note ? <p className="mt-1 text-xs text-muted-foreground" data-testid="alert-note">{alert.note}</p> : null}
+          <Link href={`/alerts/rules/${alert.ruleId}`} className="font-medium hover:underline">
+            {alert.ruleName}
+          </Link>
+          {alert.note ? (
+            <p className="mt-1 text-xs text-muted-foreground" data-testid="alert-note">
+              {alert.note}
+            </p>
+          ) : null}
           {alert.silence ? (
             <Badge variant="secondary" className="mt-1" data-testid="silenced-mark" title={alert.silence.comment}>
               <BellOff className="size-3" aria-hidden /> silenced until {formatDateTime(alert.silence.endsAt)}: {alert.silence.comment}
@@ -96,21 +162,41 @@ function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, o
           {alert.acknowledgement ? <AcknowledgedMark ack={alert.acknowledgement} testId="acknowledged-mark" /> : null}
         </TableCell>
         <TableCell className="align-top text-sm">
-          {showServer ? <Link href={`/servers/${alert.serverId}`} className="font-medium hover:underline">{alert.hostname}</Link> : null}
-          {alert.component ? <div className="text-muted-foreground">{alert.component}</div> : showServer ? null : <span className="text-muted-foreground">the server</span>}
+          {showServer ? (
+            <Link href={`/servers/${alert.serverId}`} className="font-medium hover:underline">
+              {alert.hostname}
+            </Link>
+          ) : null}
+          {alert.component ? (
+            <div className="text-muted-foreground">{alert.component}</div>
+          ) : showServer ? null : (
+            <span className="text-muted-foreground">the server</span>
+          )}
         </TableCell>
-        <TableCell className="align-top text-sm" title={formatDateTime(alert.since)}>{now === null ? formatDateTime(alert.since) : formatRelative(alert.since, now)}</TableCell>
-        <TableCell className="max-w-sm align-top text-sm"><AlertValueText value={alert.value} showBasis /></TableCell>
+        <TableCell className="align-top text-sm" title={formatDateTime(alert.since)}>
+          {now === null ? formatDateTime(alert.since) : formatRelative(alert.since, now)}
+        </TableCell>
+        <TableCell className="max-w-sm align-top text-sm">
+          <AlertValueText value={alert.value} showBasis />
+        </TableCell>
         <TableCell className="align-top">
           <div className="flex gap-1">
-            <Link href={chartLinkForAlert(alert.serverId, alert.since)} className="inline-flex items-center gap-1 rounded-md px-2 py-1 text-sm text-muted-foreground hover:text-foreground" data-testid="alert-chart-link">
+            <Link
+              href={chartLinkForAlert(alert.serverId, alert.since)}
+              className="inline-flex items-center gap-1 rounded-md px-2 py-1 text-sm text-muted-foreground hover:text-foreground"
+              data-testid="alert-chart-link"
+            >
               <LineChart className="size-4" aria-hidden /> Chart
             </Link>
             {canAcknowledge && alert.alertId && !alert.acknowledgement ? (
-              <Button variant="outline" size="sm" onClick={onAcknowledge} data-testid="acknowledge-alert"><UserCheck /> Acknowledge</Button>
+              <Button variant="outline" size="sm" onClick={onAcknowledge} data-testid="acknowledge-alert">
+                <UserCheck /> Acknowledge
+              </Button>
             ) : null}
             {canSilence && !alert.silence ? (
-              <Button variant="outline" size="sm" onClick={onSilence} data-testid="silence-alert"><BellOff /> Silence</Button>
+              <Button variant="outline" size="sm" onClick={onSilence} data-testid="silence-alert">
+                <BellOff /> Silence
+              </Button>
             ) : null}
           </div>
         </TableCell>
@@ -118,7 +204,14 @@ function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, o
       {open === "acknowledge" && alert.alertId ? (
         <TableRow className="hover:bg-transparent">
           <TableCell colSpan={6}>
-            <AcknowledgeForm alertId={alert.alertId} onSaved={async () => { onDone(); await refresh(); }} onCancel={onDone} />
+            <AcknowledgeForm
+              alertId={alert.alertId}
+              onSaved={async () => {
+                onDone();
+                await refresh();
+              }}
+              onCancel={onDone}
+            />
           </TableCell>
         </TableRow>
       ) : null}
@@ -128,7 +221,10 @@ function AlertRows({ alert, showServer, now, canSilence, canAcknowledge, open, o
             <SilenceForm
               targets={targets}
               draft={{ ruleId: alert.ruleId, scope: { scope: "server", serverId: alert.serverId } }}
-              onSaved={async () => { onDone(); await refresh(); }}
+              onSaved={async () => {
+                onDone();
+                await refresh();
+              }}
               onCancel={onDone}
             />
           </TableCell>

@@ -20,12 +20,24 @@ const toLocalInput = (date: Date) => new Date(date.getTime() - date.getTimezoneO
  * A silence or maintenance window: which rule (or all), which subjects, from when to when, and
  * why. Opened from an alert it starts filled in with that alert's rule and server.
  */
-export function SilenceForm({ targets, draft, onSaved, onCancel }: { targets: SilenceTargets; draft?: SilenceDraft; onSaved: (silence: AlertSilenceSummary) => void; onCancel?: () => void }) {
+export function SilenceForm({
+  targets,
+  draft,
+  onSaved,
+  onCancel,
+}: {
+  targets: SilenceTargets;
+  draft?: SilenceDraft;
+  onSaved: (silence: AlertSilenceSummary) => void;
+  onCancel?: () => void;
+}) {
   const now = new Date();
   const [ruleId, setRuleId] = useState(draft?.ruleId ?? "");
   const [scopeKind, setScopeKind] = useState<AlertScope["scope"]>(draft?.scope.scope ?? "organization");
   const [tag, setTag] = useState(draft?.scope.scope === "tag" ? draft.scope.tag : "");
-  const [serverId, setServerId] = useState(draft?.scope.scope === "server" || draft?.scope.scope === "device" ? draft.scope.serverId : (targets.servers[0]?.id ?? ""));
+  const [serverId, setServerId] = useState(
+    draft?.scope.scope === "server" || draft?.scope.scope === "device" ? draft.scope.serverId : (targets.servers[0]?.id ?? ""),
+  );
   const [device, setDevice] = useState(draft?.scope.scope === "device" ? draft.scope.device : "");
   const [startsAt, setStartsAt] = useState(toLocalInput(now));
   const [endsAt, setEndsAt] = useState(toLocalInput(new Date(now.getTime() + 2 * 3600_000)));
@@ -37,12 +49,24 @@ export function SilenceForm({ targets, draft, onSaved, onCancel }: { targets: Si
     event.preventDefault();
     setSaving(true);
     setError(null);
-    const scope = scopeKind === "organization" ? { scope: scopeKind } : scopeKind === "tag" ? { scope: scopeKind, tag: tag.trim().toLowerCase() }
-      : scopeKind === "server" ? { scope: scopeKind, serverId } : { scope: scopeKind, serverId, device: device.trim() };
+    const scope =
+      scopeKind === "organization"
+        ? { scope: scopeKind }
+        : scopeKind === "tag"
+          ? { scope: scopeKind, tag: tag.trim().toLowerCase() }
+          : scopeKind === "server"
+            ? { scope: scopeKind, serverId }
+            : { scope: scopeKind, serverId, device: device.trim() };
     try {
       const { silence } = await fetchJson<{ silence: AlertSilenceSummary }>("/api/alerts/silences", {
         method: "POST",
-        body: JSON.stringify({ ruleId: ruleId || null, scope, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(endsAt).toISOString(), comment }),
+        body: JSON.stringify({
+          ruleId: ruleId || null,
+          scope,
+          startsAt: new Date(startsAt).toISOString(),
+          endsAt: new Date(endsAt).toISOString(),
+          comment,
+        }),
       });
       onSaved(silence);
     } catch (failure) {
@@ -59,7 +83,11 @@ export function SilenceForm({ targets, draft, onSaved, onCancel }: { targets: Si
           <Label htmlFor="silence-rule">Rule</Label>
           <Select id="silence-rule" value={ruleId} onChange={(e) => setRuleId(e.target.value)}>
             <option value="">Every rule</option>
-            {targets.rules.map((r) => <option key={r.id} value={r.id}>{r.name}</option>)}
+            {targets.rules.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))}
           </Select>
         </div>
         <div className="grid gap-1.5">
@@ -81,7 +109,11 @@ export function SilenceForm({ targets, draft, onSaved, onCancel }: { targets: Si
           <div className="grid gap-1.5">
             <Label htmlFor="silence-server">Server</Label>
             <Select id="silence-server" value={serverId} onChange={(e) => setServerId(e.target.value)} required>
-              {targets.servers.map((s) => <option key={s.id} value={s.id}>{s.hostname}</option>)}
+              {targets.servers.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.hostname}
+                </option>
+              ))}
             </Select>
           </div>
         ) : null}
@@ -103,15 +135,31 @@ export function SilenceForm({ targets, draft, onSaved, onCancel }: { targets: Si
         </div>
         <div className="grid gap-1.5">
           <Label htmlFor="silence-comment">Why</Label>
-          <Input id="silence-comment" value={comment} onChange={(e) => setComment(e.target.value)} placeholder="Disk replacement tonight" required maxLength={1000} />
+          <Input
+            id="silence-comment"
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+            placeholder="Disk replacement tonight"
+            required
+            maxLength={1000}
+          />
         </div>
       </div>
       <FormError message={error} />
       <div className="flex gap-2">
-        <Button type="submit" disabled={saving} data-testid="silence-submit">{saving ? "Saving…" : "Silence"}</Button>
-        {onCancel ? <Button variant="ghost" onClick={onCancel}>Cancel</Button> : null}
+        <Button type="submit" disabled={saving} data-testid="silence-submit">
+          {saving ? "Saving…" : "Silence"}
+        </Button>
+        {onCancel ? (
+          <Button variant="ghost" onClick={onCancel}>
+            Cancel
+          </Button>
+        ) : null}
       </div>
-      <p className="text-xs text-muted-foreground">Silenced alerts still change state and appear in the history, marked as silenced; they are not notified. Times are in your browser&apos;s time zone.</p>
+      <p className="text-xs text-muted-foreground">
+        Silenced alerts still change state and appear in the history, marked as silenced; they are not notified. Times are in your
+        browser&apos;s time zone.
+      </p>
     </form>
   );
 }

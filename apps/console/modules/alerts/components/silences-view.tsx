@@ -12,10 +12,23 @@ import { describeScope } from "../lib/describe-rule";
 import type { AlertSilenceSummary, SilenceStatus, SilenceTargets } from "../types/alerts";
 import { SilenceForm } from "./silence-form";
 
-const statusVariant: Record<SilenceStatus, "success" | "outline" | "secondary"> = { active: "success", upcoming: "outline", expired: "secondary", cancelled: "secondary" };
+const statusVariant: Record<SilenceStatus, "success" | "outline" | "secondary"> = {
+  active: "success",
+  upcoming: "outline",
+  expired: "secondary",
+  cancelled: "secondary",
+};
 
 /** Active and upcoming silences first, then those that ended in the last 30 days; create and cancel. */
-export function SilencesView({ initial, targets, canManage }: { initial: AlertSilenceSummary[]; targets: SilenceTargets; canManage: boolean }) {
+export function SilencesView({
+  initial,
+  targets,
+  canManage,
+}: {
+  initial: AlertSilenceSummary[];
+  targets: SilenceTargets;
+  canManage: boolean;
+}) {
   const [silences, setSilences] = useState(initial);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -38,13 +51,30 @@ export function SilencesView({ initial, targets, canManage }: { initial: AlertSi
   return (
     <div className="grid gap-4">
       {canManage && !creating ? (
-        <div><Button onClick={() => setCreating(true)} data-testid="create-silence"><Plus /> New silence</Button></div>
+        <div>
+          <Button onClick={() => setCreating(true)} data-testid="create-silence">
+            <Plus /> New silence
+          </Button>
+        </div>
       ) : null}
-      {creating ? <SilenceForm targets={targets} onSaved={async () => { setCreating(false); await reload(); }} onCancel={() => setCreating(false)} /> : null}
+      {creating ? (
+        <SilenceForm
+          targets={targets}
+          onSaved={async () => {
+            setCreating(false);
+            await reload();
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      ) : null}
       <FormError message={error} />
       {silences.length === 0 ? (
-        <EmptyState icon={BellOff} title="No silences" data-testid="silences-empty"
-          description="A silence keeps matching alerts from notifying between its start and end (a maintenance window); they still appear in the history, marked as silenced." />
+        <EmptyState
+          icon={BellOff}
+          title="No silences"
+          data-testid="silences-empty"
+          description="A silence keeps matching alerts from notifying between its start and end (a maintenance window); they still appear in the history, marked as silenced."
+        />
       ) : (
         <div className="rounded-xl border bg-card shadow-sm">
           <Table data-testid="silences-table">
@@ -61,20 +91,31 @@ export function SilencesView({ initial, targets, canManage }: { initial: AlertSi
             <TableBody>
               {silences.map((s) => (
                 <TableRow key={s.id} data-testid="silence-row" data-status={s.status} data-silence-id={s.id}>
-                  <TableCell><Badge variant={statusVariant[s.status]}>{s.status}</Badge></TableCell>
+                  <TableCell>
+                    <Badge variant={statusVariant[s.status]}>{s.status}</Badge>
+                  </TableCell>
                   <TableCell className="text-sm">{s.ruleName ?? "every rule"}</TableCell>
                   <TableCell className="text-sm">{describeScope(s.scope, hostnames)}</TableCell>
                   <TableCell className="whitespace-nowrap text-sm">
                     {formatDateTime(s.startsAt)} – {formatDateTime(s.endsAt)}
-                    {s.cancelledAt ? <div className="text-xs text-muted-foreground">cancelled {formatDateTime(s.cancelledAt)}{s.cancelledBy ? ` by ${s.cancelledBy}` : ""}</div> : null}
+                    {s.cancelledAt ? (
+                      <div className="text-xs text-muted-foreground">
+                        cancelled {formatDateTime(s.cancelledAt)}
+                        {s.cancelledBy ? ` by ${s.cancelledBy}` : ""}
+                      </div>
+                    ) : null}
                   </TableCell>
                   <TableCell className="max-w-sm text-sm">
                     {s.comment}
-                    <div className="text-xs text-muted-foreground">set by {s.createdBy ?? "a removed user"} on {formatDateTime(s.createdAt)}</div>
+                    <div className="text-xs text-muted-foreground">
+                      set by {s.createdBy ?? "a removed user"} on {formatDateTime(s.createdAt)}
+                    </div>
                   </TableCell>
                   <TableCell>
                     {canManage && (s.status === "active" || s.status === "upcoming") ? (
-                      <Button variant="outline" size="sm" onClick={() => cancel(s)} data-testid="cancel-silence">Cancel</Button>
+                      <Button variant="outline" size="sm" onClick={() => cancel(s)} data-testid="cancel-silence">
+                        Cancel
+                      </Button>
                     ) : null}
                   </TableCell>
                 </TableRow>

@@ -10,7 +10,13 @@ import { acknowledgeInputSchema, type AlertAcknowledgement } from "../types/aler
 import { recordAlertAudit, requireAlertPermission, type AlertActor } from "./authorise";
 import { namesOf } from "./silences";
 
-export async function acknowledgeAlert(db: Db, actor: AlertActor, alertId: string, raw: unknown, now = new Date()): Promise<AlertAcknowledgement> {
+export async function acknowledgeAlert(
+  db: Db,
+  actor: AlertActor,
+  alertId: string,
+  raw: unknown,
+  now = new Date(),
+): Promise<AlertAcknowledgement> {
   requireAlertPermission(actor, { alert: ["acknowledge"] });
   const parsed = acknowledgeInputSchema.safeParse(raw ?? {});
   if (!parsed.success) {
@@ -23,12 +29,25 @@ export async function acknowledgeAlert(db: Db, actor: AlertActor, alertId: strin
   return inOrg(db, actor.orgId, async (tx) => {
     const alert = await tx.alertHistory.findFirst({ where: { orgId: actor.orgId, id: alertId } });
     if (!alert || alert.ruleId === null) throw notFound("This alert");
-    if (alert.toState !== "firing") throw new ProblemError(409, "Not a firing alert", "Only a firing alert can be acknowledged; this entry records another state change.");
+    if (alert.toState !== "firing")
+      throw new ProblemError(
+        409,
+        "Not a firing alert",
+        "Only a firing alert can be acknowledged; this entry records another state change.",
+      );
     const current = await tx.alertState.findFirst({
-      where: { orgId: actor.orgId, ruleId: alert.ruleId, serverId: alert.serverId, component: alert.component, state: "firing", stateSince: alert.at },
+      where: {
+        orgId: actor.orgId,
+        ruleId: alert.ruleId,
+        serverId: alert.serverId,
+        component: alert.component,
+        state: "firing",
+        stateSince: alert.at,
+      },
       select: { ruleId: true },
     });
-    if (!current) throw new ProblemError(409, "Alert over", "This alert is no longer firing; a new firing is a new alert, acknowledge that one.");
+    if (!current)
+      throw new ProblemError(409, "Alert over", "This alert is no longer firing; a new firing is a new alert, acknowledge that one.");
     // Only the first acknowledgement counts; a second member sees who already took it.
     const { count } = await tx.alertHistory.updateMany({
       where: { orgId: actor.orgId, id: alertId, acknowledgedAt: null },
@@ -37,10 +56,18 @@ export async function acknowledgeAlert(db: Db, actor: AlertActor, alertId: strin
     if (count === 0) {
       const taken = await tx.alertHistory.findFirstOrThrow({ where: { orgId: actor.orgId, id: alertId } });
       const earlier = acknowledgementOf(taken, await namesOf(tx, [taken.acknowledgedBy]));
-      throw new ProblemError(409, "Already acknowledged", `${earlier?.by ?? "Someone"} acknowledged this alert at ${earlier?.at ?? "an earlier time"}.`);
+      throw new ProblemError(
+        409,
+        "Already acknowledged",
+        `${earlier?.by ?? "Someone"} acknowledged this alert at ${earlier?.at ?? "an earlier time"}.`,
+      );
     }
     await recordAlertAudit(tx, actor, "alert.acknowledged", alertId, {
-      rule: alert.ruleName, serverId: alert.serverId, component: alert.component, firingSince: alert.at.toISOString(), note,
+      rule: alert.ruleName,
+      serverId: alert.serverId,
+      component: alert.component,
+      firingSince: alert.at.toISOString(),
+      note,
     });
     const names = await namesOf(tx, [actor.userId]);
     return { by: names.get(actor.userId) ?? "a removed user", at: now.toISOString(), note };
@@ -53,5 +80,9 @@ export function acknowledgementOf(
   names: Map<string, string>,
 ): AlertAcknowledgement | null {
   if (row.acknowledgedAt === null) return null;
-  return { by: row.acknowledgedBy ? (names.get(row.acknowledgedBy) ?? "a removed user") : "a removed user", at: row.acknowledgedAt.toISOString(), note: row.acknowledgeNote };
+  return {
+    by: row.acknowledgedBy ? (names.get(row.acknowledgedBy) ?? "a removed user") : "a removed user",
+    at: row.acknowledgedAt.toISOString(),
+    note: row.acknowledgeNote,
+  };
 }

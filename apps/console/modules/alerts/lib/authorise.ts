@@ -6,12 +6,17 @@ import type { OrgContext } from "@/modules/auth/types/context";
 /** Who is changing alerting: every operation is scoped to `orgId` and checks `role` itself. */
 export type AlertActor = Pick<OrgContext, "orgId" | "userId" | "role">;
 
-type Permission = { alertRule: ("create" | "update" | "delete")[] } | { alertSilence: ("create" | "cancel")[] } | { alert: "acknowledge"[] };
+type Permission =
+  | { alertRule: ("create" | "update" | "delete")[] }
+  | { alertSilence: ("create" | "cancel")[] }
+  | { alert: "acknowledge"[] };
 
 /** The routes check the same permission; checking here keeps an operation safe whoever calls it. */
 export function requireAlertPermission(actor: AlertActor, permission: Permission): void {
   if (!can(actor.role, permission)) {
-    throw forbidden(`Your role (${actor.role}) can see alerts but not change rules or silences or acknowledge alerts; ask an owner or admin.`);
+    throw forbidden(
+      `Your role (${actor.role}) can see alerts but not change rules or silences or acknowledge alerts; ask an owner or admin.`,
+    );
   }
 }
 

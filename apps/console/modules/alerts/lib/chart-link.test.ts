@@ -21,11 +21,16 @@ describe("the link from an alert to the charts around it", () => {
     const url = new URL(link, "http://x");
     assert.equal(url.pathname, "/servers/0b8c9a52-0000-4000-8000-000000000001");
     assert.deepEqual(selectionFromParams(url.searchParams), {
-      selection: { range: "1h", to: "2026-11-23T09:30:00.000Z", at: "2026-11-23T09:00:00.000Z" }, problems: [] });
+      selection: { range: "1h", to: "2026-11-23T09:30:00.000Z", at: "2026-11-23T09:00:00.000Z" },
+      problems: [],
+    });
   });
 
   it("opens the from/to link of a notification as that window", () => {
-    assert.deepEqual(selectionFromParams(new URLSearchParams("from=2026-11-23T08:00:00.000Z&to=2026-11-23T10:00:00.000Z")).selection,
-      { range: "custom", from: "2026-11-23T08:00:00.000Z", to: "2026-11-23T10:00:00.000Z" });
+    assert.deepEqual(selectionFromParams(new URLSearchParams("from=2026-11-23T08:00:00.000Z&to=2026-11-23T10:00:00.000Z")).selection, {
+      range: "custom",
+      from: "2026-11-23T08:00:00.000Z",
+      to: "2026-11-23T10:00:00.000Z",
+    });
   });
 });

@@ -7,7 +7,11 @@ import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import { rangeSources } from "@/modules/metrics/lib/range-source";
 
 const day = 86_400_000;
-const kept: [MetricsRange, number][] = [["1h", 30 * day], ["24h", 90 * day], ["7d", Infinity]];
+const kept: [MetricsRange, number][] = [
+  ["1h", 30 * day],
+  ["24h", 90 * day],
+  ["7d", Infinity],
+];
 
 export function chartWindowAround(at: Date, now = new Date()): { range: MetricsRange; to: Date } {
   const age = now.getTime() - at.getTime();

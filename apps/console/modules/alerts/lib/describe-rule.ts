@@ -12,15 +12,25 @@ export function formatDuration(seconds: number): string {
 }
 
 const aggregationWords: Record<string, string> = {
-  avg: "average", sum: "sum", max: "maximum", min: "minimum", last: "latest value",
-  p50: "p50", p90: "p90", p95: "p95", p99: "p99",
+  avg: "average",
+  sum: "sum",
+  max: "maximum",
+  min: "minimum",
+  last: "latest value",
+  p50: "p50",
+  p90: "p90",
+  p95: "p95",
+  p99: "p99",
 };
 
 /** "p99 over 5 min of 1-minute aggregates: percentile of …" */
 export function describeBasis(signalId: string, aggregation: string, windowSeconds: number): string {
   const signal = findAlertSignal(signalId);
   if (!signal) return `unknown signal ${signalId}: the worker skips this rule`;
-  const how = aggregation === "last" ? "latest state" : `${aggregationWords[aggregation] ?? aggregation} over ${formatDuration(windowSeconds)} of 1-minute aggregates`;
+  const how =
+    aggregation === "last"
+      ? "latest state"
+      : `${aggregationWords[aggregation] ?? aggregation} over ${formatDuration(windowSeconds)} of 1-minute aggregates`;
   return `${how}; ${signal.basis}`;
 }
 

@@ -8,7 +8,11 @@ import { namesOf } from "./silences";
 export const historyPageSize = 100;
 
 /** State changes newest first, filtered; `after` continues from the previous page's last entry. */
-export async function listAlertHistory(db: Db, orgId: string, query: HistoryQuery): Promise<{ entries: AlertHistoryEntry[]; more: boolean }> {
+export async function listAlertHistory(
+  db: Db,
+  orgId: string,
+  query: HistoryQuery,
+): Promise<{ entries: AlertHistoryEntry[]; more: boolean }> {
   return inOrg(db, orgId, async (tx) => {
     const at = {
       ...(query.from ? { gte: new Date(query.from) } : {}),
@@ -29,9 +33,15 @@ export async function listAlertHistory(db: Db, orgId: string, query: HistoryQuer
       take: historyPageSize + 1,
     });
     const page = rows.slice(0, historyPageSize);
-    const servers = await tx.server.findMany({ where: { orgId, id: { in: [...new Set(page.map((r) => r.serverId))] } }, select: { id: true, hostname: true } });
+    const servers = await tx.server.findMany({
+      where: { orgId, id: { in: [...new Set(page.map((r) => r.serverId))] } },
+      select: { id: true, hostname: true },
+    });
     const hostnames = new Map(servers.map((s) => [s.id, s.hostname]));
-    const names = await namesOf(tx, page.map((r) => r.acknowledgedBy));
+    const names = await namesOf(
+      tx,
+      page.map((r) => r.acknowledgedBy),
+    );
     return {
       more: rows.length > historyPageSize,
       entries: page.map((r) => ({

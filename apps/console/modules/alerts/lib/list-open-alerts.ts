@@ -6,11 +6,27 @@ import { alertValue } from "./describe-rule";
 import { loadSilencesInForce } from "./load-silences";
 
 type OpenAlertRow = {
-  ruleId: string; ruleName: string; severity: string; signal: string; aggregation: string; windowSeconds: number;
-  comparison: string; threshold: number; note: string;
-  state: string; stateSince: Date; value: number | null; serverId: string; component: string;
-  hostname: string | null; tags: string[] | null;
-  alertId: string | null; acknowledgedAt: Date | null; acknowledgedBy: string | null; acknowledgeNote: string | null; acknowledgedByName: string | null;
+  ruleId: string;
+  ruleName: string;
+  severity: string;
+  signal: string;
+  aggregation: string;
+  windowSeconds: number;
+  comparison: string;
+  threshold: number;
+  note: string;
+  state: string;
+  stateSince: Date;
+  value: number | null;
+  serverId: string;
+  component: string;
+  hostname: string | null;
+  tags: string[] | null;
+  alertId: string | null;
+  acknowledgedAt: Date | null;
+  acknowledgedBy: string | null;
+  acknowledgeNote: string | null;
+  acknowledgedByName: string | null;
 };
 
 /**
@@ -56,7 +72,9 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
     const alerts = rows.map((row): OpenAlert => {
       const silence = findSilence(silences, row.ruleId, { serverId: row.serverId, component: row.component, tags: row.tags ?? [] }, now);
       const firing = row.alertId !== null;
-      const names = new Map(row.acknowledgedBy !== null && row.acknowledgedByName !== null ? [[row.acknowledgedBy, row.acknowledgedByName]] : []);
+      const names = new Map(
+        row.acknowledgedBy !== null && row.acknowledgedByName !== null ? [[row.acknowledgedBy, row.acknowledgedByName]] : [],
+      );
       return {
         ruleId: row.ruleId,
         ruleName: row.ruleName,
@@ -73,7 +91,12 @@ export async function listOpenAlerts(db: Db, orgId: string, options: { serverId?
         acknowledgement: firing ? acknowledgementOf(row, names) : null,
       };
     });
-    return alerts.sort((a, b) =>
-      stateRank[a.state]! - stateRank[b.state]! || severityRank[a.severity]! - severityRank[b.severity]! || a.since.localeCompare(b.since) || a.hostname.localeCompare(b.hostname));
+    return alerts.sort(
+      (a, b) =>
+        stateRank[a.state]! - stateRank[b.state]! ||
+        severityRank[a.severity]! - severityRank[b.severity]! ||
+        a.since.localeCompare(b.since) ||
+        a.hostname.localeCompare(b.hostname),
+    );
   });
 }

@@ -42,7 +42,9 @@ export async function listRules(db: Db, orgId: string): Promise<{ rules: AlertRu
     ]);
     const counts = new Map(open.map((o) => [o.ruleId, o._count._all]));
     const rules = rows.map((row) => summariseRule(row, counts.get(row.id) ?? 0));
-    rules.sort((a, b) => Number(a.defaultKey === null) - Number(b.defaultKey === null) || (a.defaultKey === null ? a.name.localeCompare(b.name) : 0));
+    rules.sort(
+      (a, b) => Number(a.defaultKey === null) - Number(b.defaultKey === null) || (a.defaultKey === null ? a.name.localeCompare(b.name) : 0),
+    );
     return { rules, defaultsSeeded: (progress?.defaultsVersion ?? 0) > 0 };
   });
 }

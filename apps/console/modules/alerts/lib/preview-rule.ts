@@ -2,7 +2,9 @@ import { alertRuleInputSchema, type AlertPreview } from "@spindle/domain";
 import { inOrg, previewAlertRule, type Db } from "@/lib/db";
 import { ProblemError } from "@/lib/problem";
 
-export type RulePreview = (AlertPreview & { previewable: false }) | (AlertPreview & { previewable: true; hostnames: Record<string, string> });
+export type RulePreview =
+  | (AlertPreview & { previewable: false })
+  | (AlertPreview & { previewable: true; hostnames: Record<string, string> });
 
 /**
  * How often the rule in the editor would have fired over the last 7 days of this organisation's
@@ -19,6 +21,8 @@ export async function previewRule(db: Db, orgId: string, raw: unknown, now?: Dat
   const preview = await previewAlertRule(db, orgId, parsed.data, now);
   if (!preview.previewable) return preview;
   const serverIds = [...new Set(preview.bySubject.map((s) => s.serverId))];
-  const servers = await inOrg(db, orgId, (tx) => tx.server.findMany({ where: { orgId, id: { in: serverIds } }, select: { id: true, hostname: true } }));
+  const servers = await inOrg(db, orgId, (tx) =>
+    tx.server.findMany({ where: { orgId, id: { in: serverIds } }, select: { id: true, hostname: true } }),
+  );
   return { ...preview, bySubject: preview.bySubject.slice(0, 20), hostnames: Object.fromEntries(servers.map((s) => [s.id, s.hostname])) };
 }

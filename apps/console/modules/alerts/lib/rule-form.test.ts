@@ -20,9 +20,25 @@ describe("the rule editor's form", () => {
 
   it("round-trips a stored rule", () => {
     const form = ruleToForm({
-      id: "r", defaultKey: null, name: "Busy", enabled: false, signal: "disk.utilisation", signalLabel: "", unit: "%", aggregation: "max", comparison: ">=",
-      threshold: 95, windowSeconds: 600, forSeconds: 900, resolveSeconds: 60, noDataSeconds: 1200,
-      scope: { scope: "device", serverId: "0b8c9a52-0000-4000-8000-000000000001", device: "nvme0n1" }, severity: "critical", note: "n", updatedAt: "", openAlerts: 0,
+      id: "r",
+      defaultKey: null,
+      name: "Busy",
+      enabled: false,
+      signal: "disk.utilisation",
+      signalLabel: "",
+      unit: "%",
+      aggregation: "max",
+      comparison: ">=",
+      threshold: 95,
+      windowSeconds: 600,
+      forSeconds: 900,
+      resolveSeconds: 60,
+      noDataSeconds: 1200,
+      scope: { scope: "device", serverId: "0b8c9a52-0000-4000-8000-000000000001", device: "nvme0n1" },
+      severity: "critical",
+      note: "n",
+      updatedAt: "",
+      openAlerts: 0,
     });
     assert.deepEqual(formToRuleInput(form).scope, { scope: "device", serverId: "0b8c9a52-0000-4000-8000-000000000001", device: "nvme0n1" });
     assert.equal(formToRuleInput(form).forSeconds, 900);

@@ -26,20 +26,43 @@ const minutes = (seconds: number) => String(seconds / 60);
 
 export function newRuleForm(): RuleForm {
   return {
-    name: "", enabled: true, signal: "disk.read_latency_avg", aggregation: "avg", comparison: ">", threshold: "",
-    windowMinutes: "5", forMinutes: "5", resolveMinutes: "5", noDataMinutes: "10",
-    scopeKind: "organization", tag: "", serverId: "", device: "", severity: "warning", note: "",
+    name: "",
+    enabled: true,
+    signal: "disk.read_latency_avg",
+    aggregation: "avg",
+    comparison: ">",
+    threshold: "",
+    windowMinutes: "5",
+    forMinutes: "5",
+    resolveMinutes: "5",
+    noDataMinutes: "10",
+    scopeKind: "organization",
+    tag: "",
+    serverId: "",
+    device: "",
+    severity: "warning",
+    note: "",
   };
 }
 
 export function ruleToForm(rule: AlertRuleSummary): RuleForm {
   return {
-    name: rule.name, enabled: rule.enabled, signal: rule.signal, aggregation: rule.aggregation as AlertAggregation,
-    comparison: rule.comparison as AlertComparison, threshold: String(rule.threshold),
-    windowMinutes: minutes(rule.windowSeconds), forMinutes: minutes(rule.forSeconds), resolveMinutes: minutes(rule.resolveSeconds), noDataMinutes: minutes(rule.noDataSeconds),
-    scopeKind: rule.scope.scope, tag: rule.scope.scope === "tag" ? rule.scope.tag : "",
+    name: rule.name,
+    enabled: rule.enabled,
+    signal: rule.signal,
+    aggregation: rule.aggregation as AlertAggregation,
+    comparison: rule.comparison as AlertComparison,
+    threshold: String(rule.threshold),
+    windowMinutes: minutes(rule.windowSeconds),
+    forMinutes: minutes(rule.forSeconds),
+    resolveMinutes: minutes(rule.resolveSeconds),
+    noDataMinutes: minutes(rule.noDataSeconds),
+    scopeKind: rule.scope.scope,
+    tag: rule.scope.scope === "tag" ? rule.scope.tag : "",
     serverId: rule.scope.scope === "server" || rule.scope.scope === "device" ? rule.scope.serverId : "",
-    device: rule.scope.scope === "device" ? rule.scope.device : "", severity: rule.severity, note: rule.note,
+    device: rule.scope.scope === "device" ? rule.scope.device : "",
+    severity: rule.severity,
+    note: rule.note,
   };
 }
 
@@ -49,14 +72,28 @@ const seconds = (text: string) => Math.round(number(text) * 60);
 
 /** What the API takes; validation (and its messages) is the domain schema's, on the server. */
 export function formToRuleInput(form: RuleForm) {
-  const scope = form.scopeKind === "organization" ? { scope: "organization" }
-    : form.scopeKind === "tag" ? { scope: "tag", tag: form.tag.trim().toLowerCase() }
-    : form.scopeKind === "server" ? { scope: "server", serverId: form.serverId }
-    : { scope: "device", serverId: form.serverId, device: form.device.trim() };
+  const scope =
+    form.scopeKind === "organization"
+      ? { scope: "organization" }
+      : form.scopeKind === "tag"
+        ? { scope: "tag", tag: form.tag.trim().toLowerCase() }
+        : form.scopeKind === "server"
+          ? { scope: "server", serverId: form.serverId }
+          : { scope: "device", serverId: form.serverId, device: form.device.trim() };
   return {
-    name: form.name, enabled: form.enabled, signal: form.signal, aggregation: form.aggregation, comparison: form.comparison,
-    threshold: number(form.threshold), windowSeconds: seconds(form.windowMinutes), forSeconds: seconds(form.forMinutes),
-    resolveSeconds: seconds(form.resolveMinutes), noDataSeconds: seconds(form.noDataMinutes), scope, severity: form.severity, note: form.note,
+    name: form.name,
+    enabled: form.enabled,
+    signal: form.signal,
+    aggregation: form.aggregation,
+    comparison: form.comparison,
+    threshold: number(form.threshold),
+    windowSeconds: seconds(form.windowMinutes),
+    forSeconds: seconds(form.forMinutes),
+    resolveSeconds: seconds(form.resolveMinutes),
+    noDataSeconds: seconds(form.noDataMinutes),
+    scope,
+    severity: form.severity,
+    note: form.note,
   };
 }
 

@@ -20,15 +20,27 @@ async function checkScope(tx: OrgTransaction, orgId: string, scope: AlertScope):
   if (scope.scope !== "server" && scope.scope !== "device") return;
   const server = await tx.server.findFirst({ where: { orgId, id: scope.serverId }, select: { id: true } });
   if (!server) {
-    throw new ProblemError(400, "Invalid request", "The rule's server does not exist in your organisation.", { errors: [{ path: "scope.serverId", message: "pick a server of your organisation" }] });
+    throw new ProblemError(400, "Invalid request", "The rule's server does not exist in your organisation.", {
+      errors: [{ path: "scope.serverId", message: "pick a server of your organisation" }],
+    });
   }
 }
 
 function columns(input: AlertRuleInput) {
   return {
-    name: input.name, enabled: input.enabled, signal: input.signal, aggregation: input.aggregation, comparison: input.comparison,
-    threshold: input.threshold, windowSeconds: input.windowSeconds, forSeconds: input.forSeconds, resolveSeconds: input.resolveSeconds,
-    noDataSeconds: input.noDataSeconds, severity: input.severity, note: input.note, ...scopeToColumns(input.scope),
+    name: input.name,
+    enabled: input.enabled,
+    signal: input.signal,
+    aggregation: input.aggregation,
+    comparison: input.comparison,
+    threshold: input.threshold,
+    windowSeconds: input.windowSeconds,
+    forSeconds: input.forSeconds,
+    resolveSeconds: input.resolveSeconds,
+    noDataSeconds: input.noDataSeconds,
+    severity: input.severity,
+    note: input.note,
+    ...scopeToColumns(input.scope),
   };
 }
 
@@ -37,8 +49,15 @@ export async function createRule(db: Db, actor: AlertActor, raw: unknown): Promi
   const input = parseRule(raw);
   return inOrg(db, actor.orgId, async (tx) => {
     await checkScope(tx, actor.orgId, input.scope);
-    const row = await tx.alertRule.create({ data: { orgId: actor.orgId, ...columns(input), createdBy: actor.userId, updatedBy: actor.userId } });
-    await recordAlertAudit(tx, actor, "alert_rule.created", row.id, { name: row.name, signal: row.signal, threshold: row.threshold, severity: row.severity });
+    const row = await tx.alertRule.create({
+      data: { orgId: actor.orgId, ...columns(input), createdBy: actor.userId, updatedBy: actor.userId },
+    });
+    await recordAlertAudit(tx, actor, "alert_rule.created", row.id, {
+      name: row.name,
+      signal: row.signal,
+      threshold: row.threshold,
+      severity: row.severity,
+    });
     return summariseRule(row, 0);
   });
 }
@@ -52,7 +71,10 @@ export async function updateRule(db: Db, actor: AlertActor, ruleId: string, raw:
     const before = await tx.alertRule.findFirst({ where: { orgId: actor.orgId, id: ruleId } });
     if (!before) throw notFound("This alert rule");
     await checkScope(tx, actor.orgId, input.scope);
-    const row = await tx.alertRule.update({ where: { id: ruleId }, data: { ...columns(input), updatedBy: actor.userId, updatedAt: new Date() } });
+    const row = await tx.alertRule.update({
+      where: { id: ruleId },
+      data: { ...columns(input), updatedBy: actor.userId, updatedAt: new Date() },
+    });
     const changed = (Object.keys(columns(input)) as (keyof ReturnType<typeof columns>)[]).filter((key) => before[key] !== row[key]);
     await recordAlertAudit(tx, actor, "alert_rule.updated", row.id, { name: row.name, changed });
     const open = await tx.alertState.count({ where: { orgId: actor.orgId, ruleId, state: { not: "ok" } } });
@@ -67,9 +89,12 @@ export async function setRuleEnabled(db: Db, actor: AlertActor, ruleId: string, 
   return inOrg(db, actor.orgId, async (tx) => {
     const before = await tx.alertRule.findFirst({ where: { orgId: actor.orgId, id: ruleId } });
     if (!before) throw notFound("This alert rule");
-    const row = before.enabled === enabled ? before
-      : await tx.alertRule.update({ where: { id: ruleId }, data: { enabled, updatedBy: actor.userId, updatedAt: new Date() } });
-    if (before.enabled !== enabled) await recordAlertAudit(tx, actor, enabled ? "alert_rule.enabled" : "alert_rule.disabled", row.id, { name: row.name });
+    const row =
+      before.enabled === enabled
+        ? before
+        : await tx.alertRule.update({ where: { id: ruleId }, data: { enabled, updatedBy: actor.userId, updatedAt: new Date() } });
+    if (before.enabled !== enabled)
+      await recordAlertAudit(tx, actor, enabled ? "alert_rule.enabled" : "alert_rule.disabled", row.id, { name: row.name });
     const open = await tx.alertState.count({ where: { orgId: actor.orgId, ruleId, state: { not: "ok" } } });
     return summariseRule(row, open);
   });
@@ -85,7 +110,8 @@ export async function deleteRule(db: Db, actor: AlertActor, ruleId: string): Pro
   return inOrg(db, actor.orgId, async (tx) => {
     const rule = await tx.alertRule.findFirst({ where: { orgId: actor.orgId, id: ruleId } });
     if (!rule) throw notFound("This alert rule");
-    if (rule.defaultKey !== null) throw new ProblemError(409, "Default rule", `"${rule.name}" is one of the default rules: turn it off instead of deleting it.`);
+    if (rule.defaultKey !== null)
+      throw new ProblemError(409, "Default rule", `"${rule.name}" is one of the default rules: turn it off instead of deleting it.`);
     await tx.alertRule.delete({ where: { id: ruleId } });
     await recordAlertAudit(tx, actor, "alert_rule.deleted", ruleId, { name: rule.name });
     return { deleted: ruleId };

@@ -50,7 +50,10 @@ export async function listSilences(db: Db, orgId: string, now = new Date()): Pro
       include: { rule: { select: { name: true } } },
       orderBy: [{ startsAt: "desc" }, { id: "asc" }],
     });
-    const names = await namesOf(tx, rows.flatMap((r) => [r.createdBy, r.cancelledBy]));
+    const names = await namesOf(
+      tx,
+      rows.flatMap((r) => [r.createdBy, r.cancelledBy]),
+    );
     return rows.map((r) => summarise(r, names, now)).sort((a, b) => statusOrder[a.status] - statusOrder[b.status]);
   });
 }
@@ -65,22 +68,43 @@ export async function createSilence(db: Db, actor: AlertActor, raw: unknown, now
   }
   const input: AlertSilenceInput = parsed.data;
   if (input.endsAt <= now) {
-    throw new ProblemError(400, "Invalid request", "The silence would already be over; pick an end in the future.", { errors: [{ path: "endsAt", message: "the end is in the past" }] });
+    throw new ProblemError(400, "Invalid request", "The silence would already be over; pick an end in the future.", {
+      errors: [{ path: "endsAt", message: "the end is in the past" }],
+    });
   }
   return inOrg(db, actor.orgId, async (tx) => {
     if (input.ruleId && !(await tx.alertRule.findFirst({ where: { orgId: actor.orgId, id: input.ruleId }, select: { id: true } }))) {
-      throw new ProblemError(400, "Invalid request", "The rule does not exist in your organisation.", { errors: [{ path: "ruleId", message: "pick a rule of your organisation" }] });
+      throw new ProblemError(400, "Invalid request", "The rule does not exist in your organisation.", {
+        errors: [{ path: "ruleId", message: "pick a rule of your organisation" }],
+      });
     }
     const scope = input.scope;
-    if ((scope.scope === "server" || scope.scope === "device") && !(await tx.server.findFirst({ where: { orgId: actor.orgId, id: scope.serverId }, select: { id: true } }))) {
-      throw new ProblemError(400, "Invalid request", "The server does not exist in your organisation.", { errors: [{ path: "scope.serverId", message: "pick a server of your organisation" }] });
+    if (
+      (scope.scope === "server" || scope.scope === "device") &&
+      !(await tx.server.findFirst({ where: { orgId: actor.orgId, id: scope.serverId }, select: { id: true } }))
+    ) {
+      throw new ProblemError(400, "Invalid request", "The server does not exist in your organisation.", {
+        errors: [{ path: "scope.serverId", message: "pick a server of your organisation" }],
+      });
     }
     const row = await tx.alertSilence.create({
-      data: { orgId: actor.orgId, ruleId: input.ruleId, ...scopeToColumns(scope), startsAt: input.startsAt, endsAt: input.endsAt, comment: input.comment, createdBy: actor.userId },
+      data: {
+        orgId: actor.orgId,
+        ruleId: input.ruleId,
+        ...scopeToColumns(scope),
+        startsAt: input.startsAt,
+        endsAt: input.endsAt,
+        comment: input.comment,
+        createdBy: actor.userId,
+      },
       include: { rule: { select: { name: true } } },
     });
     await recordAlertAudit(tx, actor, "alert_silence.created", row.id, {
-      comment: row.comment, rule: row.rule?.name ?? null, scope: row.scope, startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(),
+      comment: row.comment,
+      rule: row.rule?.name ?? null,
+      scope: row.scope,
+      startsAt: row.startsAt.toISOString(),
+      endsAt: row.endsAt.toISOString(),
     });
     return summarise(row, await namesOf(tx, [actor.userId]), now);
   });
@@ -96,7 +120,9 @@ export async function cancelSilence(db: Db, actor: AlertActor, silenceId: string
     const status = silenceStatus(before, now);
     if (status === "expired" || status === "cancelled") throw new ProblemError(409, "Silence over", `This silence is already ${status}.`);
     const row = await tx.alertSilence.update({
-      where: { id: silenceId }, data: { cancelledAt: now, cancelledBy: actor.userId }, include: { rule: { select: { name: true } } },
+      where: { id: silenceId },
+      data: { cancelledAt: now, cancelledBy: actor.userId },
+      include: { rule: { select: { name: true } } },
     });
     await recordAlertAudit(tx, actor, "alert_silence.cancelled", row.id, { comment: row.comment, was: status });
     return summarise(row, await namesOf(tx, [row.createdBy, row.cancelledBy]), now);

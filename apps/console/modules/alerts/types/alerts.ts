@@ -78,7 +78,10 @@ export const historyQuerySchema = z
     after: z.string().refine(isUuid, "after is a history entry id").optional(),
   })
   .strict()
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ["to"], message: "the range must end after it starts" });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), {
+    path: ["to"],
+    message: "the range must end after it starts",
+  });
 export type HistoryQuery = z.infer<typeof historyQuerySchema>;
 
 export interface AlertRuleSummary {

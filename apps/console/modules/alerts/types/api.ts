@@ -29,21 +29,23 @@ export const openAlertSchema = z.object({
 });
 
 export const alertHistorySchema = z.object({
-  entries: z.array(z.object({
-    id: z.string(),
-    at: isoDateTime,
-    ruleId: z.string().nullable(),
-    ruleName: z.string(),
-    severity,
-    serverId: z.uuid(),
-    hostname: z.string(),
-    component: z.string(),
-    from: z.enum(alertStates),
-    to: z.enum(alertStates),
-    value,
-    silenced: z.boolean(),
-    acknowledgement: acknowledgementSchema.nullable(),
-  })),
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      at: isoDateTime,
+      ruleId: z.string().nullable(),
+      ruleName: z.string(),
+      severity,
+      serverId: z.uuid(),
+      hostname: z.string(),
+      component: z.string(),
+      from: z.enum(alertStates),
+      to: z.enum(alertStates),
+      value,
+      silenced: z.boolean(),
+      acknowledgement: acknowledgementSchema.nullable(),
+    }),
+  ),
   more: z.boolean(),
 });
 
@@ -86,15 +88,17 @@ export const alertSilenceSchema = z.object({
 
 export const rulePreviewSchema = z.discriminatedUnion("previewable", [
   z.object({ previewable: z.literal(false), reason: z.string() }).loose(),
-  z.object({
-    previewable: z.literal(true),
-    from: z.string(),
-    to: z.string(),
-    firings: z.number(),
-    subjects: z.number(),
-    subjectsFired: z.number(),
-    firingSeconds: z.number(),
-    bySubject: z.array(z.object({ serverId: z.string() }).loose()).meta({ description: "The 20 subjects that fired most" }),
-    hostnames: z.record(z.string(), z.string()),
-  }).loose(),
+  z
+    .object({
+      previewable: z.literal(true),
+      from: z.string(),
+      to: z.string(),
+      firings: z.number(),
+      subjects: z.number(),
+      subjectsFired: z.number(),
+      firingSeconds: z.number(),
+      bySubject: z.array(z.object({ serverId: z.string() }).loose()).meta({ description: "The 20 subjects that fired most" }),
+      hostnames: z.record(z.string(), z.string()),
+    })
+    .loose(),
 ]);

@@ -26,7 +26,8 @@ function tooltipFor(annotation: Annotation, showHost: boolean): HTMLElement {
   const tip = document.createElement("div");
   tip.setAttribute("role", "tooltip");
   tip.dataset.testid = "annotation-tooltip";
-  tip.className = "pointer-events-none absolute z-20 w-72 rounded-md border bg-popover p-2 text-left text-xs text-popover-foreground shadow-lg";
+  tip.className =
+    "pointer-events-none absolute z-20 w-72 rounded-md border bg-popover p-2 text-left text-xs text-popover-foreground shadow-lg";
   const title = document.createElement("div");
   title.className = "font-semibold";
   title.style.color = toneColours[annotation.tone];
@@ -107,13 +108,22 @@ export function annotationsPlugin(current: () => readonly Annotation[], showHost
           // Where its line is on the canvas, in device pixels, for a test reading the plot.
           marker.dataset.canvasX = String(Math.round(u.valToPos(Date.parse(a.at) / 1000, "x", true)));
           marker.setAttribute("aria-label", `${a.title}, ${formatWhen(a.at)}`);
-          marker.className = "absolute -translate-x-1/2 rotate-45 rounded-[2px] border border-white shadow focus:outline-none focus-visible:ring-2 focus-visible:ring-ring";
-          Object.assign(marker.style, { left: `${x}px`, top: "0px", width: `${MARKER_SIZE}px`, height: `${MARKER_SIZE}px`, background: toneColours[a.tone] });
+          marker.className =
+            "absolute -translate-x-1/2 rotate-45 rounded-[2px] border border-white shadow focus:outline-none focus-visible:ring-2 focus-visible:ring-ring";
+          Object.assign(marker.style, {
+            left: `${x}px`,
+            top: "0px",
+            width: `${MARKER_SIZE}px`,
+            height: `${MARKER_SIZE}px`,
+            background: toneColours[a.tone],
+          });
           let tip: HTMLElement | null = null;
           const show = () => {
             tip ??= tooltipFor(a, showHost());
             const right = x > u.over.clientWidth / 2;
-            Object.assign(tip.style, right ? { right: `${u.over.clientWidth - x + 8}px` } : { left: `${x + 8}px` }, { top: `${MARKER_SIZE + 4}px` });
+            Object.assign(tip.style, right ? { right: `${u.over.clientWidth - x + 8}px` } : { left: `${x + 8}px` }, {
+              top: `${MARKER_SIZE + 4}px`,
+            });
             layer?.appendChild(tip);
           };
           const hide = () => tip?.remove();

@@ -12,10 +12,12 @@ const shortHash = (value: unknown) => (typeof value === "string" && value.length
 function layers(details: Details): string {
   const list = Array.isArray(details.layers) ? (details.layers as Layer[]) : [];
   if (list.length === 0) return "";
-  return list.map((layer) => {
-    const where = layer.scope === "tag" ? `tag ${layer.tag}` : layer.scope === "server" ? "this server" : "organisation default";
-    return `“${layer.policyName ?? "?"}” v${layer.version ?? "?"} (${where})`;
-  }).join(", ");
+  return list
+    .map((layer) => {
+      const where = layer.scope === "tag" ? `tag ${layer.tag}` : layer.scope === "server" ? "this server" : "organisation default";
+      return `“${layer.policyName ?? "?"}” v${layer.version ?? "?"} (${where})`;
+    })
+    .join(", ");
 }
 
 function policyHref(details: Details): string | null {
@@ -41,14 +43,16 @@ export const eventKinds: Record<string, KindLook> = {
   "policy.failed": {
     label: "Policy refused",
     tone: "failure",
-    describe: (d) => `The agent refused policy ${shortHash(d.hash)}${layers(d) ? ` (${layers(d)})` : ""}: ${text(d.message) || "no reason given"}. It kept the policy it ran.`,
+    describe: (d) =>
+      `The agent refused policy ${shortHash(d.hash)}${layers(d) ? ` (${layers(d)})` : ""}: ${text(d.message) || "no reason given"}. It kept the policy it ran.`,
     href: policyHref,
   },
   // Written by staged rollouts (issue 23) when a wave is rolled back.
   "policy.rolled_back": {
     label: "Policy rolled back",
     tone: "failure",
-    describe: (d) => `${text(d.title) ? `The rollout “${text(d.title)}” rolled` : "Rolled"} this server back to policy ${shortHash(d.hash)}${text(d.reason) ? `: ${text(d.reason)}` : ""}.`,
+    describe: (d) =>
+      `${text(d.title) ? `The rollout “${text(d.title)}” rolled` : "Rolled"} this server back to policy ${shortHash(d.hash)}${text(d.reason) ? `: ${text(d.reason)}` : ""}.`,
     href: (d) => (text(d.rolloutId) ? `/rollouts/${text(d.rolloutId)}` : policyHref(d)),
   },
   "agent.started": {
@@ -59,7 +63,8 @@ export const eventKinds: Record<string, KindLook> = {
   "agent.restarted": {
     label: "Agent restarted",
     tone: "agent",
-    describe: (d) => `The agent${text(d.agentVersion) ? ` ${text(d.agentVersion)}` : ""} restarted (previous start ${text(d.previousStartedAt) || "unknown"}).`,
+    describe: (d) =>
+      `The agent${text(d.agentVersion) ? ` ${text(d.agentVersion)}` : ""} restarted (previous start ${text(d.previousStartedAt) || "unknown"}).`,
   },
   "agent.upgraded": {
     label: "Agent version changed",
@@ -70,9 +75,11 @@ export const eventKinds: Record<string, KindLook> = {
 
 /** The look of a kind, or a plain one named after the kind itself. */
 export function lookOf(kind: string): KindLook {
-  return eventKinds[kind] ?? {
-    label: kind.replace(/[._]/g, " ").replace(/^\w/, (c) => c.toUpperCase()),
-    tone: "agent",
-    describe: (d) => (Object.keys(d).length ? JSON.stringify(d) : ""),
-  };
+  return (
+    eventKinds[kind] ?? {
+      label: kind.replace(/[._]/g, " ").replace(/^\w/, (c) => c.toUpperCase()),
+      tone: "agent",
+      describe: (d) => (Object.keys(d).length ? JSON.stringify(d) : ""),
+    }
+  );
 }

@@ -26,43 +26,74 @@ describe("chart annotations", { skip: skipWithoutDatabase }, () => {
     otherOrg = (await createOrganisation(db.prisma, "Beta")).orgId;
     serverId = (await createServer(db.prisma, orgId, "db01", new Date())).id;
     quietId = (await createServer(db.prisma, orgId, "quiet", new Date())).id;
-    policyId = (await db.pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'Sample every 5 s') RETURNING id::text", [orgId])).rows[0]!.id;
+    policyId = (
+      await db.pool.query<{ id: string }>("INSERT INTO policies (org_id, name) VALUES ($1, 'Sample every 5 s') RETURNING id::text", [orgId])
+    ).rows[0]!.id;
     await db.pool.query(
       `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, $4)`,
-      [orgId, serverId, "a".repeat(64), JSON.stringify([{ scope: "organization", tag: null, policyId, policyName: "Sample every 5 s", versionId: "v", version: 2 }])]);
+      [
+        orgId,
+        serverId,
+        "a".repeat(64),
+        JSON.stringify([{ scope: "organization", tag: null, policyId, policyName: "Sample every 5 s", versionId: "v", version: 2 }]),
+      ],
+    );
     // The agent's APPLIED, as the gateway records it: the trigger writes the event.
     await db.pool.query(
       `INSERT INTO server_policy_status (org_id, server_id, desired_version_hash, reported_hash, applied_hash, status, reported_at, applied_at)
-       VALUES ($1, $2, $3, $3, $3, 'applied', $4, $4)`, [orgId, serverId, "a".repeat(64), t("10:30:00")]);
-    await db.pool.query(`INSERT INTO agents (org_id, server_id, credential_hash, health) VALUES ($1, $2, sha256('x'), '{"startedAt": "2026-11-28T09:00:00Z"}')`, [orgId, serverId]);
+       VALUES ($1, $2, $3, $3, $3, 'applied', $4, $4)`,
+      [orgId, serverId, "a".repeat(64), t("10:30:00")],
+    );
+    await db.pool.query(
+      `INSERT INTO agents (org_id, server_id, credential_hash, health) VALUES ($1, $2, sha256('x'), '{"startedAt": "2026-11-28T09:00:00Z"}')`,
+      [orgId, serverId],
+    );
     await db.pool.query(`UPDATE agents SET health = '{"startedAt": "2026-11-28T11:45:00Z"}' WHERE server_id = $1`, [serverId]);
-    const { rows: [rule] } = await db.pool.query<{ id: string }>(
+    const {
+      rows: [rule],
+    } = await db.pool.query<{ id: string }>(
       `INSERT INTO alert_rules (org_id, name, signal, aggregation, comparison, threshold, window_seconds, scope, severity)
-       VALUES ($1, 'Read latency', 'disk.read_latency', 'avg', '>', 20, 300, 'organization', 'critical') RETURNING id::text`, [orgId]);
-    for (const [at, from, to, value] of [["10:40:00", "pending", "firing", 31.5], ["11:00:00", "firing", "ok", 4], ["11:10:00", "ok", "pending", 25]] as const) {
+       VALUES ($1, 'Read latency', 'disk.read_latency', 'avg', '>', 20, 300, 'organization', 'critical') RETURNING id::text`,
+      [orgId],
+    );
+    for (const [at, from, to, value] of [
+      ["10:40:00", "pending", "firing", 31.5],
+      ["11:00:00", "firing", "ok", 4],
+      ["11:10:00", "ok", "pending", 25],
+    ] as const) {
       await db.pool.query(
         `INSERT INTO alert_history (org_id, rule_id, rule_name, severity, server_id, component, at, from_state, to_state, value, threshold, comparison)
-         VALUES ($1, $2, 'Read latency', 'critical', $3, 'sda', $4, $5, $6, $7, 20, '>')`, [orgId, rule!.id, serverId, t(at), from, to, value]);
+         VALUES ($1, $2, 'Read latency', 'critical', $3, 'sda', $4, $5, $6, $7, 20, '>')`,
+        [orgId, rule!.id, serverId, t(at), from, to, value],
+      );
     }
     await db.pool.query(
       `INSERT INTO proof_runs (org_id, server_id, profile, parameters, status, started_at, finished_at, report)
        VALUES ($1, $2, 'sqlio', '{}', 'succeeded', $3, $4, '{}'), ($1, $2, 'oltp', '{}', 'succeeded', $5, $6, '{}')`,
-      [orgId, serverId, t("11:20:00"), t("11:30:00"), t("08:00:00"), t("09:00:00")]);
-    await db.pool.query("INSERT INTO server_events (org_id, server_id, at, kind, details) VALUES ($1, $2, $3, 'cache.warmed', '{}')", [orgId, serverId, t("11:50:00")]);
+      [orgId, serverId, t("11:20:00"), t("11:30:00"), t("08:00:00"), t("09:00:00")],
+    );
+    await db.pool.query("INSERT INTO server_events (org_id, server_id, at, kind, details) VALUES ($1, $2, $3, 'cache.warmed', '{}')", [
+      orgId,
+      serverId,
+      t("11:50:00"),
+    ]);
   });
   after(() => db?.drop());
 
   it("marks every kind of event in the window, in time order, with details", async () => {
     const { annotations, truncated } = await queryAnnotations(db, orgId, [serverId], window);
     assert.equal(truncated, false);
-    assert.deepEqual(annotations.map((a) => [a.kind, a.at.slice(11, 19), a.tone]), [
-      ["policy.applied", "10:30:00", "policy"],
-      ["alert.firing", "10:40:00", "alert"],
-      ["alert.resolved", "11:00:00", "resolved"],
-      ["proof_run.ran", "11:20:00", "proof"],
-      ["agent.restarted", "11:45:00", "agent"],
-      ["cache.warmed", "11:50:00", "agent"],
-    ]);
+    assert.deepEqual(
+      annotations.map((a) => [a.kind, a.at.slice(11, 19), a.tone]),
+      [
+        ["policy.applied", "10:30:00", "policy"],
+        ["alert.firing", "10:40:00", "alert"],
+        ["alert.resolved", "11:00:00", "resolved"],
+        ["proof_run.ran", "11:20:00", "proof"],
+        ["agent.restarted", "11:45:00", "agent"],
+        ["cache.warmed", "11:50:00", "agent"],
+      ],
+    );
     const [policy, firing, resolved, proof, restart, unknown] = annotations;
     assert.equal(policy!.title, "Policy applied");
     assert.match(policy!.detail, /“Sample every 5 s” v2 \(organisation default\) in force; policy aaaaaaaaaaaa applied by the agent/);
@@ -78,16 +109,24 @@ describe("chart annotations", { skip: skipWithoutDatabase }, () => {
 
   it("keeps to the window and to the servers asked", async () => {
     const narrow = await queryAnnotations(db, orgId, [serverId], { from: t("10:35:00"), to: t("11:05:00") });
-    assert.deepEqual(narrow.annotations.map((a) => a.kind), ["alert.firing", "alert.resolved"]);
+    assert.deepEqual(
+      narrow.annotations.map((a) => a.kind),
+      ["alert.firing", "alert.resolved"],
+    );
     const spanning = await queryAnnotations(db, orgId, [serverId], { from: t("11:25:00"), to: t("11:26:00") });
-    assert.deepEqual(spanning.annotations.map((a) => a.kind), ["proof_run.ran"], "a span overlapping the window is marked");
+    assert.deepEqual(
+      spanning.annotations.map((a) => a.kind),
+      ["proof_run.ran"],
+      "a span overlapping the window is marked",
+    );
     assert.deepEqual((await queryAnnotations(db, orgId, [quietId], window)).annotations, []);
   });
 
   it("keeps the newest when there are more than a chart can show", async () => {
     await db.pool.query(
       `INSERT INTO server_events (org_id, server_id, at, kind) SELECT $1, $2, $3::timestamptz + n * interval '1 second', 'agent.restarted' FROM generate_series(1, $4) AS n`,
-      [orgId, quietId, t("10:00:00"), MAX_ANNOTATIONS + 5]);
+      [orgId, quietId, t("10:00:00"), MAX_ANNOTATIONS + 5],
+    );
     const many = await queryAnnotations(db, orgId, [quietId], window);
     assert.equal(many.truncated, true);
     assert.equal(many.annotations.length, MAX_ANNOTATIONS);
@@ -100,14 +139,25 @@ describe("chart annotations", { skip: skipWithoutDatabase }, () => {
   });
 
   it("takes 1 to 4 servers and a chart window in its query string, and says what is wrong otherwise", () => {
-    const ok = annotationsQuerySchema.parse({ servers: `${serverId},${serverId}`, from: "2026-11-28T10:00:00Z", to: "2026-11-28T11:00:00Z" });
+    const ok = annotationsQuerySchema.parse({
+      servers: `${serverId},${serverId}`,
+      from: "2026-11-28T10:00:00Z",
+      to: "2026-11-28T11:00:00Z",
+    });
     assert.deepEqual(ok.servers, [serverId]);
-    const bad = (input: Record<string, string>) => annotationsQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    const bad = (input: Record<string, string>) =>
+      annotationsQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     assert.deepEqual(bad({ servers: "a,b,c,d,e" }), ["servers: servers is a comma-separated list of 1 to 4 server ids"]);
     assert.deepEqual(bad({ servers: "a", from: "2026-11-28T11:00:00Z", to: "2026-11-28T10:00:00Z" }), ["from: from must be before to"]);
-    assert.deepEqual(bad({ servers: "a", from: "2026-11-28T10:00:00Z", to: "2026-11-28T10:00:30Z" }), ["to: a window spans at least 1 minute"]);
-    assert.deepEqual(bad({ servers: "a", from: "yesterday" }), ["from: from is an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z"]);
-    assert.deepEqual(bad({ servers: "a", range: "24h", from: "2026-11-28T10:00:00Z" }), ["range: from goes with a custom window, not with range=24h: leave range out"]);
+    assert.deepEqual(bad({ servers: "a", from: "2026-11-28T10:00:00Z", to: "2026-11-28T10:00:30Z" }), [
+      "to: a window spans at least 1 minute",
+    ]);
+    assert.deepEqual(bad({ servers: "a", from: "yesterday" }), [
+      "from: from is an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z",
+    ]);
+    assert.deepEqual(bad({ servers: "a", range: "24h", from: "2026-11-28T10:00:00Z" }), [
+      "range: from goes with a custom window, not with range=24h: leave range out",
+    ]);
     assert.deepEqual(bad({ servers: "a", range: "2h" }), ["range: range is one of: 1h, 24h, 7d, custom"]);
   });
 });

@@ -10,14 +10,28 @@ import { annotationSources, type AnnotationSource } from "./sources";
  * newest kept when there are more than a chart can show. A server of another organisation (or
  * none) is a 404, as everywhere, and nothing of it is read.
  */
-export async function queryAnnotations(db: Db, orgId: string, serverIds: string[], window: Pick<ChartWindow, "from" | "to">,
-  sources: readonly AnnotationSource[] = annotationSources): Promise<Annotations> {
+export async function queryAnnotations(
+  db: Db,
+  orgId: string,
+  serverIds: string[],
+  window: Pick<ChartWindow, "from" | "to">,
+  sources: readonly AnnotationSource[] = annotationSources,
+): Promise<Annotations> {
   if (serverIds.some((id) => !isUuid(id))) throw notFound("This server");
   return inOrgSql(db, orgId, async (sql) => {
     const { rows } = await sql.query<{ id: string; hostname: string }>(
-      "SELECT id::text, hostname FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])", [orgId, serverIds]);
+      "SELECT id::text, hostname FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])",
+      [orgId, serverIds],
+    );
     if (rows.length !== serverIds.length) throw notFound("This server");
-    const scope = { orgId, serverIds, hostnames: new Map(rows.map((row) => [row.id, row.hostname])), from: window.from, to: window.to, limit: MAX_ANNOTATIONS + 1 };
+    const scope = {
+      orgId,
+      serverIds,
+      hostnames: new Map(rows.map((row) => [row.id, row.hostname])),
+      from: window.from,
+      to: window.to,
+      limit: MAX_ANNOTATIONS + 1,
+    };
     const found = [];
     for (const source of sources) found.push(...(await source.read(sql, scope)));
     found.sort((a, b) => b.at.localeCompare(a.at) || a.id.localeCompare(b.id));

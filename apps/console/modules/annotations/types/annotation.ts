@@ -40,7 +40,14 @@ export const annotationsQuerySchema = z
   .object({
     servers: z
       .string({ error: () => "servers is a comma-separated list of 1 to 4 server ids" })
-      .transform((value) => [...new Set(value.split(",").map((id) => id.trim()).filter(Boolean))])
+      .transform((value) => [
+        ...new Set(
+          value
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean),
+        ),
+      ])
       .refine((ids) => ids.length >= 1 && ids.length <= 4, "servers is a comma-separated list of 1 to 4 server ids"),
   })
   .and(chartWindowQuerySchema);

@@ -39,24 +39,43 @@ export function Operation({ method, path, operation, components }: { method: str
   const parameters = (operation.parameters ?? []) as Json[];
   const responses = Object.entries(operation.responses ?? {}) as [string, Json][];
   return (
-    <article id={operation.operationId} className="grid gap-3 rounded-xl border bg-card p-5 shadow-sm" data-testid="api-operation" data-operation-id={operation.operationId}>
+    <article
+      id={operation.operationId}
+      className="grid gap-3 rounded-xl border bg-card p-5 shadow-sm"
+      data-testid="api-operation"
+      data-operation-id={operation.operationId}
+    >
       <header className="flex flex-wrap items-center gap-3">
         <span className={`rounded px-2 py-0.5 font-mono text-xs font-semibold uppercase ${methodColours[method] ?? ""}`}>{method}</span>
         <code className="font-mono text-sm">{path}</code>
         <span className="text-sm font-medium">{operation.summary}</span>
       </header>
-      {String(operation.description ?? "").split("\n\n").map((paragraph: string) => (
-        <p key={paragraph} className="text-sm text-muted-foreground">{paragraph}</p>
-      ))}
+      {String(operation.description ?? "")
+        .split("\n\n")
+        .map((paragraph: string) => (
+          <p key={paragraph} className="text-sm text-muted-foreground">
+            {paragraph}
+          </p>
+        ))}
       {parameters.length > 0 ? (
         <table className="w-full text-left text-sm">
-          <thead className="text-xs text-muted-foreground"><tr><th className="py-1">Parameter</th><th>In</th><th>Type</th><th>Required</th></tr></thead>
+          <thead className="text-xs text-muted-foreground">
+            <tr>
+              <th className="py-1">Parameter</th>
+              <th>In</th>
+              <th>Type</th>
+              <th>Required</th>
+            </tr>
+          </thead>
           <tbody>
             {parameters.map((parameter) => (
               <tr key={`${parameter.in}-${parameter.name}`} className="border-t">
                 <td className="py-1 font-mono">{parameter.name}</td>
                 <td>{parameter.in}</td>
-                <td className="font-mono text-xs">{typeOf(parameter.schema)}{parameter.schema?.default !== undefined ? ` (default ${JSON.stringify(parameter.schema.default)})` : ""}</td>
+                <td className="font-mono text-xs">
+                  {typeOf(parameter.schema)}
+                  {parameter.schema?.default !== undefined ? ` (default ${JSON.stringify(parameter.schema.default)})` : ""}
+                </td>
                 <td>{parameter.required ? "yes" : "no"}</td>
               </tr>
             ))}
@@ -64,8 +83,11 @@ export function Operation({ method, path, operation, components }: { method: str
         </table>
       ) : null}
       {operation.requestBody ? (
-        <SchemaBlock title={`Request body (application/json${operation.requestBody.required ? ", required" : ""})`}
-          schema={operation.requestBody.content["application/json"].schema} components={components} />
+        <SchemaBlock
+          title={`Request body (application/json${operation.requestBody.required ? ", required" : ""})`}
+          schema={operation.requestBody.content["application/json"].schema}
+          components={components}
+        />
       ) : null}
       <div className="grid gap-1.5">
         {responses.map(([status, response]) => {
@@ -77,7 +99,9 @@ export function Operation({ method, path, operation, components }: { method: str
                 <span className="text-muted-foreground">{response.description}</span>
                 {type ? <code className="text-xs text-muted-foreground">{type}</code> : null}
               </div>
-              {status.startsWith("2") && content?.schema?.$ref ? <SchemaBlock title="Response body" schema={content.schema} components={components} /> : null}
+              {status.startsWith("2") && content?.schema?.$ref ? (
+                <SchemaBlock title="Response body" schema={content.schema} components={components} />
+              ) : null}
             </div>
           );
         })}

@@ -99,7 +99,13 @@ function parametersOf(schema: z.ZodType | undefined, location: "path" | "query")
   const json = flattenAllOf(jsonSchemaOf(schema, "input") as ObjectSchema);
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property as { description?: string };
-    return { name, in: location, required: location === "path" || (json.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: location,
+      required: location === "path" || (json.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
   });
 }
 
@@ -117,10 +123,22 @@ function operationOf(operation: DocumentedOperation, schemas: Record<string, Jso
     responses[success] = { description: spec.response.csv, content: { "text/csv": { schema: { type: "string" } } } };
   } else {
     schemas[`${operationId}Response`] = jsonSchemaOf(spec.response, "output");
-    responses[success] = { description: "Success", content: { "application/json": { schema: { $ref: `#/components/schemas/${operationId}Response` } } } };
+    responses[success] = {
+      description: "Success",
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${operationId}Response` } } },
+    };
   }
-  const statuses = new Set([401, 403, 429, 500, ...(spec.params || spec.query || spec.body ? [400] : []), ...(spec.params ? [404] : []), ...(spec.errors ?? [])]);
-  for (const status of [...statuses].sort()) responses[String(status)] = { description: commonErrors[status] ?? "Refused", content: problemContent };
+  const statuses = new Set([
+    401,
+    403,
+    429,
+    500,
+    ...(spec.params || spec.query || spec.body ? [400] : []),
+    ...(spec.params ? [404] : []),
+    ...(spec.errors ?? []),
+  ]);
+  for (const status of [...statuses].sort())
+    responses[String(status)] = { description: commonErrors[status] ?? "Refused", content: problemContent };
 
   const result: Record<string, unknown> = {
     operationId,
@@ -134,14 +152,17 @@ function operationOf(operation: DocumentedOperation, schemas: Record<string, Jso
     const body = jsonSchemaOf(spec.body, "input");
     schemas[`${operationId}Request`] = body;
     result.requestBody = {
-      required: Array.isArray((body as { required?: unknown }).required) && ((body as { required: unknown[] }).required.length > 0),
+      required: Array.isArray((body as { required?: unknown }).required) && (body as { required: unknown[] }).required.length > 0,
       content: { "application/json": { schema: { $ref: `#/components/schemas/${operationId}Request` } } },
     };
   }
   return result;
 }
 
-export function buildOpenApiDocument(routes: ApiRouteModule[], options: { serverUrl: string; version: string; tags: { name: string; description: string }[] }): OpenApiDocument {
+export function buildOpenApiDocument(
+  routes: ApiRouteModule[],
+  options: { serverUrl: string; version: string; tags: { name: string; description: string }[] },
+): OpenApiDocument {
   const schemas: Record<string, JsonSchema> = { Problem: jsonSchemaOf(problemSchema, "output") };
   const paths: OpenApiDocument["paths"] = {};
   for (const operation of documentedOperations(routes)) {
@@ -163,8 +184,18 @@ export function buildOpenApiDocument(routes: ApiRouteModule[], options: { server
     components: {
       schemas,
       securitySchemes: {
-        apiToken: { type: "http", scheme: "bearer", bearerFormat: "spk_…", description: "An API token of one organisation; it acts for its creator with the lesser of its role and theirs." },
-        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "The console's session (browsers only: mutations must come from the console's origin)." },
+        apiToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "spk_…",
+          description: "An API token of one organisation; it acts for its creator with the lesser of its role and theirs.",
+        },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "better-auth.session_token",
+          description: "The console's session (browsers only: mutations must come from the console's origin).",
+        },
       },
     },
   };

@@ -21,7 +21,13 @@ async function problemOf(response: Response, fallback: string): Promise<string> 
 }
 
 /** Create a token (its secret shown once, with a first request to try), list and revoke them. */
-export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, consoleUrl }: {
+export function ApiTokensPanel({
+  tokens,
+  userId,
+  canCreateAdmin,
+  canRevokeAny,
+  consoleUrl,
+}: {
   tokens: ApiTokenSummary[];
   userId: string;
   canCreateAdmin: boolean;
@@ -42,7 +48,11 @@ export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, c
     const response = await fetch("/api/api-tokens", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: String(form.get("token-name") ?? ""), role: form.get("token-role"), expiresInDays: Number(form.get("token-expiry")) }),
+      body: JSON.stringify({
+        name: String(form.get("token-name") ?? ""),
+        role: form.get("token-role"),
+        expiresInDays: Number(form.get("token-expiry")),
+      }),
     });
     setPending(false);
     if (!response.ok) return setError(await problemOf(response, "Could not create the token."));
@@ -62,7 +72,12 @@ export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, c
   const example = created ? `curl -H "Authorization: Bearer ${created.secret}" ${consoleUrl}/api/servers` : "";
   return (
     <div className="grid gap-6">
-      <form onSubmit={create} className="grid gap-4 sm:grid-cols-[1fr_10rem_10rem_auto] sm:items-end" data-testid="create-api-token-form" aria-label="Create an API token">
+      <form
+        onSubmit={create}
+        className="grid gap-4 sm:grid-cols-[1fr_10rem_10rem_auto] sm:items-end"
+        data-testid="create-api-token-form"
+        aria-label="Create an API token"
+      >
         <Field label="Token name" id="token-name" required maxLength={64} placeholder="terraform, ci, grafana…" />
         <div className="grid gap-1.5">
           <Label htmlFor="token-role">Role</Label>
@@ -81,24 +96,34 @@ export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, c
             <option value="365">1 year</option>
           </Select>
         </div>
-        <Button type="submit" disabled={pending} data-testid="create-api-token">{pending ? "Creating…" : "Create token"}</Button>
+        <Button type="submit" disabled={pending} data-testid="create-api-token">
+          {pending ? "Creating…" : "Create token"}
+        </Button>
       </form>
       <FormError message={error} />
 
       {created ? (
         <div className="grid gap-2 rounded-lg border border-primary/30 bg-primary/5 p-4" data-testid="api-token-created">
-          <p className="text-sm font-medium">Copy the token “{created.name}” now: Spindle keeps only its hash and will not show it again.</p>
+          <p className="text-sm font-medium">
+            Copy the token “{created.name}” now: Spindle keeps only its hash and will not show it again.
+          </p>
           <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-            <code className="min-w-0 flex-1 break-all rounded bg-muted px-3 py-2 text-sm" data-testid="api-token-secret">{created.secret}</code>
+            <code className="min-w-0 flex-1 break-all rounded bg-muted px-3 py-2 text-sm" data-testid="api-token-secret">
+              {created.secret}
+            </code>
             <CopyButton value={created.secret} label="Copy token" />
           </div>
           <p className="text-sm text-muted-foreground">Try it:</p>
-          <code className="break-all rounded bg-muted px-3 py-2 text-xs" data-testid="api-token-example">{example}</code>
+          <code className="break-all rounded bg-muted px-3 py-2 text-xs" data-testid="api-token-example">
+            {example}
+          </code>
         </div>
       ) : null}
 
       {tokens.length === 0 ? (
-        <p className="text-sm text-muted-foreground" data-testid="api-tokens-empty">No API tokens yet.</p>
+        <p className="text-sm text-muted-foreground" data-testid="api-tokens-empty">
+          No API tokens yet.
+        </p>
       ) : (
         <Table data-testid="api-token-list">
           <TableHeader>
@@ -116,15 +141,33 @@ export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, c
               <TableRow key={token.id} data-testid="api-token-row" data-name={token.name} data-status={token.status}>
                 <TableCell>
                   <div className="font-medium">{token.name}</div>
-                  <div className="text-xs text-muted-foreground"><code>{token.start}…</code> · by {token.createdBy?.name ?? "a former member"} · {formatDateTime(token.createdAt)}</div>
+                  <div className="text-xs text-muted-foreground">
+                    <code>{token.start}…</code> · by {token.createdBy?.name ?? "a former member"} · {formatDateTime(token.createdAt)}
+                  </div>
                 </TableCell>
                 <TableCell className="capitalize">{token.role}</TableCell>
-                <TableCell><Badge variant={statusVariant[token.status]} data-testid="api-token-status">{token.status}</Badge></TableCell>
-                <TableCell className="hidden text-muted-foreground md:table-cell" data-testid="api-token-last-used">{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : "never"}</TableCell>
-                <TableCell className="hidden text-muted-foreground md:table-cell">{token.expiresAt ? formatDateTime(token.expiresAt) : "never"}</TableCell>
+                <TableCell>
+                  <Badge variant={statusVariant[token.status]} data-testid="api-token-status">
+                    {token.status}
+                  </Badge>
+                </TableCell>
+                <TableCell className="hidden text-muted-foreground md:table-cell" data-testid="api-token-last-used">
+                  {token.lastUsedAt ? formatDateTime(token.lastUsedAt) : "never"}
+                </TableCell>
+                <TableCell className="hidden text-muted-foreground md:table-cell">
+                  {token.expiresAt ? formatDateTime(token.expiresAt) : "never"}
+                </TableCell>
                 <TableCell>
                   {token.status === "active" && (canRevokeAny || token.createdBy?.id === userId) ? (
-                    <Button variant="outline" size="sm" onClick={() => revoke(token.id)} data-testid="revoke-api-token" aria-label={`Revoke ${token.name}`}>Revoke</Button>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      onClick={() => revoke(token.id)}
+                      data-testid="revoke-api-token"
+                      aria-label={`Revoke ${token.name}`}
+                    >
+                      Revoke
+                    </Button>
                   ) : null}
                 </TableCell>
               </TableRow>
@@ -133,8 +176,12 @@ export function ApiTokensPanel({ tokens, userId, canCreateAdmin, canRevokeAny, c
         </Table>
       )}
       <p className="text-sm text-muted-foreground">
-        Send a token as <code>Authorization: Bearer &lt;token&gt;</code> to any <code>/api</code> route. It acts for you, with the lesser of its role and
-        yours, and stops working if you leave the organisation. See the <Link href="/api-reference" className="text-primary hover:underline">API reference</Link>.
+        Send a token as <code>Authorization: Bearer &lt;token&gt;</code> to any <code>/api</code> route. It acts for you, with the lesser of
+        its role and yours, and stops working if you leave the organisation. See the{" "}
+        <Link href="/api-reference" className="text-primary hover:underline">
+          API reference
+        </Link>
+        .
       </p>
     </div>
   );

@@ -21,13 +21,18 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
 
   async function member(orgId: string, orgName: string, role: "admin" | "viewer"): Promise<OrgContext> {
     const suffix = randomUUID().slice(0, 8);
-    const user = await db.prisma.user.create({ data: { id: `${role}-${suffix}`, name: `${role} ${suffix}`, email: `${role}-${suffix}@example.com`, emailVerified: true } });
+    const user = await db.prisma.user.create({
+      data: { id: `${role}-${suffix}`, name: `${role} ${suffix}`, email: `${role}-${suffix}@example.com`, emailVerified: true },
+    });
     await db.prisma.member.create({ data: { id: `m-${suffix}`, organizationId: orgId, userId: user.id, role } });
     return { userId: user.id, userName: user.name, userEmail: user.email, orgId, orgName, role };
   }
 
   async function refusal(token: string) {
-    return resolve(token).then(() => assert.fail("the token was accepted"), (error: { status: number; detail?: string; headers?: Record<string, string> }) => error);
+    return resolve(token).then(
+      () => assert.fail("the token was accepted"),
+      (error: { status: number; detail?: string; headers?: Record<string, string> }) => error,
+    );
   }
 
   before(async () => {
@@ -117,14 +122,17 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
     const { FAILED_TOKEN_ATTEMPTS_PER_MINUTE } = await import("./token-guess-limit");
     const good = await tokens.createApiToken(db, owner, { name: "neighbour", role: "viewer", expiresInDays: 1 });
     const guesser = "198.51.100.7";
-    const guess = (address: string) => resolveFrom(`spk_${randomUUID().replace(/-/g, "")}`, address)
-      .then(() => assert.fail("a random token was accepted"), (error: { status: number; headers?: Record<string, string> }) => error);
+    const guess = (address: string) =>
+      resolveFrom(`spk_${randomUUID().replace(/-/g, "")}`, address).then(
+        () => assert.fail("a random token was accepted"),
+        (error: { status: number; headers?: Record<string, string> }) => error,
+      );
     for (let i = 0; i < FAILED_TOKEN_ATTEMPTS_PER_MINUTE; i++) assert.equal((await guess(guesser)).status, 401);
     const held = await guess(guesser);
     assert.equal(held.status, 429);
     assert.ok(Number(held.headers?.["retry-after"]) >= 1 && Number(held.headers?.["retry-after"]) <= 60);
     // Held back whatever it sends next, even a valid token: it is the guessing that is limited.
-    assert.equal((await resolveFrom(good.secret, guesser).catch((error: { status: number }) => error) as { status: number }).status, 429);
+    assert.equal(((await resolveFrom(good.secret, guesser).catch((error: { status: number }) => error)) as { status: number }).status, 429);
     // Every other client, behind no proxy or named by a trusted one, keeps its own budget.
     assert.equal((await guess("198.51.100.8")).status, 401);
     assert.equal((await guess("2001:db8::8")).status, 401);
@@ -133,34 +141,70 @@ describe("API tokens", { skip: skipWithoutDatabase }, () => {
 
   it("offers the plugins' own key and provider endpoints nowhere over HTTP", async () => {
     const { auth } = await import("@/modules/auth/lib/auth");
-    for (const path of ["/api-key/create", "/api-key/list", "/api-key/update", "/api-key/delete", "/sso/register", "/sso/providers", "/sso/update-provider"]) {
-      const response = await auth().handler(new Request(`http://localhost:3000/api/auth${path}`, {
-        method: path.endsWith("list") || path.endsWith("providers") ? "GET" : "POST", headers: { origin: "http://localhost:3000", "content-type": "application/json" }, body: path.endsWith("list") || path.endsWith("providers") ? undefined : "{}",
-      }));
+    for (const path of [
+      "/api-key/create",
+      "/api-key/list",
+      "/api-key/update",
+      "/api-key/delete",
+      "/sso/register",
+      "/sso/providers",
+      "/sso/update-provider",
+    ]) {
+      const response = await auth().handler(
+        new Request(`http://localhost:3000/api/auth${path}`, {
+          method: path.endsWith("list") || path.endsWith("providers") ? "GET" : "POST",
+          headers: { origin: "http://localhost:3000", "content-type": "application/json" },
+          body: path.endsWith("list") || path.endsWith("providers") ? undefined : "{}",
+        }),
+      );
       assert.equal(response.status, 404, path);
     }
   });
 
   it("keeps a token inside its organisation", async () => {
     const registry = await import("@/app/api/openapi.json/routes");
-    const route = (path: string, method: "GET" | "DELETE") => registry.apiRouteFiles.find((r) => r.path === path)!.module[method] as (r: Request, c: unknown) => Promise<Response>;
+    const route = (path: string, method: "GET" | "DELETE") =>
+      registry.apiRouteFiles.find((r) => r.path === path)!.module[method] as (r: Request, c: unknown) => Promise<Response>;
     const mine = await createServer(db.prisma, owner.orgId, "acme-db");
     const theirs = await createServer(db.prisma, rival.orgId, "rival-db");
     const rivalToken = await tokens.createApiToken(db, rival, { name: "rival", role: "admin", expiresInDays: 1 });
     const ownersToken = await tokens.createApiToken(db, owner, { name: "acme", role: "admin", expiresInDays: 1 });
-    const get = (id: string, token: string) => route("/api/servers/[id]", "GET")(new Request(`http://localhost:3000/api/servers/${id}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({ id }) });
+    const get = (id: string, token: string) =>
+      route("/api/servers/[id]", "GET")(
+        new Request(`http://localhost:3000/api/servers/${id}`, { headers: { authorization: `Bearer ${token}` } }),
+        { params: Promise.resolve({ id }) },
+      );
     assert.equal((await get(mine.id, ownersToken.secret)).status, 200);
     assert.equal((await get(mine.id, rivalToken.secret)).status, 404, "another organisation's server is not there");
     assert.equal((await get(theirs.id, rivalToken.secret)).status, 200);
-    const list = await route("/api/servers", "GET")(new Request("http://localhost:3000/api/servers", { headers: { authorization: `Bearer ${rivalToken.secret}` } }), { params: Promise.resolve({}) });
-    assert.deepEqual(((await list.json()) as { servers: { hostname: string }[] }).servers.map((s) => s.hostname), ["rival-db"]);
-    const revoke = await route("/api/api-tokens/[id]", "DELETE")(new Request(`http://localhost:3000/api/api-tokens/${ownersToken.id}`, {
-      method: "DELETE", headers: { authorization: `Bearer ${rivalToken.secret}` } }), { params: Promise.resolve({ id: ownersToken.id }) });
+    const list = await route("/api/servers", "GET")(
+      new Request("http://localhost:3000/api/servers", { headers: { authorization: `Bearer ${rivalToken.secret}` } }),
+      { params: Promise.resolve({}) },
+    );
+    assert.deepEqual(
+      ((await list.json()) as { servers: { hostname: string }[] }).servers.map((s) => s.hostname),
+      ["rival-db"],
+    );
+    const revoke = await route("/api/api-tokens/[id]", "DELETE")(
+      new Request(`http://localhost:3000/api/api-tokens/${ownersToken.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${rivalToken.secret}` },
+      }),
+      { params: Promise.resolve({ id: ownersToken.id }) },
+    );
     assert.equal(revoke.status, 404, "another organisation's token cannot be revoked, or even seen");
     const ownerMember = await db.prisma.member.findFirstOrThrow({ where: { organizationId: owner.orgId, userId: owner.userId } });
-    const signOut = registry.apiRouteFiles.find((r) => r.path === "/api/members/[id]/sign-out")!.module.POST as (r: Request, c: unknown) => Promise<Response>;
-    const crossSignOut = await signOut(new Request(`http://localhost:3000/api/members/${ownerMember.id}/sign-out`, {
-      method: "POST", headers: { authorization: `Bearer ${rivalToken.secret}` } }), { params: Promise.resolve({ id: ownerMember.id }) });
+    const signOut = registry.apiRouteFiles.find((r) => r.path === "/api/members/[id]/sign-out")!.module.POST as (
+      r: Request,
+      c: unknown,
+    ) => Promise<Response>;
+    const crossSignOut = await signOut(
+      new Request(`http://localhost:3000/api/members/${ownerMember.id}/sign-out`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${rivalToken.secret}` },
+      }),
+      { params: Promise.resolve({ id: ownerMember.id }) },
+    );
     assert.equal(crossSignOut.status, 404, "another organisation's member cannot be signed out");
     assert.equal((await resolve(ownersToken.secret)).orgId, owner.orgId);
   });

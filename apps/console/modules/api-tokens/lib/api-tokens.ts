@@ -49,16 +49,24 @@ async function namesOf(userIds: string[]): Promise<Map<string, string>> {
 }
 
 async function audit(db: Db, context: OrgContext, action: string, target: string, details: Record<string, string>) {
-  await inOrg(db, context.orgId, (tx) => tx.auditLog.create({ data: { orgId: context.orgId, actorId: context.userId, action, target, details } }));
+  await inOrg(db, context.orgId, (tx) =>
+    tx.auditLog.create({ data: { orgId: context.orgId, actorId: context.userId, action, target, details } }),
+  );
 }
 
 export async function listApiTokens(orgId: string): Promise<ApiTokenSummary[]> {
   const rows = await identityTables(database()).apikey.findMany({ where: { referenceId: orgId }, orderBy: { createdAt: "desc" } });
-  const names = await namesOf([...new Set(rows.map((row) => parseMetadata(row.metadata)?.createdBy).filter((id): id is string => Boolean(id)))]);
+  const names = await namesOf([
+    ...new Set(rows.map((row) => parseMetadata(row.metadata)?.createdBy).filter((id): id is string => Boolean(id))),
+  ]);
   return rows.map((row) => summarise(row, names)).filter((token): token is ApiTokenSummary => token !== null);
 }
 
-export async function createApiToken(db: Db, context: OrgContext, input: CreateApiTokenInput): Promise<ApiTokenSummary & { secret: string }> {
+export async function createApiToken(
+  db: Db,
+  context: OrgContext,
+  input: CreateApiTokenInput,
+): Promise<ApiTokenSummary & { secret: string }> {
   if (input.role === "admin" && context.role === "viewer") {
     throw forbidden("Your role (viewer) can create read-only tokens only: choose the viewer role, or ask an owner or admin.");
   }
@@ -66,9 +74,21 @@ export async function createApiToken(db: Db, context: OrgContext, input: CreateA
   const created = await auth().api.createApiKey({
     body: { name: input.name, expiresIn: input.expiresInDays * 86_400, organizationId: context.orgId, userId: context.userId, metadata },
   });
-  await audit(db, context, "api_token.created", created.id, { name: input.name, role: input.role, expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : "" });
-  const summary = summarise({ ...created, createdAt: new Date(created.createdAt), expiresAt: created.expiresAt ? new Date(created.expiresAt) : null, lastRequest: null, metadata },
-    new Map([[context.userId, context.userName]]));
+  await audit(db, context, "api_token.created", created.id, {
+    name: input.name,
+    role: input.role,
+    expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : "",
+  });
+  const summary = summarise(
+    {
+      ...created,
+      createdAt: new Date(created.createdAt),
+      expiresAt: created.expiresAt ? new Date(created.expiresAt) : null,
+      lastRequest: null,
+      metadata,
+    },
+    new Map([[context.userId, context.userName]]),
+  );
   if (!summary) throw new ProblemError(500, "Internal server error", "The token was created without its role; revoke it and try again.");
   return { ...summary, secret: created.key };
 }

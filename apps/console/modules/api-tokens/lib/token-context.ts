@@ -40,15 +40,22 @@ export async function resolveTokenContext(token: string, clientAddress: string |
   const address = clientAddress ?? "unknown";
   const wait = guesses.retryAfterSeconds(address);
   if (wait !== null) {
-    throw new ProblemError(429, "Too many requests",
+    throw new ProblemError(
+      429,
+      "Too many requests",
       `More than ${FAILED_TOKEN_ATTEMPTS_PER_MINUTE} requests from this address carried an invalid API token in a minute; try again in ${wait} s.`,
-      undefined, { "retry-after": String(wait) });
+      undefined,
+      { "retry-after": String(wait) },
+    );
   }
   if (!token) throw unauthorised("The Authorization header has no token after Bearer.", "invalid_request");
   const verified = await auth().api.verifyApiKey({ body: { key: token } });
   if (!verified.valid || !verified.key) {
     guesses.recordFailure(address);
-    throw unauthorised(refusals[verified.error?.code ?? ""] ?? "This API token is not valid. Check that it was copied whole, or create a new one in Settings → API tokens.");
+    throw unauthorised(
+      refusals[verified.error?.code ?? ""] ??
+        "This API token is not valid. Check that it was copied whole, or create a new one in Settings → API tokens.",
+    );
   }
   const key = verified.key;
   const metadata = apiTokenMetadata.safeParse(key.metadata);
@@ -58,13 +65,20 @@ export async function resolveTokenContext(token: string, clientAddress: string |
     select: { role: true, user: { select: { name: true, email: true } }, organization: { select: { name: true } } },
   });
   if (!member || !isRoleName(member.role)) {
-    throw unauthorised("The member who created this API token no longer belongs to the organisation, so the token no longer works. Create a new one.");
+    throw unauthorised(
+      "The member who created this API token no longer belongs to the organisation, so the token no longer works. Create a new one.",
+    );
   }
   const counted = await countApiTokenRequest(database(), key.id, RATE_WINDOW_SECONDS);
   const limit = env().SPINDLE_API_TOKEN_RATE_LIMIT;
   if (counted && counted.count > limit) {
-    throw new ProblemError(429, "Too many requests", `This API token may make ${limit} requests a minute; try again in ${counted.retryAfterSeconds} s.`, undefined,
-      { "retry-after": String(counted.retryAfterSeconds) });
+    throw new ProblemError(
+      429,
+      "Too many requests",
+      `This API token may make ${limit} requests a minute; try again in ${counted.retryAfterSeconds} s.`,
+      undefined,
+      { "retry-after": String(counted.retryAfterSeconds) },
+    );
   }
   return {
     userId: metadata.data.createdBy,

@@ -9,8 +9,12 @@ import type { AuditEntry } from "../types/audit";
 export function AuditLogTable({ entries }: { entries: AuditEntry[] }) {
   if (entries.length === 0) {
     return (
-      <EmptyState icon={ScrollText} title="Nothing recorded yet" data-testid="audit-empty"
-        description="Changes to policies, servers, alerts, members and security settings, and sign-ins, appear here with who made them and when." />
+      <EmptyState
+        icon={ScrollText}
+        title="Nothing recorded yet"
+        data-testid="audit-empty"
+        description="Changes to policies, servers, alerts, members and security settings, and sign-ins, appear here with who made them and when."
+      />
     );
   }
   return (
@@ -29,7 +33,9 @@ export function AuditLogTable({ entries }: { entries: AuditEntry[] }) {
             const sentence = describeAuditEntry(entry);
             return (
               <TableRow key={entry.id} data-testid="audit-row" data-action={entry.action}>
-                <TableCell className="whitespace-nowrap text-sm text-muted-foreground"><time dateTime={entry.at}>{formatDateTime(entry.at)}</time></TableCell>
+                <TableCell className="whitespace-nowrap text-sm text-muted-foreground">
+                  <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                </TableCell>
                 <TableCell className="text-sm">
                   {entry.actor?.name ?? <span className="text-muted-foreground">system</span>}
                   {entry.apiToken ? (
@@ -39,7 +45,13 @@ export function AuditLogTable({ entries }: { entries: AuditEntry[] }) {
                   ) : null}
                 </TableCell>
                 <TableCell className="text-sm">
-                  {link ? <Link href={link} className="hover:underline">{sentence}</Link> : sentence}
+                  {link ? (
+                    <Link href={link} className="hover:underline">
+                      {sentence}
+                    </Link>
+                  ) : (
+                    sentence
+                  )}
                   <div className="font-mono text-xs text-muted-foreground">{entry.action}</div>
                 </TableCell>
               </TableRow>

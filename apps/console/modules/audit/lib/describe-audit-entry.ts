@@ -11,7 +11,9 @@ const list = (value: unknown) => (Array.isArray(value) && value.length > 0 ? val
 export function describeAuditEntry(entry: Pick<AuditEntry, "action" | "details" | "target">): string {
   const sentence = describeAction(entry);
   const bulk = entry.details.bulk as { servers?: unknown } | undefined;
-  return bulk && typeof bulk === "object" && typeof bulk.servers === "number" ? `${sentence} (bulk action on ${bulk.servers} servers)` : sentence;
+  return bulk && typeof bulk === "object" && typeof bulk.servers === "number"
+    ? `${sentence} (bulk action on ${bulk.servers} servers)`
+    : sentence;
 }
 
 function describeAction({ action, details, target }: Pick<AuditEntry, "action" | "details" | "target">): string {
@@ -136,7 +138,9 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
     case "rollout.guard_overridden":
       return `overrode the guards of wave ${String(details.wave ?? "?")} of “${text(details.title)}”: ${text(details.reason)}`;
     case "rollout.settings_changed":
-      return details.rolloutsRequired ? "made organisation- and tag-wide changes go out as rollouts" : "let organisation- and tag-wide changes go out at once by default";
+      return details.rolloutsRequired
+        ? "made organisation- and tag-wide changes go out as rollouts"
+        : "let organisation- and tag-wide changes go out at once by default";
 
     case "auth.signed_in":
       return `${text(details.email)} signed in (${text(details.method, "unknown method")}) from ${text(details.address, "an unknown address")}`;

@@ -22,7 +22,14 @@ export async function listAuditLog(
     const named = tokenIds.length
       ? await tx.apikey.findMany({ where: { id: { in: tokenIds }, referenceId: orgId }, select: { id: true, name: true } })
       : [];
-    return [found, await findAuthors(tx, shown.map((row) => row.actorId)), new Map(named.map((token) => [token.id, token.name]))] as const;
+    return [
+      found,
+      await findAuthors(
+        tx,
+        shown.map((row) => row.actorId),
+      ),
+      new Map(named.map((token) => [token.id, token.name])),
+    ] as const;
   });
   const page = rows.slice(0, AUDIT_PAGE_SIZE);
   return {

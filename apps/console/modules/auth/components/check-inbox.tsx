@@ -22,8 +22,11 @@ export function CheckInbox({ email, callbackURL }: { email: string; callbackURL:
         <div className="grid gap-1 text-sm">
           <p className="font-medium">Check your inbox</p>
           <p className="text-muted-foreground">
-            We sent a confirmation link to <span className="font-medium text-foreground" data-testid="check-inbox-email">{email}</span>. Open it to
-            finish creating your account; it works for 24 hours.
+            We sent a confirmation link to{" "}
+            <span className="font-medium text-foreground" data-testid="check-inbox-email">
+              {email}
+            </span>
+            . Open it to finish creating your account; it works for 24 hours.
           </p>
         </div>
       </div>

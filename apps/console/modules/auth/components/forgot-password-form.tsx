@@ -25,7 +25,8 @@ export function ForgotPasswordForm() {
   if (sentTo) {
     return (
       <p className="text-sm" data-testid="reset-requested">
-        If <span className="font-medium">{sentTo}</span> has a Spindle account, a link to choose a new password is on its way. It works once, for one hour.
+        If <span className="font-medium">{sentTo}</span> has a Spindle account, a link to choose a new password is on its way. It works
+        once, for one hour.
       </p>
     );
   }
@@ -33,7 +34,9 @@ export function ForgotPasswordForm() {
     <form onSubmit={submit} className="grid gap-4" data-testid="forgot-password-form" aria-label="Reset password">
       <Field label="Email" id="email" type="email" autoComplete="email" required />
       <FormError message={error} />
-      <Button type="submit" disabled={pending} data-testid="forgot-password-submit">{pending ? "Sending…" : "Send me a reset link"}</Button>
+      <Button type="submit" disabled={pending} data-testid="forgot-password-submit">
+        {pending ? "Sending…" : "Send me a reset link"}
+      </Button>
     </form>
   );
 }

@@ -29,16 +29,28 @@ export function ResetPasswordForm({ token }: { token: string }) {
     return (
       <div className="grid gap-3 text-sm" data-testid="password-reset-done">
         <p>Your password was changed, and every session was signed out.</p>
-        <Link href="/sign-in" className="font-medium text-primary hover:underline">Sign in with the new password</Link>
+        <Link href="/sign-in" className="font-medium text-primary hover:underline">
+          Sign in with the new password
+        </Link>
       </div>
     );
   }
   return (
     <form onSubmit={submit} className="grid gap-4" data-testid="reset-password-form" aria-label="Choose a new password">
-      <Field label="New password" id="password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." />
+      <Field
+        label="New password"
+        id="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        hint="At least 8 characters."
+      />
       <Field label="Repeat the new password" id="confirm" type="password" autoComplete="new-password" required minLength={8} />
       <FormError message={error} />
-      <Button type="submit" disabled={pending} data-testid="reset-password-submit">{pending ? "Saving…" : "Set the new password"}</Button>
+      <Button type="submit" disabled={pending} data-testid="reset-password-submit">
+        {pending ? "Saving…" : "Set the new password"}
+      </Button>
     </form>
   );
 }

@@ -52,14 +52,20 @@ export function SignInForm({ invitationId, email }: { invitationId?: string; ema
       <Field label="Password" id="password" type="password" autoComplete="current-password" required />
       <FormError message={error} />
       {ssoRequired ? (
-        <Link href="/sign-in/sso" className="text-sm font-medium text-primary hover:underline">Sign in with single sign-on</Link>
+        <Link href="/sign-in/sso" className="text-sm font-medium text-primary hover:underline">
+          Sign in with single sign-on
+        </Link>
       ) : null}
       <Button type="submit" disabled={pending} data-testid="sign-in-submit">
         {pending ? "Signing in…" : "Sign in"}
       </Button>
       <div className="flex flex-wrap justify-between gap-2 text-sm">
-        <Link href="/forgot-password" className="text-primary hover:underline" data-testid="forgot-password">Forgot your password?</Link>
-        <Link href="/sign-in/sso" className="text-primary hover:underline" data-testid="sign-in-sso">Sign in with single sign-on</Link>
+        <Link href="/forgot-password" className="text-primary hover:underline" data-testid="forgot-password">
+          Forgot your password?
+        </Link>
+        <Link href="/sign-in/sso" className="text-primary hover:underline" data-testid="sign-in-sso">
+          Sign in with single sign-on
+        </Link>
       </div>
     </form>
   );

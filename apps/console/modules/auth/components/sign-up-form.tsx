@@ -76,9 +76,23 @@ export function SignUpForm({ invitation }: { invitation?: SignUpInvitation }) {
       ) : (
         <Field label="Email" id="email" type="email" autoComplete="email" required />
       )}
-      <Field label="Password" id="password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." />
+      <Field
+        label="Password"
+        id="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        hint="At least 8 characters."
+      />
       {invitation ? null : (
-        <Field label="Organisation name" id="organization" required maxLength={100} hint="Your company or team; you can invite others later." />
+        <Field
+          label="Organisation name"
+          id="organization"
+          required
+          maxLength={100}
+          hint="Your company or team; you can invite others later."
+        />
       )}
       <FormError message={error} />
       <Button type="submit" disabled={pending} data-testid="sign-up-submit">

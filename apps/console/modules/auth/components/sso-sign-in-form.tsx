@@ -19,12 +19,19 @@ export function SsoSignInForm({ organizationSlug, initialError }: { organization
     setPending(true);
     setError(null);
     const target = email ? { email } : { organizationSlug };
-    const started = await authClient.signIn.sso({ ...target, callbackURL: "/servers", newUserCallbackURL: "/servers", errorCallbackURL: "/sign-in/sso" });
+    const started = await authClient.signIn.sso({
+      ...target,
+      callbackURL: "/servers",
+      newUserCallbackURL: "/servers",
+      errorCallbackURL: "/sign-in/sso",
+    });
     if (started.error) {
       setPending(false);
-      return setError(started.error.status === 404
-        ? "No organisation uses single sign-on for that address. Sign in with your password, or ask your organisation's owner."
-        : authErrorMessage(started.error, "Could not start single sign-on."));
+      return setError(
+        started.error.status === 404
+          ? "No organisation uses single sign-on for that address. Sign in with your password, or ask your organisation's owner."
+          : authErrorMessage(started.error, "Could not start single sign-on."),
+      );
     }
     const url = (started.data as { url?: string } | null)?.url;
     if (url) window.location.assign(url);
@@ -32,10 +39,18 @@ export function SsoSignInForm({ organizationSlug, initialError }: { organization
 
   return (
     <form onSubmit={submit} className="grid gap-4" data-testid="sso-form" aria-label="Single sign-on">
-      <Field label="Work email" id="email" type="email" autoComplete="email" required={!organizationSlug}
-        hint="We send you to your organisation's identity provider to sign in." />
+      <Field
+        label="Work email"
+        id="email"
+        type="email"
+        autoComplete="email"
+        required={!organizationSlug}
+        hint="We send you to your organisation's identity provider to sign in."
+      />
       <FormError message={error} />
-      <Button type="submit" disabled={pending} data-testid="sso-submit">{pending ? "Redirecting…" : "Continue with single sign-on"}</Button>
+      <Button type="submit" disabled={pending} data-testid="sso-submit">
+        {pending ? "Redirecting…" : "Continue with single sign-on"}
+      </Button>
     </form>
   );
 }

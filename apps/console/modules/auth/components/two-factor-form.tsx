@@ -24,7 +24,8 @@ export function TwoFactorForm({ invitationId }: { invitationId?: string }) {
       : await authClient.twoFactor.verifyTotp({ code, trustDevice: form.get("trust") === "on" });
     if (verified.error) {
       setPending(false);
-      if (verified.error.code === "INVALID_TWO_FACTOR_COOKIE") return setError("This sign-in has expired: sign in with your password again.");
+      if (verified.error.code === "INVALID_TWO_FACTOR_COOKIE")
+        return setError("This sign-in has expired: sign in with your password again.");
       return setError(authErrorMessage(verified.error, "Could not check the code."));
     }
     if (invitationId) await authClient.organization.acceptInvitation({ invitationId });
@@ -35,10 +36,24 @@ export function TwoFactorForm({ invitationId }: { invitationId?: string }) {
   return (
     <form onSubmit={submit} className="grid gap-4" data-testid="two-factor-form" aria-label="Two-factor code">
       {recovery ? (
-        <Field label="Recovery code" id="code" autoComplete="one-time-code" required hint="One of the codes you saved when you turned on two-factor authentication; each works once." />
+        <Field
+          label="Recovery code"
+          id="code"
+          autoComplete="one-time-code"
+          required
+          hint="One of the codes you saved when you turned on two-factor authentication; each works once."
+        />
       ) : (
-        <Field label="Authentication code" id="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" required autoFocus
-          hint="The 6-digit code your authenticator app shows for Spindle." />
+        <Field
+          label="Authentication code"
+          id="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          pattern="[0-9 ]{6,7}"
+          required
+          autoFocus
+          hint="The 6-digit code your authenticator app shows for Spindle."
+        />
       )}
       {recovery ? null : (
         <label className="flex items-center gap-2 text-sm">
@@ -46,8 +61,17 @@ export function TwoFactorForm({ invitationId }: { invitationId?: string }) {
         </label>
       )}
       <FormError message={error} />
-      <Button type="submit" disabled={pending} data-testid="two-factor-submit">{pending ? "Checking…" : "Continue"}</Button>
-      <Button variant="link" onClick={() => { setRecovery(!recovery); setError(null); }} data-testid="toggle-recovery-code">
+      <Button type="submit" disabled={pending} data-testid="two-factor-submit">
+        {pending ? "Checking…" : "Continue"}
+      </Button>
+      <Button
+        variant="link"
+        onClick={() => {
+          setRecovery(!recovery);
+          setError(null);
+        }}
+        data-testid="toggle-recovery-code"
+      >
         {recovery ? "Use a code from the authenticator app" : "Use a recovery code instead"}
       </Button>
     </form>

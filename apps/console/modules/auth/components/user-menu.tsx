@@ -34,7 +34,11 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
           <div className="mt-1 text-xs capitalize text-muted-foreground">Role: {role}</div>
         </div>
         <div className="my-1 h-px bg-border" />
-        <Link href="/account/security" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-accent" data-testid="account-security">
+        <Link
+          href="/account/security"
+          className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm hover:bg-accent"
+          data-testid="account-security"
+        >
           <ShieldCheck className="size-4" aria-hidden />
           Account security
         </Link>

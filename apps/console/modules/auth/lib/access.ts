@@ -60,10 +60,33 @@ const manageOrganisation = {
 } as const;
 
 export const roles = {
-  owner: accessControl.newRole({ ...manageOrganisation, organization: ["update", "delete"], security: ["update"], rollout: ["control", "override", "settings"] }),
+  owner: accessControl.newRole({
+    ...manageOrganisation,
+    organization: ["update", "delete"],
+    security: ["update"],
+    rollout: ["control", "override", "settings"],
+  }),
   admin: accessControl.newRole({ ...manageOrganisation, organization: ["update"], security: [] }),
-  viewer: accessControl.newRole({ organization: [], member: [], invitation: [], enrollmentToken: [], policy: [], proofRun: [], server: [], alertRule: [], alertSilence: [], alert: [], notificationChannel: [], recommendation: [], agentUpgrade: [],
-    apiKey: ["create", "read", "update"], apiToken: [], memberSession: [], security: [], rollout: [] }),
+  viewer: accessControl.newRole({
+    organization: [],
+    member: [],
+    invitation: [],
+    enrollmentToken: [],
+    policy: [],
+    proofRun: [],
+    server: [],
+    alertRule: [],
+    alertSilence: [],
+    alert: [],
+    notificationChannel: [],
+    recommendation: [],
+    agentUpgrade: [],
+    apiKey: ["create", "read", "update"],
+    apiToken: [],
+    memberSession: [],
+    security: [],
+    rollout: [],
+  }),
 };
 
 /** Roles from least to most: a token acts with the lesser of its own role and its creator's. */

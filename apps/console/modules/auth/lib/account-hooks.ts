@@ -17,9 +17,17 @@ type EndpointContext = Parameters<NonNullable<NonNullable<NonNullable<Hooks["use
 async function invitedThroughMail(identity: IdentityTables, email: string, context: EndpointContext): Promise<boolean> {
   const header = parseProofHeader(context?.headers?.get(INVITATION_PROOF_HEADER) ?? context?.request?.headers.get(INVITATION_PROOF_HEADER));
   if (!header) return false;
-  const invitation = await identity.invitation.findUnique({ where: { id: header.invitationId }, select: { email: true, status: true, expiresAt: true } });
-  return Boolean(invitation) && invitation!.status === "pending" && invitation!.expiresAt > new Date() &&
-    invitation!.email.toLowerCase() === email.toLowerCase() && checkInvitationProof(env().BETTER_AUTH_SECRET, header.invitationId, email, header.proof);
+  const invitation = await identity.invitation.findUnique({
+    where: { id: header.invitationId },
+    select: { email: true, status: true, expiresAt: true },
+  });
+  return (
+    Boolean(invitation) &&
+    invitation!.status === "pending" &&
+    invitation!.expiresAt > new Date() &&
+    invitation!.email.toLowerCase() === email.toLowerCase() &&
+    checkInvitationProof(env().BETTER_AUTH_SECRET, header.invitationId, email, header.proof)
+  );
 }
 
 async function verifiedAtCreation(identity: IdentityTables, email: string, context: EndpointContext): Promise<boolean> {
@@ -45,7 +53,10 @@ export function accountDatabaseHooks(db: Db, identity: IdentityTables): Hooks {
           const disabled = context?.path === "/two-factor/disable" && user.twoFactorEnabled === false;
           if (!enabled && !disabled) return;
           await auditAccountEvent(db, identity, user.id, {
-            actorId: user.id, action: enabled ? "auth.mfa_enabled" : "auth.mfa_disabled", target: user.id, details: { email: user.email },
+            actorId: user.id,
+            action: enabled ? "auth.mfa_enabled" : "auth.mfa_disabled",
+            target: user.id,
+            details: { email: user.email },
           });
           deliverLater(mfaChangedMessage(user.email, user.name, enabled, `${env().SPINDLE_CONSOLE_URL}/account/security`));
         },
@@ -59,9 +70,19 @@ export function accountDatabaseHooks(db: Db, identity: IdentityTables): Hooks {
           const existing = session as typeof session & { activeOrganizationId?: string | null; signInMethod?: string | null };
           const membership = existing.activeOrganizationId
             ? null
-            : await identity.member.findFirst({ where: { userId: session.userId }, orderBy: { createdAt: "asc" }, select: { organizationId: true } });
+            : await identity.member.findFirst({
+                where: { userId: session.userId },
+                orderBy: { createdAt: "asc" },
+                select: { organizationId: true },
+              });
           const method = existing.signInMethod ?? signInMethodFor(context?.path, context?.params as Record<string, unknown> | undefined);
-          return { data: { ...session, activeOrganizationId: existing.activeOrganizationId ?? membership?.organizationId ?? null, signInMethod: method } };
+          return {
+            data: {
+              ...session,
+              activeOrganizationId: existing.activeOrganizationId ?? membership?.organizationId ?? null,
+              signInMethod: method,
+            },
+          };
         },
       },
     },

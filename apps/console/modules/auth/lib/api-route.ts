@@ -22,7 +22,8 @@ export interface RouteDoc {
   errors?: number[];
 }
 
-export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteDoc {
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>
+  extends RouteDoc {
   params?: P;
   query?: Q;
   body?: B;
@@ -72,7 +73,11 @@ export function orgRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodTy
     try {
       const context = await requireOrgContext(request.headers);
       if (spec.permission && !can(context.role, spec.permission)) {
-        throw new ProblemError(403, "Forbidden", `Your role (${context.role}) cannot do this; ask an owner or admin of ${context.orgName}.`);
+        throw new ProblemError(
+          403,
+          "Forbidden",
+          `Your role (${context.role}) cannot do this; ask an owner or admin of ${context.orgName}.`,
+        );
       }
       const params = parse(spec.params, await routeContext.params, "path");
       const query = parse(spec.query, Object.fromEntries(new URL(request.url).searchParams), "query string");

@@ -42,8 +42,14 @@ describe("better-auth on the console's shipped login", { skip: skipWithoutDataba
     const org = await db.prisma.organization.create({ data: { id: "org-rls", name: "RLS", slug: "rls" } });
     await db.prisma.member.create({ data: { id: "member-rls", organizationId: org.id, userId: owner.user.id, role: "owner" } });
     await createServer(db.prisma, org.id, "rls-db01");
-    const { headers } = await auth.api.signInEmail({ body: { email: "rls@example.com", password: "correct horse battery" }, returnHeaders: true });
-    const cookie = headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const { headers } = await auth.api.signInEmail({
+      body: { email: "rls@example.com", password: "correct horse battery" },
+      returnHeaders: true,
+    });
+    const cookie = headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const session = await auth.api.getSession({ headers: new Headers({ cookie }) });
     assert.equal(session?.session.activeOrganizationId, org.id, "the session hook's membership lookup ran");
 
@@ -52,7 +58,9 @@ describe("better-auth on the console's shipped login", { skip: skipWithoutDataba
              row_security_active('servers') AS rls, (SELECT count(*)::int FROM servers) AS servers
       FROM pg_roles r WHERE r.rolname = current_user`;
     assert.deepEqual(state, { login: "spindle_console_login", superuser: false, bypass: false, rls: true, servers: 0 });
-    const owned = await identity.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)`;
+    const owned = await identity.$queryRaw<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)`;
     assert.deepEqual(owned, [{ n: 0 }], "the console's login owns no table, so FORCE ROW LEVEL SECURITY is what holds it");
   });
 });

@@ -61,7 +61,12 @@ export function createAuth(identity: Prisma, db: Db) {
       sendResetPassword: async ({ user, url }) =>
         deliverLater(resetPasswordMessage(user.email, user.name, url, RESET_LIFETIME_SECONDS / 60)),
       onPasswordReset: async ({ user }) => {
-        await auditAccountEvent(db, sealed, user.id, { actorId: user.id, action: "auth.password_reset", target: user.id, details: { email: user.email } });
+        await auditAccountEvent(db, sealed, user.id, {
+          actorId: user.id,
+          action: "auth.password_reset",
+          target: user.id,
+          details: { email: user.email },
+        });
       },
       onExistingUserSignUp: async ({ user }) => deliverLater(accountExistsMessage(user.email, page("/sign-in"), page("/forgot-password"))),
     },
@@ -98,9 +103,18 @@ export function createAuth(identity: Prisma, db: Db) {
     // The plugins' own management endpoints are reached through the console's API routes, which
     // check roles, scope to the organisation and audit; over HTTP they answer 404.
     disabledPaths: [
-      "/api-key/create", "/api-key/update", "/api-key/delete", "/api-key/get", "/api-key/list",
-      "/sso/register", "/sso/update-provider", "/sso/delete-provider", "/sso/providers", "/sso/get-provider",
-      "/sso/request-domain-verification", "/sso/verify-domain",
+      "/api-key/create",
+      "/api-key/update",
+      "/api-key/delete",
+      "/api-key/get",
+      "/api-key/list",
+      "/sso/register",
+      "/sso/update-provider",
+      "/sso/delete-provider",
+      "/sso/providers",
+      "/sso/get-provider",
+      "/sso/request-domain-verification",
+      "/sso/verify-domain",
     ],
     telemetry: { enabled: false },
     databaseHooks: accountDatabaseHooks(db, sealed),
@@ -113,7 +127,9 @@ export function createAuth(identity: Prisma, db: Db) {
         cancelPendingInvitationsOnReInvite: true,
         requireEmailVerificationOnInvitation: true,
         organizationHooks: memberAuditHooks(db),
-        schema: { organization: { additionalFields: { requireMfa: { type: "boolean", required: false, defaultValue: false, input: false } } } },
+        schema: {
+          organization: { additionalFields: { requireMfa: { type: "boolean", required: false, defaultValue: false, input: false } } },
+        },
         sendInvitationEmail: async ({ id, email, organization: org, inviter, role }) => {
           const url = page(`/invite/${id}?proof=${invitationProof(BETTER_AUTH_SECRET, id, email)}`);
           deliverLater(invitationMessage(email, inviter.user.name, org.name, role, url, INVITATION_LIFETIME_SECONDS / 86_400));

@@ -43,7 +43,10 @@ describe("the client address for sign-in rate limiting", () => {
 
   it("is not taken from the header a client could send itself", async () => {
     const opts = await options();
-    const forged = new Request("http://console.test/api/auth/sign-in/email", { method: "POST", headers: { "x-forwarded-for": "198.51.100.9" } });
+    const forged = new Request("http://console.test/api/auth/sign-in/email", {
+      method: "POST",
+      headers: { "x-forwarded-for": "198.51.100.9" },
+    });
     assert.equal(getIP(forged, opts), null, "better-auth must read only the header server.ts sets");
   });
 });

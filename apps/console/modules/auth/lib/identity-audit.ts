@@ -16,5 +16,7 @@ export async function auditAccountEvent(db: Db, identity: IdentityTables, userId
 }
 
 export async function auditInOrganisation(db: Db, orgId: string, event: AccountEvent): Promise<void> {
-  await inOrg(db, orgId, (tx) => tx.auditLog.create({ data: { orgId, actorId: event.actorId, action: event.action, target: event.target, details: event.details } }));
+  await inOrg(db, orgId, (tx) =>
+    tx.auditLog.create({ data: { orgId, actorId: event.actorId, action: event.action, target: event.target, details: event.details } }),
+  );
 }

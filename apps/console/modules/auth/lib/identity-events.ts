@@ -12,11 +12,27 @@ import { deliverLater } from "@/modules/mail/lib/mailer";
 import { auditAccountEvent } from "./identity-audit";
 import { describeSignInMethod, isSsoMethod } from "./sign-in-method";
 
-const SIGN_IN_PATHS = new Set(["/sign-in/email", "/two-factor/verify-totp", "/two-factor/verify-backup-code", "/sso/callback/:providerId", "/verify-email"]);
+const SIGN_IN_PATHS = new Set([
+  "/sign-in/email",
+  "/two-factor/verify-totp",
+  "/two-factor/verify-backup-code",
+  "/sso/callback/:providerId",
+  "/verify-email",
+]);
 const SECOND_FACTOR_PATHS = new Set(["/two-factor/verify-totp", "/two-factor/verify-backup-code"]);
 
 type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
-type NewSession = { session: { id: string; token: string; userId: string; ipAddress?: string | null; userAgent?: string | null; signInMethod?: string | null }; user: { id: string; email: string; name: string; createdAt: Date } };
+type NewSession = {
+  session: {
+    id: string;
+    token: string;
+    userId: string;
+    ipAddress?: string | null;
+    userAgent?: string | null;
+    signInMethod?: string | null;
+  };
+  user: { id: string; email: string; name: string; createdAt: Date };
+};
 
 function failureReason(error: APIError): string {
   const code = (error.body as { code?: string } | undefined)?.code;
@@ -51,8 +67,10 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
       select: { role: true, organization: { select: { name: true, ssoProviders: { select: { providerId: true, enforced: true } } } } },
     });
     if (memberships.length === 0) return null;
-    const refusing = memberships.filter(({ role, organization }) =>
-      role !== "owner" && organization.ssoProviders.some((provider) => provider.enforced && !isSsoMethod(method, provider.providerId)));
+    const refusing = memberships.filter(
+      ({ role, organization }) =>
+        role !== "owner" && organization.ssoProviders.some((provider) => provider.enforced && !isSsoMethod(method, provider.providerId)),
+    );
     return refusing.length === memberships.length ? refusing.map((m) => m.organization.name) : null;
   }
 
@@ -65,7 +83,9 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
       await ctx.context.internalAdapter.deleteSession(session.token);
       deleteSessionCookie(ctx);
       await auditAccountEvent(db, identity, user.id, {
-        actorId: user.id, action: "auth.sign_in_failed", target: user.id,
+        actorId: user.id,
+        action: "auth.sign_in_failed",
+        target: user.id,
         details: { email: user.email, reason: "single sign-on required", method: describeSignInMethod(method), address: client.address },
       });
       throw new APIError("FORBIDDEN", {
@@ -74,13 +94,20 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
       });
     }
     await auditAccountEvent(db, identity, user.id, {
-      actorId: user.id, action: "auth.signed_in", target: session.id,
+      actorId: user.id,
+      action: "auth.signed_in",
+      target: session.id,
       details: { email: user.email, method: describeSignInMethod(method), address: client.address, userAgent: client.userAgent },
     }).catch(logFailure);
     await noticeNewSignIn(user, session, method, client).catch(logFailure);
   }
 
-  async function noticeNewSignIn(user: NewSession["user"], session: NewSession["session"], method: string | null, client: { address: string | null; userAgent: string | null }) {
+  async function noticeNewSignIn(
+    user: NewSession["user"],
+    session: NewSession["session"],
+    method: string | null,
+    client: { address: string | null; userAgent: string | null },
+  ) {
     // The first sign-in of a new account (the confirmation link, a just-created SSO account) is not news.
     if (method === "email-link" || Date.now() - new Date(user.createdAt).getTime() < 5 * 60_000) return;
     // Compared as better-auth stored them on the sessions (an unknown address is stored as "").
@@ -95,12 +122,17 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
   async function signInFailed(ctx: HookContext, error: APIError) {
     const client = clientOf(ctx);
     if (ctx.path === "/sign-in/email") {
-      const email = String((ctx.body as { email?: unknown } | undefined)?.email ?? "").trim().toLowerCase();
+      const email = String((ctx.body as { email?: unknown } | undefined)?.email ?? "")
+        .trim()
+        .toLowerCase();
       const user = email ? await identity.user.findUnique({ where: { email }, select: { id: true } }) : null;
       // An address without an account belongs to no organisation: there is no audit log to write to.
       if (!user) return;
       await auditAccountEvent(db, identity, user.id, {
-        actorId: null, action: "auth.sign_in_failed", target: user.id, details: { email, reason: failureReason(error), address: client.address },
+        actorId: null,
+        action: "auth.sign_in_failed",
+        target: user.id,
+        details: { email, reason: failureReason(error), address: client.address },
       });
       return;
     }
@@ -108,14 +140,22 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
     if (!userId) return;
     const user = await identity.user.findUnique({ where: { id: userId }, select: { email: true } });
     await auditAccountEvent(db, identity, userId, {
-      actorId: null, action: "auth.sign_in_failed", target: userId, details: { email: user?.email ?? "", reason: failureReason(error), address: client.address },
+      actorId: null,
+      action: "auth.sign_in_failed",
+      target: userId,
+      details: { email: user?.email ?? "", reason: failureReason(error), address: client.address },
     });
   }
 
   async function passwordChanged(ctx: HookContext) {
     const user = ctx.context.session?.user;
     if (!user) return;
-    await auditAccountEvent(db, identity, user.id, { actorId: user.id, action: "auth.password_changed", target: user.id, details: { email: user.email } });
+    await auditAccountEvent(db, identity, user.id, {
+      actorId: user.id,
+      action: "auth.password_changed",
+      target: user.id,
+      details: { email: user.email },
+    });
     deliverLater(passwordChangedMessage(user.email, user.name, `${env().SPINDLE_CONSOLE_URL}/sign-in`));
   }
 
@@ -134,7 +174,8 @@ export function identityEvents(db: Db, identity: IdentityTables): BetterAuthPlug
             const created = ctx.context.newSession as NewSession | null;
             const enrolling = SECOND_FACTOR_PATHS.has(ctx.path) && Boolean(ctx.context.session?.session);
             if (created && !enrolling) return signedIn(ctx, created);
-            if (returned instanceof APIError && returned.statusCode >= 400 && returned.statusCode < 500) await signInFailed(ctx, returned).catch(logFailure);
+            if (returned instanceof APIError && returned.statusCode >= 400 && returned.statusCode < 500)
+              await signInFailed(ctx, returned).catch(logFailure);
           }),
         },
       ],

@@ -27,9 +27,7 @@ async function findMembership(userId: string, activeOrgId: string | null | undef
     organization: { select: { name: true, slug: true, requireMfa: true, ssoProviders: { select: { providerId: true, enforced: true } } } },
   } as const;
   const members = identityTables(database()).member;
-  const active = activeOrgId
-    ? await members.findFirst({ where: { userId, organizationId: activeOrgId }, include })
-    : null;
+  const active = activeOrgId ? await members.findFirst({ where: { userId, organizationId: activeOrgId }, include }) : null;
   return active ?? (await members.findFirst({ where: { userId }, orderBy: { createdAt: "asc" }, include }));
 }
 
@@ -70,13 +68,26 @@ export async function requireOrgContext(headers: Headers): Promise<OrgContext> {
     case "ok":
       return result.context;
     case "signed-out":
-      throw new ProblemError(401, "Unauthorized", "Sign in, or send an API token as Authorization: Bearer <token>, to use the Spindle API.", undefined,
-        { "www-authenticate": 'Bearer realm="spindle"' });
+      throw new ProblemError(
+        401,
+        "Unauthorized",
+        "Sign in, or send an API token as Authorization: Bearer <token>, to use the Spindle API.",
+        undefined,
+        { "www-authenticate": 'Bearer realm="spindle"' },
+      );
     case "no-organisation":
       throw new ProblemError(403, "No organisation", "Create or join an organisation first.");
     case "mfa-required":
-      throw new ProblemError(403, "Two-factor authentication required", `${result.orgName} requires two-factor authentication: turn it on in Account → Security, or use an API token.`);
+      throw new ProblemError(
+        403,
+        "Two-factor authentication required",
+        `${result.orgName} requires two-factor authentication: turn it on in Account → Security, or use an API token.`,
+      );
     case "sso-required":
-      throw new ProblemError(403, "Single sign-on required", `${result.orgName} requires single sign-on: sign in with your company account, or use an API token.`);
+      throw new ProblemError(
+        403,
+        "Single sign-on required",
+        `${result.orgName} requires single sign-on: sign in with your company account, or use an API token.`,
+      );
   }
 }

@@ -28,8 +28,17 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
   }
 
   async function signIn(email: string, secret = password) {
-    const { headers } = await auth().api.signInEmail({ body: { email, password: secret }, returnHeaders: true, headers: new Headers({ "user-agent": "test browser" }) });
-    return new Headers({ cookie: headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") });
+    const { headers } = await auth().api.signInEmail({
+      body: { email, password: secret },
+      returnHeaders: true,
+      headers: new Headers({ "user-agent": "test browser" }),
+    });
+    return new Headers({
+      cookie: headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; "),
+    });
   }
 
   before(async () => {
@@ -38,7 +47,10 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     auth = (await import("./auth")).auth;
     resolveOrgContext = (await import("./org-context")).resolveOrgContext;
     const first = await person("olive", null);
-    const org = await auth().api.createOrganization({ headers: first.headers, body: { name: "Acme", slug: `acme-${randomUUID().slice(0, 6)}` } });
+    const org = await auth().api.createOrganization({
+      headers: first.headers,
+      body: { name: "Acme", slug: `acme-${randomUUID().slice(0, 6)}` },
+    });
     orgId = org!.id;
     owner = first;
     viewer = await person("vic", "viewer");
@@ -72,19 +84,34 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     await db.prisma.user.update({ where: { id: viewer.userId }, data: { twoFactorEnabled: true } });
     assert.equal((await resolveOrgContext(viewer.headers)).kind, "ok");
     await setRequireMfa(db, ownerContext.context, false);
-    assert.equal(await db.prisma.auditLog.count({ where: { orgId, action: { in: ["organization.mfa_required", "organization.mfa_not_required"] } } }), 2);
+    assert.equal(
+      await db.prisma.auditLog.count({ where: { orgId, action: { in: ["organization.mfa_required", "organization.mfa_not_required"] } } }),
+      2,
+    );
   });
 
   it("enforces single sign-on on members but not owners, at sign-in and on open sessions", async () => {
     const providerId = `org-${orgId}`;
     // With two-factor on, the password alone opens no session: the refusal would come after the code.
     await db.prisma.user.update({ where: { id: viewer.userId }, data: { twoFactorEnabled: false } });
-    await db.prisma.ssoProvider.create({ data: { id: randomUUID(), issuer: "https://idp.acme.test", providerId, organizationId: orgId, domain: "acme.test", enforced: true } });
-    assert.deepEqual(await resolveOrgContext(viewer.headers), { kind: "sso-required", orgName: "Acme", orgSlug: (await db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } })).slug });
+    await db.prisma.ssoProvider.create({
+      data: { id: randomUUID(), issuer: "https://idp.acme.test", providerId, organizationId: orgId, domain: "acme.test", enforced: true },
+    });
+    assert.deepEqual(await resolveOrgContext(viewer.headers), {
+      kind: "sso-required",
+      orgName: "Acme",
+      orgSlug: (await db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } })).slug,
+    });
     assert.equal((await resolveOrgContext(owner.headers)).kind, "ok", "owners keep their password, the way back in");
-    await assert.rejects(signIn(viewer.email), (error: { statusCode: number; body: { code: string; message: string } }) =>
-      error.statusCode === 403 && error.body.code === "SSO_REQUIRED" && /Acme requires single sign-on/.test(error.body.message));
-    const refused = await db.prisma.auditLog.findFirst({ where: { orgId, action: "auth.sign_in_failed", actorId: viewer.userId }, orderBy: { id: "desc" } });
+    await assert.rejects(
+      signIn(viewer.email),
+      (error: { statusCode: number; body: { code: string; message: string } }) =>
+        error.statusCode === 403 && error.body.code === "SSO_REQUIRED" && /Acme requires single sign-on/.test(error.body.message),
+    );
+    const refused = await db.prisma.auditLog.findFirst({
+      where: { orgId, action: "auth.sign_in_failed", actorId: viewer.userId },
+      orderBy: { id: "desc" },
+    });
     assert.equal((refused?.details as { reason?: string } | undefined)?.reason, "single sign-on required");
     await db.prisma.session.updateMany({ where: { userId: viewer.userId }, data: { signInMethod: `sso:${providerId}` } });
     assert.equal((await resolveOrgContext(viewer.headers)).kind, "ok", "a session through the organisation's own provider");
@@ -95,7 +122,8 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
 
   it("mails a notice of a sign-in from a new browser, and of a password change, and audits the change", async () => {
     const mailbox = process.env.SPINDLE_MAILBOX_DIR!;
-    const kinds = (kind: string, to: string) => (existsSync(mailbox) ? readdirSync(mailbox) : []).filter((name) => name.includes(`-${kind}-${to}-`));
+    const kinds = (kind: string, to: string) =>
+      (existsSync(mailbox) ? readdirSync(mailbox) : []).filter((name) => name.includes(`-${kind}-${to}-`));
     const arrived = async (kind: string, to: string, count: number) => {
       for (let i = 0; i < 200 && kinds(kind, to).length < count; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(kinds(kind, to).length, count, `${count} ${kind} message(s) to ${to}`);
@@ -105,14 +133,26 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(kinds("new-sign-in", fresh.email).length, 0, "a new account's first sign-ins are not news");
     await db.prisma.user.update({ where: { id: fresh.userId }, data: { createdAt: new Date(Date.now() - 86_400_000) } });
-    const { headers } = await auth().api.signInEmail({ body: { email: fresh.email, password }, returnHeaders: true, headers: new Headers({ "user-agent": "another browser" }) });
+    const { headers } = await auth().api.signInEmail({
+      body: { email: fresh.email, password },
+      returnHeaders: true,
+      headers: new Headers({ "user-agent": "another browser" }),
+    });
     await arrived("new-sign-in", fresh.email, 1);
     await signIn(fresh.email);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(kinds("new-sign-in", fresh.email).length, 1, "a browser already signed in is not new");
 
-    const cookie = new Headers({ cookie: headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") });
-    await auth().api.changePassword({ headers: cookie, body: { currentPassword: password, newPassword: `${password} 2`, revokeOtherSessions: true } });
+    const cookie = new Headers({
+      cookie: headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; "),
+    });
+    await auth().api.changePassword({
+      headers: cookie,
+      body: { currentPassword: password, newPassword: `${password} 2`, revokeOtherSessions: true },
+    });
     await arrived("password-changed", fresh.email, 1);
     assert.equal(await db.prisma.auditLog.count({ where: { orgId, action: "auth.password_changed", actorId: fresh.userId } }), 1);
   });
@@ -127,6 +167,9 @@ describe("sign-in rules", { skip: skipWithoutDatabase }, () => {
     const { signedOutSessions } = await signOutMember(db, adminContext, viewerMember.id);
     assert.ok(signedOutSessions >= 1);
     assert.equal((await resolveOrgContext(viewer.headers)).kind, "signed-out");
-    assert.equal(await db.prisma.auditLog.count({ where: { orgId, action: "member.signed_out", target: viewerMember.id, actorId: admin.userId } }), 1);
+    assert.equal(
+      await db.prisma.auditLog.count({ where: { orgId, action: "member.signed_out", target: viewerMember.id, actorId: admin.userId } }),
+      1,
+    );
   });
 });

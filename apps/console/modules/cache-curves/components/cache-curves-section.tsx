@@ -17,7 +17,19 @@ const spareColor = "#16a34a";
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 const formatWindow = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} min` : `${Math.round(seconds)} s`);
 
-function MarkerLine({ label, color, marker, curve, missing }: { label: string; color: string; marker: CurveMarker | null; curve: CacheCurve; missing: string }) {
+function MarkerLine({
+  label,
+  color,
+  marker,
+  curve,
+  missing,
+}: {
+  label: string;
+  color: string;
+  marker: CurveMarker | null;
+  curve: CacheCurve;
+  missing: string;
+}) {
   if (!marker) {
     return (
       <li data-testid={`curve-mark-${label === "Read-cache budget" ? "budget" : "spare"}`}>
@@ -53,18 +65,14 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
           <div>
             <CardTitle className="text-base">Miss-ratio curves</CardTitle>
             <CardDescription>
-              The hit ratio an LRU cache of each size would have had on this server&apos;s own accesses, from a hashed sample the agent takes in the kernel.
+              The hit ratio an LRU cache of each size would have had on this server&apos;s own accesses, from a hashed sample the agent
+              takes in the kernel.
             </CardDescription>
           </div>
           {data && data.windows.length > 0 ? (
             <label className="flex items-center gap-2 text-sm">
               Window ending
-              <Select
-                className="w-56"
-                value={data.end ?? ""}
-                onChange={(e) => setEnd(e.target.value)}
-                data-testid="curve-window"
-              >
+              <Select className="w-56" value={data.end ?? ""} onChange={(e) => setEnd(e.target.value)} data-testid="curve-window">
                 {data.windows.map((w) => (
                   <option key={w.end} value={w.end}>
                     {formatDateTime(w.end)} ({formatWindow(w.windowSeconds)})
@@ -85,7 +93,8 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
           <Skeleton className="h-40" />
         ) : !curve ? (
           <p className="text-sm text-muted-foreground" data-testid="curves-none">
-            No curve yet: the agent sends one per window (5 minutes by default) once its miss-ratio sampler runs, which needs eBPF and kernel 6.10 or newer (capability ebpf.mrc).
+            No curve yet: the agent sends one per window (5 minutes by default) once its miss-ratio sampler runs, which needs eBPF and
+            kernel 6.10 or newer (capability ebpf.mrc).
           </p>
         ) : (
           <>
@@ -109,14 +118,26 @@ export function CacheCurvesSection({ serverId }: { serverId: string }) {
             </div>
             <CurveChart curve={curve} marks={marks} />
             <p className="text-sm text-muted-foreground" data-testid="curve-basis">
-              Basis: {formatNumber(curve.sampledAccesses)} sampled accesses at a sampling rate of {percent(curve.sampleRate)}, over the {formatWindow(curve.windowSeconds)} window ending{" "}
-              {formatDateTime(data.end!)}. The curve starts at 1/rate of a {curve.curve === "block" ? "block" : "page"} (smaller sizes cannot be told apart in the sample) and is an LRU model: the kernel&apos;s page cache behaves close to it, not exactly.
+              Basis: {formatNumber(curve.sampledAccesses)} sampled accesses at a sampling rate of {percent(curve.sampleRate)}, over the{" "}
+              {formatWindow(curve.windowSeconds)} window ending {formatDateTime(data.end!)}. The curve starts at 1/rate of a{" "}
+              {curve.curve === "block" ? "block" : "page"} (smaller sizes cannot be told apart in the sample) and is an LRU model: the
+              kernel&apos;s page cache behaves close to it, not exactly.
             </p>
             <ul className="grid gap-1 text-sm">
-              <MarkerLine label="Read-cache budget" color={budgetColor} marker={data.readCacheBudget} curve={curve}
-                missing="no read-cache budget reported in the hour before the window's end" />
-              <MarkerLine label="Spare memory" color={spareColor} marker={data.spareMemory} curve={curve}
-                missing="no memory sample in the window" />
+              <MarkerLine
+                label="Read-cache budget"
+                color={budgetColor}
+                marker={data.readCacheBudget}
+                curve={curve}
+                missing="no read-cache budget reported in the hour before the window's end"
+              />
+              <MarkerLine
+                label="Spare memory"
+                color={spareColor}
+                marker={data.spareMemory}
+                curve={curve}
+                missing="no memory sample in the window"
+              />
             </ul>
           </>
         )}

@@ -43,21 +43,34 @@ describe("queryCacheCurves", { skip: skipWithoutDatabase }, () => {
         [new Date(end.getTime() - i * 10_000), orgId, serverId, 64 * gib, (9 + i) * gib],
       );
     }
-    await db.pool.query(
-      `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes) VALUES ($1, $2, $3, 10, $4)`,
-      [new Date(end.getTime() - 20_000), orgId, serverId, 2 * gib],
-    );
+    await db.pool.query(`INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes) VALUES ($1, $2, $3, 10, $4)`, [
+      new Date(end.getTime() - 20_000),
+      orgId,
+      serverId,
+      2 * gib,
+    ]);
   });
   after(() => db?.drop());
 
   it("shows the newest window's curves in order, with the budget and the spare memory and their basis", async () => {
     const shown = await queryCacheCurves(db, orgId, serverId);
     assert.equal(shown.end, end.toISOString());
-    assert.deepEqual(shown.windows, [{ end: end.toISOString(), windowSeconds: 300 }, { end: earlier.toISOString(), windowSeconds: 300 }]);
-    assert.deepEqual(shown.curves.map((c) => `${c.curve}:${c.scope}`), ["page_cache:", "read_cache:/srv/pg/**", "block:nvme0n1"]);
+    assert.deepEqual(shown.windows, [
+      { end: end.toISOString(), windowSeconds: 300 },
+      { end: earlier.toISOString(), windowSeconds: 300 },
+    ]);
+    assert.deepEqual(
+      shown.curves.map((c) => `${c.curve}:${c.scope}`),
+      ["page_cache:", "read_cache:/srv/pg/**", "block:nvme0n1"],
+    );
     assert.deepEqual(shown.curves[0], {
-      curve: "page_cache", scope: "", sampleRate: 0.01, sampledAccesses: 5230, windowSeconds: 300,
-      sizesBytes: [gib, 2 * gib, 4 * gib], hitRatios: [0.61, 0.8, 0.88],
+      curve: "page_cache",
+      scope: "",
+      sampleRate: 0.01,
+      sampledAccesses: 5230,
+      windowSeconds: 300,
+      sizesBytes: [gib, 2 * gib, 4 * gib],
+      hitRatios: [0.61, 0.8, 0.88],
     });
     assert.equal(shown.readCacheBudget?.bytes, 2 * gib);
     assert.match(shown.readCacheBudget!.basis, /reported by the agent at 2026-11-21T09:59:40/);
@@ -68,10 +81,16 @@ describe("queryCacheCurves", { skip: skipWithoutDatabase }, () => {
   it("says not measured (null) where the window has no budget or memory, and picks a window by its end", async () => {
     const shown = await queryCacheCurves(db, orgId, serverId, earlier.toISOString());
     assert.equal(shown.end, earlier.toISOString());
-    assert.deepEqual(shown.curves.map((c) => c.hitRatios), [[0.2, 0.3]]);
+    assert.deepEqual(
+      shown.curves.map((c) => c.hitRatios),
+      [[0.2, 0.3]],
+    );
     assert.equal(shown.readCacheBudget, null);
     assert.equal(shown.spareMemory, null);
-    await assert.rejects(queryCacheCurves(db, orgId, serverId, "2026-11-21T09:50:00Z"), (e: unknown) => e instanceof ProblemError && e.status === 404);
+    await assert.rejects(
+      queryCacheCurves(db, orgId, serverId, "2026-11-21T09:50:00Z"),
+      (e: unknown) => e instanceof ProblemError && e.status === 404,
+    );
   });
 
   it("shows a window whose end the gateway stored in microseconds (an ISO end has milliseconds)", async () => {
@@ -83,18 +102,30 @@ describe("queryCacheCurves", { skip: skipWithoutDatabase }, () => {
     );
     const shown = await queryCacheCurves(db, orgId, gatewayServer);
     assert.equal(shown.end, "2026-11-21T10:00:00.313Z");
-    assert.deepEqual(shown.curves.map((c) => c.hitRatios), [[0.8]]);
+    assert.deepEqual(
+      shown.curves.map((c) => c.hitRatios),
+      [[0.8]],
+    );
   });
 
   it("never shows another organisation's server or curves", async () => {
     await assert.rejects(queryCacheCurves(db, orgId, otherServerId), (e: unknown) => e instanceof ProblemError && e.status === 404);
     const other = await queryCacheCurves(db, otherOrgId, otherServerId);
-    assert.deepEqual(other.curves.map((c) => c.hitRatios), [[0.99]]);
+    assert.deepEqual(
+      other.curves.map((c) => c.hitRatios),
+      [[0.99]],
+    );
     assert.equal(other.readCacheBudget, null);
   });
 
   it("has nothing to show for a server that sent no curve", async () => {
     const { id } = await createServer(db.prisma, orgId, "web01", end);
-    assert.deepEqual(await queryCacheCurves(db, orgId, id), { windows: [], end: null, curves: [], readCacheBudget: null, spareMemory: null });
+    assert.deepEqual(await queryCacheCurves(db, orgId, id), {
+      windows: [],
+      end: null,
+      curves: [],
+      readCacheBudget: null,
+      spareMemory: null,
+    });
   });
 });

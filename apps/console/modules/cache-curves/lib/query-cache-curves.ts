@@ -80,7 +80,13 @@ async function budgetAt(sql: OrgSql, orgId: string, serverId: string, end: strin
   return { bytes, basis: `read cache budget ${formatBytes(bytes)} reported by the agent at ${row.time.toISOString()}` };
 }
 
-async function spareMemoryOver(sql: OrgSql, orgId: string, serverId: string, end: string, windowSeconds: number): Promise<CurveMarker | null> {
+async function spareMemoryOver(
+  sql: OrgSql,
+  orgId: string,
+  serverId: string,
+  end: string,
+  windowSeconds: number,
+): Promise<CurveMarker | null> {
   const { rows } = await sql.query<{ p5: string | null; samples: number }>(
     `SELECT percentile_disc(0.05) WITHIN GROUP (ORDER BY available_bytes) AS p5, count(*)::int AS samples FROM memory
      WHERE org_id = $1 AND server_id = $2 AND time <= $3 AND time > $3::timestamptz - make_interval(secs => $4)`,

@@ -14,7 +14,11 @@ import type { ChannelSummary } from "../types/channels";
  * Creates a channel of any kind, or edits one (its kind stays). Secrets are typed, never shown:
  * an edit shows the stored secret's hint and keeps it unless a new one is typed.
  */
-export function ChannelForm({ channel, onSaved, onCancel }: {
+export function ChannelForm({
+  channel,
+  onSaved,
+  onCancel,
+}: {
   channel?: ChannelSummary;
   onSaved: (result: { channel: ChannelSummary; generatedSigningSecret?: string }) => void;
   onCancel: () => void;
@@ -22,7 +26,8 @@ export function ChannelForm({ channel, onSaved, onCancel }: {
   const [form, setForm] = useState<ChannelFormState>(() => (channel ? channelFormFrom(channel) : emptyChannelForm()));
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
-  const set = (key: keyof ChannelFormState) => (event: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: event.target.value }));
+  const set = (key: keyof ChannelFormState) => (event: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [key]: event.target.value }));
   const hint = (key: string) => (channel?.secretHints[key] ? `Stored: ${channel.secretHints[key]}. Leave blank to keep it.` : undefined);
 
   async function submit(event: FormEvent) {
@@ -33,17 +38,29 @@ export function ChannelForm({ channel, onSaved, onCancel }: {
     try {
       if (channel) {
         const { channel: saved } = await fetchJson<{ channel: ChannelSummary }>(`/api/alerts/channels/${channel.id}`, {
-          method: "PATCH", body: JSON.stringify({ name: form.name, config: configOf(form), ...(secrets ? { secrets } : {}) }),
+          method: "PATCH",
+          body: JSON.stringify({ name: form.name, config: configOf(form), ...(secrets ? { secrets } : {}) }),
         });
         onSaved({ channel: saved });
       } else {
         // A new e-mail channel without a password sends without authentication.
-        const body = { name: form.name, kind: form.kind, config: configOf(form), secrets: secrets ?? (form.kind === "email" ? { password: null } : {}) };
+        const body = {
+          name: form.name,
+          kind: form.kind,
+          config: configOf(form),
+          secrets: secrets ?? (form.kind === "email" ? { password: null } : {}),
+        };
         onSaved(await fetchJson("/api/alerts/channels", { method: "POST", body: JSON.stringify(body) }));
       }
     } catch (failure) {
       const fields = (failure as { errors?: { path: string; message: string }[] }).errors ?? [];
-      setError(fields.length > 0 ? fields.map((f) => `${f.path}: ${f.message}`).join("; ") : failure instanceof Error ? failure.message : String(failure));
+      setError(
+        fields.length > 0
+          ? fields.map((f) => `${f.path}: ${f.message}`).join("; ")
+          : failure instanceof Error
+            ? failure.message
+            : String(failure),
+      );
       setSaving(false);
     }
   }
@@ -54,8 +71,17 @@ export function ChannelForm({ channel, onSaved, onCancel }: {
         <Field id="channel-name" label="Channel name" value={form.name} onChange={set("name")} required maxLength={100} />
         <div className="grid gap-1.5">
           <Label htmlFor="channel-kind">Kind</Label>
-          <Select id="channel-kind" value={form.kind} disabled={channel !== undefined} onChange={(e) => setForm((f) => ({ ...emptyChannelForm(e.target.value as ChannelKind), name: f.name }))}>
-            {formKinds.map((k) => <option key={k} value={k}>{kindLabels[k]}</option>)}
+          <Select
+            id="channel-kind"
+            value={form.kind}
+            disabled={channel !== undefined}
+            onChange={(e) => setForm((f) => ({ ...emptyChannelForm(e.target.value as ChannelKind), name: f.name }))}
+          >
+            {formKinds.map((k) => (
+              <option key={k} value={k}>
+                {kindLabels[k]}
+              </option>
+            ))}
           </Select>
         </div>
       </div>
@@ -72,32 +98,76 @@ export function ChannelForm({ channel, onSaved, onCancel }: {
             </Select>
           </div>
           <Field id="channel-username" label="Username" value={form.username} onChange={set("username")} hint="Blank: no authentication" />
-          <Field id="channel-password" label="Password" type="password" value={form.password} onChange={set("password")} hint={hint("password")} autoComplete="new-password" />
+          <Field
+            id="channel-password"
+            label="Password"
+            type="password"
+            value={form.password}
+            onChange={set("password")}
+            hint={hint("password")}
+            autoComplete="new-password"
+          />
           <Field id="channel-from" label="From" type="email" value={form.from} onChange={set("from")} required />
-          <div className="md:col-span-3"><Field id="channel-to" label="To" value={form.to} onChange={set("to")} required hint="Addresses separated by commas" /></div>
+          <div className="md:col-span-3">
+            <Field id="channel-to" label="To" value={form.to} onChange={set("to")} required hint="Addresses separated by commas" />
+          </div>
         </div>
       ) : null}
       {form.kind === "slack" || form.kind === "teams" ? (
-        <Field id="channel-webhook-url" label="Incoming webhook URL" type="url" value={form.webhookUrl} onChange={set("webhookUrl")} required={!channel}
-          hint={hint("webhookUrl") ?? "The URL is the credential: it is stored as a secret and never shown again."} autoComplete="off" />
+        <Field
+          id="channel-webhook-url"
+          label="Incoming webhook URL"
+          type="url"
+          value={form.webhookUrl}
+          onChange={set("webhookUrl")}
+          required={!channel}
+          hint={hint("webhookUrl") ?? "The URL is the credential: it is stored as a secret and never shown again."}
+          autoComplete="off"
+        />
       ) : null}
       {form.kind === "pagerduty" ? (
         <div className="grid gap-4 md:grid-cols-2">
-          <Field id="channel-events-url" label="Events API URL" type="url" value={form.eventsUrl} onChange={set("eventsUrl")} required hint="EU accounts: https://events.eu.pagerduty.com/v2/enqueue" />
-          <Field id="channel-routing-key" label="Integration (routing) key" value={form.routingKey} onChange={set("routingKey")} required={!channel} hint={hint("routingKey")} autoComplete="off" />
+          <Field
+            id="channel-events-url"
+            label="Events API URL"
+            type="url"
+            value={form.eventsUrl}
+            onChange={set("eventsUrl")}
+            required
+            hint="EU accounts: https://events.eu.pagerduty.com/v2/enqueue"
+          />
+          <Field
+            id="channel-routing-key"
+            label="Integration (routing) key"
+            value={form.routingKey}
+            onChange={set("routingKey")}
+            required={!channel}
+            hint={hint("routingKey")}
+            autoComplete="off"
+          />
         </div>
       ) : null}
       {form.kind === "webhook" ? (
         <div className="grid gap-4 md:grid-cols-2">
           <Field id="channel-url" label="Webhook URL" type="url" value={form.url} onChange={set("url")} required />
-          <Field id="channel-signing-secret" label="Signing secret" value={form.signingSecret} onChange={set("signingSecret")} autoComplete="off"
-            hint={hint("signingSecret") ?? "Blank: one is generated and shown once after saving."} />
+          <Field
+            id="channel-signing-secret"
+            label="Signing secret"
+            value={form.signingSecret}
+            onChange={set("signingSecret")}
+            autoComplete="off"
+            hint={hint("signingSecret") ?? "Blank: one is generated and shown once after saving."}
+          />
         </div>
       ) : null}
       <FormError message={error} />
       <div className="flex gap-2">
-        <Button type="submit" disabled={saving} data-testid="save-channel">{saving ? "Saving…" : channel ? "Save channel" : "Create channel"}</Button>
-        <Button variant="ghost" onClick={onCancel}>Cancel</Button>
+        <Button type="submit" disabled={saving} data-testid="save-channel">
+          {saving ? "Saving…" : channel ? "Save channel" : "Create channel"}
+        </Button>
+        <Button variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
       </div>
     </form>
   );

@@ -11,7 +11,15 @@ import { fetchJson } from "@/lib/fetch-json";
 import type { ChannelSummary } from "../types/channels";
 
 /** Which alerts go to a channel: severities, and every server, a tag or one server. */
-export function RouteForm({ channelId, servers, onSaved }: { channelId: string; servers: { id: string; hostname: string }[]; onSaved: (channel: ChannelSummary) => void }) {
+export function RouteForm({
+  channelId,
+  servers,
+  onSaved,
+}: {
+  channelId: string;
+  servers: { id: string; hostname: string }[];
+  onSaved: (channel: ChannelSummary) => void;
+}) {
   const [chosen, setChosen] = useState<string[]>(["critical", "warning"]);
   const [scope, setScope] = useState<"organization" | "tag" | "server">("organization");
   const [tag, setTag] = useState("");
@@ -25,7 +33,13 @@ export function RouteForm({ channelId, servers, onSaved }: { channelId: string; 
     try {
       const { channel } = await fetchJson<{ channel: ChannelSummary }>(`/api/alerts/channels/${channelId}/routes`, {
         method: "POST",
-        body: JSON.stringify({ severities: chosen, scope, tag: scope === "tag" ? tag.trim().toLowerCase() : null, serverId: scope === "server" ? serverId : null, notifyResolved }),
+        body: JSON.stringify({
+          severities: chosen,
+          scope,
+          tag: scope === "tag" ? tag.trim().toLowerCase() : null,
+          serverId: scope === "server" ? serverId : null,
+          notifyResolved,
+        }),
       });
       onSaved(channel);
     } catch (failure) {
@@ -40,7 +54,12 @@ export function RouteForm({ channelId, servers, onSaved }: { channelId: string; 
         <legend className="sr-only">Severities</legend>
         {severities.map((s) => (
           <label key={s} className="flex items-center gap-1">
-            <input type="checkbox" checked={chosen.includes(s)} onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s] : c.filter((x) => x !== s)))} /> {s}
+            <input
+              type="checkbox"
+              checked={chosen.includes(s)}
+              onChange={(e) => setChosen((c) => (e.target.checked ? [...c, s] : c.filter((x) => x !== s)))}
+            />{" "}
+            {s}
           </label>
         ))}
       </fieldset>
@@ -52,16 +71,33 @@ export function RouteForm({ channelId, servers, onSaved }: { channelId: string; 
           <option value="server">one server</option>
         </Select>
       </div>
-      {scope === "tag" ? <div className="grid gap-1"><Label htmlFor={`route-tag-${channelId}`}>Tag</Label><Input id={`route-tag-${channelId}`} value={tag} onChange={(e) => setTag(e.target.value)} required /></div> : null}
-      {scope === "server" ? (
-        <div className="grid gap-1"><Label htmlFor={`route-server-${channelId}`}>Server</Label>
-          <Select id={`route-server-${channelId}`} value={serverId} onChange={(e) => setServerId(e.target.value)}>
-            {servers.map((s) => <option key={s.id} value={s.id}>{s.hostname}</option>)}
-          </Select></div>
+      {scope === "tag" ? (
+        <div className="grid gap-1">
+          <Label htmlFor={`route-tag-${channelId}`}>Tag</Label>
+          <Input id={`route-tag-${channelId}`} value={tag} onChange={(e) => setTag(e.target.value)} required />
+        </div>
       ) : null}
-      <label className="flex items-center gap-1 pb-2"><input type="checkbox" checked={notifyResolved} onChange={(e) => setNotifyResolved(e.target.checked)} /> also when resolved</label>
-      <Button type="submit" size="sm" data-testid="add-route">Add route</Button>
-      <div className="basis-full"><FormError message={error} /></div>
+      {scope === "server" ? (
+        <div className="grid gap-1">
+          <Label htmlFor={`route-server-${channelId}`}>Server</Label>
+          <Select id={`route-server-${channelId}`} value={serverId} onChange={(e) => setServerId(e.target.value)}>
+            {servers.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.hostname}
+              </option>
+            ))}
+          </Select>
+        </div>
+      ) : null}
+      <label className="flex items-center gap-1 pb-2">
+        <input type="checkbox" checked={notifyResolved} onChange={(e) => setNotifyResolved(e.target.checked)} /> also when resolved
+      </label>
+      <Button type="submit" size="sm" data-testid="add-route">
+        Add route
+      </Button>
+      <div className="basis-full">
+        <FormError message={error} />
+      </div>
     </form>
   );
 }

@@ -11,9 +11,23 @@ describe("the channel form", () => {
   });
 
   it("builds settings the notify schemas accept, per kind", () => {
-    const email = { ...emptyChannelForm("email"), host: "smtp.example.com", from: "spindle@example.com", to: "a@example.com, b@example.com" };
-    assert.deepEqual(parseChannelSettings({ kind: "email", config: configOf(email), secrets: secretsOf(email) ?? { password: null } }).config,
-      { host: "smtp.example.com", port: 587, security: "starttls", username: null, from: "spindle@example.com", to: ["a@example.com", "b@example.com"] });
+    const email = {
+      ...emptyChannelForm("email"),
+      host: "smtp.example.com",
+      from: "spindle@example.com",
+      to: "a@example.com, b@example.com",
+    };
+    assert.deepEqual(
+      parseChannelSettings({ kind: "email", config: configOf(email), secrets: secretsOf(email) ?? { password: null } }).config,
+      {
+        host: "smtp.example.com",
+        port: 587,
+        security: "starttls",
+        username: null,
+        from: "spindle@example.com",
+        to: ["a@example.com", "b@example.com"],
+      },
+    );
     const pd = { ...emptyChannelForm("pagerduty"), routingKey: "a".repeat(32) };
     assert.equal(parseChannelSettings({ kind: "pagerduty", config: configOf(pd), secrets: secretsOf(pd) }).kind, "pagerduty");
   });
@@ -24,7 +38,11 @@ describe("the channel form", () => {
   });
 
   it("fills an edit from the stored config, never from secrets", () => {
-    const form = channelFormFrom({ name: "Mail", kind: "email", config: { host: "h", port: 465, security: "tls", username: null, from: "f@x.io", to: ["a@x.io"] } });
+    const form = channelFormFrom({
+      name: "Mail",
+      kind: "email",
+      config: { host: "h", port: 465, security: "tls", username: null, from: "f@x.io", to: ["a@x.io"] },
+    });
     assert.equal(form.port, "465");
     assert.equal(form.to, "a@x.io");
     assert.equal(form.password, "");

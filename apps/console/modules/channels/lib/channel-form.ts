@@ -22,14 +22,30 @@ export interface ChannelFormState {
 // Typed against @spindle/notify's kinds, so a new kind fails the build until it has a label and
 // fields here; the values are not imported because @spindle/notify is server code (senders).
 export const kindLabels: Record<ChannelKind, string> = {
-  email: "E-mail (SMTP)", slack: "Slack-compatible webhook", teams: "Microsoft Teams webhook", pagerduty: "PagerDuty (Events v2)", webhook: "Signed webhook (Standard Webhooks)",
+  email: "E-mail (SMTP)",
+  slack: "Slack-compatible webhook",
+  teams: "Microsoft Teams webhook",
+  pagerduty: "PagerDuty (Events v2)",
+  webhook: "Signed webhook (Standard Webhooks)",
 };
 export const formKinds = Object.keys(kindLabels) as ChannelKind[];
 
 export function emptyChannelForm(kind: ChannelKind = "email"): ChannelFormState {
   return {
-    name: "", kind, host: "", port: "587", security: "starttls", username: "", from: "", to: "", password: "",
-    webhookUrl: "", eventsUrl: "https://events.pagerduty.com/v2/enqueue", routingKey: "", url: "", signingSecret: "",
+    name: "",
+    kind,
+    host: "",
+    port: "587",
+    security: "starttls",
+    username: "",
+    from: "",
+    to: "",
+    password: "",
+    webhookUrl: "",
+    eventsUrl: "https://events.pagerduty.com/v2/enqueue",
+    routingKey: "",
+    url: "",
+    signingSecret: "",
   };
 }
 
@@ -38,10 +54,16 @@ export function channelFormFrom(channel: { name: string; kind: ChannelKind; conf
   const c = channel.config;
   const str = (key: string, fallback = "") => (typeof c[key] === "string" ? (c[key] as string) : fallback);
   return {
-    ...emptyChannelForm(channel.kind), name: channel.name,
-    host: str("host"), port: typeof c.port === "number" ? String(c.port) : "587",
-    security: (str("security", "starttls") as ChannelFormState["security"]), username: str("username"), from: str("from"),
-    to: Array.isArray(c.to) ? (c.to as string[]).join(", ") : "", eventsUrl: str("eventsUrl", "https://events.pagerduty.com/v2/enqueue"), url: str("url"),
+    ...emptyChannelForm(channel.kind),
+    name: channel.name,
+    host: str("host"),
+    port: typeof c.port === "number" ? String(c.port) : "587",
+    security: str("security", "starttls") as ChannelFormState["security"],
+    username: str("username"),
+    from: str("from"),
+    to: Array.isArray(c.to) ? (c.to as string[]).join(", ") : "",
+    eventsUrl: str("eventsUrl", "https://events.pagerduty.com/v2/enqueue"),
+    url: str("url"),
   };
 }
 
@@ -49,8 +71,15 @@ export function configOf(form: ChannelFormState): Record<string, unknown> {
   switch (form.kind) {
     case "email":
       return {
-        host: form.host.trim(), port: Number(form.port), security: form.security, username: form.username.trim() || null, from: form.from.trim(),
-        to: form.to.split(/[,;\s]+/).map((a) => a.trim()).filter(Boolean),
+        host: form.host.trim(),
+        port: Number(form.port),
+        security: form.security,
+        username: form.username.trim() || null,
+        from: form.from.trim(),
+        to: form.to
+          .split(/[,;\s]+/)
+          .map((a) => a.trim())
+          .filter(Boolean),
       };
     case "pagerduty":
       return { eventsUrl: form.eventsUrl.trim() };

@@ -46,8 +46,13 @@ async function asProblem<T>(work: Promise<T>): Promise<T> {
 }
 
 async function audit(sql: OrgSql, actor: ChannelActor, action: string, target: string, details: Record<string, unknown>): Promise<void> {
-  await sql.query(`INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, $3, $4, $5)`,
-    [actor.orgId, actor.userId, action, target, JSON.stringify(details)]);
+  await sql.query(`INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, $3, $4, $5)`, [
+    actor.orgId,
+    actor.userId,
+    action,
+    target,
+    JSON.stringify(details),
+  ]);
 }
 
 const json = <T>(value: T) => JSON.parse(JSON.stringify(value)) as never;
@@ -60,12 +65,19 @@ export async function listChannelSummaries(db: Db, orgId: string): Promise<Chann
 }
 
 /** A webhook's generated signing secret is in the answer once; nothing can read it again. */
-export async function createChannelFor(db: Db, actor: ChannelActor, body: CreateChannelBody): Promise<{ channel: ChannelSummary; generatedSigningSecret?: string }> {
+export async function createChannelFor(
+  db: Db,
+  actor: ChannelActor,
+  body: CreateChannelBody,
+): Promise<{ channel: ChannelSummary; generatedSigningSecret?: string }> {
   requirePermission(actor, "create");
   return inOrgSql(db, actor.orgId, async (sql) => {
     const created = await asProblem(createChannel(sql, { orgId: actor.orgId, ...body, createdBy: actor.userId }));
     await audit(sql, actor, "notification_channel.created", created.channel.id, { name: created.channel.name, kind: created.channel.kind });
-    return { channel: json({ ...created.channel, routes: [] }), ...(created.generatedSigningSecret ? { generatedSigningSecret: created.generatedSigningSecret } : {}) };
+    return {
+      channel: json({ ...created.channel, routes: [] }),
+      ...(created.generatedSigningSecret ? { generatedSigningSecret: created.generatedSigningSecret } : {}),
+    };
   });
 }
 
@@ -76,7 +88,8 @@ export async function updateChannelFor(db: Db, actor: ChannelActor, channelId: s
     if (!channel) throw notFound("This channel");
     // Which fields changed, never their values: secrets stay out of the audit log too.
     await audit(sql, actor, "notification_channel.updated", channel.id, {
-      name: channel.name, changed: Object.keys(body).sort(),
+      name: channel.name,
+      changed: Object.keys(body).sort(),
       ...(body.recommendationDigest === undefined ? {} : { recommendationDigest: body.recommendationDigest }),
     });
     const routes = (await listRoutes(sql, actor.orgId)).filter((r) => r.channelId === channel.id);
@@ -100,7 +113,13 @@ export async function createRouteFor(db: Db, actor: ChannelActor, channelId: str
     const channel = (await listChannels(sql, actor.orgId)).find((c) => c.id === channelId);
     if (!channel) throw notFound("This channel");
     const route = await asProblem(createRoute(sql, actor.orgId, { channelId, ...body }, actor.userId));
-    await audit(sql, actor, "notification_route.created", channelId, { name: channel.name, severities: route.severities, scope: route.scope, tag: route.tag, serverId: route.serverId });
+    await audit(sql, actor, "notification_route.created", channelId, {
+      name: channel.name,
+      severities: route.severities,
+      scope: route.scope,
+      tag: route.tag,
+      serverId: route.serverId,
+    });
     return json({ ...channel, routes: (await listRoutes(sql, actor.orgId)).filter((r) => r.channelId === channelId) });
   });
 }
@@ -111,7 +130,11 @@ export async function deleteRouteFor(db: Db, actor: ChannelActor, routeId: strin
     const route = (await listRoutes(sql, actor.orgId)).find((r) => r.id === routeId);
     if (!route || !(await deleteRoute(sql, actor.orgId, routeId))) throw notFound("This route");
     const channel = (await listChannels(sql, actor.orgId)).find((c) => c.id === route.channelId);
-    await audit(sql, actor, "notification_route.deleted", route.channelId, { name: channel?.name ?? null, severities: route.severities, scope: route.scope });
+    await audit(sql, actor, "notification_route.deleted", route.channelId, {
+      name: channel?.name ?? null,
+      severities: route.severities,
+      scope: route.scope,
+    });
     return { deleted: routeId };
   });
 }

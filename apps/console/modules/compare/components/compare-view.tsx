@@ -12,9 +12,22 @@ import { ChartFrame } from "@/modules/metrics/components/chart-frame";
 import { palette } from "@/modules/metrics/components/chart-palette";
 import { RangePicker } from "@/modules/metrics/components/range-picker";
 import { UPlotChart } from "@/modules/metrics/components/uplot-chart";
-import { answers, selectionFromParams, selectionQuery, withSelection, zoomSelection, type WindowSelection } from "@/modules/metrics/lib/window-selection";
+import {
+  answers,
+  selectionFromParams,
+  selectionQuery,
+  withSelection,
+  zoomSelection,
+  type WindowSelection,
+} from "@/modules/metrics/lib/window-selection";
 import { alignServers } from "../lib/align";
-import { comparisonMetricNames, comparisonMetrics, comparisonQuerySchema, type Comparison, type ComparisonMetric } from "../types/comparison";
+import {
+  comparisonMetricNames,
+  comparisonMetrics,
+  comparisonQuerySchema,
+  type Comparison,
+  type ComparisonMetric,
+} from "../types/comparison";
 
 const colours = [palette.read, palette.write, palette.single, palette.available];
 
@@ -26,7 +39,9 @@ export function CompareView() {
   const serverIds = parsed.success ? parsed.data.servers : [];
   const metric: ComparisonMetric = parsed.success ? parsed.data.metric : "readIops";
   const windowQuery = selectionQuery(selection);
-  const { data, error, loading } = usePolling<Comparison>(parsed.success ? `/api/compare?servers=${serverIds.join(",")}&metric=${metric}&${windowQuery}` : null);
+  const { data, error, loading } = usePolling<Comparison>(
+    parsed.success ? `/api/compare?servers=${serverIds.join(",")}&metric=${metric}&${windowQuery}` : null,
+  );
   const marks = useAnnotations(serverIds, windowQuery);
   const select = (next: WindowSelection) => setParams(withSelection(new URLSearchParams(window.location.search), next));
   const setMetric = (next: string) => {
@@ -37,10 +52,26 @@ export function CompareView() {
 
   if (!parsed.success) {
     return (
-      <div className="grid gap-2 rounded-xl border border-destructive/40 bg-destructive/5 p-4 text-sm" role="alert" data-testid="compare-error">
+      <div
+        className="grid gap-2 rounded-xl border border-destructive/40 bg-destructive/5 p-4 text-sm"
+        role="alert"
+        data-testid="compare-error"
+      >
         <p className="font-medium">This comparison&apos;s link is not valid:</p>
-        <ul className="list-disc pl-5">{parsed.error.issues.map((issue) => <li key={`${issue.path.join(".")}: ${issue.message}`}>{issue.path.join(".")}: {issue.message}</li>)}</ul>
-        <p>Tick 2 to 4 servers on the <Link href="/servers" className="text-primary hover:underline">Servers</Link> page and press Compare.</p>
+        <ul className="list-disc pl-5">
+          {parsed.error.issues.map((issue) => (
+            <li key={`${issue.path.join(".")}: ${issue.message}`}>
+              {issue.path.join(".")}: {issue.message}
+            </li>
+          ))}
+        </ul>
+        <p>
+          Tick 2 to 4 servers on the{" "}
+          <Link href="/servers" className="text-primary hover:underline">
+            Servers
+          </Link>{" "}
+          page and press Compare.
+        </p>
       </div>
     );
   }
@@ -52,42 +83,80 @@ export function CompareView() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <label className="grid gap-1 text-xs font-medium text-muted-foreground">
           Metric
-          <Select aria-label="Metric" value={metric} onChange={(event) => setMetric(event.target.value)} className="min-w-72 text-foreground" data-testid="compare-metric">
-            {comparisonMetricNames.map((name) => <option key={name} value={name}>{comparisonMetrics[name].label}</option>)}
+          <Select
+            aria-label="Metric"
+            value={metric}
+            onChange={(event) => setMetric(event.target.value)}
+            className="min-w-72 text-foreground"
+            data-testid="compare-metric"
+          >
+            {comparisonMetricNames.map((name) => (
+              <option key={name} value={name}>
+                {comparisonMetrics[name].label}
+              </option>
+            ))}
           </Select>
         </label>
         <RangePicker value={selection} onChange={select} />
       </div>
       {problems.length > 0 ? (
         <p className="flex items-center gap-2 text-sm text-destructive" role="alert" data-testid="window-error">
-          <AlertTriangle className="size-4" aria-hidden /> This link&apos;s chart window is not valid ({problems.join("; ")}); showing the last hour.
+          <AlertTriangle className="size-4" aria-hidden /> This link&apos;s chart window is not valid ({problems.join("; ")}); showing the
+          last hour.
         </p>
       ) : null}
       {selection.range === "custom" ? (
-        <div className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2 text-sm" data-testid="custom-window">
-          <span>From {formatDateTime(selection.from)} to {formatDateTime(selection.to)}.</span>
-          <Button variant="outline" size="sm" onClick={() => select({ range: "1h", to: null, at: null })} data-testid="back-to-live">Back to live</Button>
+        <div
+          className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2 text-sm"
+          data-testid="custom-window"
+        >
+          <span>
+            From {formatDateTime(selection.from)} to {formatDateTime(selection.to)}.
+          </span>
+          <Button variant="outline" size="sm" onClick={() => select({ range: "1h", to: null, at: null })} data-testid="back-to-live">
+            Back to live
+          </Button>
         </div>
       ) : null}
       {error && !shown ? (
-        <p className="flex items-center gap-2 text-sm text-destructive" role="alert" data-testid="metrics-error"><AlertTriangle className="size-4" aria-hidden /> {error}</p>
+        <p className="flex items-center gap-2 text-sm text-destructive" role="alert" data-testid="metrics-error">
+          <AlertTriangle className="size-4" aria-hidden /> {error}
+        </p>
       ) : null}
       {!shown || !aligned ? (
         <Skeleton className="h-72" />
       ) : (
         <div className={loading ? "opacity-60 transition-opacity" : "transition-opacity"}>
-          <ChartFrame window={[Date.parse(shown.from) / 1000, Date.parse(shown.to) / 1000]} onZoom={(from, to) => select(zoomSelection(from, to))}
-            annotations={marks.annotations} showHost>
-            <UPlotChart title={shown.label} unit={shown.unit === "bytes" ? "" : shown.unit} time={aligned.time} format={format} height={320}
+          <ChartFrame
+            window={[Date.parse(shown.from) / 1000, Date.parse(shown.to) / 1000]}
+            onZoom={(from, to) => select(zoomSelection(from, to))}
+            annotations={marks.annotations}
+            showHost
+          >
+            <UPlotChart
+              title={shown.label}
+              unit={shown.unit === "bytes" ? "" : shown.unit}
+              time={aligned.time}
+              format={format}
+              height={320}
               testId={{ chart: "compare" }}
-              series={shown.servers.map((server, i) => ({ label: server.hostname, color: colours[i % colours.length]!, values: aligned.series[i]! }))} />
+              series={shown.servers.map((server, i) => ({
+                label: server.hostname,
+                color: colours[i % colours.length]!,
+                values: aligned.series[i]!,
+              }))}
+            />
           </ChartFrame>
           <ul className="mt-3 flex flex-wrap gap-4 text-sm">
             {shown.servers.map((server, i) => (
               <li key={server.id} className="flex items-center gap-2" data-testid="compare-server" data-server-id={server.id}>
                 <span className="size-2.5 rounded-full" style={{ background: colours[i % colours.length] }} aria-hidden />
-                <Link href={`/servers/${server.id}?${windowQuery}`} className="hover:underline">{server.hostname}</Link>
-                {server.values.every((v) => v === null) ? <span className="text-xs text-muted-foreground">not measured in this window</span> : null}
+                <Link href={`/servers/${server.id}?${windowQuery}`} className="hover:underline">
+                  {server.hostname}
+                </Link>
+                {server.values.every((v) => v === null) ? (
+                  <span className="text-xs text-muted-foreground">not measured in this window</span>
+                ) : null}
               </li>
             ))}
           </ul>

@@ -3,7 +3,10 @@
 // it has a gap (the chart breaks its line), as uPlot reads them.
 import type { ComparedServer } from "../types/comparison";
 
-export function alignServers(servers: readonly Pick<ComparedServer, "time" | "values">[]): { time: number[]; series: (number | null | undefined)[][] } {
+export function alignServers(servers: readonly Pick<ComparedServer, "time" | "values">[]): {
+  time: number[];
+  series: (number | null | undefined)[][];
+} {
   const time = [...new Set(servers.flatMap((server) => server.time))].sort((a, b) => a - b);
   const index = new Map(time.map((t, i) => [t, i]));
   const series = servers.map((server) => {

@@ -18,7 +18,11 @@ const weighted: Partial<Record<ComparisonMetric, { value: Rate; weight: Rate }>>
   writeLatency: { value: "writeLatencyMs", weight: "writeIops" },
 };
 
-export function combineDevices(metric: ComparisonMetric, devices: readonly DeviceSeries[], memory: MemorySeries): { time: number[]; values: (number | null)[] } {
+export function combineDevices(
+  metric: ComparisonMetric,
+  devices: readonly DeviceSeries[],
+  memory: MemorySeries,
+): { time: number[]; values: (number | null)[] } {
   if (metric === "memoryAvailable") return { time: memory.time, values: memory.availableBytes };
   const byTime = new Map<number, { total: number | null; weight: number }>();
   for (const device of devices) {

@@ -9,8 +9,17 @@ import { combineDevices } from "./combine-devices";
 function device(name: string, time: number[], rates: Partial<DeviceSeries>): DeviceSeries {
   const empty = time.map(() => null);
   return {
-    device: name, time, readIops: empty, writeIops: empty, readMegabytesPerSecond: empty, writeMegabytesPerSecond: empty,
-    readLatencyMs: empty, writeLatencyMs: empty, queueDepth: empty, utilisationPercent: empty, ...rates,
+    device: name,
+    time,
+    readIops: empty,
+    writeIops: empty,
+    readMegabytesPerSecond: empty,
+    writeMegabytesPerSecond: empty,
+    readLatencyMs: empty,
+    writeLatencyMs: empty,
+    queueDepth: empty,
+    utilisationPercent: empty,
+    ...rates,
   } as DeviceSeries;
 }
 const memory: MemorySeries = { time: [10, 20], totalBytes: [8, 8], availableBytes: [3, null], cachedBytes: [1, 1], dirtyBytes: [0, 0] };
@@ -27,12 +36,24 @@ describe("the comparison's figures", () => {
   });
 
   it("puts servers on one axis: undefined where a server has no sample, null where it has a gap", () => {
-    assert.deepEqual(alignServers([{ time: [10, 30], values: [1, null] }, { time: [20, 30], values: [5, 6] }]),
-      { time: [10, 20, 30], series: [[1, undefined, null], [undefined, 5, 6]] });
+    assert.deepEqual(
+      alignServers([
+        { time: [10, 30], values: [1, null] },
+        { time: [20, 30], values: [5, 6] },
+      ]),
+      {
+        time: [10, 20, 30],
+        series: [
+          [1, undefined, null],
+          [undefined, 5, 6],
+        ],
+      },
+    );
   });
 
   it("takes 2 to 4 servers and a known metric", () => {
-    const issues = (input: Record<string, string>) => comparisonQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    const issues = (input: Record<string, string>) =>
+      comparisonQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     assert.deepEqual(issues({ servers: "a" }), ["servers: servers is a comma-separated list of 2 to 4 different server ids"]);
     assert.deepEqual(issues({ servers: "a,a" }), ["servers: servers is a comma-separated list of 2 to 4 different server ids"]);
     assert.deepEqual(issues({ servers: "a,b,c,d,e" }), ["servers: servers is a comma-separated list of 2 to 4 different server ids"]);

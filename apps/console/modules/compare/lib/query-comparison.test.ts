@@ -16,10 +16,13 @@ describe("queryComparison", { skip: skipWithoutDatabase }, () => {
   let ids: string[];
   let theirs: string;
 
-  const disk = (serverId: string, time: Date, device: string, readOps: number, readTimeMs: number) => db.pool.query(
-    `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
+  const disk = (serverId: string, time: Date, device: string, readOps: number, readTimeMs: number) =>
+    db.pool.query(
+      `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
        read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
-     VALUES ($1, $2, $3, $4, 10, $5::bigint, 0, $5::bigint * 4096, 0, 0, 0, $6, 0, 1000, 2000, 0)`, [time, orgId, serverId, device, readOps, readTimeMs]);
+     VALUES ($1, $2, $3, $4, 10, $5::bigint, 0, $5::bigint * 4096, 0, 0, 0, $6, 0, 1000, 2000, 0)`,
+      [time, orgId, serverId, device, readOps, readTimeMs],
+    );
 
   before(async () => {
     db = await createTestDatabase();
@@ -37,13 +40,22 @@ describe("queryComparison", { skip: skipWithoutDatabase }, () => {
 
   it("draws one series per server over the window, devices folded into a server-wide figure", async () => {
     const iops = await queryComparison(db, orgId, ids, "readIops", window);
-    assert.deepEqual([iops.label, iops.unit, iops.range, iops.from], ["Read IOPS (all devices)", "ops/s", "custom", "2026-11-28T11:30:00.000Z"]);
-    assert.deepEqual(iops.servers.map((s) => [s.hostname, s.time, s.values]), [
-      ["db01", [at("11:50:00").getTime() / 1000], [40]],
-      ["db02", [at("11:50:05").getTime() / 1000], [5]],
-    ]);
+    assert.deepEqual(
+      [iops.label, iops.unit, iops.range, iops.from],
+      ["Read IOPS (all devices)", "ops/s", "custom", "2026-11-28T11:30:00.000Z"],
+    );
+    assert.deepEqual(
+      iops.servers.map((s) => [s.hostname, s.time, s.values]),
+      [
+        ["db01", [at("11:50:00").getTime() / 1000], [40]],
+        ["db02", [at("11:50:05").getTime() / 1000], [5]],
+      ],
+    );
     const latency = await queryComparison(db, orgId, ids, "readLatency", window);
-    assert.deepEqual(latency.servers.map((s) => s.values), [[(100 + 900) / 400], [10]]);
+    assert.deepEqual(
+      latency.servers.map((s) => s.values),
+      [[(100 + 900) / 400], [10]],
+    );
   });
 
   it("refuses another organisation's server as not found, whichever position it has", async () => {

@@ -11,7 +11,13 @@ import { combineDevices } from "./combine-devices";
  * server is read exactly as its own page reads it (readServerMetrics: its organisation checked
  * first, a 404 for any other), then folded into a server-wide series.
  */
-export async function queryComparison(db: Db, orgId: string, serverIds: string[], metric: ComparisonMetric, window: ChartWindow): Promise<Comparison> {
+export async function queryComparison(
+  db: Db,
+  orgId: string,
+  serverIds: string[],
+  metric: ComparisonMetric,
+  window: ChartWindow,
+): Promise<Comparison> {
   if (serverIds.some((id) => !isUuid(id))) throw notFound("This server");
   return inOrgSql(db, orgId, async (sql) => {
     const servers: ComparedServer[] = [];
@@ -19,7 +25,9 @@ export async function queryComparison(db: Db, orgId: string, serverIds: string[]
     for (const id of serverIds) {
       const metrics = await readServerMetrics(sql, orgId, id, window, window.to);
       bucketSeconds = metrics.bucketSeconds;
-      const { rows: [row] } = await sql.query<{ hostname: string }>("SELECT hostname FROM servers WHERE id = $1 AND org_id = $2", [id, orgId]);
+      const {
+        rows: [row],
+      } = await sql.query<{ hostname: string }>("SELECT hostname FROM servers WHERE id = $1 AND org_id = $2", [id, orgId]);
       servers.push({ id, hostname: row!.hostname, ...combineDevices(metric, metrics.devices, metrics.memory) });
     }
     return {

@@ -25,9 +25,18 @@ export const COMPARE_MAX_SERVERS = 4;
 
 const serverList = z
   .string({ error: () => `servers is a comma-separated list of ${COMPARE_MIN_SERVERS} to ${COMPARE_MAX_SERVERS} server ids` })
-  .transform((value) => [...new Set(value.split(",").map((id) => id.trim()).filter(Boolean))])
-  .refine((ids) => ids.length >= COMPARE_MIN_SERVERS && ids.length <= COMPARE_MAX_SERVERS,
-    `servers is a comma-separated list of ${COMPARE_MIN_SERVERS} to ${COMPARE_MAX_SERVERS} different server ids`);
+  .transform((value) => [
+    ...new Set(
+      value
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
+  ])
+  .refine(
+    (ids) => ids.length >= COMPARE_MIN_SERVERS && ids.length <= COMPARE_MAX_SERVERS,
+    `servers is a comma-separated list of ${COMPARE_MIN_SERVERS} to ${COMPARE_MAX_SERVERS} different server ids`,
+  );
 
 /** GET /api/compare and the comparison page's URL. */
 export const comparisonQuerySchema = z

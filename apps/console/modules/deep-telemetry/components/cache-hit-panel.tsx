@@ -9,13 +9,18 @@ import { whyEmpty } from "./why-empty";
 /** System-wide page-cache hit ratio (1 − misses / accesses, from summed counters) and the files that use the cache most. */
 export function CacheHitPanel({ deep }: { deep: DeepTelemetry }) {
   const { cacheHit, cacheTopFiles } = deep;
-  const chartEmpty = cacheHit.time.length === 0
-    ? whyEmpty(deep.capabilities, "ebpf.page_cache", "Nothing was read through the page cache in this range.")
-    : null;
-  const filesEmpty = cacheTopFiles.files.length === 0
-    ? whyEmpty(deep.capabilities, "ebpf.page_cache",
-      "No top files reported yet: the agent lists the most-read files of an interval once files are read through the page cache (agents older than this console report none).")
-    : null;
+  const chartEmpty =
+    cacheHit.time.length === 0
+      ? whyEmpty(deep.capabilities, "ebpf.page_cache", "Nothing was read through the page cache in this range.")
+      : null;
+  const filesEmpty =
+    cacheTopFiles.files.length === 0
+      ? whyEmpty(
+          deep.capabilities,
+          "ebpf.page_cache",
+          "No top files reported yet: the agent lists the most-read files of an interval once files are read through the page cache (agents older than this console report none).",
+        )
+      : null;
   return (
     <Panel
       testId="panel-cache-hit-ratio"

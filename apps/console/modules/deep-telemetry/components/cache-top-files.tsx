@@ -8,12 +8,18 @@ import { findCommand, parseTopFileName } from "../lib/file-name";
 /** A file as a user can find it: its path, or its inode on its mount point with what was tried. */
 function FileCell({ name }: { name: string }) {
   const parsed = parseTopFileName(name);
-  if (parsed.kind === "path") return <span className="break-all font-mono text-xs" data-testid="cache-top-file-path">{parsed.path}</span>;
+  if (parsed.kind === "path")
+    return (
+      <span className="break-all font-mono text-xs" data-testid="cache-top-file-path">
+        {parsed.path}
+      </span>
+    );
   const find = findCommand(parsed);
   return (
     <div className="grid gap-0.5" data-testid="cache-top-file-inode">
       <span className="font-mono text-xs">
-        inode {parsed.inode} on {parsed.mountPoint ?? <span className="font-sans italic">a file system not mounted where the agent runs</span>}{" "}
+        inode {parsed.inode} on{" "}
+        {parsed.mountPoint ?? <span className="font-sans italic">a file system not mounted where the agent runs</span>}{" "}
         <span className="text-muted-foreground">(device {parsed.device})</span>
       </span>
       <span className="text-xs text-muted-foreground">No path: {parsed.tried.join("; ")}.</span>
@@ -29,7 +35,11 @@ function FileCell({ name }: { name: string }) {
 export function CacheTopFilesTable({ topFiles, empty }: { topFiles: CacheTopFiles; empty: string | null }) {
   const now = useNow();
   if (topFiles.files.length === 0) {
-    return <p className="text-sm text-muted-foreground" data-testid="cache-top-files-empty">{empty}</p>;
+    return (
+      <p className="text-sm text-muted-foreground" data-testid="cache-top-files-empty">
+        {empty}
+      </p>
+    );
   }
   return (
     <section className="grid gap-2" data-testid="cache-top-files">
@@ -52,7 +62,9 @@ export function CacheTopFilesTable({ topFiles, empty }: { topFiles: CacheTopFile
         <TableBody>
           {topFiles.files.map((file) => (
             <TableRow key={file.path} data-testid="cache-top-file">
-              <TableCell className="max-w-md whitespace-normal align-top"><FileCell name={file.path} /></TableCell>
+              <TableCell className="max-w-md whitespace-normal align-top">
+                <FileCell name={file.path} />
+              </TableCell>
               <TableCell className="text-right tabular-nums">{file.accesses.toLocaleString()}</TableCell>
               <TableCell className="text-right tabular-nums">{file.misses.toLocaleString()}</TableCell>
               <TableCell className="text-right tabular-nums">{formatNumber(file.hitRatioPercent)} %</TableCell>
@@ -61,8 +73,8 @@ export function CacheTopFilesTable({ topFiles, empty }: { topFiles: CacheTopFile
         </TableBody>
       </Table>
       <p className="text-xs text-muted-foreground">
-        The agent names each file by a process that holds it open or maps it, or (on ext2/3/4) by the name the kernel still caches for it.
-        A file none of these names is shown by its inode on its file system, with what was tried and the command that finds it.
+        The agent names each file by a process that holds it open or maps it, or (on ext2/3/4) by the name the kernel still caches for it. A
+        file none of these names is shown by its inode on its file system, with what was tried and the command that finds it.
       </p>
     </section>
   );

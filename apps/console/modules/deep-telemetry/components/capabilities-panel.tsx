@@ -8,7 +8,11 @@ import type { Capabilities } from "../types/deep-telemetry";
 export function CapabilitiesPanel({ capabilities }: { capabilities: Capabilities }) {
   const now = useNow();
   return (
-    <section className="rounded-xl border bg-card p-5 shadow-sm" data-testid="capabilities" data-reported={capabilities.reportedAt !== null}>
+    <section
+      className="rounded-xl border bg-card p-5 shadow-sm"
+      data-testid="capabilities"
+      data-reported={capabilities.reportedAt !== null}
+    >
       <div className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
         <h2 className="text-base font-semibold">Agent capabilities</h2>
         <span className="text-xs text-muted-foreground">
@@ -19,7 +23,13 @@ export function CapabilitiesPanel({ capabilities }: { capabilities: Capabilities
       </div>
       <ul className="grid gap-2 text-sm">
         {capabilities.items.map((item) => (
-          <li key={item.name} className="flex items-start gap-2" data-testid="capability" data-capability={item.name} data-available={item.available}>
+          <li
+            key={item.name}
+            className="flex items-start gap-2"
+            data-testid="capability"
+            data-capability={item.name}
+            data-available={item.available}
+          >
             {item.available ? (
               <CheckCircle2 className="mt-0.5 size-4 shrink-0 text-success" aria-label="works" />
             ) : (

@@ -11,9 +11,10 @@ const notMeasured = "not measured";
  * instance (its performance counters).
  */
 export function DatabasePanel({ deep }: { deep: DeepTelemetry }) {
-  const empty = deep.databases.length === 0 && deep.sqlServers.length === 0
-    ? "No database statistics in this range. PostgreSQL: give the agent a connection in databases.postgresql of its configuration (a role with pg_monitor is enough). SQL Server (Windows): the agent reads the instance's performance counters by itself; check that the instance is running and its counters are enabled."
-    : null;
+  const empty =
+    deep.databases.length === 0 && deep.sqlServers.length === 0
+      ? "No database statistics in this range. PostgreSQL: give the agent a connection in databases.postgresql of its configuration (a role with pg_monitor is enough). SQL Server (Windows): the agent reads the instance's performance counters by itself; check that the instance is running and its counters are enabled."
+      : null;
   return (
     <Panel
       testId="panel-database"
@@ -22,8 +23,12 @@ export function DatabasePanel({ deep }: { deep: DeepTelemetry }) {
       empty={empty}
     >
       <div className="grid gap-6">
-        {deep.databases.map((db) => <PostgresDatabase key={db.database} db={db} />)}
-        {deep.sqlServers.map((instance) => <SqlServerInstance key={instance.instance} instance={instance} />)}
+        {deep.databases.map((db) => (
+          <PostgresDatabase key={db.database} db={db} />
+        ))}
+        {deep.sqlServers.map((instance) => (
+          <SqlServerInstance key={instance.instance} instance={instance} />
+        ))}
       </div>
     </Panel>
   );
@@ -70,9 +75,18 @@ function SqlServerInstance({ instance }: { instance: SqlServerSeries }) {
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h3 className="font-mono text-sm font-semibold">SQL Server {instance.instance}</h3>
         <span className="text-xs text-muted-foreground" data-testid="sqlserver-overall">
-          over the range: {overall.batchRequestsPerSecond === null ? `batch requests ${notMeasured}` : `${formatNumber(overall.batchRequestsPerSecond)} batch requests/s`} ·{" "}
-          {overall.bufferHitRatioPercent === null ? `buffer cache hit ratio ${notMeasured}` : `${formatNumber(overall.bufferHitRatioPercent)} % buffer cache hits`} ·{" "}
-          {overall.pageLifeExpectancySeconds === null ? `page life expectancy ${notMeasured}` : `page life expectancy ${formatNumber(overall.pageLifeExpectancySeconds)} s`}
+          over the range:{" "}
+          {overall.batchRequestsPerSecond === null
+            ? `batch requests ${notMeasured}`
+            : `${formatNumber(overall.batchRequestsPerSecond)} batch requests/s`}{" "}
+          ·{" "}
+          {overall.bufferHitRatioPercent === null
+            ? `buffer cache hit ratio ${notMeasured}`
+            : `${formatNumber(overall.bufferHitRatioPercent)} % buffer cache hits`}{" "}
+          ·{" "}
+          {overall.pageLifeExpectancySeconds === null
+            ? `page life expectancy ${notMeasured}`
+            : `page life expectancy ${formatNumber(overall.pageLifeExpectancySeconds)} s`}
         </span>
       </div>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">

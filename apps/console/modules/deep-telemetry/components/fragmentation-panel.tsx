@@ -8,9 +8,10 @@ import { Panel } from "./panel";
 /** The newest FIEMAP scan of each root and its most fragmented files. Not range-bound. */
 export function FragmentationPanel({ deep }: { deep: DeepTelemetry }) {
   const now = useNow();
-  const empty = deep.fragmentation.length === 0
-    ? "No fragmentation scan has been reported. The agent scans its configured paths and detected database directories (PostgreSQL, MySQL/MariaDB) once per scan period (1 h by default) on Linux."
-    : null;
+  const empty =
+    deep.fragmentation.length === 0
+      ? "No fragmentation scan has been reported. The agent scans its configured paths and detected database directories (PostgreSQL, MySQL/MariaDB) once per scan period (1 h by default) on Linux."
+      : null;
   return (
     <Panel
       testId="panel-fragmentation"
@@ -24,7 +25,8 @@ export function FragmentationPanel({ deep }: { deep: DeepTelemetry }) {
             <div className="flex flex-wrap items-baseline justify-between gap-2">
               <h3 className="font-mono text-sm font-semibold">{root.root}</h3>
               <span className="text-xs text-muted-foreground">
-                scanned {now === null ? "" : formatRelative(root.scannedAt, now)} {root.scanDurationMs === null ? "(duration not measured)" : `in ${(root.scanDurationMs / 1000).toFixed(1)} s`}
+                scanned {now === null ? "" : formatRelative(root.scannedAt, now)}{" "}
+                {root.scanDurationMs === null ? "(duration not measured)" : `in ${(root.scanDurationMs / 1000).toFixed(1)} s`}
               </span>
             </div>
             <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm md:grid-cols-4">
@@ -41,7 +43,9 @@ export function FragmentationPanel({ deep }: { deep: DeepTelemetry }) {
               ))}
             </dl>
             {root.unsupportedFiles ? (
-              <p className="text-xs text-muted-foreground">{root.unsupportedFiles.toLocaleString()} files skipped: their file system cannot map extents.</p>
+              <p className="text-xs text-muted-foreground">
+                {root.unsupportedFiles.toLocaleString()} files skipped: their file system cannot map extents.
+              </p>
             ) : null}
             {root.worstFiles.length > 0 ? (
               <Table data-testid="worst-files">
@@ -55,7 +59,9 @@ export function FragmentationPanel({ deep }: { deep: DeepTelemetry }) {
                 <TableBody>
                   {root.worstFiles.map((file) => (
                     <TableRow key={file.path} data-testid="worst-file">
-                      <TableCell className="max-w-0 truncate font-mono text-xs" title={file.path}>{file.path}</TableCell>
+                      <TableCell className="max-w-0 truncate font-mono text-xs" title={file.path}>
+                        {file.path}
+                      </TableCell>
                       <TableCell className="text-right tabular-nums">{file.extents.toLocaleString()}</TableCell>
                       <TableCell className="text-right tabular-nums">{formatBytes(file.sizeBytes)}</TableCell>
                     </TableRow>

@@ -13,13 +13,18 @@ const colours = { p50: "#16a34a", p95: "#ea580c", p99: "#dc2626" };
 function untimedCell(untimed: UntimedIos): { text: string; title: string } {
   if (untimed.status === "not-measured") return { text: "not measured", title: untimed.reason };
   const share = untimed.sharePercent === null ? "" : ` (${formatNumber(untimed.sharePercent)} %)`;
-  const uncounted = untimed.uncountedTimedOperations > 0 ? `; not counted for ${untimed.uncountedTimedOperations.toLocaleString()} of the timed I/Os` : "";
-  return { text: `${untimed.operations.toLocaleString()}${share}`, title: `completed without a latency sample${share ? ", share of completions" : ""}${uncounted}` };
+  const uncounted =
+    untimed.uncountedTimedOperations > 0 ? `; not counted for ${untimed.uncountedTimedOperations.toLocaleString()} of the timed I/Os` : "";
+  return {
+    text: `${untimed.operations.toLocaleString()}${share}`,
+    title: `completed without a latency sample${share ? ", share of completions" : ""}${uncounted}`,
+  };
 }
 
 /** p50 / p95 / p99 per device and operation, from merged log2 buckets: each value is a bucket edge. */
 export function LatencyPanel({ deep }: { deep: DeepTelemetry }) {
-  const empty = deep.latency.length === 0 ? whyEmpty(deep.capabilities, "ebpf.block_latency", "No I/O completed on any device in this range.") : null;
+  const empty =
+    deep.latency.length === 0 ? whyEmpty(deep.capabilities, "ebpf.block_latency", "No I/O completed on any device in this range.") : null;
   return (
     <Panel
       testId="panel-latency-percentiles"
@@ -45,14 +50,21 @@ export function LatencyPanel({ deep }: { deep: DeepTelemetry }) {
         </TableHeader>
         <TableBody>
           {deep.latency.map((series) => (
-            <TableRow key={`${series.device}-${series.operation}`} data-testid="latency-row" data-device={series.device} data-operation={series.operation}>
+            <TableRow
+              key={`${series.device}-${series.operation}`}
+              data-testid="latency-row"
+              data-device={series.device}
+              data-operation={series.operation}
+            >
               <TableCell className="font-mono">{series.device}</TableCell>
               <TableCell>{series.operation}</TableCell>
               <TableCell className="text-right tabular-nums">{series.summary.operations.toLocaleString()}</TableCell>
               <TableCell className="text-right tabular-nums" data-testid="latency-untimed" title={untimedCell(series.untimed).title}>
                 {untimedCell(series.untimed).text}
               </TableCell>
-              <TableCell className="text-right tabular-nums">{series.summary.averageMs === null ? "—" : `${formatNumber(series.summary.averageMs)} ms`}</TableCell>
+              <TableCell className="text-right tabular-nums">
+                {series.summary.averageMs === null ? "—" : `${formatNumber(series.summary.averageMs)} ms`}
+              </TableCell>
               <TableCell className="text-right tabular-nums">{series.summary.p50}</TableCell>
               <TableCell className="text-right tabular-nums">{series.summary.p95}</TableCell>
               <TableCell className="text-right tabular-nums">{series.summary.p99}</TableCell>
@@ -61,21 +73,23 @@ export function LatencyPanel({ deep }: { deep: DeepTelemetry }) {
         </TableBody>
       </Table>
       <div className="mt-4 grid grid-cols-1 gap-4 lg:grid-cols-2">
-        {deep.latency.filter((series) => series.time.length > 0).map((series) => (
-          <UPlotChart
-            key={`${series.device}-${series.operation}`}
-            title={`/dev/${series.device} ${series.operation}: upper bucket edge`}
-            unit="ms"
-            time={series.time}
-            format={formatNumber}
-            testId={{ chart: `latency-percentiles-${series.operation}`, device: series.device }}
-            series={[
-              { label: "p50 ≤", color: colours.p50, values: series.p50Ms },
-              { label: "p95 ≤", color: colours.p95, values: series.p95Ms },
-              { label: "p99 ≤", color: colours.p99, values: series.p99Ms },
-            ]}
-          />
-        ))}
+        {deep.latency
+          .filter((series) => series.time.length > 0)
+          .map((series) => (
+            <UPlotChart
+              key={`${series.device}-${series.operation}`}
+              title={`/dev/${series.device} ${series.operation}: upper bucket edge`}
+              unit="ms"
+              time={series.time}
+              format={formatNumber}
+              testId={{ chart: `latency-percentiles-${series.operation}`, device: series.device }}
+              series={[
+                { label: "p50 ≤", color: colours.p50, values: series.p50Ms },
+                { label: "p95 ≤", color: colours.p95, values: series.p95Ms },
+                { label: "p99 ≤", color: colours.p99, values: series.p99Ms },
+              ]}
+            />
+          ))}
       </div>
     </Panel>
   );

@@ -3,7 +3,13 @@ import type { ReactNode } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 
 /** One deep-telemetry panel: title, what it shows, and either its content or why there is none. */
-export function Panel({ testId, title, description, empty, children }: {
+export function Panel({
+  testId,
+  title,
+  description,
+  empty,
+  children,
+}: {
   testId: string;
   title: string;
   description: ReactNode;
@@ -19,7 +25,10 @@ export function Panel({ testId, title, description, empty, children }: {
       </CardHeader>
       <CardContent>
         {empty ? (
-          <p className="flex items-start gap-2 rounded-lg border border-dashed px-4 py-3 text-sm text-muted-foreground" data-testid="panel-empty">
+          <p
+            className="flex items-start gap-2 rounded-lg border border-dashed px-4 py-3 text-sm text-muted-foreground"
+            data-testid="panel-empty"
+          >
             <Info className="mt-0.5 size-4 shrink-0" aria-hidden /> {empty}
           </p>
         ) : (

@@ -9,7 +9,8 @@ const colours = ["#7c3aed", "#2563eb", "#0891b2", "#ea580c", "#16a34a", "#64748b
 
 /** Bios the block layer split because they exceeded the device's limits, per second and device. */
 export function SplitIoPanel({ deep }: { deep: DeepTelemetry }) {
-  const empty = deep.splitIo.length === 0 ? whyEmpty(deep.capabilities, "ebpf.block_split", "No split I/O was measured in this range.") : null;
+  const empty =
+    deep.splitIo.length === 0 ? whyEmpty(deep.capabilities, "ebpf.block_split", "No split I/O was measured in this range.") : null;
   const first = deep.splitIo[0];
   return (
     <Panel

@@ -17,7 +17,10 @@ import { describeUntimed, untimedOnlySeries, type LatencyBasisRow } from "./late
 const GAP_FACTOR = 1.5;
 
 function medianSpacing(times: number[]): number {
-  const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((t, i) => t - times[i]!)
+    .sort((a, b) => a - b);
   return gaps[Math.floor(gaps.length / 2)] ?? Infinity;
 }
 
@@ -71,7 +74,12 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
     basisOf.delete(key);
     const sumSeconds = group.reduce((sum, row) => sum + row.sum_seconds, 0);
     const series: LatencySeries = {
-      device, operation, time: [], p50Ms: [], p95Ms: [], p99Ms: [],
+      device,
+      operation,
+      time: [],
+      p50Ms: [],
+      p95Ms: [],
+      p99Ms: [],
       summary: {
         operations,
         p50: describeLatencyPercentile(latencyPercentile(merged, 0.5)),
@@ -79,7 +87,20 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
         p99: describeLatencyPercentile(latencyPercentile(merged, 0.99)),
         averageMs: compact((1000 * sumSeconds) / operations),
       },
-      untimed: describeUntimed(counted ? [counted] : [{ device, operation, timed_operations: operations, counted_timed_operations: 0, untimed_operations: null, counted_untimed_operations: null }]),
+      untimed: describeUntimed(
+        counted
+          ? [counted]
+          : [
+              {
+                device,
+                operation,
+                timed_operations: operations,
+                counted_timed_operations: 0,
+                untimed_operations: null,
+                counted_untimed_operations: null,
+              },
+            ],
+      ),
     };
     fill(series, group, bucketSeconds, {
       p50Ms: (row) => percentileEdgeMs(latencyPercentile(row.buckets, 0.5)),
@@ -92,8 +113,10 @@ export function buildLatencySeries(rows: LatencyRow[], bucketSeconds: number | n
     if (row.untimed_operations !== null && row.untimed_operations > 0) out.push(untimedOnlySeries(row));
   }
   return out.sort(
-    (a, b) => operationOrder.indexOf(a.operation) - operationOrder.indexOf(b.operation) ||
-      b.summary.operations - a.summary.operations || a.device.localeCompare(b.device),
+    (a, b) =>
+      operationOrder.indexOf(a.operation) - operationOrder.indexOf(b.operation) ||
+      b.summary.operations - a.summary.operations ||
+      a.device.localeCompare(b.device),
   );
 }
 
@@ -102,8 +125,15 @@ export function buildSplitIoSeries(rows: SplitRow[], bucketSeconds: number | nul
   for (const group of groupBy(rows, (row) => row.device).values()) {
     const seconds = group.reduce((sum, row) => sum + row.interval_seconds, 0);
     const splits = group.reduce((sum, row) => sum + row.split_ops, 0);
-    const series: SplitIoSeries = { device: group[0]!.device, time: [], splitIosPerSecond: [], averagePerSecond: seconds > 0 ? compact(splits / seconds) : null };
-    fill(series, group, bucketSeconds, { splitIosPerSecond: (row) => (row.interval_seconds > 0 ? row.split_ops / row.interval_seconds : null) });
+    const series: SplitIoSeries = {
+      device: group[0]!.device,
+      time: [],
+      splitIosPerSecond: [],
+      averagePerSecond: seconds > 0 ? compact(splits / seconds) : null,
+    };
+    fill(series, group, bucketSeconds, {
+      splitIosPerSecond: (row) => (row.interval_seconds > 0 ? row.split_ops / row.interval_seconds : null),
+    });
     out.push(series);
   }
   return out.sort((a, b) => (b.averagePerSecond ?? 0) - (a.averagePerSecond ?? 0) || a.device.localeCompare(b.device));
@@ -123,11 +153,19 @@ export function buildDatabaseSeries(rows: DatabaseRow[], bucketSeconds: number |
     const total = (pick: (row: DatabaseRow) => number) => group.reduce((sum, row) => sum + pick(row), 0);
     const seconds = total((row) => row.interval_seconds);
     const series: DatabaseSeries = {
-      database: group[0]!.database, time: [], transactionsPerSecond: [], bufferHitRatioPercent: [],
+      database: group[0]!.database,
+      time: [],
+      transactionsPerSecond: [],
+      bufferHitRatioPercent: [],
       overall: {
         transactionsPerSecond: seconds > 0 ? compact(total((row) => row.commits) / seconds) : null,
         rollbacksPerSecond: seconds > 0 ? compact(total((row) => row.rollbacks) / seconds) : null,
-        bufferHitRatioPercent: compact(bufferHitRatioPercent(total((row) => row.blocks_hit), total((row) => row.blocks_read))),
+        bufferHitRatioPercent: compact(
+          bufferHitRatioPercent(
+            total((row) => row.blocks_hit),
+            total((row) => row.blocks_read),
+          ),
+        ),
       },
     };
     fill(series, group, bucketSeconds, {
@@ -136,7 +174,9 @@ export function buildDatabaseSeries(rows: DatabaseRow[], bucketSeconds: number |
     });
     out.push(series);
   }
-  return out.sort((a, b) => (b.overall.transactionsPerSecond ?? 0) - (a.overall.transactionsPerSecond ?? 0) || a.database.localeCompare(b.database));
+  return out.sort(
+    (a, b) => (b.overall.transactionsPerSecond ?? 0) - (a.overall.transactionsPerSecond ?? 0) || a.database.localeCompare(b.database),
+  );
 }
 
 /** Batch requests per second, mean buffer hit ratio and mean page life expectancy per instance. */
@@ -151,10 +191,24 @@ export function buildSqlServerSeries(rows: SqlServerRow[], bucketSeconds: number
     };
     const samples = total((row) => row.samples) ?? 0;
     const series: SqlServerSeries = {
-      instance: group[0]!.instance, time: [], batchRequestsPerSecond: [], bufferHitRatioPercent: [], pageLifeExpectancySeconds: [],
+      instance: group[0]!.instance,
+      time: [],
+      batchRequestsPerSecond: [],
+      bufferHitRatioPercent: [],
+      pageLifeExpectancySeconds: [],
       overall: {
-        batchRequestsPerSecond: compact(rate(total((row) => row.batch_requests), total((row) => row.batch_seconds))),
-        bufferHitRatioPercent: compact(ratio(total((row) => row.hit_ratio_sum), total((row) => row.hit_ratio_samples) ?? 0)),
+        batchRequestsPerSecond: compact(
+          rate(
+            total((row) => row.batch_requests),
+            total((row) => row.batch_seconds),
+          ),
+        ),
+        bufferHitRatioPercent: compact(
+          ratio(
+            total((row) => row.hit_ratio_sum),
+            total((row) => row.hit_ratio_samples) ?? 0,
+          ),
+        ),
         pageLifeExpectancySeconds: samples > 0 ? compact((total((row) => row.page_life_sum) ?? 0) / samples) : null,
       },
     };

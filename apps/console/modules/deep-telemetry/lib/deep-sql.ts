@@ -25,7 +25,15 @@ function samplesOf(time: "time" | "bucket"): string {
 }
 
 /** samples: the agent intervals behind the point, which the untimed counts are matched against. */
-export type LatencyRow = { t: number; device: string; operation: string; operations: number; sum_seconds: number; buckets: number[]; samples: number };
+export type LatencyRow = {
+  t: number;
+  device: string;
+  operation: string;
+  operations: number;
+  sum_seconds: number;
+  buckets: number[];
+  samples: number;
+};
 
 export function latencySql(range: Window): string {
   const { table, time } = deepTable("disk_latency", range);
@@ -72,7 +80,13 @@ ORDER BY ${time}`;
 }
 
 export type DatabaseRow = {
-  t: number; database: string; interval_seconds: number; commits: number; rollbacks: number; blocks_hit: number; blocks_read: number;
+  t: number;
+  database: string;
+  interval_seconds: number;
+  commits: number;
+  rollbacks: number;
+  blocks_hit: number;
+  blocks_read: number;
 };
 
 export function databaseSql(range: Window): string {
@@ -91,17 +105,24 @@ ORDER BY database, ${time}`;
  * batch count yet) and one that has read no page count as not measured, not as 0.
  */
 export type SqlServerRow = {
-  t: number; instance: string; batch_requests: number | null; batch_seconds: number | null; hit_ratio_sum: number | null;
-  hit_ratio_samples: number; page_life_sum: number; samples: number;
+  t: number;
+  instance: string;
+  batch_requests: number | null;
+  batch_seconds: number | null;
+  hit_ratio_sum: number | null;
+  hit_ratio_samples: number;
+  page_life_sum: number;
+  samples: number;
 };
 
 export function sqlServerSql(range: Window): string {
   const { table, time } = deepTable("sqlserver_stats", range);
-  const sums = time === "time"
-    ? `sum(batch_requests)::float8 AS batch_requests, (sum(interval_seconds) FILTER (WHERE batch_requests IS NOT NULL))::float8 AS batch_seconds,
+  const sums =
+    time === "time"
+      ? `sum(batch_requests)::float8 AS batch_requests, (sum(interval_seconds) FILTER (WHERE batch_requests IS NOT NULL))::float8 AS batch_seconds,
   sum(buffer_cache_hit_ratio)::float8 AS hit_ratio_sum, count(buffer_cache_hit_ratio)::float8 AS hit_ratio_samples,
   sum(page_life_expectancy_s)::float8 AS page_life_sum, count(*)::float8 AS samples`
-    : `sum(batch_requests)::float8 AS batch_requests, sum(batch_seconds)::float8 AS batch_seconds,
+      : `sum(batch_requests)::float8 AS batch_requests, sum(batch_seconds)::float8 AS batch_seconds,
   sum(hit_ratio_sum)::float8 AS hit_ratio_sum, sum(hit_ratio_samples)::float8 AS hit_ratio_samples,
   sum(page_life_expectancy_s)::float8 AS page_life_sum, sum(samples)::float8 AS samples`;
   return `SELECT extract(epoch FROM ${time})::float8 AS t, instance, ${sums}
@@ -112,8 +133,14 @@ ORDER BY instance, ${time}`;
 }
 
 export type FragmentationScanRow = {
-  root: string; scanned_at: Date; files: number; fragmented_files: number; extents: number; excess_extents: number;
-  unsupported_files: number | null; scan_duration_ms: number | null;
+  root: string;
+  scanned_at: Date;
+  files: number;
+  fragmented_files: number;
+  extents: number;
+  excess_extents: number;
+  unsupported_files: number | null;
+  scan_duration_ms: number | null;
 };
 
 /** The newest scan result of every root (not range-bound: a scan runs once an hour or less often). */

@@ -15,8 +15,13 @@ export function parseTopFileName(name: string): TopFileName {
   const match = unnamed.exec(name);
   if (match) {
     const [, inode, where, device, tried] = match;
-    return { kind: "inode", inode: inode!, mountPoint: where === "a file system not mounted here" ? null : where!, device: device!,
-      tried: tried!.split(", ").filter(Boolean) };
+    return {
+      kind: "inode",
+      inode: inode!,
+      mountPoint: where === "a file system not mounted here" ? null : where!,
+      device: device!,
+      tried: tried!.split(", ").filter(Boolean),
+    };
   }
   const old = legacy.exec(name);
   if (old) {

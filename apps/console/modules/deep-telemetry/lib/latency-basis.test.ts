@@ -61,7 +61,9 @@ describe("the latency basis: timed and untimed I/Os", { skip: skipWithoutDatabas
     await insertLatency(olderAgentServerId, at("09:57:10"), "sda", "read", 40);
     // The minutes as production has them: the worker's rollup, or TimescaleDB's refresh.
     if ((await readTimeseriesMode(db.pool)) === "plain") await rollupPending(db.pool);
-    else for (const view of ["disk_latency_1m", "disk_io_untimed_1m"]) await db.pool.query(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
+    else
+      for (const view of ["disk_latency_1m", "disk_io_untimed_1m"])
+        await db.pool.query(`CALL refresh_continuous_aggregate('${view}', NULL, NULL)`);
   });
   after(() => db?.drop());
 
@@ -71,13 +73,24 @@ describe("the latency basis: timed and untimed I/Os", { skip: skipWithoutDatabas
       const row = (device: string, operation: string) => deep.latency.find((s) => s.device === device && s.operation === operation);
       // 8 untimed of 208 completions; the 3 without a histogram count as completions too.
       assert.equal(row("sda", "read")?.summary.operations, 200);
-      assert.deepEqual(row("sda", "read")?.untimed, { status: "measured", operations: 8, sharePercent: 3.846, uncountedTimedOperations: 0 });
+      assert.deepEqual(row("sda", "read")?.untimed, {
+        status: "measured",
+        operations: 8,
+        sharePercent: 3.846,
+        uncountedTimedOperations: 0,
+      });
       const flush = row("sda", "flush")?.untimed;
       assert.equal(flush?.status, "not-measured");
       assert.match(flush.reason, /flushes are not counted/);
       assert.deepEqual(row("sda", "write")?.untimed.status, "not-measured", "an older agent's interval is not 0 untimed");
       // Every completion of sdb's writes went untimed: kept, with no latency to show.
-      assert.deepEqual(row("sdb", "write")?.summary, { operations: 0, p50: "not measured", p95: "not measured", p99: "not measured", averageMs: null });
+      assert.deepEqual(row("sdb", "write")?.summary, {
+        operations: 0,
+        p50: "not measured",
+        p95: "not measured",
+        p99: "not measured",
+        averageMs: null,
+      });
       assert.deepEqual(row("sdb", "write")?.untimed, { status: "measured", operations: 7, sharePercent: 100, uncountedTimedOperations: 0 });
       // Over every row: 251 timed, 15 untimed; the share over the 200 + 15 counted, the flush and the old writes apart.
       assert.deepEqual(deep.latencyBasis, {
@@ -95,16 +108,27 @@ describe("the latency basis: timed and untimed I/Os", { skip: skipWithoutDatabas
     const deep = await queryDeepTelemetry(db, orgId, olderAgentServerId, "1h", now);
     assert.equal(deep.latency[0]?.untimed.status, "not-measured");
     assert.equal(deep.latencyBasis.untimed.status, "not-measured");
-    assert.match(describeLatencyBasis(deep.latencyBasis.timedOperations, deep.latencyBasis.untimed), /^Latency from 40 timed I\/Os; untimed I\/Os not measured \(/);
+    assert.match(
+      describeLatencyBasis(deep.latencyBasis.timedOperations, deep.latencyBasis.untimed),
+      /^Latency from 40 timed I\/Os; untimed I\/Os not measured \(/,
+    );
   });
 
   it("lists untimed I/Os whose histogram holds no I/O as a device and operation of their own", () => {
     const empty = { t: 1, device: "sdc", operation: "discard", operations: 0, sum_seconds: 0, buckets: buckets.map(() => 0), samples: 1 };
-    const basis = { device: "sdc", operation: "discard", timed_operations: 0, counted_timed_operations: 0, untimed_operations: 4, counted_untimed_operations: 4 };
+    const basis = {
+      device: "sdc",
+      operation: "discard",
+      timed_operations: 0,
+      counted_timed_operations: 0,
+      untimed_operations: 4,
+      counted_untimed_operations: 4,
+    };
     const series = buildLatencySeries([empty], null, [basis]);
-    assert.deepEqual(series.map((s) => [s.device, s.operation, s.summary.p50, s.untimed]), [
-      ["sdc", "discard", "not measured", { status: "measured", operations: 4, sharePercent: 100, uncountedTimedOperations: 0 }],
-    ]);
+    assert.deepEqual(
+      series.map((s) => [s.device, s.operation, s.summary.p50, s.untimed]),
+      [["sdc", "discard", "not measured", { status: "measured", operations: 4, sharePercent: 100, uncountedTimedOperations: 0 }]],
+    );
   });
 
   it("describes a fully counted range without caveats", () => {

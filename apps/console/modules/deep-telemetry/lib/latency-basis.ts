@@ -15,8 +15,12 @@ import type { LatencyRow, UntimedRow } from "./deep-sql";
  * I/Os and no histogram) hold.
  */
 export type LatencyBasisRow = {
-  device: string; operation: string; timed_operations: number; counted_timed_operations: number;
-  untimed_operations: number | null; counted_untimed_operations: number | null;
+  device: string;
+  operation: string;
+  timed_operations: number;
+  counted_timed_operations: number;
+  untimed_operations: number | null;
+  counted_untimed_operations: number | null;
 };
 
 /** The basis of each device and operation, from the histograms' points and the untimed counts' points. */
@@ -28,7 +32,14 @@ export function latencyBasis(latency: LatencyRow[], untimed: UntimedRow[]): Late
     const key = `${device}\u0000${operation}`;
     let row = out.get(key);
     if (!row) {
-      row = { device, operation, timed_operations: 0, counted_timed_operations: 0, untimed_operations: null, counted_untimed_operations: null };
+      row = {
+        device,
+        operation,
+        timed_operations: 0,
+        counted_timed_operations: 0,
+        untimed_operations: null,
+        counted_untimed_operations: null,
+      };
       out.set(key, row);
     }
     const counted = count !== undefined && (timed === undefined || count.samples >= timed.samples);
@@ -46,8 +57,7 @@ export function latencyBasis(latency: LatencyRow[], untimed: UntimedRow[]): Late
   return [...out.values()];
 }
 
-const notCountedFlushes =
-  "flushes are not counted: the disks' counters include flushes the kernel answered without issuing them";
+const notCountedFlushes = "flushes are not counted: the disks' counters include flushes the kernel answered without issuing them";
 const notReported =
   "the agent did not report untimed I/Os (an agent from before the count, a Windows agent, or a disk without request statistics)";
 
@@ -55,7 +65,10 @@ const notReported =
 export function describeUntimed(rows: LatencyBasisRow[]): UntimedIos {
   const measured = rows.filter((row) => row.untimed_operations !== null);
   if (measured.length === 0) {
-    return { status: "not-measured", reason: rows.length > 0 && rows.every((row) => row.operation === "flush") ? notCountedFlushes : notReported };
+    return {
+      status: "not-measured",
+      reason: rows.length > 0 && rows.every((row) => row.operation === "flush") ? notCountedFlushes : notReported,
+    };
   }
   const total = (pick: (row: LatencyBasisRow) => number | null) => rows.reduce((sum, row) => sum + (pick(row) ?? 0), 0);
   const untimed = total((row) => row.untimed_operations);
@@ -73,7 +86,12 @@ export function describeUntimed(rows: LatencyBasisRow[]): UntimedIos {
 /** A device and operation with untimed I/Os and no histogram in the range: no latency to show. */
 export function untimedOnlySeries(row: LatencyBasisRow): LatencySeries {
   return {
-    device: row.device, operation: row.operation, time: [], p50Ms: [], p95Ms: [], p99Ms: [],
+    device: row.device,
+    operation: row.operation,
+    time: [],
+    p50Ms: [],
+    p95Ms: [],
+    p99Ms: [],
     summary: { operations: 0, p50: "not measured", p95: "not measured", p99: "not measured", averageMs: null },
     untimed: describeUntimed([row]),
   };
@@ -84,8 +102,11 @@ export function describeLatencyBasis(timedOperations: number, untimed: UntimedIo
   const timed = `Latency from ${timedOperations.toLocaleString("en")} timed I/O${timedOperations === 1 ? "" : "s"}`;
   if (untimed.status === "not-measured") return `${timed}; untimed I/Os not measured (${untimed.reason}).`;
   const share = untimed.sharePercent === null ? "" : ` (${formatNumber(untimed.sharePercent)} % of completions`;
-  const uncounted = untimed.uncountedTimedOperations > 0
-    ? `${share ? "; " : " ("}not counted for ${untimed.uncountedTimedOperations.toLocaleString("en")} of the timed I/Os: flushes, or intervals whose agent did not report them)`
-    : share ? ")" : "";
+  const uncounted =
+    untimed.uncountedTimedOperations > 0
+      ? `${share ? "; " : " ("}not counted for ${untimed.uncountedTimedOperations.toLocaleString("en")} of the timed I/Os: flushes, or intervals whose agent did not report them)`
+      : share
+        ? ")"
+        : "";
   return `${timed}; ${untimed.operations.toLocaleString("en")} more completed without a latency sample${share}${uncounted}.`;
 }

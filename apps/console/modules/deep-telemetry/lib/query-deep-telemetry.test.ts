@@ -65,14 +65,18 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     await insertLatency(at("09:57:10"), "read", { 7: 90, 14: 10 }, 0.1);
     await insertLatency(at("09:57:20"), "read", { 11: 100 }, 0.15);
     await insertLatency(at("09:59:50"), "flush", { 12: 1 }, 0.003);
-    await db.pool.query(
-      `INSERT INTO disk_split_io VALUES ($1, $2, $3, 'sda', 10, 50), ($4, $2, $3, 'sda', 10, 150)`,
-      [at("09:57:10"), orgId, serverId, at("09:57:20")],
-    );
-    await db.pool.query(
-      `INSERT INTO page_cache VALUES ($1, $2, $3, 10, 1000, 100), ($4, $2, $3, 10, 3000, 0)`,
-      [at("09:57:10"), orgId, serverId, at("09:57:20")],
-    );
+    await db.pool.query(`INSERT INTO disk_split_io VALUES ($1, $2, $3, 'sda', 10, 50), ($4, $2, $3, 'sda', 10, 150)`, [
+      at("09:57:10"),
+      orgId,
+      serverId,
+      at("09:57:20"),
+    ]);
+    await db.pool.query(`INSERT INTO page_cache VALUES ($1, $2, $3, 10, 1000, 100), ($4, $2, $3, 10, 3000, 0)`, [
+      at("09:57:10"),
+      orgId,
+      serverId,
+      at("09:57:20"),
+    ]);
     await db.pool.query(
       `INSERT INTO pg_database_stats VALUES ($1, $2, $3, 'shop', 10, 500, 5, 9000, 1000, 0), ($4, $2, $3, 'shop', 10, 1500, 5, 9900, 100, 0)`,
       [at("09:57:10"), orgId, serverId, at("09:57:20")],
@@ -118,7 +122,10 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     // 200 reads merged: 90 in (64, 128] µs, 100 in (1.024, 2.048] ms, 10 in (8.192, 16.384] ms, so rank 100 (p50)
     // and rank 190 (p95) fall in (1.024, 2.048] ms and rank 198 (p99) in (8.192, 16.384] ms.
     assert.deepEqual(read.summary, { operations: 200, p50: "≤ 2.048 ms", p95: "≤ 2.048 ms", p99: "≤ 16.38 ms", averageMs: 1.25 });
-    assert.deepEqual(deep.latency.map((s) => s.operation), ["read", "flush"]);
+    assert.deepEqual(
+      deep.latency.map((s) => s.operation),
+      ["read", "flush"],
+    );
   });
 
   it("reads 24 h from the 1-minute rollup with the same merged percentiles", async () => {
@@ -132,7 +139,9 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
 
   it("gives split I/O per second, cache and buffer hit ratios from sums", async () => {
     const deep = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
-    assert.deepEqual(deep.splitIo, [{ device: "sda", time: [epoch(at("09:57:10")), epoch(at("09:57:20"))], splitIosPerSecond: [5, 15], averagePerSecond: 10 }]);
+    assert.deepEqual(deep.splitIo, [
+      { device: "sda", time: [epoch(at("09:57:10")), epoch(at("09:57:20"))], splitIosPerSecond: [5, 15], averagePerSecond: 10 },
+    ]);
     assert.deepEqual(deep.cacheHit.hitRatioPercent, [90, 100]);
     assert.equal(deep.cacheHit.overallPercent, 97.5, "1 − 100 / 4000, not the mean of 90 and 100");
     assert.deepEqual(deep.databases[0]?.transactionsPerSecond, [50, 150]);
@@ -151,18 +160,38 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     // 1,000 batches over the 20 s that measured them; hit ratio over the two samples that had one.
     assert.deepEqual(raw?.overall, { batchRequestsPerSecond: 50, bufferHitRatioPercent: 85, pageLifeExpectancySeconds: 310 });
     const day = await queryDeepTelemetry(db, orgId, serverId, "24h", now);
-    assert.deepEqual(day.sqlServers.map((s) => [s.time, s.batchRequestsPerSecond, s.bufferHitRatioPercent, s.pageLifeExpectancySeconds, s.overall]), [
-      [[epoch(at("09:57:00"))], [50], [85], [310], { batchRequestsPerSecond: 50, bufferHitRatioPercent: 85, pageLifeExpectancySeconds: 310 }],
-    ]);
+    assert.deepEqual(
+      day.sqlServers.map((s) => [s.time, s.batchRequestsPerSecond, s.bufferHitRatioPercent, s.pageLifeExpectancySeconds, s.overall]),
+      [
+        [
+          [epoch(at("09:57:00"))],
+          [50],
+          [85],
+          [310],
+          { batchRequestsPerSecond: 50, bufferHitRatioPercent: 85, pageLifeExpectancySeconds: 310 },
+        ],
+      ],
+    );
   });
 
   it("shows the newest scan of each root with its worst files, most extents first", async () => {
     const deep = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
-    assert.deepEqual(deep.fragmentation, [{
-      root: "/srv", scannedAt: at("09:00:00").toISOString(), files: 10, fragmentedFiles: 1, extents: 20, excessExtents: 10,
-      unsupportedFiles: 0, scanDurationMs: 150,
-      worstFiles: [{ path: "/srv/b.db", extents: 12, sizeBytes: 8192 }, { path: "/srv/a.db", extents: 7, sizeBytes: 4096 }],
-    }]);
+    assert.deepEqual(deep.fragmentation, [
+      {
+        root: "/srv",
+        scannedAt: at("09:00:00").toISOString(),
+        files: 10,
+        fragmentedFiles: 1,
+        extents: 20,
+        excessExtents: 10,
+        unsupportedFiles: 0,
+        scanDurationMs: 150,
+        worstFiles: [
+          { path: "/srv/b.db", extents: 12, sizeBytes: 8192 },
+          { path: "/srv/a.db", extents: 7, sizeBytes: 4096 },
+        ],
+      },
+    ]);
   });
 
   it("lists the newest page-cache top files, most accesses first, with their hit ratios", async () => {
@@ -180,13 +209,16 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
 
   it("never shows another organisation's top files for the same server id", async () => {
     const { orgId: other } = await createOrganisation(db.prisma, "Intruder");
-    await db.pool.query(
-      `INSERT INTO page_cache_top_files VALUES ($1, $2, '/etc/shadow', 9999, 1, 10, $3)`,
-      [other, serverId, at("09:59:59")],
-    );
+    await db.pool.query(`INSERT INTO page_cache_top_files VALUES ($1, $2, '/etc/shadow', 9999, 1, 10, $3)`, [
+      other,
+      serverId,
+      at("09:59:59"),
+    ]);
     const deep = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
-    assert.deepEqual(deep.cacheTopFiles.files.map((f) => f.path),
-      ["/var/lib/postgresql/16/main/base/5/16384", "/var/log/app.log", "inode:2049:131077"]);
+    assert.deepEqual(
+      deep.cacheTopFiles.files.map((f) => f.path),
+      ["/var/lib/postgresql/16/main/base/5/16384", "/var/log/app.log", "inode:2049:131077"],
+    );
     assert.equal(deep.cacheTopFiles.seenAt, at("09:59:50").toISOString());
   });
 
@@ -194,12 +226,25 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
     const { capabilities } = await queryDeepTelemetry(db, orgId, serverId, "1h", now);
     assert.equal(capabilities.reportedAt, at("09:59:50").toISOString());
     // Every capability of the catalogue, in its order; only the two reported ones are available.
-    assert.deepEqual(capabilities.items.map((c) => [c.name, c.available]), [
-      ["ebpf.block_latency", true], ["ebpf.block_split", true], ["ebpf.page_cache", false], ["ebpf.mrc", false],
-      ["fiemap.fragmentation", false], ["postgresql.statistics", false], ["psi.pressure", false], ["accel.read_cache", false],
-      ["accel.read_cache.residency", false], ["accel.read_cache.holdout", false], ["accel.write_optimization", false], ["accel.write_optimization.preallocation", false],
-      ["accel.write_optimization.defragmentation", false], ["accel.write_optimization.first_write", false],
-    ]);
+    assert.deepEqual(
+      capabilities.items.map((c) => [c.name, c.available]),
+      [
+        ["ebpf.block_latency", true],
+        ["ebpf.block_split", true],
+        ["ebpf.page_cache", false],
+        ["ebpf.mrc", false],
+        ["fiemap.fragmentation", false],
+        ["postgresql.statistics", false],
+        ["psi.pressure", false],
+        ["accel.read_cache", false],
+        ["accel.read_cache.residency", false],
+        ["accel.read_cache.holdout", false],
+        ["accel.write_optimization", false],
+        ["accel.write_optimization.preallocation", false],
+        ["accel.write_optimization.defragmentation", false],
+        ["accel.write_optimization.first_write", false],
+      ],
+    );
     assert.match(capabilities.items[2]!.whenMissing, /root.*6\.10/);
     assert.equal(capabilities.items[0]!.whenMissing, "");
   });
@@ -212,7 +257,10 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
   it("returns empty panels and unknown capabilities for a server that never reported", async () => {
     const { id: fresh } = await createServer(db.prisma, orgId, "new01");
     const deep = await queryDeepTelemetry(db, orgId, fresh, "7d", now);
-    assert.deepEqual([deep.latency, deep.splitIo, deep.fragmentation, deep.databases, deep.sqlServers, deep.cacheHit.time], [[], [], [], [], [], []]);
+    assert.deepEqual(
+      [deep.latency, deep.splitIo, deep.fragmentation, deep.databases, deep.sqlServers, deep.cacheHit.time],
+      [[], [], [], [], [], []],
+    );
     assert.deepEqual(deep.cacheTopFiles, { seenAt: null, intervalSeconds: null, files: [] });
     assert.equal(deep.capabilities.reportedAt, null);
   });

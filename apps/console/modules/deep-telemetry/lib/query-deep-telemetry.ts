@@ -3,7 +3,13 @@ import { readServerSql } from "@/modules/fleet/lib/get-server";
 import { asChartWindow, type ChartWindow } from "@/modules/metrics/lib/chart-window";
 import type { MetricsRange } from "@/modules/metrics/types/metrics";
 import type { CacheTopFiles, DeepTelemetry, FragmentationRoot } from "../types/deep-telemetry";
-import { buildCacheHitSeries, buildDatabaseSeries, buildLatencySeries, buildSplitIoSeries, buildSqlServerSeries } from "./build-deep-series";
+import {
+  buildCacheHitSeries,
+  buildDatabaseSeries,
+  buildLatencySeries,
+  buildSplitIoSeries,
+  buildSqlServerSeries,
+} from "./build-deep-series";
 import { describeCapabilities } from "./capabilities";
 import { describeUntimed, latencyBasis } from "./latency-basis";
 import {
@@ -45,22 +51,26 @@ export async function queryDeepTelemetry(
   const { bucketSeconds } = source;
   const inRange = [orgId, serverId, from, to];
   const latest = [orgId, serverId];
-  const [latency, untimed, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(db, orgId, async (sql) => {
-    await readServerSql(sql, orgId, serverId, now);
-    // One connection answers in order; Promise.all only queues them on it.
-    return Promise.all([
-      sql.query<LatencyRow>(latencySql(source), inRange),
-      sql.query<UntimedRow>(untimedSql(source), inRange),
-      sql.query<SplitRow>(splitSql(source), inRange),
-      sql.query<PageCacheRow>(pageCacheSql(source), inRange),
-      sql.query<DatabaseRow>(databaseSql(source), inRange),
-      sql.query<SqlServerRow>(sqlServerSql(source), inRange),
-      sql.query<FragmentationScanRow>(latestScansSql, latest),
-      sql.query<WorstFileRow>(worstFilesSql, latest),
-      sql.query<CacheTopFileRow>(cacheTopFilesSql, latest),
-      sql.query<CapabilitiesRow>(capabilitiesSql, latest),
-    ]);
-  });
+  const [latency, untimed, split, pageCache, databases, sqlServers, scans, worstFiles, topFiles, capabilities] = await inOrgSql(
+    db,
+    orgId,
+    async (sql) => {
+      await readServerSql(sql, orgId, serverId, now);
+      // One connection answers in order; Promise.all only queues them on it.
+      return Promise.all([
+        sql.query<LatencyRow>(latencySql(source), inRange),
+        sql.query<UntimedRow>(untimedSql(source), inRange),
+        sql.query<SplitRow>(splitSql(source), inRange),
+        sql.query<PageCacheRow>(pageCacheSql(source), inRange),
+        sql.query<DatabaseRow>(databaseSql(source), inRange),
+        sql.query<SqlServerRow>(sqlServerSql(source), inRange),
+        sql.query<FragmentationScanRow>(latestScansSql, latest),
+        sql.query<WorstFileRow>(worstFilesSql, latest),
+        sql.query<CacheTopFileRow>(cacheTopFilesSql, latest),
+        sql.query<CapabilitiesRow>(capabilitiesSql, latest),
+      ]);
+    },
+  );
   const agent = capabilities.rows[0];
   const basis = latencyBasis(latency.rows, untimed.rows);
   return {
@@ -77,18 +87,21 @@ export async function queryDeepTelemetry(
     splitIo: buildSplitIoSeries(split.rows, bucketSeconds),
     cacheHit: buildCacheHitSeries(pageCache.rows, bucketSeconds),
     cacheTopFiles: toCacheTopFiles(topFiles.rows),
-    fragmentation: scans.rows.map((scan): FragmentationRoot => ({
-      root: scan.root,
-      scannedAt: scan.scanned_at.toISOString(),
-      files: scan.files,
-      fragmentedFiles: scan.fragmented_files,
-      extents: scan.extents,
-      excessExtents: scan.excess_extents,
-      unsupportedFiles: scan.unsupported_files,
-      scanDurationMs: scan.scan_duration_ms,
-      worstFiles: worstFiles.rows.filter((file) => file.root === scan.root)
-        .map((file) => ({ path: file.path, extents: file.extents, sizeBytes: file.size_bytes })),
-    })),
+    fragmentation: scans.rows.map(
+      (scan): FragmentationRoot => ({
+        root: scan.root,
+        scannedAt: scan.scanned_at.toISOString(),
+        files: scan.files,
+        fragmentedFiles: scan.fragmented_files,
+        extents: scan.extents,
+        excessExtents: scan.excess_extents,
+        unsupportedFiles: scan.unsupported_files,
+        scanDurationMs: scan.scan_duration_ms,
+        worstFiles: worstFiles.rows
+          .filter((file) => file.root === scan.root)
+          .map((file) => ({ path: file.path, extents: file.extents, sizeBytes: file.size_bytes })),
+      }),
+    ),
     databases: buildDatabaseSeries(databases.rows, bucketSeconds),
     sqlServers: buildSqlServerSeries(sqlServers.rows, bucketSeconds),
   };

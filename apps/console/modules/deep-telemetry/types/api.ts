@@ -3,14 +3,21 @@ import { nullableDateTime, series, unixSeconds } from "@/lib/openapi/schemas";
 import { metricsRangeSchema } from "@/modules/metrics/types/metrics";
 
 const untimed = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("measured"), operations: z.number(), sharePercent: z.number().nullable(), uncountedTimedOperations: z.number() }),
+  z.object({
+    status: z.literal("measured"),
+    operations: z.number(),
+    sharePercent: z.number().nullable(),
+    uncountedTimedOperations: z.number(),
+  }),
   z.object({ status: z.literal("not-measured"), reason: z.string() }),
 ]);
 
 const nullableNumber = z.number().nullable();
 
 export const deepTelemetrySchema = z.object({
-  range: z.enum([...metricsRangeSchema.options, "custom"]).meta({ description: "The preset asked for, or custom (a zoom, a custom range)" }),
+  range: z
+    .enum([...metricsRangeSchema.options, "custom"])
+    .meta({ description: "The preset asked for, or custom (a zoom, a custom range)" }),
   bucketSeconds: nullableNumber,
   from: z.string(),
   to: z.string(),
@@ -18,18 +25,20 @@ export const deepTelemetrySchema = z.object({
     reportedAt: nullableDateTime,
     items: z.array(z.object({ name: z.string(), label: z.string(), available: z.boolean(), whenMissing: z.string() })),
   }),
-  latency: z.array(
-    z.object({
-      device: z.string(),
-      operation: z.string(),
-      time: unixSeconds,
-      p50Ms: series,
-      p95Ms: series,
-      p99Ms: series,
-      summary: z.object({ operations: z.number(), p50: z.string(), p95: z.string(), p99: z.string(), averageMs: nullableNumber }),
-      untimed,
-    }),
-  ).meta({ description: "Percentiles are bucket upper edges (ms) of merged log2 buckets" }),
+  latency: z
+    .array(
+      z.object({
+        device: z.string(),
+        operation: z.string(),
+        time: unixSeconds,
+        p50Ms: series,
+        p95Ms: series,
+        p99Ms: series,
+        summary: z.object({ operations: z.number(), p50: z.string(), p95: z.string(), p99: z.string(), averageMs: nullableNumber }),
+        untimed,
+      }),
+    )
+    .meta({ description: "Percentiles are bucket upper edges (ms) of merged log2 buckets" }),
   latencyBasis: z.object({ timedOperations: z.number(), untimed }),
   splitIo: z.array(z.object({ device: z.string(), time: unixSeconds, splitIosPerSecond: series, averagePerSecond: nullableNumber })),
   cacheHit: z.object({ time: unixSeconds, hitRatioPercent: series, overallPercent: nullableNumber }),
@@ -57,7 +66,11 @@ export const deepTelemetrySchema = z.object({
       time: unixSeconds,
       transactionsPerSecond: series,
       bufferHitRatioPercent: series,
-      overall: z.object({ transactionsPerSecond: nullableNumber, bufferHitRatioPercent: nullableNumber, rollbacksPerSecond: nullableNumber }),
+      overall: z.object({
+        transactionsPerSecond: nullableNumber,
+        bufferHitRatioPercent: nullableNumber,
+        rollbacksPerSecond: nullableNumber,
+      }),
     }),
   ),
   sqlServers: z.array(
@@ -67,7 +80,11 @@ export const deepTelemetrySchema = z.object({
       batchRequestsPerSecond: series,
       bufferHitRatioPercent: series,
       pageLifeExpectancySeconds: series,
-      overall: z.object({ batchRequestsPerSecond: nullableNumber, bufferHitRatioPercent: nullableNumber, pageLifeExpectancySeconds: nullableNumber }),
+      overall: z.object({
+        batchRequestsPerSecond: nullableNumber,
+        bufferHitRatioPercent: nullableNumber,
+        pageLifeExpectancySeconds: nullableNumber,
+      }),
     }),
   ),
 });

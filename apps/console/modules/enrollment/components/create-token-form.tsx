@@ -31,8 +31,19 @@ export function CreateTokenForm({ onCreated }: { onCreated: (token: CreatedEnrol
   }
 
   return (
-    <form onSubmit={submit} className="grid gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end" aria-label="Create enrolment token" data-testid="create-token-form">
-      <Field label="Label" id="label" placeholder="e.g. database servers" maxLength={100} hint="Optional: helps you recognise the token later." />
+    <form
+      onSubmit={submit}
+      className="grid gap-4 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
+      aria-label="Create enrolment token"
+      data-testid="create-token-form"
+    >
+      <Field
+        label="Label"
+        id="label"
+        placeholder="e.g. database servers"
+        maxLength={100}
+        hint="Optional: helps you recognise the token later."
+      />
       <div className="grid gap-1.5 self-start">
         <Label htmlFor="expiresIn">Expires after</Label>
         <Select id="expiresIn" name="expiresIn" defaultValue="24h">

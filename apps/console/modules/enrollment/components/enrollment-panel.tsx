@@ -35,7 +35,10 @@ export function EnrollmentPanel({ initialTokens, canManage }: { initialTokens: E
         <Card>
           <CardHeader>
             <CardTitle>1. Create an install command</CardTitle>
-            <CardDescription>It embeds a new enrolment token. A token enrols any number of servers until it expires or is revoked (the list counts its uses), so pick a short lifetime and revoke it once your servers are enrolled.</CardDescription>
+            <CardDescription>
+              It embeds a new enrolment token. A token enrols any number of servers until it expires or is revoked (the list counts its
+              uses), so pick a short lifetime and revoke it once your servers are enrolled.
+            </CardDescription>
           </CardHeader>
           <CardContent className="grid gap-5">
             <CreateTokenForm

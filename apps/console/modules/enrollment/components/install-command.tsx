@@ -20,7 +20,11 @@ function Note({ note }: { note: InstallNote }) {
       data-testid={`install-note-${note.id}`}
       className={`flex gap-2 rounded-md border px-3 py-2 text-sm ${blocker ? "border-destructive/40 bg-destructive/5" : "border-amber-500/40 bg-amber-50"}`}
     >
-      {blocker ? <Ban className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden /> : <AlertTriangle className="mt-0.5 size-4 shrink-0 text-amber-600" aria-hidden />}
+      {blocker ? (
+        <Ban className="mt-0.5 size-4 shrink-0 text-destructive" aria-hidden />
+      ) : (
+        <AlertTriangle className="mt-0.5 size-4 shrink-0 text-amber-600" aria-hidden />
+      )}
       <div>
         <p className="font-medium">{note.title}</p>
         <p className="text-muted-foreground">{note.text}</p>
@@ -39,10 +43,13 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
     <div className="grid gap-3 rounded-xl border border-primary/30 bg-primary/5 p-5" data-testid="install-command-panel">
       <div>
         <h3 className="font-semibold">
-          {platform === "linux" ? "Run this on the server, as root or as a user who may use sudo" : "Run this on the server in PowerShell, as Administrator"}
+          {platform === "linux"
+            ? "Run this on the server, as root or as a user who may use sudo"
+            : "Run this on the server in PowerShell, as Administrator"}
         </h3>
         <p className="mt-1 text-sm text-muted-foreground">
-          Copy it now: the token is shown only once. It enrols any number of servers until {formatDateTime(created.expiresAt)} or until you revoke it.
+          Copy it now: the token is shown only once. It enrols any number of servers until {formatDateTime(created.expiresAt)} or until you
+          revoke it.
         </p>
       </div>
       <div role="tablist" aria-label="Server operating system" className="flex gap-1">
@@ -60,7 +67,9 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
           </button>
         ))}
       </div>
-      {notes.map((note) => <Note key={note.id} note={note} />)}
+      {notes.map((note) => (
+        <Note key={note.id} note={note} />
+      ))}
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start" role="tabpanel">
         {command === null ? (
           <p className="flex-1 text-sm text-destructive" data-testid={`install-command${suffix}-unavailable`}>
@@ -81,19 +90,23 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
       </div>
       {platform === "linux" ? (
         <p className="text-xs text-muted-foreground">
-          The script installs the agent, exchanges the token for the server&apos;s own credential and starts it: as the <code>spindle-agent</code> systemd
-          unit, or, without systemd (containers, WSL, minimal VMs), detached with its log in <code>/var/log/spindle/agent.log</code> and its pid in{" "}
-          <code>/run/spindle/agent.pid</code>. Not as root, it asks sudo for the steps that need root. The server appears in the fleet within about
-          10 seconds. To stop and remove it: <code data-testid="uninstall-command">curl -fsSL {created.gatewayUrl.replace(/\/+$/, "")}/install.sh | sh -s -- --uninstall</code>.
+          The script installs the agent, exchanges the token for the server&apos;s own credential and starts it: as the{" "}
+          <code>spindle-agent</code> systemd unit, or, without systemd (containers, WSL, minimal VMs), detached with its log in{" "}
+          <code>/var/log/spindle/agent.log</code> and its pid in <code>/run/spindle/agent.pid</code>. Not as root, it asks sudo for the
+          steps that need root. The server appears in the fleet within about 10 seconds. To stop and remove it:{" "}
+          <code data-testid="uninstall-command">curl -fsSL {created.gatewayUrl.replace(/\/+$/, "")}/install.sh | sh -s -- --uninstall</code>
+          .
         </p>
       ) : (
         <p className="text-xs text-muted-foreground">
           The command downloads <code>spindle-agent.exe</code> from the gateway, checks the gateway&apos;s ECDSA signature over SHA256SUMS
-          against the key pinned in the command (it came from this console, not from the download), runs the agent only if its SHA-256 matches
-          the signed SHA256SUMS, and runs <code>spindle-agent.exe install</code>: it exchanges the token for the server&apos;s own credential, keeps its
-          configuration in <code>%ProgramData%\Spindle</code> (SYSTEM and Administrators only) and starts the <code>SpindleAgent</code> service,
-          which restarts on failure. <code>&quot;C:\Program Files\Spindle\spindle-agent.exe&quot; uninstall</code> removes it. Fleets that deploy
-          MSIs: <code>msiexec /i spindle-agent-windows-amd64.msi /qn SPINDLE_GATEWAY=… SPINDLE_TOKEN=…</code> (from the gateway&apos;s <code>/download/</code>).
+          against the key pinned in the command (it came from this console, not from the download), runs the agent only if its SHA-256
+          matches the signed SHA256SUMS, and runs <code>spindle-agent.exe install</code>: it exchanges the token for the server&apos;s own
+          credential, keeps its configuration in <code>%ProgramData%\Spindle</code> (SYSTEM and Administrators only) and starts the{" "}
+          <code>SpindleAgent</code> service, which restarts on failure.{" "}
+          <code>&quot;C:\Program Files\Spindle\spindle-agent.exe&quot; uninstall</code> removes it. Fleets that deploy MSIs:{" "}
+          <code>msiexec /i spindle-agent-windows-amd64.msi /qn SPINDLE_GATEWAY=… SPINDLE_TOKEN=…</code> (from the gateway&apos;s{" "}
+          <code>/download/</code>).
         </p>
       )}
     </div>

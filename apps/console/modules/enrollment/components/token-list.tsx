@@ -45,7 +45,9 @@ export function TokenList({
               <div className="font-mono text-xs text-muted-foreground">spe_…{token.hint}</div>
             </TableCell>
             <TableCell>
-              <Badge variant={statusVariant[token.status]} className="capitalize">{token.status}</Badge>
+              <Badge variant={statusVariant[token.status]} className="capitalize">
+                {token.status}
+              </Badge>
             </TableCell>
             <TableCell className="text-muted-foreground">{formatDateTime(token.expiresAt)}</TableCell>
             <TableCell>{token.uses}</TableCell>

@@ -57,7 +57,9 @@ export async function createEnrollmentToken(
 
   const keys = await pinnedWindowsKeys(db, context.orgId);
   return {
-    ...summariseToken(row, now), token, gatewayUrl,
+    ...summariseToken(row, now),
+    token,
+    gatewayUrl,
     installCommand: installCommand(gatewayUrl, token),
     windowsInstallCommand: keys.length > 0 ? windowsInstallCommand(gatewayUrl, token, keys) : null,
   };

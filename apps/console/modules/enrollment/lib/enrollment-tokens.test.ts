@@ -30,7 +30,8 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
 
     const row = await db.prisma.enrollmentToken.findUniqueOrThrow({ where: { id: created.id } });
     assert.deepEqual(Buffer.from(row.tokenHash), createHash("sha256").update(created.token).digest());
-    const stored = (await db.pool.query("SELECT row_to_json(t)::text AS json FROM enrollment_tokens t WHERE id = $1", [created.id])).rows[0].json;
+    const stored = (await db.pool.query("SELECT row_to_json(t)::text AS json FROM enrollment_tokens t WHERE id = $1", [created.id])).rows[0]
+      .json;
     assert.ok(!stored.includes(created.token.slice(4)), "the secret itself is not stored anywhere in the row");
 
     const listed = await listEnrollmentTokens(db, owner.orgId, now);
@@ -53,18 +54,27 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
     const before = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
     assert.equal(before.windowsInstallCommand, null, "no gateway has recorded a key: nothing it could check");
     const point = (fill: number) => Buffer.concat([Buffer.from([4]), Buffer.alloc(64, fill)]);
-    await db.pool.query(`INSERT INTO gateway_signing_keys (algorithm, public_key, last_seen_at) VALUES
+    await db.pool.query(
+      `INSERT INTO gateway_signing_keys (algorithm, public_key, last_seen_at) VALUES
       ('ecdsa-p256', $1, now()), ('ecdsa-p256', $2, now() - interval '1 day'), ('ecdsa-p256', $3, now() - interval '30 days')`,
-    [point(1), point(2), point(3)]);
+      [point(1), point(2), point(3)],
+    );
     const created = await createEnrollmentToken(db, owner, {}, { gatewayUrl, now });
     const pinned = pinnedKeysOf(created.windowsInstallCommand!);
-    assert.deepEqual(pinned, [eccPublicBlob(point(1)).toString("base64"), eccPublicBlob(point(2)).toString("base64")],
-      "the current key first, the one rotated out yesterday still accepted, the month-old one dropped");
+    assert.deepEqual(
+      pinned,
+      [eccPublicBlob(point(1)).toString("base64"), eccPublicBlob(point(2)).toString("base64")],
+      "the current key first, the one rotated out yesterday still accepted, the month-old one dropped",
+    );
     assert.ok(created.windowsInstallCommand!.includes(`'${created.token}' | & $f install`));
   });
 
   it("expires after the chosen lifetime, 24 h by default", async () => {
-    const cases = [["1h", 1], ["24h", 24], ["7d", 168]] as const;
+    const cases = [
+      ["1h", 1],
+      ["24h", 24],
+      ["7d", 168],
+    ] as const;
     for (const [expiresIn, lifetimeHours] of cases) {
       const created = await createEnrollmentToken(db, owner, { expiresIn }, { gatewayUrl, now });
       assert.equal(created.expiresAt, hours(lifetimeHours).toISOString(), expiresIn);
@@ -88,10 +98,13 @@ describe("enrolment tokens", { skip: skipWithoutDatabase }, () => {
     assert.equal(again.revokedAt, hours(1).toISOString(), "a second revoke changes nothing");
 
     const audit = await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId, target: created.id }, orderBy: { id: "asc" } });
-    assert.deepEqual(audit.map((entry) => [entry.action, entry.actorId]), [
-      ["enrollment_token.created", owner.userId],
-      ["enrollment_token.revoked", owner.userId],
-    ]);
+    assert.deepEqual(
+      audit.map((entry) => [entry.action, entry.actorId]),
+      [
+        ["enrollment_token.created", owner.userId],
+        ["enrollment_token.revoked", owner.userId],
+      ],
+    );
   });
 
   it("answers not found for a token id that does not exist", async () => {

@@ -7,17 +7,34 @@ import { describeGatewayAddress, installNotes, needsAllowHttp } from "./gateway-
 
 describe("describeGatewayAddress", () => {
   it("tells loopback literals from names and other addresses", () => {
-    for (const url of ["http://127.0.0.1:4318", "http://127.9.8.7", "http://localhost:4318/", "http://[::1]:4318", "https://app.localhost"]) {
+    for (const url of [
+      "http://127.0.0.1:4318",
+      "http://127.9.8.7",
+      "http://localhost:4318/",
+      "http://[::1]:4318",
+      "https://app.localhost",
+    ]) {
       assert.equal(describeGatewayAddress(url).loopbackOnly, true, url);
     }
     // A name may resolve to loopback on the gateway's machine and to a LAN address elsewhere.
-    for (const url of ["http://vm:4318", "http://10.0.0.7:4318", "https://gw.example.com", "http://[fe80::1]:4318", "http://127.example.com"]) {
+    for (const url of [
+      "http://vm:4318",
+      "http://10.0.0.7:4318",
+      "https://gw.example.com",
+      "http://[fe80::1]:4318",
+      "http://127.example.com",
+    ]) {
       assert.equal(describeGatewayAddress(url).loopbackOnly, false, url);
     }
   });
 
   it("drops trailing slashes and reads the scheme", () => {
-    assert.deepEqual(describeGatewayAddress("http://vm:4318//"), { url: "http://vm:4318", host: "vm", plainHttp: true, loopbackOnly: false });
+    assert.deepEqual(describeGatewayAddress("http://vm:4318//"), {
+      url: "http://vm:4318",
+      host: "vm",
+      plainHttp: true,
+      loopbackOnly: false,
+    });
     assert.equal(describeGatewayAddress("https://gw.example.com").plainHttp, false);
   });
 });
@@ -35,7 +52,10 @@ describe("needsAllowHttp and installNotes", () => {
     assert.equal(needsAllowHttp(gateway), true);
     for (const platform of ["linux", "windows"] as const) {
       const notes = installNotes(gateway, platform);
-      assert.deepEqual(notes.map((n) => [n.id, n.level]), [["plain-http", "warning"]]);
+      assert.deepEqual(
+        notes.map((n) => [n.id, n.level]),
+        [["plain-http", "warning"]],
+      );
       assert.match(notes[0]!.text, /enrolment token .* credential .* telemetry cross the network/);
       assert.match(notes[0]!.text, /--allow-http/);
     }

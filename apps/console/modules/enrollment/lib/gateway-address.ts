@@ -49,7 +49,8 @@ export function installNotes(gateway: GatewayAddress, platform: InstallPlatform)
       id: "loopback-only",
       level: "blocker",
       title: "This command works only on the gateway's own machine",
-      text: `${gateway.url} is a loopback address: on any other ${platform === "windows" ? "Windows server" : "server"} it names that server itself, ` +
+      text:
+        `${gateway.url} is a loopback address: on any other ${platform === "windows" ? "Windows server" : "server"} it names that server itself, ` +
         "where no gateway listens, and the download fails. To enrol other servers, give the gateway an address they can reach " +
         "(SPINDLE_PUBLIC_GATEWAY_URL for npm start, SPINDLE_GATEWAY_URL for the console; docs/configure.md).",
     });
@@ -59,13 +60,12 @@ export function installNotes(gateway: GatewayAddress, platform: InstallPlatform)
       id: "plain-http",
       level: "warning",
       title: "This gateway uses plain http, not https",
-      text: `${gateway.url} is not encrypted: the enrolment token in this command, the credential the server receives for it and ` +
+      text:
+        `${gateway.url} is not encrypted: the enrolment token in this command, the credential the server receives for it and ` +
         "all its telemetry cross the network readable by anyone on the path, who could also use the token to enrol servers of their own " +
         "until it expires or you revoke it. The command therefore carries --allow-http, without which the installer refuses a plain-http gateway " +
         "on another host. " +
-        (platform === "linux"
-          ? "The agent binary is still checked against SHA256SUMS signed by the gateway's key. "
-          : "") +
+        (platform === "linux" ? "The agent binary is still checked against SHA256SUMS signed by the gateway's key. " : "") +
         "On a network you do not trust, give the gateway an https:// address (docs/configure.md) and create a new command.",
     });
   }

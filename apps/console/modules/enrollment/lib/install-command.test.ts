@@ -17,7 +17,10 @@ function p256() {
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const jwk = publicKey.export({ format: "jwk" });
   const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, "base64url"), Buffer.from(jwk.y!, "base64url")]);
-  return { blob: eccPublicBlob(point).toString("base64"), sign: (data: Buffer) => sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" }) };
+  return {
+    blob: eccPublicBlob(point).toString("base64"),
+    sign: (data: Buffer) => sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" }),
+  };
 }
 
 describe("windowsInstallCommand", () => {
@@ -59,7 +62,7 @@ describe("windowsInstallCommand", () => {
     const check = at('if (-not (($s -split "`n") -contains "$h  $n")) { Remove-Item $f; throw ');
     const run = at("& $f install");
     assert.ok(signature < hash && hash < check && check < run, command);
-    assert.ok(!/\$\w+:/.test(command.replace(/\$env:TEMP/g, "")), "no \"$name:\" that PowerShell would read as a scope");
+    assert.ok(!/\$\w+:/.test(command.replace(/\$env:TEMP/g, "")), 'no "$name:" that PowerShell would read as a scope');
   });
 
   it("accepts SHA256SUMS signed by a pinned key and nothing else, as .NET verifies it", () => {
@@ -89,13 +92,17 @@ describe("windowsInstallCommand", () => {
 describe("installCommand (Linux)", () => {
   const gatewayKey = p256();
   it("runs install.sh with sh, not sudo, so one line serves root without sudo and users with sudo", () => {
-    assert.equal(installCommand("https://gw.example.com/", token),
-      `script=$(curl -fsSL https://gw.example.com/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin`);
+    assert.equal(
+      installCommand("https://gw.example.com/", token),
+      `script=$(curl -fsSL https://gw.example.com/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin`,
+    );
   });
 
   it("carries --allow-http for a plain-http gateway that is not a loopback address, on both platforms", () => {
     assert.ok(installCommand("http://vm:4318", token).endsWith("spindle-install --token-stdin --allow-http"));
-    assert.ok(windowsInstallCommand("http://vm:4318", token, [gatewayKey.blob]).endsWith("install --token-file - --gateway $g --allow-http"));
+    assert.ok(
+      windowsInstallCommand("http://vm:4318", token, [gatewayKey.blob]).endsWith("install --token-file - --gateway $g --allow-http"),
+    );
     for (const url of ["http://127.0.0.1:4318", "https://vm:4318"]) {
       assert.ok(!installCommand(url, token).includes("--allow-http"), url);
       assert.ok(!windowsInstallCommand(url, token, [gatewayKey.blob]).includes("--allow-http"), url);

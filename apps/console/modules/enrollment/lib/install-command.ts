@@ -35,7 +35,8 @@ export function windowsInstallCommand(gatewayUrl: string, token: string, pinnedK
   if (pinnedKeys.length === 0) throw new Error("no gateway signing key to pin: the Windows command checks the gateway's signature");
   const gateway = describeGatewayAddress(gatewayUrl);
   const base = gateway.url;
-  const cng = "[Security.Cryptography.CngKey]::Import([Convert]::FromBase64String($k),[Security.Cryptography.CngKeyBlobFormat]::EccPublicBlob)";
+  const cng =
+    "[Security.Cryptography.CngKey]::Import([Convert]::FromBase64String($k),[Security.Cryptography.CngKeyBlobFormat]::EccPublicBlob)";
   return [
     "$ErrorActionPreference='Stop'",
     "[Net.ServicePointManager]::SecurityProtocol=[Net.ServicePointManager]::SecurityProtocol -bor 3072",
@@ -52,7 +53,7 @@ export function windowsInstallCommand(gatewayUrl: string, token: string, pinnedK
     `foreach ($k in $ks) { if ((New-Object Security.Cryptography.ECDsaCng(${cng})).VerifyData($sb,$sg,[Security.Cryptography.HashAlgorithmName]::SHA256)) { $ok=$true } }`,
     'if (-not $ok) { Remove-Item $f; throw "SHA256SUMS of the gateway $g is not signed by the key this command pins, so $n was not run" }',
     "$s=[Text.Encoding]::ASCII.GetString($sb)",
-    '$h=(Get-FileHash $f -Algorithm SHA256).Hash.ToLower()',
+    "$h=(Get-FileHash $f -Algorithm SHA256).Hash.ToLower()",
     'if (-not (($s -split "`n") -contains "$h  $n")) { Remove-Item $f; throw "$n does not match the signed SHA256SUMS of the gateway $g, so it was not run" }',
     `${psQuote(token)} | & $f install --token-file - --gateway $g${needsAllowHttp(gateway) ? " --allow-http" : ""}`,
   ].join("; ");

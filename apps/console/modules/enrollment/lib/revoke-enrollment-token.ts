@@ -25,7 +25,13 @@ export async function revokeEnrollmentToken(
     if (!row) throw notFound("This enrolment token");
     if (revoked.count > 0) {
       await tx.auditLog.create({
-        data: { orgId: context.orgId, actorId: context.userId, action: "enrollment_token.revoked", target: tokenId, details: { label: row.label } },
+        data: {
+          orgId: context.orgId,
+          actorId: context.userId,
+          action: "enrollment_token.revoked",
+          target: tokenId,
+          details: { label: row.label },
+        },
       });
     }
     return summariseToken(row, now);

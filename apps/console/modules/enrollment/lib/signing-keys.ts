@@ -12,10 +12,18 @@ const maxKeys = 4;
 
 /** The keys to pin, newest first, as base64 ECCPUBLIC blobs; empty when no gateway recorded one. */
 export async function pinnedWindowsKeys(db: Db, orgId: string): Promise<string[]> {
-  const rows = await inOrgSql(db, orgId, async (sql) =>
-    (await sql.query<{ public_key: Buffer }>(
-      `SELECT public_key FROM gateway_signing_keys
+  const rows = await inOrgSql(
+    db,
+    orgId,
+    async (sql) =>
+      (
+        await sql.query<{ public_key: Buffer }>(
+          `SELECT public_key FROM gateway_signing_keys
        WHERE algorithm = 'ecdsa-p256' AND last_seen_at > now() - make_interval(days => $1)
-       ORDER BY last_seen_at DESC LIMIT $2`, [recentDays, maxKeys])).rows);
+       ORDER BY last_seen_at DESC LIMIT $2`,
+          [recentDays, maxKeys],
+        )
+      ).rows,
+  );
   return rows.map((row) => eccPublicBlob(row.public_key).toString("base64"));
 }

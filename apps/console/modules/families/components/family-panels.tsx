@@ -14,8 +14,16 @@ import type { FamilySeries } from "../types/family-series";
 
 const formats = { bytes: formatBytes, count: formatNumber } as const;
 
-function FamilyPanelView({ panel, serverId, selection, capabilities }: {
-  panel: FamilyPanel; serverId: string; selection: WindowSelection; capabilities: Capabilities;
+function FamilyPanelView({
+  panel,
+  serverId,
+  selection,
+  capabilities,
+}: {
+  panel: FamilyPanel;
+  serverId: string;
+  selection: WindowSelection;
+  capabilities: Capabilities;
 }) {
   const tables = [...new Set(panel.lines.map((line) => line.family))].join(",");
   const url = `/api/servers/${serverId}/families?tables=${tables}&${selectionQuery(selection)}`;
@@ -32,9 +40,17 @@ function FamilyPanelView({ panel, serverId, selection, capabilities }: {
   const format = formats[panel.unit];
   const total = (value: number | null) => (value === null ? "not measured" : format(value));
   return (
-    <Panel testId={`panel-${panel.id}`} title={panel.title} description={panel.description} empty={built.empty ? whyEmpty(capabilities, panel.capability, panel.idle) : null}>
+    <Panel
+      testId={`panel-${panel.id}`}
+      title={panel.title}
+      description={panel.description}
+      empty={built.empty ? whyEmpty(capabilities, panel.capability, panel.idle) : null}
+    >
       <p className="mb-1 text-sm" data-testid={`panel-${panel.id}-totals`}>
-        {[...built.totals.map((t) => `${t.label}: ${total(t.total)}`), ...(built.difference ? [`${built.difference.label}: ${total(built.difference.value)}`] : [])].join(" · ")}
+        {[
+          ...built.totals.map((t) => `${t.label}: ${total(t.total)}`),
+          ...(built.difference ? [`${built.difference.label}: ${total(built.difference.value)}`] : []),
+        ].join(" · ")}
       </p>
       <p className="mb-3 text-xs text-muted-foreground">{panel.basis} Totals over the window.</p>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
@@ -55,8 +71,14 @@ function FamilyPanelView({ panel, serverId, selection, capabilities }: {
 }
 
 /** Every panel declared in panels.ts, for the picked window; refreshes with the charts above. */
-export function FamilyPanels({ serverId, selection, capabilities }: {
-  serverId: string; selection: WindowSelection; capabilities: Capabilities;
+export function FamilyPanels({
+  serverId,
+  selection,
+  capabilities,
+}: {
+  serverId: string;
+  selection: WindowSelection;
+  capabilities: Capabilities;
 }) {
   return (
     <>

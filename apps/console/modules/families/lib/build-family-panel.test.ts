@@ -6,7 +6,13 @@ import { buildFamilyPanel } from "./build-family-panel";
 import { drawableFamilies } from "./family-series-sql";
 
 const panel: FamilyPanel = {
-  id: "test", title: "Test", description: "", basis: "", capability: "accel.write_optimization.preallocation", idle: "", unit: "bytes",
+  id: "test",
+  title: "Test",
+  description: "",
+  basis: "",
+  capability: "accel.write_optimization.preallocation",
+  idle: "",
+  unit: "bytes",
   lines: [
     { family: "write_opt", column: "preallocated_bytes", label: "Reserved", color: "#000" },
     { family: "write_opt_trimmed", column: "trimmed_bytes", label: "Given back", color: "#111" },
@@ -15,7 +21,13 @@ const panel: FamilyPanel = {
 };
 
 const series = (table: string, time: number[], values: Record<string, (number | null)[]>): FamilySeries => ({
-  table, range: "1h", from: "", to: "", bucketSeconds: null, columns: Object.keys(values), series: [{ key: {}, time, values }],
+  table,
+  range: "1h",
+  from: "",
+  to: "",
+  bucketSeconds: null,
+  columns: Object.keys(values),
+  series: [{ key: {}, time, values }],
 });
 
 describe("buildFamilyPanel", () => {
@@ -26,8 +38,17 @@ describe("buildFamilyPanel", () => {
     ]);
     assert.equal(built.charts.length, 1);
     assert.deepEqual(built.charts[0]!.time, [10, 20, 30]);
-    assert.deepEqual(built.charts[0]!.lines.map((l) => l.values), [[100, 300, null], [null, 50, 10]]);
-    assert.deepEqual(built.totals, [{ label: "Reserved", total: 4000 }, { label: "Given back", total: 550 }]);
+    assert.deepEqual(
+      built.charts[0]!.lines.map((l) => l.values),
+      [
+        [100, 300, null],
+        [null, 50, 10],
+      ],
+    );
+    assert.deepEqual(built.totals, [
+      { label: "Reserved", total: 4000 },
+      { label: "Given back", total: 550 },
+    ]);
     assert.deepEqual(built.difference, { label: "Still reserved", value: 3450 });
     assert.equal(built.empty, false);
   });
@@ -37,7 +58,10 @@ describe("buildFamilyPanel", () => {
       series("write_opt", [10], { interval_seconds: [10], preallocated_bytes: [null] }),
       series("write_opt_trimmed", [10], { interval_seconds: [10], trimmed_bytes: [0] }),
     ]);
-    assert.deepEqual(built.totals, [{ label: "Reserved", total: null }, { label: "Given back", total: 0 }]);
+    assert.deepEqual(built.totals, [
+      { label: "Reserved", total: null },
+      { label: "Given back", total: 0 },
+    ]);
     assert.deepEqual(built.difference, { label: "Still reserved", value: null });
     assert.deepEqual(built.charts[0]!.lines[0]!.values, [null]);
     assert.equal(built.empty, false);
@@ -56,7 +80,10 @@ describe("buildFamilyPanel", () => {
         assert.ok(family, `${declared.id}: ${line.family} is not a drawable family`);
         const column = family.aggregates.find((a) => a.name === line.column);
         assert.equal(column?.merge, "sum", `${declared.id}: ${line.family}.${line.column} is not a summed aggregate column`);
-        assert.ok(family.aggregates.some((a) => a.name === "interval_seconds"), `${line.family} has no interval_seconds to rate by`);
+        assert.ok(
+          family.aggregates.some((a) => a.name === "interval_seconds"),
+          `${line.family} has no interval_seconds to rate by`,
+        );
       }
     }
   });

@@ -45,7 +45,9 @@ export function buildFamilyPanel(panel: FamilyPanel, series: readonly FamilySeri
     });
   }
   const totals = panel.lines.map((line) => {
-    const measured = (byTable.get(line.family)?.series ?? []).flatMap((s) => s.values[line.column] ?? []).filter((v): v is number => v !== null);
+    const measured = (byTable.get(line.family)?.series ?? [])
+      .flatMap((s) => s.values[line.column] ?? [])
+      .filter((v): v is number => v !== null);
     return { label: line.label, total: measured.length === 0 ? null : measured.reduce((a, b) => a + b, 0) };
   });
   const [first, second] = totals;

@@ -22,7 +22,11 @@ describe("queryFamilySeries", { skip: skipWithoutDatabase }, () => {
     const otherOrg = (await createOrganisation(db.prisma, "Other")).orgId;
     otherServerId = (await createServer(db.prisma, otherOrg, "other")).id;
     // Two 10 s intervals in one minute, and one in the next; the other organisation's server too.
-    for (const [time, trimmed] of [["09:58:10", 4096], ["09:58:20", 0], ["09:59:10", 1024]] as const) {
+    for (const [time, trimmed] of [
+      ["09:58:10", 4096],
+      ["09:58:20", 0],
+      ["09:59:10", 1024],
+    ] as const) {
       await db.pool.query(
         "INSERT INTO write_opt_trimmed (time, org_id, server_id, interval_seconds, trimmed_bytes) VALUES ($1, $2, $3, 10, $4)",
         [at(time), orgId, serverId, trimmed],
@@ -58,8 +62,17 @@ describe("queryFamilySeries", { skip: skipWithoutDatabase }, () => {
   });
 
   it("answers 404 for another organisation's server and for a table that is not a drawable family", async () => {
-    await assert.rejects(queryFamilySeries(db, orgId, otherServerId, "write_opt_trimmed", "1h", now), (e: unknown) => e instanceof ProblemError && e.status === 404);
-    await assert.rejects(queryFamilySeries(db, orgId, serverId, "memory", "1h", now), (e: unknown) => e instanceof ProblemError && e.status === 404);
-    await assert.rejects(queryFamilySeries(db, orgId, serverId, "users", "1h", now), (e: unknown) => e instanceof ProblemError && e.status === 404);
+    await assert.rejects(
+      queryFamilySeries(db, orgId, otherServerId, "write_opt_trimmed", "1h", now),
+      (e: unknown) => e instanceof ProblemError && e.status === 404,
+    );
+    await assert.rejects(
+      queryFamilySeries(db, orgId, serverId, "memory", "1h", now),
+      (e: unknown) => e instanceof ProblemError && e.status === 404,
+    );
+    await assert.rejects(
+      queryFamilySeries(db, orgId, serverId, "users", "1h", now),
+      (e: unknown) => e instanceof ProblemError && e.status === 404,
+    );
   });
 });

@@ -11,16 +11,34 @@ function formatSeconds(seconds: number): string {
 /** A p99 read latency: the bucket's edge ("≤ 1.02 ms"), its basis on hover, or "not measured" with the reason. */
 export function LatencyCell({ figure, testId }: { figure: LatencyFigure; testId: string }) {
   if (figure.status === "not-measured") {
-    return <span className="text-xs text-muted-foreground" title={figure.reason} data-testid={testId} data-status="not-measured">not measured</span>;
+    return (
+      <span className="text-xs text-muted-foreground" title={figure.reason} data-testid={testId} data-status="not-measured">
+        not measured
+      </span>
+    );
   }
   const text = figure.upperSeconds === null ? `> ${formatSeconds(figure.lowerSeconds)}` : `≤ ${formatSeconds(figure.upperSeconds)}`;
-  return <span className="tabular-nums" title={figure.basis} data-testid={testId} data-status="measured" data-upper-seconds={figure.upperSeconds ?? ""}>{text}</span>;
+  return (
+    <span
+      className="tabular-nums"
+      title={figure.basis}
+      data-testid={testId}
+      data-status="measured"
+      data-upper-seconds={figure.upperSeconds ?? ""}
+    >
+      {text}
+    </span>
+  );
 }
 
 /** A caused figure with its interval, or "not measured" with why (never a descriptive number in its place). */
 export function CausedCell({ figure, testId }: { figure: CausedFigure; testId: string }) {
   if (figure.status === "not-measured") {
-    return <span className="text-xs text-muted-foreground" title={figure.reason} data-testid={testId} data-status="not-measured">not measured</span>;
+    return (
+      <span className="text-xs text-muted-foreground" title={figure.reason} data-testid={testId} data-status="not-measured">
+        not measured
+      </span>
+    );
   }
   return (
     <span className="tabular-nums" title={figure.basis} data-testid={testId} data-status="measured">
@@ -38,5 +56,9 @@ const policyLooks: Record<FleetPolicyState, { label: string; variant: "success" 
 
 export function PolicyStateBadge({ state }: { state: FleetPolicyState }) {
   const look = policyLooks[state];
-  return <Badge variant={look.variant} data-testid="fleet-policy-state" data-state={state}>{look.label}</Badge>;
+  return (
+    <Badge variant={look.variant} data-testid="fleet-policy-state" data-state={state}>
+      {look.label}
+    </Badge>
+  );
 }

@@ -51,33 +51,42 @@ export function FleetView({ initial, initialQuery, initialFacets, canAdd, canAct
     setAllMatching(false);
   }, [filterKey]);
 
-  const update = useCallback((change: (next: URLSearchParams) => void, mode: "push" | "replace" = "push") => {
-    const next = new URLSearchParams(window.location.search);
-    change(next);
-    setParams(next, mode);
-  }, [setParams]);
+  const update = useCallback(
+    (change: (next: URLSearchParams) => void, mode: "push" | "replace" = "push") => {
+      const next = new URLSearchParams(window.location.search);
+      change(next);
+      setParams(next, mode);
+    },
+    [setParams],
+  );
 
-  const setFilter = useCallback((key: keyof FleetFilter, value: string | undefined, mode: "push" | "replace" = "push") => update((next) => {
-    if (value === undefined) next.delete(key);
-    else next.set(key, value);
-    if (key === "tag" && value) next.delete("untagged");
-    if (key === "untagged" && value) next.delete("tag");
-    next.delete("page");
-  }, mode), [update]);
+  const setFilter = useCallback(
+    (key: keyof FleetFilter, value: string | undefined, mode: "push" | "replace" = "push") =>
+      update((next) => {
+        if (value === undefined) next.delete(key);
+        else next.set(key, value);
+        if (key === "tag" && value) next.delete("untagged");
+        if (key === "untagged" && value) next.delete("tag");
+        next.delete("page");
+      }, mode),
+    [update],
+  );
 
-  const clearFilters = () => update((next) => {
-    for (const key of [...fleetFilterKeys, "page"]) next.delete(key);
-  });
-  const pickTag = (tag: string | null) => update((next) => {
-    next.delete("page");
-    if (tag === null) {
-      next.delete("tag");
-      next.set("untagged", "true");
-    } else {
-      next.delete("untagged");
-      next.set("tag", tag);
-    }
-  });
+  const clearFilters = () =>
+    update((next) => {
+      for (const key of [...fleetFilterKeys, "page"]) next.delete(key);
+    });
+  const pickTag = (tag: string | null) =>
+    update((next) => {
+      next.delete("page");
+      if (tag === null) {
+        next.delete("tag");
+        next.set("untagged", "true");
+      } else {
+        next.delete("untagged");
+        next.set("tag", tag);
+      }
+    });
 
   const matchingCount = allMatching ? page.total : selected.size;
   const selectedIds = useMemo(() => [...selected], [selected]);
@@ -87,34 +96,66 @@ export function FleetView({ initial, initialQuery, initialFacets, canAdd, canAct
     setSelected(new Set());
     setAllMatching(false);
     void refresh();
-    fetchJson<{ facets: FleetFacets }>("/api/servers/facets").then((answer) => setFacets(answer.facets), () => {});
+    fetchJson<{ facets: FleetFacets }>("/api/servers/facets").then(
+      (answer) => setFacets(answer.facets),
+      () => {},
+    );
   };
 
   if (!parsed.success) {
     return (
-      <div className="grid gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-4 text-sm" role="alert" data-testid="fleet-query-error">
+      <div
+        className="grid gap-3 rounded-xl border border-destructive/40 bg-destructive/5 p-4 text-sm"
+        role="alert"
+        data-testid="fleet-query-error"
+      >
         <p className="font-medium">This fleet view&apos;s link is not valid:</p>
-        <ul className="list-disc pl-5">{parsed.error.issues.map((issue) => <li key={`${issue.path.join(".")}: ${issue.message}`}>{issue.path.length ? `${issue.path.join(".")}: ` : ""}{issue.message}</li>)}</ul>
-        <Link href="/servers" className={buttonVariants({ variant: "outline", size: "sm" })} data-testid="clear-filters">Show the whole fleet</Link>
+        <ul className="list-disc pl-5">
+          {parsed.error.issues.map((issue) => (
+            <li key={`${issue.path.join(".")}: ${issue.message}`}>
+              {issue.path.length ? `${issue.path.join(".")}: ` : ""}
+              {issue.message}
+            </li>
+          ))}
+        </ul>
+        <Link href="/servers" className={buttonVariants({ variant: "outline", size: "sm" })} data-testid="clear-filters">
+          Show the whole fleet
+        </Link>
       </div>
     );
   }
 
   if (page.fleetSize === 0) {
     return (
-      <EmptyState icon={Server} title="No servers yet" data-testid="fleet-empty"
+      <EmptyState
+        icon={Server}
+        title="No servers yet"
+        data-testid="fleet-empty"
         description="Add a Linux server with one command: it appears here within seconds and starts drawing its disk I/O."
-        action={canAdd ? (
-          <Link href="/servers/add" className={buttonVariants()} data-testid="add-server"><Plus /> Add server</Link>
-        ) : <p className="text-sm text-muted-foreground">Ask an owner or admin of your organisation to add one.</p>} />
+        action={
+          canAdd ? (
+            <Link href="/servers/add" className={buttonVariants()} data-testid="add-server">
+              <Plus /> Add server
+            </Link>
+          ) : (
+            <p className="text-sm text-muted-foreground">Ask an owner or admin of your organisation to add one.</p>
+          )
+        }
+      />
     );
   }
 
   const shown = page.servers;
   return (
     <div className="grid grid-cols-1 gap-4">
-      <FleetFilters filter={filterOf(query)} facets={facets} grouped={query.group === "tag"} onChange={setFilter} onClear={clearFilters}
-        onGroup={(grouped) => update((next) => (grouped ? next.set("group", "tag") : next.delete("group")))} />
+      <FleetFilters
+        filter={filterOf(query)}
+        facets={facets}
+        grouped={query.group === "tag"}
+        onChange={setFilter}
+        onClear={clearFilters}
+        onGroup={(grouped) => update((next) => (grouped ? next.set("group", "tag") : next.delete("group")))}
+      />
       {error ? (
         <p className="flex items-center gap-2 text-sm text-destructive" role="status" data-testid="fleet-error">
           <AlertTriangle className="size-4" aria-hidden /> Could not refresh the list: {error}
@@ -124,41 +165,95 @@ export function FleetView({ initial, initialQuery, initialFacets, canAdd, canAct
         <FleetGroups groups={page.groups} onPick={pickTag} activeTag={query.tag} untagged={query.untagged === "true"} />
       ) : null}
       <p className="text-sm text-muted-foreground" data-testid="fleet-total" data-total={page.total} data-fleet-size={page.fleetSize}>
-        {page.total === page.fleetSize ? `${page.total.toLocaleString("en")} servers` : `${page.total.toLocaleString("en")} of ${page.fleetSize.toLocaleString("en")} servers match`}
+        {page.total === page.fleetSize
+          ? `${page.total.toLocaleString("en")} servers`
+          : `${page.total.toLocaleString("en")} of ${page.fleetSize.toLocaleString("en")} servers match`}
       </p>
       {matchingCount > 0 ? (
-        <BulkBar count={matchingCount} pageCount={shown.length} total={page.total} allMatching={allMatching} selectedIds={selectedIds}
-          canAct={canAct} canRevoke={canRevoke} onAllMatching={() => setAllMatching(true)} onAction={setDialog}
-          onClear={() => { setSelected(new Set()); setAllMatching(false); }} />
+        <BulkBar
+          count={matchingCount}
+          pageCount={shown.length}
+          total={page.total}
+          allMatching={allMatching}
+          selectedIds={selectedIds}
+          canAct={canAct}
+          canRevoke={canRevoke}
+          onAllMatching={() => setAllMatching(true)}
+          onAction={setDialog}
+          onClear={() => {
+            setSelected(new Set());
+            setAllMatching(false);
+          }}
+        />
       ) : null}
       {page.total === 0 ? (
-        <EmptyState icon={SearchX} title="No server matches" data-testid="fleet-no-match"
+        <EmptyState
+          icon={SearchX}
+          title="No server matches"
+          data-testid="fleet-no-match"
           description="Nothing in your fleet matches this search and these filters."
-          action={<Button variant="outline" onClick={clearFilters}>Clear filters</Button>} />
+          action={
+            <Button variant="outline" onClick={clearFilters}>
+              Clear filters
+            </Button>
+          }
+        />
       ) : (
         <>
-          <FleetTable rows={shown} query={query} dimmed={loading} selected={selected} allMatching={allMatching}
-            onSort={(sort, dir) => update((next) => { next.set("sort", sort); next.set("dir", dir); next.delete("page"); })}
-            onToggle={(id) => setSelected((current) => {
-              const next = new Set(current);
-              if (next.has(id)) next.delete(id);
-              else next.add(id);
-              return next;
-            })}
-            onTogglePage={(select) => setSelected((current) => {
-              const next = new Set(current);
-              for (const row of shown) if (select) next.add(row.id); else next.delete(row.id);
-              return next;
-            })}
-            onTag={(tag) => pickTag(tag)} />
-          <FleetPagination page={query.page} pageSize={query.pageSize} total={page.total}
+          <FleetTable
+            rows={shown}
+            query={query}
+            dimmed={loading}
+            selected={selected}
+            allMatching={allMatching}
+            onSort={(sort, dir) =>
+              update((next) => {
+                next.set("sort", sort);
+                next.set("dir", dir);
+                next.delete("page");
+              })
+            }
+            onToggle={(id) =>
+              setSelected((current) => {
+                const next = new Set(current);
+                if (next.has(id)) next.delete(id);
+                else next.add(id);
+                return next;
+              })
+            }
+            onTogglePage={(select) =>
+              setSelected((current) => {
+                const next = new Set(current);
+                for (const row of shown)
+                  if (select) next.add(row.id);
+                  else next.delete(row.id);
+                return next;
+              })
+            }
+            onTag={(tag) => pickTag(tag)}
+          />
+          <FleetPagination
+            page={query.page}
+            pageSize={query.pageSize}
+            total={page.total}
             onPage={(n) => update((next) => (n <= 1 ? next.delete("page") : next.set("page", String(n))))}
-            onPageSize={(size) => update((next) => { next.set("pageSize", String(size)); next.delete("page"); })} />
+            onPageSize={(size) =>
+              update((next) => {
+                next.set("pageSize", String(size));
+                next.delete("page");
+              })
+            }
+          />
         </>
       )}
       {dialog ? (
-        <BulkDialog kind={dialog} count={matchingCount} knownTags={facets.tags.map((t) => t.value)} onClose={closeDialog}
-          target={allMatching ? { filter: filterOf(query), expectedCount: page.total } : { serverIds: selectedIds }} />
+        <BulkDialog
+          kind={dialog}
+          count={matchingCount}
+          knownTags={facets.tags.map((t) => t.value)}
+          onClose={closeDialog}
+          target={allMatching ? { filter: filterOf(query), expectedCount: page.total } : { serverIds: selectedIds }}
+        />
       ) : null}
     </div>
   );

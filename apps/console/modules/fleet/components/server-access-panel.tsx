@@ -58,19 +58,40 @@ export function ServerAccessPanel({ serverId, hostname, initial }: Props) {
             : ""}
         </p>
         <div className="flex flex-wrap gap-2">
-          <Button variant="destructive" disabled={busy || !!agent.revokedAt || !agent.credentialExpiresAt} data-testid="revoke-server"
-            onClick={() => act(`Revoke the agent of ${hostname}? It stops sending at once and stays refused until you allow re-enrolment.`, post("revoke"))}>
+          <Button
+            variant="destructive"
+            disabled={busy || !!agent.revokedAt || !agent.credentialExpiresAt}
+            data-testid="revoke-server"
+            onClick={() =>
+              act(
+                `Revoke the agent of ${hostname}? It stops sending at once and stays refused until you allow re-enrolment.`,
+                post("revoke"),
+              )
+            }
+          >
             Revoke agent
           </Button>
-          <Button variant="outline" disabled={busy || !agent.credentialExpiresAt} data-testid="allow-reenrolment"
-            onClick={() => act(`Allow ${hostname} to be enrolled again with an enrolment token during the next hour?`, post("allow-reenrolment"))}>
+          <Button
+            variant="outline"
+            disabled={busy || !agent.credentialExpiresAt}
+            data-testid="allow-reenrolment"
+            onClick={() =>
+              act(`Allow ${hostname} to be enrolled again with an enrolment token during the next hour?`, post("allow-reenrolment"))
+            }
+          >
             Allow re-enrolment
           </Button>
-          <Button variant="outline" disabled={busy} data-testid="remove-server"
-            onClick={() => act(`Remove ${hostname} and its agent? Its telemetry ages out with retention.`, async () => {
-              await fetchJson(`/api/servers/${serverId}`, { method: "DELETE" });
-              router.push("/servers");
-            })}>
+          <Button
+            variant="outline"
+            disabled={busy}
+            data-testid="remove-server"
+            onClick={() =>
+              act(`Remove ${hostname} and its agent? Its telemetry ages out with retention.`, async () => {
+                await fetchJson(`/api/servers/${serverId}`, { method: "DELETE" });
+                router.push("/servers");
+              })
+            }
+          >
             Remove server
           </Button>
         </div>

@@ -11,7 +11,14 @@ import { DeepTelemetryPanels } from "@/modules/deep-telemetry/components/deep-te
 import { ChartFrame } from "@/modules/metrics/components/chart-frame";
 import { RangePicker } from "@/modules/metrics/components/range-picker";
 import { ServerCharts } from "@/modules/metrics/components/server-charts";
-import { answers, selectionFromParams, selectionQuery, withSelection, zoomSelection, type WindowSelection } from "@/modules/metrics/lib/window-selection";
+import {
+  answers,
+  selectionFromParams,
+  selectionQuery,
+  withSelection,
+  zoomSelection,
+  type WindowSelection,
+} from "@/modules/metrics/lib/window-selection";
 import type { ServerMetrics } from "@/modules/metrics/types/metrics";
 import type { ServerSummary } from "../types/server";
 import { ServerStatusBadge } from "./server-status-badge";
@@ -28,7 +35,9 @@ export function ServerDetail({ initialServer, alerts }: { initialServer: ServerS
   const select = (next: WindowSelection) => setParams(withSelection(new URLSearchParams(window.location.search), next));
   const windowQuery = selectionQuery(selection);
   const now = useNow();
-  const server = usePolling<{ server: ServerSummary }>(`/api/servers/${initialServer.id}`, { initial: { server: initialServer } }).data?.server ?? initialServer;
+  const server =
+    usePolling<{ server: ServerSummary }>(`/api/servers/${initialServer.id}`, { initial: { server: initialServer } }).data?.server ??
+    initialServer;
   const metrics = usePolling<ServerMetrics>(`/api/servers/${initialServer.id}/metrics?${windowQuery}`);
   const marks = useAnnotations([initialServer.id], windowQuery);
   const facts = [
@@ -47,35 +56,66 @@ export function ServerDetail({ initialServer, alerts }: { initialServer: ServerS
     <div className="grid grid-cols-1 gap-6">
       <header className="grid gap-4 rounded-xl border bg-card p-5 shadow-sm" data-testid="server-header">
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="min-w-0 break-all text-2xl font-semibold tracking-tight" data-testid="server-hostname">{server.hostname}</h1>
+          <h1 className="min-w-0 break-all text-2xl font-semibold tracking-tight" data-testid="server-hostname">
+            {server.hostname}
+          </h1>
           <ServerStatusBadge status={server.status} />
         </div>
         <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm md:grid-cols-3 xl:grid-cols-5">
           {facts.map(([term, value]) => (
             <div key={term} className="min-w-0">
               <dt className="text-xs text-muted-foreground">{term}</dt>
-              <dd className="truncate font-medium" title={value}>{value}</dd>
+              <dd className="truncate font-medium" title={value}>
+                {value}
+              </dd>
             </div>
           ))}
         </dl>
       </header>
       {alerts}
       {problems.length > 0 ? (
-        <p className="flex items-center gap-2 rounded-lg border border-destructive/40 bg-destructive/5 px-4 py-2 text-sm text-destructive" role="alert" data-testid="window-error">
-          <AlertTriangle className="size-4 shrink-0" aria-hidden /> This link&apos;s chart window is not valid ({problems.join("; ")}); showing the last hour.
+        <p
+          className="flex items-center gap-2 rounded-lg border border-destructive/40 bg-destructive/5 px-4 py-2 text-sm text-destructive"
+          role="alert"
+          data-testid="window-error"
+        >
+          <AlertTriangle className="size-4 shrink-0" aria-hidden /> This link&apos;s chart window is not valid ({problems.join("; ")});
+          showing the last hour.
         </p>
       ) : null}
       {selection.range !== "custom" && selection.at && selection.to ? (
-        <div className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-warning/50 bg-warning/10 px-4 py-2 text-sm" data-testid="alert-window" data-at={selection.at}>
-          <span>Charts around the alert at {formatDateTime(selection.at)}, up to {formatDateTime(selection.to)}.</span>
-          <Button variant="outline" size="sm" onClick={() => select({ range: selection.range, to: null, at: null })} data-testid="back-to-live">Back to live</Button>
+        <div
+          className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-warning/50 bg-warning/10 px-4 py-2 text-sm"
+          data-testid="alert-window"
+          data-at={selection.at}
+        >
+          <span>
+            Charts around the alert at {formatDateTime(selection.at)}, up to {formatDateTime(selection.to)}.
+          </span>
+          <Button
+            variant="outline"
+            size="sm"
+            onClick={() => select({ range: selection.range, to: null, at: null })}
+            data-testid="back-to-live"
+          >
+            Back to live
+          </Button>
         </div>
       ) : null}
       {selection.range === "custom" ? (
-        <div className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2 text-sm" data-testid="custom-window"
-          data-from={selection.from} data-to={selection.to}>
-          <span>From {formatDateTime(selection.from)} to {formatDateTime(selection.to)}. Drag across a chart to zoom in further; the link opens this window.</span>
-          <Button variant="outline" size="sm" onClick={() => select({ range: "1h", to: null, at: null })} data-testid="back-to-live">Back to live</Button>
+        <div
+          className="flex flex-wrap items-center justify-between gap-3 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2 text-sm"
+          data-testid="custom-window"
+          data-from={selection.from}
+          data-to={selection.to}
+        >
+          <span>
+            From {formatDateTime(selection.from)} to {formatDateTime(selection.to)}. Drag across a chart to zoom in further; the link opens
+            this window.
+          </span>
+          <Button variant="outline" size="sm" onClick={() => select({ range: "1h", to: null, at: null })} data-testid="back-to-live">
+            Back to live
+          </Button>
         </div>
       ) : null}
       <div className="flex flex-wrap items-center justify-between gap-3">

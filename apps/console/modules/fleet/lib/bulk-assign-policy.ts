@@ -29,7 +29,9 @@ export async function assignPolicyToServers(
   delivery?: Delivery,
 ): Promise<BulkResult> {
   if (!isUuid(policyId)) throw notFound("This policy");
-  const { rows: [policy] } = await sql.query<{ name: string; archived: boolean }>(
+  const {
+    rows: [policy],
+  } = await sql.query<{ name: string; archived: boolean }>(
     "SELECT name, archived_at IS NOT NULL AS archived FROM policies WHERE id = $1 AND org_id = $2 FOR UPDATE",
     [policyId, actor.orgId],
   );
@@ -45,20 +47,36 @@ export async function assignPolicyToServers(
   );
   const hostnames = new Map(servers.map((server) => [server.id, server.hostname]));
   const already = current.filter((row) => row.policyId === policyId).length;
-  const replaced = current.filter((row) => row.policyId !== policyId)
+  const replaced = current
+    .filter((row) => row.policyId !== policyId)
     .map((row) => ({ serverId: row.serverId, hostname: hostnames.get(row.serverId) ?? row.serverId, policy: row.name }))
     .sort((a, b) => a.hostname.localeCompare(b.hostname));
-  const result = { action: "assign-policy" as const, preview, servers: servers.length, changed: servers.length - already, unchanged: already, replaced };
+  const result = {
+    action: "assign-policy" as const,
+    preview,
+    servers: servers.length,
+    changed: servers.length - already,
+    unchanged: already,
+    replaced,
+  };
   if (preview) return { ...result, bulkId: null };
   if (result.changed === 0) return { ...result, bulkId };
 
   const rolloutSql = sqlOfPg(sql);
   const slots = await serverSlots(rolloutSql, actor.orgId, ids, policyId);
-  const outcome = await startChange(rolloutSql, actor, {
-    kind: "assignment", title: `Assign “${policy.name}” to ${servers.length} server${servers.length === 1 ? "" : "s"}`, policyId, slots,
-  }, delivery, async () => {
-    await sql.query(
-      `WITH target AS (
+  const outcome = await startChange(
+    rolloutSql,
+    actor,
+    {
+      kind: "assignment",
+      title: `Assign “${policy.name}” to ${servers.length} server${servers.length === 1 ? "" : "s"}`,
+      policyId,
+      slots,
+    },
+    delivery,
+    async () => {
+      await sql.query(
+        `WITH target AS (
          SELECT id, hostname FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[])
        ), before AS (
          SELECT a.server_id, p.name FROM policy_assignments a JOIN policies p ON p.id = a.policy_id AND p.org_id = a.org_id
@@ -76,8 +94,16 @@ export async function assignPolicyToServers(
          jsonb_build_object('name', $5::text, 'scope', 'server', 'target', 'server ' || target.hostname, 'hostname', target.hostname, 'serverId', target.id::text,
            'replaced', before.name, 'bulk', $6::jsonb)
        FROM upserted JOIN target ON target.id = upserted.server_id LEFT JOIN before ON before.server_id = upserted.server_id`,
-      [actor.orgId, ids, policyId, actor.userId, policy.name, JSON.stringify({ id: bulkId, action: "assign-policy", servers: servers.length })],
-    );
-  });
+        [
+          actor.orgId,
+          ids,
+          policyId,
+          actor.userId,
+          policy.name,
+          JSON.stringify({ id: bulkId, action: "assign-policy", servers: servers.length }),
+        ],
+      );
+    },
+  );
   return { ...result, bulkId, delivery: outcome };
 }

@@ -9,13 +9,29 @@ import type { BulkServer } from "./bulk-targets";
 
 type Actor = { orgId: string; userId: string };
 
-export async function revokeServers(sql: OrgSql, actor: Actor, servers: BulkServer[], preview: boolean, bulkId: string, now: Date): Promise<BulkResult> {
+export async function revokeServers(
+  sql: OrgSql,
+  actor: Actor,
+  servers: BulkServer[],
+  preview: boolean,
+  bulkId: string,
+  now: Date,
+): Promise<BulkResult> {
   const ids = servers.map((server) => server.id);
-  const { rows: [{ n: active } = { n: 0 }] } = await sql.query<{ n: number }>(
+  const {
+    rows: [{ n: active } = { n: 0 }],
+  } = await sql.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM agents WHERE org_id = $1 AND server_id = ANY($2::uuid[]) AND revoked_at IS NULL",
     [actor.orgId, ids],
   );
-  const result = { action: "revoke" as const, preview, servers: servers.length, changed: active, unchanged: servers.length - active, replaced: [] };
+  const result = {
+    action: "revoke" as const,
+    preview,
+    servers: servers.length,
+    changed: active,
+    unchanged: servers.length - active,
+    replaced: [],
+  };
   if (preview) return { ...result, bulkId: null };
   await sql.query(
     `WITH changed AS (

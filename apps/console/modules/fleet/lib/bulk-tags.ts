@@ -12,7 +12,14 @@ const MAX_TAGS = 32;
 
 type Actor = { orgId: string; userId: string };
 
-export async function tagServers(sql: OrgSql, actor: Actor, servers: BulkServer[], tag: string, preview: boolean, bulkId: string): Promise<BulkResult> {
+export async function tagServers(
+  sql: OrgSql,
+  actor: Actor,
+  servers: BulkServer[],
+  tag: string,
+  preview: boolean,
+  bulkId: string,
+): Promise<BulkResult> {
   const ids = servers.map((server) => server.id);
   const { rows: missing } = await sql.query<{ hostname: string; full: boolean }>(
     `SELECT hostname, cardinality(tags) >= ${MAX_TAGS} AS full FROM servers
@@ -21,10 +28,20 @@ export async function tagServers(sql: OrgSql, actor: Actor, servers: BulkServer[
   );
   const full = missing.filter((row) => row.full).map((row) => row.hostname);
   if (full.length > 0) {
-    throw new ProblemError(409, "Too many tags",
-      `${full.length === 1 ? "1 server carries" : `${full.length} servers carry`} ${MAX_TAGS} tags already (${full.slice(0, 5).join(", ")}${full.length > 5 ? ", …" : ""}): remove a tag from them first. Nothing was changed.`);
+    throw new ProblemError(
+      409,
+      "Too many tags",
+      `${full.length === 1 ? "1 server carries" : `${full.length} servers carry`} ${MAX_TAGS} tags already (${full.slice(0, 5).join(", ")}${full.length > 5 ? ", …" : ""}): remove a tag from them first. Nothing was changed.`,
+    );
   }
-  const result = { action: "tag" as const, preview, servers: servers.length, changed: missing.length, unchanged: servers.length - missing.length, replaced: [] };
+  const result = {
+    action: "tag" as const,
+    preview,
+    servers: servers.length,
+    changed: missing.length,
+    unchanged: servers.length - missing.length,
+    replaced: [],
+  };
   if (preview) return { ...result, bulkId: null };
   // Sorted in code-point order, as serverTagsInput sorts a single server's tags.
   await sql.query(
@@ -44,13 +61,29 @@ export async function tagServers(sql: OrgSql, actor: Actor, servers: BulkServer[
   return { ...result, bulkId };
 }
 
-export async function untagServers(sql: OrgSql, actor: Actor, servers: BulkServer[], tag: string, preview: boolean, bulkId: string): Promise<BulkResult> {
+export async function untagServers(
+  sql: OrgSql,
+  actor: Actor,
+  servers: BulkServer[],
+  tag: string,
+  preview: boolean,
+  bulkId: string,
+): Promise<BulkResult> {
   const ids = servers.map((server) => server.id);
-  const { rows: [{ n: carrying } = { n: 0 }] } = await sql.query<{ n: number }>(
+  const {
+    rows: [{ n: carrying } = { n: 0 }],
+  } = await sql.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM servers WHERE org_id = $1 AND id = ANY($2::uuid[]) AND $3 = ANY(tags)",
     [actor.orgId, ids, tag],
   );
-  const result = { action: "untag" as const, preview, servers: servers.length, changed: carrying, unchanged: servers.length - carrying, replaced: [] };
+  const result = {
+    action: "untag" as const,
+    preview,
+    servers: servers.length,
+    changed: carrying,
+    unchanged: servers.length - carrying,
+    replaced: [],
+  };
   if (preview) return { ...result, bulkId: null };
   await sql.query(
     `WITH target AS (

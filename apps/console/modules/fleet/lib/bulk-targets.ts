@@ -27,12 +27,19 @@ export async function resolveBulkTargets(sql: OrgSql, orgId: string, target: Bul
     const matching = fleetIdsSql(target.filter, MAX_BULK_SERVERS + 1);
     ids = (await sql.query<{ id: string }>(matching.text, [orgId, now, ...matching.params])).rows.map((row) => row.id);
     if (ids.length > MAX_BULK_SERVERS) {
-      throw new ProblemError(413, "Too many servers", `More than ${MAX_BULK_SERVERS.toLocaleString("en")} servers match: narrow the filters and act on each slice.`);
+      throw new ProblemError(
+        413,
+        "Too many servers",
+        `More than ${MAX_BULK_SERVERS.toLocaleString("en")} servers match: narrow the filters and act on each slice.`,
+      );
     }
     if (ids.length !== target.expectedCount) {
-      throw new ProblemError(409, "The selection changed",
+      throw new ProblemError(
+        409,
+        "The selection changed",
         `${ids.length === 1 ? "1 server matches" : `${ids.length} servers match`} the filters now, not the ${target.expectedCount} you confirmed. Review the list and confirm again.`,
-        { matching: ids.length, expectedCount: target.expectedCount });
+        { matching: ids.length, expectedCount: target.expectedCount },
+      );
     }
     if (ids.length === 0) return [];
   }
@@ -45,6 +52,9 @@ export async function resolveBulkTargets(sql: OrgSql, orgId: string, target: Bul
 }
 
 function unknownServers(count: number): ProblemError {
-  return new ProblemError(404, "Not found",
-    `${count === 1 ? "1 of the servers does" : `${count} of the servers do`} not exist in your organisation (removed meanwhile?): nothing was changed. Reload the list and try again.`);
+  return new ProblemError(
+    404,
+    "Not found",
+    `${count === 1 ? "1 of the servers does" : `${count} of the servers do`} not exist in your organisation (removed meanwhile?): nothing was changed. Reload the list and try again.`,
+  );
 }

@@ -19,7 +19,9 @@ ORDER BY facet, value COLLATE public.spindle_natural`;
  * choices.
  */
 export async function listFleetFacets(db: Db, orgId: string): Promise<FleetFacets> {
-  const { rows } = await inOrgSql(db, orgId, (sql) => sql.query<{ facet: keyof FleetFacets; value: string; servers: number }>(facetsSql, [orgId]));
+  const { rows } = await inOrgSql(db, orgId, (sql) =>
+    sql.query<{ facet: keyof FleetFacets; value: string; servers: number }>(facetsSql, [orgId]),
+  );
   const facets: FleetFacets = { tags: [], os: [], kernels: [], agentVersions: [] };
   for (const row of rows) facets[row.facet].push({ value: row.value, servers: row.servers });
   return facets;

@@ -20,7 +20,9 @@ export async function readHistograms(sql: OrgSql, orgId: string, serverIds: stri
   if (serverIds.length === 0) return new Map();
   const { rows } = await sql.query<ReadHistogram>(
     `SELECT server_id::text AS "serverId", reads, buckets, window_start AS "windowStart", window_end AS "windowEnd"
-     FROM server_read_latency WHERE org_id = $1 AND server_id = ANY($2::uuid[])`, [orgId, serverIds]);
+     FROM server_read_latency WHERE org_id = $1 AND server_id = ANY($2::uuid[])`,
+    [orgId, serverIds],
+  );
   return new Map(rows.map((row) => [row.serverId, row]));
 }
 
@@ -50,9 +52,10 @@ export function p99ReadLatency(merged: MergedReadHistogram | null, stale: StaleS
   if (!merged || merged.servers === 0 || !(merged.reads > 0)) {
     return {
       status: "not-measured",
-      reason: stale.servers > 0 && stale.end
-        ? `the latest read latency summary ends at ${stale.end.toISOString()}: is the worker running? (it refreshes them every 5 minutes)`
-        : "no read was timed in the last hour: the eBPF latency histograms (ebpf.block_latency) are missing, the disks were idle, or the worker has not summarised them yet",
+      reason:
+        stale.servers > 0 && stale.end
+          ? `the latest read latency summary ends at ${stale.end.toISOString()}: is the worker running? (it refreshes them every 5 minutes)`
+          : "no read was timed in the last hour: the eBPF latency histograms (ebpf.block_latency) are missing, the disks were idle, or the worker has not summarised them yet",
     };
   }
   const percentile = latencyPercentile(merged.buckets, 0.99);
@@ -63,7 +66,8 @@ export function p99ReadLatency(merged: MergedReadHistogram | null, stale: StaleS
     lowerSeconds: percentile.lowerSeconds,
     upperSeconds: percentile.upperSeconds,
     reads: merged.reads,
-    basis: `descriptive: p99 ${describeLatencyPercentile(percentile)}, from the eBPF read latency histograms of ${servers}, ` +
+    basis:
+      `descriptive: p99 ${describeLatencyPercentile(percentile)}, from the eBPF read latency histograms of ${servers}, ` +
       `${time(merged.windowStart)}–${time(merged.windowEnd)} UTC (${Math.round(merged.reads).toLocaleString("en")} reads, merged; refreshed every 5 minutes)`,
   };
 }
@@ -71,6 +75,10 @@ export function p99ReadLatency(merged: MergedReadHistogram | null, stale: StaleS
 /** One server's figure from its summary (if any), current when its window ended at most SUMMARY_STALE_AFTER_MS before `now`. */
 export function serverP99ReadLatency(summary: ReadHistogram | undefined, now: Date): LatencyFigure {
   if (!summary) return p99ReadLatency(null, { servers: 0, end: null });
-  if (now.getTime() - summary.windowEnd.getTime() > SUMMARY_STALE_AFTER_MS) return p99ReadLatency(null, { servers: 1, end: summary.windowEnd });
-  return p99ReadLatency({ servers: 1, reads: summary.reads, buckets: summary.buckets, windowStart: summary.windowStart, windowEnd: summary.windowEnd }, { servers: 0, end: null });
+  if (now.getTime() - summary.windowEnd.getTime() > SUMMARY_STALE_AFTER_MS)
+    return p99ReadLatency(null, { servers: 1, end: summary.windowEnd });
+  return p99ReadLatency(
+    { servers: 1, reads: summary.reads, buckets: summary.buckets, windowStart: summary.windowStart, windowEnd: summary.windowEnd },
+    { servers: 0, end: null },
+  );
 }

@@ -125,7 +125,13 @@ export type FleetSqlRow = {
 };
 
 /** One page of matching servers with the total count, in one statement. */
-export function fleetPageSql(filter: FleetFilter, sort: FleetSortKey, dir: "asc" | "desc", pageSize: number, offset: number): SqlWithParams {
+export function fleetPageSql(
+  filter: FleetFilter,
+  sort: FleetSortKey,
+  dir: "asc" | "desc",
+  pageSize: number,
+  offset: number,
+): SqlWithParams {
   const where = fleetWhere(filter, 3);
   const limit = 3 + where.params.length;
   return {

@@ -14,9 +14,7 @@ export async function getServer(db: Db, orgId: string, serverId: string, now = n
 
 /** getServer inside a unit of work that is already open. */
 export async function readServer(tx: OrgTransaction, orgId: string, serverId: string, now = new Date()): Promise<ServerSummary> {
-  const row = isUuid(serverId)
-    ? await tx.server.findFirst({ where: { id: serverId, orgId }, select: serverSummarySelect })
-    : null;
+  const row = isUuid(serverId) ? await tx.server.findFirst({ where: { id: serverId, orgId }, select: serverSummarySelect }) : null;
   if (!row) throw notFound("This server");
   return summariseServer(row, now);
 }
@@ -38,6 +36,9 @@ export async function readServerSql(sql: OrgSql, orgId: string, serverId: string
 
 /** Every server of the organisation in SQL, by hostname. */
 export async function listServersSql(sql: OrgSql, orgId: string, now = new Date()): Promise<ServerSummary[]> {
-  const { rows } = await sql.query<ServerRow>(`SELECT ${serverSummaryColumns} FROM servers WHERE org_id = $1 ORDER BY hostname, created_at`, [orgId]);
+  const { rows } = await sql.query<ServerRow>(
+    `SELECT ${serverSummaryColumns} FROM servers WHERE org_id = $1 ORDER BY hostname, created_at`,
+    [orgId],
+  );
   return rows.map((row) => summariseServer(row, now));
 }

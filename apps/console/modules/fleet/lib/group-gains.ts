@@ -12,6 +12,7 @@ import type { CausedFigure } from "../types/fleet";
 export function causedReadCacheGains(_tag: string | null): CausedFigure {
   return {
     status: "not-measured",
-    reason: "not added up per group: the read cache's caused storage reads (against its holdout, with an interval) are computed per server on the Gains page, whose fleet ledger adds them up; hits on managed files are not counted as savings",
+    reason:
+      "not added up per group: the read cache's caused storage reads (against its holdout, with an interval) are computed per server on the Gains page, whose fleet ledger adds them up; hits on managed files are not counted as savings",
   };
 }

@@ -11,13 +11,40 @@ import { listFleetFacets } from "./fleet-facets";
 import { queryFleet } from "./query-fleet";
 
 const specs: FleetServerSpec[] = [
-  { hostname: "web-01", lastSeenSecondsAgo: 5, tags: ["frontend", "prod"], agentVersion: "0.2.0", missing: [], firing: ["critical", "info"], policy: "applied",
-    reads: { 5: 98, 20: 2 } },
-  { hostname: "web-2", lastSeenSecondsAgo: 20, tags: ["frontend"], missing: ["ebpf.mrc"], policy: "failed", reads: { 5: 50, 10: 49, 12: 1 } },
+  {
+    hostname: "web-01",
+    lastSeenSecondsAgo: 5,
+    tags: ["frontend", "prod"],
+    agentVersion: "0.2.0",
+    missing: [],
+    firing: ["critical", "info"],
+    policy: "applied",
+    reads: { 5: 98, 20: 2 },
+  },
+  {
+    hostname: "web-2",
+    lastSeenSecondsAgo: 20,
+    tags: ["frontend"],
+    missing: ["ebpf.mrc"],
+    policy: "failed",
+    reads: { 5: 50, 10: 49, 12: 1 },
+  },
   { hostname: "web-10", lastSeenSecondsAgo: 600, osVersion: "Ubuntu 22.04.3 LTS", kernel: "5.15.0-91-generic", firing: ["warning"] },
-  { hostname: "db-01", lastSeenSecondsAgo: null, tags: ["db", "prod"], os: "windows", osVersion: "Windows Server 2022", kernel: "", agentVersion: "0.2.0",
-    policy: "invalid", revoked: true },
-  ...Array.from({ length: 28 }, (_, i): FleetServerSpec => ({ hostname: `batch-${String(i + 1).padStart(2, "0")}`, lastSeenSecondsAgo: 3600 })),
+  {
+    hostname: "db-01",
+    lastSeenSecondsAgo: null,
+    tags: ["db", "prod"],
+    os: "windows",
+    osVersion: "Windows Server 2022",
+    kernel: "",
+    agentVersion: "0.2.0",
+    policy: "invalid",
+    revoked: true,
+  },
+  ...Array.from(
+    { length: 28 },
+    (_, i): FleetServerSpec => ({ hostname: `batch-${String(i + 1).padStart(2, "0")}`, lastSeenSecondsAgo: 3600 }),
+  ),
 ];
 
 describe("the fleet query", { skip: skipWithoutDatabase }, () => {
@@ -42,7 +69,10 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     assert.equal(page.total, 32);
     assert.equal(page.fleetSize, 32);
     assert.equal(page.servers.length, Math.min(32, 50));
-    assert.deepEqual(page.servers.slice(28).map((s) => s.hostname), ["db-01", "web-01", "web-2", "web-10"]);
+    assert.deepEqual(
+      page.servers.slice(28).map((s) => s.hostname),
+      ["db-01", "web-01", "web-2", "web-10"],
+    );
     const web = page.servers.find((s) => s.hostname === "web-01")!;
     assert.equal(web.status, "online");
     assert.deepEqual([web.firing, web.firingSeverity, web.policyState, web.revoked], [2, "critical", "applied", false]);
@@ -63,7 +93,7 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     assert.equal((await query({ status: "offline" })).total, 29);
     assert.deepEqual(await hostnames({ tag: "frontend" }), ["web-01", "web-2"]);
     assert.deepEqual(await hostnames({ tag: "prod", q: "db" }), ["db-01"]);
-    assert.deepEqual((await hostnames({ untagged: "true", q: "web" })), ["web-10"]);
+    assert.deepEqual(await hostnames({ untagged: "true", q: "web" }), ["web-10"]);
     assert.deepEqual(await hostnames({ os: "Ubuntu 22.04.3 LTS" }), ["web-10"]);
     assert.deepEqual(await hostnames({ os: "Windows Server 2022" }), ["db-01"]);
     assert.deepEqual(await hostnames({ kernel: "5.15.0-91-generic" }), ["web-10"]);
@@ -84,15 +114,15 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
   });
 
   it("sorts on every column, hostname breaking ties", async () => {
-    assert.deepEqual((await hostnames({ q: "web", sort: "hostname", dir: "desc" })), ["web-10", "web-2", "web-01"]);
-    assert.deepEqual((await hostnames({ q: "web", sort: "firing", dir: "desc" })), ["web-01", "web-10", "web-2"]);
-    assert.deepEqual((await hostnames({ q: "web", sort: "kernel" })), ["web-10", "web-01", "web-2"]);
+    assert.deepEqual(await hostnames({ q: "web", sort: "hostname", dir: "desc" }), ["web-10", "web-2", "web-01"]);
+    assert.deepEqual(await hostnames({ q: "web", sort: "firing", dir: "desc" }), ["web-01", "web-10", "web-2"]);
+    assert.deepEqual(await hostnames({ q: "web", sort: "kernel" }), ["web-10", "web-01", "web-2"]);
     assert.deepEqual((await hostnames({ q: "-", sort: "status" })).slice(0, 2), ["web-01", "web-2"]);
     assert.equal((await hostnames({ q: "-", sort: "status" })).at(-1), "db-01");
-    assert.deepEqual((await hostnames({ q: "web", sort: "policy" })), ["web-2", "web-10", "web-01"]);
-    assert.deepEqual((await hostnames({ q: "web", sort: "lastSeen", dir: "desc" })), ["web-01", "web-2", "web-10"]);
-    assert.deepEqual((await hostnames({ tag: "prod", sort: "os" })), ["web-01", "db-01"]);
-    assert.deepEqual((await hostnames({ tag: "prod", sort: "agentVersion", dir: "desc" })), ["db-01", "web-01"]);
+    assert.deepEqual(await hostnames({ q: "web", sort: "policy" }), ["web-2", "web-10", "web-01"]);
+    assert.deepEqual(await hostnames({ q: "web", sort: "lastSeen", dir: "desc" }), ["web-01", "web-2", "web-10"]);
+    assert.deepEqual(await hostnames({ tag: "prod", sort: "os" }), ["web-01", "db-01"]);
+    assert.deepEqual(await hostnames({ tag: "prod", sort: "agentVersion", dir: "desc" }), ["db-01", "web-01"]);
   });
 
   it("pages with no overlap, and past the last page answers the total with no rows", async () => {
@@ -115,9 +145,16 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     // p99 in 10). Added up, the 198th of 200 reads is the one in bucket 12: neither server's own p99, nor their average.
     assert.equal(frontend.p99ReadLatency.status, "measured");
     assert.equal(frontend.p99ReadLatency.status === "measured" && frontend.p99ReadLatency.upperSeconds, 2 ** 12 / 1e6);
-    assert.match(frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "", /descriptive.*2 servers, 10:59–11:59 UTC \(200 reads/);
+    assert.match(
+      frontend.p99ReadLatency.status === "measured" ? frontend.p99ReadLatency.basis : "",
+      /descriptive.*2 servers, 10:59–11:59 UTC \(200 reads/,
+    );
     const prod = groups.get("prod")!;
-    assert.equal(prod.p99ReadLatency.status === "measured" && prod.p99ReadLatency.upperSeconds, 2 ** 20 / 1e6, "web-01 alone: its 99th read is a slow one");
+    assert.equal(
+      prod.p99ReadLatency.status === "measured" && prod.p99ReadLatency.upperSeconds,
+      2 ** 20 / 1e6,
+      "web-01 alone: its 99th read is a slow one",
+    );
     assert.equal(groups.get(null)!.servers, 29);
     assert.equal(groups.get(null)!.p99ReadLatency.status, "not-measured");
     for (const group of groups.values()) assert.equal(group.causedReadCacheGains.status, "not-measured");
@@ -129,31 +166,70 @@ describe("the fleet query", { skip: skipWithoutDatabase }, () => {
     const later = new Date(FLEET_NOW.getTime() + 20 * 60_000);
     const page = await queryFleet(db, orgA, fleetQuerySchema.parse({ q: "web-01" }), later);
     assert.deepEqual(page.servers[0]!.p99ReadLatency.status, "not-measured");
-    assert.match(page.servers[0]!.p99ReadLatency.status === "not-measured" ? page.servers[0]!.p99ReadLatency.reason : "", /is the worker running/);
+    assert.match(
+      page.servers[0]!.p99ReadLatency.status === "not-measured" ? page.servers[0]!.p99ReadLatency.reason : "",
+      /is the worker running/,
+    );
     const grouped = await queryFleet(db, orgA, fleetQuerySchema.parse({ tag: "frontend", group: "tag" }), later);
     const frontend = grouped.groups!.find((g) => g.tag === "frontend")!;
-    assert.match(frontend.p99ReadLatency.status === "not-measured" ? frontend.p99ReadLatency.reason : "", /ends at 2026-11-28T11:59:00.000Z: is the worker running/);
+    assert.match(
+      frontend.p99ReadLatency.status === "not-measured" ? frontend.p99ReadLatency.reason : "",
+      /ends at 2026-11-28T11:59:00.000Z: is the worker running/,
+    );
   });
 
   it("groups only what the filters match", async () => {
     const page = await query({ group: "tag", status: "online" });
-    assert.deepEqual(page.groups!.map((g) => [g.tag, g.servers]), [["frontend", 2], ["prod", 1]]);
+    assert.deepEqual(
+      page.groups!.map((g) => [g.tag, g.servers]),
+      [
+        ["frontend", 2],
+        ["prod", 1],
+      ],
+    );
   });
 
   it("offers the fleet's own facet values with their counts, in natural order", async () => {
     const facets = await listFleetFacets(db, orgA);
-    assert.deepEqual(facets.tags, [{ value: "db", servers: 1 }, { value: "frontend", servers: 2 }, { value: "prod", servers: 2 }]);
-    assert.deepEqual(facets.os.map((o) => [o.value, o.servers]), [["Debian GNU/Linux 12 (bookworm)", 30], ["Ubuntu 22.04.3 LTS", 1], ["Windows Server 2022", 1]]);
-    assert.deepEqual(facets.kernels.map((k) => k.value), ["5.15.0-91-generic", "6.1.0-18-amd64"]);
-    assert.deepEqual(facets.agentVersions, [{ value: "0.1.0", servers: 30 }, { value: "0.2.0", servers: 2 }]);
+    assert.deepEqual(facets.tags, [
+      { value: "db", servers: 1 },
+      { value: "frontend", servers: 2 },
+      { value: "prod", servers: 2 },
+    ]);
+    assert.deepEqual(
+      facets.os.map((o) => [o.value, o.servers]),
+      [
+        ["Debian GNU/Linux 12 (bookworm)", 30],
+        ["Ubuntu 22.04.3 LTS", 1],
+        ["Windows Server 2022", 1],
+      ],
+    );
+    assert.deepEqual(
+      facets.kernels.map((k) => k.value),
+      ["5.15.0-91-generic", "6.1.0-18-amd64"],
+    );
+    assert.deepEqual(facets.agentVersions, [
+      { value: "0.1.0", servers: 30 },
+      { value: "0.2.0", servers: 2 },
+    ]);
     assert.deepEqual((await listFleetFacets(db, orgB)).tags, [{ value: "frontend", servers: 1 }]);
   });
 
   it("never shows another organisation's servers, groups or latency", async () => {
     const page = await query({ group: "tag" }, orgB);
-    assert.deepEqual(page.servers.map((s) => s.hostname), ["web-99"]);
-    assert.deepEqual(page.groups!.map((g) => [g.tag, g.servers]), [["frontend", 1]]);
-    assert.equal(page.groups![0]!.p99ReadLatency.status === "measured" && page.groups![0]!.p99ReadLatency.upperSeconds, null, "its own slow reads only");
+    assert.deepEqual(
+      page.servers.map((s) => s.hostname),
+      ["web-99"],
+    );
+    assert.deepEqual(
+      page.groups!.map((g) => [g.tag, g.servers]),
+      [["frontend", 1]],
+    );
+    assert.equal(
+      page.groups![0]!.p99ReadLatency.status === "measured" && page.groups![0]!.p99ReadLatency.upperSeconds,
+      null,
+      "its own slow reads only",
+    );
     assert.deepEqual(await hostnames({ tag: "frontend" }), ["web-01", "web-2"]);
   });
 });

@@ -24,25 +24,38 @@ export async function readFleet(sql: OrgSql, orgId: string, query: FleetQuery, n
   const total = rows[0] ? Number(rows[0].total) : await countMatching(sql, orgId, filter, now);
   const fleetSize = Object.keys(filter).length === 0 ? total : await countMatching(sql, orgId, {}, now);
   const groupRows = query.group === "tag" ? await readGroupRows(sql, orgId, filter, now) : null;
-  const histograms = await readHistograms(sql, orgId, rows.map((row) => row.id));
+  const histograms = await readHistograms(
+    sql,
+    orgId,
+    rows.map((row) => row.id),
+  );
   return {
     servers: rows.map((row) => toFleetRow(row, now, serverP99ReadLatency(histograms.get(row.id), now))),
     total,
     page: query.page,
     pageSize: query.pageSize,
-    groups: groupRows?.map((group): FleetGroup => ({
-      tag: group.tag,
-      servers: group.servers,
-      online: group.online,
-      firing: group.firing,
-      p99ReadLatency: p99ReadLatency(
-        group.measured > 0 && group.reads !== null && group.windowStart && group.windowEnd
-          ? { servers: group.measured, reads: group.reads, buckets: group.buckets.map((count) => count ?? 0), windowStart: group.windowStart, windowEnd: group.windowEnd }
-          : null,
-        { servers: group.stale, end: group.staleEnd },
-      ),
-      causedReadCacheGains: causedReadCacheGains(group.tag),
-    })) ?? null,
+    groups:
+      groupRows?.map(
+        (group): FleetGroup => ({
+          tag: group.tag,
+          servers: group.servers,
+          online: group.online,
+          firing: group.firing,
+          p99ReadLatency: p99ReadLatency(
+            group.measured > 0 && group.reads !== null && group.windowStart && group.windowEnd
+              ? {
+                  servers: group.measured,
+                  reads: group.reads,
+                  buckets: group.buckets.map((count) => count ?? 0),
+                  windowStart: group.windowStart,
+                  windowEnd: group.windowEnd,
+                }
+              : null,
+            { servers: group.stale, end: group.staleEnd },
+          ),
+          causedReadCacheGains: causedReadCacheGains(group.tag),
+        }),
+      ) ?? null,
     fleetSize,
     at: now.toISOString(),
   };
@@ -55,7 +68,11 @@ function filterOnly(query: FleetQuery): FleetFilter {
 
 async function countMatching(sql: OrgSql, orgId: string, filter: FleetFilter, now: Date): Promise<number> {
   const where = fleetWhere(filter, 3);
-  const { rows } = await sql.query<{ n: number }>(`WITH ${fleetCte} SELECT count(*)::int AS n FROM fleet ${where.text}`, [orgId, now, ...where.params]);
+  const { rows } = await sql.query<{ n: number }>(`WITH ${fleetCte} SELECT count(*)::int AS n FROM fleet ${where.text}`, [
+    orgId,
+    now,
+    ...where.params,
+  ]);
   return rows[0]?.n ?? 0;
 }
 
@@ -69,8 +86,17 @@ const catalogueNames = capabilityCatalogue.map((capability) => capability.name);
 
 function toFleetRow(row: FleetSqlRow, now: Date, p99: FleetRow["p99ReadLatency"]): FleetRow {
   const summary = summariseServer(
-    { id: row.id, hostname: row.hostname, os: row.os, osVersion: row.osVersion, kernel: row.kernel, arch: row.arch,
-      agentVersion: row.agentVersion, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt },
+    {
+      id: row.id,
+      hostname: row.hostname,
+      os: row.os,
+      osVersion: row.osVersion,
+      kernel: row.kernel,
+      arch: row.arch,
+      agentVersion: row.agentVersion,
+      createdAt: row.createdAt,
+      lastSeenAt: row.lastSeenAt,
+    },
     now,
   );
   const reported = new Set(row.capabilities ?? []);

@@ -44,10 +44,13 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
     assert.equal(revoked.reenrollmentAllowedUntil, null);
     await revokeServer(db, orgA, server.id);
     const audit = await db.prisma.auditLog.findMany({ where: { orgId: orgA.orgId, target: server.id }, orderBy: { id: "asc" } });
-    assert.deepEqual(audit.map((a) => [a.action, a.actorId]), [
-      ["server.reenrolment_allowed", orgA.userId],
-      ["server.revoked", orgA.userId],
-    ]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actorId]),
+      [
+        ["server.reenrolment_allowed", orgA.userId],
+        ["server.revoked", orgA.userId],
+      ],
+    );
   });
 
   it("announces a revocation and a removal to the gateways, once each, at commit", async () => {
@@ -58,10 +61,11 @@ describe("server lifecycle", { skip: skipWithoutDatabase }, () => {
       if (message.channel === AGENT_ACCESS_REVOKED_CHANNEL) heard.push(JSON.parse(message.payload ?? "null"));
       wake();
     });
-    const next = (count: number) => new Promise<void>((resolve) => {
-      wake = () => heard.length >= count && resolve();
-      wake();
-    });
+    const next = (count: number) =>
+      new Promise<void>((resolve) => {
+        wake = () => heard.length >= count && resolve();
+        wake();
+      });
     try {
       await listener.query(`LISTEN ${AGENT_ACCESS_REVOKED_CHANNEL}`);
       const revoked = await serverWithAgent(orgA.orgId, "alpha-announce-revoke");

@@ -24,13 +24,20 @@ async function findServer(tx: OrgTransaction, actor: Actor, serverId: string) {
   if (!isUuid(serverId)) throw notFound("This server");
   const server = await tx.server.findFirst({
     where: { id: serverId, orgId: actor.orgId },
-    select: { id: true, hostname: true, agent: { select: { id: true, revokedAt: true, reenrollmentAllowedUntil: true, credentialExpiresAt: true } } },
+    select: {
+      id: true,
+      hostname: true,
+      agent: { select: { id: true, revokedAt: true, reenrollmentAllowedUntil: true, credentialExpiresAt: true } },
+    },
   });
   if (!server) throw notFound("This server");
   return server;
 }
 
-function state(serverId: string, agent: { revokedAt: Date | null; reenrollmentAllowedUntil: Date | null; credentialExpiresAt: Date } | null): AgentState {
+function state(
+  serverId: string,
+  agent: { revokedAt: Date | null; reenrollmentAllowedUntil: Date | null; credentialExpiresAt: Date } | null,
+): AgentState {
   return {
     serverId,
     revokedAt: agent?.revokedAt?.toISOString() ?? null,
@@ -55,7 +62,13 @@ export async function revokeServer(db: Db, actor: Actor, serverId: string, now =
       select: { revokedAt: true, reenrollmentAllowedUntil: true, credentialExpiresAt: true },
     });
     await tx.auditLog.create({
-      data: { orgId: actor.orgId, actorId: actor.userId, action: "server.revoked", target: server.id, details: { hostname: server.hostname } },
+      data: {
+        orgId: actor.orgId,
+        actorId: actor.userId,
+        action: "server.revoked",
+        target: server.id,
+        details: { hostname: server.hostname },
+      },
     });
     return state(server.id, agent);
   });
@@ -74,7 +87,10 @@ export async function allowReenrolment(db: Db, actor: Actor, serverId: string, n
     });
     await tx.auditLog.create({
       data: {
-        orgId: actor.orgId, actorId: actor.userId, action: "server.reenrolment_allowed", target: server.id,
+        orgId: actor.orgId,
+        actorId: actor.userId,
+        action: "server.reenrolment_allowed",
+        target: server.id,
         details: { hostname: server.hostname, until: until.toISOString() },
       },
     });
@@ -96,10 +112,16 @@ export async function removeServer(db: Db, actor: Actor, serverId: string): Prom
       // the gateway locks agents before servers when it records a batch or an OpAMP report, so
       // the same order here means waiting for it, never a deadlock.
       await tx.agent.delete({ where: { id: server.agent.id } });
-      }
+    }
     await tx.server.delete({ where: { id: server.id } });
     await tx.auditLog.create({
-      data: { orgId: actor.orgId, actorId: actor.userId, action: "server.removed", target: server.id, details: { hostname: server.hostname } },
+      data: {
+        orgId: actor.orgId,
+        actorId: actor.userId,
+        action: "server.removed",
+        target: server.id,
+        details: { hostname: server.hostname },
+      },
     });
     return { removed: server.id };
   });

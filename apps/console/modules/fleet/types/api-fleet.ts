@@ -6,15 +6,33 @@ import { serverSummarySchema } from "./api";
 import { fleetPolicyStates } from "./fleet-query";
 import { changeOutcomeSchema } from "@/modules/rollouts/types/api";
 
-const latencyFigure = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("measured"), lowerSeconds: z.number(), upperSeconds: z.number().nullable(), reads: z.number(), basis: z.string() }),
-  z.object({ status: z.literal("not-measured"), reason: z.string() }),
-]).meta({ description: "A descriptive figure: the percentile's bucket of the merged histograms (lower, upper], or why there is none" });
+const latencyFigure = z
+  .discriminatedUnion("status", [
+    z.object({
+      status: z.literal("measured"),
+      lowerSeconds: z.number(),
+      upperSeconds: z.number().nullable(),
+      reads: z.number(),
+      basis: z.string(),
+    }),
+    z.object({ status: z.literal("not-measured"), reason: z.string() }),
+  ])
+  .meta({ description: "A descriptive figure: the percentile's bucket of the merged histograms (lower, upper], or why there is none" });
 
-const causedFigure = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("measured"), label: z.string(), value: z.number(), low: z.number(), high: z.number(), unit: z.string(), basis: z.string() }),
-  z.object({ status: z.literal("not-measured"), reason: z.string() }),
-]).meta({ description: "A caused figure against a control group, with its 95 % interval, or why there is none" });
+const causedFigure = z
+  .discriminatedUnion("status", [
+    z.object({
+      status: z.literal("measured"),
+      label: z.string(),
+      value: z.number(),
+      low: z.number(),
+      high: z.number(),
+      unit: z.string(),
+      basis: z.string(),
+    }),
+    z.object({ status: z.literal("not-measured"), reason: z.string() }),
+  ])
+  .meta({ description: "A caused figure against a control group, with its 95 % interval, or why there is none" });
 
 const fleetRow = serverSummarySchema.extend({
   osName: z.string(),
@@ -58,25 +76,29 @@ export const bulkResultSchema = z.object({
     unchanged: z.number().int(),
     replaced: z.array(z.object({ serverId: z.string(), hostname: z.string(), policy: z.string() })),
     bulkId: z.string().nullable(),
-    delivery: changeOutcomeSchema.optional().meta({ description: "assign-policy only: at once or the rollout it started (absent in a preview)" }),
+    delivery: changeOutcomeSchema
+      .optional()
+      .meta({ description: "assign-policy only: at once or the rollout it started (absent in a preview)" }),
   }),
 });
 
 export const annotationsSchema = z.object({
   from: isoDateTime,
   to: isoDateTime,
-  annotations: z.array(z.object({
-    id: z.string(),
-    serverId: z.string(),
-    hostname: z.string(),
-    kind: z.string().meta({ description: "policy.applied, alert.firing, proof_run.ran, agent.restarted, …" }),
-    tone: z.enum(["policy", "failure", "alert", "resolved", "proof", "agent"]),
-    at: isoDateTime,
-    endAt: isoDateTime.nullable(),
-    title: z.string(),
-    detail: z.string(),
-    href: z.string().nullable(),
-  })),
+  annotations: z.array(
+    z.object({
+      id: z.string(),
+      serverId: z.string(),
+      hostname: z.string(),
+      kind: z.string().meta({ description: "policy.applied, alert.firing, proof_run.ran, agent.restarted, …" }),
+      tone: z.enum(["policy", "failure", "alert", "resolved", "proof", "agent"]),
+      at: isoDateTime,
+      endAt: isoDateTime.nullable(),
+      title: z.string(),
+      detail: z.string(),
+      href: z.string().nullable(),
+    }),
+  ),
   truncated: z.boolean(),
 });
 

@@ -11,7 +11,9 @@ export const serverSummarySchema = z.object({
   agentVersion: z.string(),
   createdAt: isoDateTime,
   lastSeenAt: nullableDateTime,
-  status: z.enum(["online", "offline", "waiting"]).meta({ description: "online: delivered within 30 s; waiting: enrolled, never reported" }),
+  status: z
+    .enum(["online", "offline", "waiting"])
+    .meta({ description: "online: delivered within 30 s; waiting: enrolled, never reported" }),
 });
 
 export const agentStateSchema = z.object({

@@ -10,7 +10,11 @@ import { deliveryInput, type ChangeOutcome } from "@/modules/rollouts/types/roll
 export const MAX_BULK_SERVERS = 10_000;
 
 const targetShape = {
-  serverIds: z.array(z.string()).min(1, "pick at least one server").max(MAX_BULK_SERVERS, `at most ${MAX_BULK_SERVERS} servers at once`).optional(),
+  serverIds: z
+    .array(z.string())
+    .min(1, "pick at least one server")
+    .max(MAX_BULK_SERVERS, `at most ${MAX_BULK_SERVERS} servers at once`)
+    .optional(),
   filter: fleetFilterSchema.optional(),
   expectedCount: z.number().int().min(1, "expectedCount is the number of matching servers the user confirmed").optional(),
 };
@@ -18,18 +22,27 @@ const targetShape = {
 /** Ids, or a filter with the count confirmed: one of the two, so a bad filter value gets its own message. */
 export const bulkTargetSchema = z
   .strictObject(targetShape, {
-    error: (issue) => (issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}: target takes serverIds, or filter and expectedCount` : undefined),
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown field ${issue.keys.join(", ")}: target takes serverIds, or filter and expectedCount`
+        : undefined,
   })
   .superRefine((target, context) => {
     const byIds = target.serverIds !== undefined;
     const byFilter = target.filter !== undefined || target.expectedCount !== undefined;
-    if (byIds === byFilter) context.addIssue({ code: "custom", message: "target is { serverIds: [...] } or { filter: {...}, expectedCount: n }" });
+    if (byIds === byFilter)
+      context.addIssue({ code: "custom", message: "target is { serverIds: [...] } or { filter: {...}, expectedCount: n }" });
     else if (byFilter && (target.filter === undefined || target.expectedCount === undefined)) {
-      context.addIssue({ code: "custom", path: [target.filter ? "expectedCount" : "filter"], message: "a filter target needs both filter and expectedCount (the number of matching servers the user confirmed)" });
+      context.addIssue({
+        code: "custom",
+        path: [target.filter ? "expectedCount" : "filter"],
+        message: "a filter target needs both filter and expectedCount (the number of matching servers the user confirmed)",
+      });
     }
   })
   .transform((target) =>
-    target.serverIds !== undefined ? { serverIds: target.serverIds } : { filter: target.filter!, expectedCount: target.expectedCount! });
+    target.serverIds !== undefined ? { serverIds: target.serverIds } : { filter: target.filter!, expectedCount: target.expectedCount! },
+  );
 export type BulkTarget = z.infer<typeof bulkTargetSchema>;
 
 const common = {
@@ -44,9 +57,11 @@ export const bulkActionSchema = z.discriminatedUnion(
     z.strictObject({ action: z.literal("tag"), tag: tagSchema, ...common }),
     z.strictObject({ action: z.literal("untag"), tag: tagSchema, ...common }),
     z.strictObject({
-      action: z.literal("assign-policy"), policyId: z.string().min(1, "policyId names the policy to assign"),
+      action: z.literal("assign-policy"),
+      policyId: z.string().min(1, "policyId names the policy to assign"),
       /** How it goes out (docs/policy.md, "Rollouts"): by default a rollout when it reaches several servers. */
-      delivery: deliveryInput.optional(), ...common,
+      delivery: deliveryInput.optional(),
+      ...common,
     }),
     z.strictObject({ action: z.literal("revoke"), ...common }),
   ],

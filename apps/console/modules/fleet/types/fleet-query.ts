@@ -22,23 +22,25 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string
   z.enum(values, { error: () => `${what} is one of: ${values.join(", ")}` });
 
 /** A free-text facet value (an OS name, a kernel, an agent version) exactly as the fleet lists it. */
-const facetValue = (what: string) => z.string().trim().min(1, `${what} is empty: leave it out to show every ${what}`).max(255, `${what} is at most 255 characters`);
+const facetValue = (what: string) =>
+  z.string().trim().min(1, `${what} is empty: leave it out to show every ${what}`).max(255, `${what} is at most 255 characters`);
 
 const filterShape = {
-    q: z.string().trim().max(200, "the search is at most 200 characters").optional(),
-    status: oneOf(fleetStatuses, "status").optional(),
-    tag: tagSchema.optional(),
-    untagged: z.enum(["true"], { error: () => "untagged is true or left out" }).optional(),
-    os: facetValue("os").optional(),
-    kernel: facetValue("kernel").optional(),
-    agent: facetValue("agent").optional(),
-    missing: oneOf(capabilityNames, "missing (a capability)").optional(),
-    alert: oneOf(fleetAlertFilters, "alert").optional(),
-    policy: oneOf(fleetPolicyStates, "policy").optional(),
+  q: z.string().trim().max(200, "the search is at most 200 characters").optional(),
+  status: oneOf(fleetStatuses, "status").optional(),
+  tag: tagSchema.optional(),
+  untagged: z.enum(["true"], { error: () => "untagged is true or left out" }).optional(),
+  os: facetValue("os").optional(),
+  kernel: facetValue("kernel").optional(),
+  agent: facetValue("agent").optional(),
+  missing: oneOf(capabilityNames, "missing (a capability)").optional(),
+  alert: oneOf(fleetAlertFilters, "alert").optional(),
+  policy: oneOf(fleetPolicyStates, "policy").optional(),
 };
 
 const tagOrUntagged = (filter: { tag?: string; untagged?: "true" }, context: z.RefinementCtx) => {
-  if (filter.tag && filter.untagged) context.addIssue({ code: "custom", path: ["untagged"], message: "ask for a tag or for untagged servers, not both" });
+  if (filter.tag && filter.untagged)
+    context.addIssue({ code: "custom", path: ["untagged"], message: "ask for a tag or for untagged servers, not both" });
 };
 
 /** A parameter the fleet does not know is named, with the ones it does. */
@@ -53,19 +55,26 @@ export type FleetFilter = z.infer<typeof fleetFilterSchema>;
 export const fleetFilterKeys = ["q", "status", "tag", "untagged", "os", "kernel", "agent", "missing", "alert", "policy"] as const;
 
 const positiveInt = (what: string, max: number) =>
-  z.coerce.number({ error: () => `${what} is a whole number` }).int(`${what} is a whole number`).min(1, `${what} starts at 1`).max(max, `${what} is at most ${max}`);
+  z.coerce
+    .number({ error: () => `${what} is a whole number` })
+    .int(`${what} is a whole number`)
+    .min(1, `${what} starts at 1`)
+    .max(max, `${what} is at most ${max}`);
 
 /** The whole query string of the list: filters plus sort, page and grouping. */
 const queryShape = {
-    ...filterShape,
-    sort: oneOf(fleetSortKeys, "sort").default("hostname"),
-    dir: oneOf(["asc", "desc"] as const, "dir").default("asc"),
-    page: positiveInt("page", 100_000).default(1),
-    pageSize: z.coerce
-      .number({ error: () => `pageSize is one of ${fleetPageSizes.join(", ")}` })
-      .refine((size): size is (typeof fleetPageSizes)[number] => (fleetPageSizes as readonly number[]).includes(size), `pageSize is one of ${fleetPageSizes.join(", ")}`)
-      .default(50),
-    group: oneOf(["tag"] as const, "group").optional(),
+  ...filterShape,
+  sort: oneOf(fleetSortKeys, "sort").default("hostname"),
+  dir: oneOf(["asc", "desc"] as const, "dir").default("asc"),
+  page: positiveInt("page", 100_000).default(1),
+  pageSize: z.coerce
+    .number({ error: () => `pageSize is one of ${fleetPageSizes.join(", ")}` })
+    .refine(
+      (size): size is (typeof fleetPageSizes)[number] => (fleetPageSizes as readonly number[]).includes(size),
+      `pageSize is one of ${fleetPageSizes.join(", ")}`,
+    )
+    .default(50),
+  group: oneOf(["tag"] as const, "group").optional(),
 };
 export const fleetQuerySchema = z.strictObject(queryShape, unknownKeys(Object.keys(queryShape))).superRefine(tagOrUntagged);
 export type FleetQuery = z.infer<typeof fleetQuerySchema>;

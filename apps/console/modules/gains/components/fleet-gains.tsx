@@ -18,8 +18,14 @@ function LineCell({ line }: { line: LedgerLine | undefined }) {
   if (!line) return <TableCell />;
   return (
     <TableCell className="text-right tabular-nums" title={describeMeasured(line.effect)} data-status={line.effect.status}>
-      {line.effect.status === "measured" ? formatInUnit(line.effect.value, line.unit) : <span className="text-muted-foreground">not measured</span>}
-      {line.effect.status === "measured" && line.interval ? <div className="text-xs text-muted-foreground">{formatInterval(line.interval, line.unit)}</div> : null}
+      {line.effect.status === "measured" ? (
+        formatInUnit(line.effect.value, line.unit)
+      ) : (
+        <span className="text-muted-foreground">not measured</span>
+      )}
+      {line.effect.status === "measured" && line.interval ? (
+        <div className="text-xs text-muted-foreground">{formatInterval(line.interval, line.unit)}</div>
+      ) : null}
     </TableCell>
   );
 }
@@ -34,7 +40,11 @@ export function FleetGainsView() {
     <div className="grid gap-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <GainsRangePicker value={selection} onChange={setSelection} />
-        <a className="inline-flex items-center gap-1 text-sm text-primary hover:underline" href={`/api/gains/export?what=ledger&${query}`} data-testid="export-fleet-ledger">
+        <a
+          className="inline-flex items-center gap-1 text-sm text-primary hover:underline"
+          href={`/api/gains/export?what=ledger&${query}`}
+          data-testid="export-fleet-ledger"
+        >
           <Download className="size-4" aria-hidden /> Ledger CSV
         </a>
       </div>
@@ -72,10 +82,20 @@ export function FleetGainsView() {
                   {gains.servers.map((server) => (
                     <TableRow key={server.serverId} data-testid="gains-server-row" data-server={server.hostname}>
                       <TableCell className="font-mono">
-                        <Link href={`/servers/${server.serverId}`} className="hover:underline">{server.hostname}</Link>
+                        <Link href={`/servers/${server.serverId}`} className="hover:underline">
+                          {server.hostname}
+                        </Link>
                       </TableCell>
-                      <TableCell className="text-right tabular-nums" title={describeMeasured(server.reads)} data-status={server.reads.status}>
-                        {server.reads.status === "measured" ? formatPercent(server.reads.value.memoryShare) : <span className="text-muted-foreground">not measured</span>}
+                      <TableCell
+                        className="text-right tabular-nums"
+                        title={describeMeasured(server.reads)}
+                        data-status={server.reads.status}
+                      >
+                        {server.reads.status === "measured" ? (
+                          formatPercent(server.reads.value.memoryShare)
+                        ) : (
+                          <span className="text-muted-foreground">not measured</span>
+                        )}
                       </TableCell>
                       <LineCell line={line(server.ledger, "storageIosSaved")} />
                       <LineCell line={line(server.ledger, "storageTimeSaved")} />
@@ -85,7 +105,9 @@ export function FleetGainsView() {
                   ))}
                 </TableBody>
               </Table>
-              {gains.servers.length === 0 ? <p className="mt-3 text-sm text-muted-foreground">No servers yet: add one from the Servers page.</p> : null}
+              {gains.servers.length === 0 ? (
+                <p className="mt-3 text-sm text-muted-foreground">No servers yet: add one from the Servers page.</p>
+              ) : null}
             </CardContent>
           </Card>
           <Card>

@@ -45,12 +45,41 @@ export function GainsRangePicker({ value, onChange }: { value: GainsSelection; o
         ))}
       </div>
       <details className="text-sm open:basis-full" open={value.range === "custom" || undefined}>
-        <summary className={cn("cursor-pointer rounded px-2 py-1", value.range === "custom" && "font-medium")} data-testid="gains-range-custom">Custom</summary>
+        <summary
+          className={cn("cursor-pointer rounded px-2 py-1", value.range === "custom" && "font-medium")}
+          data-testid="gains-range-custom"
+        >
+          Custom
+        </summary>
         <div className="mt-2 flex flex-wrap items-center gap-2">
-          <label className="flex items-center gap-1">From <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} className="rounded border px-2 py-1" data-testid="gains-custom-from" /></label>
-          <label className="flex items-center gap-1">To <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} className="rounded border px-2 py-1" data-testid="gains-custom-to" /></label>
-          <Button type="button" size="sm" variant="outline" onClick={applyCustom} data-testid="gains-custom-apply">Apply</Button>
-          {problem ? <span className="text-destructive" role="alert">{problem}</span> : null}
+          <label className="flex items-center gap-1">
+            From{" "}
+            <input
+              type="datetime-local"
+              value={from}
+              onChange={(e) => setFrom(e.target.value)}
+              className="rounded border px-2 py-1"
+              data-testid="gains-custom-from"
+            />
+          </label>
+          <label className="flex items-center gap-1">
+            To{" "}
+            <input
+              type="datetime-local"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              className="rounded border px-2 py-1"
+              data-testid="gains-custom-to"
+            />
+          </label>
+          <Button type="button" size="sm" variant="outline" onClick={applyCustom} data-testid="gains-custom-apply">
+            Apply
+          </Button>
+          {problem ? (
+            <span className="text-destructive" role="alert">
+              {problem}
+            </span>
+          ) : null}
         </div>
       </details>
     </div>

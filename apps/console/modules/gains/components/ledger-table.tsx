@@ -25,12 +25,20 @@ export function LedgerTable({ lines, testId = "gains-ledger" }: { lines: readonl
             <TableCell className="whitespace-nowrap text-muted-foreground">{featureNames[line.feature]}</TableCell>
             <TableCell className="whitespace-nowrap font-medium">{line.label}</TableCell>
             <TableCell title={lineKindHints[line.kind]}>
-              <Badge variant={line.kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap">{lineKindLabels[line.kind]}</Badge>
+              <Badge variant={line.kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap">
+                {lineKindLabels[line.kind]}
+              </Badge>
             </TableCell>
             <TableCell className="whitespace-nowrap text-right tabular-nums" data-testid={`ledger-${line.key}-value`}>
-              {line.effect.status === "measured" ? formatInUnit(line.effect.value, line.unit) : <span className="text-muted-foreground">not measured</span>}
+              {line.effect.status === "measured" ? (
+                formatInUnit(line.effect.value, line.unit)
+              ) : (
+                <span className="text-muted-foreground">not measured</span>
+              )}
               {line.effect.status === "measured" && line.interval ? (
-                <div className="text-xs text-muted-foreground" data-testid={`ledger-${line.key}-interval`}>{formatInterval(line.interval, line.unit)}</div>
+                <div className="text-xs text-muted-foreground" data-testid={`ledger-${line.key}-interval`}>
+                  {formatInterval(line.interval, line.unit)}
+                </div>
               ) : null}
             </TableCell>
             <TableCell className="text-xs text-muted-foreground">

@@ -6,7 +6,13 @@ import { cn } from "@/lib/utils";
  * A figure with its basis: the value, and under it the line saying what it was measured from
  * (also the hover text), or "not measured" and why. Never a 0 for a missing input.
  */
-export function MeasuredFigure<T>({ figure, format, detail, testId, className }: {
+export function MeasuredFigure<T>({
+  figure,
+  format,
+  detail,
+  testId,
+  className,
+}: {
   figure: Measured<T>;
   format: (value: T) => string;
   /** A second line under the value (an interval, a bound), when measured. */
@@ -18,11 +24,20 @@ export function MeasuredFigure<T>({ figure, format, detail, testId, className }:
   const more = figure.status === "measured" && detail ? detail(figure.value) : null;
   return (
     <div className={cn("min-w-0", className)} data-testid={testId} data-status={figure.status} title={basis}>
-      <div className={cn("text-lg font-semibold tabular-nums", figure.status === "not-measured" && "text-muted-foreground")} data-testid={testId ? `${testId}-value` : undefined}>
+      <div
+        className={cn("text-lg font-semibold tabular-nums", figure.status === "not-measured" && "text-muted-foreground")}
+        data-testid={testId ? `${testId}-value` : undefined}
+      >
         {figure.status === "measured" ? format(figure.value) : "not measured"}
       </div>
-      {more ? <div className="text-xs tabular-nums" data-testid={testId ? `${testId}-detail` : undefined}>{more}</div> : null}
-      <div className="text-xs text-muted-foreground" data-testid={testId ? `${testId}-basis` : undefined}>{basis}</div>
+      {more ? (
+        <div className="text-xs tabular-nums" data-testid={testId ? `${testId}-detail` : undefined}>
+          {more}
+        </div>
+      ) : null}
+      <div className="text-xs text-muted-foreground" data-testid={testId ? `${testId}-basis` : undefined}>
+        {basis}
+      </div>
     </div>
   );
 }

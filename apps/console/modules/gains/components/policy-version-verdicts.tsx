@@ -26,14 +26,20 @@ export function PolicyVersionVerdictsView({ policyId, version }: { policyId: str
     <details className="w-full text-sm" onToggle={(event) => setOpen(event.currentTarget.open)} data-testid="version-verdicts">
       <summary className="cursor-pointer text-muted-foreground hover:text-foreground">Before/after verdict</summary>
       <div className="mt-2 grid gap-3 pl-2">
-        {error ? <p className="text-destructive" role="alert">Could not load the verdict: {error}</p> : null}
+        {error ? (
+          <p className="text-destructive" role="alert">
+            Could not load the verdict: {error}
+          </p>
+        ) : null}
         {open && !data && !error ? <p className="text-muted-foreground">Loading…</p> : null}
         {data && data.servers.length === 0 ? (
           <p className="text-muted-foreground" data-testid="verdict-no-servers">
             This version is not in force on any server now, so there is no apply time to compare around.
           </p>
         ) : null}
-        {data?.servers.map((verdict) => <VerdictView key={verdict.serverId} verdict={verdict} showHost />)}
+        {data?.servers.map((verdict) => (
+          <VerdictView key={verdict.serverId} verdict={verdict} showHost />
+        ))}
       </div>
     </details>
   );

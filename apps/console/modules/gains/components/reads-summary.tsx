@@ -21,7 +21,11 @@ function Heading({ children, kind }: { children: string; kind: "caused" | "descr
   return (
     <div className="flex items-center gap-2 text-xs font-medium uppercase tracking-wide text-muted-foreground">
       {children}
-      {kind ? <Badge variant={kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap normal-case tracking-normal">{kind}</Badge> : null}
+      {kind ? (
+        <Badge variant={kind === "caused" ? "success" : "secondary"} className="whitespace-nowrap normal-case tracking-normal">
+          {kind}
+        </Badge>
+      ) : null}
     </div>
   );
 }
@@ -39,7 +43,9 @@ export function ReadsSummary({ gains }: { gains: ServerGainsSummary }) {
         <MeasuredFigure
           testId="gains-hits"
           figure={gains.reads}
-          format={(reads) => `${formatPercent(reads.memoryShare)} · ${formatBytes(reads.memoryBytes)} (${formatNumber(reads.memoryOperations)} pages)`}
+          format={(reads) =>
+            `${formatPercent(reads.memoryShare)} · ${formatBytes(reads.memoryBytes)} (${formatNumber(reads.memoryOperations)} pages)`
+          }
           detail={() => "what the page cache served, not a saving"}
         />
       </div>
@@ -49,9 +55,11 @@ export function ReadsSummary({ gains }: { gains: ServerGainsSummary }) {
           testId="gains-caused-reads"
           figure={gains.causedReads}
           format={(reads) => `${formatNumber(reads.savedIos)} reads`}
-          detail={(reads) => `${formatInterval(reads.interval, "{io}")}; control missed ${formatPercent(reads.estimate.controlMissRatio)}, ` +
+          detail={(reads) =>
+            `${formatInterval(reads.interval, "{io}")}; control missed ${formatPercent(reads.estimate.controlMissRatio)}, ` +
             `managed ${formatPercent(reads.estimate.managedMissRatio)}${reads.capped ? "; capped at what the devices could have served" : ""}` +
-            intervalBasis(reads.estimate.interval)}
+            intervalBasis(reads.estimate.interval)
+          }
         />
       </div>
       <div>
@@ -65,8 +73,12 @@ export function ReadsSummary({ gains }: { gains: ServerGainsSummary }) {
       </div>
       <div>
         <Heading kind="lower bound">Reads served from pages the cache brought in</Heading>
-        <MeasuredFigure testId="gains-own-page-hits" figure={gains.ownPageHits} format={(reads) => `${formatNumber(reads)} reads`}
-          detail={() => "counted page by page: the cache saved at least these"} />
+        <MeasuredFigure
+          testId="gains-own-page-hits"
+          figure={gains.ownPageHits}
+          format={(reads) => `${formatNumber(reads)} reads`}
+          detail={() => "counted page by page: the cache saved at least these"}
+        />
       </div>
       <div>
         <Heading kind={null}>Storage read latency</Heading>

@@ -21,7 +21,8 @@ import { ReadsSummary } from "./reads-summary";
 import { VerdictView } from "./verdict-view";
 
 function DeviceTable({ gains }: { gains: ServerGains }) {
-  if (gains.devices.length === 0) return <p className="text-sm text-muted-foreground">No storage reads were recorded on any device in this range.</p>;
+  if (gains.devices.length === 0)
+    return <p className="text-sm text-muted-foreground">No storage reads were recorded on any device in this range.</p>;
   return (
     <Table data-testid="gains-devices">
       <TableHeader>
@@ -37,8 +38,12 @@ function DeviceTable({ gains }: { gains: ServerGains }) {
         {gains.devices.map((device) => (
           <TableRow key={device.device}>
             <TableCell className="font-mono">{device.device}</TableCell>
-            <TableCell className="text-right tabular-nums">{device.readOps === null ? "not measured" : formatNumber(device.readOps)}</TableCell>
-            <TableCell className="text-right tabular-nums">{device.readBytes === null ? "not measured" : formatBytes(device.readBytes)}</TableCell>
+            <TableCell className="text-right tabular-nums">
+              {device.readOps === null ? "not measured" : formatNumber(device.readOps)}
+            </TableCell>
+            <TableCell className="text-right tabular-nums">
+              {device.readBytes === null ? "not measured" : formatBytes(device.readBytes)}
+            </TableCell>
             <TableCell className="text-right tabular-nums" title={describeMeasured(device.meanReadBytes)}>
               {device.meanReadBytes.status === "measured" ? formatBytes(device.meanReadBytes.value) : "not measured"}
             </TableCell>
@@ -69,7 +74,10 @@ export function ServerGainsSection({ serverId }: { serverId: string }) {
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
             <CardTitle className="text-base">Gains</CardTitle>
-            <CardDescription>What the read cache and write optimisation won on this server, each figure with what it was measured from. Saved means caused: measured against a control group, with its interval, or not measured.</CardDescription>
+            <CardDescription>
+              What the read cache and write optimisation won on this server, each figure with what it was measured from. Saved means caused:
+              measured against a control group, with its interval, or not measured.
+            </CardDescription>
           </div>
           <GainsRangePicker value={selection} onChange={setSelection} />
         </div>
@@ -85,8 +93,13 @@ export function ServerGainsSection({ serverId }: { serverId: string }) {
         ) : (
           <>
             <ReadsSummary gains={gains} />
-            <ChartFrame window={[Date.parse(gains.range.from) / 1000, Date.parse(gains.range.to) / 1000]} annotations={marks.annotations}
-              onZoom={(from, to) => setSelection({ range: "custom", from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString() })}>
+            <ChartFrame
+              window={[Date.parse(gains.range.from) / 1000, Date.parse(gains.range.to) / 1000]}
+              annotations={marks.annotations}
+              onZoom={(from, to) =>
+                setSelection({ range: "custom", from: new Date(from * 1000).toISOString(), to: new Date(to * 1000).toISOString() })
+              }
+            >
               <ReadsChart series={gains.series} range={gains.range} />
             </ChartFrame>
             <div>
@@ -97,10 +110,18 @@ export function ServerGainsSection({ serverId }: { serverId: string }) {
               <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
                 <h4 className="text-sm font-medium">Savings ledger</h4>
                 <div className="flex gap-3 text-sm">
-                  <a className="inline-flex items-center gap-1 text-primary hover:underline" href={`/api/gains/export?what=ledger&serverId=${serverId}&${query}`} data-testid="export-ledger">
+                  <a
+                    className="inline-flex items-center gap-1 text-primary hover:underline"
+                    href={`/api/gains/export?what=ledger&serverId=${serverId}&${query}`}
+                    data-testid="export-ledger"
+                  >
                     <Download className="size-4" aria-hidden /> Ledger CSV
                   </a>
-                  <a className="inline-flex items-center gap-1 text-primary hover:underline" href={`/api/gains/export?what=series&serverId=${serverId}&${query}`} data-testid="export-series">
+                  <a
+                    className="inline-flex items-center gap-1 text-primary hover:underline"
+                    href={`/api/gains/export?what=series&serverId=${serverId}&${query}`}
+                    data-testid="export-series"
+                  >
                     <Download className="size-4" aria-hidden /> Reads CSV
                   </a>
                 </div>

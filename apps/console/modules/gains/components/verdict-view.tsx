@@ -15,20 +15,29 @@ function MetricRow({ result }: { result: MetricVerdict }) {
   if (result.status === "not-enough-data") {
     return (
       <li data-testid={`verdict-${metric.key}`} data-verdict="not-enough-data" className="text-sm">
-        <span className="font-medium">{metric.label}:</span> <span className="text-muted-foreground">not enough data ({result.reason})</span>
+        <span className="font-medium">{metric.label}:</span>{" "}
+        <span className="text-muted-foreground">not enough data ({result.reason})</span>
       </li>
     );
   }
   const value = (v: number) => formatInUnit(v, metric.unit);
   return (
-    <li data-testid={`verdict-${metric.key}`} data-verdict={result.verdict} data-method={result.method} data-stage={result.stage} className="grid gap-0.5 text-sm">
+    <li
+      data-testid={`verdict-${metric.key}`}
+      data-verdict={result.verdict}
+      data-method={result.method}
+      data-stage={result.stage}
+      className="grid gap-0.5 text-sm"
+    >
       <span>
         <span className="font-medium">{metric.label}:</span>{" "}
         <span className={verdictTone[result.verdict]} data-testid={`verdict-${metric.key}-text`}>
-          {verdictText[result.verdict]}{result.stage === "provisional" ? " (provisional)" : ""}
+          {verdictText[result.verdict]}
+          {result.stage === "provisional" ? " (provisional)" : ""}
         </span>
         <span className="text-muted-foreground">
-          {" "}— {value(result.after)} against {value(result.expected)} expected without the change; {describeVerdict(result)}
+          {" "}
+          — {value(result.after)} against {value(result.expected)} expected without the change; {describeVerdict(result)}
         </span>
       </span>
       <span className="text-xs text-muted-foreground" data-testid={`verdict-${metric.key}-method`}>
@@ -49,13 +58,23 @@ function LookLine({ look }: { look: VerdictLook }) {
   const hours = (minutes: number) => (minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`);
   return (
     <p className="text-xs text-muted-foreground" data-testid="verdict-look" data-stage={look.stage}>
-      {look.stage === "final"
-        ? <>Final verdict at the {hours(look.horizonMinutes)} horizon</>
-        : <>Provisional reading at {hours(look.afterMinutes)} of the {hours(look.horizonMinutes)} horizon (final at {formatDateTime(look.finalAt)});
-          an early reading calls a change only at a family-wise alpha of {look.alpha * 100} %, so reading the page again does not inflate the error</>}
+      {look.stage === "final" ? (
+        <>Final verdict at the {hours(look.horizonMinutes)} horizon</>
+      ) : (
+        <>
+          Provisional reading at {hours(look.afterMinutes)} of the {hours(look.horizonMinutes)} horizon (final at{" "}
+          {formatDateTime(look.finalAt)}); an early reading calls a change only at a family-wise alpha of {look.alpha * 100} %, so reading
+          the page again does not inflate the error
+        </>
+      )}
       . After: {formatDateTime(look.after.from)} – {formatDateTime(look.after.to)}, against the same window on the previous days
-      {look.controlServers > 0 ? <>, or {look.controlServers} servers not yet changed over {look.before.description} ({formatDateTime(look.before.from)} – {formatDateTime(look.before.to)})</> : null}.
-      Minutes slower than 5× the server's median minute count as 5× (stalls), and the metrics are corrected together (Holm).
+      {look.controlServers > 0 ? (
+        <>
+          , or {look.controlServers} servers not yet changed over {look.before.description} ({formatDateTime(look.before.from)} –{" "}
+          {formatDateTime(look.before.to)})
+        </>
+      ) : null}
+      . Minutes slower than 5× the server's median minute count as 5× (stalls), and the metrics are corrected together (Holm).
     </p>
   );
 }
@@ -67,7 +86,8 @@ function CausedLine({ caused }: { caused: Measured<CausedStorageReads> }) {
       <span className="font-medium">Storage reads the read cache caused to be saved in the after window:</span>{" "}
       {caused.status === "measured" ? (
         <>
-          {formatNumber(caused.value.savedIos)} reads <span className="text-muted-foreground">({formatInterval(caused.value.interval, "{io}")}, against its control group)</span>
+          {formatNumber(caused.value.savedIos)} reads{" "}
+          <span className="text-muted-foreground">({formatInterval(caused.value.interval, "{io}")}, against its control group)</span>
         </>
       ) : (
         <span className="text-muted-foreground">not measured: {caused.reason}</span>
@@ -88,7 +108,9 @@ export function VerdictView({ verdict, showHost = false }: { verdict: ServerVerd
             <Badge variant="secondary">{change.cause}</Badge> applied {formatDateTime(change.appliedAt)}
           </span>
         ) : (
-          <span className="text-muted-foreground" data-testid="verdict-no-change">No verdict: {change.reason}.</span>
+          <span className="text-muted-foreground" data-testid="verdict-no-change">
+            No verdict: {change.reason}.
+          </span>
         )}
       </div>
       {look ? <LookLine look={look} /> : null}

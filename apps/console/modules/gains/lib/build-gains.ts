@@ -78,7 +78,9 @@ export function holdoutSums(rows: readonly HoldoutUnitRow[], bucketRows: readonl
  */
 function bucketSums(rows: readonly HoldoutBucketRow[]): HoldoutBucketSums | null {
   if (rows.length === 0) return null;
-  const intervals = Math.min(...Array.from({ length: holdoutBuckets }, (_, bucket) => rows.find((row) => row.hash_bucket === bucket)?.rows ?? 0));
+  const intervals = Math.min(
+    ...Array.from({ length: holdoutBuckets }, (_, bucket) => rows.find((row) => row.hash_bucket === bucket)?.rows ?? 0),
+  );
   return {
     counts: rows.map((row) => ({
       bucket: row.hash_bucket,

@@ -6,9 +6,21 @@ import { causedStorageReads, type CausedStorageReads, type Measured } from "@spi
 import type { OrgSql } from "@/lib/db";
 import { deviceBusy, holdoutSums, storageSums } from "./build-gains";
 import { resolutionFor } from "./gains-range";
-import { holdoutBucketsSql, holdoutUnitsSql, storageReadsSql, type HoldoutBucketRow, type HoldoutUnitRow, type StorageReadsRow } from "./gains-sql";
+import {
+  holdoutBucketsSql,
+  holdoutUnitsSql,
+  storageReadsSql,
+  type HoldoutBucketRow,
+  type HoldoutUnitRow,
+  type StorageReadsRow,
+} from "./gains-sql";
 
-export async function causedReadsIn(sql: OrgSql, orgId: string, serverId: string, window: { from: Date; to: Date }): Promise<Measured<CausedStorageReads>> {
+export async function causedReadsIn(
+  sql: OrgSql,
+  orgId: string,
+  serverId: string,
+  window: { from: Date; to: Date },
+): Promise<Measured<CausedStorageReads>> {
   const { resolution } = resolutionFor((window.to.getTime() - window.from.getTime()) / 1000);
   const params = [orgId, [serverId], window.from, window.to];
   const [storage, holdout, buckets] = await Promise.all([

@@ -7,7 +7,8 @@ import { queryFleetGains, queryServerGains } from "./query-gains";
 export async function exportGainsCsv(db: Db, orgId: string, query: GainsExportQuery, now = new Date()) {
   const range = { range: query.range, from: query.from, to: query.to };
   const stamp = now.toISOString().slice(0, 16).replace(":", "");
-  if (!query.serverId) return { name: `spindle-gains-ledger-fleet-${stamp}.csv`, body: fleetLedgerCsv(await queryFleetGains(db, orgId, range, now)) };
+  if (!query.serverId)
+    return { name: `spindle-gains-ledger-fleet-${stamp}.csv`, body: fleetLedgerCsv(await queryFleetGains(db, orgId, range, now)) };
   const gains = await queryServerGains(db, orgId, query.serverId, range, now);
   const host = gains.hostname.replace(/[^A-Za-z0-9._-]/g, "_");
   return query.what === "ledger"

@@ -5,8 +5,21 @@ import { describeVerdict, formatConfidence, formatP } from "./format-verdict";
 
 type Judged = Extract<MetricVerdict, { status: "verdict" }>;
 const base: Judged = {
-  status: "verdict", metric: verdictMetrics.meanReadLatency, stage: "final", verdict: "better", method: "previous-days", basis: "b", scale: "relative",
-  after: 0.0015, expected: 0.002, change: -0.25, interval: { low: -0.31, high: -0.18, confidence: 0.9875 }, pValue: 0.0004, adjustedPValue: 0.0016, metricsCompared: 4, alpha: 0.05,
+  status: "verdict",
+  metric: verdictMetrics.meanReadLatency,
+  stage: "final",
+  verdict: "better",
+  method: "previous-days",
+  basis: "b",
+  scale: "relative",
+  after: 0.0015,
+  expected: 0.002,
+  change: -0.25,
+  interval: { low: -0.31, high: -0.18, confidence: 0.9875 },
+  pValue: 0.0004,
+  adjustedPValue: 0.0016,
+  metricsCompared: 4,
+  alpha: 0.05,
 };
 
 describe("how a verdict reads", () => {
@@ -15,9 +28,23 @@ describe("how a verdict reads", () => {
   });
 
   it("shows an absolute change in the metric's unit, and drops Holm for a single metric", () => {
-    const absolute: Judged = { ...base, metric: verdictMetrics.splitIosPerIo, scale: "absolute", change: 0.013, interval: { low: 0.004, high: 0.022, confidence: 0.95 }, adjustedPValue: 0.0004, metricsCompared: 1 };
+    const absolute: Judged = {
+      ...base,
+      metric: verdictMetrics.splitIosPerIo,
+      scale: "absolute",
+      change: 0.013,
+      interval: { low: 0.004, high: 0.022, confidence: 0.95 },
+      adjustedPValue: 0.0004,
+      metricsCompared: 1,
+    };
     assert.equal(describeVerdict(absolute), "+0.013 (95 % interval +0.004 to +0.022; p < 0.001)");
-    const latency: Judged = { ...base, scale: "absolute", change: -0.0012, interval: { low: -0.002, high: 0.0003, confidence: 0.999 }, metricsCompared: 1 };
+    const latency: Judged = {
+      ...base,
+      scale: "absolute",
+      change: -0.0012,
+      interval: { low: -0.002, high: 0.0003, confidence: 0.999 },
+      metricsCompared: 1,
+    };
     assert.equal(describeVerdict(latency), "−1.2 ms (99.9 % interval −2 ms to +300 µs; p = 0.002)");
   });
 

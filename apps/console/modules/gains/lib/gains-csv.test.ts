@@ -5,14 +5,28 @@ import type { ServerGains } from "../types/gains";
 import { readSeriesCsv, serverLedgerCsv } from "./gains-csv";
 
 const page = 4096;
-const unit = { holdoutShare: 0.1, managedAccessedBytes: 900 * page, managedMissedBytes: 90 * page, controlAccessedBytes: 100 * page, controlMissedBytes: 30 * page };
+const unit = {
+  holdoutShare: 0.1,
+  managedAccessedBytes: 900 * page,
+  managedMissedBytes: 90 * page,
+  controlAccessedBytes: 100 * page,
+  controlMissedBytes: 30 * page,
+};
 const ledger = serverLedger({
   readCache: { hitsBytes: 40_960_000, missesBytes: 8_192_000, samples: 360 },
   holdout: { units: Array.from({ length: 20 }, () => unit), samples: 20, ownReadBytes: 0, ownPageHitBytes: 0 },
   storage: { devices: ["sda"], readBytes: 8_192_000, readOps: 1000, latencySumSeconds: 5, latencyOperations: 1000 },
   devices: [{ device: "sda", observedSeconds: 3600, readOps: 1000, writeOps: 0, busySeconds: 5 }],
   memoryLatency: { meanSeconds: 2e-6, timedReads: 4096 },
-  writeOpt: { managedGrownBytes: null, managedExtentsAdded: null, unmanagedGrownBytes: null, unmanagedExtentsAdded: null, samples: 0, filesDefragmented: null, preallocatedBytes: null },
+  writeOpt: {
+    managedGrownBytes: null,
+    managedExtentsAdded: null,
+    unmanagedGrownBytes: null,
+    unmanagedExtentsAdded: null,
+    samples: 0,
+    filesDefragmented: null,
+    preallocatedBytes: null,
+  },
 });
 const gains = {
   hostname: "=db01",
@@ -31,7 +45,10 @@ describe("gains CSV", () => {
     // 18,000 × (0.3 − 0.1) = 3,600 pages = 1,800 reads of 8 KiB, every interval alike: a point interval.
     const saved = lines.find((line) => line.includes("Storage reads saved (caused)"))!;
     // These sums carry no hash buckets (an older agent): the note says what the interval leaves out.
-    assert.match(saved, /,\{io\},1800,measured,.*,caused,1800,1800,0\.95,the interval omits the variance of the control group.s draw of page groups \(the agent sent no counts per hash bucket: update it\)$/);
+    assert.match(
+      saved,
+      /,\{io\},1800,measured,.*,caused,1800,1800,0\.95,the interval omits the variance of the control group.s draw of page groups \(the agent sent no counts per hash bucket: update it\)$/,
+    );
     const defragmented = lines.find((line) => line.includes("Files defragmented"))!;
     assert.match(defragmented, /,\{file\},,not measured,the agent sent no write-optimisation counters/);
   });

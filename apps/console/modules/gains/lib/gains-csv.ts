@@ -17,8 +17,23 @@ function csv(rows: readonly (readonly CsvValue[])[]): string {
   return csvDocument(rows.map((row) => row.map(cell)));
 }
 
-const ledgerHeader = ["scope", "server", "feature", "line", "unit", "value", "status", "basis", "from", "to",
-  "kind", "interval_low", "interval_high", "confidence", "note"];
+const ledgerHeader = [
+  "scope",
+  "server",
+  "feature",
+  "line",
+  "unit",
+  "value",
+  "status",
+  "basis",
+  "from",
+  "to",
+  "kind",
+  "interval_low",
+  "interval_high",
+  "confidence",
+  "note",
+];
 
 function ledgerRows(scope: "server" | "fleet", server: string, lines: readonly LedgerLine[], from: string, to: string) {
   return lines.map((line) => [
@@ -58,6 +73,11 @@ export function readSeriesCsv(gains: ServerGains): string {
   const { time, memoryBytesPerSecond, storageBytesPerSecond } = gains.series;
   return csv([
     ["time", "server", "memory_read_bytes_per_second", "storage_read_bytes_per_second"],
-    ...time.map((t, i) => [new Date(t * 1000).toISOString(), gains.hostname, memoryBytesPerSecond[i] ?? null, storageBytesPerSecond[i] ?? null]),
+    ...time.map((t, i) => [
+      new Date(t * 1000).toISOString(),
+      gains.hostname,
+      memoryBytesPerSecond[i] ?? null,
+      storageBytesPerSecond[i] ?? null,
+    ]),
   ]);
 }

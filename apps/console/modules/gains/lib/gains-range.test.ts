@@ -8,7 +8,10 @@ const now = new Date("2026-11-23T10:00:00Z");
 describe("gains ranges", () => {
   it("answers 1 h from raw rows, 24 h from 1-minute and 7 d / 30 d from 1-hour buckets", () => {
     const resolve = (range: "1h" | "24h" | "7d" | "30d") => resolveRange(gainsRangeQuerySchema.parse({ range }), now);
-    assert.deepEqual([resolve("1h").resolution, resolve("24h").resolution, resolve("7d").resolution, resolve("30d").resolution], ["raw", "1m", "1h", "1h"]);
+    assert.deepEqual(
+      [resolve("1h").resolution, resolve("24h").resolution, resolve("7d").resolution, resolve("30d").resolution],
+      ["raw", "1m", "1h", "1h"],
+    );
     assert.equal(resolve("30d").from.toISOString(), "2026-10-24T10:00:00.000Z");
     assert.equal(resolve("1h").to, now);
   });
@@ -18,7 +21,10 @@ describe("gains ranges", () => {
     const range = resolveRange(query, now);
     assert.equal(range.from.toISOString(), "2026-11-20T07:00:00.000Z");
     assert.equal(range.resolution, "1m", "90 minutes is more than raw rows should draw");
-    assert.equal(gainsQueryString({ range: "custom", from: "2026-11-20T07:00:00.000Z", to: "2026-11-20T08:30:00.000Z" }), "range=custom&from=2026-11-20T07%3A00%3A00.000Z&to=2026-11-20T08%3A30%3A00.000Z");
+    assert.equal(
+      gainsQueryString({ range: "custom", from: "2026-11-20T07:00:00.000Z", to: "2026-11-20T08:30:00.000Z" }),
+      "range=custom&from=2026-11-20T07%3A00%3A00.000Z&to=2026-11-20T08%3A30%3A00.000Z",
+    );
   });
 
   it("refuses bad custom ranges with a message that says what to send", () => {

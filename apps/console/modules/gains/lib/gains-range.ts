@@ -29,6 +29,17 @@ export function resolveRange(query: GainsRangeQuery, now = new Date()): Resolved
 }
 
 /** The table of a family at a resolution, and its time column. Names come from this closed set only. */
-export function tableAt(family: "read_cache" | "read_cache_holdout" | "read_cache_holdout_bucket" | "write_opt" | "disk_io" | "disk_latency" | "page_cache" | "disk_split_io", resolution: Resolution) {
+export function tableAt(
+  family:
+    | "read_cache"
+    | "read_cache_holdout"
+    | "read_cache_holdout_bucket"
+    | "write_opt"
+    | "disk_io"
+    | "disk_latency"
+    | "page_cache"
+    | "disk_split_io",
+  resolution: Resolution,
+) {
   return resolution === "raw" ? { table: family, time: "time" } : { table: `${family}_${resolution}`, time: "bucket" };
 }

@@ -10,7 +10,10 @@ import { tableAt, type Resolution } from "./gains-range";
  */
 function memoryLatencyColumns(resolution: Resolution) {
   return resolution === "raw"
-    ? { weighted: "memory_read_latency_seconds * memory_read_latency_samples", samples: "CASE WHEN memory_read_latency_seconds IS NOT NULL THEN memory_read_latency_samples END" }
+    ? {
+        weighted: "memory_read_latency_seconds * memory_read_latency_samples",
+        samples: "CASE WHEN memory_read_latency_seconds IS NOT NULL THEN memory_read_latency_samples END",
+      }
     : { weighted: "memory_read_latency_weighted_seconds", samples: "memory_read_latency_samples" };
 }
 
@@ -49,7 +52,12 @@ export type WriteOptSumsRow = {
 };
 
 const writeOptCounters = [
-  "preallocated_bytes", "files_defragmented", "managed_grown_bytes", "managed_extents_added", "unmanaged_grown_bytes", "unmanaged_extents_added",
+  "preallocated_bytes",
+  "files_defragmented",
+  "managed_grown_bytes",
+  "managed_extents_added",
+  "unmanaged_grown_bytes",
+  "unmanaged_extents_added",
 ] as const;
 
 export function writeOptSumsSql(resolution: Resolution): string {

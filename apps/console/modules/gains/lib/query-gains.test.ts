@@ -26,15 +26,35 @@ const gib = 1024 ** 3;
 // managed groups missed 120 of 900 pages and the odd ones' 60 (90 overall): the interval comes
 // from the buckets summed across the twelve intervals, no longer a single point.
 const bucketsPerInterval: HoldoutBucketCounts[] = Array.from({ length: 16 }, (_, bucket) => ({
-  bucket, managedAccessedBytes: (900 * 4096) / 16, managedMissedBytes: ((bucket % 2 === 0 ? 120 : 60) * 4096) / 16,
-  controlAccessedBytes: (100 * 4096) / 16, controlMissedBytes: (30 * 4096) / 16,
+  bucket,
+  managedAccessedBytes: (900 * 4096) / 16,
+  managedMissedBytes: ((bucket % 2 === 0 ? 120 : 60) * 4096) / 16,
+  controlAccessedBytes: (100 * 4096) / 16,
+  controlMissedBytes: (30 * 4096) / 16,
 }));
 // What the twelve intervals' buckets give, in reads of 8 KiB (2 pages).
 const expectedInterval = (() => {
-  const unit = { holdoutShare: 0.1, managedAccessedBytes: 900 * 4096, managedMissedBytes: 90 * 4096, controlAccessedBytes: 100 * 4096, controlMissedBytes: 30 * 4096 };
-  const counts = bucketsPerInterval.map((b) => ({ ...b, managedAccessedBytes: 12 * b.managedAccessedBytes, managedMissedBytes: 12 * b.managedMissedBytes,
-    controlAccessedBytes: 12 * b.controlAccessedBytes, controlMissedBytes: 12 * b.controlMissedBytes }));
-  const caused = causedReadsSaved({ units: Array.from({ length: 12 }, () => unit), samples: 12, ownReadBytes: null, ownPageHitBytes: null, buckets: { counts, intervals: 12 } });
+  const unit = {
+    holdoutShare: 0.1,
+    managedAccessedBytes: 900 * 4096,
+    managedMissedBytes: 90 * 4096,
+    controlAccessedBytes: 100 * 4096,
+    controlMissedBytes: 30 * 4096,
+  };
+  const counts = bucketsPerInterval.map((b) => ({
+    ...b,
+    managedAccessedBytes: 12 * b.managedAccessedBytes,
+    managedMissedBytes: 12 * b.managedMissedBytes,
+    controlAccessedBytes: 12 * b.controlAccessedBytes,
+    controlMissedBytes: 12 * b.controlMissedBytes,
+  }));
+  const caused = causedReadsSaved({
+    units: Array.from({ length: 12 }, () => unit),
+    samples: 12,
+    ownReadBytes: null,
+    ownPageHitBytes: null,
+    buckets: { counts, intervals: 12 },
+  });
   assert.ok(caused.status === "measured" && caused.value.interval.method === "hash-buckets");
   return { low: caused.value.interval.lowPages / 2, high: caused.value.interval.highPages / 2 };
 })();
@@ -46,7 +66,11 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
   let serverId: string;
   let idleServerId: string;
 
-  async function insertReadCache(server: string, time: Date, row: { hits: number | null; misses: number | null; latency: number | null; samples: number | null }) {
+  async function insertReadCache(
+    server: string,
+    time: Date,
+    row: { hits: number | null; misses: number | null; latency: number | null; samples: number | null },
+  ) {
     await db.pool.query(
       `INSERT INTO read_cache (time, org_id, server_id, interval_seconds, budget_bytes, resident_bytes, pinned_bytes, managed_files,
          hits_bytes, misses_bytes, prefetched_bytes, dropped_behind_bytes, backoffs, memory_read_latency_seconds, memory_read_latency_samples)
@@ -92,7 +116,16 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
         await db.pool.query(
           `INSERT INTO read_cache_holdout_bucket (time, org_id, server_id, hash_bucket, interval_seconds, managed_accessed_bytes, managed_missed_bytes,
              control_accessed_bytes, control_missed_bytes) VALUES ($1, $2, $3, $4, 10, $5, $6, $7, $8)`,
-          [time, orgId, serverId, bucket.bucket, bucket.managedAccessedBytes, bucket.managedMissedBytes, bucket.controlAccessedBytes, bucket.controlMissedBytes],
+          [
+            time,
+            orgId,
+            serverId,
+            bucket.bucket,
+            bucket.managedAccessedBytes,
+            bucket.managedMissedBytes,
+            bucket.controlAccessedBytes,
+            bucket.controlMissedBytes,
+          ],
         );
       }
     }
@@ -128,17 +161,32 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     assert.ok(Math.abs(gains.causedReads.value.savedIos - 1080) < 1e-9, `${gains.causedReads.value.savedIos}`);
     // The buckets' spread gives the interval width; the raw bucket rows were summed per bucket.
     assert.ok(expectedInterval.low < 1080 - 50 && expectedInterval.high > 1080 + 50, JSON.stringify(expectedInterval));
-    assert.ok(Math.abs(gains.causedReads.value.interval.low - expectedInterval.low) < 1e-6 && Math.abs(gains.causedReads.value.interval.high - expectedInterval.high) < 1e-6,
-      JSON.stringify(gains.causedReads.value.interval));
-    assert.deepEqual(gains.causedReads.value.estimate.interval.method === "hash-buckets" && [gains.causedReads.value.estimate.interval.buckets, gains.causedReads.value.estimate.interval.degreesOfFreedom], [16, 15]);
+    assert.ok(
+      Math.abs(gains.causedReads.value.interval.low - expectedInterval.low) < 1e-6 &&
+        Math.abs(gains.causedReads.value.interval.high - expectedInterval.high) < 1e-6,
+      JSON.stringify(gains.causedReads.value.interval),
+    );
+    assert.deepEqual(
+      gains.causedReads.value.estimate.interval.method === "hash-buckets" && [
+        gains.causedReads.value.estimate.interval.buckets,
+        gains.causedReads.value.estimate.interval.degreesOfFreedom,
+      ],
+      [16, 15],
+    );
     assert.equal(gains.ledger.find((line) => line.key === "storageIosSaved")!.note, undefined, "the interval sees the draw: no note");
     assert.equal(gains.causedReads.value.capped, false);
     assert.equal(gains.causedTime.status, "measured");
     assert.ok(Math.abs(gains.causedTime.value.seconds - 5.39568) < 1e-9, `${gains.causedTime.value.seconds}`);
     assert.deepEqual(
       gains.causedTime.basis.map((input) => [input.label, input.samples]),
-      [["control group (left unmanaged)", 1200], ["managed group", 10_800], ["mean storage read size", 1000],
-        ["what the devices could have served", 20], ["storage read latency", 1000], ["memory read latency", 8192]],
+      [
+        ["control group (left unmanaged)", 1200],
+        ["managed group", 10_800],
+        ["mean storage read size", 1000],
+        ["what the devices could have served", 20],
+        ["storage read latency", 1000],
+        ["memory read latency", 8192],
+      ],
     );
     // 12 × 25 pages of first hits on the cache's pages: 300 × 4 KiB / 8 KiB = 150 reads, a lower bound.
     assert.equal(gains.ownPageHits.status === "measured" && gains.ownPageHits.value, 150);
@@ -155,7 +203,10 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
     const gains = await queryServerGains(db, orgId, serverId, { range: "24h" }, now);
     assert.equal(gains.range.resolution, "1m");
     assert.equal(gains.reads.status === "measured" && gains.reads.value.memoryBytes, 40_964_096);
-    assert.equal(gains.memoryReadLatencySeconds.status === "measured" && Number(gains.memoryReadLatencySeconds.value.toPrecision(12)), 2e-6);
+    assert.equal(
+      gains.memoryReadLatencySeconds.status === "measured" && Number(gains.memoryReadLatencySeconds.value.toPrecision(12)),
+      2e-6,
+    );
     assert.equal(gains.storageReadLatencySeconds.status === "measured" && gains.storageReadLatencySeconds.value, 0.005);
     // Twelve intervals are two minutes: too few independent units at this resolution to say.
     assert.equal(gains.causedReads.status, "not-measured");
@@ -174,26 +225,44 @@ describe("queryServerGains / queryFleetGains", { skip: skipWithoutDatabase }, ()
 
   it("lists every server of the fleet and adds the measured lines", async () => {
     const fleet: FleetGains = await queryFleetGains(db, orgId, { range: "1h" }, now);
-    assert.deepEqual(fleet.servers.map((server) => server.hostname), ["db01", "web01"]);
+    assert.deepEqual(
+      fleet.servers.map((server) => server.hostname),
+      ["db01", "web01"],
+    );
     const timeSaved = fleet.ledger.find((line) => line.key === "storageTimeSaved")!;
     assert.equal(timeSaved.effect.status, "measured");
-    assert.deepEqual(timeSaved.notMeasuredOn?.map((entry) => entry.server), ["web01"]);
+    assert.deepEqual(
+      timeSaved.notMeasuredOn?.map((entry) => entry.server),
+      ["web01"],
+    );
   });
 
   it("exports the ledger and the series as CSV", async () => {
     const ledger = await exportGainsCsv(db, orgId, { what: "ledger", serverId, range: "1h" }, now);
     assert.match(ledger.name, /^spindle-gains-ledger-db01-2026-11-21T1000\.csv$/);
     assert.match(ledger.body, /\r\nserver,db01,read-cache,Reads served from memory \(managed files\),By,40960000,measured,/);
-    const saved = /\r\nserver,db01,read-cache,Storage reads saved \(caused\),\{io\},1080,measured,.*,caused,([^,]+),([^,]+),0\.95,\r\n/.exec(ledger.body);
-    assert.ok(saved && Math.abs(Number(saved[1]) - expectedInterval.low) < 1e-6 && Math.abs(Number(saved[2]) - expectedInterval.high) < 1e-6, ledger.body);
+    const saved =
+      /\r\nserver,db01,read-cache,Storage reads saved \(caused\),\{io\},1080,measured,.*,caused,([^,]+),([^,]+),0\.95,\r\n/.exec(
+        ledger.body,
+      );
+    assert.ok(
+      saved && Math.abs(Number(saved[1]) - expectedInterval.low) < 1e-6 && Math.abs(Number(saved[2]) - expectedInterval.high) < 1e-6,
+      ledger.body,
+    );
     const fleet = await exportGainsCsv(db, orgId, { what: "ledger", range: "1h" }, now);
-    assert.match(fleet.body, /\r\nfleet,,read-cache,Reads served from memory \(managed files\),By,40960000,measured,"sum of the servers that measured it: db01, 1 of 2 servers",/);
+    assert.match(
+      fleet.body,
+      /\r\nfleet,,read-cache,Reads served from memory \(managed files\),By,40960000,measured,"sum of the servers that measured it: db01, 1 of 2 servers",/,
+    );
     const series = await exportGainsCsv(db, orgId, { what: "series", serverId, range: "1h" }, now);
     assert.equal(series.body.split("\r\n")[1], "2026-11-21T09:58:10.000Z,db01,2048000,409600");
   });
 
   it("answers 404 for another organisation's server and never reads its rows", async () => {
-    await assert.rejects(queryServerGains(db, otherOrgId, serverId, { range: "1h" }, now), (error) => error instanceof ProblemError && error.status === 404);
+    await assert.rejects(
+      queryServerGains(db, otherOrgId, serverId, { range: "1h" }, now),
+      (error) => error instanceof ProblemError && error.status === 404,
+    );
     const fleet = await queryFleetGains(db, otherOrgId, { range: "1h" }, now);
     assert.deepEqual(fleet.servers, []);
     assert.ok(fleet.ledger.every((line) => line.effect.status === "not-measured"));

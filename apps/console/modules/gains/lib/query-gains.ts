@@ -25,7 +25,13 @@ import {
 } from "./gains-sql";
 
 function rangeView(range: ResolvedRange): GainsRangeView {
-  return { range: range.range, from: range.from.toISOString(), to: range.to.toISOString(), resolution: range.resolution, bucketSeconds: range.bucketSeconds };
+  return {
+    range: range.range,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    resolution: range.resolution,
+    bucketSeconds: range.bucketSeconds,
+  };
 }
 
 async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: ResolvedRange) {
@@ -55,7 +61,8 @@ async function sumsOf(sql: OrgSql, orgId: string, serverIds: string[], range: Re
 /** A point more than 1.5 steps after the previous one leaves a gap (agent stopped), not a line. */
 function buildReadSeries(rows: readonly ReadSeriesRow[], bucketSeconds: number | null): ReadSeries {
   const series: ReadSeries = { time: [], memoryBytesPerSecond: [], storageBytesPerSecond: [] };
-  const rate = (bytes: number | null, seconds: number) => (bytes === null || seconds <= 0 ? null : Number((bytes / seconds).toPrecision(4)));
+  const rate = (bytes: number | null, seconds: number) =>
+    bytes === null || seconds <= 0 ? null : Number((bytes / seconds).toPrecision(4));
   for (const row of rows) {
     const step = bucketSeconds ?? row.interval_seconds;
     const previous = series.time.at(-1);
@@ -71,7 +78,13 @@ function buildReadSeries(rows: readonly ReadSeriesRow[], bucketSeconds: number |
   return series;
 }
 
-export async function queryServerGains(db: Db, orgId: string, serverId: string, query: GainsRangeQuery, now = new Date()): Promise<ServerGains> {
+export async function queryServerGains(
+  db: Db,
+  orgId: string,
+  serverId: string,
+  query: GainsRangeQuery,
+  now = new Date(),
+): Promise<ServerGains> {
   const range = resolveRange(query, now);
   const [server, of, series] = await inOrgSql(db, orgId, async (sql) => {
     const found = await readServerSql(sql, orgId, serverId, now);
@@ -94,7 +107,15 @@ export async function queryFleetGains(db: Db, orgId: string, query: GainsRangeQu
   const range = resolveRange(query, now);
   const [servers, of] = await inOrgSql(db, orgId, async (sql) => {
     const found = await listServersSql(sql, orgId, now);
-    return [found, await sumsOf(sql, orgId, found.map((server) => server.id), range)] as const;
+    return [
+      found,
+      await sumsOf(
+        sql,
+        orgId,
+        found.map((server) => server.id),
+        range,
+      ),
+    ] as const;
   });
   const summaries = servers.map((server) => buildSummary(server, of(server.id).sums));
   return {

@@ -35,13 +35,23 @@ async function insertMinutes(sql: Queryable, orgId: string, serverId: string, fr
   const buckets = Array.from({ length: 28 }, (_, i) => `bucket_${String(i).padStart(2, "0")}`);
   await sql.query(
     `INSERT INTO disk_latency (time, org_id, server_id, device, operation, interval_seconds, operations, sum_seconds, ${buckets.join(", ")})
-     SELECT ${time}, $1, $2::uuid, 'sda', 'read', 60, 100, 100 * (${latency}), ${buckets.map((_, i) => (i === 14 ? "100" : "0")).join(", ")} ${series}`, params);
-  await sql.query(`INSERT INTO page_cache (time, org_id, server_id, interval_seconds, accesses, misses) SELECT ${time}, $1, $2::uuid, 60, 1000, round(${misses}) ${series}`, params);
-  await sql.query(`INSERT INTO disk_split_io (time, org_id, server_id, device, interval_seconds, split_ops) SELECT ${time}, $1, $2::uuid, 'sda', 60, 20 ${series}`, params);
+     SELECT ${time}, $1, $2::uuid, 'sda', 'read', 60, 100, 100 * (${latency}), ${buckets.map((_, i) => (i === 14 ? "100" : "0")).join(", ")} ${series}`,
+    params,
+  );
+  await sql.query(
+    `INSERT INTO page_cache (time, org_id, server_id, interval_seconds, accesses, misses) SELECT ${time}, $1, $2::uuid, 60, 1000, round(${misses}) ${series}`,
+    params,
+  );
+  await sql.query(
+    `INSERT INTO disk_split_io (time, org_id, server_id, device, interval_seconds, split_ops) SELECT ${time}, $1, $2::uuid, 'sda', 60, 20 ${series}`,
+    params,
+  );
   await sql.query(
     `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
        read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
-     SELECT ${time}, $1, $2::uuid, 'sda', 60, 100, 0, 409600, 0, 0, 0, 100, 0, 100, 100, 0 ${series}`, params);
+     SELECT ${time}, $1, $2::uuid, 'sda', 60, 100, 0, 409600, 0, 0, 0, 100, 0, 100, 100, 0 ${series}`,
+    params,
+  );
 }
 
 // A server with a week of history around a change at 10:00: the same hour on each previous day at
@@ -52,13 +62,22 @@ const wiggle = "(1 + 0.1 * sin(m * 1.7))";
 async function insertWeek(sql: Queryable, orgId: string, serverId: string) {
   for (let k = 1; k <= 7; k++) {
     const level = k % 2 === 0 ? 0.00196 : 0.00204;
-    await insertMinutes(sql, orgId, serverId, new Date(weekChangeAt.getTime() - k * day), 60, `${level} * ${wiggle} * CASE WHEN ${k} = 5 AND m = 17 THEN 100 ELSE 1 END`, k % 2 === 0 ? "49" : "51");
+    await insertMinutes(
+      sql,
+      orgId,
+      serverId,
+      new Date(weekChangeAt.getTime() - k * day),
+      60,
+      `${level} * ${wiggle} * CASE WHEN ${k} = 5 AND m = 17 THEN 100 ELSE 1 END`,
+      k % 2 === 0 ? "49" : "51",
+    );
   }
   await insertMinutes(sql, orgId, serverId, weekChangeAt, 60, `0.001 * ${wiggle}`, "10");
 }
 
 const byKey = (metrics: MetricVerdict[]) => Object.fromEntries(metrics.map((metric) => [metric.metric.key, metric]));
-const judged = (result: MetricVerdict | undefined) => (result?.status === "verdict" ? result : assert.fail(`no verdict: ${JSON.stringify(result)}`));
+const judged = (result: MetricVerdict | undefined) =>
+  result?.status === "verdict" ? result : assert.fail(`no verdict: ${JSON.stringify(result)}`);
 
 /** What the week's first hour must give, whichever mode answers. */
 function assertWeekVerdict(verdict: Awaited<ReturnType<typeof readServerVerdict>>) {
@@ -92,7 +111,13 @@ async function assertCapMatchesDomain(sql: Queryable, orgId: string, serverId: s
   const params = [orgId, [serverId], all.map((w) => w.from), all.map((w) => w.to)];
   const sums = (await sql.query(windowSumsSql, params)).rows as WindowSumsRow[];
   const minutes = (await sql.query(windowMinutesSql, params)).rows as MinuteRow[];
-  const latencyMinutes = all.map((window, i) => minuteUnits(minutes.filter((row) => row.metric === "meanReadLatency" && row.window_index === i + 1), window, null));
+  const latencyMinutes = all.map((window, i) =>
+    minuteUnits(
+      minutes.filter((row) => row.metric === "meanReadLatency" && row.window_index === i + 1),
+      window,
+      null,
+    ),
+  );
   const cap = stallCap(latencyMinutes);
   assert.ok(cap !== null);
   const latencySums = sums.filter((row) => row.metric === "meanReadLatency").sort((a, b) => a.window_index - b.window_index);
@@ -105,7 +130,10 @@ async function assertCapMatchesDomain(sql: Queryable, orgId: string, serverId: s
     assert.equal(row.capped_minutes, domain.cappedMinutes);
   });
   assert.equal(latencySums[5]!.capped_minutes, 1, "five days before: the stall minute");
-  assert.equal(latencySums.reduce((sum, row) => sum + row.capped_minutes, 0), 1);
+  assert.equal(
+    latencySums.reduce((sum, row) => sum + row.capped_minutes, 0),
+    1,
+  );
 }
 
 describe("before/after verdicts", { skip: skipWithoutDatabase }, () => {
@@ -116,23 +144,33 @@ describe("before/after verdicts", { skip: skipWithoutDatabase }, () => {
   let policyId: string;
 
   async function applied(server: string, at: Date | null, status = "applied", layers: string | null = null) {
-    await db.pool.query(`INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, $4)`,
-      [orgId, ids[server], hash("a"), layers ?? "[]"]);
-    await db.pool.query(`INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, $4, $5)`,
-      [orgId, ids[server], status === "applied" ? hash("a") : null, status, at]);
+    await db.pool.query(
+      `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, $4)`,
+      [orgId, ids[server], hash("a"), layers ?? "[]"],
+    );
+    await db.pool.query(
+      `INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, $4, $5)`,
+      [orgId, ids[server], status === "applied" ? hash("a") : null, status, at],
+    );
   }
 
   before(async () => {
     db = await createTestDatabase();
     ({ orgId } = await createOrganisation(db.prisma, "Acme"));
     ({ orgId: otherOrgId } = await createOrganisation(db.prisma, "Other"));
-    for (const host of ["db01", "db02", "db03", "db04", "ctl1", "ctl2", "ctl3", "ctl4"]) ids[host] = (await createServer(db.prisma, orgId, host)).id;
-    const policy = await db.pool.query<{ id: string }>(`INSERT INTO policies (org_id, name) VALUES ($1, 'Fast reads') RETURNING id`, [orgId]);
+    for (const host of ["db01", "db02", "db03", "db04", "ctl1", "ctl2", "ctl3", "ctl4"])
+      ids[host] = (await createServer(db.prisma, orgId, host)).id;
+    const policy = await db.pool.query<{ id: string }>(`INSERT INTO policies (org_id, name) VALUES ($1, 'Fast reads') RETURNING id`, [
+      orgId,
+    ]);
     policyId = policy.rows[0]!.id;
     const version = await db.pool.query<{ id: string }>(
       `INSERT INTO policy_versions (policy_id, org_id, version, document, created_at) VALUES ($1, $2, 1, '{"schemaVersion": 1}', '2026-11-20T09:58:00Z') RETURNING id`,
-      [policyId, orgId]);
-    const layers = JSON.stringify([{ scope: "organization", tag: null, policyId, policyName: "Fast reads", versionId: version.rows[0]!.id, version: 1 }]);
+      [policyId, orgId],
+    );
+    const layers = JSON.stringify([
+      { scope: "organization", tag: null, policyId, policyName: "Fast reads", versionId: version.rows[0]!.id, version: 1 },
+    ]);
     await applied("db01", weekChangeAt, "applied", layers);
     await applied("db02", null, "pending", layers);
     await insertWeek(db.pool, orgId, ids.db01!);
@@ -142,7 +180,14 @@ describe("before/after verdicts", { skip: skipWithoutDatabase }, () => {
     await applied("db03", dayChangeAt);
     for (let k = 7; k >= 0; k--) {
       const level = k === 0 ? 0.0014 : k % 2 === 0 ? 0.00196 : 0.00204;
-      await insertMinutes(db.pool, orgId, ids.db03!, new Date(dayChangeAt.getTime() - k * day), 1440, `${level} * (1 + 0.2 * sin(2 * pi() * m / 1440)) * ${wiggle}`);
+      await insertMinutes(
+        db.pool,
+        orgId,
+        ids.db03!,
+        new Date(dayChangeAt.getTime() - k * day),
+        1440,
+        `${level} * (1 + 0.2 * sin(2 * pi() * m / 1440)) * ${wiggle}`,
+      );
     }
 
     // db04 changed on the 22nd with no history before the hour before; four servers not yet changed beside it.
@@ -249,15 +294,25 @@ describe("before/after verdicts", { skip: skipWithoutDatabase }, () => {
   });
 
   it("answers 404 for another organisation's server or policy, and never reads its telemetry", async () => {
-    await assert.rejects(queryServerVerdict(db, otherOrgId, ids.db01!, new Date()), (error) => error instanceof ProblemError && error.status === 404);
-    await assert.rejects(queryPolicyVersionVerdicts(db, otherOrgId, policyId, 1, new Date()), (error) => error instanceof ProblemError && error.status === 404);
-    await assert.rejects(queryPolicyVersionVerdicts(db, orgId, "not-a-uuid", 1, new Date()), (error) => error instanceof ProblemError && error.status === 404);
+    await assert.rejects(
+      queryServerVerdict(db, otherOrgId, ids.db01!, new Date()),
+      (error) => error instanceof ProblemError && error.status === 404,
+    );
+    await assert.rejects(
+      queryPolicyVersionVerdicts(db, otherOrgId, policyId, 1, new Date()),
+      (error) => error instanceof ProblemError && error.status === 404,
+    );
+    await assert.rejects(
+      queryPolicyVersionVerdicts(db, orgId, "not-a-uuid", 1, new Date()),
+      (error) => error instanceof ProblemError && error.status === 404,
+    );
     // The window query itself, run for the other organisation with this one's server: no rows.
     const windows = verdictWindows(weekChangeAt, 60);
     const client = await db.pool.connect();
     try {
       const rows = await withOrgTransaction(client, otherOrgId, "spindle_console", (sql) =>
-        sql.query(windowSumsSql, [orgId, [ids.db01], [windows.after.from], [windows.after.to]]));
+        sql.query(windowSumsSql, [orgId, [ids.db01], [windows.after.from], [windows.after.to]]),
+      );
       assert.deepEqual(rows.rows, [], "row-level security hides the other organisation's minutes even when asked by id");
     } finally {
       client.release();
@@ -269,23 +324,33 @@ describe("before/after verdicts on TimescaleDB (PGlite)", () => {
   let pglite: PGlite;
   const orgId = "org-verdict";
   let serverId: string;
-  const run = <T>(work: (sql: OrgSql) => Promise<T>) => withOrgTransaction(pglite, orgId, "spindle_console", (tx) => work(tx as unknown as OrgSql));
+  const run = <T>(work: (sql: OrgSql) => Promise<T>) =>
+    withOrgTransaction(pglite, orgId, "spindle_console", (tx) => work(tx as unknown as OrgSql));
 
   before(async () => {
     pglite = await PGlite.create({ extensions: { timescaledb } });
     const session = {
-      query: async (text: string, params?: readonly unknown[]) => ({ rows: (await pglite.query(text, params ? [...params] : undefined)).rows as never[] }),
+      query: async (text: string, params?: readonly unknown[]) => ({
+        rows: (await pglite.query(text, params ? [...params] : undefined)).rows as never[],
+      }),
       exec: async (script: string) => void (await pglite.exec(script)),
     };
     const { timeseriesMode } = await runMigrations(session);
     assert.equal(timeseriesMode, "timescaledb");
     await pglite.query("INSERT INTO organizations (id, name, slug, created_at) VALUES ($1, 'Verdict', 'verdict', now())", [orgId]);
     const { rows } = await pglite.query<{ id: string }>(
-      "INSERT INTO servers (org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, 'machine-1', 'db01', 'linux', now()) RETURNING id::text", [orgId]);
+      "INSERT INTO servers (org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, 'machine-1', 'db01', 'linux', now()) RETURNING id::text",
+      [orgId],
+    );
     serverId = rows[0]!.id;
-    await pglite.query(`INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, '[]')`, [orgId, serverId, hash("a")]);
-    await pglite.query(`INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)`,
-      [orgId, serverId, hash("a"), weekChangeAt]);
+    await pglite.query(
+      `INSERT INTO server_effective_policies (org_id, server_id, document, hash, layers) VALUES ($1, $2, '{"schemaVersion": 1}', $3, '[]')`,
+      [orgId, serverId, hash("a")],
+    );
+    await pglite.query(
+      `INSERT INTO server_policy_status (org_id, server_id, applied_hash, status, applied_at) VALUES ($1, $2, $3, 'applied', $4)`,
+      [orgId, serverId, hash("a"), weekChangeAt],
+    );
     await insertWeek(session as Queryable, orgId, serverId);
     // Materialised up to the change: the after hour comes from the real-time part of the aggregates.
     for (const view of ["disk_latency_1m", "page_cache_1m", "disk_split_io_1m", "disk_io_1m", "disk_io_1h"]) {

@@ -13,8 +13,17 @@ import type { ChangeMoment, PolicyVersionVerdicts, ServerVerdict } from "../type
 import { causedReadsIn } from "./caused-in-window";
 import { buildEvidence, minuteUnits, verdictWindows, WindowSumsTable, type Window } from "./verdict-evidence";
 import {
-  appliedChangesSql, controlCandidatesSql, historyStartSql, policyVersionSql, windowMinutesSql, windowSumsSql,
-  type AppliedChangeRow, type ControlCandidateRow, type MinuteRow, type PolicyVersionRow, type WindowSumsRow,
+  appliedChangesSql,
+  controlCandidatesSql,
+  historyStartSql,
+  policyVersionSql,
+  windowMinutesSql,
+  windowSumsSql,
+  type AppliedChangeRow,
+  type ControlCandidateRow,
+  type MinuteRow,
+  type PolicyVersionRow,
+  type WindowSumsRow,
 } from "./verdict-sql";
 
 /**
@@ -36,16 +45,23 @@ function causeOf(row: AppliedChangeRow): string {
 /** The latest change a server's agent applied, whatever caused it. */
 export function latestChange(row: AppliedChangeRow): ChangeMoment {
   if (!isApplied(row)) {
-    return { status: "unknown", reason: row.status === null ? "no policy has been applied on this server yet" : `the server's policy is ${row.status}, not applied` };
+    return {
+      status: "unknown",
+      reason: row.status === null ? "no policy has been applied on this server yet" : `the server's policy is ${row.status}, not applied`,
+    };
   }
   return { status: "known", appliedAt: row.applied_at.toISOString(), cause: causeOf(row) };
 }
 
 /** The apply of one version on a server, when it is the change the server applied last. */
 export function versionChange(row: AppliedChangeRow, version: { id: string; createdAt: Date; label: string }): ChangeMoment {
-  if (!isApplied(row)) return { status: "unknown", reason: `${version.label} is not applied on this server yet (policy ${row.status ?? "pending"})` };
+  if (!isApplied(row))
+    return { status: "unknown", reason: `${version.label} is not applied on this server yet (policy ${row.status ?? "pending"})` };
   if (row.newest_layer_version_id !== version.id || row.applied_at < version.createdAt) {
-    return { status: "unknown", reason: `a newer change (${causeOf(row)}) was applied since; only the latest apply time of a server is kept` };
+    return {
+      status: "unknown",
+      reason: `a newer change (${causeOf(row)}) was applied since; only the latest apply time of a server is kept`,
+    };
   }
   return { status: "known", appliedAt: row.applied_at.toISOString(), cause: version.label };
 }
@@ -54,24 +70,46 @@ const starts = (windows: readonly Window[]) => windows.map((window) => window.fr
 const ends = (windows: readonly Window[]) => windows.map((window) => window.to);
 const iso = (window: Window) => ({ from: window.from.toISOString(), to: window.to.toISOString() });
 
-async function readMinutes(sql: OrgSql, orgId: string, serverId: string, before: Window, after: Window, table: WindowSumsTable, keys: VerdictMetricKey[]) {
+async function readMinutes(
+  sql: OrgSql,
+  orgId: string,
+  serverId: string,
+  before: Window,
+  after: Window,
+  table: WindowSumsTable,
+  keys: VerdictMetricKey[],
+) {
   const { rows } = await sql.query<MinuteRow>(windowMinutesSql, [orgId, [serverId], starts([before, after]), ends([before, after])]);
   const minutes = new Map<VerdictMetricKey, MinuteEvidence>();
   for (const key of keys) {
     const cap = table.cap(serverId, key);
     const of = (index: number) => rows.filter((row) => row.metric === key && row.window_index === index);
-    minutes.set(key, { before: minuteUnits(of(1), before, cap), after: minuteUnits(of(2), after, cap), beforeWindow: "the same hours of the previous day" });
+    minutes.set(key, {
+      before: minuteUnits(of(1), before, cap),
+      after: minuteUnits(of(2), after, cap),
+      beforeWindow: "the same hours of the previous day",
+    });
   }
   return minutes;
 }
 
-async function compareAround(sql: OrgSql, orgId: string, server: { id: string; hostname: string }, change: ChangeMoment, now: Date): Promise<ServerVerdict> {
+async function compareAround(
+  sql: OrgSql,
+  orgId: string,
+  server: { id: string; hostname: string },
+  change: ChangeMoment,
+  now: Date,
+): Promise<ServerVerdict> {
   const base = { serverId: server.id, hostname: server.hostname, change, readCacheCaused: null };
   if (change.status === "unknown") return { ...base, look: null, metrics: [] };
   const changeAt = new Date(change.appliedAt);
   const look = lookAt(changeAt, now);
   if (look.status === "too-early") {
-    return { ...base, look: { status: "too-early", reason: look.reason, firstAt: look.firstAt.toISOString(), finalAt: look.finalAt.toISOString() }, metrics: [] };
+    return {
+      ...base,
+      look: { status: "too-early", reason: look.reason, firstAt: look.firstAt.toISOString(), finalAt: look.finalAt.toISOString() },
+      metrics: [],
+    };
   }
   const windows = verdictWindows(changeAt, look.afterMinutes);
   const history = (await sql.query<{ start: Date | null }>(historyStartSql, [orgId, server.id])).rows[0]?.start ?? null;
@@ -80,18 +118,38 @@ async function compareAround(sql: OrgSql, orgId: string, server: { id: string; h
   const before = yesterday ? windows.previousDays[0]! : windows.adjacent;
   const beforeDescription = yesterday ? "the same hours of the previous day" : "the window right before the change";
   const treatedWindows = [windows.after, ...windows.previousDays, ...(yesterday ? [] : [windows.adjacent])];
-  const treated = new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, [server.id], starts(treatedWindows), ends(treatedWindows)])).rows);
+  const treated = new WindowSumsTable(
+    (await sql.query<WindowSumsRow>(windowSumsSql, [orgId, [server.id], starts(treatedWindows), ends(treatedWindows)])).rows,
+  );
   // Servers not yet changed are read only for a metric the previous days cannot judge (a new server).
   const ownHistory = buildEvidence({ serverId: server.id, treated, beforeIndex: 2, beforeDescription, controls: null, minutes: null });
-  const candidates = ownHistory.every((evidence) => previousDaysSuffice(evidence)) ? [] :
-    (await sql.query<ControlCandidateRow>(controlCandidatesSql, [orgId, server.id, before.from, maximumControlServers])).rows;
-  const controls = candidates.length === 0 ? null : {
-    ids: candidates.map((row) => row.server_id),
-    table: new WindowSumsTable((await sql.query<WindowSumsRow>(windowSumsSql, [orgId, candidates.map((row) => row.server_id), starts([before, windows.after]), ends([before, windows.after])])).rows),
-  };
+  const candidates = ownHistory.every((evidence) => previousDaysSuffice(evidence))
+    ? []
+    : (await sql.query<ControlCandidateRow>(controlCandidatesSql, [orgId, server.id, before.from, maximumControlServers])).rows;
+  const controls =
+    candidates.length === 0
+      ? null
+      : {
+          ids: candidates.map((row) => row.server_id),
+          table: new WindowSumsTable(
+            (
+              await sql.query<WindowSumsRow>(windowSumsSql, [
+                orgId,
+                candidates.map((row) => row.server_id),
+                starts([before, windows.after]),
+                ends([before, windows.after]),
+              ])
+            ).rows,
+          ),
+        };
   const input = { serverId: server.id, treated, beforeIndex: yesterday ? 2 : 9, beforeDescription, controls, minutes: null };
-  const wanted = buildEvidence(input).filter((evidence) => needsMinutes(evidence, look)).map((evidence) => evidence.metric.key);
-  const minutes = wanted.length > 0 && yesterday ? await readMinutes(sql, orgId, server.id, windows.previousDays[0]!, windows.after, treated, wanted) : null;
+  const wanted = buildEvidence(input)
+    .filter((evidence) => needsMinutes(evidence, look))
+    .map((evidence) => evidence.metric.key);
+  const minutes =
+    wanted.length > 0 && yesterday
+      ? await readMinutes(sql, orgId, server.id, windows.previousDays[0]!, windows.after, treated, wanted)
+      : null;
   return {
     ...base,
     look: {
@@ -121,7 +179,13 @@ export async function queryServerVerdict(db: Db, orgId: string, serverId: string
   return inOrgSql(db, orgId, (sql) => readServerVerdict(sql, orgId, serverId, now));
 }
 
-export async function queryPolicyVersionVerdicts(db: Db, orgId: string, policyId: string, version: number, now = new Date()): Promise<PolicyVersionVerdicts> {
+export async function queryPolicyVersionVerdicts(
+  db: Db,
+  orgId: string,
+  policyId: string,
+  version: number,
+  now = new Date(),
+): Promise<PolicyVersionVerdicts> {
   if (!isUuid(policyId)) throw notFound(`Version ${version} of this policy`);
   return inOrgSql(db, orgId, async (sql) => {
     const found = (await sql.query<PolicyVersionRow>(policyVersionSql, [orgId, policyId, version])).rows[0];
@@ -130,7 +194,15 @@ export async function queryPolicyVersionVerdicts(db: Db, orgId: string, policyId
     const { rows } = await sql.query<AppliedChangeRow>(appliedChangesSql, [orgId, null]);
     const inForce = rows.filter((row) => row.layers?.some((layer) => layer.versionId === found.id));
     const servers = await Promise.all(
-      inForce.map((row) => compareAround(sql, orgId, { id: row.server_id, hostname: row.hostname }, versionChange(row, { id: found.id, createdAt: found.created_at, label }), now)),
+      inForce.map((row) =>
+        compareAround(
+          sql,
+          orgId,
+          { id: row.server_id, hostname: row.hostname },
+          versionChange(row, { id: found.id, createdAt: found.created_at, label }),
+          now,
+        ),
+      ),
     );
     return { policyId, version, servers };
   });

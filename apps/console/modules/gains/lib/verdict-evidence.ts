@@ -1,7 +1,16 @@
 // The evidence of one change, from the rows of verdict-sql.ts: per metric, the changed server's
 // capped sums over the after window and the same window on each previous day, the servers not yet
 // changed over the two windows, and (only when the fallback will use them) the minutes.
-import { capUnits, verdictMetrics, type MetricEvidence, type MinuteEvidence, type RatioUnit, type ServerWindows, type VerdictMetricKey, type WindowSums } from "@spindle/domain";
+import {
+  capUnits,
+  verdictMetrics,
+  type MetricEvidence,
+  type MinuteEvidence,
+  type RatioUnit,
+  type ServerWindows,
+  type VerdictMetricKey,
+  type WindowSums,
+} from "@spindle/domain";
 import type { MinuteRow, WindowSumsRow } from "./verdict-sql";
 
 const minute = 60_000;
@@ -70,10 +79,16 @@ export function buildEvidence(input: EvidenceInput): MetricEvidence[] {
     const controls = input.controls;
     const concurrent = controls
       ? {
-        treated: [{ serverId: input.serverId, before: treated.sums(input.serverId, metric.key, input.beforeIndex) ?? empty, after }],
-        control: controls.ids.map((id): ServerWindows => ({ serverId: id, before: controls.table.sums(id, metric.key, 1) ?? empty, after: controls.table.sums(id, metric.key, 2) ?? empty })),
-        beforeWindow: input.beforeDescription,
-      }
+          treated: [{ serverId: input.serverId, before: treated.sums(input.serverId, metric.key, input.beforeIndex) ?? empty, after }],
+          control: controls.ids.map(
+            (id): ServerWindows => ({
+              serverId: id,
+              before: controls.table.sums(id, metric.key, 1) ?? empty,
+              after: controls.table.sums(id, metric.key, 2) ?? empty,
+            }),
+          ),
+          beforeWindow: input.beforeDescription,
+        }
       : null;
     return {
       metric,

@@ -14,10 +14,21 @@ const rangeView = z.object({
 const interval = z.object({ low: z.number(), high: z.number(), confidence: z.number() });
 
 const ledgerLine = z.object({
-  key: z.enum(["bytesFromMemory", "storageIosSaved", "storageTimeSaved", "ownPageHits", "ownStorageReads", "fragmentsPrevented", "filesDefragmented", "preallocatedBytes"]),
+  key: z.enum([
+    "bytesFromMemory",
+    "storageIosSaved",
+    "storageTimeSaved",
+    "ownPageHits",
+    "ownStorageReads",
+    "fragmentsPrevented",
+    "filesDefragmented",
+    "preallocatedBytes",
+  ]),
   feature: z.enum(["read-cache", "write-optimisation"]),
-  kind: z.enum(["caused", "lower-bound", "description", "cost", "counter"])
-    .meta({ description: "caused: against a control group, with an interval; lower-bound: counted directly; description: what happened, not a saving; cost: what the feature spent; counter: the feature's own count" }),
+  kind: z.enum(["caused", "lower-bound", "description", "cost", "counter"]).meta({
+    description:
+      "caused: against a control group, with an interval; lower-bound: counted directly; description: what happened, not a saving; cost: what the feature spent; counter: the feature's own count",
+  }),
   label: z.string(),
   unit: z.string(),
   effect: measured(z.number()),
@@ -28,18 +39,33 @@ const ledgerLine = z.object({
 
 const causedEstimate = z.object({
   savedPages: z.number(),
-  interval: z.discriminatedUnion("method", [
-    z.object({
-      method: z.literal("hash-buckets"), lowPages: z.number(), highPages: z.number(), confidence: z.number(),
-      buckets: z.number().meta({ description: "Hash buckets of page groups with accesses: the random groups the variance comes from" }),
-      degreesOfFreedom: z.number(),
+  interval: z
+    .discriminatedUnion("method", [
+      z.object({
+        method: z.literal("hash-buckets"),
+        lowPages: z.number(),
+        highPages: z.number(),
+        confidence: z.number(),
+        buckets: z.number().meta({ description: "Hash buckets of page groups with accesses: the random groups the variance comes from" }),
+        degreesOfFreedom: z.number(),
+      }),
+      z.object({
+        method: z.literal("block-bootstrap"),
+        lowPages: z.number(),
+        highPages: z.number(),
+        confidence: z.number(),
+        iterations: z.number(),
+        blockLength: z.number(),
+        seed: z.number(),
+        omitsDrawVariance: z
+          .literal(true)
+          .meta({ description: "The agent sent no counts per hash bucket: the interval sees time only, not the control draw" }),
+      }),
+    ])
+    .meta({
+      description:
+        "hash-buckets: random-groups variance over the agent's 16 hash buckets of page groups, Student-t (sees the control draw); block-bootstrap: over time only, for agents that send no buckets",
     }),
-    z.object({
-      method: z.literal("block-bootstrap"), lowPages: z.number(), highPages: z.number(), confidence: z.number(),
-      iterations: z.number(), blockLength: z.number(), seed: z.number(),
-      omitsDrawVariance: z.literal(true).meta({ description: "The agent sent no counts per hash bucket: the interval sees time only, not the control draw" }),
-    }),
-  ]).meta({ description: "hash-buckets: random-groups variance over the agent's 16 hash buckets of page groups, Student-t (sees the control draw); block-bootstrap: over time only, for agents that send no buckets" }),
   controlMissRatio: z.number(),
   managedMissRatio: z.number(),
   managedAccessedPages: z.number(),
@@ -51,9 +77,13 @@ const causedEstimate = z.object({
 });
 
 const causedReads = z.object({
-  savedIos: z.number().meta({ description: "Storage read I/Os the read cache caused to be saved, against its control group; negative when it caused more" }),
+  savedIos: z
+    .number()
+    .meta({ description: "Storage read I/Os the read cache caused to be saved, against its control group; negative when it caused more" }),
   interval,
-  capped: z.boolean().meta({ description: "The estimate or an end of its interval was more than the devices could have served, and was capped there" }),
+  capped: z
+    .boolean()
+    .meta({ description: "The estimate or an end of its interval was more than the devices could have served, and was capped there" }),
   spareIos: z.number(),
   meanReadBytes: z.number(),
   estimate: causedEstimate,
@@ -62,15 +92,34 @@ const causedReads = z.object({
 const serverSummary = z.object({
   serverId: z.uuid(),
   hostname: z.string(),
-  reads: measured(z.object({
-    memoryBytes: z.number(), storageBytes: z.number(), memoryOperations: z.number(), storageOperations: z.number(), memoryShare: z.number(), storageShare: z.number(),
-  })),
+  reads: measured(
+    z.object({
+      memoryBytes: z.number(),
+      storageBytes: z.number(),
+      memoryOperations: z.number(),
+      storageOperations: z.number(),
+      memoryShare: z.number(),
+      storageShare: z.number(),
+    }),
+  ),
   storageReadLatencySeconds: measured(z.number()),
   memoryReadLatencySeconds: measured(z.number()),
   causedReads: measured(causedReads),
-  causedTime: measured(z.object({ seconds: z.number(), interval, storageReadLatencySeconds: z.number(), memoryReadLatencySeconds: z.number() })),
-  ownPageHits: measured(z.number()).meta({ description: "First hits on pages the read cache itself brought back, as storage reads: a lower bound of what it caused" }),
-  fragments: measured(z.object({ prevented: z.number(), expectedExtents: z.number(), actualExtents: z.number(), managedExtentsPerGib: z.number(), unmanagedExtentsPerGib: z.number() })),
+  causedTime: measured(
+    z.object({ seconds: z.number(), interval, storageReadLatencySeconds: z.number(), memoryReadLatencySeconds: z.number() }),
+  ),
+  ownPageHits: measured(z.number()).meta({
+    description: "First hits on pages the read cache itself brought back, as storage reads: a lower bound of what it caused",
+  }),
+  fragments: measured(
+    z.object({
+      prevented: z.number(),
+      expectedExtents: z.number(),
+      actualExtents: z.number(),
+      managedExtentsPerGib: z.number(),
+      unmanagedExtentsPerGib: z.number(),
+    }),
+  ),
   ledger: z.array(ledgerLine),
 });
 
@@ -78,17 +127,25 @@ export const fleetGainsSchema = z.object({ range: rangeView, servers: z.array(se
 
 export const serverGainsSchema = serverSummary.extend({
   range: rangeView,
-  devices: z.array(z.object({
-    device: z.string(),
-    readOps: z.number().nullable(),
-    readBytes: z.number().nullable(),
-    meanReadBytes: measured(z.number()),
-    meanReadLatencySeconds: measured(z.number()),
-  })),
+  devices: z.array(
+    z.object({
+      device: z.string(),
+      readOps: z.number().nullable(),
+      readBytes: z.number().nullable(),
+      meanReadBytes: measured(z.number()),
+      meanReadLatencySeconds: measured(z.number()),
+    }),
+  ),
   series: z.object({ time: unixSeconds, memoryBytesPerSecond: series, storageBytesPerSecond: series }),
 });
 
-const verdictMetric = z.object({ key: z.enum(["meanReadLatency", "pageCacheMissRatio", "splitIosPerIo", "storageReadsPerAccess"]), label: z.string(), unit: z.string(), source: z.string(), denominatorUnit: z.string() });
+const verdictMetric = z.object({
+  key: z.enum(["meanReadLatency", "pageCacheMissRatio", "splitIosPerIo", "storageReadsPerAccess"]),
+  label: z.string(),
+  unit: z.string(),
+  source: z.string(),
+  denominatorUnit: z.string(),
+});
 const metricVerdict = z.discriminatedUnion("status", [
   z.object({
     status: z.literal("verdict"),
@@ -100,7 +157,9 @@ const metricVerdict = z.discriminatedUnion("status", [
     scale: z.enum(["relative", "absolute"]),
     after: z.number(),
     expected: z.number(),
-    change: z.number().meta({ description: "After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one" }),
+    change: z
+      .number()
+      .meta({ description: "After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one" }),
     interval: z.object({ low: z.number(), high: z.number(), confidence: z.number() }),
     pValue: z.number(),
     adjustedPValue: z.number().meta({ description: "Holm-adjusted over metricsCompared metrics" }),
@@ -118,26 +177,37 @@ export const serverVerdictSchema = z.object({
     z.object({ status: z.literal("known"), appliedAt: z.string(), cause: z.string() }),
     z.object({ status: z.literal("unknown"), reason: z.string() }),
   ]),
-  look: z.discriminatedUnion("status", [
-    z.object({ status: z.literal("too-early"), reason: z.string(), firstAt: z.string(), finalAt: z.string() }),
-    z.object({
-      status: z.literal("look"),
-      stage: z.enum(["provisional", "final"]),
-      afterMinutes: z.number(),
-      horizonMinutes: z.number(),
-      alpha: z.number(),
-      finalAt: z.string(),
-      after: span,
-      before: span.extend({ description: z.string() }),
-      controlServers: z.number().int(),
+  look: z
+    .discriminatedUnion("status", [
+      z.object({ status: z.literal("too-early"), reason: z.string(), firstAt: z.string(), finalAt: z.string() }),
+      z.object({
+        status: z.literal("look"),
+        stage: z.enum(["provisional", "final"]),
+        afterMinutes: z.number(),
+        horizonMinutes: z.number(),
+        alpha: z.number(),
+        finalAt: z.string(),
+        after: span,
+        before: span.extend({ description: z.string() }),
+        controlServers: z.number().int(),
+      }),
+    ])
+    .nullable()
+    .meta({
+      description:
+        "When the change is read: too early, a provisional checkpoint or the final verdict; null when the change moment is unknown",
     }),
-  ]).nullable().meta({ description: "When the change is read: too early, a provisional checkpoint or the final verdict; null when the change moment is unknown" }),
   metrics: z.array(metricVerdict),
-  readCacheCaused: measured(causedReads).nullable()
+  readCacheCaused: measured(causedReads)
+    .nullable()
     .meta({ description: "The read cache's caused storage reads over the after window, against its control group; null without a look" }),
 });
 
-export const policyVersionVerdictsSchema = z.object({ policyId: z.string(), version: z.number().int(), servers: z.array(serverVerdictSchema) });
+export const policyVersionVerdictsSchema = z.object({
+  policyId: z.string(),
+  version: z.number().int(),
+  servers: z.array(serverVerdictSchema),
+});
 
 // The answers' types are written for the code and these schemas for the OpenAPI document: these
 // lines stop the build when the two drift apart (the contract test would only see it at run time).

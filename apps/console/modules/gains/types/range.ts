@@ -22,12 +22,17 @@ export const gainsRangeQuerySchema = z
       return;
     }
     if (!query.from || !query.to) {
-      context.addIssue({ code: "custom", path: [query.from ? "to" : "from"], message: "range=custom needs both from and to (ISO 8601 with a time zone)" });
+      context.addIssue({
+        code: "custom",
+        path: [query.from ? "to" : "from"],
+        message: "range=custom needs both from and to (ISO 8601 with a time zone)",
+      });
       return;
     }
     const span = Date.parse(query.to) - Date.parse(query.from);
     if (span <= 0) context.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
-    if (span > maxCustomRangeDays * 86_400_000) context.addIssue({ code: "custom", path: ["to"], message: `a custom range spans at most ${maxCustomRangeDays} days` });
+    if (span > maxCustomRangeDays * 86_400_000)
+      context.addIssue({ code: "custom", path: ["to"], message: `a custom range spans at most ${maxCustomRangeDays} days` });
   });
 export type GainsRangeQuery = z.infer<typeof gainsRangeQuerySchema>;
 
@@ -41,9 +46,11 @@ export const gainsExportQuerySchema = z
     to: z.iso.datetime({ offset: true }).optional(),
   })
   .superRefine((query, context) => {
-    if (query.what === "series" && !query.serverId) context.addIssue({ code: "custom", path: ["serverId"], message: "the read series is per server: add serverId" });
+    if (query.what === "series" && !query.serverId)
+      context.addIssue({ code: "custom", path: ["serverId"], message: "the read series is per server: add serverId" });
     const range = gainsRangeQuerySchema.safeParse({ range: query.range, from: query.from, to: query.to });
-    if (!range.success) for (const issue of range.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    if (!range.success)
+      for (const issue of range.error.issues) context.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 export type GainsExportQuery = z.infer<typeof gainsExportQuerySchema>;
 

@@ -7,7 +7,9 @@ test("ready when the database answers", async () => {
 });
 
 test("not ready when the database refuses, with what to check", async () => {
-  const answer = await readiness(async () => { throw new Error("connect ECONNREFUSED 127.0.0.1:5432"); });
+  const answer = await readiness(async () => {
+    throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+  });
   assert.equal(answer.status, 503);
   assert.match(answer.body.error!, /ECONNREFUSED.*check DATABASE_URL/);
 });

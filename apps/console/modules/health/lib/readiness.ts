@@ -22,8 +22,11 @@ export async function readiness(ping: () => Promise<unknown>, timeoutMs = readin
     const reason = error instanceof Error ? error.message : String(error);
     return {
       status: 503,
-      body: { status: "unavailable", database: "unavailable",
-        error: `the console cannot reach its database (${reason}); check DATABASE_URL and that PostgreSQL is running` },
+      body: {
+        status: "unavailable",
+        database: "unavailable",
+        error: `the console cannot reach its database (${reason}); check DATABASE_URL and that PostgreSQL is running`,
+      },
     };
   } finally {
     clearTimeout(timer);

@@ -27,8 +27,22 @@ describe("the local mailbox", () => {
 describe("SMTP settings", () => {
   it("reads host, port, TLS and credentials from the URL", () => {
     assert.deepEqual(
-      { ...smtpOptions("smtp://mailer:s%40cret@smtp.example.com:2525?starttls=required"), connectionTimeout: 0, greetingTimeout: 0, socketTimeout: 0 },
-      { host: "smtp.example.com", port: 2525, secure: false, requireTLS: true, auth: { user: "mailer", pass: "s@cret" }, connectionTimeout: 0, greetingTimeout: 0, socketTimeout: 0 },
+      {
+        ...smtpOptions("smtp://mailer:s%40cret@smtp.example.com:2525?starttls=required"),
+        connectionTimeout: 0,
+        greetingTimeout: 0,
+        socketTimeout: 0,
+      },
+      {
+        host: "smtp.example.com",
+        port: 2525,
+        secure: false,
+        requireTLS: true,
+        auth: { user: "mailer", pass: "s@cret" },
+        connectionTimeout: 0,
+        greetingTimeout: 0,
+        socketTimeout: 0,
+      },
     );
     const tls = smtpOptions("smtps://smtp.example.com");
     assert.equal(tls.port, 465);

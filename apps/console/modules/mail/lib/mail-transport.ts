@@ -54,7 +54,10 @@ function smtpTransport(url: string, from: string): MailTransport {
 }
 
 function fileName(mail: OutgoingMail, at: Date): string {
-  const recipient = mail.to.toLowerCase().replace(/[^a-z0-9@._-]+/g, "_").slice(0, 80);
+  const recipient = mail.to
+    .toLowerCase()
+    .replace(/[^a-z0-9@._-]+/g, "_")
+    .slice(0, 80);
   const stamp = at.toISOString().replace(/[:.]/g, "-");
   return `${stamp}-${mail.kind}-${recipient}-${Math.random().toString(36).slice(2, 8)}.eml`;
 }
@@ -66,7 +69,14 @@ function mailboxTransport(directory: string, from: string): MailTransport {
     destination: folder,
     isLocalMailbox: true,
     async send(mail) {
-      const info = await composer.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: headersOf(mail) });
+      const info = await composer.sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        headers: headersOf(mail),
+      });
       await mkdir(folder, { recursive: true, mode: 0o700 });
       await writeFile(join(folder, fileName(mail, new Date())), info.message as Buffer, { mode: 0o600 });
     },

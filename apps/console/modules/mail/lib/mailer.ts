@@ -17,7 +17,9 @@ export function mailer(): MailTransport {
     const { SPINDLE_SMTP_URL, SPINDLE_MAILBOX_DIR } = env();
     holder.spindleMailer = createMailTransport({ smtpUrl: SPINDLE_SMTP_URL, from: mailFrom(), mailboxDir: SPINDLE_MAILBOX_DIR });
     if (holder.spindleMailer.isLocalMailbox) {
-      console.warn(`spindle-console: SPINDLE_SMTP_URL is not set, so no e-mail leaves this machine: messages are written to the local mailbox ${holder.spindleMailer.destination} (npm run mailbox lists them)`);
+      console.warn(
+        `spindle-console: SPINDLE_SMTP_URL is not set, so no e-mail leaves this machine: messages are written to the local mailbox ${holder.spindleMailer.destination} (npm run mailbox lists them)`,
+      );
     }
   }
   return holder.spindleMailer;
@@ -29,7 +31,9 @@ export async function deliver(mail: OutgoingMail): Promise<boolean> {
     await mailer().send(mail);
     return true;
   } catch (error) {
-    console.error(`spindle-console: could not send the ${mail.kind} message to ${mail.to} through ${mailer().destination}: ${(error as Error).message}`);
+    console.error(
+      `spindle-console: could not send the ${mail.kind} message to ${mail.to} through ${mailer().destination}: ${(error as Error).message}`,
+    );
     return false;
   }
 }

@@ -51,7 +51,14 @@ export function passwordChangedMessage(to: string, name: string, signInUrl: stri
   });
 }
 
-export function invitationMessage(to: string, inviter: string, organisation: string, role: string, url: string, days: number): OutgoingMail {
+export function invitationMessage(
+  to: string,
+  inviter: string,
+  organisation: string,
+  role: string,
+  url: string,
+  days: number,
+): OutgoingMail {
   return renderMessage({
     kind: "invitation",
     to,
@@ -66,7 +73,9 @@ export function mfaChangedMessage(to: string, name: string, enabled: boolean, se
   return renderMessage({
     kind: enabled ? "mfa-enabled" : "mfa-disabled",
     to,
-    subject: enabled ? "Two-factor authentication is on for your Spindle account" : "Two-factor authentication was turned off for your Spindle account",
+    subject: enabled
+      ? "Two-factor authentication is on for your Spindle account"
+      : "Two-factor authentication was turned off for your Spindle account",
     lines: [
       `Hello ${name},`,
       enabled
@@ -78,7 +87,12 @@ export function mfaChangedMessage(to: string, name: string, enabled: boolean, se
   });
 }
 
-export function newSignInMessage(to: string, name: string, details: { at: Date; method: string; address: string | null; userAgent: string | null }, securityUrl: string): OutgoingMail {
+export function newSignInMessage(
+  to: string,
+  name: string,
+  details: { at: Date; method: string; address: string | null; userAgent: string | null },
+  securityUrl: string,
+): OutgoingMail {
   return renderMessage({
     kind: "new-sign-in",
     to,

@@ -19,12 +19,9 @@ export interface MessageParts {
 }
 
 export function renderMessage(parts: MessageParts): OutgoingMail {
-  const text = [
-    ...parts.lines,
-    ...(parts.action ? [`${parts.action.label}: ${parts.action.url}`] : []),
-    ...parts.footer,
-    "— Spindle",
-  ].join("\n\n");
+  const text = [...parts.lines, ...(parts.action ? [`${parts.action.label}: ${parts.action.url}`] : []), ...parts.footer, "— Spindle"].join(
+    "\n\n",
+  );
   const paragraph = (line: string) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`;
   const button = parts.action
     ? `<p style="margin:24px 0"><a href="${escapeHtml(parts.action.url)}" style="background:#1d4ed8;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(parts.action.label)}</a></p>` +

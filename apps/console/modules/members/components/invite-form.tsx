@@ -45,7 +45,12 @@ export function InviteForm({ organizationId }: { organizationId: string }) {
 
   return (
     <div className="grid gap-4">
-      <form onSubmit={submit} className="grid gap-4 sm:grid-cols-[1fr_10rem_auto] sm:items-end" aria-label="Invite a teammate" data-testid="invite-form">
+      <form
+        onSubmit={submit}
+        className="grid gap-4 sm:grid-cols-[1fr_10rem_auto] sm:items-end"
+        aria-label="Invite a teammate"
+        data-testid="invite-form"
+      >
         <Field label="Email" id="invite-email" name="email" type="email" required />
         <div className="grid gap-1.5">
           <Label htmlFor="invite-role">Role</Label>
@@ -55,17 +60,21 @@ export function InviteForm({ organizationId }: { organizationId: string }) {
             <option value="owner">Owner</option>
           </Select>
         </div>
-        <Button type="submit" disabled={pending} data-testid="invite-submit">{pending ? "Inviting…" : "Send invitation"}</Button>
+        <Button type="submit" disabled={pending} data-testid="invite-submit">
+          {pending ? "Inviting…" : "Send invitation"}
+        </Button>
       </form>
       <FormError message={error} />
       {link ? (
         <div className="grid gap-2 rounded-lg border border-primary/30 bg-primary/5 p-4">
           <p className="text-sm" data-testid="invitation-sent">
-            We e-mailed the invitation to <span className="font-medium">{invitedEmail}</span>; it is valid for 7 days. You can also send them this link
-            (signing up through it, they confirm their address by mail):
+            We e-mailed the invitation to <span className="font-medium">{invitedEmail}</span>; it is valid for 7 days. You can also send
+            them this link (signing up through it, they confirm their address by mail):
           </p>
           <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-            <code className="min-w-0 flex-1 truncate rounded bg-muted px-3 py-2 text-sm" data-testid="invitation-link">{link}</code>
+            <code className="min-w-0 flex-1 truncate rounded bg-muted px-3 py-2 text-sm" data-testid="invitation-link">
+              {link}
+            </code>
             <CopyButton value={link} label="Copy link" />
           </div>
         </div>

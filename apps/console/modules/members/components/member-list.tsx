@@ -63,7 +63,10 @@ export function MemberList({
           {members.map((member) => (
             <TableRow key={member.id} data-testid="member-row" data-email={member.email}>
               <TableCell>
-                <div className="font-medium">{member.name}{member.userId === currentUserId ? " (you)" : ""}</div>
+                <div className="font-medium">
+                  {member.name}
+                  {member.userId === currentUserId ? " (you)" : ""}
+                </div>
                 <div className="text-xs text-muted-foreground">{member.email}</div>
               </TableCell>
               <TableCell>
@@ -74,7 +77,9 @@ export function MemberList({
                     value={member.role}
                     disabled={busy === member.id}
                     onChange={(event) =>
-                      run(member.id, () => authClient.organization.updateMemberRole({ organizationId, memberId: member.id, role: event.target.value as Role }))
+                      run(member.id, () =>
+                        authClient.organization.updateMemberRole({ organizationId, memberId: member.id, role: event.target.value as Role }),
+                      )
                     }
                   >
                     <option value="owner">Owner</option>
@@ -82,32 +87,36 @@ export function MemberList({
                     <option value="viewer">Viewer</option>
                   </Select>
                 ) : (
-                  <Badge variant="secondary" className="capitalize">{member.role}</Badge>
+                  <Badge variant="secondary" className="capitalize">
+                    {member.role}
+                  </Badge>
                 )}
               </TableCell>
               <TableCell className="hidden text-muted-foreground md:table-cell">{formatDateTime(member.joinedAt)}</TableCell>
               <TableCell>
                 {canManage && member.userId !== currentUserId ? (
                   <div className="flex gap-2">
-                  <Button
-                    variant="outline"
-                    size="sm"
-                    disabled={busy === member.id}
-                    aria-label={`Sign out ${member.email}`}
-                    data-testid="sign-out-member"
-                    onClick={() => run(member.id, () => signOut(member.id))}
-                  >
-                    Sign out
-                  </Button>
-                  <Button
-                    variant="outline"
-                    size="sm"
-                    disabled={busy === member.id}
-                    aria-label={`Remove ${member.email}`}
-                    onClick={() => run(member.id, () => authClient.organization.removeMember({ organizationId, memberIdOrEmail: member.id }))}
-                  >
-                    Remove
-                  </Button>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      disabled={busy === member.id}
+                      aria-label={`Sign out ${member.email}`}
+                      data-testid="sign-out-member"
+                      onClick={() => run(member.id, () => signOut(member.id))}
+                    >
+                      Sign out
+                    </Button>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      disabled={busy === member.id}
+                      aria-label={`Remove ${member.email}`}
+                      onClick={() =>
+                        run(member.id, () => authClient.organization.removeMember({ organizationId, memberIdOrEmail: member.id }))
+                      }
+                    >
+                      Remove
+                    </Button>
                   </div>
                 ) : null}
               </TableCell>
@@ -120,13 +129,18 @@ export function MemberList({
                 <div className="text-xs text-muted-foreground">Invited · expires {formatDateTime(invitation.expiresAt)}</div>
               </TableCell>
               <TableCell>
-                <Badge variant="warning" className="capitalize">{invitation.role} (pending)</Badge>
+                <Badge variant="warning" className="capitalize">
+                  {invitation.role} (pending)
+                </Badge>
               </TableCell>
               <TableCell className="hidden md:table-cell" />
               <TableCell>
                 {canManage ? (
                   <div className="flex gap-2">
-                    <CopyButton value={`${typeof window === "undefined" ? "" : window.location.origin}/invite/${invitation.id}`} label="Copy link" />
+                    <CopyButton
+                      value={`${typeof window === "undefined" ? "" : window.location.origin}/invite/${invitation.id}`}
+                      label="Copy link"
+                    />
                     <Button
                       variant="outline"
                       size="sm"

@@ -15,7 +15,10 @@ async function signUp(auth: Auth, db: TestDatabase, email: string) {
   const created = await auth.api.signUpEmail({ body: { email, password, name: email.slice(0, email.indexOf("@")) } });
   await db.prisma.user.update({ where: { id: created.user.id }, data: { emailVerified: true } });
   const { headers } = await auth.api.signInEmail({ body: { email, password }, returnHeaders: true });
-  const cookie = headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return { userId: created.user.id, headers: new Headers({ cookie }) };
 }
 
@@ -38,7 +41,8 @@ describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
     const org = await auth.api.createOrganization({ headers: owner.headers, body: { name: "Audited", slug: "audited" } });
     assert.ok(org);
     const invitation = await auth.api.createInvitation({
-      headers: owner.headers, body: { email: "new@example.com", role: "viewer", organizationId: org.id },
+      headers: owner.headers,
+      body: { email: "new@example.com", role: "viewer", organizationId: org.id },
     });
     const invitee = await signUp(auth, db, "new@example.com");
     await auth.api.acceptInvitation({ headers: invitee.headers, body: { invitationId: invitation.id } });
@@ -47,21 +51,25 @@ describe("member audit hooks", { skip: skipWithoutDatabase }, () => {
     await auth.api.updateMemberRole({ headers: owner.headers, body: { organizationId: org.id, memberId: member.id, role: "admin" } });
     await auth.api.removeMember({ headers: owner.headers, body: { organizationId: org.id, memberIdOrEmail: member.id } });
     const second = await auth.api.createInvitation({
-      headers: owner.headers, body: { email: "later@example.com", role: "viewer", organizationId: org.id },
+      headers: owner.headers,
+      body: { email: "later@example.com", role: "viewer", organizationId: org.id },
     });
     await auth.api.cancelInvitation({ headers: owner.headers, body: { invitationId: second.id } });
 
     const ownerMember = await db.prisma.member.findFirstOrThrow({ where: { organizationId: org.id, userId: owner.userId } });
     const rows = await db.prisma.auditLog.findMany({ where: { orgId: org.id }, orderBy: { id: "asc" } });
-    assert.deepEqual(rows.map((r) => [r.action, r.target, r.actorId, r.details]), [
-      ["member.added", ownerMember.id, owner.userId, { email: "owner@example.com", role: "owner" }],
-      ["invitation.created", invitation.id, owner.userId, { email: "new@example.com", role: "viewer" }],
-      ["invitation.accepted", invitation.id, invitee.userId, { email: "new@example.com", role: "viewer" }],
-      ["member.role_changed", member.id, owner.userId, { email: "new@example.com", from: "viewer", role: "admin" }],
-      ["member.removed", member.id, owner.userId, { email: "new@example.com", role: "admin" }],
-      ["invitation.created", second.id, owner.userId, { email: "later@example.com", role: "viewer" }],
-      ["invitation.cancelled", second.id, owner.userId, { email: "later@example.com" }],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.target, r.actorId, r.details]),
+      [
+        ["member.added", ownerMember.id, owner.userId, { email: "owner@example.com", role: "owner" }],
+        ["invitation.created", invitation.id, owner.userId, { email: "new@example.com", role: "viewer" }],
+        ["invitation.accepted", invitation.id, invitee.userId, { email: "new@example.com", role: "viewer" }],
+        ["member.role_changed", member.id, owner.userId, { email: "new@example.com", from: "viewer", role: "admin" }],
+        ["member.removed", member.id, owner.userId, { email: "new@example.com", role: "admin" }],
+        ["invitation.created", second.id, owner.userId, { email: "later@example.com", role: "viewer" }],
+        ["invitation.cancelled", second.id, owner.userId, { email: "later@example.com" }],
+      ],
+    );
   });
 
   it("records no actor when a change is made outside a signed-in request", async () => {

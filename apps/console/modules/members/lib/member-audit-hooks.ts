@@ -6,9 +6,22 @@
 import { tryGetCurrentAuthEndpointContext } from "@better-auth/core/context";
 import { inOrg, type Db } from "@/lib/db";
 
-interface Named { id: string; email?: string | null }
-interface MemberLike { id: string; role: string; userId: string; organizationId: string }
-interface InvitationLike { id: string; email: string; role?: string | null; organizationId: string }
+interface Named {
+  id: string;
+  email?: string | null;
+}
+interface MemberLike {
+  id: string;
+  role: string;
+  userId: string;
+  organizationId: string;
+}
+interface InvitationLike {
+  id: string;
+  email: string;
+  role?: string | null;
+  organizationId: string;
+}
 
 /**
  * The signed-in user of the request being handled, or null when there is none (a server-side
@@ -30,9 +43,16 @@ export function memberAuditHooks(db: Db) {
     afterRemoveMember: async ({ member, user }: { member: MemberLike; user: Named }) =>
       record(db, member.organizationId, requestActorId(), "member.removed", member.id, { email: user.email ?? "", role: member.role }),
     afterUpdateMemberRole: async ({ member, user, previousRole }: { member: MemberLike; user: Named; previousRole: string }) =>
-      record(db, member.organizationId, requestActorId(), "member.role_changed", member.id, { email: user.email ?? "", from: previousRole, role: member.role }),
+      record(db, member.organizationId, requestActorId(), "member.role_changed", member.id, {
+        email: user.email ?? "",
+        from: previousRole,
+        role: member.role,
+      }),
     afterCreateInvitation: async ({ invitation, inviter }: { invitation: InvitationLike; inviter: Named }) =>
-      record(db, invitation.organizationId, inviter.id, "invitation.created", invitation.id, { email: invitation.email, role: invitation.role ?? "" }),
+      record(db, invitation.organizationId, inviter.id, "invitation.created", invitation.id, {
+        email: invitation.email,
+        role: invitation.role ?? "",
+      }),
     afterCancelInvitation: async ({ invitation, cancelledBy }: { invitation: InvitationLike; cancelledBy: Named }) =>
       record(db, invitation.organizationId, cancelledBy.id, "invitation.cancelled", invitation.id, { email: invitation.email }),
     afterAcceptInvitation: async ({ invitation, member, user }: { invitation: InvitationLike; member: MemberLike; user: Named }) =>

@@ -4,7 +4,13 @@ import type { Annotation } from "@/modules/annotations/types/annotation";
 import { ChartAnnotationsContext, ChartWindowContext, ChartZoomContext } from "./uplot-chart";
 
 /** What every time chart inside shares: the window it spans, what a drag-zoom does, and the marks. */
-export function ChartFrame({ window, onZoom, annotations, showHost = false, children }: {
+export function ChartFrame({
+  window,
+  onZoom,
+  annotations,
+  showHost = false,
+  children,
+}: {
   window: [number, number] | null;
   onZoom: ((from: number, to: number) => void) | null;
   annotations: readonly Annotation[];

@@ -7,7 +7,9 @@ import { UPlotChart } from "./uplot-chart";
 export function MemoryChart({ memory }: { memory: MemorySeries }) {
   return (
     <section className="grid gap-3" aria-labelledby="memory-heading">
-      <h2 id="memory-heading" className="text-base font-semibold">Memory</h2>
+      <h2 id="memory-heading" className="text-base font-semibold">
+        Memory
+      </h2>
       <UPlotChart
         title="Memory"
         unit=""

@@ -66,16 +66,46 @@ export function RangePicker({ value, onChange }: { value: WindowSelection; onCha
         ))}
       </div>
       <details className="text-sm open:basis-full" open={custom !== null || undefined} data-testid="custom-range">
-        <summary className={cn("cursor-pointer rounded px-2 py-1", custom && "font-medium text-foreground")} data-testid="range-custom">Custom</summary>
-        <form className="mt-2 flex flex-wrap items-center gap-2" onSubmit={(event) => { event.preventDefault(); apply(); }}>
-          <label className="flex items-center gap-1">From
-            <input type="datetime-local" step={1} value={from} onChange={(e) => setFrom(e.target.value)} className="rounded border bg-card px-2 py-1" data-testid="custom-from" />
+        <summary className={cn("cursor-pointer rounded px-2 py-1", custom && "font-medium text-foreground")} data-testid="range-custom">
+          Custom
+        </summary>
+        <form
+          className="mt-2 flex flex-wrap items-center gap-2"
+          onSubmit={(event) => {
+            event.preventDefault();
+            apply();
+          }}
+        >
+          <label className="flex items-center gap-1">
+            From
+            <input
+              type="datetime-local"
+              step={1}
+              value={from}
+              onChange={(e) => setFrom(e.target.value)}
+              className="rounded border bg-card px-2 py-1"
+              data-testid="custom-from"
+            />
           </label>
-          <label className="flex items-center gap-1">To
-            <input type="datetime-local" step={1} value={to} onChange={(e) => setTo(e.target.value)} className="rounded border bg-card px-2 py-1" data-testid="custom-to" />
+          <label className="flex items-center gap-1">
+            To
+            <input
+              type="datetime-local"
+              step={1}
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              className="rounded border bg-card px-2 py-1"
+              data-testid="custom-to"
+            />
           </label>
-          <Button type="submit" size="sm" variant="outline" data-testid="custom-apply">Apply</Button>
-          {problem ? <span className="text-destructive" role="alert" data-testid="window-problem">{problem}</span> : null}
+          <Button type="submit" size="sm" variant="outline" data-testid="custom-apply">
+            Apply
+          </Button>
+          {problem ? (
+            <span className="text-destructive" role="alert" data-testid="window-problem">
+              {problem}
+            </span>
+          ) : null}
         </form>
       </details>
     </div>

@@ -26,7 +26,10 @@ export function ServerCharts({ metrics, loading, error }: { metrics: ServerMetri
   }
   if (metrics.devices.length === 0 && metrics.memory.time.length === 0) {
     return (
-      <div className="flex flex-col items-center gap-3 rounded-xl border border-dashed bg-card px-6 py-14 text-center" data-testid="waiting-for-samples">
+      <div
+        className="flex flex-col items-center gap-3 rounded-xl border border-dashed bg-card px-6 py-14 text-center"
+        data-testid="waiting-for-samples"
+      >
         <Loader2 className="size-6 animate-spin text-primary" aria-hidden />
         <div className="font-medium">{metrics.range === "custom" ? "No samples in this window" : "Waiting for the first samples…"}</div>
         <p className="max-w-md text-sm text-muted-foreground">

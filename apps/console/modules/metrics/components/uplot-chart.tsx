@@ -19,7 +19,10 @@ export const ChartWindowContext = createContext<[number, number] | null>(null);
 export const ChartZoomContext = createContext<((from: number, to: number) => void) | null>(null);
 
 /** What to mark on every chart of the page; `showHost` names the server in each (a comparison). */
-export const ChartAnnotationsContext = createContext<{ annotations: readonly Annotation[]; showHost: boolean }>({ annotations: [], showHost: false });
+export const ChartAnnotationsContext = createContext<{ annotations: readonly Annotation[]; showHost: boolean }>({
+  annotations: [],
+  showHost: false,
+});
 
 /** A drag narrower than this many pixels is a click, not a zoom. */
 const MIN_DRAG_PX = 8;
@@ -80,7 +83,12 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
         // Drag across the plot to zoom: the selection becomes the page's window (the URL), so
         // every chart follows it and the link can be shared. uPlot's own scale change is off.
         cursor: { drag: { x: true, y: false, setScale: false } },
-        plugins: [annotationsPlugin(() => latestMarks.current.annotations, () => latestMarks.current.showHost)],
+        plugins: [
+          annotationsPlugin(
+            () => latestMarks.current.annotations,
+            () => latestMarks.current.showHost,
+          ),
+        ],
         hooks: {
           setSelect: [
             (u) => {
@@ -100,7 +108,13 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
         },
         axes: [
           { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" } },
-          { stroke: "#6b7280", grid: { stroke: "#eef0f3" }, ticks: { stroke: "#e5e7eb" }, size: 72, values: (_u, ticks) => ticks.map(format) },
+          {
+            stroke: "#6b7280",
+            grid: { stroke: "#eef0f3" },
+            ticks: { stroke: "#e5e7eb" },
+            size: 72,
+            values: (_u, ticks) => ticks.map(format),
+          },
         ],
         series: [
           {},
@@ -110,7 +124,8 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
             width: 1.5,
             fill: `${s.color}14`,
             spanGaps: false,
-            value: (_u: uPlot, value: number | null) => (value === null || value === undefined ? "—" : unit ? `${format(value)} ${unit}` : format(value)),
+            value: (_u: uPlot, value: number | null) =>
+              value === null || value === undefined ? "—" : unit ? `${format(value)} ${unit}` : format(value),
           })),
         ],
       };

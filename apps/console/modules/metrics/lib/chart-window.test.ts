@@ -27,15 +27,20 @@ describe("chart windows", () => {
     const focus = resolveChartWindow(chartWindowQuerySchema.parse({ range: "24h", to: "2026-11-27T00:00:00Z" }), now);
     assert.deepEqual([focus.from.toISOString(), focus.source.diskTable], ["2026-11-26T00:00:00.000Z", "disk_io_1m"]);
     const custom = resolveChartWindow(chartWindowQuerySchema.parse({ from: "2026-11-28T11:50:00Z", to: "2026-11-28T13:00:00Z" }), now);
-    assert.deepEqual([custom.range, custom.from.toISOString(), custom.to.toISOString(), custom.source.diskTable],
-      ["custom", "2026-11-28T11:50:00.000Z", now.toISOString(), "disk_io"]);
+    assert.deepEqual(
+      [custom.range, custom.from.toISOString(), custom.to.toISOString(), custom.source.diskTable],
+      ["custom", "2026-11-28T11:50:00.000Z", now.toISOString(), "disk_io"],
+    );
   });
 
   it("refuses windows that cannot be drawn, saying why", () => {
-    const problems = (input: Record<string, string>) => chartWindowQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    const problems = (input: Record<string, string>) =>
+      chartWindowQuerySchema.safeParse(input).error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     assert.deepEqual(problems({ range: "custom" }), ["from: range=custom needs from (and to, or now)"]);
     assert.deepEqual(problems({ from: "2026-01-01T00:00:00Z", to: "2027-03-01T00:00:00Z" }), ["from: a window spans at most 400 days"]);
-    assert.deepEqual(problems({ from: "2999-01-01T00:00:00Z", to: "2999-01-02T00:00:00Z" }), ["from: from is in the future: there is nothing to draw yet"]);
+    assert.deepEqual(problems({ from: "2999-01-01T00:00:00Z", to: "2999-01-02T00:00:00Z" }), [
+      "from: from is in the future: there is nothing to draw yet",
+    ]);
     assert.deepEqual(problems({ to: "noon" }), ["to: to is an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z"]);
   });
 });

@@ -26,7 +26,8 @@ export interface ChartWindow {
   source: RangeSource;
 }
 
-const iso = (name: string) => z.iso.datetime({ offset: true, message: `${name} is an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z` });
+const iso = (name: string) =>
+  z.iso.datetime({ offset: true, message: `${name} is an ISO 8601 time with an offset, e.g. 2026-11-23T10:00:00Z` });
 
 /**
  * The chart query of the server page and its APIs: `range` (a preset, default 1h) ending now or
@@ -41,19 +42,26 @@ export const chartWindowQuerySchema = z
   })
   .superRefine((query, context) => {
     if (query.from === undefined) {
-      if (query.range === "custom") context.addIssue({ code: "custom", path: ["from"], message: "range=custom needs from (and to, or now)" });
+      if (query.range === "custom")
+        context.addIssue({ code: "custom", path: ["from"], message: "range=custom needs from (and to, or now)" });
       return;
     }
     if (query.range !== undefined && query.range !== "custom") {
-      context.addIssue({ code: "custom", path: ["range"], message: `from goes with a custom window, not with range=${query.range}: leave range out` });
+      context.addIssue({
+        code: "custom",
+        path: ["range"],
+        message: `from goes with a custom window, not with range=${query.range}: leave range out`,
+      });
       return;
     }
     const from = Date.parse(query.from);
     const to = query.to === undefined ? Date.now() : Date.parse(query.to);
     if (from >= to) context.addIssue({ code: "custom", path: ["from"], message: "from must be before to" });
     else if (to - from < MIN_WINDOW_MS) context.addIssue({ code: "custom", path: ["to"], message: "a window spans at least 1 minute" });
-    else if (to - from > MAX_WINDOW_DAYS * day) context.addIssue({ code: "custom", path: ["from"], message: `a window spans at most ${MAX_WINDOW_DAYS} days` });
-    if (from > Date.now()) context.addIssue({ code: "custom", path: ["from"], message: "from is in the future: there is nothing to draw yet" });
+    else if (to - from > MAX_WINDOW_DAYS * day)
+      context.addIssue({ code: "custom", path: ["from"], message: `a window spans at most ${MAX_WINDOW_DAYS} days` });
+    if (from > Date.now())
+      context.addIssue({ code: "custom", path: ["from"], message: "from is in the future: there is nothing to draw yet" });
   });
 export type ChartWindowQuery = z.infer<typeof chartWindowQuerySchema>;
 

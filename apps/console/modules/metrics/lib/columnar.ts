@@ -51,15 +51,39 @@ function pushGap<S extends { time: number[] }>(series: S, at: number, names: rea
 }
 
 /** One series per device (its buckets in time order), by device name, gaps as null points. */
-export function buildDeviceSeries(devices: readonly { device: string; buckets: DiskBucketSums[] }[], bucketSeconds: number | null): DeviceSeries[] {
+export function buildDeviceSeries(
+  devices: readonly { device: string; buckets: DiskBucketSums[] }[],
+  bucketSeconds: number | null,
+): DeviceSeries[] {
   const rateNames: DiskIoRateName[] = diskIoRateSeries.map(({ name }) => name);
   const all = devices.map(({ device, buckets }) => {
     const series = emptyDevice(device);
-    for (const [t, intervalSeconds, readOps, writeOps, readBytes, writeBytes, readTimeMs, writeTimeMs, ioTimeMs, weightedIoTimeMs] of buckets) {
+    for (const [
+      t,
+      intervalSeconds,
+      readOps,
+      writeOps,
+      readBytes,
+      writeBytes,
+      readTimeMs,
+      writeTimeMs,
+      ioTimeMs,
+      weightedIoTimeMs,
+    ] of buckets) {
       const step = bucketSeconds ?? intervalSeconds;
       const previous = series.time.at(-1);
       if (previous !== undefined && t - previous > GAP_FACTOR * step) pushGap(series, previous + step, rateNames);
-      const rates = deriveDiskIo({ intervalSeconds, readOps, writeOps, readBytes, writeBytes, readTimeMs, writeTimeMs, ioTimeMs, weightedIoTimeMs });
+      const rates = deriveDiskIo({
+        intervalSeconds,
+        readOps,
+        writeOps,
+        readBytes,
+        writeBytes,
+        readTimeMs,
+        writeTimeMs,
+        ioTimeMs,
+        weightedIoTimeMs,
+      });
       series.time.push(t);
       for (const name of rateNames) series[name].push(compact(rates[name]));
     }
@@ -69,7 +93,10 @@ export function buildDeviceSeries(devices: readonly { device: string; buckets: D
 }
 
 function medianSpacing(times: number[]): number {
-  const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((t, i) => t - times[i]!)
+    .sort((a, b) => a - b);
   return gaps[Math.floor(gaps.length / 2)] ?? Infinity;
 }
 

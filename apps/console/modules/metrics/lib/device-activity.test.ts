@@ -6,9 +6,16 @@ import { partitionByActivity } from "./device-activity";
 function device(name: string, readIops: (number | null)[], writeIops: (number | null)[]): DeviceSeries {
   const empty = readIops.map(() => null);
   return {
-    device: name, time: readIops.map((_, i) => i * 10), readIops, writeIops,
-    readMegabytesPerSecond: empty, writeMegabytesPerSecond: empty, readLatencyMs: empty, writeLatencyMs: empty,
-    queueDepth: empty, utilisationPercent: empty,
+    device: name,
+    time: readIops.map((_, i) => i * 10),
+    readIops,
+    writeIops,
+    readMegabytesPerSecond: empty,
+    writeMegabytesPerSecond: empty,
+    readLatencyMs: empty,
+    writeLatencyMs: empty,
+    queueDepth: empty,
+    utilisationPercent: empty,
   } as DeviceSeries;
 }
 
@@ -19,6 +26,12 @@ test("busiest devices come first and idle ones are set apart", () => {
     device("nvme0n1", [null, 500], [20, 0]),
     device("loop0", [null, null], [null, null]),
   ]);
-  assert.deepEqual(active.map((d) => d.device), ["nvme0n1", "sdb"]);
-  assert.deepEqual(idle.map((d) => d.device), ["loop0", "loop1"]);
+  assert.deepEqual(
+    active.map((d) => d.device),
+    ["nvme0n1", "sdb"],
+  );
+  assert.deepEqual(
+    idle.map((d) => d.device),
+    ["loop0", "loop1"],
+  );
 });

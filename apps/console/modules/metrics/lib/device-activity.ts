@@ -14,7 +14,13 @@ function totalIops(series: DeviceSeries): number {
 export function partitionByActivity(devices: DeviceSeries[]): { active: DeviceSeries[]; idle: DeviceSeries[] } {
   const withTotals = devices.map((series) => ({ series, total: totalIops(series) }));
   return {
-    active: withTotals.filter((d) => d.total > 0).sort((a, b) => b.total - a.total || a.series.device.localeCompare(b.series.device)).map((d) => d.series),
-    idle: withTotals.filter((d) => d.total === 0).map((d) => d.series).sort((a, b) => a.device.localeCompare(b.device)),
+    active: withTotals
+      .filter((d) => d.total > 0)
+      .sort((a, b) => b.total - a.total || a.series.device.localeCompare(b.series.device))
+      .map((d) => d.series),
+    idle: withTotals
+      .filter((d) => d.total === 0)
+      .map((d) => d.series)
+      .sort((a, b) => a.device.localeCompare(b.device)),
   };
 }

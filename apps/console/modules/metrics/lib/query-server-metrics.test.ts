@@ -80,7 +80,11 @@ describe("queryServerMetrics", { skip: skipWithoutDatabase }, () => {
     assert.equal(metrics.bucketSeconds, 60);
     const sda = device(metrics, "sda");
     assert.deepEqual(sda.time, [
-      epoch(at("08:30:00")), epoch(at("08:31:00")), epoch(at("09:57:00")), epoch(at("09:58:00")), epoch(at("09:59:00")),
+      epoch(at("08:30:00")),
+      epoch(at("08:31:00")),
+      epoch(at("09:57:00")),
+      epoch(at("09:58:00")),
+      epoch(at("09:59:00")),
     ]);
     // 09:57: 1,000 reads over 20 s of samples, 10,900 ms in total: 10.9 ms, not (1 + 11) / 2 = 6 ms.
     assert.deepEqual(sda.readIops, [30, null, 50, null, 10]);
@@ -114,10 +118,13 @@ describe("queryServerMetrics", { skip: skipWithoutDatabase }, () => {
     for (const time of [at("09:58:10"), at("09:58:20")]) {
       await db.pool.query(
         `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes)
-         VALUES ($1, $2, $3, 'vda', 10, 100, 0, 409600, 0)`, [time, orgId, partial]);
+         VALUES ($1, $2, $3, 'vda', 10, 100, 0, 409600, 0)`,
+        [time, orgId, partial],
+      );
       await db.pool.query(
         `INSERT INTO memory (time, org_id, server_id, total_bytes, available_bytes) VALUES ($1, $2, $3, 16000000000, 8000000000)`,
-        [time, orgId, partial]);
+        [time, orgId, partial],
+      );
     }
     await rollUpAggregates(db.pool);
     for (const range of ["1h", "24h"] as const) {
@@ -139,22 +146,31 @@ describe("queryServerMetrics", { skip: skipWithoutDatabase }, () => {
   it("keeps each device's series apart and lists devices by name, whichever reported first", async () => {
     // Rows come back in (time, device) order: sdc reports alone first, then both, then sda alone.
     const { id: mixed } = await createServer(db.prisma, orgId, "mixed01", now);
-    const sample = (time: Date, device: string, readOps: number) => db.pool.query(
-      `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms)
-       VALUES ($1, $2, $3, $4, 10, $5, 0, 0, 0, $5)`, [time, orgId, mixed, device, readOps]);
+    const sample = (time: Date, device: string, readOps: number) =>
+      db.pool.query(
+        `INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes, read_time_ms)
+       VALUES ($1, $2, $3, $4, 10, $5, 0, 0, 0, $5)`,
+        [time, orgId, mixed, device, readOps],
+      );
     await sample(at("09:58:10"), "sdc", 30);
     await sample(at("09:58:20"), "sdc", 40);
     await sample(at("09:58:20"), "sda", 100);
     await sample(at("09:59:10"), "sda", 200);
     await rollUpAggregates(db.pool);
     const raw = await queryServerMetrics(db, orgId, mixed, "1h", now);
-    assert.deepEqual(raw.devices.map((series) => series.device), ["sda", "sdc"]);
+    assert.deepEqual(
+      raw.devices.map((series) => series.device),
+      ["sda", "sdc"],
+    );
     assert.deepEqual(device(raw, "sdc").time, [epoch(at("09:58:10")), epoch(at("09:58:20"))]);
     assert.deepEqual(device(raw, "sdc").readIops, [3, 4]);
     assert.deepEqual(device(raw, "sda").time, [epoch(at("09:58:20")), epoch(at("09:58:30")), epoch(at("09:59:10"))]);
     assert.deepEqual(device(raw, "sda").readIops, [10, null, 20]);
     const minute = await queryServerMetrics(db, orgId, mixed, "24h", now);
-    assert.deepEqual(minute.devices.map((series) => series.device), ["sda", "sdc"]);
+    assert.deepEqual(
+      minute.devices.map((series) => series.device),
+      ["sda", "sdc"],
+    );
     assert.deepEqual(device(minute, "sdc").time, [epoch(at("09:58:00"))]);
     assert.deepEqual(device(minute, "sdc").readIops, [3.5]);
     assert.deepEqual(device(minute, "sda").time, [epoch(at("09:58:00")), epoch(at("09:59:00"))]);

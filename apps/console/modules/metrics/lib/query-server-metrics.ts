@@ -3,7 +3,14 @@ import { readServerSql } from "@/modules/fleet/lib/get-server";
 import type { MetricsRange, ServerMetrics } from "../types/metrics";
 import { asChartWindow, type ChartWindow } from "./chart-window";
 import { buildDeviceSeries, buildMemorySeries } from "./columnar";
-import { diskSeriesSql, memorySeriesSql, type DiskBucketSums, type DiskSeriesRow, type MemoryBucket, type MemorySeriesRow } from "./series-sql";
+import {
+  diskSeriesSql,
+  memorySeriesSql,
+  type DiskBucketSums,
+  type DiskSeriesRow,
+  type MemoryBucket,
+  type MemorySeriesRow,
+} from "./series-sql";
 
 /**
  * The chart series of one server over a window (a preset or a custom one), from the table that
@@ -41,7 +48,10 @@ export async function readServerMetrics(
     bucketSeconds: source.bucketSeconds,
     from: from.toISOString(),
     to: to.toISOString(),
-    devices: buildDeviceSeries(disk.rows.map((row) => ({ device: row.device, buckets: JSON.parse(row.series) as DiskBucketSums[] })), source.bucketSeconds),
+    devices: buildDeviceSeries(
+      disk.rows.map((row) => ({ device: row.device, buckets: JSON.parse(row.series) as DiskBucketSums[] })),
+      source.bucketSeconds,
+    ),
     memory: buildMemorySeries(memory.rows[0]?.series ? (JSON.parse(memory.rows[0].series) as MemoryBucket[]) : [], source.bucketSeconds),
   };
 }

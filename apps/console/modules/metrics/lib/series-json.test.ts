@@ -30,7 +30,9 @@ type Queryable = { query: (text: string, params?: unknown[]) => Promise<{ rows: 
  * that PGlite loads them in seconds.
  */
 async function insertTelemetry(sql: Queryable, orgId: string, serverId: string): Promise<void> {
-  const disk = (step: number, count: number, offset: number) => sql.query(`
+  const disk = (step: number, count: number, offset: number) =>
+    sql.query(
+      `
     INSERT INTO disk_io (time, org_id, server_id, device, interval_seconds, read_ops, write_ops, read_bytes, write_bytes,
                          read_merged, write_merged, read_time_ms, write_time_ms, io_time_ms, weighted_io_time_ms, in_progress)
     SELECT $3::timestamptz - (i * ${step} + ${offset}) * interval '1 s' + (i % 3) * interval '1 ms', $1, $2::uuid, d.name,
@@ -46,15 +48,25 @@ async function insertTelemetry(sql: Queryable, orgId: string, serverId: string):
            (i * 6007) % 50021,
            i % 9
     FROM generate_series(1, ${count}) AS i, (VALUES ('sda', 1), ('sdb', 2), ('nvme0n1', 3)) AS d(name, n)
-    WHERE NOT (i BETWEEN 200 AND 230) AND NOT (d.name = 'sdb' AND i > ${Math.floor(count * 0.8)})`, [orgId, serverId, now]);
-  const memory = (step: number, count: number, offset: number) => sql.query(`
+    WHERE NOT (i BETWEEN 200 AND 230) AND NOT (d.name = 'sdb' AND i > ${Math.floor(count * 0.8)})`,
+      [orgId, serverId, now],
+    );
+  const memory = (step: number, count: number, offset: number) =>
+    sql.query(
+      `
     INSERT INTO memory (time, org_id, server_id, total_bytes, available_bytes, free_bytes, cached_bytes, buffers_bytes, dirty_bytes, swap_total_bytes, swap_free_bytes)
     SELECT $3::timestamptz - (i * ${step} + ${offset}) * interval '1 s', $1, $2::uuid, 16000000000, 8000000000 + (i * 7919 % 1000003) * 997,
            1000000000, CASE WHEN i % 13 = 0 THEN NULL ELSE 4000000000 + i * 4099 END, 100000000,
            CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 104729) % 50000017 END, 2000000000, 2000000000
     FROM generate_series(1, ${count}) AS i
-    WHERE NOT (i BETWEEN 300 AND 320)`, [orgId, serverId, now]);
-  for (const [step, count, offset] of [[10, 2 * 360, 0], [60, 24 * 60, 2 * 3600], [300, 6 * 288, 26 * 3600]] as const) {
+    WHERE NOT (i BETWEEN 300 AND 320)`,
+      [orgId, serverId, now],
+    );
+  for (const [step, count, offset] of [
+    [10, 2 * 360, 0],
+    [60, 24 * 60, 2 * 3600],
+    [300, 6 * 288, 26 * 3600],
+  ] as const) {
     await disk(step, count, offset);
     await memory(step, count, offset);
   }
@@ -62,7 +74,17 @@ async function insertTelemetry(sql: Queryable, orgId: string, serverId: string):
 
 // What readServerMetrics answered before the JSON: one row per (bucket, device), shaped in
 // JavaScript. Kept here as the reference the columnar answer must equal.
-const counters = ["interval_seconds", "read_ops", "write_ops", "read_bytes", "write_bytes", "read_time_ms", "write_time_ms", "io_time_ms", "weighted_io_time_ms"];
+const counters = [
+  "interval_seconds",
+  "read_ops",
+  "write_ops",
+  "read_bytes",
+  "write_bytes",
+  "read_time_ms",
+  "write_time_ms",
+  "io_time_ms",
+  "weighted_io_time_ms",
+];
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"];
 
 function referenceDiskSql(source: RangeSource): string {
@@ -99,8 +121,14 @@ function referenceDevices(rows: Row[], bucketSeconds: number | null): DeviceSeri
       for (const { name } of diskIoRateSeries) series[name].push(null);
     }
     const rates = deriveDiskIo({
-      intervalSeconds: row.interval_seconds!, readOps: row.read_ops!, writeOps: row.write_ops!, readBytes: row.read_bytes!,
-      writeBytes: row.write_bytes!, readTimeMs: row.read_time_ms!, writeTimeMs: row.write_time_ms!, ioTimeMs: row.io_time_ms!,
+      intervalSeconds: row.interval_seconds!,
+      readOps: row.read_ops!,
+      writeOps: row.write_ops!,
+      readBytes: row.read_bytes!,
+      writeBytes: row.write_bytes!,
+      readTimeMs: row.read_time_ms!,
+      writeTimeMs: row.write_time_ms!,
+      ioTimeMs: row.io_time_ms!,
       weightedIoTimeMs: row.weighted_io_time_ms!,
     });
     series.time.push(row.t);
@@ -111,7 +139,10 @@ function referenceDevices(rows: Row[], bucketSeconds: number | null): DeviceSeri
 
 function referenceMemory(rows: Row[], bucketSeconds: number | null): MemorySeries {
   const memory: MemorySeries = { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] };
-  const gaps = rows.slice(1).map((row, i) => row.t - rows[i]!.t).sort((a, b) => a - b);
+  const gaps = rows
+    .slice(1)
+    .map((row, i) => row.t - rows[i]!.t)
+    .sort((a, b) => a - b);
   const step = bucketSeconds ?? gaps[Math.floor(gaps.length / 2)] ?? Infinity;
   const whole = (value: number | null) => (value === null ? null : Math.round(value));
   for (const row of rows) {
@@ -136,30 +167,42 @@ async function referenceMetrics(sql: OrgSql, orgId: string, serverId: string, ra
   const disk = await sql.query<Row>(referenceDiskSql(source), params);
   const memory = await sql.query<Row>(referenceMemorySql(source), params);
   return {
-    range, source: { disk: source.diskTable, memory: source.memoryTable }, bucketSeconds: source.bucketSeconds,
-    from: from.toISOString(), to: end.toISOString(),
-    devices: referenceDevices(disk.rows, source.bucketSeconds), memory: referenceMemory(memory.rows, source.bucketSeconds),
+    range,
+    source: { disk: source.diskTable, memory: source.memoryTable },
+    bucketSeconds: source.bucketSeconds,
+    from: from.toISOString(),
+    to: end.toISOString(),
+    devices: referenceDevices(disk.rows, source.bucketSeconds),
+    memory: referenceMemory(memory.rows, source.bucketSeconds),
   };
 }
 
 /** Every range ending now, and each ending in the past (the window around an alert). */
-const windows: [MetricsRange, Date][] = (["1h", "24h", "7d"] as const).flatMap((range): [MetricsRange, Date][] =>
-  [[range, now], [range, new Date(now.getTime() - 5.5 * hour)]]);
+const windows: [MetricsRange, Date][] = (["1h", "24h", "7d"] as const).flatMap((range): [MetricsRange, Date][] => [
+  [range, now],
+  [range, new Date(now.getTime() - 5.5 * hour)],
+]);
 
 async function assertSameAnswers(inTransaction: <T>(work: (sql: OrgSql) => Promise<T>) => Promise<T>, orgId: string, serverId: string) {
   for (const [range, end] of windows) {
-    const [fromJson, reference] = await inTransaction(async (sql) =>
-      [await readServerMetrics(sql, orgId, serverId, range, end), await referenceMetrics(sql, orgId, serverId, range, end)]);
+    const [fromJson, reference] = await inTransaction(async (sql) => [
+      await readServerMetrics(sql, orgId, serverId, range, end),
+      await referenceMetrics(sql, orgId, serverId, range, end),
+    ]);
     const label = `${range} ending ${end.toISOString()}`;
     assert.ok(reference.devices.length === 3 && reference.devices.every((d) => d.time.length > 0), `${label}: the reference sees data`);
-    assert.ok(reference.devices[0]!.readLatencyMs.some((v) => v === null) && reference.memory.dirtyBytes.some((v) => v === null),
-      `${label}: gaps and unmeasured values are in the window`);
+    assert.ok(
+      reference.devices[0]!.readLatencyMs.some((v) => v === null) && reference.memory.dirtyBytes.some((v) => v === null),
+      `${label}: gaps and unmeasured values are in the window`,
+    );
     assert.deepEqual(fromJson, reference, label);
   }
   // No samples at all: no devices and an empty memory series, as before.
   const empty = await inTransaction((sql) => readServerMetrics(sql, orgId, serverId, "1h", new Date(now.getTime() - 40 * 24 * hour)));
-  assert.deepEqual({ devices: empty.devices, memory: empty.memory },
-    { devices: [], memory: { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] } });
+  assert.deepEqual(
+    { devices: empty.devices, memory: empty.memory },
+    { devices: [], memory: { time: [], totalBytes: [], availableBytes: [], cachedBytes: [], dirtyBytes: [] } },
+  );
 }
 
 describe("chart series as JSON per device: the same answer as rows", () => {
@@ -178,14 +221,18 @@ describe("chart series as JSON per device: the same answer as rows", () => {
     after(() => db?.drop());
 
     it("answers every range exactly as the row-per-bucket query did", async () => {
-      await assertSameAnswers(async (work) => {
-        const client = await db.pool.connect();
-        try {
-          return await withOrgTransaction(client, orgId, "spindle_console", () => work(client));
-        } finally {
-          client.release();
-        }
-      }, orgId, serverId);
+      await assertSameAnswers(
+        async (work) => {
+          const client = await db.pool.connect();
+          try {
+            return await withOrgTransaction(client, orgId, "spindle_console", () => work(client));
+          } finally {
+            client.release();
+          }
+        },
+        orgId,
+        serverId,
+      );
     });
   });
 
@@ -197,14 +244,18 @@ describe("chart series as JSON per device: the same answer as rows", () => {
     before(async () => {
       db = await PGlite.create({ extensions: { timescaledb } });
       const session = {
-        query: async (text: string, params?: readonly unknown[]) => ({ rows: (await db.query(text, params ? [...params] : undefined)).rows as never[] }),
+        query: async (text: string, params?: readonly unknown[]) => ({
+          rows: (await db.query(text, params ? [...params] : undefined)).rows as never[],
+        }),
         exec: async (script: string) => void (await db.exec(script)),
       };
       const { timeseriesMode } = await runMigrations(session);
       assert.equal(timeseriesMode, "timescaledb");
       await db.query("INSERT INTO organizations (id, name, slug, created_at) VALUES ($1, 'Json', 'json', now())", [orgId]);
       const { rows } = await db.query<{ id: string }>(
-        "INSERT INTO servers (org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, 'machine-1', 'db01', 'linux', $2) RETURNING id::text", [orgId, now]);
+        "INSERT INTO servers (org_id, machine_id, hostname, os, last_seen_at) VALUES ($1, 'machine-1', 'db01', 'linux', $2) RETURNING id::text",
+        [orgId, now],
+      );
       serverId = rows[0]!.id;
       await insertTelemetry(session as Queryable, orgId, serverId);
       // Materialised up to two hours ago: the newest buckets come from the real-time part.
@@ -217,7 +268,11 @@ describe("chart series as JSON per device: the same answer as rows", () => {
     });
 
     it("answers every range exactly as the row-per-bucket query did", async () => {
-      await assertSameAnswers((work) => withOrgTransaction(db, orgId, "spindle_console", (tx) => work(tx as unknown as OrgSql)), orgId, serverId);
+      await assertSameAnswers(
+        (work) => withOrgTransaction(db, orgId, "spindle_console", (tx) => work(tx as unknown as OrgSql)),
+        orgId,
+        serverId,
+      );
     });
   });
 });

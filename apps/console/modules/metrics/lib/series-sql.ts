@@ -30,8 +30,18 @@ const counters = [
  * One bucket of one device: its time (unix seconds), then the sums in the order of `counters`. A
  * counter is null where the agent did not measure it (sum() of NULLs): never drawn as 0.
  */
-export type DiskBucketSums = [t: number, intervalSeconds: number, readOps: number | null, writeOps: number | null, readBytes: number | null,
-  writeBytes: number | null, readTimeMs: number | null, writeTimeMs: number | null, ioTimeMs: number | null, weightedIoTimeMs: number | null];
+export type DiskBucketSums = [
+  t: number,
+  intervalSeconds: number,
+  readOps: number | null,
+  writeOps: number | null,
+  readBytes: number | null,
+  writeBytes: number | null,
+  readTimeMs: number | null,
+  writeTimeMs: number | null,
+  ioTimeMs: number | null,
+  weightedIoTimeMs: number | null,
+];
 
 /** A row of diskSeriesSql: one per device, its buckets in time order as JSON text (DiskBucketSums[]). */
 export type DiskSeriesRow = { device: string; series: string };
@@ -65,7 +75,13 @@ GROUP BY device`;
 const gauges = ["total_bytes", "available_bytes", "cached_bytes", "dirty_bytes"] as const;
 
 /** One memory bucket: its time, then the gauges in the order of `gauges`; null where not measured. */
-export type MemoryBucket = [t: number, totalBytes: number | null, availableBytes: number | null, cachedBytes: number | null, dirtyBytes: number | null];
+export type MemoryBucket = [
+  t: number,
+  totalBytes: number | null,
+  availableBytes: number | null,
+  cachedBytes: number | null,
+  dirtyBytes: number | null,
+];
 
 /** The one row of memorySeriesSql: its buckets in time order as JSON text (MemoryBucket[]), or null when there are none. */
 export type MemorySeriesRow = { series: string | null };

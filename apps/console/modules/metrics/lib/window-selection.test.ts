@@ -9,10 +9,16 @@ describe("the chart window in the URL", () => {
   it("reads the live hour, presets, an alert's window and a custom window", () => {
     assert.deepEqual(from(""), { selection: { range: "1h", to: null, at: null }, problems: [] });
     assert.deepEqual(from("range=7d").selection, { range: "7d", to: null, at: null });
-    assert.deepEqual(from("range=24h&to=2026-11-28T10:00:00Z&at=2026-11-28T09:00:00Z").selection,
-      { range: "24h", to: "2026-11-28T10:00:00Z", at: "2026-11-28T09:00:00Z" });
-    assert.deepEqual(from("from=2026-11-28T10:00:00%2B01:00&to=2026-11-28T10:20:00Z").selection,
-      { range: "custom", from: "2026-11-28T09:00:00.000Z", to: "2026-11-28T10:20:00.000Z" });
+    assert.deepEqual(from("range=24h&to=2026-11-28T10:00:00Z&at=2026-11-28T09:00:00Z").selection, {
+      range: "24h",
+      to: "2026-11-28T10:00:00Z",
+      at: "2026-11-28T09:00:00Z",
+    });
+    assert.deepEqual(from("from=2026-11-28T10:00:00%2B01:00&to=2026-11-28T10:20:00Z").selection, {
+      range: "custom",
+      from: "2026-11-28T09:00:00.000Z",
+      to: "2026-11-28T10:20:00.000Z",
+    });
   });
 
   it("falls back to the live hour with the reason for a bad window", () => {
@@ -32,9 +38,15 @@ describe("the chart window in the URL", () => {
   });
 
   it("widens a window narrower than a minute (a 15 s evidence link, a tiny drag) around its middle", () => {
-    assert.deepEqual(from("from=2026-11-28T10:00:00Z&to=2026-11-28T10:00:15Z"),
-      { selection: { range: "custom", from: "2026-11-28T09:59:37.000Z", to: "2026-11-28T10:00:38.000Z" }, problems: [] });
-    assert.deepEqual(zoomSelection(1795860000, 1795860020), { range: "custom", from: "2026-11-28T09:59:40.000Z", to: "2026-11-28T10:00:40.000Z" });
+    assert.deepEqual(from("from=2026-11-28T10:00:00Z&to=2026-11-28T10:00:15Z"), {
+      selection: { range: "custom", from: "2026-11-28T09:59:37.000Z", to: "2026-11-28T10:00:38.000Z" },
+      problems: [],
+    });
+    assert.deepEqual(zoomSelection(1795860000, 1795860020), {
+      range: "custom",
+      from: "2026-11-28T09:59:40.000Z",
+      to: "2026-11-28T10:00:40.000Z",
+    });
   });
 
   it("draws an answer only in the window it was asked for", () => {

@@ -5,9 +5,7 @@
 import { metricsRangeSchema, type MetricsRange } from "../types/metrics";
 import { chartWindowQuerySchema, MIN_WINDOW_MS } from "./chart-window";
 
-export type WindowSelection =
-  | { range: MetricsRange; to: string | null; at: string | null }
-  | { range: "custom"; from: string; to: string };
+export type WindowSelection = { range: MetricsRange; to: string | null; at: string | null } | { range: "custom"; from: string; to: string };
 
 const LIVE: WindowSelection = { range: "1h", to: null, at: null };
 const keys = ["range", "from", "to", "at"] as const;
@@ -34,10 +32,14 @@ export function selectionFromParams(params: URLSearchParams): { selection: Windo
     if (from !== Date.parse(raw.from)) [raw.from, raw.to] = [new Date(from).toISOString(), new Date(to).toISOString()];
   }
   const parsed = chartWindowQuerySchema.safeParse(raw);
-  if (!parsed.success) return { selection: LIVE, problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
+  if (!parsed.success)
+    return { selection: LIVE, problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
   const query = parsed.data;
   if (query.from !== undefined) {
-    return { selection: { range: "custom", from: new Date(query.from).toISOString(), to: new Date(query.to ?? Date.now()).toISOString() }, problems: [] };
+    return {
+      selection: { range: "custom", from: new Date(query.from).toISOString(), to: new Date(query.to ?? Date.now()).toISOString() },
+      problems: [],
+    };
   }
   const range = metricsRangeSchema.safeParse(query.range ?? "1h");
   const at = params.get("at");

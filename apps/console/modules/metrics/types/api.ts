@@ -3,7 +3,9 @@ import { series, unixSeconds } from "@/lib/openapi/schemas";
 import { metricsRangeSchema } from "./metrics";
 
 export const serverMetricsSchema = z.object({
-  range: z.enum([...metricsRangeSchema.options, "custom"]).meta({ description: "The preset asked for, or custom (a zoom, a custom range)" }),
+  range: z
+    .enum([...metricsRangeSchema.options, "custom"])
+    .meta({ description: "The preset asked for, or custom (a zoom, a custom range)" }),
   source: z.object({ disk: z.string(), memory: z.string() }).meta({ description: "The tables the series came from" }),
   bucketSeconds: z.number().nullable().meta({ description: "Width of one point; null for raw samples" }),
   from: z.string(),

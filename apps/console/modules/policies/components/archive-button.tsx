@@ -19,7 +19,11 @@ export function ArchiveButton({ policyId, archived }: { policyId: string; archiv
   }
   return (
     <div className="flex items-center gap-2">
-      {error ? <span className="max-w-xs text-xs text-destructive" role="alert">{error}</span> : null}
+      {error ? (
+        <span className="max-w-xs text-xs text-destructive" role="alert">
+          {error}
+        </span>
+      ) : null}
       <Button variant="outline" onClick={toggle} disabled={pending} data-testid="archive-policy">
         {archived ? <ArchiveRestore /> : <Archive />} {archived ? "Restore" : "Archive"}
       </Button>

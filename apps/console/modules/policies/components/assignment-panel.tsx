@@ -38,8 +38,9 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
   const [pending, setPending] = useState(false);
 
   const normalisedTag = tag.trim().toLowerCase();
-  const current = orgAssignments.find((a) =>
-    a.scope === scope && (scope === "organization" || (scope === "tag" ? a.tag === normalisedTag : a.serverId === serverId)));
+  const current = orgAssignments.find(
+    (a) => a.scope === scope && (scope === "organization" || (scope === "tag" ? a.tag === normalisedTag : a.serverId === serverId)),
+  );
   const replaces = current && current.policyId !== policyId ? current.policyName : null;
   const reach = reachOf([{ scope, tag: scope === "tag" ? normalisedTag : null, serverId: scope === "server" ? serverId : null }], servers);
   const [delivery, setDelivery] = useState<DeliveryState | null>(null);
@@ -58,7 +59,12 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
 
   function assign(event: FormEvent) {
     event.preventDefault();
-    const target = scope === "organization" ? { scope, policyId } : scope === "tag" ? { scope, policyId, tag: normalisedTag } : { scope, policyId, serverId };
+    const target =
+      scope === "organization"
+        ? { scope, policyId }
+        : scope === "tag"
+          ? { scope, policyId, tag: normalisedTag }
+          : { scope, policyId, serverId };
     const body = { ...target, ...(reach.servers.length > 0 && delivery?.ok && delivery.delivery ? { delivery: delivery.delivery } : {}) };
     void run(sendJson<{ delivery: ChangeOutcome }>("/api/policies/assignments", "POST", body));
   }
@@ -67,20 +73,34 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
     <Card data-testid="assignment-panel">
       <CardHeader>
         <CardTitle>Assigned to</CardTitle>
-        <CardDescription>Servers merge the organisation default, then their tags&apos; policies in tag-name order, then their own.</CardDescription>
+        <CardDescription>
+          Servers merge the organisation default, then their tags&apos; policies in tag-name order, then their own.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
         <RolloutStarted outcome={started} />
         {assignments.length === 0 ? (
-          <p className="text-sm text-muted-foreground" data-testid="no-assignments">Not assigned yet: no server uses this policy.</p>
+          <p className="text-sm text-muted-foreground" data-testid="no-assignments">
+            Not assigned yet: no server uses this policy.
+          </p>
         ) : (
           <ul className="grid gap-1.5">
             {assignments.map((assignment) => (
-              <li key={assignment.id} className="flex items-center justify-between gap-2 rounded-md border px-3 py-1.5 text-sm" data-testid="assignment-row" data-scope={assignment.scope}>
+              <li
+                key={assignment.id}
+                className="flex items-center justify-between gap-2 rounded-md border px-3 py-1.5 text-sm"
+                data-testid="assignment-row"
+                data-scope={assignment.scope}
+              >
                 <AssignmentLabel {...assignment} />
                 {canEdit ? (
-                  <Button variant="ghost" size="icon" aria-label="Remove assignment" disabled={pending}
-                    onClick={() => void run(sendJson<{ delivery: ChangeOutcome }>(`/api/policies/assignments/${assignment.id}`, "DELETE"))}>
+                  <Button
+                    variant="ghost"
+                    size="icon"
+                    aria-label="Remove assignment"
+                    disabled={pending}
+                    onClick={() => void run(sendJson<{ delivery: ChangeOutcome }>(`/api/policies/assignments/${assignment.id}`, "DELETE"))}
+                  >
                     <X />
                   </Button>
                 ) : null}
@@ -101,8 +121,19 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
             {scope === "tag" ? (
               <div className="grid gap-1.5">
                 <Label htmlFor="assign-tag">Tag</Label>
-                <Input id="assign-tag" value={tag} onChange={(event) => setTag(event.target.value)} list="known-tags" placeholder="postgres" required />
-                <datalist id="known-tags">{knownTags.map((known) => <option key={known} value={known} />)}</datalist>
+                <Input
+                  id="assign-tag"
+                  value={tag}
+                  onChange={(event) => setTag(event.target.value)}
+                  list="known-tags"
+                  placeholder="postgres"
+                  required
+                />
+                <datalist id="known-tags">
+                  {knownTags.map((known) => (
+                    <option key={known} value={known} />
+                  ))}
+                </datalist>
               </div>
             ) : null}
             {scope === "server" ? (
@@ -112,17 +143,37 @@ export function AssignmentPanel({ policyId, archived, assignments, orgAssignment
                 <div className="grid gap-1.5">
                   <Label htmlFor="assign-server">Server</Label>
                   <Select id="assign-server" value={serverId} onChange={(event) => setServerId(event.target.value)}>
-                    {servers.map((server) => <option key={server.id} value={server.id}>{server.hostname}</option>)}
+                    {servers.map((server) => (
+                      <option key={server.id} value={server.id}>
+                        {server.hostname}
+                      </option>
+                    ))}
                   </Select>
                 </div>
               )
             ) : null}
-            {replaces ? <p className="text-xs text-muted-foreground" data-testid="assign-replaces">Replaces “{replaces}” there.</p> : null}
+            {replaces ? (
+              <p className="text-xs text-muted-foreground" data-testid="assign-replaces">
+                Replaces “{replaces}” there.
+              </p>
+            ) : null}
             {reach.servers.length > 0 ? (
-              <DeliveryChoice key={scope} defaultMode={defaultDeliveryMode(reach, rolloutsRequired)} reach={reach.description} servers={reach.servers} onChange={setDelivery} />
+              <DeliveryChoice
+                key={scope}
+                defaultMode={defaultDeliveryMode(reach, rolloutsRequired)}
+                reach={reach.description}
+                servers={reach.servers}
+                onChange={setDelivery}
+              />
             ) : null}
             <FormError message={error} />
-            <Button type="submit" disabled={pending || (scope === "server" && servers.length === 0) || (reach.servers.length > 0 && !delivery?.ok)} data-testid="assign-submit">Assign</Button>
+            <Button
+              type="submit"
+              disabled={pending || (scope === "server" && servers.length === 0) || (reach.servers.length > 0 && !delivery?.ok)}
+              data-testid="assign-submit"
+            >
+              Assign
+            </Button>
           </form>
         ) : null}
         {archived ? <p className="text-sm text-muted-foreground">Archived policies cannot be assigned; restore it first.</p> : null}

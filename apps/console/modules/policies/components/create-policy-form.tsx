@@ -36,7 +36,9 @@ export function CreatePolicyForm() {
       <Field label="Description" id="description" maxLength={2000} placeholder="What the policy is for" hint="Optional." />
       <FormError message={error} />
       <div>
-        <Button type="submit" disabled={pending} data-testid="create-policy-submit">{pending ? "Creating…" : "Create and edit"}</Button>
+        <Button type="submit" disabled={pending} data-testid="create-policy-submit">
+          {pending ? "Creating…" : "Create and edit"}
+        </Button>
       </div>
     </form>
   );

@@ -20,19 +20,33 @@ export function EffectivePolicyTable({ fields }: { fields: FieldSource[] }) {
           </tr>
         </thead>
         <tbody>
-          {fields.filter((field) => field.path !== "schemaVersion").map((field) => (
-            <tr key={field.path} className="border-b align-top last:border-0" data-testid="effective-field" data-path={field.path} data-source={field.source?.scope ?? "default"}>
-              <td className="px-3 py-1.5"><code className="text-xs">{field.path}</code></td>
-              <td className="whitespace-pre-wrap break-all px-3 py-1.5 font-mono text-xs">{formatPolicyValue(field.path, field.value)}</td>
-              <td className="px-3 py-1.5 text-xs">
-                {field.source ? (
-                  <Link href={`/policies/${field.source.policyId}`} className="hover:underline">{layerLabel(field.source)}</Link>
-                ) : (
-                  <span className="text-muted-foreground">default</span>
-                )}
-              </td>
-            </tr>
-          ))}
+          {fields
+            .filter((field) => field.path !== "schemaVersion")
+            .map((field) => (
+              <tr
+                key={field.path}
+                className="border-b align-top last:border-0"
+                data-testid="effective-field"
+                data-path={field.path}
+                data-source={field.source?.scope ?? "default"}
+              >
+                <td className="px-3 py-1.5">
+                  <code className="text-xs">{field.path}</code>
+                </td>
+                <td className="whitespace-pre-wrap break-all px-3 py-1.5 font-mono text-xs">
+                  {formatPolicyValue(field.path, field.value)}
+                </td>
+                <td className="px-3 py-1.5 text-xs">
+                  {field.source ? (
+                    <Link href={`/policies/${field.source.policyId}`} className="hover:underline">
+                      {layerLabel(field.source)}
+                    </Link>
+                  ) : (
+                    <span className="text-muted-foreground">default</span>
+                  )}
+                </td>
+              </tr>
+            ))}
         </tbody>
       </table>
     </div>

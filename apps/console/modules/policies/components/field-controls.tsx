@@ -20,7 +20,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export function BooleanControl({ id, value, onChange, invalid, disabled }: ControlProps<boolean>) {
   const current = value === true ? "on" : value === false ? "off" : "";
   return (
-    <Select id={id} value={current} onChange={(event) => onChange(event.target.value === "on")} aria-invalid={invalid} disabled={disabled} className="w-40">
+    <Select
+      id={id}
+      value={current}
+      onChange={(event) => onChange(event.target.value === "on")}
+      aria-invalid={invalid}
+      disabled={disabled}
+      className="w-40"
+    >
       {current === "" ? <option value="">Invalid: pick one</option> : null}
       <option value="on">On</option>
       <option value="off">Off</option>
@@ -31,10 +38,19 @@ export function BooleanControl({ id, value, onChange, invalid, disabled }: Contr
 export function ChoiceControl({ id, value, onChange, invalid, disabled, choices }: ControlProps<string> & { choices: readonly string[] }) {
   const current = typeof value === "string" && choices.includes(value) ? value : "";
   return (
-    <Select id={id} value={current} onChange={(event) => onChange(event.target.value)} aria-invalid={invalid} disabled={disabled} className="w-40">
+    <Select
+      id={id}
+      value={current}
+      onChange={(event) => onChange(event.target.value)}
+      aria-invalid={invalid}
+      disabled={disabled}
+      className="w-40"
+    >
       {current === "" ? <option value="">Invalid: pick one</option> : null}
       {choices.map((choice) => (
-        <option key={choice} value={choice}>{choice}</option>
+        <option key={choice} value={choice}>
+          {choice}
+        </option>
       ))}
     </Select>
   );
@@ -48,8 +64,18 @@ export function AmountControl({ id, value, onChange, invalid, disabled, unit }: 
   }, [value]); // only an outside change (the JSON view, a restored version) resets the text
   return (
     <div className="flex items-center gap-2">
-      <Input id={id} inputMode="numeric" value={text} aria-invalid={invalid} disabled={disabled} className="w-40"
-        onChange={(event) => { setText(event.target.value); onChange(parseAmount(event.target.value)); }} />
+      <Input
+        id={id}
+        inputMode="numeric"
+        value={text}
+        aria-invalid={invalid}
+        disabled={disabled}
+        className="w-40"
+        onChange={(event) => {
+          setText(event.target.value);
+          onChange(parseAmount(event.target.value));
+        }}
+      />
       {unit ? <span className="text-sm text-muted-foreground">{unit}</span> : null}
     </div>
   );
@@ -67,12 +93,26 @@ export function BytesControl({ id, value, onChange, invalid, disabled }: Control
   };
   return (
     <div className="flex items-center gap-2">
-      <Input id={id} inputMode="decimal" value={state.amount} aria-invalid={invalid} disabled={disabled} className="w-32"
-        onChange={(event) => update({ ...state, amount: event.target.value })} />
-      <Select aria-label="Unit" value={state.unit} disabled={disabled} className="w-24"
-        onChange={(event) => update({ ...state, unit: Number(event.target.value) })}>
+      <Input
+        id={id}
+        inputMode="decimal"
+        value={state.amount}
+        aria-invalid={invalid}
+        disabled={disabled}
+        className="w-32"
+        onChange={(event) => update({ ...state, amount: event.target.value })}
+      />
+      <Select
+        aria-label="Unit"
+        value={state.unit}
+        disabled={disabled}
+        className="w-24"
+        onChange={(event) => update({ ...state, unit: Number(event.target.value) })}
+      >
         {byteUnits.map((unit) => (
-          <option key={unit.label} value={unit.bytes}>{unit.label}</option>
+          <option key={unit.label} value={unit.bytes}>
+            {unit.label}
+          </option>
         ))}
       </Select>
     </div>
@@ -83,8 +123,13 @@ export function BudgetControl({ id, value, onChange, invalid, disabled }: Contro
   const capped = value !== null;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <Select aria-label="Budget cap mode" value={capped ? "cap" : "none"} disabled={disabled} className="w-32"
-        onChange={(event) => onChange(event.target.value === "none" ? null : 8 * 1024 ** 3)}>
+      <Select
+        aria-label="Budget cap mode"
+        value={capped ? "cap" : "none"}
+        disabled={disabled}
+        className="w-32"
+        onChange={(event) => onChange(event.target.value === "none" ? null : 8 * 1024 ** 3)}
+      >
         <option value="none">No cap</option>
         <option value="cap">Cap at</option>
       </Select>
@@ -108,7 +153,10 @@ export function ListControl({ id, value, onChange, invalid, disabled }: ControlP
       disabled={disabled}
       spellCheck={false}
       placeholder="One per line"
-      onChange={(event) => { setText(event.target.value); onChange(linesToList(event.target.value)); }}
+      onChange={(event) => {
+        setText(event.target.value);
+        onChange(linesToList(event.target.value));
+      }}
       className={cn(
         "w-full rounded-md border border-input bg-card px-3 py-2 font-mono text-xs shadow-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring disabled:opacity-50 aria-invalid:border-destructive",
       )}

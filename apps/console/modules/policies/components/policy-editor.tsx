@@ -29,7 +29,11 @@ export interface EditorDelivery {
 
 type View = "form" | RawFormat;
 
-const views = [["form", "Form", ListChecks], ["json", "JSON", Braces], ["yaml", "YAML", FileCode]] as const;
+const views = [
+  ["form", "Form", ListChecks],
+  ["json", "JSON", Braces],
+  ["yaml", "YAML", FileCode],
+] as const;
 
 function isPlainObject(value: unknown): value is PolicyDraft {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -39,7 +43,14 @@ function isPlainObject(value: unknown): value is PolicyDraft {
  * Edits the next version of a policy in a form or as raw JSON or YAML. Every view edits one draft
  * and validates it with @spindle/policy's validatePolicyLayer, as the server does on save.
  */
-export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly, delivery }: {
+export function PolicyEditor({
+  policyId,
+  latest,
+  draft,
+  onDraftChange,
+  readOnly,
+  delivery,
+}: {
   policyId: string;
   latest: PolicyVersionSummary;
   draft: unknown;
@@ -105,12 +116,16 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly,
   async function save() {
     setSaving(true);
     setError(null);
-    const result = await sendJson<{ version: PolicyVersionSummary; delivery: ChangeOutcome }>(`/api/policies/${policyId}/versions`, "POST", {
-      document: draft,
-      comment,
-      basedOnVersion: latest.version,
-      ...(deliveryState?.ok && deliveryState.delivery ? { delivery: deliveryState.delivery } : {}),
-    });
+    const result = await sendJson<{ version: PolicyVersionSummary; delivery: ChangeOutcome }>(
+      `/api/policies/${policyId}/versions`,
+      "POST",
+      {
+        document: draft,
+        comment,
+        basedOnVersion: latest.version,
+        ...(deliveryState?.ok && deliveryState.delivery ? { delivery: deliveryState.delivery } : {}),
+      },
+    );
     setSaving(false);
     if (!result.ok) {
       setServerProblems(result.problems);
@@ -134,8 +149,18 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly,
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div className="inline-flex rounded-lg border bg-card p-0.5" role="tablist" aria-label="Editor view">
           {views.map(([key, label, Icon]) => (
-            <button key={key} type="button" role="tab" aria-selected={view === key} data-testid={`view-${key}`} onClick={() => switchTo(key)}
-              className={cn("inline-flex items-center gap-1.5 rounded-md px-3 py-1 text-sm font-medium", view === key ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground")}>
+            <button
+              key={key}
+              type="button"
+              role="tab"
+              aria-selected={view === key}
+              data-testid={`view-${key}`}
+              onClick={() => switchTo(key)}
+              className={cn(
+                "inline-flex items-center gap-1.5 rounded-md px-3 py-1 text-sm font-medium",
+                view === key ? "bg-accent text-accent-foreground" : "text-muted-foreground hover:text-foreground",
+              )}
+            >
               <Icon className="size-4" aria-hidden /> {label}
             </button>
           ))}
@@ -149,29 +174,54 @@ export function PolicyEditor({ policyId, latest, draft, onDraftChange, readOnly,
       {view === "form" ? (
         <PolicyForm editing={editing} />
       ) : (
-        <PolicyRawEditor format={view} text={rawText} onChange={(text) => editRaw(view, text)} problems={shownProblems} readOnly={readOnly} />
+        <PolicyRawEditor
+          format={view}
+          text={rawText}
+          onChange={(text) => editRaw(view, text)}
+          problems={shownProblems}
+          readOnly={readOnly}
+        />
       )}
 
       {readOnly ? null : (
         <div className="sticky bottom-0 grid gap-3 rounded-xl border bg-card/95 p-4 shadow-sm backdrop-blur" data-testid="save-bar">
           {changes.length > 0 ? (
             <details>
-              <summary className="cursor-pointer text-sm font-medium">{changes.length} change{changes.length === 1 ? "" : "s"} since version {latest.version}</summary>
-              <div className="mt-2"><DiffTable entries={changes} /></div>
+              <summary className="cursor-pointer text-sm font-medium">
+                {changes.length} change{changes.length === 1 ? "" : "s"} since version {latest.version}
+              </summary>
+              <div className="mt-2">
+                <DiffTable entries={changes} />
+              </div>
             </details>
           ) : (
             <p className="text-sm text-muted-foreground">No changes since version {latest.version}.</p>
           )}
           {reach.servers.length > 0 ? (
-            <DeliveryChoice defaultMode={defaultDeliveryMode(reach, delivery.rolloutsRequired)} reach={reach.description} servers={reach.servers} onChange={setDeliveryState} />
+            <DeliveryChoice
+              defaultMode={defaultDeliveryMode(reach, delivery.rolloutsRequired)}
+              reach={reach.description}
+              servers={reach.servers}
+              onChange={setDeliveryState}
+            />
           ) : null}
           <FormError message={error} />
           <div className="flex flex-col gap-2 sm:flex-row sm:items-end">
             <div className="grid flex-1 gap-1.5">
               <Label htmlFor="version-comment">What changed and why</Label>
-              <Input id="version-comment" value={comment} maxLength={500} onChange={(event) => setComment(event.target.value)} placeholder="e.g. raise the cache budget for the nightly batch" />
+              <Input
+                id="version-comment"
+                value={comment}
+                maxLength={500}
+                onChange={(event) => setComment(event.target.value)}
+                placeholder="e.g. raise the cache budget for the nightly batch"
+              />
             </div>
-            <Button onClick={save} disabled={saving || changes.length === 0 || shownProblems.length > 0 || (reach.servers.length > 0 && !deliveryState?.ok)} data-testid="save-version">
+            <Button
+              onClick={save}
+              disabled={saving || changes.length === 0 || shownProblems.length > 0 || (reach.servers.length > 0 && !deliveryState?.ok)}
+              data-testid="save-version"
+            >
               <Save /> {saving ? "Saving…" : `Save as version ${latest.version + 1}`}
             </Button>
           </div>

@@ -22,7 +22,13 @@ export interface FieldEditing {
  * One field of a policy layer: "Set in this policy" decides whether the layer sets it or
  * inherits it; when set, the control edits it and the schema's problems show beneath.
  */
-export function PolicyFieldRow({ segments, label, hint, editing, children }: {
+export function PolicyFieldRow({
+  segments,
+  label,
+  hint,
+  editing,
+  children,
+}: {
   segments: readonly string[];
   label: string;
   hint: string;
@@ -36,7 +42,14 @@ export function PolicyFieldRow({ segments, label, hint, editing, children }: {
   const problems = problemsAt(editing.problems, path);
   const fallback = getAt(policyDefaults, segments);
   return (
-    <div className={cn("grid gap-2 border-b py-3 last:border-b-0 sm:grid-cols-[14rem_1fr] sm:gap-4", problems.length > 0 && "bg-destructive/5")} data-field={path} data-set={isSet}>
+    <div
+      className={cn(
+        "grid gap-2 border-b py-3 last:border-b-0 sm:grid-cols-[14rem_1fr] sm:gap-4",
+        problems.length > 0 && "bg-destructive/5",
+      )}
+      data-field={path}
+      data-set={isSet}
+    >
       <div className="grid content-start gap-1">
         <Label htmlFor={id}>{label}</Label>
         <label className="flex items-center gap-1.5 text-xs text-muted-foreground">
@@ -52,7 +65,13 @@ export function PolicyFieldRow({ segments, label, hint, editing, children }: {
       </div>
       <div className="grid min-w-0 gap-1.5">
         {isSet ? (
-          children({ id, value, invalid: problems.length > 0, disabled: editing.readOnly, onChange: (next) => editing.onChange(segments, next) })
+          children({
+            id,
+            value,
+            invalid: problems.length > 0,
+            disabled: editing.readOnly,
+            onChange: (next) => editing.onChange(segments, next),
+          })
         ) : (
           <p className="py-1.5 text-sm text-muted-foreground">
             Inherited <span className="text-xs">(default: {formatPolicyValue(path, fallback).replace(/\n/g, ", ")})</span>

@@ -43,16 +43,22 @@ export function PolicyForm({ editing }: { editing: FieldEditing }) {
                   <code>{problem.path || "policy"}</code>: {problem.message}
                 </li>
               ))}
-              {extra.filter((path) => !elsewhere.some((problem) => problem.path === path)).map((path) => (
-                <li key={path}><code>{path}</code> is set; edit it in the JSON view.</li>
-              ))}
+              {extra
+                .filter((path) => !elsewhere.some((problem) => problem.path === path))
+                .map((path) => (
+                  <li key={path}>
+                    <code>{path}</code> is set; edit it in the JSON view.
+                  </li>
+                ))}
             </ul>
           </AlertDescription>
         </Alert>
       ) : null}
       {policySections.map((section) => (
         <section key={section.key} className="grid gap-1" aria-labelledby={`section-${section.key}`}>
-          <h3 id={`section-${section.key}`} className="font-semibold">{section.title}</h3>
+          <h3 id={`section-${section.key}`} className="font-semibold">
+            {section.title}
+          </h3>
           <p className="text-sm text-muted-foreground">{section.description}</p>
           <div className="mt-2 rounded-lg border bg-card px-4">
             {section.fields.map((field, index) => (

@@ -3,7 +3,13 @@ import { cn } from "@/lib/utils";
 import { rawFormatLabel, type RawFormat, type RawProblem } from "../lib/raw-format";
 
 /** The raw layer as JSON or YAML, for power users and for fields the form does not show. */
-export function PolicyRawEditor({ format, text, onChange, problems, readOnly }: {
+export function PolicyRawEditor({
+  format,
+  text,
+  onChange,
+  problems,
+  readOnly,
+}: {
   format: RawFormat;
   text: string;
   onChange: (text: string) => void;

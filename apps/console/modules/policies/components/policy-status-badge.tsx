@@ -9,5 +9,9 @@ const look: Record<PolicyStatusState, { label: string; variant: "success" | "war
 };
 
 export function PolicyStatusBadge({ state }: { state: PolicyStatusState }) {
-  return <Badge variant={look[state].variant} data-testid="policy-status" data-status={state}>{look[state].label}</Badge>;
+  return (
+    <Badge variant={look[state].variant} data-testid="policy-status" data-status={state}>
+      {look[state].label}
+    </Badge>
+  );
 }

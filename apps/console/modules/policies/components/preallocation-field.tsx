@@ -34,15 +34,29 @@ export function PreallocationField({ editing }: { editing: FieldEditing }) {
                 // biome-ignore lint/suspicious/noArrayIndexKey: the rules are the document's array, controlled inputs with no id; position is their identity
                 <div key={index} className="grid gap-1 rounded-md border bg-background p-2" data-testid="preallocation-rule">
                   <div className="flex flex-wrap items-center gap-2">
-                    <Input aria-label={`Rule ${index + 1} pattern`} className="min-w-48 flex-1 font-mono text-xs" disabled={disabled}
-                      value={typeof rule.pattern === "string" ? rule.pattern : ""} placeholder="/var/lib/postgresql/16/main/pg_wal/*"
+                    <Input
+                      aria-label={`Rule ${index + 1} pattern`}
+                      className="min-w-48 flex-1 font-mono text-xs"
+                      disabled={disabled}
+                      value={typeof rule.pattern === "string" ? rule.pattern : ""}
+                      placeholder="/var/lib/postgresql/16/main/pg_wal/*"
                       aria-invalid={problemsAt(editing.problems, `${rulePath}.pattern`).length > 0}
-                      onChange={(event) => update(index, { pattern: event.target.value })} />
-                    <BytesControl id={`rule-${index}-chunk`} value={rule.chunkBytes ?? chunkBytes.default} disabled={disabled}
+                      onChange={(event) => update(index, { pattern: event.target.value })}
+                    />
+                    <BytesControl
+                      id={`rule-${index}-chunk`}
+                      value={rule.chunkBytes ?? chunkBytes.default}
+                      disabled={disabled}
                       invalid={problemsAt(editing.problems, `${rulePath}.chunkBytes`).length > 0}
-                      onChange={(chunk) => update(index, { chunkBytes: chunk })} />
-                    <Button variant="ghost" size="icon" aria-label={`Remove rule ${index + 1}`} disabled={disabled}
-                      onClick={() => onChange(rules.filter((_, i) => i !== index))}>
+                      onChange={(chunk) => update(index, { chunkBytes: chunk })}
+                    />
+                    <Button
+                      variant="ghost"
+                      size="icon"
+                      aria-label={`Remove rule ${index + 1}`}
+                      disabled={disabled}
+                      onClick={() => onChange(rules.filter((_, i) => i !== index))}
+                    >
                       <Trash2 />
                     </Button>
                   </div>
@@ -51,7 +65,12 @@ export function PreallocationField({ editing }: { editing: FieldEditing }) {
               );
             })}
             <div>
-              <Button variant="outline" size="sm" disabled={disabled} onClick={() => onChange([...rules, { pattern: "", chunkBytes: chunkBytes.default }])}>
+              <Button
+                variant="outline"
+                size="sm"
+                disabled={disabled}
+                onClick={() => onChange([...rules, { pattern: "", chunkBytes: chunkBytes.default }])}
+              >
                 <Plus /> Add rule
               </Button>
             </div>

@@ -16,7 +16,11 @@ import type { ChangeOutcome } from "@/modules/rollouts/types/rollout";
  * target has at most one policy: assigning another replaces it. The policy and the server must
  * belong to the caller's organisation (the database's composite keys refuse it too).
  */
-export async function assignPolicy(db: Db, actor: PolicyActor, rawInput: CreateAssignmentInput): Promise<{ assignment: AssignmentSummary; delivery: ChangeOutcome }> {
+export async function assignPolicy(
+  db: Db,
+  actor: PolicyActor,
+  rawInput: CreateAssignmentInput,
+): Promise<{ assignment: AssignmentSummary; delivery: ChangeOutcome }> {
   requirePolicyPermission(actor, "assign");
   const input = createAssignmentInput.parse(rawInput);
   if (!isUuid(input.policyId)) throw notFound("This policy");
@@ -24,20 +28,39 @@ export async function assignPolicy(db: Db, actor: PolicyActor, rawInput: CreateA
 
   return inOrg(db, actor.orgId, async (tx) => {
     const sql = sqlOfPrisma(tx);
-    const target = { scope: input.scope, tag: input.scope === "tag" ? input.tag : null, serverId: input.scope === "server" ? input.serverId : null };
+    const target = {
+      scope: input.scope,
+      tag: input.scope === "tag" ? input.tag : null,
+      serverId: input.scope === "server" ? input.serverId : null,
+    };
     const slot = await slotAt(sql, actor.orgId, target, input.policyId);
     let assignment: AssignmentSummary | undefined;
-    const delivery = await startChange(sql, actor, { kind: "assignment", title: "Assignment", policyId: input.policyId, slots: [slot] }, input.delivery, async () => {
-      assignment = await assignPolicyInTransaction(tx, actor, input);
-      const where = input.scope === "organization" ? "the organisation default" : input.scope === "tag" ? `tag ${input.tag}` : `server ${assignment.serverHostname ?? ""}`;
-      return { title: `Assign “${assignment.policyName}” to ${where}` };
-    });
+    const delivery = await startChange(
+      sql,
+      actor,
+      { kind: "assignment", title: "Assignment", policyId: input.policyId, slots: [slot] },
+      input.delivery,
+      async () => {
+        assignment = await assignPolicyInTransaction(tx, actor, input);
+        const where =
+          input.scope === "organization"
+            ? "the organisation default"
+            : input.scope === "tag"
+              ? `tag ${input.tag}`
+              : `server ${assignment.serverHostname ?? ""}`;
+        return { title: `Assign “${assignment.policyName}” to ${where}` };
+      },
+    );
     return { assignment: assignment!, delivery };
   });
 }
 
 /** The assignment itself, inside the caller's transaction (input already parsed). */
-export async function assignPolicyInTransaction(tx: OrgTransaction, actor: PolicyActor, input: CreateAssignmentInput): Promise<AssignmentSummary> {
+export async function assignPolicyInTransaction(
+  tx: OrgTransaction,
+  actor: PolicyActor,
+  input: CreateAssignmentInput,
+): Promise<AssignmentSummary> {
   const policy = await lockPolicy(tx, actor.orgId, input.policyId);
   if (!policy) throw notFound("This policy");
   if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before assigning it.`);

@@ -20,7 +20,13 @@ const vectors = readdirSync(vectorsDir)
 
 function source(index: number, count: number): LayerSource {
   const scope = index === 0 ? "organization" : index === count - 1 ? "server" : "tag";
-  return { scope, tag: scope === "tag" ? `tag-${index}` : null, policyId: `policy-${index}`, policyName: `layer ${index}`, version: index + 1 };
+  return {
+    scope,
+    tag: scope === "tag" ? `tag-${index}` : null,
+    policyId: `policy-${index}`,
+    policyName: `layer ${index}`,
+    version: index + 1,
+  };
 }
 
 const asLayers = (documents: Record<string, unknown>[]): EffectiveLayer[] =>
@@ -38,7 +44,10 @@ describe("effective policy", () => {
         assert.equal(effective.hash, policyHash(vector.normalised));
       } else {
         assert.ok(!effective.ok);
-        assert.deepEqual(effective.problems.map(({ path, code }) => ({ path, code })), vector.errors);
+        assert.deepEqual(
+          effective.problems.map(({ path, code }) => ({ path, code })),
+          vector.errors,
+        );
       }
     });
   }
@@ -48,12 +57,19 @@ describe("effective policy", () => {
     assert.ok(effective.ok);
     assert.equal(effective.policy.readCache.enabled, false);
     assert.equal(effective.policy.telemetry.intervalSeconds, 10);
-    assert.ok(effective.fields.every((field) => field.source === null), "every value is a default");
+    assert.ok(
+      effective.fields.every((field) => field.source === null),
+      "every value is a default",
+    );
   });
 
   it("says which layer set each value: the last one that sets it, or the default", () => {
     const layers = asLayers([
-      { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"], budgetBytes: 8589934592 }, telemetry: { intervalSeconds: 30 } },
+      {
+        schemaVersion: 1,
+        readCache: { enabled: true, include: ["/srv/db/**"], budgetBytes: 8589934592 },
+        telemetry: { intervalSeconds: 30 },
+      },
       { schemaVersion: 1, readCache: { budgetBytes: null } },
       { schemaVersion: 1, telemetry: { intervalSeconds: 5, fragmentationScan: { paths: ["/srv/db"] } } },
     ]);
@@ -74,18 +90,28 @@ describe("effective policy", () => {
   });
 
   it("reports the merged result's problems and still shows where values came from", () => {
-    const effective = computeEffectivePolicy(asLayers([
-      { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"] } },
-      { schemaVersion: 1, readCache: { pin: ["/srv/other"] } },
-    ]));
+    const effective = computeEffectivePolicy(
+      asLayers([
+        { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"] } },
+        { schemaVersion: 1, readCache: { pin: ["/srv/other"] } },
+      ]),
+    );
     assert.ok(!effective.ok);
-    assert.deepEqual(effective.problems.map(({ path, code }) => [path, code]), [["readCache.pin[0]", "pin_not_included"]]);
+    assert.deepEqual(
+      effective.problems.map(({ path, code }) => [path, code]),
+      [["readCache.pin[0]", "pin_not_included"]],
+    );
     assert.equal(effective.fields.find((field) => field.path === "readCache.pin")?.source?.scope, "server");
   });
 
   it("hashes equal policies equally, whichever layers produced them", () => {
     const inOne = computeEffectivePolicy(asLayers([{ schemaVersion: 1, telemetry: { ebpf: "off", intervalSeconds: 20 } }]));
-    const inTwo = computeEffectivePolicy(asLayers([{ schemaVersion: 1, telemetry: { intervalSeconds: 20 } }, { schemaVersion: 1, telemetry: { ebpf: "off" } }]));
+    const inTwo = computeEffectivePolicy(
+      asLayers([
+        { schemaVersion: 1, telemetry: { intervalSeconds: 20 } },
+        { schemaVersion: 1, telemetry: { ebpf: "off" } },
+      ]),
+    );
     assert.ok(inOne.ok && inTwo.ok);
     assert.equal(inOne.hash, inTwo.hash);
     const other = computeEffectivePolicy(asLayers([{ schemaVersion: 1, telemetry: { intervalSeconds: 21, ebpf: "off" } }]));

@@ -1,6 +1,13 @@
 // A server's effective policy: its layers merged with @spindle/policy's inheritance rules, the
 // defaults applied, where each value came from, and the hash the gateway sends with it.
-import { assignmentsDuringRollouts, layersForServer, mergeLayers, type AssignmentScope, type HeldSlot, type PolicyDocument } from "@spindle/policy";
+import {
+  assignmentsDuringRollouts,
+  layersForServer,
+  mergeLayers,
+  type AssignmentScope,
+  type HeldSlot,
+  type PolicyDocument,
+} from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
 import type { OrgTransaction } from "@/lib/db";
 import type { EffectiveLayer, EffectivePolicy } from "../types/policy";
@@ -70,7 +77,17 @@ export async function loadPolicyLayers(
 
 /** The slots running rollouts hold at their previous layer for this server (spindle_rollout_held_slots). */
 async function loadHeldSlots(tx: OrgTransaction, orgId: string, serverId: string): Promise<HeldSlot<AssignedLayer>[]> {
-  const rows = await tx.$queryRaw<{ scope: AssignmentScope; tag: string | null; slot_server_id: string | null; policy_id: string | null; policy_name: string | null; version: number | null; document: unknown }[]>`
+  const rows = await tx.$queryRaw<
+    {
+      scope: AssignmentScope;
+      tag: string | null;
+      slot_server_id: string | null;
+      policy_id: string | null;
+      policy_name: string | null;
+      version: number | null;
+      document: unknown;
+    }[]
+  >`
     SELECT h.scope, h.tag, h.slot_server_id::text, p.id::text AS policy_id, p.name AS policy_name, v.version, v.document
     FROM spindle_rollout_held_slots(${orgId}, ARRAY[${serverId}::uuid]) h
     JOIN rollouts r ON r.id = h.rollout_id
@@ -79,9 +96,10 @@ async function loadHeldSlots(tx: OrgTransaction, orgId: string, serverId: string
     ORDER BY r.created_at, r.id`;
   return rows.map((row) => {
     const target = { scope: row.scope, tag: row.tag, serverId: row.slot_server_id };
-    const previous = row.policy_id && row.policy_name && row.version !== null
-      ? { ...target, policy: { id: row.policy_id, name: row.policy_name, versions: [{ version: row.version, document: row.document }] } }
-      : null;
+    const previous =
+      row.policy_id && row.policy_name && row.version !== null
+        ? { ...target, policy: { id: row.policy_id, name: row.policy_name, versions: [{ version: row.version, document: row.document }] } }
+        : null;
     return { target, previous };
   });
 }

@@ -17,8 +17,14 @@ describe("policy form model", () => {
   it("maps problem paths onto the field and its entries", () => {
     const result = validatePolicyLayer({ schemaVersion: 1, readCache: { pin: ["/ok", "bad"], include: ["x"] } });
     assert.ok(!result.ok);
-    assert.deepEqual(problemsAt(result.problems, "readCache.pin").map((p) => p.path), ["readCache.pin[1]"]);
-    assert.deepEqual(problemsAt(result.problems, "readCache.include").map((p) => p.path), ["readCache.include[0]"]);
+    assert.deepEqual(
+      problemsAt(result.problems, "readCache.pin").map((p) => p.path),
+      ["readCache.pin[1]"],
+    );
+    assert.deepEqual(
+      problemsAt(result.problems, "readCache.include").map((p) => p.path),
+      ["readCache.include[0]"],
+    );
     assert.deepEqual(problemsAt(result.problems, "readCache.in"), [], "a prefix of a name is not the field");
   });
 

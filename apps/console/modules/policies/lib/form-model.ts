@@ -55,7 +55,10 @@ export function listToLines(value: unknown): string {
 }
 
 export function linesToList(text: string): string[] {
-  return text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
 }
 
 export const byteUnits = [
@@ -66,7 +69,8 @@ export const byteUnits = [
 
 /** 2147483648 → { amount: "2", unit: "GiB" }: the largest unit that divides it exactly. */
 export function splitBytes(bytes: unknown): { amount: string; unit: number } {
-  if (typeof bytes !== "number" || !Number.isFinite(bytes)) return { amount: bytes === undefined || bytes === null ? "" : String(bytes), unit: byteUnits[0].bytes };
+  if (typeof bytes !== "number" || !Number.isFinite(bytes))
+    return { amount: bytes === undefined || bytes === null ? "" : String(bytes), unit: byteUnits[0].bytes };
   const unit = [...byteUnits].reverse().find((candidate) => bytes !== 0 && bytes % candidate.bytes === 0) ?? byteUnits[0];
   return { amount: String(bytes / unit.bytes), unit: unit.bytes };
 }

@@ -29,7 +29,10 @@ export async function readPolicy(tx: OrgTransaction, orgId: string, policyId: st
       })
     : null;
   if (!row) throw notFound("This policy");
-  const authors = await findAuthors(tx, row.versions.map((version) => version.createdBy));
+  const authors = await findAuthors(
+    tx,
+    row.versions.map((version) => version.createdBy),
+  );
   return {
     id: row.id,
     name: row.name,

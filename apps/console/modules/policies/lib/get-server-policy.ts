@@ -12,7 +12,10 @@ export async function getServerPolicy(db: Db, orgId: string, serverId: string): 
 
 async function readServerPolicy(tx: OrgTransaction, orgId: string, serverId: string): Promise<ServerPolicyView> {
   const server = isUuid(serverId)
-    ? await tx.server.findFirst({ where: { id: serverId, orgId }, select: { id: true, hostname: true, tags: true, agentVersion: true, policyStatus: true } })
+    ? await tx.server.findFirst({
+        where: { id: serverId, orgId },
+        select: { id: true, hostname: true, tags: true, agentVersion: true, policyStatus: true },
+      })
     : null;
   if (!server) throw notFound("This server");
   const effective = await effectivePolicyOfServer(tx, orgId, server);

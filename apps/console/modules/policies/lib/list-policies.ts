@@ -7,7 +7,11 @@ export async function listPolicies(db: Db, orgId: string, options: { includeArch
   return inOrg(db, orgId, (tx) => readPolicies(tx, orgId, options));
 }
 
-async function readPolicies(tx: OrgTransaction, orgId: string, { includeArchived = false }: { includeArchived?: boolean }): Promise<PolicySummary[]> {
+async function readPolicies(
+  tx: OrgTransaction,
+  orgId: string,
+  { includeArchived = false }: { includeArchived?: boolean },
+): Promise<PolicySummary[]> {
   const rows = await tx.policy.findMany({
     where: { orgId, ...(includeArchived ? {} : { archivedAt: null }) },
     orderBy: { name: "asc" },
@@ -21,19 +25,24 @@ async function readPolicies(tx: OrgTransaction, orgId: string, { includeArchived
       assignments: { select: assignmentSelect },
     },
   });
-  const authors = await findAuthors(tx, rows.map((row) => row.versions[0]?.createdBy ?? null));
+  const authors = await findAuthors(
+    tx,
+    rows.map((row) => row.versions[0]?.createdBy ?? null),
+  );
   return rows.flatMap((row) => {
     const latest = row.versions[0];
     if (!latest) return [];
     const { document: _document, ...latestVersion } = summariseVersion(latest, authors);
-    return [{
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      createdAt: row.createdAt.toISOString(),
-      archivedAt: row.archivedAt?.toISOString() ?? null,
-      latestVersion,
-      assignments: row.assignments.map(summariseAssignment).sort(compareAssignments),
-    }];
+    return [
+      {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        createdAt: row.createdAt.toISOString(),
+        archivedAt: row.archivedAt?.toISOString() ?? null,
+        latestVersion,
+        assignments: row.assignments.map(summariseAssignment).sort(compareAssignments),
+      },
+    ];
   });
 }

@@ -71,10 +71,20 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
 
   describe("versions", () => {
     it("creates a policy with version 1 and numbers every save after it", async () => {
-      const policy = await createPolicy(db, owner, { name: "Postgres", description: "database servers", document: cacheOn, comment: "first cut" });
-      assert.deepEqual(policy.versions.map((v) => [v.version, v.comment, v.createdBy?.id]), [[1, "first cut", owner.userId]]);
+      const policy = await createPolicy(db, owner, {
+        name: "Postgres",
+        description: "database servers",
+        document: cacheOn,
+        comment: "first cut",
+      });
+      assert.deepEqual(
+        policy.versions.map((v) => [v.version, v.comment, v.createdBy?.id]),
+        [[1, "first cut", owner.userId]],
+      );
       const saved = await savePolicyVersion(db, owner, policy.id, {
-        document: { ...cacheOn, readCache: { ...cacheOn.readCache, prefetch: true } }, comment: "prefetch", basedOnVersion: 1,
+        document: { ...cacheOn, readCache: { ...cacheOn.readCache, prefetch: true } },
+        comment: "prefetch",
+        basedOnVersion: 1,
       });
       assert.equal(saved.version.version, 2);
       assert.deepEqual(saved.delivery, { mode: "now", reason: "this change does not need a rollout" });
@@ -84,31 +94,47 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       ]);
       assert.deepEqual(racing.map((v) => v.version.version).sort(), [3, 4], "concurrent saves take distinct numbers");
       const detail = await getPolicy(db, owner.orgId, policy.id);
-      assert.deepEqual(detail.versions.map((v) => v.version), [4, 3, 2, 1]);
+      assert.deepEqual(
+        detail.versions.map((v) => v.version),
+        [4, 3, 2, 1],
+      );
       assert.deepEqual(detail.versions.at(-1)?.document, cacheOn, "each version keeps its own document");
     });
 
     it("refuses an invalid layer with every problem's path and code", async () => {
       await assert.rejects(
-        createPolicy(db, owner, { name: "broken", document: { schemaVersion: 1, readCache: { budgetPercentOfAvailable: 95, pin: ["relative/path"], colour: "red" } } }),
+        createPolicy(db, owner, {
+          name: "broken",
+          document: { schemaVersion: 1, readCache: { budgetPercentOfAvailable: 95, pin: ["relative/path"], colour: "red" } },
+        }),
         (error: { status: number; extra: { errors: { path: string; code: string }[] } }) => {
           assert.equal(error.status, 422);
-          assert.deepEqual(error.extra.errors.map(({ path, code }) => [path, code]), [
-            ["readCache.budgetPercentOfAvailable", "too_big"],
-            ["readCache.colour", "unknown_field"],
-            ["readCache.pin[0]", "not_absolute_path"],
-          ]);
+          assert.deepEqual(
+            error.extra.errors.map(({ path, code }) => [path, code]),
+            [
+              ["readCache.budgetPercentOfAvailable", "too_big"],
+              ["readCache.colour", "unknown_field"],
+              ["readCache.pin[0]", "not_absolute_path"],
+            ],
+          );
           return true;
         },
       );
-      assert.equal((await listPolicies(db, owner.orgId)).some((p) => p.name === "broken"), false, "nothing is stored");
+      assert.equal(
+        (await listPolicies(db, owner.orgId)).some((p) => p.name === "broken"),
+        false,
+        "nothing is stored",
+      );
     });
 
     it("refuses a duplicate name (any case), a stale save and a save that changes nothing", async () => {
       await assert.rejects(createPolicy(db, owner, { name: "postgres" }), { status: 409 });
       const policy = await createPolicy(db, owner, { name: "Web" });
       await savePolicyVersion(db, owner, policy.id, { document: cacheOn, basedOnVersion: 1 });
-      await assert.rejects(savePolicyVersion(db, owner, policy.id, { document: { schemaVersion: 1 }, basedOnVersion: 1 }), /Version 2 was saved after you opened version 1/);
+      await assert.rejects(
+        savePolicyVersion(db, owner, policy.id, { document: { schemaVersion: 1 }, basedOnVersion: 1 }),
+        /Version 2 was saved after you opened version 1/,
+      );
       await assert.rejects(savePolicyVersion(db, owner, policy.id, { document: cacheOn }), /exactly version 2/);
     });
 
@@ -124,7 +150,11 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       const server = await createServer(db.prisma, owner.orgId, "db-7");
       const make = async (name: string, document: Record<string, unknown>) => (await createPolicy(db, owner, { name, document })).id;
       const orgDefault = await make("Default", { schemaVersion: 1, telemetry: { intervalSeconds: 30, ebpf: "auto" } });
-      const alpha = await make("Alpha", { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/**"] }, telemetry: { ebpf: "off" } });
+      const alpha = await make("Alpha", {
+        schemaVersion: 1,
+        readCache: { enabled: true, include: ["/srv/**"] },
+        telemetry: { ebpf: "off" },
+      });
       const beta = await make("Beta", { schemaVersion: 1, telemetry: { ebpf: "on" } });
       const own = await make("db-7 only", { schemaVersion: 1, readCache: { pin: ["/srv/db/catalogue"] } });
 
@@ -136,19 +166,25 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
 
       const untagged = await getServerPolicy(db, owner.orgId, server.id);
       assert.ok(!untagged.effective.ok, "the server's pin needs the cache a tag enables");
-      assert.deepEqual(untagged.effective.problems.map((p) => p.code), ["pin_requires_read_cache"]);
+      assert.deepEqual(
+        untagged.effective.problems.map((p) => p.code),
+        ["pin_requires_read_cache"],
+      );
       assert.equal(untagged.status.state, "invalid");
 
       const retagged = await notificationsOf(() => setServerTags(db, owner, server.id, { tags: ["beta", " ALPHA ", "beta"] }));
       assert.deepEqual(retagged, [{ orgId: owner.orgId }]);
       const view = await getServerPolicy(db, owner.orgId, server.id);
       assert.deepEqual(view.tags, ["alpha", "beta"]);
-      assert.deepEqual(view.effective.layers.map((layer) => [layer.source.scope, layer.source.tag, layer.source.policyName, layer.source.version]), [
-        ["organization", null, "Default", 1],
-        ["tag", "alpha", "Alpha", 1],
-        ["tag", "beta", "Beta", 1],
-        ["server", null, "db-7 only", 1],
-      ]);
+      assert.deepEqual(
+        view.effective.layers.map((layer) => [layer.source.scope, layer.source.tag, layer.source.policyName, layer.source.version]),
+        [
+          ["organization", null, "Default", 1],
+          ["tag", "alpha", "Alpha", 1],
+          ["tag", "beta", "Beta", 1],
+          ["server", null, "db-7 only", 1],
+        ],
+      );
       assert.ok(view.effective.ok);
       assert.equal(view.effective.policy.telemetry.ebpf, "on", "beta comes after alpha");
       assert.equal(view.effective.policy.telemetry.intervalSeconds, 30);
@@ -159,8 +195,15 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
 
       // The gateway records the agent's RemoteConfigStatus for this very policy.
       await db.prisma.serverPolicyStatus.create({
-        data: { orgId: owner.orgId, serverId: server.id, desiredVersionHash: view.effective.hash, appliedHash: view.effective.hash,
-          status: "applied", reportedAt: new Date(), appliedAt: new Date("2026-11-21T10:00:00Z") },
+        data: {
+          orgId: owner.orgId,
+          serverId: server.id,
+          desiredVersionHash: view.effective.hash,
+          appliedHash: view.effective.hash,
+          status: "applied",
+          reportedAt: new Date(),
+          appliedAt: new Date("2026-11-21T10:00:00Z"),
+        },
       });
       const applied = await getServerPolicy(db, owner.orgId, server.id);
       assert.equal(applied.status.state, "applied");
@@ -174,8 +217,15 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       // An agent built before readCache.holdoutPercent refuses the policy, which has it by default.
       assert.ok(changed.effective.ok);
       await db.prisma.server.update({ where: { id: server.id }, data: { agentVersion: "0.1.0" } });
-      await db.prisma.serverPolicyStatus.update({ where: { serverId: server.id }, data: { desiredVersionHash: changed.effective.hash, status: "failed",
-        message: "invalid policy: readCache.holdoutPercent: is not a policy field: check its spelling and section against the policy reference" } });
+      await db.prisma.serverPolicyStatus.update({
+        where: { serverId: server.id },
+        data: {
+          desiredVersionHash: changed.effective.hash,
+          status: "failed",
+          message:
+            "invalid policy: readCache.holdoutPercent: is not a policy field: check its spelling and section against the policy reference",
+        },
+      });
       const refused = await getServerPolicy(db, owner.orgId, server.id);
       assert.equal(refused.status.state, "failed");
       assert.deepEqual(refused.status.olderAgent, { agentVersion: "0.1.0", fields: ["readCache.holdoutPercent"] });
@@ -200,8 +250,14 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       await removeAssignment(db, owner, assignment.id);
       const archived = await updatePolicy(db, owner, policy.id, { archived: true });
       assert.ok(archived.archivedAt);
-      assert.equal((await listPolicies(db, owner.orgId)).some((p) => p.id === policy.id), false);
-      assert.equal((await listPolicies(db, owner.orgId, { includeArchived: true })).some((p) => p.id === policy.id), true);
+      assert.equal(
+        (await listPolicies(db, owner.orgId)).some((p) => p.id === policy.id),
+        false,
+      );
+      assert.equal(
+        (await listPolicies(db, owner.orgId, { includeArchived: true })).some((p) => p.id === policy.id),
+        true,
+      );
       await assert.rejects(savePolicyVersion(db, owner, policy.id, { document: cacheOn }), { status: 409 });
       await assert.rejects(assignPolicy(db, owner, { scope: "organization", policyId: policy.id }), { status: 409 });
     });
@@ -209,13 +265,23 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
     it("writes an audit row for every change, with who did it", async () => {
       const { entries } = await listAuditLog(db, owner.orgId);
       const actions = new Set(entries.map((entry) => entry.action));
-      for (const action of ["policy.created", "policy.version_saved", "policy.assigned", "policy.unassigned", "policy.archived", "server.tags_changed"]) {
+      for (const action of [
+        "policy.created",
+        "policy.version_saved",
+        "policy.assigned",
+        "policy.unassigned",
+        "policy.archived",
+        "server.tags_changed",
+      ]) {
         assert.ok(actions.has(action), `${action} is in the audit log`);
       }
       const tags = entries.find((entry) => entry.action === "server.tags_changed");
       assert.deepEqual(tags?.details, { hostname: "db-7", before: [], after: ["alpha", "beta"] });
       assert.equal(tags?.actor?.name, "Acme owner");
-      assert.ok(entries.every((entry, index) => index === 0 || Number(entries[index - 1]!.id) > Number(entry.id)), "newest first");
+      assert.ok(
+        entries.every((entry, index) => index === 0 || Number(entries[index - 1]!.id) > Number(entry.id)),
+        "newest first",
+      );
     });
   });
 
@@ -230,14 +296,20 @@ describe("policies", { skip: skipWithoutDatabase }, () => {
       await assert.rejects(savePolicyVersion(db, other, ours.id, { document: { schemaVersion: 1 } }), { status: 404 });
       await assert.rejects(updatePolicy(db, other, ours.id, { archived: true }), { status: 404 });
       await assert.rejects(assignPolicy(db, other, { scope: "organization", policyId: ours.id }), { status: 404 });
-      await assert.rejects(assignPolicy(db, other, { scope: "server", serverId: ourServer.id, policyId: theirs.id }), { status: 404 },
-        "an assignment to another organisation's server is refused");
+      await assert.rejects(
+        assignPolicy(db, other, { scope: "server", serverId: ourServer.id, policyId: theirs.id }),
+        { status: 404 },
+        "an assignment to another organisation's server is refused",
+      );
       await assert.rejects(removeAssignment(db, other, ourAssignment.id), { status: 404 });
       await assert.rejects(getServerPolicy(db, other.orgId, ourServer.id), { status: 404 });
       await assert.rejects(setServerTags(db, other, ourServer.id, { tags: ["mine"] }), { status: 404 });
 
       const theirList = await listPolicies(db, other.orgId, { includeArchived: true });
-      assert.deepEqual(theirList.map((p) => p.name), ["Theirs"]);
+      assert.deepEqual(
+        theirList.map((p) => p.name),
+        ["Theirs"],
+      );
       const theirAudit = await listAuditLog(db, other.orgId);
       assert.ok(theirAudit.entries.every((entry) => entry.target !== ours.id && entry.target !== ourServer.id));
       assert.equal((await getPolicy(db, owner.orgId, ours.id)).versions.length, 1, "our policy is untouched");

@@ -5,8 +5,16 @@ import { diffPolicyDocuments } from "./policy-diff";
 
 describe("policy diff", () => {
   it("lists added, removed and changed fields by path, lists as one value", () => {
-    const before = { schemaVersion: 1, readCache: { enabled: true, include: ["/a"], budgetBytes: 8589934592 }, telemetry: { ebpf: "auto" } };
-    const after = { schemaVersion: 1, readCache: { enabled: true, include: ["/a", "/b"], prefetch: true }, writeOptimization: { enabled: true } };
+    const before = {
+      schemaVersion: 1,
+      readCache: { enabled: true, include: ["/a"], budgetBytes: 8589934592 },
+      telemetry: { ebpf: "auto" },
+    };
+    const after = {
+      schemaVersion: 1,
+      readCache: { enabled: true, include: ["/a", "/b"], prefetch: true },
+      writeOptimization: { enabled: true },
+    };
     assert.deepEqual(diffPolicyDocuments(before, after), [
       { path: "readCache.include", kind: "changed", before: ["/a"], after: ["/a", "/b"] },
       { path: "readCache.prefetch", kind: "added", after: true },
@@ -23,9 +31,10 @@ describe("policy diff", () => {
   });
 
   it("treats null as a value: setting a cap to null is a change", () => {
-    assert.deepEqual(diffPolicyDocuments({ schemaVersion: 1, readCache: { budgetBytes: 1 } }, { schemaVersion: 1, readCache: { budgetBytes: null } }), [
-      { path: "readCache.budgetBytes", kind: "changed", before: 1, after: null },
-    ]);
+    assert.deepEqual(
+      diffPolicyDocuments({ schemaVersion: 1, readCache: { budgetBytes: 1 } }, { schemaVersion: 1, readCache: { budgetBytes: null } }),
+      [{ path: "readCache.budgetBytes", kind: "changed", before: 1, after: null }],
+    );
   });
 
   it("prints JSON in the schema's field order whatever order jsonb kept", () => {

@@ -22,11 +22,22 @@ describe("policy status", () => {
 
   it("is applied when the agent applied the policy the server should have now", () => {
     const status = describePolicyStatus(effective, row({ status: "applied", appliedHash: current, appliedAt: at }));
-    assert.deepEqual(status, { state: "applied", desiredHash: current, appliedHash: current, appliedAt: at.toISOString(), reportedAt: at.toISOString(), message: "", olderAgent: null });
+    assert.deepEqual(status, {
+      state: "applied",
+      desiredHash: current,
+      appliedHash: current,
+      appliedAt: at.toISOString(),
+      reportedAt: at.toISOString(),
+      message: "",
+      olderAgent: null,
+    });
   });
 
   it("is pending again once the policy changes after an APPLIED report", () => {
-    const status = describePolicyStatus(effective, row({ status: "applied", desiredVersionHash: older, appliedHash: older, appliedAt: at }));
+    const status = describePolicyStatus(
+      effective,
+      row({ status: "applied", desiredVersionHash: older, appliedHash: older, appliedAt: at }),
+    );
     assert.equal(status.state, "pending");
     assert.equal(status.appliedHash, older, "what the agent still runs is shown");
   });
@@ -52,20 +63,36 @@ describe("policy status", () => {
     `invalid policy: ${path}: is not a policy field: check its spelling and section against the policy reference`;
 
   it("says the agent is older than the policy when it refuses a field the policy includes by default", () => {
-    const status = describePolicyStatus(effective, row({ status: "failed", message: olderAgentRefusal("readCache.holdoutPercent") }), "0.1.0");
+    const status = describePolicyStatus(
+      effective,
+      row({ status: "failed", message: olderAgentRefusal("readCache.holdoutPercent") }),
+      "0.1.0",
+    );
     assert.equal(status.state, "failed");
     assert.deepEqual(status.olderAgent, { agentVersion: "0.1.0", fields: ["readCache.holdoutPercent"] });
-    const two = describePolicyStatus(effective, row({ status: "failed",
-      message: `${olderAgentRefusal("readCache.holdoutPercent")}; telemetry.ebpf: is not a policy field: check its spelling` }), "0.1.0");
+    const two = describePolicyStatus(
+      effective,
+      row({
+        status: "failed",
+        message: `${olderAgentRefusal("readCache.holdoutPercent")}; telemetry.ebpf: is not a policy field: check its spelling`,
+      }),
+      "0.1.0",
+    );
     assert.deepEqual(two.olderAgent?.fields, ["readCache.holdoutPercent", "telemetry.ebpf"]);
   });
 
   it("does not blame the agent's age for other refusals, or for fields the policy does not have", () => {
-    for (const message of ["readCache: eBPF is not available on this kernel", olderAgentRefusal("readCache.notAField"),
-      "invalid policy: readCache.budgetBytes: must be at least 16 MiB (16777216)"]) {
+    for (const message of [
+      "readCache: eBPF is not available on this kernel",
+      olderAgentRefusal("readCache.notAField"),
+      "invalid policy: readCache.budgetBytes: must be at least 16 MiB (16777216)",
+    ]) {
       assert.equal(describePolicyStatus(effective, row({ status: "failed", message }), "0.1.0").olderAgent, null, message);
     }
-    const superseded = describePolicyStatus(effective, row({ status: "failed", desiredVersionHash: older, message: olderAgentRefusal("readCache.holdoutPercent") }));
+    const superseded = describePolicyStatus(
+      effective,
+      row({ status: "failed", desiredVersionHash: older, message: olderAgentRefusal("readCache.holdoutPercent") }),
+    );
     assert.equal(superseded.olderAgent, null, "a refusal of an older policy is history: the new one is pending");
   });
 });

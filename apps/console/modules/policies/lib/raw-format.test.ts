@@ -15,7 +15,10 @@ test("JSON and YAML round-trip to the same document, keys in the schema's order"
 
 test("a YAML value that looks like another type stays what the schema will judge", () => {
   // "on" is a string in YAML 1.2's core schema, not a boolean: the policy's ebpf mode survives.
-  assert.deepEqual(parseRaw("schemaVersion: 1\ntelemetry:\n  ebpf: on\n", "yaml"), { ok: true, value: { schemaVersion: 1, telemetry: { ebpf: "on" } } });
+  assert.deepEqual(parseRaw("schemaVersion: 1\ntelemetry:\n  ebpf: on\n", "yaml"), {
+    ok: true,
+    value: { schemaVersion: 1, telemetry: { ebpf: "on" } },
+  });
 });
 
 test("syntax errors and duplicate keys are problems on the whole document", () => {

@@ -37,11 +37,17 @@ export async function savePolicyVersion(
     let saved: PolicyVersionSummary | undefined;
     // A new version changes every slot the policy is assigned at: it goes out as one change.
     const slots = await slotsOfPolicy(sql, actor.orgId, policyId);
-    const delivery = await startChange(sql, actor, { kind: "policy_version", title: "Policy version", policyId, slots }, input.delivery, async () => {
-      saved = await saveVersionInTransaction(tx, actor, policyId, layer.layer, input);
-      const { name } = await tx.policy.findFirstOrThrow({ where: { id: policyId, orgId: actor.orgId }, select: { name: true } });
-      return { title: `Policy “${name}” version ${saved.version}`, policyVersion: saved.version };
-    });
+    const delivery = await startChange(
+      sql,
+      actor,
+      { kind: "policy_version", title: "Policy version", policyId, slots },
+      input.delivery,
+      async () => {
+        saved = await saveVersionInTransaction(tx, actor, policyId, layer.layer, input);
+        const { name } = await tx.policy.findFirstOrThrow({ where: { id: policyId, orgId: actor.orgId }, select: { name: true } });
+        return { title: `Policy “${name}” version ${saved.version}`, policyVersion: saved.version };
+      },
+    );
     return { version: saved!, delivery };
   });
 }
@@ -59,18 +65,29 @@ export async function saveVersionInTransaction(
 ): Promise<PolicyVersionSummary> {
   const policy = await lockPolicy(tx, actor.orgId, policyId);
   if (!policy) throw notFound("This policy");
-  if (policy.archived) throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before saving a new version.`);
+  if (policy.archived)
+    throw new ProblemError(409, "Policy archived", `"${policy.name}" is archived; restore it before saving a new version.`);
   const latest = await tx.policyVersion.findFirst({ where: { policyId }, orderBy: { version: "desc" } });
   const latestVersion = latest?.version ?? 0;
   if (input.basedOnVersion !== undefined && input.basedOnVersion !== latestVersion) {
-    throw new ProblemError(409, "Policy changed meanwhile",
-      `Version ${latestVersion} was saved after you opened version ${input.basedOnVersion}; reload to see it, then apply your change again.`);
+    throw new ProblemError(
+      409,
+      "Policy changed meanwhile",
+      `Version ${latestVersion} was saved after you opened version ${input.basedOnVersion}; reload to see it, then apply your change again.`,
+    );
   }
   if (latest && diffPolicyDocuments(latest.document, layer).length === 0) {
     throw new ProblemError(409, "Nothing changed", `This is exactly version ${latestVersion}; change a field before saving.`);
   }
   const created = await tx.policyVersion.create({
-    data: { policyId, orgId: actor.orgId, version: latestVersion + 1, document: layer as object, comment: input.comment, createdBy: actor.userId },
+    data: {
+      policyId,
+      orgId: actor.orgId,
+      version: latestVersion + 1,
+      document: layer as object,
+      comment: input.comment,
+      createdBy: actor.userId,
+    },
   });
   await recordAudit(tx, actor, "policy.version_saved", policyId, { name: policy.name, version: created.version, comment: input.comment });
   return summariseVersion(created, await findAuthors(tx, [created.createdBy]));

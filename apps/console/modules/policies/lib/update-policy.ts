@@ -25,7 +25,11 @@ export async function updatePolicy(db: Db, actor: PolicyActor, policyId: string,
     }
     if (input.archived !== undefined && input.archived !== policy.archived) {
       if (input.archived && assignments > 0) {
-        throw new ProblemError(409, "Policy in use", `"${policy.name}" is assigned ${assignments === 1 ? "once" : `${assignments} times`}; remove its assignments before archiving it.`);
+        throw new ProblemError(
+          409,
+          "Policy in use",
+          `"${policy.name}" is assigned ${assignments === 1 ? "once" : `${assignments} times`}; remove its assignments before archiving it.`,
+        );
       }
       await tx.policy.update({ where: { id: policyId }, data: { archivedAt: input.archived ? new Date() : null } });
       await recordAudit(tx, actor, input.archived ? "policy.archived" : "policy.restored", policyId, { name: policy.name });

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { author, isoDateTime, nullableDateTime } from "@/lib/openapi/schemas";
 import { assignmentScopes } from "./policy";
 
-const document = z.record(z.string(), z.unknown()).meta({ description: "A policy layer (docs/policy.md): only the fields this policy sets" });
+const document = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "A policy layer (docs/policy.md): only the fields this policy sets" });
 
 export const policyVersionSchema = z.object({
   id: z.string(),
@@ -36,7 +38,13 @@ const policyBase = z.object({
 export const policySummarySchema = policyBase.extend({ latestVersion: policyVersionSchema.omit({ document: true }) });
 export const policyDetailSchema = policyBase.extend({ versions: z.array(policyVersionSchema) });
 
-const layerSource = z.object({ scope: z.enum(assignmentScopes), tag: z.string().nullable(), policyId: z.string(), policyName: z.string(), version: z.number().int() });
+const layerSource = z.object({
+  scope: z.enum(assignmentScopes),
+  tag: z.string().nullable(),
+  policyId: z.string(),
+  policyName: z.string(),
+  version: z.number().int(),
+});
 const layers = z.array(z.object({ source: layerSource, document }));
 const fields = z.array(z.object({ path: z.string(), value: z.unknown(), source: layerSource.nullable() }));
 
@@ -46,7 +54,12 @@ export const serverPolicySchema = z.object({
   tags: z.array(z.string()),
   effective: z.discriminatedUnion("ok", [
     z.object({ ok: z.literal(true), layers, fields, policy: z.record(z.string(), z.unknown()), hash: z.string() }),
-    z.object({ ok: z.literal(false), layers, fields, problems: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() }).loose()) }),
+    z.object({
+      ok: z.literal(false),
+      layers,
+      fields,
+      problems: z.array(z.object({ path: z.string(), code: z.string(), message: z.string() }).loose()),
+    }),
   ]),
   status: z.object({
     state: z.enum(["pending", "applied", "failed", "invalid"]),

@@ -5,11 +5,7 @@ import type { Policy, Problem } from "@spindle/policy";
 import { z } from "zod";
 import { deliveryInput } from "@/modules/rollouts/types/rollout";
 
-export const policyNameSchema = z
-  .string()
-  .trim()
-  .min(1, "Give the policy a name.")
-  .max(100, "Keep the name under 100 characters.");
+export const policyNameSchema = z.string().trim().min(1, "Give the policy a name.").max(100, "Keep the name under 100 characters.");
 
 const commentSchema = z.string().trim().max(500, "Keep the comment under 500 characters.").default("");
 const descriptionSchema = z.string().trim().max(2000, "Keep the description under 2000 characters.");

@@ -11,8 +11,12 @@ export function ChangeText({ difference, unit = "%", className }: { difference: 
   const text = differenceText(difference, unit);
   const [figure, interval] = text.includes(" (") ? [text.slice(0, text.indexOf(" (")), text.slice(text.indexOf(" (") + 1)] : [text, null];
   return (
-    <span className={cn("inline-flex flex-col items-end", className)} data-testid="change" data-status={difference.status}
-      title={difference.reason || undefined}>
+    <span
+      className={cn("inline-flex flex-col items-end", className)}
+      data-testid="change"
+      data-status={difference.status}
+      title={difference.reason || undefined}
+    >
       <span className={difference.status === "measured" ? "font-medium" : "text-muted-foreground"}>{figure}</span>
       {interval ? <span className="text-xs text-muted-foreground">{interval}</span> : null}
       {difference.status === "not-measured" && difference.reason ? <span className="sr-only">: {difference.reason}</span> : null}

@@ -15,7 +15,10 @@ export function PassTable({ report, runId }: { report: ProofRunReport; runId: st
         <CardTitle>Every pass</CardTitle>
         <CardDescription>
           {unit} and mean response time (ms) of each step in each pass, in the order they ran. The warm-up pass is kept here and never
-          compared. <a className="underline print:hidden" href={`/api/proof-runs/${runId}/csv?what=passes`}>CSV of every pass</a>
+          compared.{" "}
+          <a className="underline print:hidden" href={`/api/proof-runs/${runId}/csv?what=passes`}>
+            CSV of every pass
+          </a>
         </CardDescription>
       </CardHeader>
       <CardContent>
@@ -24,16 +27,28 @@ export function PassTable({ report, runId }: { report: ProofRunReport; runId: st
             <TableRow>
               <TableHead>Pass</TableHead>
               <TableHead>Features</TableHead>
-              {report.steps.map((step) => <TableHead key={step.index} className="text-right">Step {step.index}: {unit} / ms</TableHead>)}
+              {report.steps.map((step) => (
+                <TableHead key={step.index} className="text-right">
+                  Step {step.index}: {unit} / ms
+                </TableHead>
+              ))}
             </TableRow>
           </TableHeader>
           <TableBody>
             {passes.map((pass) => {
               const first = report.steps.map((_, i) => at(i, pass)).find((p) => p !== undefined);
               return (
-                <TableRow key={pass} data-testid="pass-row" data-warm-up={first?.warmUp ? "true" : "false"} className={first?.warmUp ? "text-muted-foreground" : undefined}>
+                <TableRow
+                  key={pass}
+                  data-testid="pass-row"
+                  data-warm-up={first?.warmUp ? "true" : "false"}
+                  className={first?.warmUp ? "text-muted-foreground" : undefined}
+                >
                   <TableCell>{pass}</TableCell>
-                  <TableCell>{first?.side ?? ""}{first?.warmUp ? " (warm-up, not compared)" : ""}</TableCell>
+                  <TableCell>
+                    {first?.side ?? ""}
+                    {first?.warmUp ? " (warm-up, not compared)" : ""}
+                  </TableCell>
                   {report.steps.map((step, i) => {
                     const value = at(i, pass);
                     return (

@@ -35,8 +35,8 @@ export function ProofRunForm({ serverId, profiles, paths, disabled, onStarted }:
   if (paths.length === 0) {
     return (
       <p className="text-sm text-muted-foreground" data-testid="no-paths">
-        The agent allows no directories for proof runs. Its operator lists them under <code>proof_runs.paths</code> in agent.yaml
-        (e.g. a directory on the volume to measure) and restarts the agent; the form then offers them.
+        The agent allows no directories for proof runs. Its operator lists them under <code>proof_runs.paths</code> in agent.yaml (e.g. a
+        directory on the volume to measure) and restarts the agent; the form then offers them.
       </p>
     );
   }
@@ -74,38 +74,88 @@ export function ProofRunForm({ serverId, profiles, paths, disabled, onStarted }:
       <div className="grid gap-1.5">
         <Label htmlFor="profile">Profile</Label>
         <Select id="profile" value={profile} onChange={(event) => setProfile(event.target.value)}>
-          {profiles.map((p) => <option key={p.name} value={p.name}>{p.name}</option>)}
+          {profiles.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
         </Select>
-        {chosen ? <p className="text-xs text-muted-foreground">{chosen.description}{chosen.source ? ` (${chosen.source})` : ""}</p> : null}
+        {chosen ? (
+          <p className="text-xs text-muted-foreground">
+            {chosen.description}
+            {chosen.source ? ` (${chosen.source})` : ""}
+          </p>
+        ) : null}
       </div>
       <div className="grid gap-3 sm:grid-cols-2">
         <div className="grid gap-1.5">
           <Label htmlFor="dataPath">Data directory</Label>
           <Select id="dataPath" name="dataPath" defaultValue={paths[0]}>
-            {paths.map((p) => <option key={p} value={p}>{p}</option>)}
+            {paths.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </Select>
-          <p className="text-xs text-muted-foreground">One the agent allows (proof_runs.paths); the run writes only there and removes its files afterwards.</p>
+          <p className="text-xs text-muted-foreground">
+            One the agent allows (proof_runs.paths); the run writes only there and removes its files afterwards.
+          </p>
         </div>
         <div className="grid gap-1.5">
           <Label htmlFor="logPath">Log directory (optional)</Label>
           <Select id="logPath" name="logPath" defaultValue="">
             <option value="">same as data</option>
-            {paths.map((p) => <option key={p} value={p}>{p}</option>)}
+            {paths.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </Select>
           <p className="text-xs text-muted-foreground">For a profile&apos;s separate log file, e.g. on another device.</p>
         </div>
         <Field id="sizeLimitMiB" label="Size limit (MiB)" type="number" min={1} required defaultValue={256} />
-        <Field id="timeLimitSeconds" label="Time limit (s)" type="number" min={10} required defaultValue={600}
-          hint="The whole run: no block starts that would not finish in it." />
+        <Field
+          id="timeLimitSeconds"
+          label="Time limit (s)"
+          type="number"
+          min={10}
+          required
+          defaultValue={600}
+          hint="The whole run: no block starts that would not finish in it."
+        />
         <Field id="stepSeconds" label="Seconds per load step" type="number" min={1} required defaultValue={5} />
-        <Field id="latencyLimitMs" label="Response-time limit (ms)" type="number" min={0.001} step="any" required defaultValue={100}
-          hint="The saturation point is the first load step whose mean response time crosses it." />
-        <Field id="targetHalfWidthPercent" label="Target interval (± %)" type="number" min={1} max={100} step="any" required defaultValue={5}
-          hint="Blocks of off, on, on, off are added until every step's change is known within ± this, or the time limit comes (at least 2 blocks)." />
-        <Field id="loads" label="Load steps (optional)" placeholder="1x1, 2x4, 4x8" hint="threads x outstanding I/Os; empty uses the profile's steps." />
+        <Field
+          id="latencyLimitMs"
+          label="Response-time limit (ms)"
+          type="number"
+          min={0.001}
+          step="any"
+          required
+          defaultValue={100}
+          hint="The saturation point is the first load step whose mean response time crosses it."
+        />
+        <Field
+          id="targetHalfWidthPercent"
+          label="Target interval (± %)"
+          type="number"
+          min={1}
+          max={100}
+          step="any"
+          required
+          defaultValue={5}
+          hint="Blocks of off, on, on, off are added until every step's change is known within ± this, or the time limit comes (at least 2 blocks)."
+        />
+        <Field
+          id="loads"
+          label="Load steps (optional)"
+          placeholder="1x1, 2x4, 4x8"
+          hint="threads x outstanding I/Os; empty uses the profile's steps."
+        />
       </div>
       <div className="flex items-center gap-3">
-        <Button type="submit" disabled={pending || disabled} data-testid="start-run">Start A/B run</Button>
+        <Button type="submit" disabled={pending || disabled} data-testid="start-run">
+          Start A/B run
+        </Button>
         {disabled ? <span className="text-xs text-muted-foreground">One run at a time: wait for the current run or cancel it.</span> : null}
       </div>
       <FormError message={error} />

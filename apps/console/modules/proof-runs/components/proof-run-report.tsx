@@ -36,11 +36,14 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
     <div className="grid gap-6" data-testid="proof-run-report" data-complete={report.complete ? "true" : "false"}>
       <header className="flex flex-wrap items-start justify-between gap-4">
         <div>
-          <h1 className="text-2xl font-semibold tracking-tight">Proof run on {hostname}: {report.profile}</h1>
+          <h1 className="text-2xl font-semibold tracking-tight">
+            Proof run on {hostname}: {report.profile}
+          </h1>
           <p className="text-sm text-muted-foreground">{report.description}</p>
           <p className="mt-1 text-xs text-muted-foreground">
-            {new Date(report.startedAt).toLocaleString()} – {new Date(report.endedAt).toLocaleString()} · {report.passOrder.length} passes ·
-            {" "}{report.stepSeconds} s per step and pass · device {report.device.name || "unknown"} ({report.device.fileSystem || "unknown file system"}) at {report.device.path}
+            {new Date(report.startedAt).toLocaleString()} – {new Date(report.endedAt).toLocaleString()} · {report.passOrder.length} passes ·{" "}
+            {report.stepSeconds} s per step and pass · device {report.device.name || "unknown"} (
+            {report.device.fileSystem || "unknown file system"}) at {report.device.path}
           </p>
           {!report.complete ? (
             <p className="mt-1 text-sm text-destructive" data-testid="incomplete">
@@ -50,7 +53,11 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
         </div>
         <div className="flex gap-2 print:hidden">
           <CopyButton value={shareUrl} label="Copy link" />
-          <a href={`/api/proof-runs/${runId}/csv`} className={buttonVariants({ variant: "outline", size: "sm" })} data-testid="download-csv">
+          <a
+            href={`/api/proof-runs/${runId}/csv`}
+            className={buttonVariants({ variant: "outline", size: "sm" })}
+            data-testid="download-csv"
+          >
             <Download aria-hidden /> CSV
           </a>
           <PrintButton />
@@ -89,11 +96,17 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
                   <TableCell>{row.label}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.throughputWithout)}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.throughputWith)}</TableCell>
-                  <TableCell className="text-right tabular-nums"><ChangeText difference={row.throughputChange} /></TableCell>
+                  <TableCell className="text-right tabular-nums">
+                    <ChangeText difference={row.throughputChange} />
+                  </TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.latencyMsWithout)}</TableCell>
                   <TableCell className="text-right tabular-nums">{formatNumber(row.latencyMsWith)}</TableCell>
-                  <TableCell className="text-right tabular-nums"><ChangeText difference={row.latencyChange} /></TableCell>
-                  <TableCell className="text-right tabular-nums">{formatNumber(row.p99MsWithout)} / {formatNumber(row.p99MsWith)}</TableCell>
+                  <TableCell className="text-right tabular-nums">
+                    <ChangeText difference={row.latencyChange} />
+                  </TableCell>
+                  <TableCell className="text-right tabular-nums">
+                    {formatNumber(row.p99MsWithout)} / {formatNumber(row.p99MsWith)}
+                  </TableCell>
                 </TableRow>
               ))}
             </TableBody>
@@ -105,12 +118,22 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
         <section className="grid gap-3">
           <h2 className="text-lg font-semibold">Changes with their intervals</h2>
           <div className="grid gap-4 lg:grid-cols-2 print:grid-cols-2">
-            <IntervalPlot title={`Throughput (${unit})`} better="higher"
-              rows={[...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.throughputChange })),
-                { key: "overall", label: "All steps", difference: overall.throughput }]} />
-            <IntervalPlot title="Mean response time" better="lower"
-              rows={[...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.latencyChange })),
-                { key: "overall", label: "All steps", difference: overall.latencyMean }]} />
+            <IntervalPlot
+              title={`Throughput (${unit})`}
+              better="higher"
+              rows={[
+                ...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.throughputChange })),
+                { key: "overall", label: "All steps", difference: overall.throughput },
+              ]}
+            />
+            <IntervalPlot
+              title="Mean response time"
+              better="lower"
+              rows={[
+                ...rows.map((row) => ({ key: String(row.index), label: `Step ${row.index}`, difference: row.latencyChange })),
+                { key: "overall", label: "All steps", difference: overall.latencyMean },
+              ]}
+            />
           </div>
         </section>
       ) : null}
@@ -123,17 +146,23 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
       <Card data-testid="saturation">
         <CardHeader>
           <CardTitle>Saturation point</CardTitle>
-          <CardDescription>The first load step whose mean response time crosses your limit of {formatMs(limitMs)}, per workload.</CardDescription>
+          <CardDescription>
+            The first load step whose mean response time crosses your limit of {formatMs(limitMs)}, per workload.
+          </CardDescription>
         </CardHeader>
         <CardContent>
           <ul className="grid gap-1 text-sm">
             {saturation.map((point) => (
               <li key={`${point.workload}-${point.side}`}>
-                <span className="font-medium">{point.workload}, {point.side} the features:</span>{" "}
+                <span className="font-medium">
+                  {point.workload}, {point.side} the features:
+                </span>{" "}
                 {point.step
                   ? `crossed at step ${point.step.index} (${point.step.label}) with ${formatMs(point.step.latencyMs)}`
                   : "never crossed the limit over the steps run"}
-                {point.lastBelow ? `; highest load below it: ${point.lastBelow.label}, ${formatNumber(point.lastBelow.throughput)} ${unit}` : "; no step stayed below it"}
+                {point.lastBelow
+                  ? `; highest load below it: ${point.lastBelow.label}, ${formatNumber(point.lastBelow.throughput)} ${unit}`
+                  : "; no step stayed below it"}
               </li>
             ))}
           </ul>
@@ -145,7 +174,11 @@ export function ProofRunReportView({ runId, hostname, report, shareUrl }: Props)
       <PassTable report={report} runId={runId} />
 
       {report.notes.length > 0 ? (
-        <ul className="list-disc pl-5 text-sm text-muted-foreground">{report.notes.map((note) => <li key={note}>{note}</li>)}</ul>
+        <ul className="list-disc pl-5 text-sm text-muted-foreground">
+          {report.notes.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
       ) : null}
     </div>
   );

@@ -42,15 +42,24 @@ export function ProofRunsPanel({ serverId, profiles, paths, initialRuns, canRun 
       <CardHeader>
         <CardTitle>Proof runs</CardTitle>
         <CardDescription>
-          A/B proof run on this server: after a warm-up pass the agent runs the profile in blocks of passes with the acceleration
-          features off, on, on, off (alternating, so drift cancels), adding blocks until every step&apos;s change is known within your
-          target or the time limit comes, in the directories you name. The report gives throughput and response time per load step,
-          each change with its interval.
+          A/B proof run on this server: after a warm-up pass the agent runs the profile in blocks of passes with the acceleration features
+          off, on, on, off (alternating, so drift cancels), adding blocks until every step&apos;s change is known within your target or the
+          time limit comes, in the directories you name. The report gives throughput and response time per load step, each change with its
+          interval.
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-5">
         {canRun ? (
-          <ProofRunForm serverId={serverId} profiles={profiles} paths={paths} disabled={active} onStarted={() => { setFast(true); void refresh(); }} />
+          <ProofRunForm
+            serverId={serverId}
+            profiles={profiles}
+            paths={paths}
+            disabled={active}
+            onStarted={() => {
+              setFast(true);
+              void refresh();
+            }}
+          />
         ) : (
           <p className="text-sm text-muted-foreground">Viewers can see proof runs; an owner or admin starts and cancels them.</p>
         )}
@@ -69,17 +78,27 @@ export function ProofRunsPanel({ serverId, profiles, paths, initialRuns, canRun 
                   </div>
                   <div className="flex gap-2">
                     {run.hasReport ? (
-                      <Link href={`/proof-runs/${run.id}`} className={buttonVariants({ size: "sm", variant: "outline" })} data-testid="open-report">
+                      <Link
+                        href={`/proof-runs/${run.id}`}
+                        className={buttonVariants({ size: "sm", variant: "outline" })}
+                        data-testid="open-report"
+                      >
                         {run.status === "succeeded" ? "Open report" : "Open partial report"}
                       </Link>
                     ) : null}
                     {canRun && (run.status === "queued" || run.status === "running") ? (
-                      <Button size="sm" variant="outline" onClick={() => void cancel(run.id)} data-testid="cancel-run">Cancel</Button>
+                      <Button size="sm" variant="outline" onClick={() => void cancel(run.id)} data-testid="cancel-run">
+                        Cancel
+                      </Button>
                     ) : null}
                   </div>
                 </div>
                 {activeStatuses.includes(run.status) ? <RunProgress run={run} /> : null}
-                {run.error ? <p className="text-sm text-destructive" data-testid="run-error">{run.error}</p> : null}
+                {run.error ? (
+                  <p className="text-sm text-destructive" data-testid="run-error">
+                    {run.error}
+                  </p>
+                ) : null}
               </li>
             ))}
           </ul>

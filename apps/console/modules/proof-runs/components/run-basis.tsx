@@ -22,12 +22,14 @@ export function RunBasis({ report }: { report: ProofRunReport }) {
             {report.timeLimitSeconds ? `, within the time limit of ${report.timeLimitSeconds} s` : ""}.
             {a.widestHalfWidthPercent !== null ? ` Widest step interval at the end: ±${formatNumber(a.widestHalfWidthPercent)} %.` : ""}
           </p>
-          <p data-testid="run-stop" data-reason={a.stopReason}>Stopped adding blocks: {a.stop}.</p>
+          <p data-testid="run-stop" data-reason={a.stopReason}>
+            Stopped adding blocks: {a.stop}.
+          </p>
           <p className="text-xs text-muted-foreground">
-            Intervals: {a.confidencePercent} % for all {a.intervalsInFamily} step and overall changes together (each at
-            {" "}{Math.round((100 - (100 - a.confidencePercent) / a.intervalsInFamily) * 100) / 100} %), so a run with many steps does not
-            find a change in one by chance; {a.method}. A change whose interval includes 0 reads &ldquo;no measurable difference&rdquo;.
-            The read and write-path intervals are 95 % each.
+            Intervals: {a.confidencePercent} % for all {a.intervalsInFamily} step and overall changes together (each at{" "}
+            {Math.round((100 - (100 - a.confidencePercent) / a.intervalsInFamily) * 100) / 100} %), so a run with many steps does not find a
+            change in one by chance; {a.method}. A change whose interval includes 0 reads &ldquo;no measurable difference&rdquo;. The read
+            and write-path intervals are 95 % each.
           </p>
         </CardContent>
       ) : null}

@@ -44,16 +44,41 @@ export function StepChart({ row, throughputUnit, formatThroughput }: Props) {
             ms: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] },
           },
           axes: [
-            { stroke: "#6b7280", splits: () => [1, 2], values: (_u, ticks) => ticks.map((t) => (t === 1 ? "without" : t === 2 ? "with" : "")), grid: { show: false } },
+            {
+              stroke: "#6b7280",
+              splits: () => [1, 2],
+              values: (_u, ticks) => ticks.map((t) => (t === 1 ? "without" : t === 2 ? "with" : "")),
+              grid: { show: false },
+            },
             { stroke: "#6b7280", scale: "y", size: 64, values: (_u, ticks) => ticks.map(formatThroughput), grid: { stroke: "#eef0f3" } },
-            { stroke: "#6b7280", scale: "ms", side: 1, size: 72, values: (_u, ticks) => ticks.map((t) => `${Number(t.toPrecision(2))} ms`), grid: { show: false } },
+            {
+              stroke: "#6b7280",
+              scale: "ms",
+              side: 1,
+              size: 72,
+              values: (_u, ticks) => ticks.map((t) => `${Number(t.toPrecision(2))} ms`),
+              grid: { show: false },
+            },
           ],
           series: [
             {},
-            { label: throughputUnit, scale: "y", stroke: palette.single, fill: `${palette.single}55`, paths: bars, points: { show: false },
-              value: (_u, v) => (v === null || v === undefined ? "not measured" : `${formatThroughput(v)} ${throughputUnit}`) },
-            { label: "mean response time", scale: "ms", stroke: palette.write, width: 0, points: { show: true, size: 9, fill: palette.write },
-              value: (_u, v) => (v === null || v === undefined ? "not measured" : `${v.toPrecision(3)} ms`) },
+            {
+              label: throughputUnit,
+              scale: "y",
+              stroke: palette.single,
+              fill: `${palette.single}55`,
+              paths: bars,
+              points: { show: false },
+              value: (_u, v) => (v === null || v === undefined ? "not measured" : `${formatThroughput(v)} ${throughputUnit}`),
+            },
+            {
+              label: "mean response time",
+              scale: "ms",
+              stroke: palette.write,
+              width: 0,
+              points: { show: true, size: 9, fill: palette.write },
+              value: (_u, v) => (v === null || v === undefined ? "not measured" : `${v.toPrecision(3)} ms`),
+            },
           ],
         },
         [[1, 2], throughput, latency] as uPlot.AlignedData,
@@ -82,10 +107,18 @@ export function StepChart({ row, throughputUnit, formatThroughput }: Props) {
       <figcaption className="mb-2 text-sm font-medium">
         Step {row.index}: {row.label}
         <span className="block text-xs font-normal text-muted-foreground">
-          {sides.map((side, i) => `${side}: ${throughput[i] === null ? "not measured" : `${formatThroughput(throughput[i] ?? 0)} ${throughputUnit}`}`).join(" · ")}
+          {sides
+            .map(
+              (side, i) =>
+                `${side}: ${throughput[i] === null ? "not measured" : `${formatThroughput(throughput[i] ?? 0)} ${throughputUnit}`}`,
+            )
+            .join(" · ")}
         </span>
         <span className="block text-xs font-normal text-muted-foreground">
-          mean response time {sides.map((side, i) => `${side}: ${latency[i] === null ? "not measured" : `${Number((latency[i] ?? 0).toPrecision(3))} ms`}`).join(" · ")}
+          mean response time{" "}
+          {sides
+            .map((side, i) => `${side}: ${latency[i] === null ? "not measured" : `${Number((latency[i] ?? 0).toPrecision(3))} ms`}`)
+            .join(" · ")}
         </span>
       </figcaption>
       <div ref={container} className="w-full" data-plot />

@@ -9,7 +9,9 @@ const formatThroughput = (value: number) => formatNumber(value);
 export function StepCharts({ rows, throughputUnit }: { rows: StepRow[]; throughputUnit: string }) {
   return (
     <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3 print:grid-cols-2">
-      {rows.map((row) => <StepChart key={row.index} row={row} throughputUnit={throughputUnit} formatThroughput={formatThroughput} />)}
+      {rows.map((row) => (
+        <StepChart key={row.index} row={row} throughputUnit={throughputUnit} formatThroughput={formatThroughput} />
+      ))}
     </div>
   );
 }

@@ -16,13 +16,18 @@ export function WritePathCard({ report }: { report: ProofRunReport }) {
       </CardHeader>
       <CardContent className="grid gap-1 text-sm">
         <p>
-          Extents per log file without: {writePath.extentsOff?.join(", ") || "not measured"} · with: {writePath.extentsOn?.join(", ") || "not measured"}
+          Extents per log file without: {writePath.extentsOff?.join(", ") || "not measured"} · with:{" "}
+          {writePath.extentsOn?.join(", ") || "not measured"}
           {writePath.extentsWarmUp?.length ? ` · warm-up (not compared): ${writePath.extentsWarmUp.join(", ")}` : ""}
         </p>
         <p className="flex flex-wrap items-baseline gap-2">
           Fragments prevented: <ChangeText difference={prevented} className="items-start" />
         </p>
-        {prevented.status !== "measured" && prevented.reason ? <p className="text-muted-foreground" data-testid="write-path-reason">{prevented.reason}</p> : null}
+        {prevented.status !== "measured" && prevented.reason ? (
+          <p className="text-muted-foreground" data-testid="write-path-reason">
+            {prevented.reason}
+          </p>
+        ) : null}
       </CardContent>
     </Card>
   );

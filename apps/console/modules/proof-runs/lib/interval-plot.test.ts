@@ -3,8 +3,14 @@ import { describe, it } from "node:test";
 import { intervalPlot, plotLayout, tickStep } from "./interval-plot";
 import { notMeasured } from "./report-view";
 
-const d = (status: "measured" | "no-measurable-difference", percent: number, low: number, high: number) =>
-  ({ status, percent, lowPercent: low, highPercent: high, pairs: 4, reason: "" });
+const d = (status: "measured" | "no-measurable-difference", percent: number, low: number, high: number) => ({
+  status,
+  percent,
+  lowPercent: low,
+  highPercent: high,
+  pairs: 4,
+  reason: "",
+});
 
 describe("interval plot", () => {
   it("puts 0 in the middle and every interval inside the axis", () => {
@@ -21,7 +27,10 @@ describe("interval plot", () => {
     assert.equal(three!.x1, null, "nothing drawn without an interval");
     assert.equal(plot.height, plotLayout.top + 3 * plotLayout.rowHeight + plotLayout.axisHeight);
     // 80 % is the widest end: ticks of 20 up to ±100
-    assert.deepEqual(plot.ticks.map((t) => t.value), [-100, -80, -60, -40, -20, 0, 20, 40, 60, 80, 100]);
+    assert.deepEqual(
+      plot.ticks.map((t) => t.value),
+      [-100, -80, -60, -40, -20, 0, 20, 40, 60, 80, 100],
+    );
   });
 
   it("keeps at least ±5 % so a tiny interval is not blown up to the whole width", () => {

@@ -39,7 +39,7 @@ export const maxExtent = 100;
 export function tickStep(extent: number): number {
   const raw = extent / 4;
   const power = 10 ** Math.floor(Math.log10(raw));
-  return ([1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? 10 * power);
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? 10 * power;
 }
 
 export function intervalPlot(rows: IntervalRow[]): IntervalPlot {
@@ -49,8 +49,11 @@ export function intervalPlot(rows: IntervalRow[]): IntervalPlot {
   // Every estimate and the nearer end of every interval stay on the axis; the far ends only up
   // to ±maxExtent (or the estimates' reach), beyond which they run off as arrows. Symmetric
   // around 0, so left of the line is always "less" and the eye compares both sides.
-  const core = Math.max(5, size(drawn.map((d) => d.percent)) * 1.1,
-    size(drawn.map((d) => (Math.abs(d.lowPercent ?? 0) < Math.abs(d.highPercent ?? 0) ? d.lowPercent : d.highPercent))));
+  const core = Math.max(
+    5,
+    size(drawn.map((d) => d.percent)) * 1.1,
+    size(drawn.map((d) => (Math.abs(d.lowPercent ?? 0) < Math.abs(d.highPercent ?? 0) ? d.lowPercent : d.highPercent))),
+  );
   const wanted = Math.max(core, Math.min(size(drawn.flatMap((d) => [d.lowPercent, d.highPercent])), maxExtent));
   const step = tickStep(wanted);
   const extent = wanted === maxExtent ? maxExtent : Math.ceil((wanted * 1.05) / step) * step;
@@ -60,13 +63,24 @@ export function intervalPlot(rows: IntervalRow[]): IntervalPlot {
   const ticks = [];
   for (let value = -extent; value <= extent + step / 2; value += step) ticks.push({ value: Math.round(value * 1e9) / 1e9, x: x(value) });
   return {
-    width, height: top + rows.length * rowHeight + axisHeight, left, right, zeroX: x(0), ticks,
+    width,
+    height: top + rows.length * rowHeight + axisHeight,
+    left,
+    right,
+    zeroX: x(0),
+    ticks,
     rows: rows.map((row, i) => {
       const d = row.difference;
       const drawn = d.status !== "not-measured" && d.lowPercent !== null && d.highPercent !== null && d.percent !== null;
-      return { ...row, y: top + i * rowHeight + rowHeight / 2,
-        x1: drawn ? x(d.lowPercent ?? 0) : null, x2: drawn ? x(d.highPercent ?? 0) : null, xEstimate: drawn ? x(d.percent ?? 0) : null,
-        clippedLow: drawn && (d.lowPercent ?? 0) < -extent, clippedHigh: drawn && (d.highPercent ?? 0) > extent };
+      return {
+        ...row,
+        y: top + i * rowHeight + rowHeight / 2,
+        x1: drawn ? x(d.lowPercent ?? 0) : null,
+        x2: drawn ? x(d.highPercent ?? 0) : null,
+        xEstimate: drawn ? x(d.percent ?? 0) : null,
+        clippedLow: drawn && (d.lowPercent ?? 0) < -extent,
+        clippedHigh: drawn && (d.highPercent ?? 0) > extent,
+      };
     }),
   };
 }

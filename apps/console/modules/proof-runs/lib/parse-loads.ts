@@ -1,6 +1,9 @@
 /** Parses "1x1, 2x4, 4x8" (threads × outstanding I/Os) into load steps; "" is the profile's own. */
 export function parseLoads(text: string): { threads: number; outstanding: number }[] | string {
-  const parts = text.split(/[,;\s]+/).map((part) => part.trim()).filter(Boolean);
+  const parts = text
+    .split(/[,;\s]+/)
+    .map((part) => part.trim())
+    .filter(Boolean);
   const loads = [];
   for (const part of parts) {
     const match = /^(\d{1,3})\s*[x×*]\s*(\d{1,3})$/i.exec(part);

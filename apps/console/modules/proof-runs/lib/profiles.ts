@@ -22,6 +22,8 @@ export function offeredProfiles(agentCapabilities: unknown): OfferedProfile[] {
 
 /** What the agent of the organisation's server offers. */
 export async function getServerOffer(db: Db, orgId: string, serverId: string): Promise<ProofRunOffer> {
-  const agent = await inOrg(db, orgId, (tx) => tx.agent.findFirst({ where: { serverId, orgId, revokedAt: null }, select: { capabilities: true } }));
+  const agent = await inOrg(db, orgId, (tx) =>
+    tx.agent.findFirst({ where: { serverId, orgId, revokedAt: null }, select: { capabilities: true } }),
+  );
   return agent ? proofRunOffer(agent.capabilities) : { profiles: [], paths: [] };
 }

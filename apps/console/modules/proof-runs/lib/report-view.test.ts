@@ -62,19 +62,31 @@ describe("proof-run report figures", () => {
   it("exports CSV with the change's wording, its figure only when measured, and its interval", () => {
     const lines = reportCsv(reportFixture()).trimEnd().split("\r\n");
     assert.equal(lines.length, 4);
-    assert.match(lines[0] ?? "", /^step,workload,load,throughput_unit,throughput_without,throughput_with,throughput_change,throughput_change_percent,throughput_change_low_percent/);
+    assert.match(
+      lines[0] ?? "",
+      /^step,workload,load,throughput_unit,throughput_without,throughput_with,throughput_change,throughput_change_percent,throughput_change_low_percent/,
+    );
     assert.equal(lines[1], "1,file server,1 x 1,IOPS,200,300,measured,50,20,80,20,10,measured,-50,-60,-40,40,20,60,30,13.1,19.65,4");
-    assert.equal(lines[2], "2,file server,2 x 4,IOPS,400,410,no measurable difference,,-5,9,80,78,no measurable difference,,-9,4,160,156,240,234,26.2,26.855,4");
+    assert.equal(
+      lines[2],
+      "2,file server,2 x 4,IOPS,400,410,no measurable difference,,-5,9,80,78,no measurable difference,,-9,4,160,156,240,234,26.2,26.855,4",
+    );
     assert.equal(lines[3], "overall,all steps (geometric mean),,IOPS,,,measured,24,8,41,,,no measurable difference,,-45,1,,,,,,,4");
     const stopped = reportFixture();
     stopped.complete = false;
-    assert.match(reportCsv(stopped).split("\r\n")[1] ?? "", /,not measured: the run did not finish: a change is stated only from a finished run,,,,/);
+    assert.match(
+      reportCsv(stopped).split("\r\n")[1] ?? "",
+      /,not measured: the run did not finish: a change is stated only from a finished run,,,,/,
+    );
   });
 
   it("exports every pass of every step, the warm-up marked", () => {
     const lines = reportPassesCsv(reportFixture()).trimEnd().split("\r\n");
     assert.equal(lines.length, 1 + 2 * 9);
-    assert.equal(lines[0], "step,workload,load,pass,side,warm_up,throughput_unit,throughput,mbps,latency_mean_ms,latency_p95_ms,latency_p99_ms,operations");
+    assert.equal(
+      lines[0],
+      "step,workload,load,pass,side,warm_up,throughput_unit,throughput,mbps,latency_mean_ms,latency_p95_ms,latency_p99_ms,operations",
+    );
     assert.equal(lines[1], "1,file server,1 x 1,1,off,yes,IOPS,100,6.55,10,20,30,500");
     assert.equal(lines[3], "1,file server,1 x 1,3,on,no,IOPS,300,19.65,3.33333,6.66667,10,1500");
   });

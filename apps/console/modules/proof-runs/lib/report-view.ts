@@ -62,9 +62,19 @@ export function statedCausedReads(report: ProofRunReport): CausedReads {
   const reason = !report.complete ? incompleteReason : caused === null ? noIntervalReason : null;
   if (caused !== null && reason === null) return caused;
   return {
-    status: "not-measured", reason: reason ?? noIntervalReason, storageSharePercentOff: null, storageSharePercentOn: null,
-    shareChangePoints: null, shareChangeLowPoints: null, shareChangeHighPoints: null, readsWith: caused?.readsWith ?? 0,
-    storageReadsSaved: null, storageReadsSavedLow: null, storageReadsSavedHigh: null, pairs: caused?.pairs ?? 0, basis: caused?.basis ?? "",
+    status: "not-measured",
+    reason: reason ?? noIntervalReason,
+    storageSharePercentOff: null,
+    storageSharePercentOn: null,
+    shareChangePoints: null,
+    shareChangeLowPoints: null,
+    shareChangeHighPoints: null,
+    readsWith: caused?.readsWith ?? 0,
+    storageReadsSaved: null,
+    storageReadsSavedLow: null,
+    storageReadsSavedHigh: null,
+    pairs: caused?.pairs ?? 0,
+    basis: caused?.basis ?? "",
   };
 }
 

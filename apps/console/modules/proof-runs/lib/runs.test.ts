@@ -10,9 +10,19 @@ import { startRunInput } from "../types/proof-run";
 import { getServerOffer } from "./profiles";
 import { cancelRun, getRun, listRuns, startRun, type RunActor } from "./runs";
 
-const request = startRunInput.parse({ profile: "fileserver", dataPath: "/srv/proof", sizeLimitMiB: 8, timeLimitSeconds: 60, stepSeconds: 1 });
-const offered = { proofRuns: { profiles: [{ name: "fileserver", description: "IOmeter file-server mix", kind: "generator", source: "SEED-FACTS.md", steps: 4 }],
-  paths: ["/srv/proof"] } };
+const request = startRunInput.parse({
+  profile: "fileserver",
+  dataPath: "/srv/proof",
+  sizeLimitMiB: 8,
+  timeLimitSeconds: 60,
+  stepSeconds: 1,
+});
+const offered = {
+  proofRuns: {
+    profiles: [{ name: "fileserver", description: "IOmeter file-server mix", kind: "generator", source: "SEED-FACTS.md", steps: 4 }],
+    paths: ["/srv/proof"],
+  },
+};
 
 describe("proof runs", { skip: skipWithoutDatabase }, () => {
   let db: TestDatabase;
@@ -41,7 +51,10 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
 
   it("lists the profiles and directories the agent offered", async () => {
     const offer = await getServerOffer(db, owner.orgId, serverId);
-    assert.deepEqual(offer.profiles.map((p) => p.name), ["fileserver"]);
+    assert.deepEqual(
+      offer.profiles.map((p) => p.name),
+      ["fileserver"],
+    );
     assert.deepEqual(offer.paths, ["/srv/proof"]);
     assert.deepEqual(await getServerOffer(db, rival.orgId, serverId), { profiles: [], paths: [] }, "another organisation sees none");
   });
@@ -57,7 +70,10 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
     await listener.query("SELECT 1");
     await new Promise((resolve) => setTimeout(resolve, 50));
     listener.release();
-    assert.deepEqual(heard.map((payload) => JSON.parse(payload)), [{ serverId, runId: run.id, status: "queued" }]);
+    assert.deepEqual(
+      heard.map((payload) => JSON.parse(payload)),
+      [{ serverId, runId: run.id, status: "queued" }],
+    );
 
     await assert.rejects(startRun(db, owner, serverId, request), /already has a proof run/);
     const audit = await listAuditLog(db, owner.orgId, {});
@@ -80,8 +96,10 @@ describe("proof runs", { skip: skipWithoutDatabase }, () => {
 
   it("says which runs hold a report: a succeeded run's, and a stopped run's partial one", async () => {
     const stopped = await startRun(db, owner, serverId, request);
-    await db.prisma.proofRun.update({ where: { id: stopped.id }, data: { status: "cancelled", finishedAt: new Date(),
-      report: { complete: false, steps: [] } } });
+    await db.prisma.proofRun.update({
+      where: { id: stopped.id },
+      data: { status: "cancelled", finishedAt: new Date(), report: { complete: false, steps: [] } },
+    });
     const bare = await startRun(db, owner, serverId, request);
     await db.prisma.proofRun.update({ where: { id: bare.id }, data: { status: "failed", finishedAt: new Date(), error: "refused" } });
     const runs = await listRuns(db, owner.orgId, serverId);

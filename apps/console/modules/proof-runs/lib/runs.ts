@@ -12,21 +12,50 @@ import { proofRunOffer } from "./profiles";
 export type RunActor = Pick<OrgContext, "orgId" | "userId" | "role">;
 
 const summarySelect = {
-  id: true, serverId: true, profile: true, status: true, progress: true, phase: true, error: true, parameters: true,
-  requestedBy: true, createdAt: true, startedAt: true, finishedAt: true,
+  id: true,
+  serverId: true,
+  profile: true,
+  status: true,
+  progress: true,
+  phase: true,
+  error: true,
+  parameters: true,
+  requestedBy: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
 } as const;
 
 type Row = {
-  id: string; serverId: string; profile: string; status: string; progress: number | null; phase: string | null; error: string | null;
-  parameters: unknown; requestedBy: string | null; createdAt: Date; startedAt: Date | null; finishedAt: Date | null;
+  id: string;
+  serverId: string;
+  profile: string;
+  status: string;
+  progress: number | null;
+  phase: string | null;
+  error: string | null;
+  parameters: unknown;
+  requestedBy: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
 };
 
 export function summariseRun(row: Row, hasReport = row.status === "succeeded"): RunSummary {
   const parameters = agentParameters.safeParse(row.parameters);
   return {
-    id: row.id, serverId: row.serverId, profile: row.profile, status: row.status as RunStatus, progress: row.progress, phase: row.phase,
-    error: row.error, parameters: parameters.success ? parameters.data : null, requestedBy: row.requestedBy,
-    createdAt: row.createdAt.toISOString(), startedAt: row.startedAt?.toISOString() ?? null, finishedAt: row.finishedAt?.toISOString() ?? null,
+    id: row.id,
+    serverId: row.serverId,
+    profile: row.profile,
+    status: row.status as RunStatus,
+    progress: row.progress,
+    phase: row.phase,
+    error: row.error,
+    parameters: parameters.success ? parameters.data : null,
+    requestedBy: row.requestedBy,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
     hasReport,
   };
 }
@@ -56,14 +85,23 @@ export async function startRun(db: Db, actor: RunActor, serverId: string, input:
         select: summarySelect,
       });
       await tx.auditLog.create({
-        data: { orgId: actor.orgId, actorId: actor.userId, action: "proof_run.requested", target: row.id,
-          details: { hostname: server.hostname, serverId: server.id, profile: input.profile, parameters } },
+        data: {
+          orgId: actor.orgId,
+          actorId: actor.userId,
+          action: "proof_run.requested",
+          target: row.id,
+          details: { hostname: server.hostname, serverId: server.id, profile: input.profile, parameters },
+        },
       });
       return summariseRun(row);
     });
   } catch (error) {
     if (error instanceof Error && "code" in error && error.code === "P2002") {
-      throw new ProblemError(409, "A run is in progress", `${hostname} already has a proof run queued or running; wait for it or cancel it first.`);
+      throw new ProblemError(
+        409,
+        "A run is in progress",
+        `${hostname} already has a proof run queued or running; wait for it or cancel it first.`,
+      );
     }
     throw error;
   }
@@ -77,15 +115,23 @@ function checkRequest(server: { hostname: string; agent: { capabilities: unknown
   const { profiles, paths } = proofRunOffer(server.agent.capabilities);
   if (!profiles.some((profile) => profile.name === input.profile)) {
     const names = profiles.map((profile) => profile.name).join(", ");
-    throw new ProblemError(400, "Unknown profile", profiles.length === 0
-      ? `The agent on ${server.hostname} has not offered any proof-run profiles yet; it does once it is connected (agent 0.2 or later).`
-      : `The agent on ${server.hostname} offers ${names}; pick one of them.`);
+    throw new ProblemError(
+      400,
+      "Unknown profile",
+      profiles.length === 0
+        ? `The agent on ${server.hostname} has not offered any proof-run profiles yet; it does once it is connected (agent 0.2 or later).`
+        : `The agent on ${server.hostname} offers ${names}; pick one of them.`,
+    );
   }
   for (const path of [input.dataPath, input.logPath].filter((p): p is string => p !== undefined)) {
     if (!paths.includes(path)) {
-      throw new ProblemError(400, "Directory not allowed", paths.length === 0
-        ? `The agent on ${server.hostname} allows no directories for proof runs; its operator lists them under proof_runs.paths in agent.yaml.`
-        : `The agent on ${server.hostname} allows proof runs in ${paths.join(", ")} only.`);
+      throw new ProblemError(
+        400,
+        "Directory not allowed",
+        paths.length === 0
+          ? `The agent on ${server.hostname} allows no directories for proof runs; its operator lists them under proof_runs.paths in agent.yaml.`
+          : `The agent on ${server.hostname} allows proof runs in ${paths.join(", ")} only.`,
+      );
     }
   }
   return toAgentParameters(input);
@@ -96,7 +142,10 @@ export async function cancelRun(db: Db, actor: RunActor, runId: string): Promise
   requirePermission(actor, "cancel");
   return inOrg(db, actor.orgId, async (tx) => {
     const run = isUuid(runId)
-      ? await tx.proofRun.findFirst({ where: { id: runId, orgId: actor.orgId }, select: { id: true, status: true, server: { select: { hostname: true } } } })
+      ? await tx.proofRun.findFirst({
+          where: { id: runId, orgId: actor.orgId },
+          select: { id: true, status: true, server: { select: { hostname: true } } },
+        })
       : null;
     if (!run) throw notFound("This proof run");
     if (!activeStatuses.includes(run.status as RunStatus)) {
@@ -106,14 +155,20 @@ export async function cancelRun(db: Db, actor: RunActor, runId: string): Promise
     // The status guard makes a cancel that races the agent's own finish a no-op, not a rewrite.
     const updated = await tx.proofRun.updateMany({
       where: { id: run.id, orgId: actor.orgId, status: run.status },
-      data: run.status === "queued"
-        ? { status: "cancelled", cancelRequestedAt: now, cancelledBy: actor.userId, finishedAt: now }
-        : { status: "cancelling", cancelRequestedAt: now, cancelledBy: actor.userId },
+      data:
+        run.status === "queued"
+          ? { status: "cancelled", cancelRequestedAt: now, cancelledBy: actor.userId, finishedAt: now }
+          : { status: "cancelling", cancelRequestedAt: now, cancelledBy: actor.userId },
     });
     if (updated.count === 0) throw new ProblemError(409, "Run changed", "The run changed meanwhile; reload and try again.");
     await tx.auditLog.create({
-      data: { orgId: actor.orgId, actorId: actor.userId, action: "proof_run.cancelled", target: run.id,
-        details: { hostname: run.server.hostname, was: run.status } },
+      data: {
+        orgId: actor.orgId,
+        actorId: actor.userId,
+        action: "proof_run.cancelled",
+        target: run.id,
+        details: { hostname: run.server.hostname, was: run.status },
+      },
     });
     const row = await tx.proofRun.findFirstOrThrow({ where: { id: run.id, orgId: actor.orgId }, select: summarySelect });
     return summariseRun(row);
@@ -125,7 +180,12 @@ export async function listRuns(db: Db, orgId: string, serverId: string, limit = 
   const rows = await inOrg(db, orgId, async (tx) => {
     const server = await tx.server.findFirst({ where: { id: serverId, orgId }, select: { id: true } });
     if (!server) throw notFound("This server");
-    const runs = await tx.proofRun.findMany({ where: { orgId, serverId }, orderBy: { createdAt: "desc" }, take: limit, select: summarySelect });
+    const runs = await tx.proofRun.findMany({
+      where: { orgId, serverId },
+      orderBy: { createdAt: "desc" },
+      take: limit,
+      select: summarySelect,
+    });
     // which of them hold a report (a stopped run's partial one too), without reading the reports
     const ids = runs.map((run) => run.id);
     const withReport = await tx.$queryRaw<{ id: string }[]>`
@@ -142,7 +202,12 @@ export interface RunDetail extends RunSummary {
 
 export async function getRun(db: Db, orgId: string, runId: string): Promise<RunDetail> {
   const row = isUuid(runId)
-    ? await inOrg(db, orgId, (tx) => tx.proofRun.findFirst({ where: { id: runId, orgId }, select: { ...summarySelect, report: true, server: { select: { hostname: true } } } }))
+    ? await inOrg(db, orgId, (tx) =>
+        tx.proofRun.findFirst({
+          where: { id: runId, orgId },
+          select: { ...summarySelect, report: true, server: { select: { hostname: true } } },
+        }),
+      )
     : null;
   if (!row) throw notFound("This proof run");
   return { ...summariseRun(row, row.report !== null), hostname: row.server.hostname, report: row.report };

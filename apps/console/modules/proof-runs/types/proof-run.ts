@@ -138,7 +138,13 @@ const causedReads = z.object({
 });
 export type CausedReads = z.infer<typeof causedReads>;
 
-const passReads = z.object({ pass: z.number(), side, warmUp: z.boolean().optional().default(false), storageReads: z.number(), memoryReads: z.number() });
+const passReads = z.object({
+  pass: z.number(),
+  side,
+  warmUp: z.boolean().optional().default(false),
+  storageReads: z.number(),
+  memoryReads: z.number(),
+});
 export type PassReads = z.infer<typeof passReads>;
 
 const alternation = z.object({

@@ -21,7 +21,9 @@ export function RecommendationsList({ initial, serverId, canAct }: { initial: Re
       const body = action === "snooze" ? { days: 7 } : action === "apply-rollout" ? { delivery: { mode: "rollout" } } : undefined;
       await fetchJson(`/api/recommendations/${id}/${path}`, { method: "POST", body: body ? JSON.stringify(body) : undefined });
       const query = serverId ? `?serverId=${serverId}` : "";
-      setItems((await fetchJson<{ recommendations: RecommendationView[] }>(`/api/recommendations${query}`, { cache: "no-store" })).recommendations);
+      setItems(
+        (await fetchJson<{ recommendations: RecommendationView[] }>(`/api/recommendations${query}`, { cache: "no-store" })).recommendations,
+      );
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -33,11 +35,22 @@ export function RecommendationsList({ initial, serverId, canAct }: { initial: Re
     <div className="grid gap-4" data-testid="recommendations">
       <FormError message={error} />
       {items.length === 0 ? (
-        <EmptyState icon={Lightbulb} title="No recommendations" data-testid="recommendations-empty"
-          description="The worker looks at miss-ratio curves, spare memory, scans, fragmentation and capabilities every 15 minutes; a recommendation appears when the evidence supports a change with a predicted effect." />
+        <EmptyState
+          icon={Lightbulb}
+          title="No recommendations"
+          data-testid="recommendations-empty"
+          description="The worker looks at miss-ratio curves, spare memory, scans, fragmentation and capabilities every 15 minutes; a recommendation appears when the evidence supports a change with a predicted effect."
+        />
       ) : (
         items.map((r) => (
-          <RecommendationCard key={r.id} recommendation={r} showServer={serverId === undefined} canAct={canAct} busy={busy === r.id} onAction={(action) => act(r.id, action)} />
+          <RecommendationCard
+            key={r.id}
+            recommendation={r}
+            showServer={serverId === undefined}
+            canAct={canAct}
+            busy={busy === r.id}
+            onAction={(action) => act(r.id, action)}
+          />
         ))
       )}
     </div>

@@ -39,38 +39,69 @@ async function lockRecommendation(tx: OrgTransaction, orgId: string, id: string)
  * asked for, which guards it (its server against the servers not changed) and rolls it back on
  * a regression.
  */
-export async function applyRecommendation(db: Db, actor: RecommendationActor, id: string, now = new Date(), delivery?: Delivery): Promise<RecommendationView> {
+export async function applyRecommendation(
+  db: Db,
+  actor: RecommendationActor,
+  id: string,
+  now = new Date(),
+  delivery?: Delivery,
+): Promise<RecommendationView> {
   requireRecommendationPermission(actor, "apply");
   if (!isUuid(id)) throw notFound("This recommendation");
   return inOrg(db, actor.orgId, async (tx) => {
     const locked = await lockRecommendation(tx, actor.orgId, id);
     if (!locked) throw notFound("This recommendation");
-    if (locked.status === "applied") throw new ProblemError(409, "Already applied", "This recommendation was applied already; its policy version is linked on it.");
+    if (locked.status === "applied")
+      throw new ProblemError(409, "Already applied", "This recommendation was applied already; its policy version is linked on it.");
     const row = await tx.recommendation.findFirstOrThrow({ where: { orgId: actor.orgId, id } });
     if (row.change === null) {
       throw new ProblemError(409, "Not a policy change", `No policy can make this change; do it on the server: ${row.steps}`);
     }
     const change = policyChangeSchema.parse(row.change);
-    const server = await tx.server.findFirst({ where: { orgId: actor.orgId, id: row.serverId }, select: { id: true, hostname: true, tags: true } });
+    const server = await tx.server.findFirst({
+      where: { orgId: actor.orgId, id: row.serverId },
+      select: { id: true, hostname: true, tags: true },
+    });
     if (!server) throw notFound("This recommendation's server");
 
     const sql = sqlOfPrisma(tx);
     const slot = await slotAt(sql, actor.orgId, { scope: "server", tag: null, serverId: server.id }, null);
     let saved: { policyId: string; version: number } | undefined;
-    await startChange(sql, actor, { kind: "recommendation", title: `Recommendation on ${server.hostname}: ${row.title}`, recommendationId: id, slots: [slot] }, delivery, async () => {
-      saved = await saveOnServerLayer(tx, actor, server, change, `Recommendation: ${row.title} (${describePolicyChange(change)})`.slice(0, 500));
-      return { policyId: saved.policyId, policyVersion: saved.version, slots: [{ ...slot, afterPolicyId: saved.policyId }] };
-    });
+    await startChange(
+      sql,
+      actor,
+      { kind: "recommendation", title: `Recommendation on ${server.hostname}: ${row.title}`, recommendationId: id, slots: [slot] },
+      delivery,
+      async () => {
+        saved = await saveOnServerLayer(
+          tx,
+          actor,
+          server,
+          change,
+          `Recommendation: ${row.title} (${describePolicyChange(change)})`.slice(0, 500),
+        );
+        return { policyId: saved.policyId, policyVersion: saved.version, slots: [{ ...slot, afterPolicyId: saved.policyId }] };
+      },
+    );
     if (!saved) throw new Error("the recommendation's change was not saved");
     await tx.recommendation.update({
       where: { id },
       data: {
-        status: "applied", snoozedUntil: null, appliedAt: now, appliedPolicyId: saved.policyId, appliedPolicyVersion: saved.version,
-        statusChangedBy: actor.userId, statusChangedAt: now,
+        status: "applied",
+        snoozedUntil: null,
+        appliedAt: now,
+        appliedPolicyId: saved.policyId,
+        appliedPolicyVersion: saved.version,
+        statusChangedBy: actor.userId,
+        statusChangedAt: now,
       },
     });
     await recordRecommendationAudit(tx, actor, "recommendation.applied", id, {
-      title: row.title, server: server.hostname, change: describePolicyChange(change), policyId: saved.policyId, version: saved.version,
+      title: row.title,
+      server: server.hostname,
+      change: describePolicyChange(change),
+      policyId: saved.policyId,
+      version: saved.version,
     });
     return (await readRecommendation(tx, actor.orgId, id))!;
   });
@@ -86,25 +117,40 @@ async function saveOnServerLayer(
   const layers = await loadPolicyLayers(tx, actor.orgId, server);
   const effective = computeEffectivePolicy(layers);
   if (!effective.ok) {
-    throw new ProblemError(409, "Server policy invalid", "This server's layers already merge into an invalid policy; fix it on the Policies page before applying.");
+    throw new ProblemError(
+      409,
+      "Server policy invalid",
+      "This server's layers already merge into an invalid policy; fix it on the Policies page before applying.",
+    );
   }
   const own = layers.find((layer) => layer.source.scope === "server");
   const document = applyPolicyChange(own?.document ?? { schemaVersion: 1 }, change, effective.policy as unknown as Record<string, unknown>);
   const layer = validatePolicyLayer(document);
   if (!layer.ok) throw invalidPolicy(layer.problems);
   // The layer alone can be valid while the merged policy is not (a budget below the scan threshold).
-  const merged = computeEffectivePolicy([...layers.filter((l) => l.source.scope !== "server"), { source: own?.source ?? newServerSource(), document }]);
+  const merged = computeEffectivePolicy([
+    ...layers.filter((l) => l.source.scope !== "server"),
+    { source: own?.source ?? newServerSource(), document },
+  ]);
   if (!merged.ok) throw invalidPolicy(merged.problems);
 
   if (own) {
-    const version = await saveVersionInTransaction(tx, actor, own.source.policyId, layer.layer as PolicyDocument, { comment, basedOnVersion: own.source.version });
+    const version = await saveVersionInTransaction(tx, actor, own.source.policyId, layer.layer as PolicyDocument, {
+      comment,
+      basedOnVersion: own.source.version,
+    });
     return { policyId: own.source.policyId, version: version.version };
   }
-  const created = await createPolicyInTransaction(tx, actor, {
-    name: `${server.hostname} (recommendations)`.slice(0, 100),
-    description: `${server.hostname}'s own policy layer, created by applying a recommendation.`,
-    comment,
-  }, layer.layer);
+  const created = await createPolicyInTransaction(
+    tx,
+    actor,
+    {
+      name: `${server.hostname} (recommendations)`.slice(0, 100),
+      description: `${server.hostname}'s own policy layer, created by applying a recommendation.`,
+      comment,
+    },
+    layer.layer,
+  );
   await assignPolicyInTransaction(tx, actor, { scope: "server", serverId: server.id, policyId: created.id });
   return { policyId: created.id, version: 1 };
 }

@@ -12,7 +12,11 @@ export function requireRecommendationPermission(actor: RecommendationActor, acti
   }
 }
 
-export type RecommendationAuditAction = "recommendation.applied" | "recommendation.dismissed" | "recommendation.snoozed" | "recommendation.reopened";
+export type RecommendationAuditAction =
+  | "recommendation.applied"
+  | "recommendation.dismissed"
+  | "recommendation.snoozed"
+  | "recommendation.reopened";
 
 /** One audit_log row in the transaction that changes the recommendation. */
 export async function recordRecommendationAudit(

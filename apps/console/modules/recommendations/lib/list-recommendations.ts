@@ -5,7 +5,11 @@ import { summariseRecommendation } from "./summarise";
 const statusOrder = { open: 0, snoozed: 1, applied: 2, dismissed: 3 } as const;
 
 /** Names for the rows' servers, users and policies, one query each. */
-async function namesFor(tx: OrgTransaction, orgId: string, rows: { serverId: string; statusChangedBy: string | null; appliedPolicyId: string | null }[]) {
+async function namesFor(
+  tx: OrgTransaction,
+  orgId: string,
+  rows: { serverId: string; statusChangedBy: string | null; appliedPolicyId: string | null }[],
+) {
   const unique = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
   const [servers, users, policies] = await Promise.all([
     tx.server.findMany({ where: { orgId, id: { in: unique(rows.map((r) => r.serverId)) } }, select: { id: true, hostname: true } }),

@@ -27,7 +27,16 @@ const to = new Date("2026-11-23T00:00:00Z");
 function budgetFinding(serverId: string, currentBudgetBytes: number, sizes = [1, 2, 4, 6, 8].map((g) => g * gib)): RecommendationFinding {
   return readCacheBudgetFinding({
     serverId,
-    curve: { curve: "read_cache", scope: "", sampleRate: 0.01, sampledAccesses: 200_000, windowFrom: from, windowTo: to, sizesBytes: sizes, hitRatios: [0.4, 0.61, 0.8, 0.88, 0.885] },
+    curve: {
+      curve: "read_cache",
+      scope: "",
+      sampleRate: 0.01,
+      sampledAccesses: 200_000,
+      windowFrom: from,
+      windowTo: to,
+      sizesBytes: sizes,
+      hitRatios: [0.4, 0.61, 0.8, 0.88, 0.885],
+    },
     readCache: { enabled: true, freeMemoryFloorBytes: 512 * mib, scanResistanceThresholdBytes: 128 * mib },
     currentBudgetBytes,
     availableMemory: { p5Bytes: 9.5 * gib, samples: 1000, from, to },
@@ -43,8 +52,16 @@ describe("recommendations", { skip: skipWithoutDatabase }, () => {
   async function store(orgId: string, finding: RecommendationFinding): Promise<string> {
     const row = await db.prisma.recommendation.create({
       data: {
-        orgId, serverId: finding.serverId, kind: finding.kind, subject: finding.subject, title: finding.title, steps: finding.steps,
-        change: finding.change ?? undefined, evidence: finding.evidence, prediction: finding.prediction, confidence: finding.confidence,
+        orgId,
+        serverId: finding.serverId,
+        kind: finding.kind,
+        subject: finding.subject,
+        title: finding.title,
+        steps: finding.steps,
+        change: finding.change ?? undefined,
+        evidence: finding.evidence,
+        prediction: finding.prediction,
+        confidence: finding.confidence,
       },
     });
     return row.id;
@@ -72,7 +89,10 @@ describe("recommendations", { skip: skipWithoutDatabase }, () => {
     assert.equal(view!.change, "readCache.budgetBytes = 6442450944");
     assert.equal(view!.prediction.after, 0.88);
     assert.equal(view!.confidence.level, "high");
-    assert.equal(view!.evidenceHref, `/servers/${server.id}?from=2026-11-16T00%3A00%3A00.000Z&to=2026-11-23T00%3A00%3A00.000Z#miss-ratio-curves`);
+    assert.equal(
+      view!.evidenceHref,
+      `/servers/${server.id}?from=2026-11-16T00%3A00%3A00.000Z&to=2026-11-23T00%3A00%3A00.000Z#miss-ratio-curves`,
+    );
     assert.deepEqual(await listRecommendations(db, rival.orgId), []);
   });
 
@@ -88,24 +108,38 @@ describe("recommendations", { skip: skipWithoutDatabase }, () => {
     assert.match(policy.versions[0]!.comment, /^Recommendation: Raise the read-cache budget from 2 GiB to 6 GiB/);
     const effective = await getServerPolicy(db, owner.orgId, server.id);
     assert.equal(effective.effective.ok && effective.effective.policy.readCache.budgetBytes, 6 * gib);
-    const audit = await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId }, orderBy: { id: "asc" }, select: { action: true, target: true } });
-    assert.deepEqual(audit.slice(-3).map((a) => a.action), ["policy.created", "policy.assigned", "recommendation.applied"]);
+    const audit = await db.prisma.auditLog.findMany({
+      where: { orgId: owner.orgId },
+      orderBy: { id: "asc" },
+      select: { action: true, target: true },
+    });
+    assert.deepEqual(
+      audit.slice(-3).map((a) => a.action),
+      ["policy.created", "policy.assigned", "recommendation.applied"],
+    );
     await assert.rejects(applyRecommendation(db, owner, id), { status: 409 });
   });
 
   it("saves the next version of the server's own policy, keeping its fields and repeating the inherited include list", async () => {
     const server = await createServer(db.prisma, owner.orgId, "db-own");
-    const policy = await createPolicy(db, owner, { name: "db-own tuning", document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"], prefetch: true } } });
+    const policy = await createPolicy(db, owner, {
+      name: "db-own tuning",
+      document: { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**"], prefetch: true } },
+    });
     await assignPolicy(db, owner, { scope: "server", serverId: server.id, policyId: policy.id });
     const [scan] = scanDropBehindFindings({
-      serverId: server.id, readCache: { enabled: true, scanResistanceThresholdBytes: 128 * mib },
+      serverId: server.id,
+      readCache: { enabled: true, scanResistanceThresholdBytes: 128 * mib },
       topFiles: [{ path: "/srv/backup/full.tar", accesses: 50_000, misses: 49_000, intervalSeconds: 10, seenAt: to, managed: false }],
     });
     const applied = await applyRecommendation(db, owner, await store(owner.orgId, scan!));
     assert.equal(applied.applied?.policyId, policy.id);
     assert.equal(applied.applied?.version, 2);
     const versions = (await getPolicy(db, owner.orgId, policy.id)).versions;
-    assert.deepEqual(versions[0]!.document, { schemaVersion: 1, readCache: { enabled: true, include: ["/srv/db/**", "/srv/backup/full.tar"], prefetch: true } });
+    assert.deepEqual(versions[0]!.document, {
+      schemaVersion: 1,
+      readCache: { enabled: true, include: ["/srv/db/**", "/srv/backup/full.tar"], prefetch: true },
+    });
   });
 
   it("refuses a change the merged policy would not accept, and one no policy can make, storing nothing", async () => {
@@ -122,9 +156,17 @@ describe("recommendations", { skip: skipWithoutDatabase }, () => {
     assert.equal((await db.prisma.recommendation.findUniqueOrThrow({ where: { id } })).status, "open");
 
     const flash = flashTierFinding(server.id, "nvme0n1", {
-      sizesBytes: [16 * gib, 64 * gib], hitRatios: [0.3, 0.6], sampleRate: 0.01, sampledAccesses: 50_000, windowFrom: from, windowTo: to,
+      sizesBytes: [16 * gib, 64 * gib],
+      hitRatios: [0.3, 0.6],
+      sampleRate: 0.01,
+      sampledAccesses: 50_000,
+      windowFrom: from,
+      windowTo: to,
     })!;
-    await assert.rejects(applyRecommendation(db, owner, await store(owner.orgId, flash)), /No policy can make this change; do it on the server: Put a flash cache/);
+    await assert.rejects(
+      applyRecommendation(db, owner, await store(owner.orgId, flash)),
+      /No policy can make this change; do it on the server: Put a flash cache/,
+    );
   });
 
   it("remembers dismiss, snooze and reopen with who and when, in the audit log", async () => {
@@ -138,7 +180,10 @@ describe("recommendations", { skip: skipWithoutDatabase }, () => {
     assert.equal(snoozed.statusChangedBy, "Acme owner");
     assert.equal((await reopenRecommendation(db, owner, id, now)).status, "open");
     const actions = await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId, target: id }, orderBy: { id: "asc" } });
-    assert.deepEqual(actions.map((a) => a.action), ["recommendation.dismissed", "recommendation.snoozed", "recommendation.reopened"]);
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ["recommendation.dismissed", "recommendation.snoozed", "recommendation.reopened"],
+    );
     assert.deepEqual(actions[1]!.details, { title: "Raise the read-cache budget from 2 GiB to 6 GiB", until: "2026-11-30T12:00:00.000Z" });
   });
 

@@ -8,10 +8,7 @@ import { readRecommendation } from "./list-recommendations";
 
 const dayMs = 86_400_000;
 
-type Change =
-  | { to: "dismissed" }
-  | { to: "snoozed"; until: Date }
-  | { to: "open" };
+type Change = { to: "dismissed" } | { to: "snoozed"; until: Date } | { to: "open" };
 
 async function setStatus(db: Db, actor: RecommendationActor, id: string, change: Change, now: Date): Promise<RecommendationView> {
   requireRecommendationPermission(actor, "dismiss");
@@ -19,12 +16,23 @@ async function setStatus(db: Db, actor: RecommendationActor, id: string, change:
   return inOrg(db, actor.orgId, async (tx) => {
     const row = await tx.recommendation.findFirst({ where: { orgId: actor.orgId, id }, select: { status: true, title: true } });
     if (!row) throw notFound("This recommendation");
-    if (row.status === "applied") throw new ProblemError(409, "Already applied", "An applied recommendation stays applied; change the policy it created instead.");
+    if (row.status === "applied")
+      throw new ProblemError(409, "Already applied", "An applied recommendation stays applied; change the policy it created instead.");
     await tx.recommendation.update({
       where: { id },
-      data: { status: change.to, snoozedUntil: change.to === "snoozed" ? change.until : null, statusChangedBy: actor.userId, statusChangedAt: now },
+      data: {
+        status: change.to,
+        snoozedUntil: change.to === "snoozed" ? change.until : null,
+        statusChangedBy: actor.userId,
+        statusChangedAt: now,
+      },
     });
-    const action = change.to === "dismissed" ? "recommendation.dismissed" : change.to === "snoozed" ? "recommendation.snoozed" : "recommendation.reopened";
+    const action =
+      change.to === "dismissed"
+        ? "recommendation.dismissed"
+        : change.to === "snoozed"
+          ? "recommendation.snoozed"
+          : "recommendation.reopened";
     await recordRecommendationAudit(tx, actor, action, id, {
       title: row.title,
       ...(change.to === "snoozed" ? { until: change.until.toISOString() } : {}),

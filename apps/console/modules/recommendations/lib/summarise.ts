@@ -16,7 +16,8 @@ import { evidenceHref } from "./evidence-link";
 type Row = Awaited<ReturnType<OrgTransaction["recommendation"]["findFirstOrThrow"]>>;
 
 function kindOf(kind: string): RecommendationKind {
-  if (!(recommendationKinds as readonly string[]).includes(kind)) throw new Error(`recommendation of unknown kind ${kind}: a newer worker wrote it; update the console`);
+  if (!(recommendationKinds as readonly string[]).includes(kind))
+    throw new Error(`recommendation of unknown kind ${kind}: a newer worker wrote it; update the console`);
   return kind as RecommendationKind;
 }
 

@@ -18,7 +18,9 @@ export const recommendationSchema = z.object({
   snoozedUntil: nullableDateTime,
   statusChangedBy: z.string().nullable(),
   statusChangedAt: nullableDateTime,
-  applied: z.object({ policyId: z.string().nullable(), policyName: z.string().nullable(), version: z.number().int().nullable(), at: isoDateTime }).nullable(),
+  applied: z
+    .object({ policyId: z.string().nullable(), policyName: z.string().nullable(), version: z.number().int().nullable(), at: isoDateTime })
+    .nullable(),
   realised: realisedEffectSchema.nullable(),
   firstSeenAt: isoDateTime,
   refreshedAt: isoDateTime,

@@ -32,6 +32,10 @@ export interface RecommendationView {
 }
 
 export const snoozeInput = z.strictObject({
-  days: z.number({ error: "Give the number of days to snooze, 1 to 90." }).int().min(1, "Snooze for at least 1 day.").max(90, "Snooze for at most 90 days."),
+  days: z
+    .number({ error: "Give the number of days to snooze, 1 to 90." })
+    .int()
+    .min(1, "Snooze for at least 1 day.")
+    .max(90, "Snooze for at most 90 days."),
 });
 export type SnoozeInput = z.input<typeof snoozeInput>;

@@ -21,7 +21,9 @@ export function RolloutNotices({ orgId }: { orgId: string }) {
     const poll = async () => {
       try {
         const after = seen.current;
-        const { notices } = await fetchJson<{ notices: RolloutNotice[] }>(`/api/rollouts/notices${after ? `?after=${after}` : ""}`, { cache: "no-store" });
+        const { notices } = await fetchJson<{ notices: RolloutNotice[] }>(`/api/rollouts/notices${after ? `?after=${after}` : ""}`, {
+          cache: "no-store",
+        });
         if (stopped) return;
         if (notices.length === 0) {
           // Nothing has finished yet: from now on every completion or rollback is news.
@@ -48,13 +50,24 @@ export function RolloutNotices({ orgId }: { orgId: string }) {
   return (
     <div className="fixed bottom-4 right-4 z-20 grid w-96 max-w-[calc(100vw-2rem)] gap-2 print:hidden" aria-live="polite">
       {shown.map((notice) => (
-        <div key={notice.eventId} role="status" data-testid="rollout-notice" data-kind={notice.kind}
-          className={`grid gap-1 rounded-lg border bg-card p-3 text-sm shadow-lg ${notice.kind === "rollout.rolled_back" ? "border-destructive/60" : "border-success/60"}`}>
+        <div
+          key={notice.eventId}
+          role="status"
+          data-testid="rollout-notice"
+          data-kind={notice.kind}
+          className={`grid gap-1 rounded-lg border bg-card p-3 text-sm shadow-lg ${notice.kind === "rollout.rolled_back" ? "border-destructive/60" : "border-success/60"}`}
+        >
           <span className="flex items-start justify-between gap-2">
             <Link href={`/rollouts/${notice.rolloutId}`} className="font-medium underline-offset-2 hover:underline">
               {notice.kind === "rollout.completed" ? "Rollout completed" : "Rollout rolled back"}: {notice.title}
             </Link>
-            <button type="button" aria-label="Dismiss" onClick={() => setShown((current) => current.filter((n) => n.eventId !== notice.eventId))}><X className="size-4" /></button>
+            <button
+              type="button"
+              aria-label="Dismiss"
+              onClick={() => setShown((current) => current.filter((n) => n.eventId !== notice.eventId))}
+            >
+              <X className="size-4" />
+            </button>
           </span>
           <span className="text-muted-foreground">{notice.message}</span>
         </div>

@@ -22,7 +22,10 @@ const confirmations = {
 } as const;
 
 export function RolloutView({ initial, canControl, canOverride }: { initial: RolloutDetail; canControl: boolean; canOverride: boolean }) {
-  const { data, refresh } = usePolling<{ rollout: RolloutDetail }>(`/api/rollouts/${initial.id}`, { initial: { rollout: initial }, intervalMs: 5000 });
+  const { data, refresh } = usePolling<{ rollout: RolloutDetail }>(`/api/rollouts/${initial.id}`, {
+    initial: { rollout: initial },
+    intervalMs: 5000,
+  });
   const rollout = data?.rollout ?? initial;
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -54,22 +57,38 @@ export function RolloutView({ initial, canControl, canOverride }: { initial: Rol
             <RolloutStatusBadge status={rollout.status} />
           </CardTitle>
           <CardDescription>
-            Started {formatDateTime(rollout.createdAt)}{rollout.createdBy ? ` by ${rollout.createdBy}` : ""}. {rollout.applied} of {rollout.servers} server
+            Started {formatDateTime(rollout.createdAt)}
+            {rollout.createdBy ? ` by ${rollout.createdBy}` : ""}. {rollout.applied} of {rollout.servers} server
             {rollout.servers === 1 ? "" : "s"} on the new policy. {describeRolloutPlan(rollout.plan)}.
           </CardDescription>
         </CardHeader>
         <CardContent className="grid gap-3">
           {rollout.statusReason ? (
-            <p className={rollout.status === "paused" ? "rounded-md border border-destructive/40 bg-destructive/5 p-3 text-sm" : "text-sm"} data-testid="rollout-reason">
+            <p
+              className={rollout.status === "paused" ? "rounded-md border border-destructive/40 bg-destructive/5 p-3 text-sm" : "text-sm"}
+              data-testid="rollout-reason"
+            >
               {rollout.statusReason}
             </p>
           ) : null}
           {canControl && active ? (
             <div className="flex flex-wrap gap-2" data-testid="rollout-controls">
-              {rollout.status === "running" ? <Button variant="outline" disabled={pending} onClick={() => void act("pause")} data-testid="rollout-pause">Pause</Button> : null}
-              {rollout.status === "paused" ? <Button disabled={pending} onClick={() => void act("resume")} data-testid="rollout-resume">Resume</Button> : null}
-              <Button variant="outline" disabled={pending} onClick={() => void act("rollback")} data-testid="rollout-rollback">Roll back</Button>
-              <Button variant="destructive" disabled={pending} onClick={() => void act("abort")} data-testid="rollout-abort">Abort</Button>
+              {rollout.status === "running" ? (
+                <Button variant="outline" disabled={pending} onClick={() => void act("pause")} data-testid="rollout-pause">
+                  Pause
+                </Button>
+              ) : null}
+              {rollout.status === "paused" ? (
+                <Button disabled={pending} onClick={() => void act("resume")} data-testid="rollout-resume">
+                  Resume
+                </Button>
+              ) : null}
+              <Button variant="outline" disabled={pending} onClick={() => void act("rollback")} data-testid="rollout-rollback">
+                Roll back
+              </Button>
+              <Button variant="destructive" disabled={pending} onClick={() => void act("abort")} data-testid="rollout-abort">
+                Abort
+              </Button>
             </div>
           ) : null}
           <FormError message={error} />
@@ -84,26 +103,39 @@ export function RolloutView({ initial, canControl, canOverride }: { initial: Rol
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card>
-          <CardHeader><CardTitle>What changed</CardTitle><CardDescription>Servers not yet released keep the layer each slot had before.</CardDescription></CardHeader>
+          <CardHeader>
+            <CardTitle>What changed</CardTitle>
+            <CardDescription>Servers not yet released keep the layer each slot had before.</CardDescription>
+          </CardHeader>
           <CardContent>
             <ul className="grid gap-1 text-sm" data-testid="rollout-slots">
               {rollout.slots.map((slot, index) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list of readings, never reordered
                 <li key={index}>
-                  {slot.scope === "organization" ? "Organisation default" : slot.scope === "tag" ? `Tag ${slot.tag}` : `Server ${slot.serverHostname}`}:{" "}
-                  {slot.before ? `“${slot.before.policyName}” v${slot.before.version}` : "nothing"} → {slot.afterPolicyName ? `“${slot.afterPolicyName}”` : "nothing"}
+                  {slot.scope === "organization"
+                    ? "Organisation default"
+                    : slot.scope === "tag"
+                      ? `Tag ${slot.tag}`
+                      : `Server ${slot.serverHostname}`}
+                  : {slot.before ? `“${slot.before.policyName}” v${slot.before.version}` : "nothing"} →{" "}
+                  {slot.afterPolicyName ? `“${slot.afterPolicyName}”` : "nothing"}
                 </li>
               ))}
             </ul>
           </CardContent>
         </Card>
         <Card>
-          <CardHeader><CardTitle>Timeline</CardTitle></CardHeader>
+          <CardHeader>
+            <CardTitle>Timeline</CardTitle>
+          </CardHeader>
           <CardContent>
             <ol className="grid gap-2 text-sm" data-testid="rollout-timeline">
               {[...rollout.timeline].reverse().map((event) => (
                 <li key={event.id} className="grid gap-0.5 border-l-2 pl-3" data-testid="timeline-entry" data-kind={event.kind}>
-                  <span className="text-xs text-muted-foreground">{formatDateTime(event.at)}{event.actor ? ` · ${event.actor}` : " · Spindle"}</span>
+                  <span className="text-xs text-muted-foreground">
+                    {formatDateTime(event.at)}
+                    {event.actor ? ` · ${event.actor}` : " · Spindle"}
+                  </span>
                   <span>{event.message}</span>
                 </li>
               ))}

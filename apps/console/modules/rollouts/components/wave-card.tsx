@@ -14,17 +14,32 @@ import type { RolloutWaveView } from "../types/rollout";
 import { ServerStateBadge, WaveStateBadge } from "./rollout-badges";
 
 const guardLabels: Record<string, string> = {
-  failed: "Refused (FAILED)", offline: "Agents offline", apply_timeout: "Confirmations", backoffs: "Read-cache backoffs",
-  p99_read_latency: "p99 read latency", p99_write_latency: "p99 write latency", comparative: "Against servers not yet changed",
+  failed: "Refused (FAILED)",
+  offline: "Agents offline",
+  apply_timeout: "Confirmations",
+  backoffs: "Read-cache backoffs",
+  p99_read_latency: "p99 read latency",
+  p99_write_latency: "p99 write latency",
+  comparative: "Against servers not yet changed",
 };
 const statusText = { pass: "pass", trip: "tripped", "not-enough-data": "not enough data", "not-measured": "not measured" } as const;
 
 function formatChange(change: number | null, scale: "relative" | "absolute" | null): string {
   if (change === null) return "—";
-  return scale === "relative" ? `${change >= 0 ? "+" : ""}${(change * 100).toFixed(1)} %` : `${change >= 0 ? "+" : ""}${change.toPrecision(3)}`;
+  return scale === "relative"
+    ? `${change >= 0 ? "+" : ""}${(change * 100).toFixed(1)} %`
+    : `${change >= 0 ? "+" : ""}${change.toPrecision(3)}`;
 }
 
-export function WaveCard({ wave, canOverride, onOverride }: { wave: RolloutWaveView; canOverride: boolean; onOverride: (reason: string) => Promise<string | null> }) {
+export function WaveCard({
+  wave,
+  canOverride,
+  onOverride,
+}: {
+  wave: RolloutWaveView;
+  canOverride: boolean;
+  onOverride: (reason: string) => Promise<string | null>;
+}) {
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   return (
@@ -34,7 +49,8 @@ export function WaveCard({ wave, canOverride, onOverride }: { wave: RolloutWaveV
           {wave.label}
           <WaveStateBadge state={wave.state} />
           <span className="text-sm font-normal text-muted-foreground">
-            {wave.servers.length} server{wave.servers.length === 1 ? "" : "s"}{wave.attempt > 1 ? ` · attempt ${wave.attempt}` : ""}
+            {wave.servers.length} server{wave.servers.length === 1 ? "" : "s"}
+            {wave.attempt > 1 ? ` · attempt ${wave.attempt}` : ""}
             {wave.releasedAt ? ` · out ${formatDateTime(wave.releasedAt)}` : ""}
             {wave.guardEndsAt ? ` · guard window until ${formatDateTime(wave.guardEndsAt)}` : ""}
             {wave.overriddenBy ? ` · passed by override (${wave.overriddenBy})` : ""}
@@ -46,12 +62,20 @@ export function WaveCard({ wave, canOverride, onOverride }: { wave: RolloutWaveV
           <div className="grid gap-2 rounded-md border border-warning/60 bg-warning/10 p-3 text-sm" data-testid="wave-hold">
             <p data-testid="wave-hold-reason">{wave.holdReason}</p>
             {canOverride ? (
-              <form className="flex flex-col gap-2 sm:flex-row sm:items-end" onSubmit={async (event) => {
-                event.preventDefault();
-                setError(await onOverride(reason));
-              }}>
-                <div className="grid flex-1 gap-1"><Label htmlFor={`override-${wave.wave}`}>Why it may go on anyway</Label><Input id={`override-${wave.wave}`} value={reason} onChange={(e) => setReason(e.target.value)} /></div>
-                <Button type="submit" variant="outline" data-testid="wave-override">Override the guard</Button>
+              <form
+                className="flex flex-col gap-2 sm:flex-row sm:items-end"
+                onSubmit={async (event) => {
+                  event.preventDefault();
+                  setError(await onOverride(reason));
+                }}
+              >
+                <div className="grid flex-1 gap-1">
+                  <Label htmlFor={`override-${wave.wave}`}>Why it may go on anyway</Label>
+                  <Input id={`override-${wave.wave}`} value={reason} onChange={(e) => setReason(e.target.value)} />
+                </div>
+                <Button type="submit" variant="outline" data-testid="wave-override">
+                  Override the guard
+                </Button>
               </form>
             ) : null}
             <FormError message={error} />
@@ -62,23 +86,61 @@ export function WaveCard({ wave, canOverride, onOverride }: { wave: RolloutWaveV
           <div className="grid gap-2" data-testid="guard-readings">
             <p className="text-xs text-muted-foreground">Guards{wave.readingsAt ? `, read ${formatDateTime(wave.readingsAt)}` : ""}</p>
             {wave.readings.map((reading) => (
-              <div key={reading.guard} className="grid gap-1 rounded-md border p-2 text-sm" data-testid="guard-reading" data-guard={reading.guard} data-status={reading.status}>
+              <div
+                key={reading.guard}
+                className="grid gap-1 rounded-md border p-2 text-sm"
+                data-testid="guard-reading"
+                data-guard={reading.guard}
+                data-status={reading.status}
+              >
                 <span className="flex items-center justify-between gap-2">
                   <span className="font-medium">{guardLabels[reading.guard] ?? reading.guard}</span>
-                  <span className={reading.status === "trip" ? "text-destructive" : reading.status === "not-enough-data" ? "text-warning" : "text-muted-foreground"}>{statusText[reading.status]}</span>
+                  <span
+                    className={
+                      reading.status === "trip"
+                        ? "text-destructive"
+                        : reading.status === "not-enough-data"
+                          ? "text-warning"
+                          : "text-muted-foreground"
+                    }
+                  >
+                    {statusText[reading.status]}
+                  </span>
                 </span>
                 <span data-testid="guard-summary">{reading.summary}</span>
-                <span className="text-xs text-muted-foreground" data-testid="guard-basis">Basis: {reading.basis}</span>
+                <span className="text-xs text-muted-foreground" data-testid="guard-basis">
+                  Basis: {reading.basis}
+                </span>
                 {reading.metrics.length > 0 ? (
                   <table className="mt-1 w-full text-xs">
-                    <thead><tr className="text-left text-muted-foreground"><th>Metric</th><th>Change vs expected</th><th>Interval</th><th>Servers</th><th>Reading</th></tr></thead>
+                    <thead>
+                      <tr className="text-left text-muted-foreground">
+                        <th>Metric</th>
+                        <th>Change vs expected</th>
+                        <th>Interval</th>
+                        <th>Servers</th>
+                        <th>Reading</th>
+                      </tr>
+                    </thead>
                     <tbody>
                       {reading.metrics.map((metric) => (
-                        <tr key={metric.key} data-testid="guard-metric" data-metric={metric.key} data-status={metric.status} title={metric.detail}>
+                        <tr
+                          key={metric.key}
+                          data-testid="guard-metric"
+                          data-metric={metric.key}
+                          data-status={metric.status}
+                          title={metric.detail}
+                        >
                           <td>{metric.label}</td>
                           <td>{formatChange(metric.change, metric.scale)}</td>
-                          <td>{metric.interval ? `${formatChange(metric.interval.low, metric.scale)} to ${formatChange(metric.interval.high, metric.scale)} (${Math.round(metric.interval.confidence * 100)} %)` : "—"}</td>
-                          <td>{metric.treated} vs {metric.control}</td>
+                          <td>
+                            {metric.interval
+                              ? `${formatChange(metric.interval.low, metric.scale)} to ${formatChange(metric.interval.high, metric.scale)} (${Math.round(metric.interval.confidence * 100)} %)`
+                              : "—"}
+                          </td>
+                          <td>
+                            {metric.treated} vs {metric.control}
+                          </td>
                           <td>{statusText[metric.status]}</td>
                         </tr>
                       ))}
@@ -91,17 +153,34 @@ export function WaveCard({ wave, canOverride, onOverride }: { wave: RolloutWaveV
         ) : null}
 
         <table className="w-full text-sm" data-testid="wave-servers">
-          <thead><tr className="text-left text-xs text-muted-foreground"><th>Server</th><th>State</th><th>Applied</th><th>Note</th></tr></thead>
+          <thead>
+            <tr className="text-left text-xs text-muted-foreground">
+              <th>Server</th>
+              <th>State</th>
+              <th>Applied</th>
+              <th>Note</th>
+            </tr>
+          </thead>
           <tbody>
             {wave.servers.map((server) => (
               <tr key={server.serverId} data-testid="wave-server" data-hostname={server.hostname} data-state={server.state}>
-                <td><Link className="underline-offset-2 hover:underline" href={`/servers/${server.serverId}`}>{server.hostname}</Link></td>
-                <td><ServerStateBadge state={server.state} /></td>
+                <td>
+                  <Link className="underline-offset-2 hover:underline" href={`/servers/${server.serverId}`}>
+                    {server.hostname}
+                  </Link>
+                </td>
+                <td>
+                  <ServerStateBadge state={server.state} />
+                </td>
                 <td>{server.appliedAt ? formatDateTime(server.appliedAt) : "—"}</td>
                 <td className="text-xs text-muted-foreground">
-                  {server.state === "failed" ? server.failedMessage
-                    : server.state === "rolled_back" ? (server.rollbackConfirmedAt ? "previous policy confirmed by the agent" : "previous policy sent, not confirmed yet")
-                    : ""}
+                  {server.state === "failed"
+                    ? server.failedMessage
+                    : server.state === "rolled_back"
+                      ? server.rollbackConfirmedAt
+                        ? "previous policy confirmed by the agent"
+                        : "previous policy sent, not confirmed yet"
+                      : ""}
                 </td>
               </tr>
             ))}

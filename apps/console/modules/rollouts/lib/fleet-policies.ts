@@ -3,7 +3,14 @@
 // the worker would materialise now (docs/policy.md, "Computing a server's effective policy" and
 // "Rollouts"). A rollout compares this before and after its change to know which servers it
 // changes. The merge and the hash are @spindle/policy's.
-import { assignmentsDuringRollouts, layersForServer, mergeLayers, type AssignmentScope, type HeldSlot, type PolicyDocument } from "@spindle/policy";
+import {
+  assignmentsDuringRollouts,
+  layersForServer,
+  mergeLayers,
+  type AssignmentScope,
+  type HeldSlot,
+  type PolicyDocument,
+} from "@spindle/policy";
 import { policyHash } from "@spindle/policy/hash";
 import type { RolloutSql } from "./sql";
 
@@ -27,7 +34,10 @@ export interface FleetPolicies {
 }
 
 export async function fleetPolicies(sql: RolloutSql, orgId: string): Promise<FleetPolicies> {
-  const { rows: servers } = await sql.query<FleetServer>("SELECT id::text AS id, hostname, tags FROM servers WHERE org_id = $1 ORDER BY hostname, id", [orgId]);
+  const { rows: servers } = await sql.query<FleetServer>(
+    "SELECT id::text AS id, hostname, tags FROM servers WHERE org_id = $1 ORDER BY hostname, id",
+    [orgId],
+  );
   const { rows: assignments } = await sql.query<Assigned & { server_id: string | null }>(
     `SELECT a.scope, a.tag, a.server_id::text AS server_id, v.document
        FROM policy_assignments a
@@ -36,7 +46,13 @@ export async function fleetPolicies(sql: RolloutSql, orgId: string): Promise<Fle
     [orgId],
   );
   const current: Assigned[] = assignments.map((a) => ({ scope: a.scope, tag: a.tag, serverId: a.server_id, document: a.document }));
-  const { rows: held } = await sql.query<{ server_id: string; scope: AssignmentScope; tag: string | null; slot_server_id: string | null; document: PolicyDocument | null }>(
+  const { rows: held } = await sql.query<{
+    server_id: string;
+    scope: AssignmentScope;
+    tag: string | null;
+    slot_server_id: string | null;
+    document: PolicyDocument | null;
+  }>(
     `SELECT h.server_id::text AS server_id, h.scope, h.tag, h.slot_server_id::text AS slot_server_id, v.document
        FROM spindle_rollout_held_slots($1, $2::uuid[]) h
        JOIN rollouts r ON r.id = h.rollout_id
@@ -47,7 +63,10 @@ export async function fleetPolicies(sql: RolloutSql, orgId: string): Promise<Fle
   const heldByServer = new Map<string, HeldSlot<Assigned>[]>();
   for (const row of held) {
     const target = { scope: row.scope, tag: row.tag, serverId: row.slot_server_id };
-    heldByServer.set(row.server_id, [...(heldByServer.get(row.server_id) ?? []), { target, previous: row.document ? { ...target, document: row.document } : null }]);
+    heldByServer.set(row.server_id, [
+      ...(heldByServer.get(row.server_id) ?? []),
+      { target, previous: row.document ? { ...target, document: row.document } : null },
+    ]);
   }
   const hashes = new Map<string, string | null>();
   for (const server of servers) {

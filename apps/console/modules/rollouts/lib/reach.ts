@@ -27,11 +27,17 @@ export function reachOf(targets: readonly ReachTarget[], servers: readonly Reach
   const reached = new Map<string, ReachServer>();
   const parts: string[] = [];
   for (const target of targets) {
-    const matched = servers.filter((s) => target.scope === "organization" || (target.scope === "tag" ? s.tags.includes(target.tag ?? "") : s.id === target.serverId));
+    const matched = servers.filter(
+      (s) => target.scope === "organization" || (target.scope === "tag" ? s.tags.includes(target.tag ?? "") : s.id === target.serverId),
+    );
     for (const server of matched) reached.set(server.id, server);
-    parts.push(target.scope === "organization" ? `the organisation default (${plural(matched.length)})`
-      : target.scope === "tag" ? `tag ${target.tag} (${plural(matched.length)})`
-      : `server ${matched[0]?.hostname ?? "?"}`);
+    parts.push(
+      target.scope === "organization"
+        ? `the organisation default (${plural(matched.length)})`
+        : target.scope === "tag"
+          ? `tag ${target.tag} (${plural(matched.length)})`
+          : `server ${matched[0]?.hostname ?? "?"}`,
+    );
   }
   const wide = targets.some((t) => t.scope !== "server") || targets.length > 1;
   return { description: parts.length > 0 ? parts.join(", ") : "no server yet", servers: [...reached.values()], wide };

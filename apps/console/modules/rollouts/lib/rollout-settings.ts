@@ -8,7 +8,9 @@ import type { OrgContext } from "@/modules/auth/types/context";
 import { sqlOfPrisma, type RolloutSql } from "./sql";
 
 export async function readRolloutsRequired(sql: RolloutSql, orgId: string): Promise<boolean> {
-  const { rows } = await sql.query<{ rollouts_required: boolean }>("SELECT rollouts_required FROM org_rollout_settings WHERE org_id = $1", [orgId]);
+  const { rows } = await sql.query<{ rollouts_required: boolean }>("SELECT rollouts_required FROM org_rollout_settings WHERE org_id = $1", [
+    orgId,
+  ]);
   return rows[0]?.rollouts_required ?? true;
 }
 
@@ -16,7 +18,11 @@ export async function getRolloutSettings(db: Db, orgId: string): Promise<{ rollo
   return inOrg(db, orgId, async (tx) => ({ rolloutsRequired: await readRolloutsRequired(sqlOfPrisma(tx), orgId) }));
 }
 
-export async function setRolloutSettings(db: Db, actor: Pick<OrgContext, "orgId" | "userId" | "role">, rolloutsRequired: boolean): Promise<{ rolloutsRequired: boolean }> {
+export async function setRolloutSettings(
+  db: Db,
+  actor: Pick<OrgContext, "orgId" | "userId" | "role">,
+  rolloutsRequired: boolean,
+): Promise<{ rolloutsRequired: boolean }> {
   if (!can(actor.role, { rollout: ["settings"] })) {
     throw forbidden(`Only owners change whether changes go out as rollouts; your role is ${actor.role}.`);
   }
@@ -27,9 +33,12 @@ export async function setRolloutSettings(db: Db, actor: Pick<OrgContext, "orgId"
     await sql.query(
       `INSERT INTO org_rollout_settings (org_id, rollouts_required, updated_by, updated_at) VALUES ($1, $2, $3, now())
        ON CONFLICT (org_id) DO UPDATE SET rollouts_required = EXCLUDED.rollouts_required, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-      [actor.orgId, rolloutsRequired, actor.userId]);
-    await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'rollout.settings_changed', '', $3::jsonb)",
-      [actor.orgId, actor.userId, JSON.stringify({ rolloutsRequired, before })]);
+      [actor.orgId, rolloutsRequired, actor.userId],
+    );
+    await sql.query(
+      "INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'rollout.settings_changed', '', $3::jsonb)",
+      [actor.orgId, actor.userId, JSON.stringify({ rolloutsRequired, before })],
+    );
     return { rolloutsRequired };
   });
 }

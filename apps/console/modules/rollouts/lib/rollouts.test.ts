@@ -38,10 +38,13 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     await db.prisma.member.create({ data: { id: `member-${suffix}`, organizationId: orgId, userId: user.id, role } });
     return { orgId, userId: user.id, role };
   }
-  const query = async <T,>(sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows as T[];
+  const query = async <T>(sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows as T[];
   /** What the worker would do to release a wave: the console only reads these rows. */
   const release = (rolloutId: string, wave: number) =>
-    query("UPDATE rollout_servers SET state = 'applied', released_at = now(), applied_at = now() WHERE rollout_id = $1 AND wave = $2", [rolloutId, wave]);
+    query("UPDATE rollout_servers SET state = 'applied', released_at = now(), applied_at = now() WHERE rollout_id = $1 AND wave = $2", [
+      rolloutId,
+      wave,
+    ]);
 
   before(async () => {
     db = await createTestDatabase();
@@ -71,7 +74,11 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     const before = await getServerPolicy(db, owner.orgId, servers[0]!);
     assert.ok(before.effective.ok);
 
-    const saved = await savePolicyVersion(db, owner, policyId, { document: v2, comment: "a bigger budget", delivery: { mode: "rollout", plan: { wavePercents: [50, 100], guardWindowMinutes: 10 } } });
+    const saved = await savePolicyVersion(db, owner, policyId, {
+      document: v2,
+      comment: "a bigger budget",
+      delivery: { mode: "rollout", plan: { wavePercents: [50, 100], guardWindowMinutes: 10 } },
+    });
     assert.equal(saved.delivery.mode, "rollout");
     assert.ok(saved.delivery.mode === "rollout");
     rolloutId = saved.delivery.rolloutId;
@@ -80,26 +87,51 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     const detail = await getRollout(db, owner.orgId, rolloutId);
     assert.equal(detail.title, "Policy “db” version 2");
     assert.equal(detail.status, "running");
-    assert.deepEqual(detail.waveDetails.map((w) => [w.label, w.servers.length]), [["Canary", 1], ["50 %", 1], ["100 %", 2]]);
+    assert.deepEqual(
+      detail.waveDetails.map((w) => [w.label, w.servers.length]),
+      [
+        ["Canary", 1],
+        ["50 %", 1],
+        ["100 %", 2],
+      ],
+    );
     assert.equal(detail.plan.guardWindowMinutes, 10);
-    assert.deepEqual(detail.slots, [{ scope: "tag", tag: "db", serverHostname: null, afterPolicyName: "db", before: { policyId, policyName: "db", version: 1 } }]);
-    assert.match(detail.timeline[0]!.message, /^Started: 4 servers in 3 waves\. Canary: 1 server across tags, then 50 % → 100 %; 10 min guard window each\.$/);
+    assert.deepEqual(detail.slots, [
+      { scope: "tag", tag: "db", serverHostname: null, afterPolicyName: "db", before: { policyId, policyName: "db", version: 1 } },
+    ]);
+    assert.match(
+      detail.timeline[0]!.message,
+      /^Started: 4 servers in 3 waves\. Canary: 1 server across tags, then 50 % → 100 %; 10 min guard window each\.$/,
+    );
 
     // Declared: version 2. Every server still merges version 1 until a wave releases it.
     const held = await getServerPolicy(db, owner.orgId, servers[0]!);
-    assert.deepEqual(held.effective.layers.map((l) => l.source.version), [1]);
+    assert.deepEqual(
+      held.effective.layers.map((l) => l.source.version),
+      [1],
+    );
     assert.equal(held.effective.ok && held.effective.hash, before.effective.ok && before.effective.hash);
     const canary = detail.waveDetails[0]!.servers[0]!.serverId;
     await release(rolloutId, 0);
-    assert.deepEqual((await getServerPolicy(db, owner.orgId, canary)).effective.layers.map((l) => l.source.version), [2], "released: the new version");
+    assert.deepEqual(
+      (await getServerPolicy(db, owner.orgId, canary)).effective.layers.map((l) => l.source.version),
+      [2],
+      "released: the new version",
+    );
     const audit = (await listAuditLog(db, owner.orgId)).entries.map((e) => e.action);
     assert.ok(audit.includes("rollout.created") && audit.includes("policy.applied_now"));
   });
 
   it("refuses another change of the same slot or policy while the rollout runs", async () => {
-    await assert.rejects(savePolicyVersion(db, owner, policyId, { document: v1 }), { status: 409, message: /The rollout "Policy “db” version 2" is still changing tag db/ });
+    await assert.rejects(savePolicyVersion(db, owner, policyId, { document: v1 }), {
+      status: 409,
+      message: /The rollout "Policy “db” version 2" is still changing tag db/,
+    });
     const another = await createPolicy(db, owner, { name: "other", document: v1 });
-    await assert.rejects(assignPolicy(db, owner, { scope: "tag", tag: "db", policyId: another.id, delivery: { mode: "now", confirm: true } }), { status: 409 });
+    await assert.rejects(
+      assignPolicy(db, owner, { scope: "tag", tag: "db", policyId: another.id, delivery: { mode: "now", confirm: true } }),
+      { status: 409 },
+    );
     assert.equal((await getPolicy(db, owner.orgId, policyId)).versions.length, 2, "nothing saved");
   });
 
@@ -116,14 +148,23 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     await assert.rejects(controlRollout(db, admin, rolloutId, "pause"), { status: 409, message: /is paused, not running/ });
     await controlRollout(db, owner, rolloutId, "resume");
     const kinds = (await getRollout(db, owner.orgId, rolloutId)).timeline.map((e) => [e.kind, e.actor]);
-    assert.deepEqual(kinds.slice(-2), [["rollout.paused", "A admin"], ["rollout.resumed", "Acme owner"]]);
+    assert.deepEqual(kinds.slice(-2), [
+      ["rollout.paused", "A admin"],
+      ["rollout.resumed", "Acme owner"],
+    ]);
     await assert.rejects(controlRollout(db, other, rolloutId, "pause"), { status: 404 });
   });
 
   it("lets a holding wave pass by override, with the reason in the audit log", async () => {
-    await query("UPDATE rollout_waves SET state = 'holding', hold_reason = 'Not enough data: 2 servers not yet changed; 3 are needed' WHERE rollout_id = $1 AND wave = 0", [rolloutId]);
+    await query(
+      "UPDATE rollout_waves SET state = 'holding', hold_reason = 'Not enough data: 2 servers not yet changed; 3 are needed' WHERE rollout_id = $1 AND wave = 0",
+      [rolloutId],
+    );
     await assert.rejects(overrideGuard(db, viewer, rolloutId, { wave: 0, reason: "we watched it" }), { status: 403 });
-    await assert.rejects(overrideGuard(db, owner, rolloutId, { wave: 1, reason: "we watched it" }), { status: 409, message: /50 % is pending/ });
+    await assert.rejects(overrideGuard(db, owner, rolloutId, { wave: 1, reason: "we watched it" }), {
+      status: 409,
+      message: /50 % is pending/,
+    });
     await overrideGuard(db, owner, rolloutId, { wave: 0, reason: "the canary's dashboards look right" });
     const wave = (await getRollout(db, owner.orgId, rolloutId)).waveDetails[0]!;
     assert.deepEqual([wave.state, wave.overriddenBy], ["passed", "Acme owner"]);
@@ -138,8 +179,15 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     assert.match(detail.statusReason, /^Rolled back: rolled back by Acme owner/);
     const canary = detail.waveDetails[0]!.servers[0]!;
     assert.equal(canary.state, "rolled_back");
-    assert.deepEqual((await getServerPolicy(db, owner.orgId, canary.serverId)).effective.layers.map((l) => l.source.version), [1], "back on version 1");
-    assert.equal((await query("SELECT 1 FROM server_events WHERE server_id = $1 AND kind = 'policy.rolled_back'", [canary.serverId])).length, 1);
+    assert.deepEqual(
+      (await getServerPolicy(db, owner.orgId, canary.serverId)).effective.layers.map((l) => l.source.version),
+      [1],
+      "back on version 1",
+    );
+    assert.equal(
+      (await query("SELECT 1 FROM server_events WHERE server_id = $1 AND kind = 'policy.rolled_back'", [canary.serverId])).length,
+      1,
+    );
     const [notice] = await listRolloutNotices(db, owner.orgId, null);
     assert.equal(notice?.kind, "rollout.rolled_back");
     assert.deepEqual(await listRolloutNotices(db, owner.orgId, notice!.eventId), []);
@@ -153,7 +201,11 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
     const policy = await getPolicy(db, owner.orgId, policyId);
     assert.deepEqual(policy.versions[0]?.document, v1);
     assert.equal(policy.versions[0]?.comment, "Rollout aborted: back to version 1");
-    for (const id of servers) assert.deepEqual((await getServerPolicy(db, owner.orgId, id)).effective.layers.map((l) => l.source.version), [3]);
+    for (const id of servers)
+      assert.deepEqual(
+        (await getServerPolicy(db, owner.orgId, id)).effective.layers.map((l) => l.source.version),
+        [3],
+      );
     await assert.rejects(controlRollout(db, owner, rolloutId, "resume"), { status: 409, message: /aborted/ });
     // The slot is free again.
     const again = await savePolicyVersion(db, owner, policyId, { document: v2, delivery: { mode: "now", confirm: true } });
@@ -162,8 +214,12 @@ describe("rollouts in the console", { skip: skipWithoutDatabase }, () => {
 
   it("refuses a plan that cannot be made, keeping nothing of the change", async () => {
     await assert.rejects(
-      savePolicyVersion(db, owner, policyId, { document: { ...v2, telemetry: { intervalSeconds: 20 } }, delivery: { mode: "rollout", plan: { canary: { kind: "tag", tag: "canary" } } } }),
-      { status: 422, message: /No server the change reaches carries the tag "canary"/ });
+      savePolicyVersion(db, owner, policyId, {
+        document: { ...v2, telemetry: { intervalSeconds: 20 } },
+        delivery: { mode: "rollout", plan: { canary: { kind: "tag", tag: "canary" } } },
+      }),
+      { status: 422, message: /No server the change reaches carries the tag "canary"/ },
+    );
     assert.equal((await getPolicy(db, owner.orgId, policyId)).versions.length, 4);
   });
 

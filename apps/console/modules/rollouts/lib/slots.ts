@@ -19,27 +19,51 @@ const current = `SELECT a.scope, a.tag, a.server_id::text AS server_id, a.policy
 
 /** Every slot a policy is assigned at, each held before at the policy's latest version. */
 export async function slotsOfPolicy(sql: RolloutSql, orgId: string, policyId: string): Promise<SlotChange[]> {
-  const { rows } = await sql.query<SlotRow>(`${current} AND a.policy_id = $2::uuid ORDER BY a.scope, a.tag, a.server_id`, [orgId, policyId]);
-  return rows.map((row) => ({ scope: row.scope, tag: row.tag, serverId: row.server_id, before: { policyId: row.policy_id, versionId: row.version_id }, afterPolicyId: policyId }));
+  const { rows } = await sql.query<SlotRow>(`${current} AND a.policy_id = $2::uuid ORDER BY a.scope, a.tag, a.server_id`, [
+    orgId,
+    policyId,
+  ]);
+  return rows.map((row) => ({
+    scope: row.scope,
+    tag: row.tag,
+    serverId: row.server_id,
+    before: { policyId: row.policy_id, versionId: row.version_id },
+    afterPolicyId: policyId,
+  }));
 }
 
 /** One target's slot as it stands, and the policy it will hold after the change (null: removed). */
 export async function slotAt(
-  sql: RolloutSql, orgId: string, target: { scope: AssignmentScope; tag: string | null; serverId: string | null }, afterPolicyId: string | null,
+  sql: RolloutSql,
+  orgId: string,
+  target: { scope: AssignmentScope; tag: string | null; serverId: string | null },
+  afterPolicyId: string | null,
 ): Promise<SlotChange> {
   const { rows } = await sql.query<SlotRow>(
     `${current} AND a.scope = $2 AND a.tag IS NOT DISTINCT FROM $3 AND a.server_id IS NOT DISTINCT FROM $4::uuid`,
-    [orgId, target.scope, target.tag, target.serverId]);
+    [orgId, target.scope, target.tag, target.serverId],
+  );
   const row = rows[0];
   return { ...target, before: row ? { policyId: row.policy_id, versionId: row.version_id } : null, afterPolicyId };
 }
 
 /** The own-policy slots of many servers (the fleet page's bulk assignment), one query. */
-export async function serverSlots(sql: RolloutSql, orgId: string, serverIds: readonly string[], afterPolicyId: string): Promise<SlotChange[]> {
+export async function serverSlots(
+  sql: RolloutSql,
+  orgId: string,
+  serverIds: readonly string[],
+  afterPolicyId: string,
+): Promise<SlotChange[]> {
   const { rows } = await sql.query<SlotRow>(`${current} AND a.scope = 'server' AND a.server_id = ANY($2::uuid[])`, [orgId, serverIds]);
   const byServer = new Map(rows.map((row) => [row.server_id!, row]));
   return serverIds.map((serverId) => {
     const row = byServer.get(serverId);
-    return { scope: "server" as const, tag: null, serverId, before: row ? { policyId: row.policy_id, versionId: row.version_id } : null, afterPolicyId };
+    return {
+      scope: "server" as const,
+      tag: null,
+      serverId,
+      before: row ? { policyId: row.policy_id, versionId: row.version_id } : null,
+      afterPolicyId,
+    };
   });
 }

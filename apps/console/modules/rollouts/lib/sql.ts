@@ -8,9 +8,9 @@ export interface RolloutSql {
 }
 
 export function sqlOfPrisma(tx: OrgTransaction): RolloutSql {
-  return { query: async <T,>(text: string, params: unknown[] = []) => ({ rows: (await tx.$queryRawUnsafe(text, ...params)) as T[] }) };
+  return { query: async <T>(text: string, params: unknown[] = []) => ({ rows: (await tx.$queryRawUnsafe(text, ...params)) as T[] }) };
 }
 
 export function sqlOfPg(sql: OrgSql): RolloutSql {
-  return { query: async <T,>(text: string, params: unknown[] = []) => ({ rows: (await sql.query(text, params)).rows as T[] }) };
+  return { query: async <T>(text: string, params: unknown[] = []) => ({ rows: (await sql.query(text, params)).rows as T[] }) };
 }

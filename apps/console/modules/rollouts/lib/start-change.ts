@@ -49,7 +49,14 @@ const describeSlot = (slot: { scope: string; tag: string | null; serverId: strin
  */
 async function refuseConflicts(sql: RolloutSql, orgId: string, request: ChangeRequest): Promise<void> {
   await sql.query("SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext('spindle.rollouts'), hashtext($1))", [orgId]);
-  const { rows } = await sql.query<{ id: string; title: string; scope: string; tag: string | null; server_id: string | null; after_policy_id: string | null }>(
+  const { rows } = await sql.query<{
+    id: string;
+    title: string;
+    scope: string;
+    tag: string | null;
+    server_id: string | null;
+    after_policy_id: string | null;
+  }>(
     `SELECT r.id::text AS id, r.title, sl.scope, sl.tag, sl.server_id::text AS server_id, sl.after_policy_id::text AS after_policy_id
        FROM rollouts r JOIN rollout_slots sl ON sl.org_id = r.org_id AND sl.rollout_id = r.id
       WHERE r.org_id = $1 AND r.status IN ('running', 'paused')`,
@@ -59,9 +66,12 @@ async function refuseConflicts(sql: RolloutSql, orgId: string, request: ChangeRe
     const sameSlot = request.slots.some((slot) => slot.scope === held.scope && slot.tag === held.tag && slot.serverId === held.server_id);
     const samePolicy = request.kind === "policy_version" && request.policyId && held.after_policy_id === request.policyId;
     if (sameSlot || samePolicy) {
-      throw new ProblemError(409, "Rollout in progress",
+      throw new ProblemError(
+        409,
+        "Rollout in progress",
         `The rollout "${held.title}" is still changing ${describeSlot({ ...held, serverId: held.server_id })}; wait until it completes, or roll it back and abort it, before changing it again.`,
-        { rolloutId: held.id });
+        { rolloutId: held.id },
+      );
     }
   }
 }
@@ -71,7 +81,12 @@ function isWide(request: ChangeRequest): boolean {
   return request.slots.some((slot) => slot.scope !== "server") || request.slots.filter((slot) => slot.scope === "server").length > 1;
 }
 
-async function chooseDelivery(sql: RolloutSql, orgId: string, request: ChangeRequest, delivery: Delivery | undefined): Promise<RolloutPlan | "now"> {
+async function chooseDelivery(
+  sql: RolloutSql,
+  orgId: string,
+  request: ChangeRequest,
+  delivery: Delivery | undefined,
+): Promise<RolloutPlan | "now"> {
   if (delivery?.mode === "now") return "now";
   if (delivery?.mode === "rollout") return parseRolloutPlan(delivery.plan ?? {});
   if (isWide(request) && (await readRolloutsRequired(sql, orgId))) return parseRolloutPlan({});
@@ -84,7 +99,10 @@ async function chooseDelivery(sql: RolloutSql, orgId: string, request: ChangeReq
  * and the caller's transaction rolls the change back with it.
  */
 export async function startChange(
-  sql: RolloutSql, actor: ChangeActor, requested: ChangeRequest, delivery: Delivery | undefined,
+  sql: RolloutSql,
+  actor: ChangeActor,
+  requested: ChangeRequest,
+  delivery: Delivery | undefined,
   // biome-ignore lint/suspicious/noConfusingVoidType: an apply that returns nothing (Promise<void>) is allowed
   apply: () => Promise<Partial<Omit<ChangeRequest, "kind">> | void>,
 ): Promise<ChangeOutcome> {
@@ -94,8 +112,12 @@ export async function startChange(
   if (plan === "now") {
     request = { ...request, ...(await apply()) };
     if (delivery?.mode === "now") {
-      await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'policy.applied_now', $3, $4)",
-        [actor.orgId, actor.userId, request.policyId ?? "", JSON.stringify({ title: request.title, slots: request.slots.map(describeSlot) })]);
+      await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'policy.applied_now', $3, $4)", [
+        actor.orgId,
+        actor.userId,
+        request.policyId ?? "",
+        JSON.stringify({ title: request.title, slots: request.slots.map(describeSlot) }),
+      ]);
     }
     return { mode: "now", reason: delivery?.mode === "now" ? "applied at once, as asked" : "this change does not need a rollout" };
   }
@@ -118,31 +140,80 @@ export async function startChange(
   await sql.query(
     `INSERT INTO rollouts (id, org_id, kind, title, policy_id, policy_version, recommendation_id, plan, created_by)
      VALUES ($1::uuid, $2, $3, $4, $5::uuid, $6, $7::uuid, $8::jsonb, $9)`,
-    [rolloutId, actor.orgId, request.kind, request.title.slice(0, 300), request.policyId ?? null, request.policyVersion ?? null, request.recommendationId ?? null, JSON.stringify(plan), actor.userId],
+    [
+      rolloutId,
+      actor.orgId,
+      request.kind,
+      request.title.slice(0, 300),
+      request.policyId ?? null,
+      request.policyVersion ?? null,
+      request.recommendationId ?? null,
+      JSON.stringify(plan),
+      actor.userId,
+    ],
   );
   for (const slot of request.slots) {
     await sql.query(
       `INSERT INTO rollout_slots (org_id, rollout_id, scope, tag, server_id, before_policy_id, before_version_id, after_policy_id)
        VALUES ($1, $2::uuid, $3, $4, $5::uuid, $6::uuid, $7::uuid, $8::uuid)`,
-      [actor.orgId, rolloutId, slot.scope, slot.tag, slot.serverId, slot.before?.policyId ?? null, slot.before?.versionId ?? null, slot.afterPolicyId],
+      [
+        actor.orgId,
+        rolloutId,
+        slot.scope,
+        slot.tag,
+        slot.serverId,
+        slot.before?.policyId ?? null,
+        slot.before?.versionId ?? null,
+        slot.afterPolicyId,
+      ],
     );
   }
   for (const wave of waves.waves) {
-    await sql.query("INSERT INTO rollout_waves (org_id, rollout_id, wave, label, percent) VALUES ($1, $2::uuid, $3, $4, $5)",
-      [actor.orgId, rolloutId, wave.index, wave.label, wave.percent]);
+    await sql.query("INSERT INTO rollout_waves (org_id, rollout_id, wave, label, percent) VALUES ($1, $2::uuid, $3, $4, $5)", [
+      actor.orgId,
+      rolloutId,
+      wave.index,
+      wave.label,
+      wave.percent,
+    ]);
   }
   const rows = waves.waves.flatMap((wave) => wave.serverIds.map((id) => ({ id, wave: wave.index })));
   await sql.query(
     `INSERT INTO rollout_servers (org_id, rollout_id, server_id, wave, before_hash, planned_hash)
      SELECT $1, $2::uuid, x.id, x.wave, x.before_hash, x.planned_hash
        FROM unnest($3::uuid[], $4::int[], $5::text[], $6::text[]) AS x(id, wave, before_hash, planned_hash)`,
-    [actor.orgId, rolloutId, rows.map((r) => r.id), rows.map((r) => r.wave), rows.map((r) => before.hashes.get(r.id) ?? null), rows.map((r) => after.hashes.get(r.id))],
+    [
+      actor.orgId,
+      rolloutId,
+      rows.map((r) => r.id),
+      rows.map((r) => r.wave),
+      rows.map((r) => before.hashes.get(r.id) ?? null),
+      rows.map((r) => after.hashes.get(r.id)),
+    ],
   );
-  const message = `Started: ${affected.length} server${affected.length === 1 ? "" : "s"} in ${waves.waves.length} wave${waves.waves.length === 1 ? "" : "s"}. ${describeRolloutPlan(plan)}.` +
-    (invalid.length > 0 ? ` ${invalid.length} server${invalid.length === 1 ? "" : "s"} (${invalid.slice(0, 3).map((s) => s.hostname).join(", ")}) would get an invalid policy and keep the one they run; see their policy panel.` : "");
-  await sql.query("INSERT INTO rollout_events (org_id, rollout_id, kind, actor_id, message, details) VALUES ($1, $2::uuid, 'rollout.created', $3, $4, $5::jsonb)",
-    [actor.orgId, rolloutId, actor.userId, message, JSON.stringify({ servers: affected.length, waves: waves.waves.length, invalid: invalid.map((s) => s.id) })]);
-  await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'rollout.created', $3, $4::jsonb)",
-    [actor.orgId, actor.userId, rolloutId, JSON.stringify({ title: request.title, servers: affected.length, waves: waves.waves.length, plan: describeRolloutPlan(plan) })]);
+  const message =
+    `Started: ${affected.length} server${affected.length === 1 ? "" : "s"} in ${waves.waves.length} wave${waves.waves.length === 1 ? "" : "s"}. ${describeRolloutPlan(plan)}.` +
+    (invalid.length > 0
+      ? ` ${invalid.length} server${invalid.length === 1 ? "" : "s"} (${invalid
+          .slice(0, 3)
+          .map((s) => s.hostname)
+          .join(", ")}) would get an invalid policy and keep the one they run; see their policy panel.`
+      : "");
+  await sql.query(
+    "INSERT INTO rollout_events (org_id, rollout_id, kind, actor_id, message, details) VALUES ($1, $2::uuid, 'rollout.created', $3, $4, $5::jsonb)",
+    [
+      actor.orgId,
+      rolloutId,
+      actor.userId,
+      message,
+      JSON.stringify({ servers: affected.length, waves: waves.waves.length, invalid: invalid.map((s) => s.id) }),
+    ],
+  );
+  await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, 'rollout.created', $3, $4::jsonb)", [
+    actor.orgId,
+    actor.userId,
+    rolloutId,
+    JSON.stringify({ title: request.title, servers: affected.length, waves: waves.waves.length, plan: describeRolloutPlan(plan) }),
+  ]);
   return { mode: "rollout", rolloutId, servers: affected.length, waves: waves.waves.length };
 }

@@ -9,13 +9,17 @@ import { z } from "zod";
  * default, a tag or several servers; otherwise at once, as before rollouts existed.
  * "now" skips the rollout: owners and admins only, confirmed, and audited.
  */
-export const deliveryInput = z.discriminatedUnion("mode", [
-  z.strictObject({ mode: z.literal("rollout"), plan: rolloutPlanSchema.optional() }),
-  z.strictObject({
-    mode: z.literal("now"),
-    confirm: z.literal(true, { error: "Applying at once skips the canary and the guards: send confirm: true to say you mean it." }),
-  }),
-], { error: () => 'delivery is { mode: "rollout", plan? } or { mode: "now", confirm: true }' });
+export const deliveryInput = z.discriminatedUnion(
+  "mode",
+  [
+    z.strictObject({ mode: z.literal("rollout"), plan: rolloutPlanSchema.optional() }),
+    z.strictObject({
+      mode: z.literal("now"),
+      confirm: z.literal(true, { error: "Applying at once skips the canary and the guards: send confirm: true to say you mean it." }),
+    }),
+  ],
+  { error: () => 'delivery is { mode: "rollout", plan? } or { mode: "now", confirm: true }' },
+);
 export type DeliveryInput = z.input<typeof deliveryInput>;
 export type Delivery = z.infer<typeof deliveryInput>;
 
@@ -25,9 +29,7 @@ export type WaveState = "pending" | "applying" | "watching" | "holding" | "passe
 export type RolloutServerState = "held" | "pushed" | "applied" | "failed" | "rolled_back";
 
 /** What a change did: went out at once, or started a rollout. */
-export type ChangeOutcome =
-  | { mode: "now"; reason: string }
-  | { mode: "rollout"; rolloutId: string; servers: number; waves: number };
+export type ChangeOutcome = { mode: "now"; reason: string } | { mode: "rollout"; rolloutId: string; servers: number; waves: number };
 
 export interface RolloutSummary {
   id: string;

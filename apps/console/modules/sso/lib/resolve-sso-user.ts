@@ -24,8 +24,16 @@ export function emailInDomain(email: string, domain: string): boolean {
 
 export async function resolveSsoUser(identity: IdentityTables, db: Db, who: SsoIdentity): Promise<SSOUserResolution> {
   const email = who.email.trim().toLowerCase();
-  const provider = await identity.ssoProvider.findUnique({ where: { providerId: who.providerId }, select: { organizationId: true, domain: true } });
-  if (!provider?.organizationId) return { action: "reject", code: "provider_not_configured", message: "Single sign-on is not configured for this organisation any more." };
+  const provider = await identity.ssoProvider.findUnique({
+    where: { providerId: who.providerId },
+    select: { organizationId: true, domain: true },
+  });
+  if (!provider?.organizationId)
+    return {
+      action: "reject",
+      code: "provider_not_configured",
+      message: "Single sign-on is not configured for this organisation any more.",
+    };
   const orgId = provider.organizationId;
   const refuse = async (code: string, reason: string, message: string): Promise<SSOUserResolution> => {
     await auditInOrganisation(db, orgId, { actorId: null, action: "auth.sso_refused", target: who.providerId, details: { email, reason } });
@@ -33,16 +41,29 @@ export async function resolveSsoUser(identity: IdentityTables, db: Db, who: SsoI
   };
 
   if (!emailInDomain(email, provider.domain)) {
-    return refuse("domain_not_allowed", `not in ${provider.domain}`, `Single sign-on for this organisation accepts only @${provider.domain} addresses.`);
+    return refuse(
+      "domain_not_allowed",
+      `not in ${provider.domain}`,
+      `Single sign-on for this organisation accepts only @${provider.domain} addresses.`,
+    );
   }
-  const linked = await identity.account.findFirst({ where: { providerId: who.providerId, accountId: who.accountId }, select: { userId: true } });
+  const linked = await identity.account.findFirst({
+    where: { providerId: who.providerId, accountId: who.accountId },
+    select: { userId: true },
+  });
   if (linked) return { action: "continue" };
-  const existing = await identity.user.findUnique({ where: { email }, select: { id: true, members: { select: { organizationId: true } } } });
+  const existing = await identity.user.findUnique({
+    where: { email },
+    select: { id: true, members: { select: { organizationId: true } } },
+  });
   if (!existing) return { action: "continue" };
   const others = existing.members.filter((member) => member.organizationId !== orgId);
   if (others.length > 0) {
-    return refuse("account_in_other_organisations", "the account belongs to other organisations too",
-      "An account with this address already belongs to other organisations: sign in with its password instead.");
+    return refuse(
+      "account_in_other_organisations",
+      "the account belongs to other organisations too",
+      "An account with this address already belongs to other organisations: sign in with its password instead.",
+    );
   }
   return { action: "link", userId: existing.id, profile: "preserve" };
 }

@@ -47,7 +47,8 @@ export class ClientSecretBox {
 
   open(binding: string, stored: unknown): string {
     const parsed = sealedClientSecretSchema.safeParse(stored);
-    if (!parsed.success) throw new Error("the SSO client secret is not a sealed value this version understands: enter it again in Settings → Security");
+    if (!parsed.success)
+      throw new Error("the SSO client secret is not a sealed value this version understands: enter it again in Settings → Security");
     const sealed = parsed.data;
     if (sealed.kid !== this.kid) {
       throw new Error("the SSO client secret was sealed under another BETTER_AUTH_SECRET: enter it again in Settings → Security");
@@ -59,7 +60,9 @@ export class ClientSecretBox {
     try {
       return Buffer.concat([decipher.update(ct.subarray(0, ct.length - 16)), decipher.final()]).toString("utf8");
     } catch {
-      throw new Error("the SSO client secret does not open: it was altered or belongs to another provider; enter it again in Settings → Security");
+      throw new Error(
+        "the SSO client secret does not open: it was altered or belongs to another provider; enter it again in Settings → Security",
+      );
     }
   }
 }

@@ -31,7 +31,8 @@ export function withSealedSsoSecrets(prisma: Prisma, box: ClientSecretBox): Pris
     return { ...row, oidcConfig: openOidcConfig(box, row.providerId, row.oidcConfig) };
   }
 
-  const opened = <T>(result: T): T => (Array.isArray(result) ? (result.map((row) => openRow(row as Row)) as T) : (openRow(result as Row) as T));
+  const opened = <T>(result: T): T =>
+    Array.isArray(result) ? (result.map((row) => openRow(row as Row)) as T) : (openRow(result as Row) as T);
 
   return prisma.$extends({
     query: {

@@ -27,8 +27,11 @@ export interface DiscoveredEndpoints {
 
 export async function discoverIssuer(issuer: string): Promise<DiscoveredEndpoints> {
   if (!issuerAllowed(issuer)) {
-    throw new ProblemError(422, "Identity provider not allowed",
-      `${issuer} is not a public https address. An identity provider on a private network works only when the operator adds its origin (${new URL(issuer).origin}) to SPINDLE_SSO_TRUSTED_ISSUERS.`);
+    throw new ProblemError(
+      422,
+      "Identity provider not allowed",
+      `${issuer} is not a public https address. An identity provider on a private network works only when the operator adds its origin (${new URL(issuer).origin}) to SPINDLE_SSO_TRUSTED_ISSUERS.`,
+    );
   }
   try {
     const found = await discoverOIDCConfig({ issuer, isTrustedOrigin: (url) => issuerAllowed(url), timeout: 10_000 });
@@ -38,11 +41,16 @@ export async function discoverIssuer(issuer: string): Promise<DiscoveredEndpoint
       jwksEndpoint: found.jwksEndpoint,
       userInfoEndpoint: found.userInfoEndpoint,
       discoveryEndpoint: found.discoveryEndpoint,
-      tokenEndpointAuthentication: found.tokenEndpointAuthentication === "client_secret_post" ? "client_secret_post" : "client_secret_basic",
+      tokenEndpointAuthentication:
+        found.tokenEndpointAuthentication === "client_secret_post" ? "client_secret_post" : "client_secret_basic",
     };
   } catch (error) {
     if (error instanceof DiscoveryError) {
-      throw new ProblemError(422, "Identity provider not reachable", `Reading ${issuer}/.well-known/openid-configuration failed: ${error.message}`);
+      throw new ProblemError(
+        422,
+        "Identity provider not reachable",
+        `Reading ${issuer}/.well-known/openid-configuration failed: ${error.message}`,
+      );
     }
     throw error;
   }

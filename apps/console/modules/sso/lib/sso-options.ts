@@ -12,15 +12,23 @@ export function ssoOptions(db: Db, identity: IdentityTables): SSOOptions {
     // configure each of them.
     providersLimit: 1000,
     resolveUser: async (input) => {
-      if (input.protocol !== "oidc") return { action: "reject", code: "saml_not_enabled", message: "Only OpenID Connect single sign-on is enabled." };
-      return resolveSsoUser(identity, db, { providerId: input.providerId, accountId: input.accountKey.accountId, email: input.providerUser.email });
+      if (input.protocol !== "oidc")
+        return { action: "reject", code: "saml_not_enabled", message: "Only OpenID Connect single sign-on is enabled." };
+      return resolveSsoUser(identity, db, {
+        providerId: input.providerId,
+        accountId: input.accountKey.accountId,
+        email: input.providerUser.email,
+      });
     },
     organizationProvisioning: {
       getRole: async ({ user, provider }) => {
         const role = (provider as { defaultRole?: string }).defaultRole === "admin" ? "admin" : "viewer";
         if (provider.organizationId) {
           await auditInOrganisation(db, provider.organizationId, {
-            actorId: user.id, action: "member.added", target: user.id, details: { email: user.email, role, via: "single sign-on" },
+            actorId: user.id,
+            action: "member.added",
+            target: user.id,
+            details: { email: user.email, role, via: "single sign-on" },
           });
         }
         // better-auth types the role as its own defaults ("member" | "admin"); ours are viewer | admin.

@@ -28,7 +28,12 @@ describe("single sign-on settings", { skip: skipWithoutDatabase }, () => {
     const created = await auth().api.signUpEmail({ body: { name: "Olive", email, password: "correct horse battery" } });
     await db.prisma.user.update({ where: { id: created.user.id }, data: { emailVerified: true } });
     const signedIn = await auth().api.signInEmail({ body: { email, password: "correct horse battery" }, returnHeaders: true });
-    headers = new Headers({ cookie: signedIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") });
+    headers = new Headers({
+      cookie: signedIn.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; "),
+    });
     const org = await auth().api.createOrganization({ headers, body: { name: "Acme", slug: `acme-${randomUUID().slice(0, 6)}` } });
     owner = { userId: created.user.id, userName: "Olive", userEmail: email, orgId: org!.id, orgName: "Acme", role: "owner" };
   });
@@ -39,38 +44,87 @@ describe("single sign-on settings", { skip: skipWithoutDatabase }, () => {
 
   it("saves the provider with its discovered endpoints and seals the client secret", async () => {
     const saved = await settings.saveSsoSettings(db, owner, headers, {
-      issuer: idp.issuer, clientId: "spindle", clientSecret: "first-secret", domain: "acme.test", defaultRole: "admin", enforced: true,
+      issuer: idp.issuer,
+      clientId: "spindle",
+      clientSecret: "first-secret",
+      domain: "acme.test",
+      defaultRole: "admin",
+      enforced: true,
     });
-    assert.deepEqual({ ...saved, linkedAccounts: undefined }, {
-      providerId: `org-${owner.orgId}`, issuer: idp.issuer, clientId: "spindle", domain: "acme.test", defaultRole: "admin", enforced: true,
-      redirectUri: `http://localhost:3000/api/auth/sso/callback/org-${owner.orgId}`, linkedAccounts: undefined,
-    });
+    assert.deepEqual(
+      { ...saved, linkedAccounts: undefined },
+      {
+        providerId: `org-${owner.orgId}`,
+        issuer: idp.issuer,
+        clientId: "spindle",
+        domain: "acme.test",
+        defaultRole: "admin",
+        enforced: true,
+        redirectUri: `http://localhost:3000/api/auth/sso/callback/org-${owner.orgId}`,
+        linkedAccounts: undefined,
+      },
+    );
     const row = await db.prisma.ssoProvider.findUniqueOrThrow({ where: { organizationId: owner.orgId } });
     assert.doesNotMatch(row.oidcConfig ?? "", /first-secret/);
     const config = JSON.parse(row.oidcConfig!);
     assert.equal(config.tokenEndpoint, `${idp.issuer}/token`);
-    assert.equal(new ClientSecretBox(process.env.BETTER_AUTH_SECRET!).open(clientSecretBinding(row.providerId), config.clientSecret), "first-secret");
+    assert.equal(
+      new ClientSecretBox(process.env.BETTER_AUTH_SECRET!).open(clientSecretBinding(row.providerId), config.clientSecret),
+      "first-secret",
+    );
   });
 
   it("keeps the stored secret when a change leaves it out", async () => {
-    await settings.saveSsoSettings(db, owner, headers, { issuer: idp.issuer, clientId: "spindle", domain: "acme.test", defaultRole: "viewer", enforced: false });
+    await settings.saveSsoSettings(db, owner, headers, {
+      issuer: idp.issuer,
+      clientId: "spindle",
+      domain: "acme.test",
+      defaultRole: "viewer",
+      enforced: false,
+    });
     const row = await db.prisma.ssoProvider.findUniqueOrThrow({ where: { organizationId: owner.orgId } });
     assert.deepEqual([row.defaultRole, row.enforced], ["viewer", false]);
-    assert.equal(new ClientSecretBox(process.env.BETTER_AUTH_SECRET!).open(clientSecretBinding(row.providerId), JSON.parse(row.oidcConfig!).clientSecret), "first-secret");
+    assert.equal(
+      new ClientSecretBox(process.env.BETTER_AUTH_SECRET!).open(
+        clientSecretBinding(row.providerId),
+        JSON.parse(row.oidcConfig!).clientSecret,
+      ),
+      "first-secret",
+    );
   });
 
   it("refuses an identity provider on a private network the operator did not list", async () => {
-    await assert.rejects(settings.saveSsoSettings(db, owner, headers, { issuer: "http://10.9.8.7:8080", clientId: "x", clientSecret: "y", domain: "acme.test", defaultRole: "viewer", enforced: false }),
-      { status: 422, detail: /SPINDLE_SSO_TRUSTED_ISSUERS/ });
-    await assert.rejects(settings.saveSsoSettings(db, owner, headers, { issuer: "https://127.0.0.1:9", clientId: "x", clientSecret: "y", domain: "acme.test", defaultRole: "viewer", enforced: false }),
-      { status: 422 });
+    await assert.rejects(
+      settings.saveSsoSettings(db, owner, headers, {
+        issuer: "http://10.9.8.7:8080",
+        clientId: "x",
+        clientSecret: "y",
+        domain: "acme.test",
+        defaultRole: "viewer",
+        enforced: false,
+      }),
+      { status: 422, detail: /SPINDLE_SSO_TRUSTED_ISSUERS/ },
+    );
+    await assert.rejects(
+      settings.saveSsoSettings(db, owner, headers, {
+        issuer: "https://127.0.0.1:9",
+        clientId: "x",
+        clientSecret: "y",
+        domain: "acme.test",
+        defaultRole: "viewer",
+        enforced: false,
+      }),
+      { status: 422 },
+    );
   });
 
   it("removes single sign-on, and audits every change", async () => {
     assert.deepEqual(await settings.removeSsoSettings(db, owner, headers), { removed: true });
     assert.equal(await settings.getSsoSettings(owner.orgId), null);
     assert.deepEqual(await settings.removeSsoSettings(db, owner, headers), { removed: false });
-    const actions = (await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId, action: { startsWith: "sso." } }, orderBy: { id: "asc" } })).map((r) => r.action);
+    const actions = (
+      await db.prisma.auditLog.findMany({ where: { orgId: owner.orgId, action: { startsWith: "sso." } }, orderBy: { id: "asc" } })
+    ).map((r) => r.action);
     assert.deepEqual(actions, ["sso.configured", "sso.updated", "sso.removed"]);
   });
 });

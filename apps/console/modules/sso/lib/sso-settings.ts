@@ -22,7 +22,9 @@ export function redirectUriFor(providerId: string): string {
 }
 
 async function audit(db: Db, context: OrgContext, action: string, details: Record<string, string | boolean>) {
-  await inOrg(db, context.orgId, (tx) => tx.auditLog.create({ data: { orgId: context.orgId, actorId: context.userId, action, target: context.orgId, details } }));
+  await inOrg(db, context.orgId, (tx) =>
+    tx.auditLog.create({ data: { orgId: context.orgId, actorId: context.userId, action, target: context.orgId, details } }),
+  );
 }
 
 export async function getSsoSettings(orgId: string): Promise<SsoSettings | null> {
@@ -51,10 +53,13 @@ export async function getOrganisationSecurity(orgId: string): Promise<Organisati
 function fromPlugin(error: unknown): never {
   if (error instanceof APIError) {
     const message = (error.body as { message?: string } | undefined)?.message ?? error.message;
-    throw new ProblemError(error.statusCode >= 500 ? 502 : error.statusCode === 409 ? 409 : 422, "Single sign-on not saved",
+    throw new ProblemError(
+      error.statusCode >= 500 ? 502 : error.statusCode === 409 ? 409 : 422,
+      "Single sign-on not saved",
       error.statusCode === 409 && /linked accounts/.test(message)
         ? "Members already sign in through this provider, so its issuer and client cannot change. Remove single sign-on first, then set up the new provider."
-        : message);
+        : message,
+    );
   }
   throw error;
 }
@@ -62,7 +67,8 @@ function fromPlugin(error: unknown): never {
 export async function saveSsoSettings(db: Db, context: OrgContext, headers: Headers, input: SaveSsoInput): Promise<SsoSettings> {
   const providerId = providerIdFor(context.orgId);
   const existing = await getSsoSettings(context.orgId);
-  if (!existing && !input.clientSecret) throw new ProblemError(400, "Invalid request", "Enter the client secret the identity provider gave Spindle.");
+  if (!existing && !input.clientSecret)
+    throw new ProblemError(400, "Invalid request", "Enter the client secret the identity provider gave Spindle.");
   const endpoints = await discoverIssuer(input.issuer);
   const oidcConfig = {
     clientId: input.clientId,
@@ -76,19 +82,38 @@ export async function saveSsoSettings(db: Db, context: OrgContext, headers: Head
     if (existing) {
       await auth().api.updateSSOProvider({
         headers,
-        body: { providerId, issuer: input.issuer, domain: input.domain, oidcConfig, defaultRole: input.defaultRole, enforced: input.enforced } as never,
+        body: {
+          providerId,
+          issuer: input.issuer,
+          domain: input.domain,
+          oidcConfig,
+          defaultRole: input.defaultRole,
+          enforced: input.enforced,
+        } as never,
       });
     } else {
       await auth().api.registerSSOProvider({
         headers,
-        body: { providerId, organizationId: context.orgId, issuer: input.issuer, domain: input.domain, oidcConfig: oidcConfig as never, defaultRole: input.defaultRole, enforced: input.enforced } as never,
+        body: {
+          providerId,
+          organizationId: context.orgId,
+          issuer: input.issuer,
+          domain: input.domain,
+          oidcConfig: oidcConfig as never,
+          defaultRole: input.defaultRole,
+          enforced: input.enforced,
+        } as never,
       });
     }
   } catch (error) {
     fromPlugin(error);
   }
   await audit(db, context, existing ? "sso.updated" : "sso.configured", {
-    issuer: input.issuer, domain: input.domain, defaultRole: input.defaultRole, enforced: input.enforced, secretChanged: Boolean(input.clientSecret),
+    issuer: input.issuer,
+    domain: input.domain,
+    defaultRole: input.defaultRole,
+    enforced: input.enforced,
+    secretChanged: Boolean(input.clientSecret),
   });
   return (await getSsoSettings(context.orgId))!;
 }
@@ -110,8 +135,11 @@ export async function setRequireMfa(db: Db, context: OrgContext, requireMfa: boo
   if (requireMfa) {
     const me = await identity.user.findUnique({ where: { id: context.userId }, select: { twoFactorEnabled: true } });
     if (!me?.twoFactorEnabled) {
-      throw new ProblemError(409, "Turn on your own two-factor authentication first",
-        "Requiring MFA would lock you out of the organisation: turn it on for your account in Account → Security, then require it here.");
+      throw new ProblemError(
+        409,
+        "Turn on your own two-factor authentication first",
+        "Requiring MFA would lock you out of the organisation: turn it on for your account in Account → Security, then require it here.",
+      );
     }
   }
   const before = await identity.organization.update({ where: { id: context.orgId }, data: { requireMfa }, select: { requireMfa: true } });

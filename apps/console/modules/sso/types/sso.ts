@@ -4,7 +4,10 @@ const issuer = z
   .string()
   .trim()
   .url("The issuer must be a URL, e.g. https://login.example.com/realms/acme")
-  .refine((value) => /^https?:\/\//.test(value), "The issuer must start with https:// (or http:// for an identity provider on your own network)")
+  .refine(
+    (value) => /^https?:\/\//.test(value),
+    "The issuer must start with https:// (or http:// for an identity provider on your own network)",
+  )
   .transform((value) => value.replace(/\/+$/, ""));
 
 export const ssoRoles = ["viewer", "admin"] as const;
@@ -17,7 +20,10 @@ export const saveSsoInput = z.strictObject({
     .string()
     .trim()
     .toLowerCase()
-    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "Enter an e-mail domain such as example.com (no @, no scheme)"),
+    .regex(
+      /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+      "Enter an e-mail domain such as example.com (no @, no scheme)",
+    ),
   defaultRole: z.enum(ssoRoles).default("viewer"),
   enforced: z.boolean().default(false),
 });

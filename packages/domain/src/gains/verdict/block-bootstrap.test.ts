@@ -33,7 +33,10 @@ describe("the block-bootstrap fallback", () => {
   it("answers not enough data when persistent minutes are worth fewer than 30 independent ones", () => {
     const sticky = compareByBlockBootstrap(minutes(240, 0.002, 0.97, 3), minutes(240, 0.002, 0.97, 4), "reads");
     assert.equal(sticky.status, "not-enough-data");
-    assert.match(sticky.status === "not-enough-data" ? sticky.reason : "", /^the 240 minutes before the change are worth [\d.]+ independent ones \(latency persists for about \d+ minutes\); at least 30 are needed$/);
+    assert.match(
+      sticky.status === "not-enough-data" ? sticky.reason : "",
+      /^the 240 minutes before the change are worth [\d.]+ independent ones \(latency persists for about \d+ minutes\); at least 30 are needed$/,
+    );
     const quiet = compareByBlockBootstrap([{ numerator: 0.1, denominator: 50 }], minutes(100, 0.002, 0, 5), "reads");
     assert.deepEqual(quiet, { status: "not-enough-data", reason: "50 reads before the change; at least 100 are needed" });
   });

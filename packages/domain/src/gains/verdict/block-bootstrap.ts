@@ -34,23 +34,24 @@ export const blockBootstrapDefaults = {
 
 export type BlockBootstrapComparison =
   | {
-    status: "compared";
-    method: "block-bootstrap";
-    estimate: ScaleEstimate;
-    before: number;
-    after: number;
-    effectiveSample: { before: number; after: number };
-    blockMinutes: { before: number; after: number };
-    iterations: number;
-    seed: number;
-  }
+      status: "compared";
+      method: "block-bootstrap";
+      estimate: ScaleEstimate;
+      before: number;
+      after: number;
+      effectiveSample: { before: number; after: number };
+      blockMinutes: { before: number; after: number };
+      iterations: number;
+      seed: number;
+    }
   | { status: "not-enough-data"; reason: string };
 
 const blocksOf = (series: { units: readonly RatioUnit[]; blockLength: number }) => Math.floor(series.units.length / series.blockLength);
 
 function side(units: readonly RatioUnit[], label: string, unit: string, settings: typeof blockBootstrapDefaults) {
   const denominator = units.reduce((sum, entry) => sum + entry.denominator, 0);
-  if (denominator < settings.minimumDenominator) return { reason: `${Math.round(denominator)} ${unit} ${label} the change; at least ${settings.minimumDenominator} are needed` };
+  if (denominator < settings.minimumDenominator)
+    return { reason: `${Math.round(denominator)} ${unit} ${label} the change; at least ${settings.minimumDenominator} are needed` };
   const series = describeBlockSeries(units, settings.blockAutocorrelationTimes);
   if (series.effectiveSampleSize < settings.minimumEffectiveSample) {
     return {
@@ -73,7 +74,8 @@ export function compareByBlockBootstrap(
   options: Partial<typeof blockBootstrapDefaults> = {},
 ): BlockBootstrapComparison {
   const settings = { ...blockBootstrapDefaults, ...options };
-  const clean = (units: readonly RatioUnit[]) => units.filter((entry) => Number.isFinite(entry.numerator) && Number.isFinite(entry.denominator) && entry.denominator >= 0);
+  const clean = (units: readonly RatioUnit[]) =>
+    units.filter((entry) => Number.isFinite(entry.numerator) && Number.isFinite(entry.denominator) && entry.denominator >= 0);
   const beforeSide = side(clean(before), "before", unit, settings);
   if (!beforeSide.series) return { status: "not-enough-data", reason: beforeSide.reason };
   const afterSide = side(clean(after), "after", unit, settings);
@@ -82,7 +84,9 @@ export function compareByBlockBootstrap(
   const beforeDraws = resampleRatios(beforeSide.series, settings.iterations, random);
   const afterDraws = resampleRatios(afterSide.series, settings.iterations, random);
   const positive = (values: Float64Array) => values.every((value) => value > 0);
-  const scale: Scale = settings.scale ?? (beforeSide.series.ratio > 0 && afterSide.series.ratio > 0 && positive(beforeDraws) && positive(afterDraws) ? "relative" : "absolute");
+  const scale: Scale =
+    settings.scale ??
+    (beforeSide.series.ratio > 0 && afterSide.series.ratio > 0 && positive(beforeDraws) && positive(afterDraws) ? "relative" : "absolute");
   const transform = (values: Float64Array) => (scale === "relative" ? values.map(Math.log) : values);
   const on = (value: number) => (scale === "relative" ? Math.log(value) : value);
   const standardError = Math.hypot(standardDeviation(transform(beforeDraws)), standardDeviation(transform(afterDraws)));

@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { differenceInDifferences, type ServerWindows } from "./concurrent-control.js";
 import { intervalOf } from "./estimate.js";
 
-const close = (actual: number, expected: number, tolerance = 1e-9) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} ≠ ${expected}`);
+const close = (actual: number, expected: number, tolerance = 1e-9) =>
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} ≠ ${expected}`);
 const server = (serverId: string, before: number, after: number, reads = 1000): ServerWindows => ({
   serverId,
   before: { numerator: before * reads, denominator: reads },
@@ -41,7 +42,10 @@ describe("difference in differences against servers not yet changed", () => {
   });
 
   it("pools the treated servers' own spread when there are several", () => {
-    const result = differenceInDifferences([server("t1", 1, 1), server("t2", 1, 3)], [server("a", 0, 0), server("b", 1, 1), server("c", 2, 2)]);
+    const result = differenceInDifferences(
+      [server("t1", 1, 1), server("t2", 1, 3)],
+      [server("a", 0, 0), server("b", 1, 1), server("c", 2, 2)],
+    );
     assert.equal(result.status, "compared");
     if (result.status !== "compared") return;
     close(result.estimate.estimate, 1);
@@ -55,6 +59,9 @@ describe("difference in differences against servers not yet changed", () => {
     assert.equal(result.status, "not-enough-data");
     assert.equal(result.reason, "2 servers not yet changed have enough data in both windows; 3 are needed");
     assert.deepEqual(result.excluded, [{ serverId: "b", reason: "fewer than 100 in the window before the change" }]);
-    assert.equal(differenceInDifferences([server("t", 1, 1, 10)], [server("a", 1, 1), server("b", 1, 1), server("c", 1, 1)]).status, "not-enough-data");
+    assert.equal(
+      differenceInDifferences([server("t", 1, 1, 10)], [server("a", 1, 1), server("b", 1, 1), server("c", 1, 1)]).status,
+      "not-enough-data",
+    );
   });
 });

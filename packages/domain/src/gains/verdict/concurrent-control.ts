@@ -2,7 +2,17 @@
 // between the two windows (the daily cycle, a busy Monday, a storage array slowing down) moves the
 // control servers too and cancels; what remains is the change's own effect. This is the machinery
 // the staged rollouts' wave guards rest on (issue 23), so its contract is written out below.
-import { chooseScale, isUsableWindow, levelFromScale, mean, onScale, variance, windowRatio, type Scale, type WindowSums } from "./window-sums.js";
+import {
+  chooseScale,
+  isUsableWindow,
+  levelFromScale,
+  mean,
+  onScale,
+  variance,
+  windowRatio,
+  type Scale,
+  type WindowSums,
+} from "./window-sums.js";
 import { intervalOf, pValueOf, type ScaleEstimate } from "./estimate.js";
 
 /** One server's sums of one metric over the two windows, the same calendar windows for every server. */
@@ -23,20 +33,20 @@ export const concurrentControlDefaults = {
 
 export type ConcurrentControlComparison =
   | {
-    status: "compared";
-    method: "concurrent-control";
-    estimate: ScaleEstimate;
-    pValue: number;
-    /** Treated change minus control change, as the user reads it (a fraction on the relative scale, −0.12 = −12 %). */
-    change: number;
-    interval: { low: number; high: number; confidence: number };
-    /** The treated servers' mean level after the change, and what it would have been (their before moved as the controls moved). */
-    after: number;
-    expected: number;
-    treated: string[];
-    control: string[];
-    excluded: { serverId: string; reason: string }[];
-  }
+      status: "compared";
+      method: "concurrent-control";
+      estimate: ScaleEstimate;
+      pValue: number;
+      /** Treated change minus control change, as the user reads it (a fraction on the relative scale, −0.12 = −12 %). */
+      change: number;
+      interval: { low: number; high: number; confidence: number };
+      /** The treated servers' mean level after the change, and what it would have been (their before moved as the controls moved). */
+      after: number;
+      expected: number;
+      treated: string[];
+      control: string[];
+      excluded: { serverId: string; reason: string }[];
+    }
   | { status: "not-enough-data"; reason: string; excluded: { serverId: string; reason: string }[] };
 
 /**
@@ -70,13 +80,19 @@ export function differenceInDifferences(
   const excluded: { serverId: string; reason: string }[] = [];
   const usable = (servers: readonly ServerWindows[]) =>
     servers.filter((server) => {
-      const side = !isUsableWindow(server.before, settings.minimumDenominator) ? "before" : !isUsableWindow(server.after, settings.minimumDenominator) ? "after" : null;
-      if (side) excluded.push({ serverId: server.serverId, reason: `fewer than ${settings.minimumDenominator} in the window ${side} the change` });
+      const side = !isUsableWindow(server.before, settings.minimumDenominator)
+        ? "before"
+        : !isUsableWindow(server.after, settings.minimumDenominator)
+          ? "after"
+          : null;
+      if (side)
+        excluded.push({ serverId: server.serverId, reason: `fewer than ${settings.minimumDenominator} in the window ${side} the change` });
       return side === null;
     });
   const treatedUsable = usable(treated);
   const controlUsable = usable(control);
-  if (treatedUsable.length === 0) return { status: "not-enough-data", reason: "no changed server has enough data in both windows", excluded };
+  if (treatedUsable.length === 0)
+    return { status: "not-enough-data", reason: "no changed server has enough data in both windows", excluded };
   // Degrees of freedom n_t + n_c − 2 must be at least 1, whatever minimumControls says.
   const needed = Math.max(settings.minimumControls, treatedUsable.length === 1 ? 2 : 1);
   if (controlUsable.length < needed) {

@@ -23,20 +23,21 @@ export type HorizonSettings = typeof horizonDefaults;
 
 export type Look =
   | {
-    status: "look";
-    stage: "provisional" | "final";
-    /** The after window this look reads: [changeAt, changeAt + afterMinutes). */
-    afterMinutes: number;
-    alpha: number;
-    horizonMinutes: number;
-    /** When the final verdict is (or was) read. */
-    finalAt: Date;
-  }
+      status: "look";
+      stage: "provisional" | "final";
+      /** The after window this look reads: [changeAt, changeAt + afterMinutes). */
+      afterMinutes: number;
+      alpha: number;
+      horizonMinutes: number;
+      /** When the final verdict is (or was) read. */
+      finalAt: Date;
+    }
   | { status: "too-early"; reason: string; firstAt: Date; finalAt: Date };
 
 export function horizonSettings(options: Partial<HorizonSettings> = {}): HorizonSettings {
   const settings = { ...horizonDefaults, ...options };
-  if (!(settings.horizonMinutes >= settings.minimumMinutes)) throw new Error(`the horizon must be at least ${settings.minimumMinutes} minutes`);
+  if (!(settings.horizonMinutes >= settings.minimumMinutes))
+    throw new Error(`the horizon must be at least ${settings.minimumMinutes} minutes`);
   if (!(settings.minimumMinutes >= 60)) throw new Error("a verdict needs at least 60 minutes after the change");
   return settings;
 }
@@ -56,7 +57,12 @@ export function lookAt(changeAt: Date, now: Date, options: Partial<HorizonSettin
   const passed = checkpoints.filter((minutes) => minutes <= elapsedMinutes);
   const finalAt = at(settings.horizonMinutes);
   if (passed.length === 0) {
-    return { status: "too-early", reason: `the first reading is taken ${checkpoints[0]} minutes after the change`, firstAt: at(checkpoints[0]!), finalAt };
+    return {
+      status: "too-early",
+      reason: `the first reading is taken ${checkpoints[0]} minutes after the change`,
+      firstAt: at(checkpoints[0]!),
+      finalAt,
+    };
   }
   const afterMinutes = passed[passed.length - 1]!;
   const final = afterMinutes === settings.horizonMinutes;

@@ -45,27 +45,27 @@ export interface MinuteEvidence {
 
 export type MetricVerdict =
   | {
-    status: "verdict";
-    metric: VerdictMetric;
-    stage: "provisional" | "final";
-    verdict: "better" | "worse" | "no-measurable-change";
-    method: VerdictMethod;
-    /** One sentence naming the method and what it rests on. */
-    basis: string;
-    scale: Scale;
-    /** The metric after the change, and what it would have been without it, in the metric's unit. */
-    after: number;
-    expected: number;
-    /** After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one. */
-    change: number;
-    interval: { low: number; high: number; confidence: number };
-    pValue: number;
-    /** Holm-adjusted over `metricsCompared` metrics. */
-    adjustedPValue: number;
-    metricsCompared: number;
-    /** The family-wise alpha of this look. */
-    alpha: number;
-  }
+      status: "verdict";
+      metric: VerdictMetric;
+      stage: "provisional" | "final";
+      verdict: "better" | "worse" | "no-measurable-change";
+      method: VerdictMethod;
+      /** One sentence naming the method and what it rests on. */
+      basis: string;
+      scale: Scale;
+      /** The metric after the change, and what it would have been without it, in the metric's unit. */
+      after: number;
+      expected: number;
+      /** After against expected: a fraction on the relative scale (−0.18 = −18 %), a difference on the absolute one. */
+      change: number;
+      interval: { low: number; high: number; confidence: number };
+      pValue: number;
+      /** Holm-adjusted over `metricsCompared` metrics. */
+      adjustedPValue: number;
+      metricsCompared: number;
+      /** The family-wise alpha of this look. */
+      alpha: number;
+    }
   | { status: "not-enough-data"; metric: VerdictMetric; reason: string };
 
 export const judgeDefaults = {
@@ -84,7 +84,11 @@ interface Chosen {
 
 const count = (value: number) => Math.round(value).toLocaleString("en-US");
 
-function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: Extract<Look, { status: "look" }>): Chosen | { reason: string } {
+function choose(
+  evidence: MetricEvidence,
+  settings: typeof judgeDefaults,
+  look: Extract<Look, { status: "look" }>,
+): Chosen | { reason: string } {
   const unit = evidence.metric.denominatorUnit;
   const reasons: string[] = [];
   const days = compareWithPreviousDays(evidence.after, evidence.previousDays, unit, settings.previousDays);
@@ -114,7 +118,9 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
     reasons.push("servers not yet changed: none to compare with");
   }
   if (look.stage !== "final" || look.afterMinutes < settings.blockBootstrap.minimumMinutes) {
-    reasons.push(`block bootstrap: only at the final reading of an after window of at least ${settings.blockBootstrap.minimumMinutes / 60} hours`);
+    reasons.push(
+      `block bootstrap: only at the final reading of an after window of at least ${settings.blockBootstrap.minimumMinutes / 60} hours`,
+    );
     return { reason: reasons.join("; ") };
   }
   const minutes = typeof evidence.minutes === "function" ? evidence.minutes() : evidence.minutes;
@@ -127,7 +133,8 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
         estimate: boot.estimate,
         after: boot.after,
         expected: boot.before,
-        basis: `block bootstrap of 1-minute buckets against ${minutes.beforeWindow} (${boot.iterations.toLocaleString("en-US")} resamples in blocks of ` +
+        basis:
+          `block bootstrap of 1-minute buckets against ${minutes.beforeWindow} (${boot.iterations.toLocaleString("en-US")} resamples in blocks of ` +
           `${boot.blockMinutes.before}/${boot.blockMinutes.after} minutes; effective sample ${effective}); it cannot see how whole days differ`,
       };
     }
@@ -142,21 +149,38 @@ function choose(evidence: MetricEvidence, settings: typeof judgeDefaults, look: 
  * Whether the previous days can judge this metric, so a caller reads the servers not yet changed
  * only when they would be used.
  */
-export function previousDaysSuffice(evidence: Pick<MetricEvidence, "metric" | "after" | "previousDays">, options: Partial<typeof judgeDefaults> = {}): boolean {
+export function previousDaysSuffice(
+  evidence: Pick<MetricEvidence, "metric" | "after" | "previousDays">,
+  options: Partial<typeof judgeDefaults> = {},
+): boolean {
   const settings = { ...judgeDefaults, ...options };
-  return compareWithPreviousDays(evidence.after, evidence.previousDays, evidence.metric.denominatorUnit, settings.previousDays).status === "compared";
+  return (
+    compareWithPreviousDays(evidence.after, evidence.previousDays, evidence.metric.denominatorUnit, settings.previousDays).status ===
+    "compared"
+  );
 }
 
 /**
  * Whether judging this evidence at this look would read its 1-minute buckets (the fallback), so a
  * caller reads them from the database only then.
  */
-export function needsMinutes(evidence: Omit<MetricEvidence, "minutes">, look: Extract<Look, { status: "look" }>, options: Partial<typeof judgeDefaults> = {}): boolean {
+export function needsMinutes(
+  evidence: Omit<MetricEvidence, "minutes">,
+  look: Extract<Look, { status: "look" }>,
+  options: Partial<typeof judgeDefaults> = {},
+): boolean {
   let asked = false;
-  choose({ ...evidence, minutes: () => {
-      asked = true;
-      return null;
-    } }, { ...judgeDefaults, ...options }, look);
+  choose(
+    {
+      ...evidence,
+      minutes: () => {
+        asked = true;
+        return null;
+      },
+    },
+    { ...judgeDefaults, ...options },
+    look,
+  );
   return asked;
 }
 
@@ -169,7 +193,10 @@ export function judgeChange(
   const settings = { ...judgeDefaults, ...options };
   const chosen = evidence.map((entry) => ({ entry, choice: choose(entry, settings, look) }));
   const compared = chosen.filter((item): item is { entry: MetricEvidence; choice: Chosen } => "method" in item.choice);
-  const decisions = holm(compared.map((item) => pValueOf(item.choice.estimate)), look.alpha);
+  const decisions = holm(
+    compared.map((item) => pValueOf(item.choice.estimate)),
+    look.alpha,
+  );
   const byMetric = new Map(compared.map((item, index) => [item.entry.metric.key, { choice: item.choice, decision: decisions[index]! }]));
   return chosen.map(({ entry, choice }): MetricVerdict => {
     const judged = byMetric.get(entry.metric.key);

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compareWithPreviousDays, placeboDegreesOfFreedom } from "./previous-days.js";
 
-const close = (actual: number, expected: number, tolerance = 1e-12) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} ≠ ${expected}`);
+const close = (actual: number, expected: number, tolerance = 1e-12) =>
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} ≠ ${expected}`);
 /** A window whose ratio is `value`, over 1,000 reads. */
 const window = (value: number) => ({ numerator: value * 1000, denominator: 1000 });
 
@@ -34,7 +35,10 @@ describe("the same window on the previous days", () => {
     assert.equal(result.status, "compared");
     assert.deepEqual(result.status === "compared" && result.days, [1, 4, 5, 7], "day 8 is past the week; day 3 has too few reads");
     const few = compareWithPreviousDays(window(1), [window(1), null, window(1), window(1)], "reads");
-    assert.deepEqual(few, { status: "not-enough-data", reason: "3 of the 7 previous days have this window with at least 100 reads; 4 are needed" });
+    assert.deepEqual(few, {
+      status: "not-enough-data",
+      reason: "3 of the 7 previous days have this window with at least 100 reads; 4 are needed",
+    });
     const idle = compareWithPreviousDays({ numerator: 0, denominator: 10 }, [1, 1, 1, 1].map(window), "reads");
     assert.equal(idle.status, "not-enough-data");
   });

@@ -22,17 +22,17 @@ export const previousDaysDefaults = {
 
 export type PreviousDaysComparison =
   | {
-    status: "compared";
-    method: "previous-days";
-    estimate: ScaleEstimate;
-    after: number;
-    /** The prediction, back on the metric's unit (a geometric mean on the relative scale). */
-    expected: number;
-    /** The usable previous days (1 = yesterday), most recent first. */
-    days: number[];
-    /** How many placebo predictions measured the error. */
-    placebos: number;
-  }
+      status: "compared";
+      method: "previous-days";
+      estimate: ScaleEstimate;
+      after: number;
+      /** The prediction, back on the metric's unit (a geometric mean on the relative scale). */
+      expected: number;
+      /** The usable previous days (1 = yesterday), most recent first. */
+      days: number[];
+      /** How many placebo predictions measured the error. */
+      placebos: number;
+    }
   | { status: "not-enough-data"; reason: string };
 
 /**

@@ -14,7 +14,9 @@ export function windowRatio(sums: WindowSums): number {
 
 /** A window with enough I/O to carry a value; the floor keeps a nearly idle window out. */
 export function isUsableWindow(sums: WindowSums | null | undefined, minimumDenominator: number): sums is WindowSums {
-  return sums !== null && sums !== undefined && Number.isFinite(sums.numerator) && sums.numerator >= 0 && sums.denominator >= minimumDenominator;
+  return (
+    sums !== null && sums !== undefined && Number.isFinite(sums.numerator) && sums.numerator >= 0 && sums.denominator >= minimumDenominator
+  );
 }
 
 /**

@@ -16,7 +16,8 @@ export default async function AccountSecurityPage({ searchParams }: PageProps<"/
   const session = await auth().api.getSession({ headers: await headers() });
   if (!session) redirect("/sign-in");
   const { required } = await searchParams;
-  const hasPassword = (await identityTables(database()).account.count({ where: { userId: session.user.id, providerId: "credential" } })) > 0;
+  const hasPassword =
+    (await identityTables(database()).account.count({ where: { userId: session.user.id, providerId: "credential" } })) > 0;
   const enabled = Boolean((session.user as { twoFactorEnabled?: boolean }).twoFactorEnabled);
   return (
     <>
@@ -40,7 +41,9 @@ export default async function AccountSecurityPage({ searchParams }: PageProps<"/
         <Card>
           <CardHeader>
             <CardTitle>Sessions</CardTitle>
-            <CardDescription>Every browser signed in to your account. Sign out any you do not recognise, then change your password.</CardDescription>
+            <CardDescription>
+              Every browser signed in to your account. Sign out any you do not recognise, then change your password.
+            </CardDescription>
           </CardHeader>
           <CardContent>
             <SessionsPanel currentSessionId={session.session.id} />

@@ -12,10 +12,16 @@ export const metadata: Metadata = { title: "Notification channels" };
 
 export default async function ChannelsPage() {
   const context = await pageContext();
-  const [channels, targets] = await Promise.all([listChannelSummaries(database(), context.orgId), listAlertTargets(database(), context.orgId)]);
+  const [channels, targets] = await Promise.all([
+    listChannelSummaries(database(), context.orgId),
+    listAlertTargets(database(), context.orgId),
+  ]);
   return (
     <>
-      <PageHeader title="Notification channels" description="Where alerts are sent, and which severities and servers go where. One notification per state change, through a durable outbox: an outage delays it, never loses or doubles it." />
+      <PageHeader
+        title="Notification channels"
+        description="Where alerts are sent, and which severities and servers go where. One notification per state change, through a durable outbox: an outage delays it, never loses or doubles it."
+      />
       <AlertsTabs current="channels" />
       <ChannelsView initial={channels} servers={targets.servers} canManage={can(context.role, { notificationChannel: ["create"] })} />
     </>

@@ -15,18 +15,31 @@ export const metadata: Metadata = { title: "Alert rules" };
 
 export default async function AlertRulesPage() {
   const context = await pageContext();
-  const [{ rules, defaultsSeeded }, targets] = await Promise.all([listRules(database(), context.orgId), listAlertTargets(database(), context.orgId)]);
+  const [{ rules, defaultsSeeded }, targets] = await Promise.all([
+    listRules(database(), context.orgId),
+    listAlertTargets(database(), context.orgId),
+  ]);
   const canEdit = can(context.role, { alertRule: ["update"] });
   return (
     <>
       <PageHeader
         title="Alert rules"
         description="Default rules every organisation gets (edit them or turn them off) and your own. Thresholds and durations are explained in docs/alerts.md."
-        actions={can(context.role, { alertRule: ["create"] }) ? <Link href="/alerts/rules/new" className={buttonVariants()} data-testid="create-rule"><Plus /> Create rule</Link> : null}
+        actions={
+          can(context.role, { alertRule: ["create"] }) ? (
+            <Link href="/alerts/rules/new" className={buttonVariants()} data-testid="create-rule">
+              <Plus /> Create rule
+            </Link>
+          ) : null
+        }
       />
       <AlertsTabs current="rules" />
-      <RulesTable initialRules={rules} defaultsSeeded={defaultsSeeded} canEdit={canEdit}
-        hostnames={Object.fromEntries(targets.servers.map((s) => [s.id, s.hostname]))} />
+      <RulesTable
+        initialRules={rules}
+        defaultsSeeded={defaultsSeeded}
+        canEdit={canEdit}
+        hostnames={Object.fromEntries(targets.servers.map((s) => [s.id, s.hostname]))}
+      />
     </>
   );
 }

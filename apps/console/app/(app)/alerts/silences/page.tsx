@@ -15,7 +15,10 @@ export default async function SilencesPage() {
   const [silences, targets] = await Promise.all([listSilences(database(), context.orgId), listAlertTargets(database(), context.orgId)]);
   return (
     <>
-      <PageHeader title="Silences and maintenance windows" description="Matching alerts still change state and are kept in the history, marked as silenced, but are not notified." />
+      <PageHeader
+        title="Silences and maintenance windows"
+        description="Matching alerts still change state and are kept in the history, marked as silenced, but are not notified."
+      />
       <AlertsTabs current="silences" />
       <SilencesView initial={silences} targets={targets} canManage={can(context.role, { alertSilence: ["create"] })} />
     </>

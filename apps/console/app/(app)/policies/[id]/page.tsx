@@ -39,14 +39,29 @@ export default async function PolicyPage({ params }: PageProps<"/policies/[id]">
         <ArrowLeft className="size-4" aria-hidden /> Policies
       </Link>
       <PageHeader
-        title={<span className="flex items-center gap-3" data-testid="policy-name">{policy.name}{archived ? <Badge variant="secondary">archived</Badge> : null}</span>}
+        title={
+          <span className="flex items-center gap-3" data-testid="policy-name">
+            {policy.name}
+            {archived ? <Badge variant="secondary">archived</Badge> : null}
+          </span>
+        }
         description={policy.description || (canEdit ? "No description." : undefined)}
         actions={canEdit ? <ArchiveButton policyId={policy.id} archived={archived} /> : null}
       />
-      {!canEdit ? <p className="mb-4 text-sm text-muted-foreground" data-testid="read-only">You can read this policy; owners and admins change it.</p> : null}
+      {!canEdit ? (
+        <p className="mb-4 text-sm text-muted-foreground" data-testid="read-only">
+          You can read this policy; owners and admins change it.
+        </p>
+      ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_22rem]">
         <div className="min-w-0">
-          <PolicyWorkspace key={policy.versions[0]?.version} policyId={policy.id} versions={policy.versions} canEdit={canEdit && !archived} delivery={delivery} />
+          <PolicyWorkspace
+            key={policy.versions[0]?.version}
+            policyId={policy.id}
+            versions={policy.versions}
+            canEdit={canEdit && !archived}
+            delivery={delivery}
+          />
         </div>
         <div className="grid content-start gap-6">
           {rollouts.length > 0 ? <RolloutsInProgress rollouts={rollouts} /> : null}

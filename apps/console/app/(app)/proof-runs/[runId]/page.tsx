@@ -26,7 +26,10 @@ export default async function ProofRunPage({ params }: PageProps<"/proof-runs/[r
   const report = proofRunReport.safeParse(run.report);
   return (
     <>
-      <Link href={`/servers/${run.serverId}`} className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground print:hidden">
+      <Link
+        href={`/servers/${run.serverId}`}
+        className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground print:hidden"
+      >
         <ArrowLeft className="size-4" aria-hidden /> {run.hostname}
       </Link>
       {report.success ? (

@@ -23,7 +23,11 @@ export default async function RolloutPage({ params }: PageProps<"/rollouts/[id]"
       <Link href="/rollouts" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
         <ArrowLeft className="size-4" aria-hidden /> Rollouts
       </Link>
-      <RolloutView initial={rollout} canControl={can(context.role, { rollout: ["control"] })} canOverride={can(context.role, { rollout: ["override"] })} />
+      <RolloutView
+        initial={rollout}
+        canControl={can(context.role, { rollout: ["control"] })}
+        canOverride={can(context.role, { rollout: ["override"] })}
+      />
     </>
   );
 }

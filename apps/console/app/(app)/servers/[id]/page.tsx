@@ -52,8 +52,15 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
         initialServer={server}
         alerts={
           <section className="grid gap-2" data-testid="server-alerts" aria-labelledby="server-alerts-title">
-            <h2 id="server-alerts-title" className="text-lg font-semibold">Alerts on this server</h2>
-            <OpenAlerts serverId={server.id} canSilence={can(context.role, { alertSilence: ["create"] })} canAcknowledge={can(context.role, { alert: ["acknowledge"] })} targets={alertTargets} />
+            <h2 id="server-alerts-title" className="text-lg font-semibold">
+              Alerts on this server
+            </h2>
+            <OpenAlerts
+              serverId={server.id}
+              canSilence={can(context.role, { alertSilence: ["create"] })}
+              canAcknowledge={can(context.role, { alert: ["acknowledge"] })}
+              targets={alertTargets}
+            />
           </section>
         }
       />
@@ -61,7 +68,11 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
         <ServerPolicyPanel initial={serverPolicy} canEdit={can(context.role, { policy: ["assign"] })} />
       </div>
       <div className="mt-6">
-        <ServerRecommendationsPanel serverId={server.id} initial={recommendations} canAct={can(context.role, { recommendation: ["apply"] })} />
+        <ServerRecommendationsPanel
+          serverId={server.id}
+          initial={recommendations}
+          canAct={can(context.role, { recommendation: ["apply"] })}
+        />
       </div>
       <div className="mt-6">
         <ServerGainsSection serverId={server.id} />
@@ -69,7 +80,13 @@ export default async function ServerPage({ params }: PageProps<"/servers/[id]">)
         <div className="mt-6 scroll-mt-6" id="miss-ratio-curves">
           <CacheCurvesSection serverId={server.id} />
         </div>
-        <ProofRunsPanel serverId={server.id} profiles={offer.profiles} paths={offer.paths} initialRuns={runs} canRun={can(context.role, { proofRun: ["start"] })} />
+        <ProofRunsPanel
+          serverId={server.id}
+          profiles={offer.profiles}
+          paths={offer.paths}
+          initialRuns={runs}
+          canRun={can(context.role, { proofRun: ["start"] })}
+        />
       </div>
       <div className="mt-6">
         <ServerAgentPanel initial={agentVersion} canPin={can(context.role, { agentUpgrade: ["pin"] })} />

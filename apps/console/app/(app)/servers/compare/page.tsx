@@ -14,7 +14,10 @@ export default async function ComparePage() {
       <Link href="/servers" className="mb-4 inline-flex items-center gap-1 text-sm text-muted-foreground hover:text-foreground">
         <ArrowLeft className="size-4" aria-hidden /> Servers
       </Link>
-      <PageHeader title="Compare servers" description="One metric of 2 to 4 servers on one chart, in one window. Drag across the chart to zoom; the link keeps the window." />
+      <PageHeader
+        title="Compare servers"
+        description="One metric of 2 to 4 servers on one chart, in one window. Drag across the chart to zoom; the link keeps the window."
+      />
       <CompareView />
     </>
   );

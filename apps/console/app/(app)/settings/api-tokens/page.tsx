@@ -18,11 +18,18 @@ export default async function ApiTokensPage() {
       <Card>
         <CardHeader>
           <CardTitle>Tokens</CardTitle>
-          <CardDescription>Each is shown once when created, expires, and can be revoked at any time; every change made with one is in the audit log.</CardDescription>
+          <CardDescription>
+            Each is shown once when created, expires, and can be revoked at any time; every change made with one is in the audit log.
+          </CardDescription>
         </CardHeader>
         <CardContent>
-          <ApiTokensPanel tokens={tokens} userId={context.userId} canCreateAdmin={context.role !== "viewer"}
-            canRevokeAny={can(context.role, { apiToken: ["revoke"] })} consoleUrl={env().SPINDLE_CONSOLE_URL} />
+          <ApiTokensPanel
+            tokens={tokens}
+            userId={context.userId}
+            canCreateAdmin={context.role !== "viewer"}
+            canRevokeAny={can(context.role, { apiToken: ["revoke"] })}
+            consoleUrl={env().SPINDLE_CONSOLE_URL}
+          />
         </CardContent>
       </Card>
     </>

@@ -19,8 +19,8 @@ export default async function RolloutSettingsPage() {
         <CardHeader>
           <CardTitle>Every wide change is a rollout</CardTitle>
           <CardDescription>
-            When on, a change that reaches servers through the organisation default, a tag or several servers goes out in waves behind guards,
-            unless an owner or admin chooses “Apply now” for it (recorded in the audit log). Only owners switch this.
+            When on, a change that reaches servers through the organisation default, a tag or several servers goes out in waves behind
+            guards, unless an owner or admin chooses “Apply now” for it (recorded in the audit log). Only owners switch this.
           </CardDescription>
         </CardHeader>
         <CardContent>

@@ -19,7 +19,9 @@ export default async function SecuritySettingsPage() {
         <Card>
           <CardHeader>
             <CardTitle>Two-factor authentication</CardTitle>
-            <CardDescription>When required, a member who signs in with a password must turn on an authenticator app before the organisation opens to them.</CardDescription>
+            <CardDescription>
+              When required, a member who signs in with a password must turn on an authenticator app before the organisation opens to them.
+            </CardDescription>
           </CardHeader>
           <CardContent>
             <RequireMfaSetting requireMfa={security.requireMfa} canEdit={canEdit} />
@@ -29,7 +31,8 @@ export default async function SecuritySettingsPage() {
           <CardHeader>
             <CardTitle>Single sign-on (OpenID Connect)</CardTitle>
             <CardDescription>
-              Members sign in with their company account. Someone from the allowed domain who is not a member yet joins on first sign-in with the role chosen below.
+              Members sign in with their company account. Someone from the allowed domain who is not a member yet joins on first sign-in
+              with the role chosen below.
             </CardDescription>
           </CardHeader>
           <CardContent>

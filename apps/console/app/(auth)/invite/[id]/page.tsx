@@ -23,7 +23,9 @@ export default async function InvitePage({ params, searchParams }: PageProps<"/i
           <CardDescription>{invitation.reason}</CardDescription>
         </CardHeader>
         <CardContent>
-          <Link href="/sign-in" className="text-sm font-medium text-primary hover:underline">Go to sign in</Link>
+          <Link href="/sign-in" className="text-sm font-medium text-primary hover:underline">
+            Go to sign in
+          </Link>
         </CardContent>
       </Card>
     );
@@ -48,13 +50,17 @@ export default async function InvitePage({ params, searchParams }: PageProps<"/i
         {!session && mode === "sign-in" ? (
           <>
             <SignInForm invitationId={invitation.id} email={invitation.email} />
-            <Link href={`/invite/${invitation.id}`} className="text-sm text-primary hover:underline">New here? Create an account instead</Link>
+            <Link href={`/invite/${invitation.id}`} className="text-sm text-primary hover:underline">
+              New here? Create an account instead
+            </Link>
           </>
         ) : null}
         {!session && mode !== "sign-in" ? (
           <>
             <SignUpForm invitation={{ id: invitation.id, email: invitation.email, proof: typeof proof === "string" ? proof : undefined }} />
-            <Link href={`/invite/${invitation.id}?mode=sign-in`} className="text-sm text-primary hover:underline">Already have an account? Sign in to accept</Link>
+            <Link href={`/invite/${invitation.id}?mode=sign-in`} className="text-sm text-primary hover:underline">
+              Already have an account? Sign in to accept
+            </Link>
           </>
         ) : null}
       </CardContent>

@@ -26,7 +26,9 @@ export default async function SsoSignInPage({ searchParams }: PageProps<"/sign-i
         <SsoSignInForm organizationSlug={slug} initialError={message} />
       </CardContent>
       <CardFooter className="text-sm">
-        <Link href="/sign-in" className="text-primary hover:underline">Sign in with a password instead</Link>
+        <Link href="/sign-in" className="text-primary hover:underline">
+          Sign in with a password instead
+        </Link>
       </CardFooter>
     </Card>
   );

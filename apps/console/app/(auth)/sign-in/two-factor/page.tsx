@@ -17,7 +17,9 @@ export default async function TwoFactorPage({ searchParams }: PageProps<"/sign-i
         <TwoFactorForm invitationId={typeof invitation === "string" ? invitation : undefined} />
       </CardContent>
       <CardFooter className="text-sm">
-        <Link href="/sign-in" className="text-primary hover:underline">Start again</Link>
+        <Link href="/sign-in" className="text-primary hover:underline">
+          Start again
+        </Link>
       </CardFooter>
     </Card>
   );

@@ -6,15 +6,20 @@ import { channelSummarySchema } from "@/modules/channels/types/api";
 import { createChannelBody } from "@/modules/channels/types/channels";
 
 export const GET = orgRoute(
-  { summary: "List notification channels", description: "With their routes; never a secret, only its last characters.", tag: "Notification channels",
-    response: z.object({ channels: z.array(channelSummarySchema) }) },
+  {
+    summary: "List notification channels",
+    description: "With their routes; never a secret, only its last characters.",
+    tag: "Notification channels",
+    response: z.object({ channels: z.array(channelSummarySchema) }),
+  },
   async ({ context }) => ({ channels: await listChannelSummaries(database(), context.orgId) }),
 );
 
 export const POST = orgRoute(
   {
     summary: "Create a notification channel",
-    description: "E-mail, Slack, Teams, PagerDuty or a signed webhook (docs/notifications.md). A webhook without `signingSecret` gets one, answered this once.",
+    description:
+      "E-mail, Slack, Teams, PagerDuty or a signed webhook (docs/notifications.md). A webhook without `signingSecret` gets one, answered this once.",
     tag: "Notification channels",
     body: createChannelBody,
     permission: { notificationChannel: ["create"] },

@@ -5,7 +5,12 @@ import { historyQuerySchema } from "@/modules/alerts/types/alerts";
 import { alertHistorySchema } from "@/modules/alerts/types/api";
 
 export const GET = orgRoute(
-  { summary: "Alert history", description: "State changes, newest first, 100 per page; `after` = the last entry's id.", tag: "Alerts",
-    query: historyQuerySchema, response: alertHistorySchema },
+  {
+    summary: "Alert history",
+    description: "State changes, newest first, 100 per page; `after` = the last entry's id.",
+    tag: "Alerts",
+    query: historyQuerySchema,
+    response: alertHistorySchema,
+  },
   async ({ context, query }) => listAlertHistory(database(), context.orgId, query),
 );

@@ -11,7 +11,14 @@ export const GET = orgRoute(
 );
 
 export const POST = orgRoute(
-  { summary: "Silence alerts", description: "Changes under a silence are recorded and not notified; an end in the past is 400.", tag: "Alerts",
-    body: alertSilenceInputSchema, permission: { alertSilence: ["create"] }, status: 201, response: z.object({ silence: alertSilenceSchema }) },
+  {
+    summary: "Silence alerts",
+    description: "Changes under a silence are recorded and not notified; an end in the past is 400.",
+    tag: "Alerts",
+    body: alertSilenceInputSchema,
+    permission: { alertSilence: ["create"] },
+    status: 201,
+    response: z.object({ silence: alertSilenceSchema }),
+  },
   async ({ context, body }) => ({ silence: await createSilence(database(), context, body) }),
 );

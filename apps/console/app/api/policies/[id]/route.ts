@@ -15,7 +15,15 @@ export const GET = orgRoute(
 
 /** Description, or `archived: true | false`. The document changes only through new versions. */
 export const PATCH = orgRoute(
-  { summary: "Describe, archive or restore a policy", description: "Archiving an assigned policy is 409. The document changes only through new versions.", tag: "Policies",
-    params, body: updatePolicyInput, permission: { policy: ["update"] }, response: z.object({ policy: policyDetailSchema }), errors: [409] },
+  {
+    summary: "Describe, archive or restore a policy",
+    description: "Archiving an assigned policy is 409. The document changes only through new versions.",
+    tag: "Policies",
+    params,
+    body: updatePolicyInput,
+    permission: { policy: ["update"] },
+    response: z.object({ policy: policyDetailSchema }),
+    errors: [409],
+  },
   async ({ context, params, body }) => ({ policy: await updatePolicy(database(), context, params.id, body) }),
 );

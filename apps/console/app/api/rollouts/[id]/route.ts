@@ -6,7 +6,13 @@ import { rolloutDetailSchema } from "@/modules/rollouts/types/api";
 
 /** One rollout: plan, slots, waves with their servers and guard readings, timeline. */
 export const GET = orgRoute(
-  { summary: "A rollout", description: "Its plan, what each slot had before, every wave with its servers and the guards' readings (basis and interval), and the timeline.",
-    tag: "Rollouts", params: z.object({ id: z.string() }), response: z.object({ rollout: rolloutDetailSchema }) },
+  {
+    summary: "A rollout",
+    description:
+      "Its plan, what each slot had before, every wave with its servers and the guards' readings (basis and interval), and the timeline.",
+    tag: "Rollouts",
+    params: z.object({ id: z.string() }),
+    response: z.object({ rollout: rolloutDetailSchema }),
+  },
   async ({ context, params }) => ({ rollout: await getRollout(database(), context.orgId, params.id) }),
 );

@@ -12,7 +12,13 @@ export const GET = orgRoute(
 
 /** Removes the server and its agent (owner/admin). */
 export const DELETE = orgRoute(
-  { summary: "Remove a server", description: "The server, its agent and its telemetry.", tag: "Servers", params: z.object({ id: z.string() }),
-    permission: { server: ["delete"] }, response: z.object({ removed: z.string() }) },
+  {
+    summary: "Remove a server",
+    description: "The server, its agent and its telemetry.",
+    tag: "Servers",
+    params: z.object({ id: z.string() }),
+    permission: { server: ["delete"] },
+    response: z.object({ removed: z.string() }),
+  },
   async ({ context, params }) => removeServer(database(), context, params.id),
 );

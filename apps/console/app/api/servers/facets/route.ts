@@ -4,7 +4,11 @@ import { listFleetFacets } from "@/modules/fleet/lib/fleet-facets";
 import { fleetFacetsSchema } from "@/modules/fleet/types/api-fleet";
 
 export const GET = orgRoute(
-  { summary: "The fleet's filter values", description: "Tags, operating systems, kernels and agent versions of the whole fleet, each with its number of servers.",
-    tag: "Servers", response: fleetFacetsSchema },
+  {
+    summary: "The fleet's filter values",
+    description: "Tags, operating systems, kernels and agent versions of the whole fleet, each with its number of servers.",
+    tag: "Servers",
+    response: fleetFacetsSchema,
+  },
   async ({ context }) => ({ facets: await listFleetFacets(database(), context.orgId) }),
 );

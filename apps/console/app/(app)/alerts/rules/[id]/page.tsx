@@ -24,8 +24,19 @@ export default async function AlertRulePage({ params }: PageProps<"/alerts/rules
   return (
     <>
       <PageHeader
-        title={<span data-testid="rule-name">{rule.name} <Badge variant="outline" className="align-middle">{rule.defaultKey ? "default rule" : "custom rule"}</Badge></span>}
-        description={rule.defaultKey ? "A default rule: edit its threshold and durations, or turn it off. It is never seeded again over your changes." : undefined}
+        title={
+          <span data-testid="rule-name">
+            {rule.name}{" "}
+            <Badge variant="outline" className="align-middle">
+              {rule.defaultKey ? "default rule" : "custom rule"}
+            </Badge>
+          </span>
+        }
+        description={
+          rule.defaultKey
+            ? "A default rule: edit its threshold and durations, or turn it off. It is never seeded again over your changes."
+            : undefined
+        }
       />
       <AlertsTabs current="rules" />
       <RuleEditor rule={rule} servers={servers} canEdit={can(context.role, { alertRule: ["update"] })} />

@@ -16,7 +16,10 @@ export default async function NewAlertRulePage() {
   const { servers } = await listAlertTargets(database(), context.orgId);
   return (
     <>
-      <PageHeader title="New alert rule" description="Pick a signal, a threshold and how long it must hold. The preview shows how often it would have fired over the last 7 days before you save." />
+      <PageHeader
+        title="New alert rule"
+        description="Pick a signal, a threshold and how long it must hold. The preview shows how often it would have fired over the last 7 days before you save."
+      />
       <AlertsTabs current="rules" />
       <RuleEditor rule={null} servers={servers} canEdit />
     </>

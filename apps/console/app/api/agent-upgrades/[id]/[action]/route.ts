@@ -9,7 +9,15 @@ const body = z.strictObject({ retryFailed: z.boolean().optional() });
 
 /** Pause, resume (past the failures, or retrying them) or cancel an upgrade. */
 export const POST = orgRoute(
-  { summary: "Pause, resume or cancel an agent upgrade", description: "`retryFailed` on resume offers the version again to the servers that failed or rolled back.", tag: "Agent upgrades",
-    params, body, permission: { agentUpgrade: ["control"] }, response: z.object({ rollout: rolloutSummarySchema }), errors: [409] },
+  {
+    summary: "Pause, resume or cancel an agent upgrade",
+    description: "`retryFailed` on resume offers the version again to the servers that failed or rolled back.",
+    tag: "Agent upgrades",
+    params,
+    body,
+    permission: { agentUpgrade: ["control"] },
+    response: z.object({ rollout: rolloutSummarySchema }),
+    errors: [409],
+  },
   async ({ context, params, body }) => ({ rollout: await controlUpgrade(database(), context, params.id, params.action, body) }),
 );

@@ -9,7 +9,8 @@ import { acknowledgementSchema } from "@/modules/alerts/types/api";
 export const POST = orgRoute(
   {
     summary: "Acknowledge a firing alert",
-    description: "`id` is the open alert's `alertId`. Changes no rule and no state; 409 when the alert is no longer firing or was acknowledged already.",
+    description:
+      "`id` is the open alert's `alertId`. Changes no rule and no state; 409 when the alert is no longer firing or was acknowledged already.",
     tag: "Alerts",
     params: z.object({ id: z.string() }),
     body: acknowledgeInputSchema,

@@ -22,6 +22,12 @@ export const PATCH = orgRoute(
 );
 
 export const DELETE = orgRoute(
-  { summary: "Delete a notification channel", tag: "Notification channels", params, permission: { notificationChannel: ["delete"] }, response: z.object({ deleted: z.string() }) },
+  {
+    summary: "Delete a notification channel",
+    tag: "Notification channels",
+    params,
+    permission: { notificationChannel: ["delete"] },
+    response: z.object({ deleted: z.string() }),
+  },
   async ({ context, params }) => deleteChannelFor(database(), context, params.id),
 );

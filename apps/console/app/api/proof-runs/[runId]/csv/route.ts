@@ -13,7 +13,8 @@ import { proofRunReport } from "@/modules/proof-runs/types/proof-run";
 export const GET = orgRoute(
   {
     summary: "A proof run's report as CSV",
-    description: "Its steps with the changes and intervals (`what=steps`, the default), or every pass of every step as measured (`what=passes`). 409 while the run has no report.",
+    description:
+      "Its steps with the changes and intervals (`what=steps`, the default), or every pass of every step as measured (`what=passes`). 409 while the run has no report.",
     tag: "Proof runs",
     params: z.object({ runId: z.string() }),
     query: z.object({ what: z.enum(["steps", "passes"], { error: "Ask for what=steps (the default) or what=passes." }).default("steps") }),
@@ -27,7 +28,11 @@ export const GET = orgRoute(
     const suffix = query.what === "passes" ? "-passes" : "";
     const name = `spindle-proof-run-${run.hostname.replace(/[^A-Za-z0-9._-]+/g, "_")}-${run.profile}-${run.id.slice(0, 8)}${suffix}.csv`;
     return new Response(query.what === "passes" ? reportPassesCsv(report.data) : reportCsv(report.data), {
-      headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${name}"`, "cache-control": "no-store" },
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}"`,
+        "cache-control": "no-store",
+      },
     });
   },
 );

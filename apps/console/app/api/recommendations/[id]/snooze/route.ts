@@ -6,7 +6,14 @@ import { recommendationSchema } from "@/modules/recommendations/types/api";
 import { snoozeInput } from "@/modules/recommendations/types/recommendation";
 
 export const POST = orgRoute(
-  { summary: "Snooze a recommendation", tag: "Recommendations", params: z.object({ id: z.string() }), body: snoozeInput, permission: { recommendation: ["dismiss"] },
-    response: z.object({ recommendation: recommendationSchema }), errors: [409] },
+  {
+    summary: "Snooze a recommendation",
+    tag: "Recommendations",
+    params: z.object({ id: z.string() }),
+    body: snoozeInput,
+    permission: { recommendation: ["dismiss"] },
+    response: z.object({ recommendation: recommendationSchema }),
+    errors: [409],
+  },
   async ({ context, params, body }) => ({ recommendation: await snoozeRecommendation(database(), context, params.id, body) }),
 );

@@ -12,9 +12,15 @@ const tablesSchema = z
 
 /** Several families of one server over a range, one series each (a family panel's data). */
 export const GET = orgRoute(
-  { summary: "A server's metric families over a range or a custom window",
-    description: "The points of each named family (docs/metrics.md, \"Families\") in its aggregates' columns: raw intervals for 1 h, 1-minute buckets for 24 h, hourly ones for 7 d. 404 for a table that is not a summed family.",
-    tag: "Metrics", params: z.object({ id: z.string() }), query: chartWindowQuerySchema.and(z.object({ tables: tablesSchema })), response: familiesAnswerSchema },
+  {
+    summary: "A server's metric families over a range or a custom window",
+    description:
+      'The points of each named family (docs/metrics.md, "Families") in its aggregates\' columns: raw intervals for 1 h, 1-minute buckets for 24 h, hourly ones for 7 d. 404 for a table that is not a summed family.',
+    tag: "Metrics",
+    params: z.object({ id: z.string() }),
+    query: chartWindowQuerySchema.and(z.object({ tables: tablesSchema })),
+    response: familiesAnswerSchema,
+  },
   async ({ context, params, query }) => {
     const window = resolveChartWindow(query);
     const series = [];

@@ -6,7 +6,13 @@ import { agentStateSchema } from "@/modules/fleet/types/api";
 
 /** Revokes the server's agent credential (owner/admin). Revoking twice is harmless. */
 export const POST = orgRoute(
-  { summary: "Revoke a server's agent credential", description: "The agent stops delivering at once; revoking twice is harmless.", tag: "Servers",
-    params: z.object({ id: z.string() }), permission: { server: ["revoke"] }, response: z.object({ agent: agentStateSchema }) },
+  {
+    summary: "Revoke a server's agent credential",
+    description: "The agent stops delivering at once; revoking twice is harmless.",
+    tag: "Servers",
+    params: z.object({ id: z.string() }),
+    permission: { server: ["revoke"] },
+    response: z.object({ agent: agentStateSchema }),
+  },
   async ({ context, params }) => ({ agent: await revokeServer(database(), context, params.id) }),
 );
