@@ -187,6 +187,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("graceful shutdown: %w", err)
 	}
+	// Shutdown runs its hooks in goroutines and does not wait for them: wait here for the OpAMP
+	// server to close its WebSockets and flush the statuses it queued, so "stopped" means stopped.
+	stopOpAMP()
+	<-opampDone
 	log.Info("gateway stopped")
 	return nil
 }
