@@ -81,6 +81,7 @@ export async function contractFixtures(
     return ((await response.json()) as { token: { id: string; secret: string } }).token;
   }
   const admin = await token("admin", "contract");
+  const viewerToken = await token("viewer", "read-only script");
   const revoked = await token("viewer", "revoked");
   await revoke(
     new Request(`${options.consoleUrl}/api/api-tokens/${revoked.id}`, {
@@ -89,6 +90,13 @@ export async function contractFixtures(
     }),
     { params: Promise.resolve({ id: revoked.id }) },
   );
+
+  // Another organisation of the same owner, with an admin token of its own: the stranger whose
+  // calls on this organisation's ids must find nothing. Creating it makes it the session's active
+  // organisation, so the session is set back to Contract Corp before anything else.
+  await authCall("/organization/create", { name: "Elsewhere Ltd", slug: `elsewhere-${randomUUID().slice(0, 8)}` });
+  const stranger = await token("admin", "elsewhere");
+  await authCall("/organization/set-active", { organizationId: org.id });
 
   const viewer = await db.prisma.user.create({
     data: {
@@ -238,6 +246,8 @@ export async function contractFixtures(
     adminToken: admin.secret,
     adminTokenId: admin.id,
     revokedToken: revoked.secret,
+    viewerToken: viewerToken.secret,
+    strangerToken: stranger.secret,
     serverId: server.id,
     doomedServerId: doomed.id,
     viewerMemberId: viewerMember.id,

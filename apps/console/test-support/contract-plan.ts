@@ -7,6 +7,10 @@ export interface ContractState {
   adminToken: string;
   adminTokenId: string;
   revokedToken: string;
+  /** A viewer's token of this organisation: reads, never changes. */
+  viewerToken: string;
+  /** An admin token of another organisation of the same owner: finds nothing of this one. */
+  strangerToken: string;
   serverId: string;
   doomedServerId: string;
   viewerMemberId: string;
@@ -25,8 +29,13 @@ export interface ContractCall {
   body?: unknown;
   /** The status expected; it must also be one the document lists. */
   status: number;
-  /** Tokens are refused owner-only operations; those are called again with the owner's session. */
-  as?: "token" | "session";
+  /**
+   * Who calls (default: the admin token). Tokens are refused owner-only operations; those are
+   * called again with the owner's session. `viewer`, `stranger` (another organisation's admin
+   * token) and `anonymous` (no credential) try to cross a line: the plan calls them before the
+   * admin call whose answer shows nothing changed.
+   */
+  as?: "token" | "session" | "viewer" | "stranger" | "anonymous";
   /** A request the document itself refuses (the test checks it does), sent to see the 400. */
   invalid?: true;
   // biome-ignore lint/suspicious/noExplicitAny: the operation's answer, which the test has already checked against the document
@@ -49,6 +58,25 @@ const rule = {
   note: "",
 };
 const hour = 3_600_000;
+
+/**
+ * A change refused to everyone but the organisation's admins: a viewer's token (403), another
+ * organisation's admin token (404: the id does not exist for it) and no credential (401).
+ */
+const refusedToOthers =
+  (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
+    (s) => ({ ...call(s), status: 403, as: "viewer" }),
+    (s) => ({ ...call(s), status: 404, as: "stranger" }),
+    (s) => ({ ...call(s), status: 401, as: "anonymous" }),
+  ];
+
+/** A read of this organisation's id: a viewer sees it, another organisation does not (404). */
+const readableByViewerOnly =
+  (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
+    (s) => ({ ...call(s), status: 200, as: "viewer" }),
+    (s) => ({ ...call(s), status: 404, as: "stranger" }),
+    (s) => ({ ...call(s), status: 401, as: "anonymous" }),
+  ];
 
 export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getServers", status: 200 }),
@@ -139,6 +167,8 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "deletePoliciesAssignmentsById", params: { id: s.ids.assignment! }, status: 200 }),
 
   () => ({ operationId: "getSettingsRollouts", status: 200 }),
+  () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: false }, status: 403, as: "viewer" }),
+  () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: false }, status: 401, as: "anonymous" }),
   () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 403 }),
   () => ({ operationId: "putSettingsRollouts", body: { rolloutsRequired: true }, status: 200, as: "session" }),
   (s) => ({
@@ -149,6 +179,25 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   }),
   () => ({ operationId: "getRollouts", query: { active: "1" }, status: 200 }),
   (s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! }, status: 200 }),
+  ...readableByViewerOnly((s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! } })),
+  (s) => ({
+    operationId: "getRollouts",
+    status: 200,
+    as: "stranger",
+    andThen: (b: { rollouts: { id: string }[] }, st) => {
+      if (b.rollouts.some((r) => r.id === st.ids.rollout)) throw new Error("another organisation's token lists this organisation's rollout");
+    },
+  }),
+  // No one but an admin of this organisation may pause, resume, roll back, abort or override it;
+  // the admin's pause below answers 200, so none of these changed its state.
+  ...(["pause", "resume", "rollback", "abort"] as const).flatMap((action) =>
+    refusedToOthers((s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action } })),
+  ),
+  ...refusedToOthers((s) => ({
+    operationId: "postRolloutsByIdOverride",
+    params: { id: s.ids.rollout! },
+    body: { wave: 0, reason: "not theirs to approve" },
+  })),
   (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, status: 200 }),
   (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, status: 409 }),
   (s) => ({ operationId: "postRolloutsByIdByAction", params: { id: s.ids.rollout!, action: "resume" }, status: 200 }),
@@ -244,10 +293,21 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({
     operationId: "postAgentUpgrades",
     body: { targetVersion: "9.9.0", scope: { kind: "servers", serverIds: [s.serverId] } },
+    status: 403,
+    as: "viewer",
+  }),
+  (s) => ({
+    operationId: "postAgentUpgrades",
+    body: { targetVersion: "9.9.0", scope: { kind: "servers", serverIds: [s.serverId] } },
     status: 201,
     andThen: (b, st) => (st.ids.rollout = b.rollout.id),
   }),
   (s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! }, status: 200 }),
+  ...readableByViewerOnly((s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! } })),
+  // The admin's pause below answers 200: none of these paused, resumed or cancelled it.
+  ...(["pause", "resume", "cancel"] as const).flatMap((action) =>
+    refusedToOthers((s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action }, body: {} })),
+  ),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, body: {}, status: 200 }),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "cancel" }, body: {}, status: 200 }),
   (s) => ({ operationId: "getServersByIdAgentVersion", params: { id: s.serverId }, status: 200 }),

@@ -3,7 +3,10 @@
 // operation, called through its real handler with an API token as a script would, gets a
 // request that matches the document and answers what the document says (status, content type,
 // body by JSON Schema 2020-12 with ajv). Owner-only operations, which tokens cannot reach, are
-// also called with the owner's session to check their success answers.
+// also called with the owner's session to check their success answers. Changes that only an
+// admin of the organisation may make (rollouts, agent upgrades, their settings) are also tried by
+// a viewer's token (403), another organisation's admin token (404) and no credential (401),
+// before the admin's own call shows that none of them changed anything.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
@@ -103,7 +106,7 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
       const entry = operations.get(call.operationId);
       assert.ok(entry, `the plan calls ${call.operationId}, which the document does not have`);
       const { method, path, operation } = entry;
-      const label = `${method.toUpperCase()} ${path} (${call.operationId}${call.as === "session" ? ", session" : ""})`;
+      const label = `${method.toUpperCase()} ${path} (${call.operationId}${call.as && call.as !== "token" ? `, ${call.as}` : ""})`;
       called.add(call.operationId);
 
       // The request, checked against the document before it is sent: every request of the plan
@@ -148,8 +151,13 @@ describe("the API and its OpenAPI document", { skip: skipWithoutDatabase }, () =
       ) => Promise<Response>;
       let url = `${consoleUrl}${path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.params![name]!))}`;
       if (call.query) url += `?${new URLSearchParams(call.query)}`;
+      const bearer = { viewer: state.viewerToken, stranger: state.strangerToken }[call.as as "viewer" | "stranger"] ?? state.adminToken;
       const headers = new Headers(
-        call.as === "session" ? { cookie: state.ownerCookie, origin: consoleUrl } : { authorization: `Bearer ${state.adminToken}` },
+        call.as === "session"
+          ? { cookie: state.ownerCookie, origin: consoleUrl }
+          : call.as === "anonymous"
+            ? {}
+            : { authorization: `Bearer ${bearer}` },
       );
       if (call.body !== undefined) headers.set("content-type", "application/json");
       const response = await handler(
