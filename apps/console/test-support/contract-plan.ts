@@ -63,20 +63,18 @@ const hour = 3_600_000;
  * A change refused to everyone but the organisation's admins: a viewer's token (403), another
  * organisation's admin token (404: the id does not exist for it) and no credential (401).
  */
-const refusedToOthers =
-  (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
-    (s) => ({ ...call(s), status: 403, as: "viewer" }),
-    (s) => ({ ...call(s), status: 404, as: "stranger" }),
-    (s) => ({ ...call(s), status: 401, as: "anonymous" }),
-  ];
+const refusedToOthers = (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
+  (s) => ({ ...call(s), status: 403, as: "viewer" }),
+  (s) => ({ ...call(s), status: 404, as: "stranger" }),
+  (s) => ({ ...call(s), status: 401, as: "anonymous" }),
+];
 
 /** A read of this organisation's id: a viewer sees it, another organisation does not (404). */
-const readableByViewerOnly =
-  (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
-    (s) => ({ ...call(s), status: 200, as: "viewer" }),
-    (s) => ({ ...call(s), status: 404, as: "stranger" }),
-    (s) => ({ ...call(s), status: 401, as: "anonymous" }),
-  ];
+const readableByViewerOnly = (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
+  (s) => ({ ...call(s), status: 200, as: "viewer" }),
+  (s) => ({ ...call(s), status: 404, as: "stranger" }),
+  (s) => ({ ...call(s), status: 401, as: "anonymous" }),
+];
 
 export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getServers", status: 200 }),
@@ -180,12 +178,13 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getRollouts", query: { active: "1" }, status: 200 }),
   (s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! }, status: 200 }),
   ...readableByViewerOnly((s) => ({ operationId: "getRolloutsById", params: { id: s.ids.rollout! } })),
-  (s) => ({
+  () => ({
     operationId: "getRollouts",
     status: 200,
     as: "stranger",
     andThen: (b: { rollouts: { id: string }[] }, st) => {
-      if (b.rollouts.some((r) => r.id === st.ids.rollout)) throw new Error("another organisation's token lists this organisation's rollout");
+      if (b.rollouts.some((r) => r.id === st.ids.rollout))
+        throw new Error("another organisation's token lists this organisation's rollout");
     },
   }),
   // No one but an admin of this organisation may pause, resume, roll back, abort or override it;
