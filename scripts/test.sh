@@ -4,8 +4,9 @@
 # journeys in Chromium. `npm test` runs scripts/setup.sh --for-tests first.
 #
 # Wall time is what CI costs, so phases that wait (on agents, rollups, browsers) run beside phases
-# that compute, and each phase's minutes are printed at the end (docs/benchmarks.md, "CI time"):
-#   build → fio agreement (alone) → workspace tests ‖ integration tests → Playwright ‖ lint
+# that compute, in two lanes, and each phase's seconds are printed at the end (docs/benchmarks.md,
+# "CI time"):
+#   build → fio agreement (alone) → [workspace tests → Playwright] ‖ [integration tests → lint]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -45,44 +46,53 @@ phase() {
   fi
   timings+=("$(printf '%5d s  %s' "$((SECONDS - begin))" "$name")")
 }
-# phases_beside NAME COMMAND NAME2 COMMAND2: the same for two phases at once. The first prints as
-# it goes; the second writes to a log printed when it ends, so the two never interleave.
-phases_beside() {
-  local name_a=$1 command_a=$2 name_b=$3 command_b=$4 begin=$SECONDS logs pid_b
-  logs=$(mktemp -d /tmp/spindle-test-logs.XXXXXX)
-  ( rc=0; bash -c "$command_b" > "$logs/b" 2>&1 || rc=$?; echo "$((SECONDS - begin))" > "$logs/b.seconds"; exit "$rc" ) &
-  pid_b=$!
-  log "$name_a (beside: $name_b, whose output follows when it ends)"
-  bash -c "$command_a" || { status=1; log "FAILED: $name_a"; }
-  timings+=("$(printf '%5d s  %s' "$((SECONDS - begin))" "$name_a")")
-  wait "$pid_b" || { status=1; b_failed=1; }
-  log "$name_b"
-  cat "$logs/b"
-  [ -z "${b_failed:-}" ] || log "FAILED: $name_b"
-  timings+=("$(printf '%5d s  %s (beside the one above)' "$(cat "$logs/b.seconds")" "$name_b")")
-  unset b_failed
-  rm -rf "$logs"
+# lane TIMES NAME COMMAND [NAME COMMAND]...: runs the phases one after another (each to its end,
+# even after a failure), appending each one's seconds to the file TIMES; fails if any failed.
+lane() {
+  local times=$1 failed=0 name command begin
+  shift
+  while [ $# -gt 0 ]; do
+    name=$1 command=$2
+    shift 2
+    begin=$SECONDS
+    log "$name"
+    if ! bash -c "$command"; then
+      failed=1
+      log "FAILED: $name"
+    fi
+    printf '%5d s  %s\n' "$((SECONDS - begin))" "$name" >> "$times"
+  done
+  return "$failed"
 }
 
 # Speed comparisons need the machine to themselves, so this one runs alone, before the rest.
 phase "proof-run load generator agrees with fio (alone on the machine)" \
   bash -c "cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio\$' -v ./internal/proofrun/"
 
-# The workspace tests keep both cores busy; the integration tests mostly wait for agents, rollups
-# and evaluations (each file has its own PostgreSQL and ports, two files at a time), so they share
-# the time. Integration output goes to a log printed at the end, never interleaved.
-phases_beside \
+# Two lanes. The first prints as it goes: the workspace tests, which keep both cores busy, then the
+# journeys (one browser and one stack, mostly waiting on the stack). The second writes to a log
+# printed when both lanes end, so the two never interleave: the integration tests, which mostly
+# wait for agents, rollups and evaluations (each file has its own PostgreSQL and ports, two files
+# at a time), then the linters. Each lane's computing phase meets the other's waiting one.
+lanes=$(mktemp -d /tmp/spindle-test-lanes.XXXXXX)
+( lane "$lanes/second.times" \
+    "integration tests (real agent, gateway, worker, PostgreSQL)" \
+    "node --import tsx --test --test-concurrency=2 --test-reporter=spec e2e/integration/*.test.ts" \
+    "linters and formatters (scripts/lint.sh)" \
+    "bash scripts/lint.sh" > "$lanes/second.log" 2>&1 ) &
+second=$!
+log "two lanes: workspace tests then journeys here; integration tests then linters beside (their output follows)"
+lane "$lanes/first.times" \
   "workspace tests (TypeScript and Go)" \
   "npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full" \
-  "integration tests (real agent, gateway, worker, PostgreSQL)" \
-  "node --import tsx --test --test-concurrency=2 --test-reporter=spec e2e/integration/*.test.ts"
-
-# The journeys (one browser, one stack: mostly waiting on the stack) beside the linters (CPU).
-phases_beside \
   "browser journeys (Playwright, Debian Chromium)" \
-  "cd e2e && npx playwright test" \
-  "linters and formatters (scripts/lint.sh)" \
-  "bash scripts/lint.sh"
+  "cd e2e && npx playwright test" || status=1
+wait "$second" || status=1
+log "the second lane: integration tests, then linters"
+cat "$lanes/second.log"
+mapfile -t -O "${#timings[@]}" timings < "$lanes/first.times"
+while IFS= read -r line; do timings+=("$line (second lane)"); done < "$lanes/second.times"
+rm -rf "$lanes"
 
 log "phase times (wall clock; the build took $build_seconds s)"
 printf '%s\n' "${timings[@]}" >&2
