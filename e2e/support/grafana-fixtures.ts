@@ -57,6 +57,7 @@ export function grafanaFixtureSql({ orgId, serverId, hostname }: GrafanaFixture)
     `INSERT INTO write_opt (time, org_id, server_id, interval_seconds, preallocated_bytes, fragments_prevented, files_defragmented,
        managed_grown_bytes, managed_extents_added, unmanaged_grown_bytes, unmanaged_extents_added)
      SELECT ${at}, ${o}, ${s}, 10, 1048576, 4, 0, 1073741824, 1, 1073741824, 16 FROM ${samples}`,
+    `INSERT INTO write_opt_trimmed (time, org_id, server_id, interval_seconds, trimmed_bytes) SELECT ${at}, ${o}, ${s}, 10, 524288 FROM ${samples}`,
     `INSERT INTO write_opt_files VALUES (${o}, ${s}, '/data/wal.log', 2, '2026-01-01T00:01:00Z')`,
     `INSERT INTO cache_mrc (org_id, server_id, time, window_seconds, curve, scope, sample_rate, sampled_accesses, sizes_bytes, hit_ratios)
      VALUES (${o}, ${s}, '2026-01-01T00:01:00Z', 60, 'page_cache', '', 0.01, 5000, '{1048576,2097152}', '{0.5,0.75}')`,
@@ -84,6 +85,7 @@ export const continuousAggregates = [
   "read_cache_holdout_1m",
   "read_cache_holdout_bucket_1m",
   "write_opt_1m",
+  "write_opt_trimmed_1m",
 ];
 
 /**

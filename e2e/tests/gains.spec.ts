@@ -66,6 +66,9 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
   await enrolThisMachine(page, agent);
   await eventually("the agent's first batch", () => (agent.status().lastBatchSeq > 0 ? true : undefined));
 
+  // The log's directory exists before the policy arrives, as a database's WAL directory does: the
+  // agent watches the directories under a rule's prefix that exist when it applies the policy.
+  mkdirSync(logDir, { recursive: true });
   await savePolicy(page, "Cache the journey's files", {
     schemaVersion: 1,
     // Half held out: 8 files of 16 MiB are 64 groups of 2 MiB, and at 50 % the control's share of
@@ -81,7 +84,6 @@ test("the read cache's measured gains reach the Gains pages", async ({ page }, t
 
   // A log that grows for a few seconds, then stays idle: the agent reserves space ahead of it and,
   // a minute after its last write, gives back what it did not use.
-  mkdirSync(logDir, { recursive: true });
   for (let i = 0; i < 48; i++) {
     appendFileSync(logFile, Buffer.alloc(64 * 1024, "w"));
     await new Promise((resolve) => setTimeout(resolve, 50));
