@@ -19,8 +19,22 @@ export interface ChartDrawing {
   notMeasured: boolean;
 }
 
-/** Runs in the page: measures every chart inside `scope` (the whole document by default). */
-function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
+/**
+ * How strictly a series colour is matched: every chart of a page is checked leniently (an
+ * antialiased percentile line of a few points must count); one chart's lines are counted strictly,
+ * so that the marks of events (annotation tones, near some series colours) are not counted.
+ */
+interface Matching {
+  /** Largest difference per channel still read as the series' colour. */
+  tolerance: number;
+  /** Only legend markers with a border (a y series' stroke), not a plain marker. */
+  borderedOnly: boolean;
+}
+const lenient: Matching = { tolerance: 40, borderedOnly: false };
+const strict: Matching = { tolerance: 24, borderedOnly: true };
+
+/** Runs in the page: measures every chart inside `scope` (the whole document when null). */
+function measureCharts({ scope, matching }: { scope: Element | null; matching: Matching }): ChartDrawing[] {
   // No named helpers in here: the function is sent to the page as source, and a TS loader may
   // wrap named functions in a helper the page does not have.
   const root = scope ?? document;
@@ -38,7 +52,7 @@ function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
       [229, 231, 235],
     ];
     const colours = [...box.querySelectorAll<HTMLElement>(".u-legend .u-series .u-marker")]
-      .filter((marker) => getComputedStyle(marker).borderTopStyle !== "none")
+      .filter((marker) => !matching.borderedOnly || getComputedStyle(marker).borderTopStyle !== "none")
       .map((marker) => /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(getComputedStyle(marker).borderTopColor))
       .filter((m): m is RegExpExecArray => m !== null && (m[4] === undefined || Number(m[4]) > 0.5))
       .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])])
@@ -48,11 +62,10 @@ function measureCharts(scope: Element | null | undefined): ChartDrawing[] {
       const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 0; i < pixels.length; i += 4) {
         if (pixels[i + 3]! < 128) continue;
-        // Within 24 of a series colour: near enough for antialiased lines, and far enough that
-        // the marks of events (annotation tones, each apart from the series') are not counted.
+        const t = matching.tolerance;
         if (
           colours.some(
-            ([r, g, b]) => Math.abs(pixels[i]! - r!) < 24 && Math.abs(pixels[i + 1]! - g!) < 24 && Math.abs(pixels[i + 2]! - b!) < 24,
+            ([r, g, b]) => Math.abs(pixels[i]! - r!) < t && Math.abs(pixels[i + 1]! - g!) < t && Math.abs(pixels[i + 2]! - b!) < t,
           )
         ) {
           seriesPixels++;
@@ -101,7 +114,7 @@ export async function expectChartsDrawn(
     await page.evaluate((root) => {
       for (const d of (root ?? document).querySelectorAll("details:not([open])")) (d as HTMLDetailsElement).open = true;
     }, scope);
-    charts = await page.evaluate(measureCharts, scope);
+    charts = await page.evaluate(measureCharts, { scope, matching: lenient });
     expect(charts.length, "charts on the page").toBeGreaterThanOrEqual(options.atLeast ?? 1);
     const problems = charts.map((c) => [c.name, chartProblem(c)] as const).filter(([, p]) => p !== null);
     expect(
@@ -118,7 +131,7 @@ export async function expectChartsDrawn(
  * with marks but no lines counts ~0, as does one whose legend is not drawn yet (retry it).
  */
 export async function drawnPixels(chart: Locator): Promise<number> {
-  const [drawing] = await chart.evaluate(measureCharts);
+  const [drawing] = await chart.page().evaluate(measureCharts, { scope: await chart.elementHandle(), matching: strict });
   return drawing?.seriesPixels ?? 0;
 }
 
