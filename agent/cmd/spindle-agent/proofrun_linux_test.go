@@ -38,6 +38,7 @@ func TestProofRunCommandRejectsBadInputClearly(t *testing.T) {
 		"--profile oltp --path /tmp --size lots": "--size",
 		"--profile nope --path /tmp":             "unknown profile",
 		"--profile oltp --path /tmp --loads 4xx": "--loads",
+		"--profile oltp --path /tmp --oracle":    "--oracle compares against the off passes: add --ab",
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"proof-run"}, strings.Fields(args)...), &stdout, &stderr)
