@@ -82,7 +82,7 @@ func (f *features) Stats() AcceleratorStats {
 	return AcceleratorStats{
 		ReadCacheBudgetBytes: rc.BudgetBytes, ReadCachePrefetchedBytes: rc.PrefetchedBytes,
 		ReadCacheResidentBytes: rc.ResidentBytes, ReadCacheMissBytes: rc.MissBytes,
-		ReadCacheBackoffs: rc.BackoffEvents, PreallocatedBytes: wo.PreallocatedBytes,
+		ReadCacheBackoffs: rc.BackoffEvents, ReadCacheDroppedBehindBytes: rc.DroppedBehindBytes, PreallocatedBytes: wo.PreallocatedBytes,
 		FragmentsPrevented: wo.FragmentsPrevented, LastError: last,
 	}
 }

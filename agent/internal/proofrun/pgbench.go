@@ -101,7 +101,7 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	if out, err := r.pgbenchCommand(ctx, path, db, "-i", "-q", "-s", strconv.FormatInt(scale, 10)).CombinedOutput(); err != nil {
 		return fmt.Errorf("pgbench -i: %w: %s", err, lastLines(string(out), 5))
 	}
-	files, size, err := regularFilesIn(db.dir)
+	_, size, err := regularFilesIn(db.dir)
 	if err != nil {
 		return err
 	}
@@ -125,11 +125,16 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	seconds := int(math.Ceil(r.req.StepSeconds))
 	statsBefore := r.acceleratorStats()
 	err = r.alternate(ctx, rep, func(ctx context.Context, pass int, side Side, warmUp bool) error {
+		// The database grows as pgbench updates and inserts (new segment files too): every pass
+		// drops, and the on passes manage and budget, the files as they are now.
+		files, size, err := regularFilesIn(db.dir)
+		if err != nil {
+			return err
+		}
 		for _, f := range files {
 			dropFilePages(f)
 		}
 		if r.req.AB {
-			var err error
 			if side == On {
 				budget := r.req.ReadCacheBudgetBytes
 				if budget == 0 {

@@ -251,11 +251,13 @@ type AcceleratorStats struct {
 	ReadCacheResidentBytes   int64 `json:"readCacheResidentBytes"` // at the end of the last on pass
 	// Budget and resident bytes are the state at the end of the last "on" pass; the others are
 	// counted over the whole run.
-	ReadCacheMissBytes int64  `json:"readCacheMissBytes"`
-	ReadCacheBackoffs  int64  `json:"readCacheBackoffs"`
-	PreallocatedBytes  int64  `json:"preallocatedBytes"`
-	FragmentsPrevented int64  `json:"fragmentsPrevented"`
-	LastError          string `json:"lastError,omitempty"`
+	ReadCacheMissBytes int64 `json:"readCacheMissBytes"`
+	ReadCacheBackoffs  int64 `json:"readCacheBackoffs"`
+	// ReadCacheDroppedBehindBytes: resident bytes the cache dropped behind sequential scanners.
+	ReadCacheDroppedBehindBytes int64  `json:"readCacheDroppedBehindBytes"`
+	PreallocatedBytes           int64  `json:"preallocatedBytes"`
+	FragmentsPrevented          int64  `json:"fragmentsPrevented"`
+	LastError                   string `json:"lastError,omitempty"`
 }
 
 // Targets are the proof run's files the features are switched on for.

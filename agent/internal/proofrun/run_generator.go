@@ -266,13 +266,14 @@ func (r *runner) acceleratorSummary(before AcceleratorStats) *AcceleratorStats {
 	}
 	s := r.accel.Stats()
 	return &AcceleratorStats{
-		ReadCacheBudgetBytes:     r.onStats.ReadCacheBudgetBytes,
-		ReadCachePrefetchedBytes: s.ReadCachePrefetchedBytes - before.ReadCachePrefetchedBytes,
-		ReadCacheResidentBytes:   r.onStats.ReadCacheResidentBytes,
-		ReadCacheMissBytes:       s.ReadCacheMissBytes - before.ReadCacheMissBytes,
-		ReadCacheBackoffs:        s.ReadCacheBackoffs - before.ReadCacheBackoffs,
-		PreallocatedBytes:        s.PreallocatedBytes - before.PreallocatedBytes,
-		FragmentsPrevented:       s.FragmentsPrevented - before.FragmentsPrevented,
-		LastError:                s.LastError,
+		ReadCacheBudgetBytes:        r.onStats.ReadCacheBudgetBytes,
+		ReadCachePrefetchedBytes:    s.ReadCachePrefetchedBytes - before.ReadCachePrefetchedBytes,
+		ReadCacheResidentBytes:      r.onStats.ReadCacheResidentBytes,
+		ReadCacheMissBytes:          s.ReadCacheMissBytes - before.ReadCacheMissBytes,
+		ReadCacheBackoffs:           s.ReadCacheBackoffs - before.ReadCacheBackoffs,
+		ReadCacheDroppedBehindBytes: s.ReadCacheDroppedBehindBytes - before.ReadCacheDroppedBehindBytes,
+		PreallocatedBytes:           s.PreallocatedBytes - before.PreallocatedBytes,
+		FragmentsPrevented:          s.FragmentsPrevented - before.FragmentsPrevented,
+		LastError:                   s.LastError,
 	}
 }

@@ -13,10 +13,12 @@ type fileHeat struct {
 	controlBytes int64
 	pinned       bool // a policy pin covers it
 	heat         float64
-	// streakBytes are the bytes paged in over a run of samples that paged something in, with
-	// gaps of fewer than scanQuietSamples quiet samples: a sequential reader makes it grow by
-	// its read rate, and a throttled one (a backup, a paced report) pausing between chunks
-	// stays a scanner.
+	// streakBytes are the bytes paged in over a run of samples that paged something in
+	// sequentially, with gaps of fewer than scanQuietSamples quiet samples: a sequential reader
+	// makes it grow by its read rate, and a throttled one (a backup, a paced report) pausing
+	// between chunks stays a scanner. A sample whose page-ins are scattered (a database's random
+	// reads of a table that did not fit the budget) ends the streak: dropping behind such a
+	// reader would evict the pages it is about to read again.
 	streakBytes  int64
 	quietSamples int
 	scanning     bool
@@ -30,12 +32,23 @@ const scanQuietSamples = 3
 
 // observation is one sample of one file.
 type observation struct {
-	residentPages  int64
-	retainedPages  int64 // resident now and at the previous sample
-	pagedInPages   int64 // resident now, not at the previous sample, not loaded by the cache
-	accessedPages  int64 // from the AccessSource, 0 without one
-	pageSize       int64
-	elapsedSeconds float64
+	residentPages int64
+	retainedPages int64 // resident now and at the previous sample
+	pagedInPages  int64 // resident now, not at the previous sample, not loaded by the cache
+	// pagedInSpanPages: from the lowest to the highest page paged in (change.spanPages).
+	pagedInSpanPages int64
+	accessedPages    int64 // from the AccessSource, 0 without one
+	pageSize         int64
+	elapsedSeconds   float64
+}
+
+// sequentialDensity: a sample's page-ins are sequential when they fill at least this share of
+// their span. A scanner's fill it (about 1); random reads of a large file fill a tiny share.
+const sequentialDensity = 0.5
+
+// sequential says whether the sample's page-ins look like a sequential reader's.
+func (o observation) sequential() bool {
+	return float64(o.pagedInPages) >= sequentialDensity*float64(o.pagedInSpanPages)
 }
 
 // heatModel turns observations into heat: residency-weighted recency.
@@ -48,11 +61,16 @@ type heatModel struct {
 // inHotSet files are never scanners: a backup reading the hot set keeps it resident.
 func (m heatModel) update(h *fileHeat, o observation, inHotSet bool, scanThresholdBytes int64) {
 	decay := math.Exp2(-o.elapsedSeconds / m.halfLife.Seconds())
-	if o.pagedInPages > 0 {
+	switch {
+	case o.pagedInPages > 0 && !o.sequential():
+		h.streakBytes, h.quietSamples = 0, 0
+	case o.pagedInPages > 0:
 		h.streakBytes += o.pagedInPages * o.pageSize
 		h.quietSamples = 0
-	} else if h.quietSamples++; h.quietSamples >= scanQuietSamples {
-		h.streakBytes = 0
+	default:
+		if h.quietSamples++; h.quietSamples >= scanQuietSamples {
+			h.streakBytes = 0
+		}
 	}
 	h.scanning = !inHotSet && !h.pinned && h.streakBytes > scanThresholdBytes
 	if h.scanning {

@@ -10,7 +10,7 @@ func TestSequentialReaderBecomesScannerButHotFilesDoNot(t *testing.T) {
 	const page, threshold = 4096, 32 << 20
 	scan := &fileHeat{sizeBytes: 1 << 30}
 	for range 3 { // 16 MiB paged in per sample, sample after sample
-		m.update(scan, observation{pagedInPages: 4096, pageSize: page, elapsedSeconds: 1}, false, threshold)
+		m.update(scan, observation{pagedInPages: 4096, pagedInSpanPages: 4096, pageSize: page, elapsedSeconds: 1}, false, threshold)
 	}
 	if !scan.scanning || scan.heat != 0 {
 		t.Fatalf("a reader paging in 48 MiB in a row is a scanner with no heat: %+v", scan)
@@ -27,10 +27,44 @@ func TestSequentialReaderBecomesScannerButHotFilesDoNot(t *testing.T) {
 	}
 	inHotSet := &fileHeat{sizeBytes: 1 << 30}
 	for range 3 {
-		m.update(inHotSet, observation{pagedInPages: 4096, pageSize: page, elapsedSeconds: 1}, true, threshold)
+		m.update(inHotSet, observation{pagedInPages: 4096, pagedInSpanPages: 4096, pageSize: page, elapsedSeconds: 1}, true, threshold)
 	}
 	if inHotSet.scanning {
 		t.Fatal("a hot-set file is never dropped behind")
+	}
+}
+
+// A database reading a large table at random pages in as much as a scanner, but scattered over
+// the file: it is never a scanner, so its pages are never dropped behind it (issue 29).
+func TestRandomReaderOfALargeFileIsNoScanner(t *testing.T) {
+	m := heatModel{halfLife: time.Minute, refaultWeight: 8}
+	const page, threshold = 4096, 32 << 20
+	random := &fileHeat{sizeBytes: 1 << 30}
+	for range 8 { // 16 MiB paged in per sample, spread over the whole 1 GiB file
+		m.update(random, observation{pagedInPages: 4096, pagedInSpanPages: 1 << 18, pageSize: page, elapsedSeconds: 1}, false, threshold)
+	}
+	if random.scanning || random.heat <= 0 {
+		t.Fatalf("a random reader paging in 128 MiB scattered over the file is no scanner and has heat: %+v", random)
+	}
+	scan := &fileHeat{sizeBytes: 1 << 30}
+	for range 2 {
+		m.update(scan, observation{pagedInPages: 4096, pagedInSpanPages: 4096, pageSize: page, elapsedSeconds: 1}, false, threshold)
+	}
+	m.update(scan, observation{pagedInPages: 4096, pagedInSpanPages: 1 << 18, pageSize: page, elapsedSeconds: 1}, false, threshold)
+	if scan.scanning || scan.streakBytes != 0 {
+		t.Fatalf("a scattered sample ends a sequential streak: %+v", scan)
+	}
+}
+
+func TestCompareFindsTheSpanOfThePagesPagedIn(t *testing.T) {
+	before := residency{bits: []uint64{0, 0, 0}}
+	after := residency{bits: []uint64{1 << 5, 0, 1<<3 | 1<<60}}
+	c := compare(before, after)
+	if c.pagedInPages != 3 || c.oldestPage != 5 || c.newestPage != 128+60 || c.spanPages() != 128+60-5+1 {
+		t.Fatalf("compare: %+v (span %d), want 3 pages from page 5 to page 188", c, c.spanPages())
+	}
+	if none := compare(after, after); none.spanPages() != 0 {
+		t.Fatalf("nothing paged in has no span: %+v", none)
 	}
 }
 

@@ -42,10 +42,20 @@ type change struct {
 	retainedPages int64
 	pagedInPages  int64
 	newestPage    int64 // highest page index paged in, -1 when none
+	oldestPage    int64 // lowest page index paged in, -1 when none
+}
+
+// spanPages is how many pages lie from the lowest to the highest page paged in (0 when none):
+// a sequential reader's page-ins fill most of their span, a random reader's are scattered.
+func (c change) spanPages() int64 {
+	if c.newestPage < 0 {
+		return 0
+	}
+	return c.newestPage - c.oldestPage + 1
 }
 
 func compare(previous, current residency) change {
-	c := change{newestPage: -1}
+	c := change{newestPage: -1, oldestPage: -1}
 	for i, word := range current.bits {
 		var before uint64
 		if i < len(previous.bits) {
@@ -54,6 +64,9 @@ func compare(previous, current residency) change {
 		c.retainedPages += int64(bits.OnesCount64(word & before))
 		if added := word &^ before; added != 0 {
 			c.pagedInPages += int64(bits.OnesCount64(added))
+			if c.oldestPage < 0 {
+				c.oldestPage = int64(i)*64 + int64(bits.TrailingZeros64(added))
+			}
 			c.newestPage = int64(i)*64 + int64(63-bits.LeadingZeros64(added))
 		}
 	}

@@ -146,7 +146,8 @@ func (f *Feature) observe(ctx context.Context, elapsed float64) {
 		}
 		f.model.update(&t.fileHeat, observation{
 			residentPages: current.total(), retainedPages: c.retainedPages, pagedInPages: byOthers,
-			accessedPages: access.AccessedPages, pageSize: pageSize, elapsedSeconds: elapsed,
+			pagedInSpanPages: c.spanPages(),
+			accessedPages:    access.AccessedPages, pageSize: pageSize, elapsedSeconds: elapsed,
 		}, f.hotSet[path], f.policy.ScanResistanceThresholdBytes)
 		t.residency = current
 		if t.scanning && c.newestPage >= 0 {
