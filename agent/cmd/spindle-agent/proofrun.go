@@ -37,7 +37,7 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 	direct := fs.Bool("direct", false, "direct I/O (O_DIRECT), not with --ab")
 	ab := fs.Bool("ab", false, "A/B: a warm-up pass, then blocks of passes off, on, on, off with the acceleration features")
 	target := fs.Float64("target", proofrun.DefaultTargetHalfWidth, "A/B: add blocks until every step's change is known within ± this many percent (or --duration runs out)")
-	oracle := fs.Bool("oracle", false, "A/B: the on passes lock every data file in memory (the ceiling a read cache can reach) instead of the acceleration features; with --ab only")
+	oracle := fs.String("oracle", "", "A/B: the memory cgroup directory the workload runs in; the on passes raise its limit by the data size and read the data in from outside it (the ceiling a read cache can reach) instead of running the acceleration features; with --ab only")
 	pg := fs.String("pg", "", "pgbench profile: PostgreSQL connection string")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
@@ -71,12 +71,12 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	if *oracle && !req.AB {
+	if *oracle != "" && !req.AB {
 		return fmt.Errorf("%w: --oracle compares against the off passes: add --ab", errUsage)
 	}
 	var accel proofrun.Accelerator
-	if *oracle {
-		if accel, err = proofrun.NewOracle(); err != nil {
+	if *oracle != "" {
+		if accel, err = proofrun.NewOracle(*oracle); err != nil {
 			return fmt.Errorf("start the oracle for the A/B run: %w", err)
 		}
 		defer accel.Close()
@@ -89,10 +89,10 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	report, runErr := proofrun.Run(ctx, req, accel, func(p proofrun.Progress) { printProgress(stderr, p) })
-	if report != nil && *oracle {
-		report.Notes = append(report.Notes, "oracle: the on passes locked every data file in memory (mmap and mlock, "+
-			"outside the workload's cgroup) instead of running the acceleration features: the read cache's ceiling, "+
-			"not its figure; the read cache's counters show the locked bytes")
+	if report != nil && *oracle != "" {
+		report.Notes = append(report.Notes, "oracle: the on passes raised the workload's memory cgroup limit by the "+
+			"data size and read every data file in from outside the cgroup instead of running the acceleration "+
+			"features: the read cache's ceiling, not its figure; prefetched bytes are what the oracle read")
 	}
 	if report != nil {
 		if *asJSON {

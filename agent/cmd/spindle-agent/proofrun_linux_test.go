@@ -35,10 +35,11 @@ func TestProofRunCommandPrintsTheReportAndProgress(t *testing.T) {
 
 func TestProofRunCommandRejectsBadInputClearly(t *testing.T) {
 	for args, want := range map[string]string{
-		"--profile oltp --path /tmp --size lots": "--size",
-		"--profile nope --path /tmp":             "unknown profile",
-		"--profile oltp --path /tmp --loads 4xx": "--loads",
-		"--profile oltp --path /tmp --oracle":    "--oracle compares against the off passes: add --ab",
+		"--profile oltp --path /tmp --size lots":                "--size",
+		"--profile nope --path /tmp":                            "unknown profile",
+		"--profile oltp --path /tmp --loads 4xx":                "--loads",
+		"--profile oltp --path /tmp --ab --oracle /nonexistent": "neither memory.max (cgroup v2) nor memory.limit_in_bytes",
+		"--profile oltp --path /tmp --oracle /x":                "--oracle compares against the off passes: add --ab",
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"proof-run"}, strings.Fields(args)...), &stdout, &stderr)

@@ -4,107 +4,123 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
-// oracle is the ceiling an A/B run can compare against instead of the read cache: on Enable
-// it maps every data file and locks it in memory (mmap + mlock) from this process, which runs
-// outside the database's memory cgroup. Each pass starts by dropping the files from the page
-// cache, so the lock faults every page in here and the pages are charged to this process's
-// cgroup, not the database's: for the whole pass the database's cgroup limit, its own
-// eviction and any scan beside it cannot evict a page of the data files. That is all a read
-// cache working from outside the cgroup can do for the files it manages (it can only keep
-// more of them resident, for less of the pass), so the oracle's gain bounds the cache's from
-// above on the same machine and workload. It ignores the budget on purpose: it is the ceiling
-// with every file fully resident, not a policy.
+// oracle is the ceiling an A/B run can compare against instead of the read cache. The workload
+// runs in a memory cgroup (cgroupDir); on Enable the oracle raises the cgroup's limit by the
+// data's size (the memory the read cache's budget would add) and reads every data file once
+// from this process, outside the cgroup. For the whole pass every page of the data files is
+// resident and none is evicted: the pages read here are charged outside the cgroup, so its
+// limit cannot reclaim them, and whatever the workload or a scan beside it brings in fits in
+// the raised limit. A read cache working from outside the cgroup can at best keep the same
+// pages resident for the same pass, and pays for bringing them in during the pass, so the
+// oracle's gain bounds the cache's from above on the same machine and workload.
+//
+// (Locking the files with mlock is no oracle: pages a scan in the cgroup reads between the
+// pass's drop and the lock stay charged to the cgroup, locked, and the cgroup runs out of
+// memory it can reclaim: measured, PostgreSQL's backends were killed.)
 type oracle struct {
-	mu       sync.Mutex
-	mappings [][]byte
-	locked   int64 // bytes locked now
-	total    int64 // bytes locked over the run
-	lastErr  string
+	limitFile string // memory.max (v2) or memory.limit_in_bytes (v1)
+	mu        sync.Mutex
+	saved     string // the limit before Enable, "" when not raised
+	readBytes int64  // bytes read in over the run
+	lastErr   string
 }
 
-// NewOracle returns the oracle Accelerator: every data file locked in memory while enabled.
-func NewOracle() (Accelerator, error) { return &oracle{}, nil }
+// NewOracle returns the oracle Accelerator for the memory cgroup at cgroupDir.
+func NewOracle(cgroupDir string) (Accelerator, error) {
+	for _, name := range []string{"memory.max", "memory.limit_in_bytes"} {
+		path := filepath.Join(cgroupDir, name)
+		if _, err := os.Stat(path); err == nil {
+			return &oracle{limitFile: path}, nil
+		}
+	}
+	return nil, fmt.Errorf("oracle: %s has neither memory.max (cgroup v2) nor memory.limit_in_bytes (v1): "+
+		"give the memory cgroup directory the workload runs in", cgroupDir)
+}
 
 func (o *oracle) Enable(ctx context.Context, t Targets) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.releaseLocked(); err != nil {
+	if err := o.restoreLocked(); err != nil {
 		return err
 	}
+	current, err := os.ReadFile(o.limitFile)
+	if err != nil {
+		return fmt.Errorf("oracle: read %s: %w", o.limitFile, err)
+	}
+	limit := strings.TrimSpace(string(current))
+	if n, err := strconv.ParseInt(limit, 10, 64); err == nil && n < 1<<60 { // "max" or v1's unlimited: leave it
+		if err := os.WriteFile(o.limitFile, []byte(strconv.FormatInt(n+t.BudgetBytes, 10)), 0o644); err != nil {
+			return fmt.Errorf("oracle: raise %s: %w", o.limitFile, err)
+		}
+		o.saved = limit
+	}
+	buf := make([]byte, 1<<20)
 	for _, path := range t.DataFiles {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := o.lockFile(path); err != nil {
+		n, err := readAll(path, buf)
+		o.readBytes += n
+		if err != nil {
 			o.lastErr = err.Error()
-			return errors.Join(err, o.releaseLocked())
+			return errors.Join(err, o.restoreLocked())
 		}
 	}
 	return nil
 }
 
-// lockFile maps path read-only and shared, and locks the mapping: mlock faults every page in.
-func (o *oracle) lockFile(path string) error {
+// readAll reads path to its end (a file removed since it was listed has nothing to keep).
+func readAll(path string, buf []byte) (int64, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil // a relation dropped since the file list was taken: nothing to keep
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("oracle: open %s: %w", path, err)
+		return 0, fmt.Errorf("oracle: open %s: %w", path, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
+	n, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
 	if err != nil {
-		return fmt.Errorf("oracle: stat %s: %w", path, err)
+		return n, fmt.Errorf("oracle: read %s: %w", path, err)
 	}
-	if info.Size() == 0 {
-		return nil
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return fmt.Errorf("oracle: map %s: %w", path, err)
-	}
-	if err := unix.Mlock(m); err != nil {
-		_ = unix.Munmap(m)
-		return fmt.Errorf("oracle: lock %s in memory (run as root, or raise RLIMIT_MEMLOCK): %w", path, err)
-	}
-	o.mappings = append(o.mappings, m)
-	o.locked += info.Size()
-	o.total += info.Size()
-	return nil
+	return n, nil
 }
 
-// releaseLocked unlocks and unmaps every mapping; o.mu is held.
-func (o *oracle) releaseLocked() error {
-	var errs []error
-	for _, m := range o.mappings {
-		if err := unix.Munmap(m); err != nil {
-			errs = append(errs, fmt.Errorf("oracle: unmap: %w", err))
+// restoreLocked puts the saved limit back; o.mu is held. Lowering a limit makes the kernel
+// reclaim the cgroup down to it, which can take a few tries while pages are written back.
+func (o *oracle) restoreLocked() error {
+	if o.saved == "" {
+		return nil
+	}
+	var err error
+	for range 10 {
+		if err = os.WriteFile(o.limitFile, []byte(o.saved), 0o644); err == nil {
+			o.saved = ""
+			return nil
 		}
 	}
-	o.mappings, o.locked = nil, 0
-	return errors.Join(errs...)
+	return fmt.Errorf("oracle: restore %s to %s: %w", o.limitFile, o.saved, err)
 }
 
 func (o *oracle) Disable(context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.releaseLocked()
+	return o.restoreLocked()
 }
 
-// Stats reports the locked bytes in the read cache's fields: budget and resident are what is
-// locked now, prefetched is every byte locked over the run.
+// Stats reports the oracle in the read cache's fields: prefetched is every byte it read in.
 func (o *oracle) Stats() AcceleratorStats {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return AcceleratorStats{ReadCacheBudgetBytes: o.locked, ReadCacheResidentBytes: o.locked,
-		ReadCachePrefetchedBytes: o.total, LastError: o.lastErr}
+	return AcceleratorStats{ReadCachePrefetchedBytes: o.readBytes, LastError: o.lastErr}
 }
 
 func (o *oracle) Close() error { return o.Disable(context.Background()) }

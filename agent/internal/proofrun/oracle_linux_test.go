@@ -36,52 +36,67 @@ func residentPages(t *testing.T, path string) (resident, pages int) {
 	return resident, len(vec)
 }
 
-// The oracle's promise: while enabled, every page of every data file stays resident even when
-// the pass drops the files from the page cache (as the scan and the cgroup's reclaim would
-// evict them); disabled, the pages can go again.
-func TestOracleKeepsEveryDataFileResident(t *testing.T) {
-	dir := t.TempDir()
+// The oracle's promise: while enabled, the workload's cgroup may hold the data on top of its
+// limit, and every page of every data file was read in (from outside the cgroup) even after the
+// pass dropped the files from the page cache; disabled, the limit is what it was.
+func TestOracleRaisesTheLimitAndReadsEveryDataFileIn(t *testing.T) {
+	dir, cgroup := t.TempDir(), t.TempDir()
+	limitFile := filepath.Join(cgroup, "memory.limit_in_bytes")
+	if err := os.WriteFile(limitFile, []byte("268435456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var files []string
 	for i, size := range []int{3 << 20, 1 << 20, 0} {
 		path := filepath.Join(dir, string(rune('a'+i)))
 		if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		if err := unix.Fsync(mustOpen(t, path)); err != nil {
+			t.Fatal(err)
+		}
+		dropFilePages(path)
 		files = append(files, path)
 	}
 	files = append(files, filepath.Join(dir, "dropped-since-listed"))
-	o, err := NewOracle()
+	o, err := NewOracle(cgroup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	for _, f := range files[:2] {
-		if err := unix.Fsync(mustOpen(t, f)); err != nil {
-			t.Fatal(err)
-		}
-		dropFilePages(f)
-	}
-	if err := o.Enable(context.Background(), Targets{DataFiles: files}); err != nil {
+	if err := o.Enable(context.Background(), Targets{DataFiles: files, BudgetBytes: 4 << 20}); err != nil {
 		t.Fatalf("enable: %v", err)
 	}
+	if got, _ := os.ReadFile(limitFile); string(got) != "272629760" {
+		t.Errorf("limit while on %q, want 256 MiB + 4 MiB = 272629760", got)
+	}
 	for _, f := range files[:2] {
-		dropFilePages(f)
 		if resident, pages := residentPages(t, f); resident != pages {
 			t.Errorf("%s: %d of %d pages resident while the oracle is on, want all", f, resident, pages)
 		}
 	}
-	if s := o.Stats(); s.ReadCacheResidentBytes != 4<<20 || s.ReadCachePrefetchedBytes != 4<<20 {
-		t.Errorf("stats %+v, want 4 MiB locked and 4 MiB over the run", s)
+	if s := o.Stats(); s.ReadCachePrefetchedBytes != 4<<20 {
+		t.Errorf("stats %+v, want 4 MiB read in", s)
 	}
 	if err := o.Disable(context.Background()); err != nil {
 		t.Fatalf("disable: %v", err)
 	}
-	if s := o.Stats(); s.ReadCacheResidentBytes != 0 {
-		t.Errorf("%d bytes still locked after Disable", s.ReadCacheResidentBytes)
+	if got, _ := os.ReadFile(limitFile); string(got) != "268435456" {
+		t.Errorf("limit after Disable %q, want it restored to 268435456", got)
 	}
-	dropFilePages(files[0])
-	if resident, pages := residentPages(t, files[0]); resident == pages {
-		t.Errorf("all %d pages still resident after Disable and a drop: the oracle did not let go", pages)
+	if err := os.WriteFile(limitFile, []byte("max\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Enable(context.Background(), Targets{DataFiles: files, BudgetBytes: 4 << 20}); err != nil {
+		t.Fatalf("enable with no limit: %v", err)
+	}
+	if got, _ := os.ReadFile(limitFile); string(got) != "max\n" {
+		t.Errorf("an unlimited cgroup's limit became %q; want it left alone", got)
+	}
+}
+
+func TestOracleNeedsAMemoryCgroup(t *testing.T) {
+	if _, err := NewOracle(t.TempDir()); err == nil {
+		t.Fatal("a directory without memory.max or memory.limit_in_bytes was accepted as a memory cgroup")
 	}
 }
 
