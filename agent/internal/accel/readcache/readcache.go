@@ -8,7 +8,8 @@
 //     locked, which the kernel no longer counts as available);
 //  2. measures each managed file's residency with mincore and updates its heat;
 //  3. drops pages behind large sequential readers: a file outside the hot set that has paged
-//     in more than scanResistanceThresholdBytes over consecutive samples gets
+//     in more than scanResistanceThresholdBytes over consecutive samples, each filling at least
+//     half of the range it spans (random reads never do), gets
 //     POSIX_FADV_DONTNEED on everything more than DropBehindKeepBytes behind the reader's
 //     newest page, so one backup scan cannot push the hot set out;
 //  4. ranks the hot set: pinned files first (policy order), then the other managed files by
