@@ -4,9 +4,9 @@
 # journeys in Chromium. `npm test` runs scripts/setup.sh --for-tests first.
 #
 # Wall time is what CI costs, so phases that wait (on agents, rollups, browsers) run beside phases
-# that compute, in two lanes, and each phase's seconds are printed at the end (docs/benchmarks.md,
+# that compute, in three lanes, and each phase's seconds are printed at the end (docs/benchmarks.md,
 # "CI time"):
-#   build → fio agreement (alone) → [workspace tests → Playwright] ‖ [integration tests → lint]
+#   build → fio agreement (alone) → [workspace tests → lint] ‖ [Playwright] ‖ [integration tests]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -34,20 +34,9 @@ trap 'bash scripts/test-db.sh stop' EXIT
 
 status=0
 started=$SECONDS
-timings=()
-# phase NAME COMMAND...: runs one phase, records its minutes, and keeps going when it fails.
-phase() {
-  local name=$1 begin=$SECONDS
-  shift
-  log "$name"
-  if ! "$@"; then
-    status=1
-    log "FAILED: $name"
-  fi
-  timings+=("$(printf '%5d s  %s' "$((SECONDS - begin))" "$name")")
-}
 # lane TIMES NAME COMMAND [NAME COMMAND]...: runs the phases one after another (each to its end,
-# even after a failure), appending each one's seconds to the file TIMES; fails if any failed.
+# even after a failure), appending each one's start and seconds to the file TIMES; fails if any
+# failed.
 lane() {
   local times=$1 failed=0 name command begin
   shift
@@ -60,41 +49,44 @@ lane() {
       failed=1
       log "FAILED: $name"
     fi
-    printf '%5d s  %s\n' "$((SECONDS - begin))" "$name" >> "$times"
+    printf '%5d s  %s (from %d s)\n' "$((SECONDS - begin))" "$name" "$((begin - started))" >> "$times"
   done
   return "$failed"
 }
+times=$(mktemp -d /tmp/spindle-test-lanes.XXXXXX)
 
 # Speed comparisons need the machine to themselves, so this one runs alone, before the rest.
-phase "proof-run load generator agrees with fio (alone on the machine)" \
-  bash -c "cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio\$' -v ./internal/proofrun/"
+lane "$times/0" "proof-run load generator agrees with fio (alone on the machine)" \
+  "cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio\$' -v ./internal/proofrun/" || status=1
 
-# Two lanes. The first prints as it goes: the workspace tests, which keep both cores busy, then the
-# journeys (one browser and one stack, mostly waiting on the stack). The second writes to a log
-# printed when both lanes end, so the two never interleave: the integration tests, which mostly
-# wait for agents, rollups and evaluations (each file has its own PostgreSQL and ports, two files
-# at a time), then the linters. Each lane's computing phase meets the other's waiting one.
-lanes=$(mktemp -d /tmp/spindle-test-lanes.XXXXXX)
-( lane "$lanes/second.times" \
+# Three lanes at once. The first computes: the workspace tests keep both cores busy, then the
+# linters. The other two mostly wait (on agents, rollups, alert evaluations, the browser), so
+# they fill the first lane's gaps: the journeys (one browser, one stack) and the integration
+# tests (each file with its own PostgreSQL and ports, three files at a time). The first prints as
+# it goes; the other two write logs printed when all three end, so lines never interleave.
+( lane "$times/2" \
+    "browser journeys (Playwright, Debian Chromium)" \
+    "cd e2e && npx playwright test" > "$times/2.log" 2>&1 ) &
+journeys=$!
+( lane "$times/3" \
     "integration tests (real agent, gateway, worker, PostgreSQL)" \
-    "node --import tsx --test --test-concurrency=2 --test-reporter=spec e2e/integration/*.test.ts" \
-    "linters and formatters (scripts/lint.sh)" \
-    "bash scripts/lint.sh" > "$lanes/second.log" 2>&1 ) &
-second=$!
-log "two lanes: workspace tests then journeys here; integration tests then linters beside (their output follows)"
-lane "$lanes/first.times" \
+    "node --import tsx --test --test-concurrency=3 --test-reporter=spec e2e/integration/*.test.ts" > "$times/3.log" 2>&1 ) &
+integration=$!
+log "three lanes: workspace tests then linters here; journeys and integration tests beside (their output follows)"
+lane "$times/1" \
   "workspace tests (TypeScript and Go)" \
   "npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full" \
-  "browser journeys (Playwright, Debian Chromium)" \
-  "cd e2e && npx playwright test" || status=1
-wait "$second" || status=1
-log "the second lane: integration tests, then linters"
-cat "$lanes/second.log"
-mapfile -t -O "${#timings[@]}" timings < "$lanes/first.times"
-while IFS= read -r line; do timings+=("$line (second lane)"); done < "$lanes/second.times"
-rm -rf "$lanes"
+  "linters and formatters (scripts/lint.sh)" \
+  "bash scripts/lint.sh" || status=1
+wait "$journeys" || status=1
+wait "$integration" || status=1
+log "the journeys' lane"
+cat "$times/2.log"
+log "the integration tests' lane"
+cat "$times/3.log"
 
 log "phase times (wall clock; the build took $build_seconds s)"
-printf '%s\n' "${timings[@]}" >&2
+cat "$times/0" "$times/1" "$times/2" "$times/3" >&2
+rm -rf "$times"
 log "npm test: $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s after the build"
 exit $status
