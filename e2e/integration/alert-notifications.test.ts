@@ -288,7 +288,7 @@ describe("alert notifications", { concurrency: true }, () => {
       assert.ok(data.value > 30 && data.value <= 50, `the mean backlog the agent reported: ${data.value}`);
       const text = org.mailsOf("FIRING")[0]!.raw.replace(/=\r\n/g, ""); // quoted-printable soft line breaks
       assert.match(text, /Value\s+\d+(\.\d+)? batches \(threshold > 30 batches\)/, "the value with its unit");
-      assert.match(text, /Measured from\s+avg over 1 min: batches the agent has spooled/, "and what org is measured from");
+      assert.match(text, /Measured from\s+avg over 1 min: batches the agent has spooled/, "and what it is measured from");
 
       org.backlog = 0;
       await eventually("the resolve e-mail", () => (org.mailsOf("RESOLVED").length > 0 ? true : undefined), 300_000);
