@@ -6,8 +6,8 @@
 # Wall time is what CI costs, so phases that wait (on agents, rollups, browsers) run beside phases
 # that compute, in two lanes, and each phase's seconds are printed at the end (docs/benchmarks.md,
 # "CI time"):
-#   build → fio agreement (alone) → [workspace tests → integration tests, first half → lint]
-#                                 ‖ [Playwright → integration tests, second half]
+#   build → fio agreement (alone) → [workspace tests → integration tests, first part → lint]
+#                                 ‖ [Playwright → integration tests, the rest]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -69,39 +69,39 @@ times=$(mktemp -d /tmp/spindle-test-lanes.XXXXXX)
 lane "$times/0" "proof-run load generator agrees with fio (alone on the machine)" \
   "cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio\$' -v ./internal/proofrun/" || status=1
 
-# Two lanes on two cores: the workspace tests compute, the journeys (one browser, one stack)
-# mostly wait, and the integration tests (each file with its own PostgreSQL and ports, two at a
-# time) mostly wait too, so each lane ends with half of them. A third lane from the start
+# Two lanes on two cores: the workspace tests compute, the journeys (one stack, two spec files at
+# a time) mostly wait, and the integration tests (each file with its own PostgreSQL and ports, two
+# at a time) mostly wait too, so each lane ends with part of them, sized so both end together. A third lane from the start
 # oversubscribes the cores (load 16 to 33, every phase twice as slow: docs/benchmarks/ci-time.md).
 # The first lane prints as it goes; the second writes a log printed when both end.
-# Each half lists its longest files first (seconds in docs/benchmarks/ci-time.md), so that no long
-# file starts last; a file in neither list runs in the second half.
-integration_first=(rollouts alert-notifications recommendation-realised caused-gains faults install-command
-  sequence-reset console-client-address)
-integration_second_first=(scale-out grafana-tenant-binding proof-runs start-stop windows-agent)
-first_half=() second_half=()
-for name in "${integration_first[@]}"; do first_half+=("e2e/integration/$name.test.ts"); done
-for name in "${integration_second_first[@]}"; do second_half+=("e2e/integration/$name.test.ts"); done
+# Each part lists its longest files first (seconds in docs/benchmarks/ci-time.md), so that no long
+# file starts last; a file in neither list runs in the second part.
+integration_first=(rollouts install-command sequence-reset console-client-address)
+integration_rest_first=(scale-out alert-notifications recommendation-realised proof-runs grafana-tenant-binding
+  caused-gains start-stop windows-agent faults)
+first_part=() the_rest=()
+for name in "${integration_first[@]}"; do first_part+=("e2e/integration/$name.test.ts"); done
+for name in "${integration_rest_first[@]}"; do the_rest+=("e2e/integration/$name.test.ts"); done
 for file in e2e/integration/*.test.ts; do
-  [[ " ${first_half[*]} ${second_half[*]} " == *" $file "* ]] || second_half+=("$file")
+  [[ " ${first_part[*]} ${the_rest[*]} " == *" $file "* ]] || the_rest+=("$file")
 done
 integration="node --import tsx --test --test-concurrency=2 --test-reporter=spec"
 ( lane "$times/2" \
     "browser journeys (Playwright, Debian Chromium)" \
     "cd e2e && npx playwright test" \
-    "integration tests, second half (real agent, gateway, worker, PostgreSQL)" \
-    "$integration ${second_half[*]}" > "$times/2.log" 2>&1 ) &
+    "integration tests, the rest (real agent, gateway, worker, PostgreSQL)" \
+    "$integration ${the_rest[*]}" > "$times/2.log" 2>&1 ) &
 second=$!
-log "two lanes: workspace tests, integration tests (first half), linters here; journeys and integration tests (second half) beside (their output follows)"
+log "two lanes: workspace tests, integration tests (first part), linters here; journeys and the other integration tests beside (their output follows)"
 lane "$times/1" \
   "workspace tests (TypeScript and Go)" \
   "npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full" \
-  "integration tests, first half (real agent, gateway, worker, PostgreSQL)" \
-  "$integration ${first_half[*]}" \
+  "integration tests, first part (real agent, gateway, worker, PostgreSQL)" \
+  "$integration ${first_part[*]}" \
   "linters and formatters (scripts/lint.sh)" \
   "bash scripts/lint.sh" || status=1
 wait "$second" || status=1
-log "the second lane: journeys, then the second half of the integration tests"
+log "the second lane: journeys, then the rest of the integration tests"
 cat "$times/2.log"
 
 log "phase times (wall clock; the build took $build_seconds s)"
