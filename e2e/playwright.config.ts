@@ -8,8 +8,12 @@ export default defineConfig({
   testDir: "./tests",
   timeout: 180_000,
   expect: { timeout: 30_000 },
+  // Two spec files at a time against the one stack: each journey signs up its own organisation
+  // and runs its agents in private roots (support/agent.ts), and most of a journey's time is
+  // waiting on the agent, rollups and evaluations, which a second one fills. Tests within a file
+  // stay in order. SPINDLE_E2E_WORKERS=1 runs them one at a time.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.SPINDLE_E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   outputDir: "test-results",
