@@ -96,6 +96,11 @@ func TestAPodEnrolsOnceAndRejoinsAsTheSameServer(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"agentId":"a-node","serverId":"s-node","orgId":"o-1","credential":"spa_node","batchHwm":0}`)
 	}))
+	enrolments := func() []map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]map[string]string(nil), requests...)
+	}
 	dir := t.TempDir()
 	hostRoot, state, secret := filepath.Join(dir, "host"), filepath.Join(dir, "state"), filepath.Join(dir, "secret")
 	for _, d := range []string{filepath.Join(hostRoot, "etc"), state, secret} {
@@ -130,8 +135,8 @@ func TestAPodEnrolsOnceAndRejoinsAsTheSameServer(t *testing.T) {
 	if first.ServerID != "s-node" || first.Credential != "spa_node" {
 		t.Fatalf("first start: %+v", first)
 	}
-	if len(requests) != 1 || requests[0]["hostname"] != "node-7" || requests[0]["machineId"] != "0123456789abcdef0123456789abcdef" {
-		t.Fatalf("enrolled as %v: want the node's name and the host's machine id", requests)
+	if got := enrolments(); len(got) != 1 || got[0]["hostname"] != "node-7" || got[0]["machineId"] != "0123456789abcdef0123456789abcdef" {
+		t.Fatalf("enrolled as %v: want the node's name and the host's machine id", got)
 	}
 	if data, _ := os.ReadFile(configPath); string(data) != agentYAML {
 		t.Errorf("agent.yaml (a ConfigMap) was rewritten:\n%s", data)
@@ -140,8 +145,8 @@ func TestAPodEnrolsOnceAndRejoinsAsTheSameServer(t *testing.T) {
 	// The pod restarts; the Secret still holds a token (read-only in a pod), now expired.
 	writeFile(t, filepath.Join(secret, "token"), "spe_expired\n")
 	again := start()
-	if again.ServerID != "s-node" || again.AgentID != "a-node" || again.Credential != "spa_node" || len(requests) != 1 {
-		t.Fatalf("after a restart: %+v, %d enrolments: want the same server without asking the gateway", again, len(requests))
+	if again.ServerID != "s-node" || again.AgentID != "a-node" || again.Credential != "spa_node" || len(enrolments()) != 1 {
+		t.Fatalf("after a restart: %+v, %d enrolments: want the same server without asking the gateway", again, len(enrolments()))
 	}
 }
 
