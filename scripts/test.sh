@@ -69,23 +69,23 @@ times=$(mktemp -d /tmp/spindle-test-lanes.XXXXXX)
 lane "$times/0" "proof-run load generator agrees with fio (alone on the machine)" \
   "cd agent && SPINDLE_FIO_AGREEMENT=1 go test -count=1 -run '^TestGeneratorAgreesWithFio\$' -v ./internal/proofrun/" || status=1
 
-# Two lanes on two cores: the workspace tests compute, the journeys (one stack, two spec files at
-# a time) mostly wait, and the integration tests (each file with its own PostgreSQL and ports, two
-# at a time) mostly wait too, so each lane ends with part of them, sized so both end together. A third lane from the start
+# Two lanes on two cores: the workspace tests compute, the journeys (one browser, one stack)
+# mostly wait, and the integration tests (each file with its own PostgreSQL and ports, three at a
+# time) mostly wait too, so each lane ends with part of them, sized so both end together. A third lane from the start
 # oversubscribes the cores (load 16 to 33, every phase twice as slow: docs/benchmarks/ci-time.md).
 # The first lane prints as it goes; the second writes a log printed when both end.
 # Each part lists its longest files first (seconds in docs/benchmarks/ci-time.md), so that no long
 # file starts last; a file in neither list runs in the second part.
-integration_first=(rollouts install-command sequence-reset console-client-address)
-integration_rest_first=(scale-out alert-notifications recommendation-realised proof-runs grafana-tenant-binding
-  caused-gains start-stop windows-agent faults)
+integration_first=(rollouts alert-notifications recommendation-realised grafana-tenant-binding caused-gains faults
+  install-command sequence-reset console-client-address)
+integration_rest_first=(scale-out proof-runs start-stop windows-agent)
 first_part=() the_rest=()
 for name in "${integration_first[@]}"; do first_part+=("e2e/integration/$name.test.ts"); done
 for name in "${integration_rest_first[@]}"; do the_rest+=("e2e/integration/$name.test.ts"); done
 for file in e2e/integration/*.test.ts; do
   [[ " ${first_part[*]} ${the_rest[*]} " == *" $file "* ]] || the_rest+=("$file")
 done
-integration="node --import tsx --test --test-concurrency=2 --test-reporter=spec"
+integration="node --import tsx --test --test-concurrency=3 --test-reporter=spec"
 ( lane "$times/2" \
     "browser journeys (Playwright, Debian Chromium)" \
     "cd e2e && npx playwright test" \
