@@ -100,12 +100,12 @@ func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 	os.RemoveAll(filepath.Join(work, "lists"))
 	os.MkdirAll(filepath.Join(work, "lists/partial"), 0o755)
 	tamper.Store("/apt/dists/stable/InRelease")
-	if out, err := apt("update"); err == nil && !strings.Contains(out, "NO_PUBKEY") && !strings.Contains(out, "not signed") && !strings.Contains(out, "BADSIG") {
-		t.Fatalf("apt accepted a tampered InRelease:\n%s", out)
+	if out, err := apt("update"); err == nil || !strings.Contains(out, "BADSIG") {
+		t.Fatalf("apt accepted a tampered InRelease (exit %v):\n%s", err, out)
 	}
 	// A Packages that does not match the signed Release's hash: refused too.
 	tamper.Store("/apt/dists/stable/main/binary-" + runtime.GOARCH + "/Packages.gz")
-	if out, err := apt("update"); err == nil || !strings.Contains(out, "Hash Sum mismatch") && !strings.Contains(out, "File has unexpected size") {
+	if out, err := apt("update"); err == nil || !strings.Contains(out, "File has unexpected size") && !strings.Contains(out, "Hash Sum mismatch") {
 		t.Fatalf("apt accepted a tampered Packages:\n%v %s", err, out)
 	}
 }
