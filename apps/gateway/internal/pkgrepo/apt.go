@@ -48,12 +48,10 @@ func NewApt(signer *Signer) *Apt { return &Apt{signer: signer} }
 
 // Index returns the metadata for these releases, from the cache while their packages are the same.
 func (a *Apt) Index(served []releases.Release) (*AptIndex, error) {
-	var debs []releases.File
 	var state strings.Builder
 	for _, r := range served {
 		for _, f := range r.Packages {
 			if f.Format == "deb" {
-				debs = append(debs, f)
 				fmt.Fprintf(&state, "%s/%s %s\n", r.Version, f.Name, f.SHA256)
 			}
 		}
