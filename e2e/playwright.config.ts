@@ -8,8 +8,13 @@ export default defineConfig({
   testDir: "./tests",
   timeout: 180_000,
   expect: { timeout: 30_000 },
+  // One spec file at a time by default: on two cores CPU, not waiting, bounds `npm test`, and two
+  // journeys at a time beside the workspace tests made neither faster (docs/benchmarks/ci-time.md).
+  // Journeys may still run two at a time (SPINDLE_E2E_WORKERS=2): each signs up its own
+  // organisation and runs its agents in private roots (support/agent.ts). Tests within a file
+  // stay in order.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.SPINDLE_E2E_WORKERS ?? 1),
   retries: 0,
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   outputDir: "test-results",

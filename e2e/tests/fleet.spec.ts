@@ -50,8 +50,16 @@ test.afterAll(async () => {
   await agent.destroy();
 });
 
+// Contexts this file opens itself: closed after each test, or their pages would keep polling and
+// drawing live charts, in a browser that is still busy with the journeys that follow.
+const opened: BrowserContext[] = [];
+test.afterEach(async () => {
+  for (const context of opened.splice(0)) await context.close();
+});
+
 async function signedIn(browser: Browser, viewport = { width: 1440, height: 900 }): Promise<Page> {
   const context = await browser.newContext({ storageState: session, viewport });
+  opened.push(context);
   return context.newPage();
 }
 
@@ -238,7 +246,7 @@ test("zoom into a chart, and the shared link opens the same window in a fresh pa
   // Zoomed in, the same minutes span most of the plot.
   await expect(async () => expect(await drawnPixels(chart)).toBeGreaterThan(1_000)).toPass({ timeout: 30_000 });
 
-  const fresh = await (await browser.newContext({ storageState: session })).newPage();
+  const fresh = await signedIn(browser);
   await fresh.goto(url.toString());
   const freshChart = fresh.locator('[data-testid="chart"][data-chart="memory"]');
   await expect(freshChart).toHaveAttribute("data-window-from", String(from));

@@ -22,6 +22,9 @@ type Manifests struct {
 	Services        []corev1.Service
 	ServiceAccounts []corev1.ServiceAccount
 	Jobs            []batchv1.Job
+	DaemonSets      []appsv1.DaemonSet
+	ConfigMaps      []corev1.ConfigMap
+	Secrets         []corev1.Secret
 }
 
 type typeMeta struct {
@@ -75,6 +78,18 @@ func (m *Manifests) add(doc []byte) error {
 		var j batchv1.Job
 		err = strict(data, &j)
 		m.Jobs = append(m.Jobs, j)
+	case "apps/v1/DaemonSet":
+		var d appsv1.DaemonSet
+		err = strict(data, &d)
+		m.DaemonSets = append(m.DaemonSets, d)
+	case "v1/ConfigMap":
+		var c corev1.ConfigMap
+		err = strict(data, &c)
+		m.ConfigMaps = append(m.ConfigMaps, c)
+	case "v1/Secret":
+		var s corev1.Secret
+		err = strict(data, &s)
+		m.Secrets = append(m.Secrets, s)
 	default:
 		return fmt.Errorf("unexpected object %s %s: add it to deploycheck.Decode with its schema type", meta.APIVersion, meta.Kind)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/spindle-io/spindle/agent/internal/config"
@@ -64,7 +65,11 @@ func tryTokenFile(ctx context.Context, configPath string, cfg config.Config, log
 	if err != nil {
 		return err.Error()
 	}
-	if err := os.Remove(cfg.EnrolmentTokenFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(cfg.EnrolmentTokenFile); errors.Is(err, syscall.EROFS) {
+		// A Kubernetes Secret is mounted read-only: the token stays there, unread from now on
+		// (the enrolment is in enrolment_file), until the Secret is deleted or expires.
+		logger.Info("enrolled; the token file is read-only (a Kubernetes Secret?) and is left in place: it is not read again", "file", cfg.EnrolmentTokenFile)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		logger.Warn("enrolled, but the token file could not be removed: remove it yourself", "file", cfg.EnrolmentTokenFile, "error", err)
 	}
 	logger.Info("enrolled with the token file", "server_id", res.Response.ServerID, "agent_id", res.Response.AgentID)

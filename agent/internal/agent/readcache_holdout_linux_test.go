@@ -96,10 +96,14 @@ func TestReadCacheLeavesItsControlGroupAloneAndCountsIt(t *testing.T) {
 	if out, err := exec.Command("sh", "-c", `cat "$1" >/dev/null`, "sh", file).CombinedOutput(); err != nil {
 		t.Fatalf("cat: %v %s", err, out)
 	}
+	// A control page whose read-ahead I/O is still in flight when the reader reaches it can go
+	// without its access (its miss was counted when it was added): seen in CI under load 23, 21
+	// pages of 5,632. So the control's accesses are held to within 64 pages; the rest exactly.
+	const inFlightSlack = 64 * 4096
 	var sums map[string]int64
 	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
 		sums = gw.sumsSince(before)
-		if sums["spindle.read_cache.control.accessed"] >= controlBytes && sums["spindle.read_cache.own.page_hits"] >= size-controlBytes {
+		if sums["spindle.read_cache.control.accessed"] >= controlBytes-inFlightSlack && sums["spindle.read_cache.own.page_hits"] >= size-controlBytes {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -107,7 +111,8 @@ func TestReadCacheLeavesItsControlGroupAloneAndCountsIt(t *testing.T) {
 		}
 	}
 	t.Logf("after the read: %v", sums)
-	if sums["spindle.read_cache.control.accessed"] != controlBytes || sums["spindle.read_cache.managed.accessed"] != size-controlBytes {
+	if control := sums["spindle.read_cache.control.accessed"]; control < controlBytes-inFlightSlack || control > controlBytes ||
+		sums["spindle.read_cache.managed.accessed"] != size-controlBytes {
 		t.Errorf("accesses: control %d, managed %d; want %d and %d", sums["spindle.read_cache.control.accessed"],
 			sums["spindle.read_cache.managed.accessed"], controlBytes, size-controlBytes)
 	}

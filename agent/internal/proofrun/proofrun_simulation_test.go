@@ -1,3 +1,10 @@
+//go:build !race
+
+// Not built with -race: thousands of simulated runs through the scheduler and the comparison
+// are computation on one goroutine, where the race detector finds nothing and multiplies the CPU
+// cost (4 to 15 times). The agent's npm test runs them in a second pass, without -race
+// (package.json).
+
 package proofrun
 
 import (

@@ -125,6 +125,14 @@ func TestOffersAnAgentCannotTakeAreRefusedWithTheReason(t *testing.T) {
 	if !strings.Contains(got.last().Message, "apt-get install spindle-agent") {
 		t.Fatalf("refused with %q", got.last().Message)
 	}
+	// The Helm chart's DaemonSet: the image is upgraded, never the binary inside it.
+	pod, gotPod, _ := managerFor(t, r, "0.1.0", nil)
+	t.Setenv(InstallMethodEnv, "kubernetes")
+	pod.Offer(r.offer())
+	waitFor(t, "the refusal", func() bool { return gotPod.states() == "failed" })
+	if !strings.Contains(gotPod.last().Message, "helm upgrade") {
+		t.Fatalf("refused with %q", gotPod.last().Message)
+	}
 	noKey, got2, _ := managerFor(t, nil, "0.1.0", nil)
 	noKey.Offer(r.offer())
 	waitFor(t, "the refusal", func() bool { return got2.states() == "failed" })

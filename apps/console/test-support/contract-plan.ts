@@ -59,22 +59,22 @@ const rule = {
 };
 const hour = 3_600_000;
 
-/**
- * A change refused to everyone but the organisation's admins: a viewer's token (403), another
- * organisation's admin token (404: the id does not exist for it) and no credential (401).
- */
-const refusedToOthers = (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
-  (s) => ({ ...call(s), status: 403, as: "viewer" }),
-  (s) => ({ ...call(s), status: 404, as: "stranger" }),
-  (s) => ({ ...call(s), status: 401, as: "anonymous" }),
-];
+type PlannedCall = (s: ContractState) => Omit<ContractCall, "status" | "as">;
 
-/** A read of this organisation's id: a viewer sees it, another organisation does not (404). */
-const readableByViewerOnly = (call: (s: ContractState) => Omit<ContractCall, "status" | "as">): ((s: ContractState) => ContractCall)[] => [
-  (s) => ({ ...call(s), status: 200, as: "viewer" }),
+/**
+ * One call of this organisation's, as everyone but its admins makes it: a viewer's token (the
+ * given status: 200 for a read, 403 for a change), another organisation's admin token (404: the
+ * id does not exist for it) and no credential (401).
+ */
+const asOthers = (viewerStatus: 200 | 403, call: PlannedCall): ((s: ContractState) => ContractCall)[] => [
+  (s) => ({ ...call(s), status: viewerStatus, as: "viewer" }),
   (s) => ({ ...call(s), status: 404, as: "stranger" }),
   (s) => ({ ...call(s), status: 401, as: "anonymous" }),
 ];
+/** A change refused to everyone but the organisation's admins. */
+const refusedToOthers = (call: PlannedCall) => asOthers(403, call);
+/** A read of this organisation's id: a viewer sees it, another organisation does not. */
+const readableByViewerOnly = (call: PlannedCall) => asOthers(200, call);
 
 export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   () => ({ operationId: "getServers", status: 200 }),

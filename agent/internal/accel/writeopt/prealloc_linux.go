@@ -18,6 +18,10 @@ import (
 
 const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_ONLYDIR
 
+// waitMask is what a watch on an ancestor of a rule's missing directory asks for: only the
+// directories appearing in it, not every write to the files beside them.
+const waitMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ONLYDIR | unix.IN_MASK_ADD
+
 // watcher is one inotify instance watching the directories of one set of rules, and where the
 // kernel allows it the open gate on the same directories (opengate_linux.go).
 type watcher struct {
@@ -25,27 +29,78 @@ type watcher struct {
 	dirs  map[int32]string // watch descriptor → directory
 	rules []policy.PreallocationRule
 	gate  *openGate // nil: inotify alone (gateErr says why)
+	// A rule's directory that does not exist yet (a service installed after the agent, a log
+	// directory made at its first start) is waited for on its nearest existing ancestor, and
+	// followed down as each directory on the way appears.
+	missing []string         // rule directories not there yet
+	waiting map[int32]string // watch descriptor → an ancestor of a missing directory
+	maxDirs int
 }
 
 // newWatcher watches every directory at and beneath the literal prefix of each rule (directories
-// created later are added as they appear). A prefix that does not exist yet is skipped.
+// created later are added as they appear), and waits for a prefix that does not exist yet.
 func newWatcher(rules []policy.PreallocationRule, maxDirs int) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("preallocation needs inotify: %w", err)
 	}
-	w := &watcher{fd: fd, dirs: map[int32]string{}, rules: rules}
+	w := &watcher{fd: fd, dirs: map[int32]string{}, rules: rules, waiting: map[int32]string{}, maxDirs: maxDirs}
 	for _, rule := range rules {
 		root := filepath.FromSlash(accel.LiteralPrefix(rule.Pattern))
 		if info, err := os.Stat(root); err == nil && !info.IsDir() {
 			root = filepath.Dir(root) // the pattern names one file: watch its directory
 		}
-		if err := w.addTree(root, maxDirs); err != nil {
-			w.close()
-			return nil, err
-		}
+		w.missing = append(w.missing, root)
+	}
+	if err := w.reachMissing(); err != nil {
+		w.close()
+		return nil, err
 	}
 	return w, nil
+}
+
+// reachMissing watches the tree of each missing rule directory that now exists, and waits on the
+// deepest existing ancestor of each that does not.
+func (w *watcher) reachMissing() error {
+	var still []string
+	for _, root := range w.missing {
+		ancestor := root
+		for {
+			if info, err := os.Stat(ancestor); err == nil && info.IsDir() {
+				break
+			}
+			parent := filepath.Dir(ancestor)
+			if parent == ancestor {
+				break
+			}
+			ancestor = parent
+		}
+		if ancestor == root {
+			if err := w.addTree(root, w.maxDirs); err != nil {
+				return err
+			}
+			continue
+		}
+		still = append(still, root)
+		wd, err := unix.InotifyAddWatch(w.fd, ancestor, waitMask)
+		if errors.Is(err, unix.ENOSPC) {
+			return fmt.Errorf("inotify watch limit reached at %s: raise fs.inotify.max_user_watches or narrow the patterns", ancestor)
+		}
+		if err == nil {
+			w.waiting[int32(wd)] = ancestor
+		}
+	}
+	w.missing = still
+	if len(still) == 0 {
+		// Every rule directory is there: the ancestors need no watching of their own any more.
+		for wd := range w.waiting {
+			if _, watched := w.dirs[wd]; !watched {
+				_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
+			}
+			delete(w.waiting, wd)
+		}
+	}
+	return nil
 }
 
 func (w *watcher) addTree(root string, maxDirs int) error {
@@ -90,13 +145,15 @@ func (w *watcher) wait(timeout time.Duration) error {
 	return nil
 }
 
-// read drains the pending events (the fd is non-blocking).
+// read drains the pending events (the fd is non-blocking). A directory appearing on the way to
+// a missing rule directory is followed at once, so that files made in it next are seen.
 func (w *watcher) read(buffer []byte) ([]event, error) {
 	var events []event
+	var problem error
 	for {
 		n, err := unix.Read(w.fd, buffer)
 		if errors.Is(err, unix.EAGAIN) {
-			return events, nil
+			return events, problem
 		}
 		if err != nil {
 			return events, err
@@ -105,11 +162,19 @@ func (w *watcher) read(buffer []byte) ([]event, error) {
 			raw := (*unix.InotifyEvent)(unsafe.Pointer(&buffer[offset]))
 			nameBytes := buffer[offset+unix.SizeofInotifyEvent : offset+unix.SizeofInotifyEvent+int(raw.Len)]
 			offset += unix.SizeofInotifyEvent + int(raw.Len)
-			dir, ok := w.dirs[raw.Wd]
-			if !ok || raw.Len == 0 {
+			if raw.Len == 0 {
 				continue
 			}
 			name := string(nameBytes[:clen(nameBytes)])
+			if _, ok := w.waiting[raw.Wd]; ok && raw.Mask&unix.IN_ISDIR != 0 {
+				if err := w.reachMissing(); err != nil {
+					problem = err
+				}
+			}
+			dir, ok := w.dirs[raw.Wd]
+			if !ok {
+				continue
+			}
 			events = append(events, event{path: filepath.Join(dir, name), isDir: raw.Mask&unix.IN_ISDIR != 0,
 				created: raw.Mask&unix.IN_CREATE != 0})
 		}

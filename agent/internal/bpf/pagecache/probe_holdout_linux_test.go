@@ -152,12 +152,16 @@ func TestCacheThreadsPagesAreItsOwnAndTheirFirstHitsCounted(t *testing.T) {
 
 	catFile(t, path) // another process reads the whole file: the first half hits the cache's pages
 	first := readHoldout(t, p, id).Sub(own)
-	if first.OwnHits != own.OwnAdded {
-		t.Errorf("first read: %d hits on the cache's %d pages, want every one", first.OwnHits, own.OwnAdded)
+	// A page whose read-ahead I/O is still in flight when the reader reaches it is counted on
+	// its next access instead (seen once in CI under load 16: 2,047 then 1): so the first read
+	// hits nearly every page, and the two reads together count each page exactly once.
+	if first.OwnHits < own.OwnAdded-16 || first.OwnHits > own.OwnAdded {
+		t.Errorf("first read: %d hits on the cache's %d pages, want (nearly) every one", first.OwnHits, own.OwnAdded)
 	}
 	catFile(t, path)
-	if again := readHoldout(t, p, id).Sub(own).Sub(first); again.OwnHits != 0 {
-		t.Errorf("second read: %d more hits on the cache's pages, want none (first hits only)", again.OwnHits)
+	again := readHoldout(t, p, id).Sub(own).Sub(first)
+	if first.OwnHits+again.OwnHits != own.OwnAdded {
+		t.Errorf("two reads: %d + %d hits on the cache's %d pages, want each page's first hit once", first.OwnHits, again.OwnHits, own.OwnAdded)
 	}
 }
 

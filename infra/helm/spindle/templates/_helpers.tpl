@@ -97,3 +97,34 @@ affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
+
+{{- define "spindle.agentImage" -}}
+{{- printf "%s:%s" .Values.agent.image.repository (default .Chart.AppVersion .Values.agent.image.tag) -}}
+{{- end -}}
+
+{{/* The agent's Secret with the enrolment token: the operator's, or the chart's from agent.enrolmentToken.token. */}}
+{{- define "spindle.agentTokenSecret" -}}
+{{- $t := .Values.agent.enrolmentToken -}}
+{{- if $t.existingSecret -}}
+{{- $t.existingSecret -}}
+{{- else -}}
+{{- include "spindle.name" (dict "root" . "component" "agent-enrolment") -}}
+{{- end -}}
+{{- end -}}
+
+{{/* agent.yaml: where the pod's mounts put the host's files, the enrolment kept on the node,
+     then the operator's agent.config over it. */}}
+{{- define "spindle.agentConfig" -}}
+{{- $a := .Values.agent -}}
+{{- $fixed := dict
+  "gateway" (required "agent.gatewayUrl or gatewayUrl: the gateway the agents enrol with" (default .Values.gatewayUrl $a.gatewayUrl))
+  "state_dir" "/var/lib/spindle"
+  "enrolment_file" "/var/lib/spindle/enrolment.yaml"
+  "enrolment_token_file" "/etc/spindle/enrolment/token"
+  "host_root" "/host/root"
+  "proc_path" "/host/proc"
+  "sys_path" "/host/sys" -}}
+{{- if $a.managedPaths }}{{- $_ := set $fixed "policy_roots" $a.managedPaths -}}{{- end -}}
+{{- if $a.fragmentationPaths }}{{- $_ := set $fixed "fragmentation" (dict "paths" $a.fragmentationPaths) -}}{{- end -}}
+{{- toYaml (mergeOverwrite $fixed (deepCopy $a.config)) -}}
+{{- end -}}

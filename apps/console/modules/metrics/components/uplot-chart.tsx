@@ -8,6 +8,7 @@ import { createContext, useContext, useEffect, useRef } from "react";
 import type uPlot from "uplot";
 import { annotationsPlugin } from "@/modules/annotations/components/uplot-annotations";
 import type { Annotation } from "@/modules/annotations/types/annotation";
+import { isolatedPoints } from "@/modules/metrics/lib/isolated-points";
 
 /**
  * The time window every chart on a page spans, in unix seconds: the picked range, not the span
@@ -124,6 +125,14 @@ export function UPlotChart({ title, unit, time, series, format, yRange, testId, 
             width: 1.5,
             fill: `${s.color}14`,
             spanGaps: false,
+            // Lone samples between gaps have no line to draw: drawn as points instead.
+            points: {
+              filter: (u: uPlot, seriesIndex: number, shown: boolean) => {
+                if (shown) return null; // uPlot draws every point already
+                const lone = isolatedPoints(u.data[seriesIndex] ?? []);
+                return lone.length > 0 ? lone : null;
+              },
+            },
             value: (_u: uPlot, value: number | null) =>
               value === null || value === undefined ? "—" : unit ? `${format(value)} ${unit}` : format(value),
           })),
