@@ -4,6 +4,9 @@
 #   bin/spindle-agent-windows-amd64.msi (msitools' wixl, from packaging/windows/spindle-agent.wxs)
 #   bin/VERSION, the release's version: the gateway serves these files as that release and
 #   offers it to older agents as an upgrade (docs/install.md, "Upgrades")
+#   bin/spindle-agent_<version>_{amd64,arm64}.deb and bin/spindle-agent-<version>-1.{x86_64,aarch64}.rpm
+#   (packaging/linux, nfpm as a Go library), which the gateway also serves as its apt repository
+#   (docs/install.md, "From the gateway's package repository")
 #   and bin/spindle-agent for this host.
 # Usage: sh build-dist.sh [version]   (default: the version in package.json)
 # Without wixl the MSI is skipped with a warning, except under CI=true, where it is an error.
@@ -30,6 +33,13 @@ if [ -f "$host" ]; then
 else
   go build -trimpath -ldflags "-X main.version=$version" -o bin/spindle-agent ./cmd/spindle-agent
 fi
+
+# The .deb and .rpm of this release, beside the binaries they hold (3 to 5 s: nfpm compiles once
+# into Go's build cache, then packs four 5 MB packages). Old versions' packages are removed first,
+# so bin/ holds one release.
+rm -f bin/spindle-agent_*.deb bin/spindle-agent-*.rpm
+(cd packaging/linux && go run . -bin ../../bin -out ../../bin -version "$version" >/dev/null)
+echo "bin/spindle-agent_${version}_{amd64,arm64}.deb, bin/spindle-agent-${version}-1.{x86_64,aarch64}.rpm"
 
 msi=bin/spindle-agent-windows-amd64.msi
 if command -v wixl >/dev/null 2>&1; then

@@ -36,8 +36,8 @@ trap 'bash scripts/test-db.sh stop' EXIT
 status=0
 started=$SECONDS
 # children_cpu PID: CPU seconds (user + system) of the finished children of shell PID; a phase's
-# CPU is what it adds. With three lanes on two cores, CPU seconds, not each lane's wall time, are
-# what CI waits for.
+# CPU is what it adds. With two lanes on two cores, CPU seconds, not each lane's wall time, are
+# what CI mostly waits for.
 children_cpu() {
   local stat
   read -ra stat < "/proc/$1/stat"
@@ -71,11 +71,11 @@ lane "$times/0" "proof-run load generator agrees with fio (alone on the machine)
 
 # Two lanes on two cores: the workspace tests compute, the journeys (one browser, one stack)
 # mostly wait, and the integration tests (each file with its own PostgreSQL and ports, three at a
-# time) mostly wait too, so each lane ends with part of them, sized so both end together. A third lane from the start
-# oversubscribes the cores (load 16 to 33, every phase twice as slow: docs/benchmarks/ci-time.md).
-# The first lane prints as it goes; the second writes a log printed when both end.
-# Each part lists its longest files first (seconds in docs/benchmarks/ci-time.md), so that no long
-# file starts last; a file in neither list runs in the second part.
+# time) mostly wait too, so each lane ends with part of them, sized so both end together. A third
+# lane from the start oversubscribes the cores (load 16 to 33, every phase twice as slow:
+# docs/benchmarks/ci-time.md). The first lane prints as it goes; the second writes a log printed
+# when both end. Each part lists its longest files first, so that no long file starts last; a file
+# in neither list runs with the rest.
 integration_first=(rollouts alert-notifications recommendation-realised grafana-tenant-binding caused-gains faults
   install-command sequence-reset console-client-address)
 integration_rest_first=(scale-out proof-runs start-stop windows-agent)

@@ -10,6 +10,7 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
+	"github.com/spindle-io/spindle/apps/gateway/internal/pkgrepo"
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
@@ -90,6 +91,8 @@ type server struct {
 	installScript []byte
 	signingKey    signing.Key
 	releases      *releases.Catalogue
+	repoSigner    *pkgrepo.Signer
+	aptRepo       *pkgrepo.Apt
 
 	bodyReadTimeout        time.Duration
 	perAddr                *rateLimiter
@@ -179,6 +182,9 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		gates:           newGatePools(opts.MaxQueueWait),
 		checksums:       newChecksumCache(),
 	}
+	if err := newAptRepo(s); err != nil {
+		return nil, nil, err
+	}
 	s.health = newHealthCheck(s.store)
 	// Every endpoint passes a gate (gate.go): agent endpoints charge their address for failures
 	// only, public ones for every request.
@@ -200,6 +206,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/install.sh", only(http.MethodGet, s.publicEndpoint(s.handleInstallScript)))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
 	mux.Handle("/download/{version}/{name}", only(http.MethodGet, s.publicEndpoint(s.handleReleaseDownload)))
+	mux.Handle("/apt/{path...}", only(http.MethodGet, s.publicEndpoint(s.handleApt)))
 	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
 	}))

@@ -8,7 +8,9 @@ package signing
 import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -100,4 +102,15 @@ func LoadOrCreate(path string) (key Key, created bool, err error) {
 		return Key{}, false, fmt.Errorf("write the signing key: %w", err)
 	}
 	return New(private), true, nil
+}
+
+// Derive returns 32 bytes derived from the Ed25519 seed (HKDF-SHA256) under a label of the
+// caller's own, for a key of another scheme that must follow this one: every gateway sharing the
+// Ed25519 key derives the same bytes, and rotating it rotates them (p256.go does the same).
+func (k Key) Derive(label string) []byte {
+	out, err := hkdf.Key(sha256.New, k.private.Seed(), nil, label, 32)
+	if err != nil {
+		panic(fmt.Sprintf("signing: HKDF: %v", err)) // only for an output length HKDF cannot give
+	}
+	return out
 }

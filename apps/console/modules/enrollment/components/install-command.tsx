@@ -5,6 +5,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import type { CreatedEnrollmentToken } from "../types/enrollment-token";
 import { formatDateTime } from "@/lib/format";
 import { describeGatewayAddress, installNotes, type InstallNote, type InstallPlatform as Platform } from "../lib/gateway-address";
+import { aptInstallCommands } from "../lib/install-command";
 
 const platforms: { id: Platform; label: string }[] = [
   { id: "linux", label: "Linux" },
@@ -88,6 +89,7 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
           </>
         )}
       </div>
+      {platform === "linux" ? <AptInstall created={created} /> : null}
       {platform === "linux" ? (
         <p className="text-xs text-muted-foreground">
           The script installs the agent, exchanges the token for the server&apos;s own credential and starts it: as the{" "}
@@ -110,5 +112,32 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * The other Linux choice: the gateway's signed apt repository, for teams that manage servers with
+ * apt or configuration management (upgrades then come with apt-get upgrade).
+ */
+function AptInstall({ created }: { created: CreatedEnrollmentToken }) {
+  const lines = aptInstallCommands(created.gatewayUrl, created.token);
+  return (
+    <details className="rounded-md border bg-background px-3 py-2 text-sm" data-testid="install-apt">
+      <summary className="cursor-pointer font-medium">Install from our package repository (Debian, Ubuntu: apt)</summary>
+      <p className="mt-2 text-muted-foreground">
+        As root: adds the gateway&apos;s signed repository and its key (trusted for this repository only), installs the{" "}
+        <code>spindle-agent</code> package, enrols this server with the token and starts the agent. Later versions arrive with{" "}
+        <code>apt-get upgrade</code>. Without systemd, run <code>dpkg-reconfigure spindle-agent</code> instead of the last line.
+      </p>
+      <div className="mt-2 flex flex-col gap-2 sm:flex-row sm:items-start">
+        <pre
+          className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
+          data-testid="install-command-apt"
+        >
+          {lines}
+        </pre>
+        <CopyButton value={lines} label="Copy lines" data-testid="copy-install-command-apt" />
+      </div>
+    </details>
   );
 }

@@ -9,7 +9,14 @@ import assert from "node:assert/strict";
 import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, it } from "node:test";
 import { pinnedKeysOf, verifiesAsWindows } from "@/test-support/windows-signature";
-import { eccPublicBlob, installCommand, windowsAgentDownload, windowsInstallCommand } from "./install-command";
+import {
+  aptInstallCommands,
+  aptKeyring,
+  eccPublicBlob,
+  installCommand,
+  windowsAgentDownload,
+  windowsInstallCommand,
+} from "./install-command";
 
 const token = "spe_AbC-123_xyz";
 
@@ -108,4 +115,26 @@ describe("installCommand (Linux)", () => {
       assert.ok(!windowsInstallCommand(url, token, [gatewayKey.blob]).includes("--allow-http"), url);
     }
   });
+});
+
+// The apt lines: the key and source the gateway's own test (apps/gateway/internal/httpapi/
+// aptrepo_test.go) runs apt-get against, for the gateway's own URL whatever its transport, and
+// the token only on standard input.
+describe("aptInstallCommands", () => {
+  for (const url of ["https://spindle.example.com:4318/", "http://10.0.0.5:4318"]) {
+    const base = url.replace(/\/+$/, "");
+    const lines = aptInstallCommands(url, token).split("\n");
+    it(`adds the signed repository of ${base} and installs the package`, () => {
+      assert.deepEqual(lines.slice(0, 3), [
+        `curl -fsSL -o ${aptKeyring} ${base}/apt/spindle-archive-keyring.gpg`,
+        `echo 'deb [signed-by=${aptKeyring}] ${base}/apt stable main' > /etc/apt/sources.list.d/spindle.list`,
+        "apt-get update && apt-get install -y spindle-agent",
+      ]);
+    });
+    it(`enrols with ${base} from the token on standard input, then starts the agent`, () => {
+      assert.equal(lines[3], `printf '%s\\n' '${token}' | spindle-agent enroll --token-file - --gateway ${base}`);
+      assert.equal(lines[4], "systemctl start spindle-agent");
+      assert.equal(lines.length, 5);
+    });
+  }
 });

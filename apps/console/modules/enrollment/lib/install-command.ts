@@ -15,6 +15,32 @@ export function installCommand(gatewayUrl: string, token: string): string {
   return `script=$(curl -fsSL ${gateway.url}/install.sh) && printf '%s\\n' '${token}' | sh -c "$script" spindle-install --token-stdin${allowHttp}`;
 }
 
+/** Where the apt lines put the gateway's repository key, and the source that names it. */
+export const aptKeyring = "/usr/share/keyrings/spindle-archive-keyring.gpg";
+export const aptSourcesFile = "/etc/apt/sources.list.d/spindle.list";
+
+/**
+ * The lines that add the gateway's apt repository and install the agent's .deb from it (Debian,
+ * Ubuntu), run as root. The repository's Release is signed with the gateway's OpenPGP key, which
+ * the first line puts in /usr/share/keyrings and the source line names with signed-by, so apt
+ * trusts that key for this repository only. apt checks the signature whatever the transport, so
+ * an http:// gateway needs no flag (the key itself then comes over plain http: the page's
+ * transport note says so). The package does not enrol: the token reaches `spindle-agent enroll`
+ * on standard input, never on a command line, then the unit the package enabled is started.
+ * apps/gateway/internal/httpapi/aptrepo_test.go runs the same key, source and apt-get steps
+ * against the gateway on loopback.
+ */
+export function aptInstallCommands(gatewayUrl: string, token: string): string {
+  const { url } = describeGatewayAddress(gatewayUrl);
+  return [
+    `curl -fsSL -o ${aptKeyring} ${url}/apt/spindle-archive-keyring.gpg`,
+    `echo 'deb [signed-by=${aptKeyring}] ${url}/apt stable main' > ${aptSourcesFile}`,
+    "apt-get update && apt-get install -y spindle-agent",
+    `printf '%s\\n' '${token}' | spindle-agent enroll --token-file - --gateway ${url}`,
+    "systemctl start spindle-agent",
+  ].join("\n");
+}
+
 /** The Windows agent the PowerShell one-liner downloads (the gateway also serves an .msi). */
 export const windowsAgentDownload = "spindle-agent-windows-amd64.exe";
 

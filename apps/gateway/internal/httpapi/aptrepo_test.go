@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
+)
+
+// What an operator does with the apt lines the console shows (docs/install.md, "From the
+// gateway's package repository"), against this gateway's handler on loopback serving a release
+// with a .deb of the real agent: fetch the key, add the signed-by source, apt-get update, fetch
+// spindle-agent and run it. apt is pointed at temporary sources, lists and cache (-o Dir::…) so
+// the test leaves this machine's apt configuration alone and does not race test-packages.sh,
+// which installs a spindle-agent on this host with dpkg; the apt-get download step is apt's own
+// path to the package (signature over InRelease, Packages hash, package hash) without touching
+// the dpkg database. A tampered InRelease and a tampered Packages must be refused.
+func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
+	for _, tool := range []string{"apt-get", "dpkg-deb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing: this test needs Debian's apt and dpkg", tool)
+		}
+	}
+	work := t.TempDir()
+	dist := filepath.Join(work, "dist")
+	debBuild(t, filepath.Join(dist, "0.9.7"), "0.9.7")
+	catalogue := releases.New(dist, testSigningKey)
+	if err := catalogue.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	_, handler, err := newServer(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
+		SigningKey: testSigningKey, Releases: catalogue, AgentDistDir: dist, MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 1, MaxQueuedWrites: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tamper atomic.Value // the path whose body the "network" alters
+	tamper.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != tamper.Load().(string) {
+			handler.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		body := bytes.Replace(rec.Body.Bytes(), []byte("Version: 0.9.7"), []byte("Version: 0.9.8"), 1)
+		body = bytes.Replace(body, []byte("Label: Spindle agent"), []byte("Label: Spindle agenT"), 1)
+		if strings.HasSuffix(r.URL.Path, ".gz") {
+			body = append(body, 0) // a compressed index altered: one byte more
+		}
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+
+	// The lines, as docs/install.md gives them (the key, then the source with signed-by).
+	keyring := filepath.Join(work, "spindle-archive-keyring.gpg")
+	run(t, work, "curl", "-fsSL", "-o", keyring, srv.URL+"/apt/spindle-archive-keyring.gpg")
+	sources := filepath.Join(work, "spindle.list")
+	line := "deb [signed-by=" + keyring + "] " + srv.URL + "/apt stable main\n"
+	if err := os.WriteFile(sources, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"lists/partial", "cache/archives/partial", "parts"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apt := func(args ...string) (string, error) {
+		opts := []string{"-o", "Dir::Etc::SourceList=" + sources, "-o", "Dir::Etc::SourceParts=" + filepath.Join(work, "parts"),
+			"-o", "Dir::State::Lists=" + filepath.Join(work, "lists"), "-o", "Dir::Cache=" + filepath.Join(work, "cache"),
+			"-o", "APT::Sandbox::User=root", "-o", "Acquire::Languages=none", "-o", "APT::Architecture=" + runtime.GOARCH}
+		cmd := exec.Command("apt-get", append(opts, args...)...)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := apt("update"); err != nil || strings.Contains(out, "W: ") || strings.Contains(out, "Err:") {
+		t.Fatalf("apt-get update against the gateway's repository: %v\n%s", err, out)
+	}
+	if out, err := apt("download", "spindle-agent"); err != nil {
+		t.Fatalf("apt-get download spindle-agent: %v\n%s", err, out)
+	}
+	deb := filepath.Join(work, "spindle-agent_0.9.7_"+runtime.GOARCH+".deb")
+	root := filepath.Join(work, "root")
+	run(t, work, "dpkg-deb", "-x", deb, root)
+	if out := run(t, work, filepath.Join(root, "usr/bin/spindle-agent"), "version"); !strings.Contains(out, "0.9.7") {
+		t.Fatalf("the agent from the repository says %q, not 0.9.7", out)
+	}
+
+	// A Release whose signed text was altered in transit: apt refuses the repository.
+	os.RemoveAll(filepath.Join(work, "lists"))
+	os.MkdirAll(filepath.Join(work, "lists/partial"), 0o755)
+	tamper.Store("/apt/dists/stable/InRelease")
+	if out, err := apt("update"); err == nil || !strings.Contains(out, "BADSIG") {
+		t.Fatalf("apt accepted a tampered InRelease (exit %v):\n%s", err, out)
+	}
+	// A Packages that does not match the signed Release's hash: refused too.
+	tamper.Store("/apt/dists/stable/main/binary-" + runtime.GOARCH + "/Packages.gz")
+	if out, err := apt("update"); err == nil || !strings.Contains(out, "File has unexpected size") && !strings.Contains(out, "Hash Sum mismatch") {
+		t.Fatalf("apt accepted a tampered Packages:\n%v %s", err, out)
+	}
+}
+
+// debBuild builds the agent at version and packs it as spindle-agent_<version>_<arch>.deb with
+// dpkg-deb (control.tar.gz, as nfpm writes it: agent/packaging/linux).
+func debBuild(t *testing.T, dir, version string) {
+	t.Helper()
+	tree := filepath.Join(t.TempDir(), "pkg")
+	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := filepath.Abs("../../../../agent")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+version, "-o", filepath.Join(tree, "usr/bin/spindle-agent"), "./cmd/spindle-agent")
+	cmd.Dir, cmd.Env = agent, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the agent: %v\n%s", err, out)
+	}
+	control := "Package: spindle-agent\nVersion: " + version + "\nArchitecture: " + runtime.GOARCH +
+		"\nMaintainer: Spindle <support@spindle.invalid>\nDescription: Spindle agent\n"
+	if err := os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(control), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "dpkg-deb", "-Zgzip", "--root-owner-group", "--build", tree, filepath.Join(dir, "spindle-agent_"+version+"_"+runtime.GOARCH+".deb"))
+}
+
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
