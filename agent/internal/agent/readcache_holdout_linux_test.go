@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 	"github.com/spindle-io/spindle/agent/internal/config"
@@ -158,8 +158,8 @@ func residentPages(t *testing.T, path string) []bool {
 	}
 	defer unix.Munmap(data)
 	vec := make([]byte, (info.Size()+int64(os.Getpagesize())-1)/int64(os.Getpagesize()))
-	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
-		t.Fatal(errno)
+	if err := accel.Mincore(data, vec); err != nil {
+		t.Fatal(err)
 	}
 	out := make([]bool, len(vec))
 	for i, v := range vec {

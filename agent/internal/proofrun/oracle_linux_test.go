@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spindle-io/spindle/agent/internal/accel"
 )
 
 // residentPages counts path's pages in the page cache (mincore on a fresh shared mapping).
@@ -26,9 +27,8 @@ func residentPages(t *testing.T, path string) (resident, pages int) {
 	defer unix.Munmap(m)
 	page := os.Getpagesize()
 	vec := make([]byte, (len(m)+page-1)/page)
-	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)),
-		uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
-		t.Fatal(errno)
+	if err := accel.Mincore(m, vec); err != nil {
+		t.Fatal(err)
 	}
 	for _, v := range vec {
 		resident += int(v & 1)

@@ -3,10 +3,10 @@ package readcache
 import (
 	"fmt"
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/memlimit"
 	"github.com/spindle-io/spindle/agent/internal/safeopen"
 )
@@ -61,7 +61,7 @@ func (s *sampler) sample(path string) (residency, error) {
 		if int64(len(s.vector)) < windowPages {
 			s.vector = make([]byte, windowPages)
 		}
-		err = mincore(mapping, s.vector[:windowPages])
+		err = accel.Mincore(mapping, s.vector[:windowPages])
 		_ = unix.Munmap(mapping)
 		if err != nil {
 			return residency{}, fmt.Errorf("mincore %s: %w", path, err)
@@ -75,16 +75,6 @@ func (s *sampler) sample(path string) (residency, error) {
 		}
 	}
 	return r, nil
-}
-
-// mincore is mincore(2); golang.org/x/sys/unix has no wrapper.
-func mincore(mapping []byte, vector []byte) error {
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mapping[0])),
-		uintptr(len(mapping)), uintptr(unsafe.Pointer(&vector[0])))
-	if errno != 0 {
-		return errno
-	}
-	return nil
 }
 
 // currentThreadID is the calling OS thread's id, which the page-cache program compares with.
