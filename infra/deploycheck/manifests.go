@@ -63,36 +63,30 @@ func (m *Manifests) add(doc []byte) error {
 	}
 	switch meta.APIVersion + "/" + meta.Kind {
 	case "apps/v1/Deployment":
-		var d appsv1.Deployment
-		err = strict(data, &d)
-		m.Deployments = append(m.Deployments, d)
+		return decodeInto(data, &m.Deployments)
 	case "v1/Service":
-		var s corev1.Service
-		err = strict(data, &s)
-		m.Services = append(m.Services, s)
+		return decodeInto(data, &m.Services)
 	case "v1/ServiceAccount":
-		var s corev1.ServiceAccount
-		err = strict(data, &s)
-		m.ServiceAccounts = append(m.ServiceAccounts, s)
+		return decodeInto(data, &m.ServiceAccounts)
 	case "batch/v1/Job":
-		var j batchv1.Job
-		err = strict(data, &j)
-		m.Jobs = append(m.Jobs, j)
+		return decodeInto(data, &m.Jobs)
 	case "apps/v1/DaemonSet":
-		var d appsv1.DaemonSet
-		err = strict(data, &d)
-		m.DaemonSets = append(m.DaemonSets, d)
+		return decodeInto(data, &m.DaemonSets)
 	case "v1/ConfigMap":
-		var c corev1.ConfigMap
-		err = strict(data, &c)
-		m.ConfigMaps = append(m.ConfigMaps, c)
+		return decodeInto(data, &m.ConfigMaps)
 	case "v1/Secret":
-		var s corev1.Secret
-		err = strict(data, &s)
-		m.Secrets = append(m.Secrets, s)
+		return decodeInto(data, &m.Secrets)
 	default:
 		return fmt.Errorf("unexpected object %s %s: add it to deploycheck.Decode with its schema type", meta.APIVersion, meta.Kind)
 	}
+}
+
+// decodeInto strictly decodes one object of kind T and appends it to into, also when it does not
+// match: Decode returns what it decoded beside the error.
+func decodeInto[T any](data []byte, into *[]T) error {
+	var object T
+	err := strict(data, &object)
+	*into = append(*into, object)
 	return err
 }
 
