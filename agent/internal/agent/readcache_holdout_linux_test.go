@@ -11,11 +11,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/spindle-io/spindle/agent/internal/accel"
 	"github.com/spindle-io/spindle/agent/internal/accel/readcache"
 	"github.com/spindle-io/spindle/agent/internal/bpf/bpftest"
 	"github.com/spindle-io/spindle/agent/internal/config"
 	"github.com/spindle-io/spindle/agent/internal/policy"
+	"github.com/spindle-io/spindle/agent/internal/testutil"
 )
 
 // The control group with the real agent and eBPF: a pinned 64 MiB file under a policy holding
@@ -77,7 +77,7 @@ func TestReadCacheLeavesItsControlGroupAloneAndCountsIt(t *testing.T) {
 		pinned, _ := value(b, "spindle.read_cache.pinned")
 		return pinned == size-controlBytes
 	})
-	resident := residentPages(t, file)
+	resident := testutil.ResidentPages(t, file)
 	pagesPerGroup := int64(readcache.HoldoutGroupBytes / os.Getpagesize())
 	for g, in := range control {
 		n := int64(0)
@@ -141,31 +141,6 @@ func evict(t *testing.T, path string) {
 	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// residentPages is mincore of the whole file.
-func residentPages(t *testing.T, path string) []bool {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, _ := f.Stat()
-	data, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(data)
-	vec := make([]byte, (info.Size()+int64(os.Getpagesize())-1)/int64(os.Getpagesize()))
-	if err := accel.Mincore(data, vec); err != nil {
-		t.Fatal(err)
-	}
-	out := make([]bool, len(vec))
-	for i, v := range vec {
-		out[i] = v&1 != 0
-	}
-	return out
 }
 
 // sumsSince adds up every int point of each metric in the batches after the first `after`.

@@ -8,32 +8,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/spindle-io/spindle/agent/internal/accel"
+	"github.com/spindle-io/spindle/agent/internal/testutil"
 )
 
-// residentPages counts path's pages in the page cache (mincore on a fresh shared mapping).
+// residentPages counts path's pages in the page cache.
 func residentPages(t *testing.T, path string) (resident, pages int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	each := testutil.ResidentPages(t, path)
+	for _, in := range each {
+		if in {
+			resident++
+		}
 	}
-	defer f.Close()
-	info, _ := f.Stat()
-	m, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(m)
-	page := os.Getpagesize()
-	vec := make([]byte, (len(m)+page-1)/page)
-	if err := accel.Mincore(m, vec); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vec {
-		resident += int(v & 1)
-	}
-	return resident, len(vec)
+	return resident, len(each)
 }
 
 // The oracle's promise: while enabled, the workload's cgroup may hold the data on top of its

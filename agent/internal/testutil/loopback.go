@@ -1,4 +1,5 @@
-// Package testutil holds helpers for tests that need real loopback HTTP servers.
+// Package testutil holds helpers for tests that need real loopback HTTP servers or read the
+// page cache.
 package testutil
 
 import (
