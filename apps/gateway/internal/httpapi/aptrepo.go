@@ -61,7 +61,8 @@ func (s *server) handleApt(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("the apt repository has no %s; add it with the lines the console shows (Add server, Linux, \"From our package repository\")", path))
 }
 
-// newAptRepo derives the repository's OpenPGP key, when the gateway has a signing key.
+// newAptRepo derives the repositories' OpenPGP key (apt's and yum's), when the gateway has a
+// signing key.
 func newAptRepo(s *server) error {
 	if s.signingKey.IsZero() {
 		return nil
@@ -70,6 +71,6 @@ func newAptRepo(s *server) error {
 	if err != nil {
 		return err
 	}
-	s.repoSigner, s.aptRepo = signer, pkgrepo.NewApt(signer)
+	s.repoSigner, s.aptRepo, s.yumRepo = signer, pkgrepo.NewApt(signer), pkgrepo.NewYum(signer)
 	return nil
 }

@@ -93,6 +93,7 @@ type server struct {
 	releases      *releases.Catalogue
 	repoSigner    *pkgrepo.Signer
 	aptRepo       *pkgrepo.Apt
+	yumRepo       *pkgrepo.Yum
 
 	bodyReadTimeout        time.Duration
 	perAddr                *rateLimiter
@@ -207,6 +208,7 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
 	mux.Handle("/download/{version}/{name}", only(http.MethodGet, s.publicEndpoint(s.handleReleaseDownload)))
 	mux.Handle("/apt/{path...}", only(http.MethodGet, s.publicEndpoint(s.handleApt)))
+	mux.Handle("/yum/{path...}", only(http.MethodGet, s.publicEndpoint(s.handleYum)))
 	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
 	}))
