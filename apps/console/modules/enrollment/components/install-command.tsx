@@ -5,7 +5,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import type { CreatedEnrollmentToken } from "../types/enrollment-token";
 import { formatDateTime } from "@/lib/format";
 import { describeGatewayAddress, installNotes, type InstallNote, type InstallPlatform as Platform } from "../lib/gateway-address";
-import { aptInstallCommands } from "../lib/install-command";
+import { aptInstallCommands, dnfInstallCommands } from "../lib/install-command";
 
 const platforms: { id: Platform; label: string }[] = [
   { id: "linux", label: "Linux" },
@@ -90,6 +90,7 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
         )}
       </div>
       {platform === "linux" ? <AptInstall created={created} /> : null}
+      {platform === "linux" ? <DnfInstall created={created} /> : null}
       {platform === "linux" ? (
         <p className="text-xs text-muted-foreground">
           The script installs the agent, exchanges the token for the server&apos;s own credential and starts it: as the{" "}
@@ -137,6 +138,36 @@ function AptInstall({ created }: { created: CreatedEnrollmentToken }) {
           {lines}
         </pre>
         <CopyButton value={lines} label="Copy lines" data-testid="copy-install-command-apt" />
+      </div>
+    </details>
+  );
+}
+
+/**
+ * The same for rpm-based distributions: the gateway's yum/dnf repository, whose repomd.xml is
+ * signed with the same key (upgrades then come with dnf upgrade).
+ */
+function DnfInstall({ created }: { created: CreatedEnrollmentToken }) {
+  const lines = dnfInstallCommands(created.gatewayUrl, created.token);
+  return (
+    <details className="rounded-md border bg-background px-3 py-2 text-sm" data-testid="install-dnf">
+      <summary className="cursor-pointer font-medium">
+        Install from our package repository (Fedora, RHEL, Rocky, Alma, Amazon Linux: dnf)
+      </summary>
+      <p className="mt-2 text-muted-foreground">
+        As root: writes <code>/etc/yum.repos.d/spindle.repo</code>, whose metadata dnf checks against the gateway&apos;s key (dnf prints its
+        fingerprint when it imports it), installs the <code>spindle-agent</code> package, enrols this server with the token and starts the
+        agent. Later versions arrive with <code>dnf upgrade</code>. Where only yum exists, run <code>yum install -y spindle-agent</code>{" "}
+        instead of the dnf line.
+      </p>
+      <div className="mt-2 flex flex-col gap-2 sm:flex-row sm:items-start">
+        <pre
+          className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
+          data-testid="install-command-dnf"
+        >
+          {lines}
+        </pre>
+        <CopyButton value={lines} label="Copy lines" data-testid="copy-install-command-dnf" />
       </div>
     </details>
   );
