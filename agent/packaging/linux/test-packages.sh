@@ -1,8 +1,9 @@
 #!/bin/sh
 # Builds the agent's .deb and .rpm and checks them with the real tools: dpkg-deb and rpm read
 # them; dpkg installs, upgrades (keeping an edited conffile), removes and purges on this host;
-# rpm installs and upgrades into a scratch root (config(noreplace) kept). Needs root, dpkg and
-# rpm (apt-get install rpm). Refuses to run where a spindle-agent is already installed.
+# rpm installs and upgrades into a scratch root (config(noreplace) kept), and runs the .rpm's
+# scriptlets in a chroot with a recording systemctl. Needs root, dpkg and rpm (apt-get install
+# rpm). Refuses to run where a spindle-agent is already installed.
 # Usage: sh test-packages.sh     (TMPDIR picks the scratch folder's parent)
 set -eu
 cd "$(dirname "$0")"
@@ -60,6 +61,42 @@ echo 'GOMEMLIMIT=123MiB' >>"$root/etc/default/spindle-agent"
 rpm --force-debian --root "$root" --upgrade --nodeps --noscripts --ignorearch "$rpm2"
 [ "$(rpm --root "$root" -q --qf '%{VERSION}' spindle-agent)" = 0.9.2 ] || fail "rpm upgrade: not 0.9.2"
 grep -qx 'GOMEMLIMIT=123MiB' "$root/etc/default/spindle-agent" || fail "rpm upgrade lost the edited config"
+
+# --- .rpm scriptlets, as rpm runs them: rpm chroots into a scratch root holding sh, the few
+# tools the scripts call and a systemctl that records its arguments, with /run/systemd/system
+# (so the scripts take their systemd path). Install: folders made, unit enabled, not started
+# (not enrolled). Upgrade when enrolled: restarted, not stopped. Erase: stopped and disabled,
+# enrolment kept.
+sroot="$work/rpmscripts"
+mkdir -p "$sroot/bin" "$sroot/usr/bin" "$sroot/run/systemd/system" "$sroot/tmp" "$sroot/dev"
+mknod -m 666 "$sroot/dev/null" c 1 3
+: >"$sroot/systemctl.log"
+for tool in /bin/sh /usr/bin/install /bin/cat /bin/readlink /bin/rm; do
+	real=$(readlink -f "$tool")
+	cp "$real" "$sroot/bin/$(basename "$tool")"
+	ldd "$real" | grep -o '/[^ ]*' | while read -r lib; do
+		mkdir -p "$sroot$(dirname "$lib")"
+		[ -e "$sroot$lib" ] || cp "$(readlink -f "$lib")" "$sroot$lib"
+	done
+done
+printf '#!/bin/sh\necho "$*" >>/systemctl.log\n' >"$sroot/usr/bin/systemctl"
+chmod 755 "$sroot/usr/bin/systemctl"
+calls() { tr '\n' ';' <"$sroot/systemctl.log"; : >"$sroot/systemctl.log"; }
+rpm --force-debian --root "$sroot" --install --nodeps --ignorearch "$rpm1"
+for d in etc/spindle:700 var/lib/spindle:700 var/log/spindle:750; do
+	[ "$(stat -c %a "$sroot/${d%:*}")" = "${d#*:}" ] || fail "rpm %post: /${d%:*} is not mode ${d#*:}"
+done
+[ "$(calls)" = "daemon-reload;enable spindle-agent.service;" ] || fail "rpm %post (not enrolled) ran systemctl: $(cat "$sroot/systemctl.log")"
+printf 'gateway: http://127.0.0.1:1\n' >"$sroot/etc/spindle/agent.yaml"
+rpm --force-debian --root "$sroot" --upgrade --nodeps --ignorearch "$rpm2"
+got=$(calls)
+[ "$got" = "daemon-reload;enable spindle-agent.service;restart spindle-agent.service;daemon-reload;" ] ||
+	fail "rpm upgrade (enrolled): systemctl calls were $got, not a restart without a stop"
+rpm --force-debian --root "$sroot" --erase --nodeps "spindle-agent"
+got=$(calls)
+[ "$got" = "stop spindle-agent.service;disable spindle-agent.service;daemon-reload;" ] || fail "rpm -e: systemctl calls were $got"
+[ -f "$sroot/etc/spindle/agent.yaml" ] || fail "rpm -e removed the enrolment"
+[ ! -e "$sroot/usr/bin/spindle-agent" ] || fail "rpm -e left the binary"
 
 # --- .deb installed on this host: install, upgrade, reinstall, remove, purge
 installed=yes
