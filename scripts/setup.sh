@@ -31,6 +31,7 @@ if $for_tests; then
   need_pkg wixl              # msitools' wixl builds the agent's MSI (agent/packaging/windows)
   need_pkg rpm               # rpm reads and installs the agent's .rpm in its test (agent/packaging/linux)
   need_pkg dnf               # dnf installs the agent from the gateway's yum repository (apps/gateway yumrepo_test.go)
+  need_pkg createrepo-c      # the yum repository metadata is compared with createrepo_c's (apps/gateway internal/pkgrepo)
   need_pkg sudo              # the install command is run as a user with sudo (e2e/integration/install-command.test.ts)
 fi
 if [ ${#debian_packages[@]} -gt 0 ]; then

@@ -106,8 +106,7 @@ func (p *rpmPackage) primary() (string, error) {
 		return "", err
 	}
 	build, _ := h.num(tagBuildTime)
-	installed, _ := h.num(tagSize)
-	archive, _ := h.num(tagArchiveSize)
+	installed, archive := h.sizes()
 	var b strings.Builder
 	fmt.Fprintf(&b, "<package type=\"rpm\">\n  <name>%s</name>\n  <arch>%s</arch>\n  %s\n", esc(h.str(tagName)), esc(h.str(tagArch)), p.versionElement())
 	fmt.Fprintf(&b, "  <checksum type=\"sha256\" pkgid=\"YES\">%s</checksum>\n", p.sha256)

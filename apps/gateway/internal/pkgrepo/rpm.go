@@ -13,6 +13,7 @@ import (
 // primary metadata gives that byte range, rpm:header-range, so a client can fetch it alone).
 type rpmHeader struct {
 	tags       map[int32]rpmTag
+	sig        map[int32]rpmTag // the signature header's, where rpm keeps the payload's size
 	start, end int64
 }
 
@@ -53,6 +54,11 @@ const (
 	tagDirIndexes     = 1116
 	tagBaseNames      = 1117
 	tagDirNames       = 1118
+	tagLongSize       = 5009
+	// In either header: the 64-bit payload size. sigPayloadSize is the 32-bit one, in the
+	// signature header only.
+	tagLongArchiveSize = 271
+	sigPayloadSize     = 1007
 )
 
 // The lead is 96 bytes; each header starts with this magic, a version byte and 4 reserved bytes.
@@ -72,7 +78,7 @@ func readRPMHeader(path string) (*rpmHeader, error) {
 	if _, err := io.ReadFull(f, lead); err != nil || !bytes.Equal(lead[:4], []byte{0xed, 0xab, 0xee, 0xdb}) {
 		return nil, fmt.Errorf("%s is not an rpm package (no rpm lead)", path)
 	}
-	sigLen, err := skipHeader(f)
+	sig, sigLen, err := parseHeader(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: signature header: %w", path, err)
 	}
@@ -87,7 +93,7 @@ func readRPMHeader(path string) (*rpmHeader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
-	return &rpmHeader{tags: tags, start: start, end: start + length}, nil
+	return &rpmHeader{tags: tags, sig: sig, start: start, end: start + length}, nil
 }
 
 // headerSizes reads a header's preamble: its number of index entries and of data bytes.
@@ -104,18 +110,6 @@ func headerSizes(r io.Reader) (entries, data int64, err error) {
 		return 0, 0, fmt.Errorf("implausibly large (%d entries, %d bytes)", entries, data)
 	}
 	return entries, data, nil
-}
-
-// skipHeader passes over a header and returns its length in bytes.
-func skipHeader(f io.ReadSeeker) (int64, error) {
-	entries, data, err := headerSizes(f)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := f.Seek(entries*16+data, io.SeekCurrent); err != nil {
-		return 0, err
-	}
-	return 16 + entries*16 + data, nil
 }
 
 func parseHeader(r io.Reader) (map[int32]rpmTag, int64, error) {
@@ -141,19 +135,19 @@ func parseHeader(r io.Reader) (map[int32]rpmTag, int64, error) {
 		}
 		value := rpmTag{kind: kind}
 		switch kind {
-		case 3, 4: // INT16, INT32
-			width := int64(2)
-			if kind == 4 {
-				width = 4
-			}
+		case 3, 4, 5: // INT16, INT32, INT64
+			width := map[int32]int64{3: 2, 4: 4, 5: 8}[kind]
 			if off+count*width > dataLen {
 				return nil, 0, fmt.Errorf("tag %d points outside the header", tag)
 			}
 			for j := int64(0); j < count; j++ {
-				if kind == 3 {
+				switch kind {
+				case 3:
 					value.ints = append(value.ints, int64(binary.BigEndian.Uint16(data[off+2*j:])))
-				} else {
+				case 4:
 					value.ints = append(value.ints, int64(binary.BigEndian.Uint32(data[off+4*j:])))
+				default:
+					value.ints = append(value.ints, int64(binary.BigEndian.Uint64(data[off+8*j:])))
 				}
 			}
 		case 6, 8, 9: // STRING, STRING_ARRAY, I18NSTRING
@@ -170,7 +164,7 @@ func parseHeader(r io.Reader) (map[int32]rpmTag, int64, error) {
 				rest = rest[end+1:]
 			}
 		default:
-			continue // binary and 64-bit values: none is needed
+			continue // binary values: none is needed
 		}
 		tags[tag] = value
 	}
@@ -194,6 +188,22 @@ func (h *rpmHeader) num(tag int32) (int64, bool) {
 		return v[0], true
 	}
 	return 0, false
+}
+
+// sizes are the installed size and the payload's uncompressed size: the 32-bit tags, or the
+// 64-bit ones rpm writes instead past 4 GiB; the payload's size may be in the signature header
+// only (rpm's PAYLOADSIZE, which nfpm writes).
+func (h *rpmHeader) sizes() (installed, archive int64) {
+	installed, ok := h.num(tagSize)
+	if !ok {
+		installed, _ = h.num(tagLongSize)
+	}
+	for _, v := range [][]int64{h.ints(tagArchiveSize), h.ints(tagLongArchiveSize), h.sig[sigPayloadSize].ints, h.sig[tagLongArchiveSize].ints} {
+		if len(v) > 0 {
+			return installed, v[0]
+		}
+	}
+	return installed, 0
 }
 
 // files are the package's paths (dirnames[dirindex] + basename), and whether each is a directory.

@@ -179,3 +179,65 @@ func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// The metadata of each package is what createrepo_c, the tool Fedora builds its repositories
+// with, writes for the same .rpm: primary, filelists and other entries compared as text (only the
+// location differs: createrepo_c names the file where it found it).
+func TestTheYumMetadataIsWhatCreaterepoWrites(t *testing.T) {
+	if _, err := exec.LookPath("createrepo_c"); err != nil {
+		t.Fatal("createrepo_c is missing: this test needs Debian's createrepo-c (scripts/setup.sh installs it)")
+	}
+	path := agentRPM(t)
+	data, _ := os.ReadFile(path)
+	dir := t.TempDir()
+	if err := os.Link(path, filepath.Join(dir, filepath.Base(path))); err != nil { // the same file: the same mtime
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("createrepo_c", "-q", "--no-database", dir).CombinedOutput(); err != nil {
+		t.Fatalf("createrepo_c: %v\n%s", err, out)
+	}
+	signer, _ := NewSigner(keyFrom(1))
+	index, err := NewYum(signer).Index([]releases.Release{{Version: "0.9.7", Packages: []releases.File{
+		{Name: filepath.Base(path), Path: path, Format: "rpm", SHA256: hexSum(data), Size: int64(len(data))}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]string{}
+	for name, body := range index.Files {
+		for _, kind := range []string{"primary", "filelists", "other"} {
+			if strings.HasSuffix(name, "-"+kind+".xml.gz") {
+				ours[kind] = gunzip(t, body)
+			}
+		}
+	}
+	for _, kind := range []string{"primary", "filelists", "other"} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "repodata", "*-"+kind+".xml.gz"))
+		if len(matches) != 1 {
+			t.Fatalf("createrepo_c wrote %d %s files", len(matches), kind)
+		}
+		theirs, _ := os.ReadFile(matches[0])
+		want := strings.Replace(gunzip(t, theirs), `href="`+filepath.Base(path), `href="packages/0.9.7/`+filepath.Base(path), 1)
+		if got := packageElement(ours[kind]); got != packageElement(want) {
+			t.Fatalf("%s differs from createrepo_c's:\n--- ours\n%s\n--- createrepo_c\n%s", kind, got, packageElement(want))
+		}
+	}
+}
+
+func gunzip(t *testing.T, b []byte) string {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(zr)
+	return string(out)
+}
+
+// packageElement is the text from the first <package to the last </package>.
+func packageElement(doc string) string {
+	start, end := strings.Index(doc, "<package"), strings.LastIndex(doc, "</package>")
+	if start < 0 || end < start {
+		return ""
+	}
+	return doc[start : end+len("</package>")]
+}
