@@ -2,7 +2,7 @@
 // scripts/test-db.sh prepared. Evaluated by Playwright in the runner and in every worker, so the
 // database is created once and its name handed down through the environment.
 import { execFileSync } from "node:child_process";
-import { journeyReleases } from "./journey-releases";
+import { journeyReleases } from "./built-releases";
 import { mailPorts } from "./mail-ports";
 import { identityProviderPort } from "./oidc-idp";
 
@@ -49,7 +49,7 @@ export const e2eStack = {
     // ends windows early through the database; the product's minimum window stays 5 minutes).
     SPINDLE_ROLLOUT_STEP_SECONDS: "1",
     SPINDLE_ROLLOUT_SETTLE_SECONDS: "3",
-    // Agent upgrades: the built release and the next patch version (support/journey-releases.ts),
+    // Agent upgrades: the built release and the next patch version (support/built-releases.ts),
     // stepped every second by the worker instead of every 15 s.
     SPINDLE_AGENT_DIST_DIR: releases.dir,
     SPINDLE_UPGRADE_INTERVAL_SECONDS: "1",

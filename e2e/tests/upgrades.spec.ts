@@ -1,6 +1,6 @@
 // Agent upgrades, as an admin meets them on the Upgrades page: this machine enrolled with the
 // one-liner and its agent started detached with a pid file (as on a host without systemd), the
-// gateway serving the built release and the next patch version (support/journey-releases.ts).
+// gateway serving the built release and the next patch version (support/built-releases.ts).
 // The admin sees the versions across the fleet and "upgrade available", starts an upgrade of this
 // server, follows it to the outcome the agent reports (the real agent verifies the download,
 // swaps its binary and its watchdog restarts it), pins the server to the previous version (the
@@ -79,7 +79,10 @@ test("versions across the fleet, an upgrade started and followed to the agent's 
   await panel.getByTestId("pin-server").click();
   await expect(panel.getByTestId("server-pin")).toHaveText(`pinned to ${installed}`);
   await expect(panel).toContainText("vendor support matrix lists the previous agent");
-  const back = panel.getByTestId("server-upgrade-attempts").locator("li").filter({ hasText: `${next} → ${installed}` });
+  const back = panel
+    .getByTestId("server-upgrade-attempts")
+    .locator("li")
+    .filter({ hasText: `${next} → ${installed}` });
   await expect(back.getByTestId("attempt-state")).toHaveAttribute("data-state", "installed", { timeout: 150_000 });
   await expect(panel.getByTestId("server-agent-running")).toHaveText(installed, { timeout: 30_000 });
   expect(detached.version()).toBe(`spindle-agent ${installed}`);
