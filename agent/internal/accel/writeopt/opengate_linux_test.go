@@ -161,6 +161,10 @@ func TestOpenGateReservesANewFileBeforeItsFirstWrite(t *testing.T) {
 	if starts := runStarts(t, fresh); !slices.Equal(starts, []int64{0}) {
 		t.Errorf("new.log: runs of blocks start at %v, want one run from 0 (the first append inside the window)", starts)
 	}
+	if got, st := extentSizeHint(t, fresh), f.Stats(); got != 0 || st.ExtentSizeHintsSet != 0 || st.LastError != "" {
+		t.Errorf("ext4: new.log has an extent size hint of %d bytes (%d set, last error %q); hints are XFS's",
+			got, st.ExtentSizeHintsSet, st.LastError)
+	}
 	for _, path := range []string{other, old} {
 		if got := reservedPastEnd(t, path); got != 0 {
 			t.Errorf("%s: %d bytes reserved past its end; the gate should have let it through untouched", filepath.Base(path), got)

@@ -172,7 +172,10 @@ type Stats struct {
 	FirstWritesReserved int64
 	FirstWriteGated     bool
 	FirstWriteReason    string
-	FilesDefragmented   int64
+	// ExtentSizeHintsSet counts new files on XFS given an extent size hint (the rule's first
+	// window) before their first data: they allocate in whole units of it (extsize_linux.go).
+	ExtentSizeHintsSet int64
+	FilesDefragmented  int64
 	// DefragNotImproved counts files left as they were because the donor (or the result) was
 	// not less fragmented.
 	DefragNotImproved int64
