@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
+const SourceSHA256 = "4a59b6d3fd6a7c3a40aea014e93be39833b6a1dc09b7446a30a48d93b754a1ab"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

@@ -9,7 +9,8 @@
 // so a file's windows, and fragments, grow with the logarithm of its size. Size and content
 // never change (the reserved blocks read as unwritten and lie past EOF); what a file has reserved
 // past its end is capped, and given back once the file is idle and closed, when its rule goes
-// and when the feature stops (trim_linux.go).
+// and when the feature stops (trim_linux.go). On XFS a new file also gets an extent size hint of
+// its first window before its first data (extsize_linux.go), so it is allocated in whole units.
 //
 // Defragmentation (ext4 only): every DefragInterval, while the file's disk is idle (the
 // device's io_time in /proc/diskstats rose by less than IdleUtilisationPercent of a

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
+const SourceSHA256 = "4a59b6d3fd6a7c3a40aea014e93be39833b6a1dc09b7446a30a48d93b754a1ab"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -103,4 +103,5 @@ var Capabilities = []Capability{
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented", "spindle.write_opt.trimmed"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
 	{Name: "accel.write_optimization.first_write", Label: "Preallocation before a new file's first write", Metrics: []string{"spindle.write_opt.preallocated"}},
+	{Name: "accel.write_optimization.extent_size_hint", Label: "XFS extent size hints on new files", Metrics: []string{"spindle.write_opt.preallocated"}},
 }
