@@ -80,7 +80,8 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, deps)
 	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log,
-		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes, FirstWrite: writeopt.FirstWriteMode(cfg.WriteOptimization.FirstWrite)})
+		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes, FirstWrite: writeopt.FirstWriteMode(cfg.WriteOptimization.FirstWrite),
+		ExtentSizeHint: cfg.WriteOptimization.ExtentSizeHint == config.ExtentSizeHintFirstWindow})
 	f.residencyErr = f.readCacheErr
 	if f.readCacheErr == nil {
 		f.residencyErr = readcache.ResidencyMeasurable()
@@ -105,7 +106,7 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	default:
 		f.firstWriteErr = writeopt.ProbeFirstWrite(cfg.StateDir)
 	}
-	f.extentSizeHintErr = probeExtentSizeHint(cfg.ProcPath, f.firstWriteErr)
+	f.extentSizeHintErr = probeExtentSizeHint(cfg.ProcPath, cfg.WriteOptimization.ExtentSizeHint, f.firstWriteErr)
 	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
 		if err != nil {
 			log.Info("acceleration feature unavailable; a policy enabling it will be refused", "feature", name, "reason", err)
@@ -125,10 +126,16 @@ func (f *accelFeatures) capabilities() []collector.Capability {
 		featureCapability(capabilityExtentSizeHint, f.extentSizeHintErr)}
 }
 
-// probeExtentSizeHint says why new files get no XFS extent size hint here: XFS takes one only
-// before a file's first data, so only where the open gate holds new files (firstWriteErr nil),
-// and only on a mounted XFS.
-func probeExtentSizeHint(procPath string, firstWriteErr error) error {
+// probeExtentSizeHint says why new files get no XFS extent size hint here: only where agent.yaml
+// asks for them (mode), and XFS takes one only before a file's first data, so only where the
+// open gate holds new files (firstWriteErr nil), and only on a mounted XFS.
+func probeExtentSizeHint(procPath, mode string, firstWriteErr error) error {
+	if mode != config.ExtentSizeHintFirstWindow {
+		return fmt.Errorf("%w: the agent's configuration says write_optimization.extent_size_hint: %s (the default: on "+
+			"appended logs a hint was measured to change nothing while the agent keeps up, and to double the fragments "+
+			"of a file it falls behind on); set it to %s to give new files on XFS a hint of their first window",
+			writeopt.ErrUnsupported, mode, config.ExtentSizeHintFirstWindow)
+	}
 	if firstWriteErr != nil {
 		return fmt.Errorf("XFS takes an extent size hint only before a file's first data, and here new files are "+
 			"seen after it: %w", firstWriteErr)

@@ -29,19 +29,31 @@ func extentSizeHint(t *testing.T, path string) uint32 {
 	return a.Extsize
 }
 
-// On XFS the open gate gives a new log an extent size hint of its rule's first window (4 MiB
-// here) before the application's first write, so what the application appends past its windows
-// is allocated in whole, aligned units of it: a write at 6 MiB, past the first window, gets
-// 4–8 MiB, one run with the window, not blocks from 6 MiB on. A file no rule matches and a log
-// that had data before the agent saw it get no hint, and nothing is reported as a problem. The
-// same on ext4 is TestOpenGateReservesANewFileBeforeItsFirstWrite (no hint, no problem there).
+// With write_optimization.extent_size_hint: first_window, on XFS the open gate gives a new log
+// an extent size hint of its rule's first window (4 MiB here) before the application's first
+// write, so what is written past its windows is allocated in whole, aligned units of it: a write
+// at 6 MiB, past the first window, gets 4–8 MiB, one run with the window, not blocks from 6 MiB
+// on. A file no rule matches and a log that had data before the agent saw it get no hint, and
+// nothing is reported as a problem. Without the setting (the default) no file gets one. The same
+// on ext4 is TestOpenGateReservesANewFileBeforeItsFirstWrite (no hint, no problem there).
 func TestOpenGateGivesNewFilesOnXFSAnExtentSizeHint(t *testing.T) {
 	dir := fiemaptest.MountXFS(t, 512<<20)
 	old := filepath.Join(dir, "old.log")
 	if err := os.WriteFile(old, make([]byte, 8<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := gatedFeature(t, dir, FirstWriteAuto)
+	byDefault := gatedFeature(t, dir, FirstWriteAuto)
+	unhinted := filepath.Join(dir, "default.log")
+	openAsApplication(t, openerSpec{Appends: []string{unhinted}})
+	if got, st := extentSizeHint(t, unhinted), byDefault.Stats(); got != 0 || st.ExtentSizeHintsSet != 0 || st.FirstWritesReserved != 1 {
+		t.Errorf("by default: default.log has a hint of %d bytes (%d set, %d first windows); want none, and its first window",
+			got, st.ExtentSizeHintsSet, st.FirstWritesReserved)
+	}
+	if err := byDefault.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	f := gatedFeatureWith(t, dir, Config{FirstWrite: FirstWriteAuto, ExtentSizeHint: true})
 	fresh, other := filepath.Join(dir, "new.log"), filepath.Join(dir, "notes.txt")
 	openAsApplication(t, openerSpec{Appends: []string{fresh, other, old}})
 

@@ -83,9 +83,14 @@ type Config struct {
 	// default) holds the opens in the watched directories with fanotify where the kernel allows
 	// it; FirstWriteInotify learns of new files from inotify alone, after their first write.
 	FirstWrite FirstWriteMode
-	ProcPath   string // default "/proc"
-	SysPath    string // default "/sys"
-	Logger     *slog.Logger
+	// ExtentSizeHint: on XFS, give each new file a rule matches an extent size hint of its
+	// first window before its first data (extsize_linux.go). Off by default: on appended logs
+	// it was measured to change nothing while the agent keeps up and to double the fragments
+	// of a file the agent falls behind on (docs/benchmarks.md).
+	ExtentSizeHint bool
+	ProcPath       string // default "/proc"
+	SysPath        string // default "/sys"
+	Logger         *slog.Logger
 }
 
 // FirstWriteMode is Config.FirstWrite.

@@ -233,7 +233,7 @@ func growWith(t *testing.T, fs fileSystem, w logWorkload, fsBytes int64) (paths 
 	dir := fs.mount(t, fsBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f, err := New(Config{PreallocationHorizon: time.Hour})
+	f, err := New(Config{PreallocationHorizon: time.Hour, ExtentSizeHint: os.Getenv(hintEnv) != ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,6 +284,9 @@ func growWith(t *testing.T, fs fileSystem, w logWorkload, fsBytes int64) (paths 
 // window and nothing more is reserved, so what the writers append past it is placed by the file
 // system alone (docs/benchmarks.md: what an XFS extent size hint does then).
 const lateEnv = "SPINDLE_WRITEOPT_LATE"
+
+// hintEnv=1 gives growWith's files XFS extent size hints (Config.ExtentSizeHint).
+const hintEnv = "SPINDLE_WRITEOPT_HINT"
 
 var extentLine = regexp.MustCompile(`^\s*\d+:\s+(\d+)\.\.\s*(\d+):\s+(\d+)\.\.\s*(\d+):`)
 
