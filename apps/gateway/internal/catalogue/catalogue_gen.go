@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "4a59b6d3fd6a7c3a40aea014e93be39833b6a1dc09b7446a30a48d93b754a1ab"
+const SourceSHA256 = "55ac842f86523c85c4f1bbbca531432fb3dbcd0e378d13995a84a8fcf3cd5181"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
