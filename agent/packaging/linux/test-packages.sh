@@ -9,6 +9,11 @@ cd "$(dirname "$0")"
 fail() { echo "test-packages: FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "run as root: dpkg -i installs on this host"
 command -v rpm >/dev/null || fail "rpm is missing: apt-get install rpm"
+# The gateway's apt test (apps/gateway/internal/httpapi/aptrepo_test.go) installs spindle-agent on
+# this host too, beside this script in npm test: one at a time, under the same lock.
+command -v flock >/dev/null || fail "flock is missing: apt-get install util-linux"
+exec 9>/run/lock/spindle-agent-package-tests.lock
+flock 9
 if dpkg-query -W spindle-agent >/dev/null 2>&1 || [ -e /usr/bin/spindle-agent ] || [ -e /etc/spindle ]; then
 	fail "a spindle-agent is already installed here; this test would remove it"
 fi
