@@ -100,6 +100,23 @@ async function waveState(rolloutId: string, wave: number): Promise<string> {
   return (await rollout(rolloutId)).waveDetails[wave]!.state;
 }
 
+/**
+ * Waits for the wave to pass. A wave holds while its guards lack data (re-read each minute), which
+ * a loaded machine's late telemetry causes, hence the generous bound; on timeout the error says
+ * where it stopped: a hold's reason or a guard's reading, not only that it timed out.
+ */
+async function wavePassed(rolloutId: string, wave: number, description: string): Promise<void> {
+  await eventually(description, async () => (await waveState(rolloutId, wave)) === "passed" || undefined, 300_000).catch(
+    async (error: Error) => {
+      const current = (await rollout(rolloutId)).waveDetails[wave]!;
+      throw new Error(
+        `${error.message}: the wave is ${current.state}${current.holdReason ? ` (${current.holdReason})` : ""}; ` +
+          current.readings.map((r) => `${r.guard} ${r.status}: ${r.summary}`).join("; "),
+      );
+    },
+  );
+}
+
 /** Servers that applied `hash` at any time (server_events: the history the charts mark). */
 async function appliedEver(serverIds: string[], hash: string): Promise<string[]> {
   const rows = await query<{ server_id: string }>(
@@ -248,7 +265,7 @@ test(
       const laterWaves = detail.waveDetails.slice(1).flatMap((w) => w.servers.map((s) => s.serverId));
       await shortenGuardWindow(harmless, 0);
       assert.deepEqual(await appliedEver(laterWaves, harmlessHash), [], "while the canary is watched, nothing reached the later waves");
-      await eventually("the canary passed", async () => (await waveState(harmless, 0)) === "passed" || undefined, 120_000);
+      await wavePassed(harmless, 0, "the canary passed");
 
       // The worker dies (SIGKILL) while the second wave is watched; nothing moves until a new one starts.
       await shortenGuardWindow(harmless, 1);
@@ -259,18 +276,7 @@ test(
       assert.equal(await waveState(harmless, 1), "watching", "no worker, no step");
       worker = new WorkerProcess(databaseUrl, workerEnv);
       worker.start();
-      await eventually(
-        "the new worker passed the second wave",
-        async () => (await waveState(harmless, 1)) === "passed" || undefined,
-        120_000,
-      ).catch(async (error: Error) => {
-        // Say where it stopped: a hold's reason or a guard's reading, not only that it timed out.
-        const wave = (await rollout(harmless)).waveDetails[1]!;
-        throw new Error(
-          `${error.message}: the wave is ${wave.state}${wave.holdReason ? ` (${wave.holdReason})` : ""}; ` +
-            wave.readings.map((r) => `${r.guard} ${r.status}: ${r.summary}`).join("; "),
-        );
-      });
+      await wavePassed(harmless, 1, "the new worker passed the second wave");
       await shortenGuardWindow(harmless, 2);
       detail = await eventually(
         "the rollout completed",
