@@ -4,7 +4,7 @@
 # run as plain tests in `go test ./...` too; a crash the fuzzer finds is written there.
 set -eu
 cd "$(dirname "$0")"
-fuzztime="${FUZZTIME:-10s}"
+fuzztime="${FUZZTIME:-5s}"
 for target in \
 	"FuzzParse ./internal/policy" \
 	"FuzzMatchesPattern ./internal/policy" \

@@ -9,6 +9,8 @@
 //                          this machine's first network address when the hostname does not resolve)
 //   SPINDLE_EMBEDDED_PG_PORT  the embedded PostgreSQL's port (54320)
 //   SPINDLE_STATE_DIR      local state: embedded PostgreSQL data, generated secrets (.spindle)
+//   SPINDLE_AGENT_DIST_DIR the agent releases the gateway serves and offers as upgrades
+//                          (agent/bin, what the build puts there; docs/install.md, "Upgrades")
 //   SPINDLE_SMTP_URL       the mail server for the console's mail; unset: the local mailbox
 //                          .spindle/mailbox (`npm run mailbox` lists it)
 //   --no-build             skip the build (tests build once beforehand)
@@ -187,7 +189,7 @@ async function main() {
       ...env,
       SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`,
       SPINDLE_PUBLIC_URL: gatewayUrl,
-      SPINDLE_AGENT_DIST_DIR: join(root, "agent/bin"),
+      SPINDLE_AGENT_DIST_DIR: process.env.SPINDLE_AGENT_DIST_DIR || join(root, "agent/bin"),
       SPINDLE_GATEWAY_STATE_DIR: join(stateDir, "gateway"),
     },
   });

@@ -21,6 +21,7 @@ import { describeCapabilities } from "../../apps/console/modules/deep-telemetry/
 import { eccPublicBlob, windowsInstallCommand } from "../../apps/console/modules/enrollment/lib/install-command";
 import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import { eventually } from "../support/agent";
+import { type BuiltReleases, releasesAfterBuilt } from "../support/built-releases";
 import { GatewayProcess, repoRoot } from "../support/gateway";
 import { saveOrganisationDefaultPolicy } from "../support/policy-stack";
 import { PostgresCluster } from "../support/postgres";
@@ -43,8 +44,12 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
     .flat()
     .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
   const publicUrl = `http://${lanAddress ?? "127.0.0.1"}:${gatewayPort}`;
-  const gateway = new GatewayProcess(gatewayPort, databaseUrl, { SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: publicUrl });
-  const worker = new WorkerProcess(databaseUrl);
+  // The releases it serves: the build's (what the one-liner installs) and the next patch version
+  // for Windows (support/built-releases.ts), made in before().
+  const gatewayEnv: Record<string, string> = { SPINDLE_GATEWAY_ADDR: `:${gatewayPort}`, SPINDLE_PUBLIC_URL: publicUrl };
+  const gateway = new GatewayProcess(gatewayPort, databaseUrl, gatewayEnv);
+  let releases: BuiltReleases | undefined;
+  const worker = new WorkerProcess(databaseUrl, { SPINDLE_UPGRADE_INTERVAL_SECONDS: "1" });
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const wine = new WinePrefix();
   let orgId = "";
@@ -88,6 +93,8 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
 
   before(async () => {
     windowsAgentBinary(); // the gateway serves it from agent/bin
+    releases = releasesAfterBuilt(["windows/amd64"]);
+    gatewayEnv.SPINDLE_AGENT_DIST_DIR = releases.dir;
     cluster.start();
     cluster.createMigratedDatabase();
     const client = new pg.Client({ connectionString: databaseUrl });
@@ -105,6 +112,7 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
     await gateway.stop();
     await db.end();
     cluster.destroy();
+    releases?.remove();
   });
 
   test("every URL the console's PowerShell one-liner names is served; the agent matches SHA256SUMS", () =>
@@ -292,6 +300,51 @@ describe("the Windows agent under Wine", { skip: missing ? `${missing}; the Wine
       assert.equal(item("accel.read_cache.residency").available, false);
       assert.match(item("accel.read_cache.residency").whenMissing, /without a kernel driver/);
       assert.equal(item("accel.write_optimization.defragmentation").available, false);
+    }));
+
+  test("an upgrade over OpAMP swaps the service's binary: stopped, swapped, started, installed", () =>
+    explained(async () => {
+      const { installed, next } = releases!;
+      const [server] = await query<{ id: string; version: string }>("SELECT id::text, agent_version AS version FROM servers");
+      assert.equal(server!.version, installed);
+      // The service says it replaces its own binary (install method "windows", restarted as the service).
+      const upgrade = await eventually("the agent's upgrade capability", async () => {
+        const [row] = await query<{ upgrade: { installMethod: string; remote: boolean; reason?: string } | null }>(
+          "SELECT capabilities->'upgrade' AS upgrade FROM agents",
+        );
+        return row?.upgrade ?? undefined;
+      });
+      assert.deepEqual([upgrade.installMethod, upgrade.remote], ["windows", true], `the agent cannot upgrade itself: ${upgrade.reason}`);
+      // What the console's start-upgrade writes for one server (as in agent-upgrade.test.ts).
+      const [rollout] = await query<{ id: string }>(
+        `INSERT INTO agent_upgrade_rollouts (org_id, target_version, scope, plan, wave_count, created_by)
+         VALUES ($1, $2, $3, '{"canary":1,"wavePercents":[100],"soakMinutes":0,"answerTimeoutMinutes":15}', 1, NULL) RETURNING id::text`,
+        [orgId, next, JSON.stringify({ kind: "servers", serverIds: [server!.id] })],
+      );
+      await query(
+        `INSERT INTO agent_upgrades (org_id, server_id, rollout_id, wave, target_version, from_version, state, offered_at)
+         VALUES ($1, $2, $3, 0, $4, $5, 'offered', now())`,
+        [orgId, server!.id, rollout!.id, next, installed],
+      );
+      const outcome = await eventually(
+        "the upgrade's outcome",
+        async () => {
+          const [row] = await query<{ state: string; message: string; status: string }>(
+            `SELECT u.state, u.message, r.status FROM agent_upgrades u JOIN agent_upgrade_rollouts r ON r.id = u.rollout_id WHERE u.rollout_id = $1`,
+            [rollout!.id],
+          );
+          return row && ["installed", "failed", "rolled_back"].includes(row.state) && row.status !== "running" ? row : undefined;
+        },
+        240_000,
+      );
+      assert.deepEqual([outcome.state, outcome.status], ["installed", "completed"], outcome.message);
+      // The service's binary is the new one, and the service runs it.
+      const version = await wine.run([installedExe, "version"]);
+      assert.match(version.output, new RegExp(`^spindle-agent ${next.replaceAll(".", "\\.")}\\r?$`, "m"));
+      assert.match((await wine.run(["sc", "query", "SpindleAgent"])).output, /STATE\s+:\s+4\s+RUNNING/);
+      assert.equal((await query<{ v: string }>("SELECT agent_version AS v FROM servers"))[0]!.v, next);
+      const before = await delivered();
+      await eventually("batches from the upgraded service", async () => (await delivered()) > before || undefined, 120_000);
     }));
 
   test("install again keeps the enrolment; uninstall removes everything, twice", () =>

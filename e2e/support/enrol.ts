@@ -5,12 +5,16 @@ import { windowsInstallCommand } from "../../apps/console/modules/enrollment/lib
 import { pinnedKeysOf, verifiesAsWindows } from "../../apps/console/test-support/windows-signature";
 import type { InstalledAgent } from "./agent";
 
-/** `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`). */
+/**
+ * `configure` edits agent.yaml before the agent's first start (e.g. `agent.setMRCWindow`);
+ * `start` starts it (default: a child of the test; the upgrades journey starts it detached).
+ */
 export async function enrolThisMachine(
   page: Page,
   agent: InstalledAgent,
   intervalSeconds = 2,
   configure: (agent: InstalledAgent) => void = () => {},
+  start: (agent: InstalledAgent) => void = (installed) => installed.start(),
 ): Promise<string> {
   await page.goto("/servers/add");
   await page.getByTestId("create-token").click();
@@ -33,7 +37,7 @@ export async function enrolThisMachine(
   agent.install(oneLiner);
   agent.setInterval(intervalSeconds);
   configure(agent);
-  agent.start();
+  start(agent);
   return oneLiner;
 }
 

@@ -2,6 +2,7 @@
 // scripts/test-db.sh prepared. Evaluated by Playwright in the runner and in every worker, so the
 // database is created once and its name handed down through the environment.
 import { execFileSync } from "node:child_process";
+import { journeyReleases } from "./built-releases";
 import { mailPorts } from "./mail-ports";
 import { identityProviderPort } from "./oidc-idp";
 
@@ -25,11 +26,13 @@ function e2eDatabaseUrl(): string {
 }
 
 const databaseUrl = e2eDatabaseUrl();
+const releases = journeyReleases();
 
 export const e2eStack = {
   consoleUrl: `http://localhost:${consolePort}`,
   gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
   databaseUrl,
+  releases,
   env: {
     DATABASE_URL: databaseUrl,
     SPINDLE_CONSOLE_PORT: String(consolePort),
@@ -46,6 +49,10 @@ export const e2eStack = {
     // ends windows early through the database; the product's minimum window stays 5 minutes).
     SPINDLE_ROLLOUT_STEP_SECONDS: "1",
     SPINDLE_ROLLOUT_SETTLE_SECONDS: "3",
+    // Agent upgrades: the built release and the next patch version (support/built-releases.ts),
+    // stepped every second by the worker instead of every 15 s.
+    SPINDLE_AGENT_DIST_DIR: releases.dir,
+    SPINDLE_UPGRADE_INTERVAL_SECONDS: "1",
     // The console's mail goes to the journeys' SMTP server (support/mail-sink.ts), and single
     // sign-on may reach the OpenID provider a journey runs on loopback (support/oidc-idp.ts).
     SPINDLE_SMTP_URL: `smtp://127.0.0.1:${mailPorts().smtpPort}`,

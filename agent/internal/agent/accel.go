@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -26,6 +27,7 @@ const (
 	capabilityPreallocation      = "accel.write_optimization.preallocation"
 	capabilityDefragmentation    = "accel.write_optimization.defragmentation"
 	capabilityFirstWrite         = "accel.write_optimization.first_write"
+	capabilityExtentSizeHint     = "accel.write_optimization.extent_size_hint"
 )
 
 // accelFeatures are the acceleration features the run loop owns: created at start, switched by
@@ -43,6 +45,9 @@ type accelFeatures struct {
 	// firstWriteErr says why a new file's first window comes after its first write (inotify
 	// alone); nil: the open gate reserves it before.
 	firstWriteErr error
+	// extentSizeHintErr says why no new file gets an XFS extent size hint here (no XFS mounted,
+	// or new files are caught only after their first data); nil: the gate sets them on XFS.
+	extentSizeHintErr error
 	// holdoutErr says why the read cache's control group cannot be counted here (no page-cache
 	// eBPF program): then nothing is held out and what the cache caused is not measured.
 	holdoutErr error
@@ -75,7 +80,8 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	}
 	f.readCache, f.readCacheErr = readcache.New(readcache.Config{ProcPath: cfg.ProcPath, Logger: log}, deps)
 	f.writeOpt, f.writeOptErr = writeopt.New(writeopt.Config{ProcPath: cfg.ProcPath, SysPath: cfg.SysPath, Logger: log,
-		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes, FirstWrite: writeopt.FirstWriteMode(cfg.WriteOptimization.FirstWrite)})
+		FreeSpaceFloorBytes: cfg.WriteOptimization.FreeSpaceFloorBytes, FirstWrite: writeopt.FirstWriteMode(cfg.WriteOptimization.FirstWrite),
+		ExtentSizeHint: cfg.WriteOptimization.ExtentSizeHint == config.ExtentSizeHintFirstWindow})
 	f.residencyErr = f.readCacheErr
 	if f.readCacheErr == nil {
 		f.residencyErr = readcache.ResidencyMeasurable()
@@ -100,6 +106,7 @@ func newAccelFeatures(cfg config.Config, log *slog.Logger, access readcache.Acce
 	default:
 		f.firstWriteErr = writeopt.ProbeFirstWrite(cfg.StateDir)
 	}
+	f.extentSizeHintErr = probeExtentSizeHint(cfg.ProcPath, cfg.WriteOptimization.ExtentSizeHint, f.firstWriteErr)
 	for name, err := range map[string]error{"read cache": f.readCacheErr, "write optimisation": f.writeOptErr} {
 		if err != nil {
 			log.Info("acceleration feature unavailable; a policy enabling it will be refused", "feature", name, "reason", err)
@@ -115,7 +122,26 @@ func (f *accelFeatures) capabilities() []collector.Capability {
 		featureCapability(capabilityWriteOptimization, f.writeOptErr),
 		featureCapability(capabilityPreallocation, f.preallocationErr),
 		featureCapability(capabilityDefragmentation, f.defragmentationErr),
-		featureCapability(capabilityFirstWrite, f.firstWriteErr)}
+		featureCapability(capabilityFirstWrite, f.firstWriteErr),
+		featureCapability(capabilityExtentSizeHint, f.extentSizeHintErr)}
+}
+
+// probeExtentSizeHint says why new files get no XFS extent size hint here: only where agent.yaml
+// asks for them (mode), and XFS takes one only before a file's first data, so only where the
+// open gate holds new files (firstWriteErr nil), and only on a mounted XFS.
+func probeExtentSizeHint(procPath, mode string, firstWriteErr error) error {
+	if mode != config.ExtentSizeHintFirstWindow {
+		return fmt.Errorf("%w: the agent's configuration says write_optimization.extent_size_hint: %s (the default: on "+
+			"appended logs a hint was measured to change nothing while the agent keeps up, and to double the fragments "+
+			"of a file it falls behind on); set it to %s to give new files on XFS a hint of their first window",
+			writeopt.ErrUnsupported, mode, config.ExtentSizeHintFirstWindow)
+	}
+	if firstWriteErr != nil {
+		return fmt.Errorf("XFS takes an extent size hint only before a file's first data, and here new files are "+
+			"seen after it: %w", firstWriteErr)
+	}
+	_, err := writeopt.ProbeExtentSizeHint(procPath)
+	return err
 }
 
 func featureCapability(name string, err error) collector.Capability {

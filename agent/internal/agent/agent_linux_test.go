@@ -145,10 +145,10 @@ func TestRunShipsNumberedBatchesAndStopsCleanly(t *testing.T) {
 	// Every capability is listed whether or not this host has it: the four eBPF collectors,
 	// fragmentation, PostgreSQL statistics, PSI and the two acceleration features with what each
 	// can do here (residency and the control group; preallocation, defragmentation and the
-	// first window before a new file's first write).
-	if len(st.Capabilities) != 14 {
+	// first window before a new file's first write, XFS extent size hints).
+	if len(st.Capabilities) != 15 {
 		t.Fatalf("status capabilities %+v, want the four eBPF ones, fiemap, postgresql, psi, accel.read_cache (and .residency, .holdout) "+
-			"and accel.write_optimization (and .preallocation, .defragmentation, .first_write)", st.Capabilities)
+			"and accel.write_optimization (and .preallocation, .defragmentation, .first_write, .extent_size_hint)", st.Capabilities)
 	}
 
 	// A restart continues the numbering: stop it after its first batch.

@@ -52,6 +52,11 @@ func (a *agent) startPolicy(ctx context.Context) error {
 		// Upgrades are then refused; everything else runs.
 		a.log.Error("agent upgrades are unavailable", "error", err)
 		upgrades = nil
+	} else if c := upgrades.Capability(); c.Remote {
+		a.log.Info("takes upgrades from the console over OpAMP", "install_method", c.InstallMethod)
+	} else {
+		// Said once at start, so the operator of a package-managed server reads how to upgrade it.
+		a.log.Info("does not replace its own binary on an upgrade from the console", "install_method", c.InstallMethod, "reason", c.Reason)
 	}
 	client, err := opamp.New(opamp.Settings{
 		Gateway: a.cfg.Gateway, Credential: a.cfg.Credential, CredentialFunc: a.cred.Secret, AgentID: a.cfg.AgentID, Version: a.opts.Version,

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
+const SourceSHA256 = "55ac842f86523c85c4f1bbbca531432fb3dbcd0e378d13995a84a8fcf3cd5181"
 
 // DiskOperations is system.disk.operations (linux:/proc/diskstats).
 var DiskOperations = IntCounter{Metric{"system.disk.operations", "{operation}", "Disk operations completed, by direction."}}

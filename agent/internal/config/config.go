@@ -168,7 +168,7 @@ func Default() Config {
 		Fragmentation: defaultFragmentation(),
 		ReadCache:     ReadCacheConfig{MemoryLatencyPeriod: DefaultMemoryLatencyPeriod},
 
-		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto},
+		WriteOptimization: WriteOptimizationConfig{FirstWrite: FirstWriteAuto, ExtentSizeHint: ExtentSizeHintOff},
 	}
 }
 

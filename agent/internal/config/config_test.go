@@ -19,7 +19,8 @@ func TestParseAppliesDefaults(t *testing.T) {
 	}
 	if cfg.Interval != 10*time.Second || cfg.StateDir != "/var/lib/spindle" || cfg.ProcPath != "/proc" ||
 		cfg.SysPath != "/sys" || cfg.Spool.MaxBytes != 256<<20 || cfg.LogLevel != "info" ||
-		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute || cfg.WriteOptimization.FirstWrite != "auto" {
+		cfg.ReadCache.MemoryLatencyPeriod != 10*time.Minute || cfg.WriteOptimization.FirstWrite != "auto" ||
+		cfg.WriteOptimization.ExtentSizeHint != "off" {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "block_latency,block_split,diskstats,filesystem,fragmentation,meminfo,mrc,page_cache,pressure,sqlserver" {
@@ -42,13 +43,14 @@ spool: {max_bytes: 2097152}
 collectors: {diskstats: {enabled: false}}
 ebpf: "off"
 read_cache: {memory_latency_period: 30m}
-write_optimization: {first_write: inotify}
+write_optimization: {first_write: inotify, extent_size_hint: first_window}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Interval != 2*time.Second || cfg.ProcPath != "/host/proc" || cfg.Spool.MaxBytes != 2<<20 ||
-		cfg.ReadCache.MemoryLatencyPeriod != 30*time.Minute || cfg.WriteOptimization.FirstWrite != "inotify" {
+		cfg.ReadCache.MemoryLatencyPeriod != 30*time.Minute || cfg.WriteOptimization.FirstWrite != "inotify" ||
+		cfg.WriteOptimization.ExtentSizeHint != "first_window" {
 		t.Fatalf("fields not read: %+v", cfg)
 	}
 	if got := cfg.EnabledCollectors(func(string) bool { return true }); strings.Join(got, ",") != "filesystem,fragmentation,meminfo,pressure,sqlserver" {
@@ -61,18 +63,19 @@ write_optimization: {first_write: inotify}
 
 func TestValidationErrorsSayWhatIsWrong(t *testing.T) {
 	cases := map[string]string{
-		"interval: 500ms":                             "below the minimum 1s",
-		"gateway: ftp://x":                            "must look like https://host:4318",
-		"gateway: http://x:4318/?a=b":                 "query",
-		"credential: spe_token":                       "enrolment token",
-		"state_dir: relative/dir":                     "state_dir must be an absolute path",
-		"spool: {max_bytes: 10}":                      "spool.max_bytes",
-		"log_level: loud":                             "log_level",
-		"intervall: 10s":                              "field intervall not found",
-		"collectors: {diskstatz: {enabled: true}}":    "field diskstatz not found",
-		"read_cache: {memory_latency_period: 10s}":    "read_cache.memory_latency_period 10s is below the minimum 1m0s",
-		"collectors: {mrc: {window: 5s}}":             "collectors.mrc.window 5s must be between 10s and 1h",
-		"write_optimization: {first_write: fanotify}": `write_optimization.first_write "fanotify" is not one of auto, inotify`,
+		"interval: 500ms":                               "below the minimum 1s",
+		"gateway: ftp://x":                              "must look like https://host:4318",
+		"gateway: http://x:4318/?a=b":                   "query",
+		"credential: spe_token":                         "enrolment token",
+		"state_dir: relative/dir":                       "state_dir must be an absolute path",
+		"spool: {max_bytes: 10}":                        "spool.max_bytes",
+		"log_level: loud":                               "log_level",
+		"intervall: 10s":                                "field intervall not found",
+		"collectors: {diskstatz: {enabled: true}}":      "field diskstatz not found",
+		"read_cache: {memory_latency_period: 10s}":      "read_cache.memory_latency_period 10s is below the minimum 1m0s",
+		"collectors: {mrc: {window: 5s}}":               "collectors.mrc.window 5s must be between 10s and 1h",
+		"write_optimization: {first_write: fanotify}":   `write_optimization.first_write "fanotify" is not one of auto, inotify`,
+		"write_optimization: {extent_size_hint: 64MiB}": `write_optimization.extent_size_hint "64MiB" is not one of off, first_window`,
 	}
 	for yamlText, want := range cases {
 		_, err := Parse([]byte(yamlText))

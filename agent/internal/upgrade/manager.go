@@ -216,7 +216,11 @@ func (m *Manager) take(ctx context.Context, offer Offer) {
 	}
 	capability := m.Capability()
 	if !capability.Remote {
-		fail(capability.Reason)
+		if m.s.Upgrade.UpgradesEnabled() {
+			fail(refusalFor(capability.InstallMethod, capability.Reason, offer.Version))
+		} else {
+			fail(capability.Reason)
+		}
 		return
 	}
 	restart, err := DetectRestart(m.s.Upgrade, m.s.AsWindowsService)

@@ -122,7 +122,7 @@ func TestOffersAnAgentCannotTakeAreRefusedWithTheReason(t *testing.T) {
 	t.Setenv(InstallMethodEnv, "deb")
 	m.Offer(r.offer())
 	waitFor(t, "the refusal", func() bool { return got.states() == "failed" })
-	if !strings.Contains(got.last().Message, "apt-get install spindle-agent") {
+	if msg := got.last().Message; !strings.Contains(msg, "managed by apt") || !strings.Contains(msg, "apt-get install spindle-agent="+r.offer().Version) {
 		t.Fatalf("refused with %q", got.last().Message)
 	}
 	// The Helm chart's DaemonSet: the image is upgraded, never the binary inside it.

@@ -92,13 +92,13 @@ func ReadState(path string) (state State, ok bool, err error) {
 }
 
 // WriteState replaces the state file atomically (the agent and the watchdog both write it, each
-// at its own steps, never at once).
+// at its own steps, never at once; the other may be reading it: retried while it does).
 func WriteState(path string, state State) error {
 	data, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(data, '\n'), 0o600)
+	return retryWhile(func() error { return atomicfile.Write(path, append(data, '\n'), 0o600) }, transientReplaceError, replaceRetry)
 }
 
 func readJSON(path string, into any) error {

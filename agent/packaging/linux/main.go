@@ -51,6 +51,13 @@ func build(binDir, outDir, version, arch, format string) (string, error) {
 		return "", fmt.Errorf("%w: run sh build-dist.sh first", err)
 	}
 	here := "."
+	// The agent reads how it was installed from this file beside its binary's directory and
+	// leaves upgrades to the package manager (agent/internal/upgrade, method.go).
+	method := filepath.Join(outDir, ".install-method-"+format)
+	if err := os.WriteFile(method, []byte(format+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	defer os.Remove(method)
 	info := &nfpm.Info{
 		Name:        "spindle-agent",
 		Arch:        arch,
@@ -66,6 +73,7 @@ func build(binDir, outDir, version, arch, format string) (string, error) {
 		Overridables: nfpm.Overridables{
 			Contents: files.Contents{
 				{Source: bin, Destination: "/usr/bin/spindle-agent", FileInfo: &files.ContentFileInfo{Mode: 0o755}},
+				{Source: method, Destination: "/usr/lib/spindle-agent/install-method", FileInfo: &files.ContentFileInfo{Mode: 0o644}},
 				{Source: filepath.Join(here, "spindle-agent.service"), Destination: "/lib/systemd/system/spindle-agent.service", FileInfo: &files.ContentFileInfo{Mode: 0o644}},
 				{Source: filepath.Join(here, "spindle-agent.default"), Destination: "/etc/default/spindle-agent", Type: files.TypeConfigNoReplace, FileInfo: &files.ContentFileInfo{Mode: 0o644}},
 				{Destination: "/var/lib/spindle", Type: files.TypeDir, FileInfo: &files.ContentFileInfo{Mode: 0o700}},

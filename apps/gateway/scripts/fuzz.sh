@@ -5,7 +5,7 @@
 # crashing input under testdata/fuzz/<Target>/: commit it with the fix as a regression seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzztime="${FUZZTIME:-6s}"
+fuzztime="${FUZZTIME:-5s}"
 targets=(
   "FuzzDecodeAndMap ./internal/ingest"
   "FuzzDecodeMatchesPdata ./internal/ingest/otlp"

@@ -207,8 +207,14 @@ func (f *Feature) reserveLocked(path string, chunkBytes int64, reserve func(*gro
 	if g.unsupported {
 		return 0
 	}
-	previousSize := g.lastSize
+	previousSize, hintedBefore := g.lastSize, g.hinted
 	reserved, err := reserve(g, f.windowLimits(chunkBytes), now)
+	if g.hinted && !hintedBefore {
+		f.stats.ExtentSizeHintsSet++
+	}
+	if g.hintErr != nil {
+		f.stats.LastError, g.hintErr = g.hintErr.Error(), nil
+	}
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			f.stats.LastError = err.Error()

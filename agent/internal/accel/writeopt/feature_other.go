@@ -38,3 +38,6 @@ func Probe(string) (preallocation, defragmentation error) { return ErrUnsupporte
 
 // ProbeFirstWrite returns ErrUnsupported on this system.
 func ProbeFirstWrite(string) error { return ErrUnsupported }
+
+// ProbeExtentSizeHint returns ErrUnsupported on this system.
+func ProbeExtentSizeHint(string) ([]string, error) { return nil, ErrUnsupported }

@@ -17,3 +17,9 @@ func (f *Feature) attachGate(*watcher) error {
 func ProbeFirstWrite(string) error {
 	return fmt.Errorf("%w: %v", ErrUnsupported, (&Feature{}).attachGate(nil))
 }
+
+// ProbeExtentSizeHint returns ErrUnsupported: extent size hints are XFS's, on Linux.
+func ProbeExtentSizeHint(string) ([]string, error) {
+	return nil, fmt.Errorf("%w: extent size hints are XFS's (Linux); NTFS and ReFS get their windows from "+
+		"SetFileInformationByHandle alone", ErrUnsupported)
+}

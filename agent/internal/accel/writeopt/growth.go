@@ -21,6 +21,10 @@ type growth struct {
 	trimmed     bool
 	nextTrim    time.Time // after a trim that could not be done, not retried before this
 	unsupported bool
+	// hintTried: the file's extent size hint was decided (XFS only, at its first window);
+	// hinted: the agent set it; hintErr: why setting it failed (reported once, then cleared).
+	hintTried, hinted bool
+	hintErr           error
 	// hold keeps the reservation alive where the file system gives it back when the file's last
 	// handle closes (Windows: an attributes-only handle, which blocks no one); nil on Linux.
 	hold io.Closer

@@ -117,8 +117,14 @@ func openAsApplication(t *testing.T, spec openerSpec) openerResult {
 // reservation a file has came from the open gate.
 func gatedFeature(t *testing.T, dir string, mode FirstWriteMode) *Feature {
 	t.Helper()
+	return gatedFeatureWith(t, dir, Config{FirstWrite: mode})
+}
+
+// gatedFeatureWith is gatedFeature with the configuration given.
+func gatedFeatureWith(t *testing.T, dir string, cfg Config) *Feature {
+	t.Helper()
 	fiemaptest.NeedRoot(t, "fanotify permission events")
-	f, err := New(Config{FirstWrite: mode})
+	f, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +152,7 @@ func TestOpenGateReservesANewFileBeforeItsFirstWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f := gatedFeature(t, dir, FirstWriteAuto)
+	f := gatedFeatureWith(t, dir, Config{FirstWrite: FirstWriteAuto, ExtentSizeHint: true}) // no hint on ext4 all the same
 	if st := f.Stats(); !st.FirstWriteGated || st.FirstWriteReason != "" {
 		t.Fatalf("the gate should hold the opens here: %+v", st)
 	}
@@ -160,6 +166,10 @@ func TestOpenGateReservesANewFileBeforeItsFirstWrite(t *testing.T) {
 	}
 	if starts := runStarts(t, fresh); !slices.Equal(starts, []int64{0}) {
 		t.Errorf("new.log: runs of blocks start at %v, want one run from 0 (the first append inside the window)", starts)
+	}
+	if got, st := extentSizeHint(t, fresh), f.Stats(); got != 0 || st.ExtentSizeHintsSet != 0 || st.LastError != "" {
+		t.Errorf("ext4: new.log has an extent size hint of %d bytes (%d set, last error %q); hints are XFS's",
+			got, st.ExtentSizeHintsSet, st.LastError)
 	}
 	for _, path := range []string{other, old} {
 		if got := reservedPastEnd(t, path); got != 0 {

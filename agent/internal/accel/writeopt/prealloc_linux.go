@@ -230,6 +230,16 @@ func reserveIn(f *os.File, path string, g *growth, limits windowLimits, now time
 	if err := unix.Fstatfs(fd, &fsStats); err != nil {
 		return 0, fmt.Errorf("preallocate %s: free space: %w", path, err)
 	}
+	if !g.hintTried && limits.hintBytes > 0 && isXFS(&fsStats) {
+		// The first window of a file on XFS: give it an extent size hint first (extsize_linux.go).
+		// Whatever happens, the window is still reserved below.
+		g.hintTried = true
+		outcome, err := setExtentSizeHint(fd, limits.hintBytes, fsStats.Bsize)
+		g.hinted = err == nil && outcome == hintSet
+		if err != nil {
+			g.hintErr = fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	start := max(before.Size, g.reservedEnd)
 	window := limits.nextWindow(g.last, before.Size, start, now, int64(fsStats.Bavail)*int64(fsStats.Bsize))
 	if window == 0 {

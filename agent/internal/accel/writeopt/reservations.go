@@ -19,7 +19,17 @@ func (f *Feature) windowLimits(firstBytes int64) windowLimits {
 		capBytes:   max(f.cfg.PreallocationCapBytes, firstBytes),
 		horizon:    f.cfg.PreallocationHorizon,
 		freeShare:  maxWindowShareOfFreeSpace,
+		hintBytes:  f.hintBytes(firstBytes),
 	}
+}
+
+// hintBytes is the XFS extent size hint of a rule's new files: its first window, when the
+// agent's configuration asks for hints.
+func (f *Feature) hintBytes(firstBytes int64) int64 {
+	if !f.cfg.ExtentSizeHint {
+		return 0
+	}
+	return firstBytes
 }
 
 // trimIdle trims the reservations of the files that have not changed for TrimIdleAfter. A file

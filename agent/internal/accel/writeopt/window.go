@@ -18,6 +18,8 @@ type windowLimits struct {
 	// freeShare: a window takes at most this fraction of the space still available, so many
 	// growing files cannot reserve a disk full between them.
 	freeShare float64
+	// hintBytes: on XFS, the extent size hint a new file gets before its first window (0: none).
+	hintBytes int64
 }
 
 // growthFactor bounds how much larger a window may be than the one before: how fast the windows

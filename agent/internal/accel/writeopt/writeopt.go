@@ -9,7 +9,8 @@
 // so a file's windows, and fragments, grow with the logarithm of its size. Size and content
 // never change (the reserved blocks read as unwritten and lie past EOF); what a file has reserved
 // past its end is capped, and given back once the file is idle and closed, when its rule goes
-// and when the feature stops (trim_linux.go).
+// and when the feature stops (trim_linux.go). On XFS a new file also gets an extent size hint of
+// its first window before its first data (extsize_linux.go), so it is allocated in whole units.
 //
 // Defragmentation (ext4 only): every DefragInterval, while the file's disk is idle (the
 // device's io_time in /proc/diskstats rose by less than IdleUtilisationPercent of a
@@ -82,9 +83,14 @@ type Config struct {
 	// default) holds the opens in the watched directories with fanotify where the kernel allows
 	// it; FirstWriteInotify learns of new files from inotify alone, after their first write.
 	FirstWrite FirstWriteMode
-	ProcPath   string // default "/proc"
-	SysPath    string // default "/sys"
-	Logger     *slog.Logger
+	// ExtentSizeHint: on XFS, give each new file a rule matches an extent size hint of its
+	// first window before its first data (extsize_linux.go). Off by default: on appended logs
+	// it was measured to change nothing while the agent keeps up and to double the fragments
+	// of a file the agent falls behind on (docs/benchmarks.md).
+	ExtentSizeHint bool
+	ProcPath       string // default "/proc"
+	SysPath        string // default "/sys"
+	Logger         *slog.Logger
 }
 
 // FirstWriteMode is Config.FirstWrite.
@@ -172,7 +178,10 @@ type Stats struct {
 	FirstWritesReserved int64
 	FirstWriteGated     bool
 	FirstWriteReason    string
-	FilesDefragmented   int64
+	// ExtentSizeHintsSet counts new files on XFS given an extent size hint (the rule's first
+	// window) before their first data: they allocate in whole units of it (extsize_linux.go).
+	ExtentSizeHintsSet int64
+	FilesDefragmented  int64
 	// DefragNotImproved counts files left as they were because the donor (or the result) was
 	// not less fragmented.
 	DefragNotImproved int64

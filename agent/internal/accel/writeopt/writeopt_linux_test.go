@@ -233,7 +233,7 @@ func growWith(t *testing.T, fs fileSystem, w logWorkload, fsBytes int64) (paths 
 	dir := fs.mount(t, fsBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f, err := New(Config{PreallocationHorizon: time.Hour})
+	f, err := New(Config{PreallocationHorizon: time.Hour, ExtentSizeHint: os.Getenv(hintEnv) != ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,11 @@ func growWith(t *testing.T, fs fileSystem, w logWorkload, fsBytes int64) (paths 
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
+	if os.Getenv(lateEnv) == "" {
+		go func() { done <- f.Run(ctx) }()
+	} else {
+		done <- nil // the feature's loop never runs: each file gets its first window, at open, and no other
+	}
 	paths = w.grow(t, dir)
 	modified := make([]time.Time, len(paths))
 	for i, path := range paths {
@@ -275,6 +279,14 @@ func growWith(t *testing.T, fs fileSystem, w logWorkload, fsBytes int64) (paths 
 	total, each = extents(t, paths)
 	return paths, total, each, stats
 }
+
+// lateEnv=1 makes growWith's agent late for good: the open gate reserves each file's first
+// window and nothing more is reserved, so what the writers append past it is placed by the file
+// system alone (docs/benchmarks.md: what an XFS extent size hint does then).
+const lateEnv = "SPINDLE_WRITEOPT_LATE"
+
+// hintEnv=1 gives growWith's files XFS extent size hints (Config.ExtentSizeHint).
+const hintEnv = "SPINDLE_WRITEOPT_HINT"
 
 var extentLine = regexp.MustCompile(`^\s*\d+:\s+(\d+)\.\.\s*(\d+):\s+(\d+)\.\.\s*(\d+):`)
 

@@ -22,7 +22,10 @@ fi
 [ -f "$CONFIG" ] || exit 0
 if [ -f "$PID_FILE" ]; then
 	pid=$(cat "$PID_FILE" 2>/dev/null || true)
-	if [ -n "$pid" ] && [ "$(readlink "/proc/$pid/exe" 2>/dev/null || true)" = /usr/bin/spindle-agent ]; then
+	# dpkg and rpm replace the binary before this runs, so the running agent's exe reads
+	# "/usr/bin/spindle-agent (deleted)": it is still ours to stop.
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+	if [ -n "$pid" ] && { [ "$exe" = /usr/bin/spindle-agent ] || [ "$exe" = "/usr/bin/spindle-agent (deleted)" ]; }; then
 		kill "$pid" 2>/dev/null || true
 		n=0
 		while kill -0 "$pid" 2>/dev/null && [ $n -lt 30 ]; do sleep 1; n=$((n + 1)); done

@@ -13,7 +13,10 @@ fi
 PID_FILE=/run/spindle/agent.pid
 if [ -f "$PID_FILE" ]; then
 	pid=$(cat "$PID_FILE" 2>/dev/null || true)
-	if [ -n "$pid" ] && [ "$(readlink "/proc/$pid/exe" 2>/dev/null || true)" = /usr/bin/spindle-agent ]; then
+	# dpkg and rpm replace the binary before this runs, so the running agent's exe reads
+	# "/usr/bin/spindle-agent (deleted)": it is still ours to stop.
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+	if [ -n "$pid" ] && { [ "$exe" = /usr/bin/spindle-agent ] || [ "$exe" = "/usr/bin/spindle-agent (deleted)" ]; }; then
 		kill "$pid" 2>/dev/null || true
 	fi
 	rm -f "$PID_FILE"

@@ -3,7 +3,7 @@
 package catalogue
 
 // SourceSHA256 is the SHA-256 of the catalogue.json this file was generated from.
-const SourceSHA256 = "ca9168b42caab19f7bfb82df103cc51d11edacf99290828321c689dfebfb254b"
+const SourceSHA256 = "55ac842f86523c85c4f1bbbca531432fb3dbcd0e378d13995a84a8fcf3cd5181"
 
 // Metrics is every metric an agent may send, in catalogue order.
 var Metrics = []Metric{
@@ -103,4 +103,5 @@ var Capabilities = []Capability{
 	{Name: "accel.write_optimization.preallocation", Label: "Preallocation", Metrics: []string{"spindle.write_opt.preallocated", "spindle.write_opt.fragments_prevented", "spindle.write_opt.trimmed"}},
 	{Name: "accel.write_optimization.defragmentation", Label: "Online defragmentation", Metrics: []string{"spindle.write_opt.files_defragmented"}},
 	{Name: "accel.write_optimization.first_write", Label: "Preallocation before a new file's first write", Metrics: []string{"spindle.write_opt.preallocated"}},
+	{Name: "accel.write_optimization.extent_size_hint", Label: "XFS extent size hints on new files", Metrics: []string{"spindle.write_opt.preallocated"}},
 }

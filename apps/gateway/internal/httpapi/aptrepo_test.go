@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
@@ -20,11 +21,11 @@ import (
 // What an operator does with the apt lines the console shows (docs/install.md, "From the
 // gateway's package repository"), against this gateway's handler on loopback serving a release
 // with a .deb of the real agent: fetch the key, add the signed-by source, apt-get update, fetch
-// spindle-agent and run it. apt is pointed at temporary sources, lists and cache (-o Dir::…) so
-// the test leaves this machine's apt configuration alone and does not race test-packages.sh,
-// which installs a spindle-agent on this host with dpkg; the apt-get download step is apt's own
-// path to the package (signature over InRelease, Packages hash, package hash) without touching
-// the dpkg database. A tampered InRelease and a tampered Packages must be refused.
+// spindle-agent and run it, then apt-get install it on this host and purge it. apt is pointed at
+// temporary sources, lists and cache (-o Dir::…) so the test leaves this machine's apt
+// configuration alone; the install uses this host's dpkg database, under the lock that
+// agent/packaging/linux/test-packages.sh also takes, because both install spindle-agent here and
+// run beside each other in npm test. A tampered InRelease and a tampered Packages must be refused.
 func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 	for _, tool := range []string{"apt-get", "dpkg-deb"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -95,6 +96,7 @@ func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 	if out := run(t, work, filepath.Join(root, "usr/bin/spindle-agent"), "version"); !strings.Contains(out, "0.9.7") {
 		t.Fatalf("the agent from the repository says %q, not 0.9.7", out)
 	}
+	aptInstallOnThisHost(t, apt)
 
 	// A Release whose signed text was altered in transit: apt refuses the repository.
 	os.RemoveAll(filepath.Join(work, "lists"))
@@ -107,6 +109,50 @@ func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 	tamper.Store("/apt/dists/stable/main/binary-" + runtime.GOARCH + "/Packages.gz")
 	if out, err := apt("update"); err == nil || !strings.Contains(out, "File has unexpected size") && !strings.Contains(out, "Hash Sum mismatch") {
 		t.Fatalf("apt accepted a tampered Packages:\n%v %s", err, out)
+	}
+}
+
+// hostPackageLock is the lock every test that installs spindle-agent on this host holds while it
+// does (agent/packaging/linux/test-packages.sh takes it with flock(1)).
+const hostPackageLock = "/run/lock/spindle-agent-package-tests.lock"
+
+// aptInstallOnThisHost runs `apt-get install spindle-agent` as the console's lines end, against
+// this host's dpkg database, checks what dpkg installed, and purges it. Root only: dpkg writes
+// /usr/bin and /var/lib/dpkg (npm test runs as root; elsewhere this part says it did not run).
+func aptInstallOnThisHost(t *testing.T, apt func(args ...string) (string, error)) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Log("apt-get install NOT RUN: it installs on this host, which needs root")
+		return
+	}
+	lock, err := os.OpenFile(hostPackageLock, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close() // which releases the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("lock %s: %v", hostPackageLock, err)
+	}
+	if out, err := exec.Command("dpkg-query", "-W", "spindle-agent").CombinedOutput(); err == nil {
+		t.Fatalf("a spindle-agent is already installed on this host (%s); this test would remove it", strings.TrimSpace(string(out)))
+	}
+	purge := func() (string, error) { return apt("purge", "-y", "spindle-agent") }
+	t.Cleanup(func() { _, _ = purge() })
+	// apt waits for dpkg's own lock too, should anything else be installing.
+	if out, err := apt("install", "-y", "-o", "DPkg::Lock::Timeout=300", "spindle-agent"); err != nil {
+		t.Fatalf("apt-get install spindle-agent: %v\n%s", err, out)
+	}
+	if out := run(t, "/", "dpkg-query", "-W", "-f", "${Status} ${Version}", "spindle-agent"); out != "install ok installed 0.9.7" {
+		t.Fatalf("dpkg says %q after apt-get install, not installed 0.9.7", out)
+	}
+	if out := run(t, "/", "/usr/bin/spindle-agent", "version"); !strings.Contains(out, "0.9.7") {
+		t.Fatalf("the installed agent says %q, not 0.9.7", out)
+	}
+	if out, err := purge(); err != nil {
+		t.Fatalf("apt-get purge spindle-agent: %v\n%s", err, out)
+	}
+	if _, err := os.Stat("/usr/bin/spindle-agent"); !os.IsNotExist(err) {
+		t.Fatalf("apt-get purge left /usr/bin/spindle-agent (%v)", err)
 	}
 }
 

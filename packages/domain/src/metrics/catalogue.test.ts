@@ -79,6 +79,7 @@ describe("metric catalogue", () => {
         "accel.write_optimization.preallocation",
         "accel.write_optimization.defragmentation",
         "accel.write_optimization.first_write",
+        "accel.write_optimization.extent_size_hint",
       ],
     );
     for (const capability of capabilityCatalogue) for (const name of capability.metrics) assert.ok(findMetric(name), name);

@@ -243,6 +243,7 @@ describe("queryDeepTelemetry", { skip: skipWithoutDatabase }, () => {
         ["accel.write_optimization.preallocation", false],
         ["accel.write_optimization.defragmentation", false],
         ["accel.write_optimization.first_write", false],
+        ["accel.write_optimization.extent_size_hint", false],
       ],
     );
     assert.match(capabilities.items[2]!.whenMissing, /root.*6\.10/);
