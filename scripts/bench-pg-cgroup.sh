@@ -4,11 +4,14 @@
 # else v1 memory.limit_in_bytes), pgbench at stepped client counts while a backup-like
 # sequential scan (tar of the data directory, in the same cgroup) runs throughout, with the read
 # cache off and on: `spindle-agent bench --profile pgbench --ab` (passes off, on, on, off).
+# ARMS=off,cache,oracle instead runs the three arms interleaved in one run, in a random order
+# within every block, with each effect's bootstrap interval over blocks (`--arms`; MAX_BLOCKS
+# caps the blocks, SEED fixes the order; docs/benchmarks/read-cache.md, "Three arms in one run").
 #
 # Needs root (cgroups, running PostgreSQL as the postgres user) and Debian's PostgreSQL
 # (postgresql-15: initdb, pg_ctl, pgbench). Everything it makes is under $WORK and removed at
 # the end. Usage (defaults shown):
-#   MEM_LIMIT=256M SIZE=1536MiB LOADS=1,4,8,16 STEP=20s TARGET=5 DURATION=60m ORACLE=0 \
+#   MEM_LIMIT=256M SIZE=1536MiB LOADS=1,4,8,16 STEP=20s TARGET=5 DURATION=60m ORACLE=0 ARMS= \
 #   WORK=/var/tmp/spindle-pgcg CGROUP=spindle-pgcg PORT=55499 bash scripts/bench-pg-cgroup.sh [report.json]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +64,46 @@ sh -c "echo \$\$ >'$CGDIR/cgroup.procs'; while :; do tar cf - -C '$WORK/data' ba
 scan_pid=$!
 
 (cd agent && go build -trimpath -o "$WORK/spindle-agent" ./cmd/spindle-agent)
+if [ -n "${ARMS:-}" ]; then
+  echo "load at start: $(uptime)"
+  "$WORK/spindle-agent" bench --profile pgbench --pg "host=$WORK port=$PORT user=postgres dbname=postgres" \
+    --path "$WORK" --size "$SIZE" --loads "$LOADS" --step "$STEP" --duration "$DURATION" --arms "$ARMS" \
+    --oracle "$CGDIR" --seed "${SEED:-0}" --max-blocks "${MAX_BLOCKS:-0}" --json >"$OUT"
+  echo "memory limit $MEM_LIMIT ($CGDIR), database $SIZE, report in $OUT; load at end: $(uptime)"
+  python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+
+def pct(v):
+    return f"{v:+.0f}"
+
+def change(c):
+    # a figure only when its bootstrap interval excludes 0
+    if c["status"] == "not-measured":
+        return "not measured: " + c.get("reason", "")
+    interval = (f'{pct(c["bootstrapLowPercent"])} to {pct(c["bootstrapHighPercent"])} %; '
+                f't {pct(c["studentLowPercent"])} to {pct(c["studentHighPercent"])} %')
+    if c["status"] == "no-measurable-difference":
+        return f'no measurable difference, {pct(c["percent"])} % ({interval})'
+    return f'{pct(c["percent"])} % ({interval})'
+
+la = r["loadAverage"]
+print(f'{len(r["blocks"])} blocks of {", ".join(r["arms"])} in random order (seed {r["seed"]}); {r["stop"]}')
+if la["mean"] is not None:
+    print(f'load average at the passes\' start (descriptive): min {la["min"]:.2f}, mean {la["mean"]:.2f}, max {la["max"]:.2f}')
+print("orders:", "; ".join(",".join(b["order"]) for b in r["blocks"]))
+print("| arm | against | clients | TPS change (95 % bootstrap; t) | mean latency change (95 % bootstrap; t) |")
+print("|---|---|---|---|---|")
+for e in r["effects"]:
+    clients = e["clients"] or "all"
+    print(f'| {e["arm"]} | {e["against"]} | {clients} | {change(e["throughput"])} | {change(e["latencyMean"])} |')
+print("| block | " + " | ".join(f'{a} TPS @{c}' for a in r["arms"] for c in r["clients"]) + " |")
+for b in r["blocks"]:
+    by = {p["arm"]: p for p in b["passes"]}
+    print(f'| {b["index"]} | ' + " | ".join(f'{by[a]["steps"][i]["tps"]:.1f}' for a in r["arms"] for i in range(len(r["clients"]))) + " |")
+PY
+  exit 0
+fi
 "$WORK/spindle-agent" bench --profile pgbench --pg "host=$WORK port=$PORT user=postgres dbname=postgres" \
   --path "$WORK" --size "$SIZE" --loads "$LOADS" --step "$STEP" --duration "$DURATION" --ab "${ORACLE_FLAG[@]}" --target "${TARGET:-5}" --json >"$OUT"
 

@@ -21,6 +21,7 @@ Usage:
   spindle-agent status [--config PATH] [--json]
   spindle-agent proof-run --profile sqlio|fileserver|oltp|pgbench --path DIR [--path LOGDIR]
                        [--size 1GiB] [--duration 5m] [--step 5s] [--ab] [--direct] [--json]
+                       [--arms off,cache,oracle --oracle CGROUP_DIR] (pgbench: arms interleaved)
                        (an A/B proof run; "bench" is its old name)
   spindle-agent install   --token-file <file or -> --gateway <url> [--no-start]   (Windows)
   spindle-agent uninstall                                                       (Windows)

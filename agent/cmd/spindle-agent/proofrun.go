@@ -39,6 +39,10 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 	target := fs.Float64("target", proofrun.DefaultTargetHalfWidth, "A/B: add blocks until every step's change is known within ± this many percent (or --duration runs out)")
 	oracle := fs.String("oracle", "", "A/B: the memory cgroup directory the workload runs in; the on passes raise its limit by the data size and read the data in from outside it (the ceiling a read cache can reach) instead of running the acceleration features; with --ab only")
 	pg := fs.String("pg", "", "pgbench profile: PostgreSQL connection string")
+	arms := fs.String("arms", "", "pgbench profile: interleave these arms in one run, e.g. off,cache,oracle (off first, the control; "+
+		"cache is the read cache, oracle needs --oracle), one pass each per block in a random order; not with --ab")
+	seed := fs.Uint64("seed", 0, "--arms: seed of the arms' order in each block and of the bootstrap (default: from the clock)")
+	maxBlocks := fs.Int("max-blocks", 0, "--arms: the most blocks to run (default: as many as fit in --duration)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -70,6 +74,10 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := req.Validate(); err != nil {
 		return err
+	}
+	if *arms != "" {
+		return armsCommand(req, armsFlags{arms: *arms, oracle: *oracle, seed: *seed, maxBlocks: *maxBlocks, json: *asJSON},
+			stdout, stderr)
 	}
 	if *oracle != "" && !req.AB {
 		return fmt.Errorf("%w: --oracle compares against the off passes: add --ab", errUsage)

@@ -35,11 +35,16 @@ func TestProofRunCommandPrintsTheReportAndProgress(t *testing.T) {
 
 func TestProofRunCommandRejectsBadInputClearly(t *testing.T) {
 	for args, want := range map[string]string{
-		"--profile oltp --path /tmp --size lots":                "--size",
-		"--profile nope --path /tmp":                            "unknown profile",
-		"--profile oltp --path /tmp --loads 4xx":                "--loads",
-		"--profile oltp --path /tmp --ab --oracle /nonexistent": "neither memory.max (cgroup v2) nor memory.limit_in_bytes",
-		"--profile oltp --path /tmp --oracle /x":                "--oracle compares against the off passes: add --ab",
+		"--profile oltp --path /tmp --size lots":                           "--size",
+		"--profile nope --path /tmp":                                       "unknown profile",
+		"--profile oltp --path /tmp --loads 4xx":                           "--loads",
+		"--profile oltp --path /tmp --ab --oracle /nonexistent":            "neither memory.max (cgroup v2) nor memory.limit_in_bytes",
+		"--profile oltp --path /tmp --oracle /x":                           "--oracle compares against the off passes: add --ab",
+		"--profile oltp --path /tmp --arms off,cache":                      "--arms is for the pgbench profile",
+		"--profile pgbench --path /tmp --pg host=/x --arms off,cache --ab": "leave out --ab",
+		"--profile pgbench --path /tmp --pg host=/x --arms cache,off":      "--arms starts with off",
+		"--profile pgbench --path /tmp --pg host=/x --arms off,oracle":     "the oracle arm needs --oracle",
+		"--profile pgbench --path /tmp --pg host=/x --arms off,turbo":      `unknown arm "turbo"`,
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"proof-run"}, strings.Fields(args)...), &stdout, &stderr)

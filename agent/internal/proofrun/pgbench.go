@@ -39,73 +39,27 @@ type pgDatabase struct {
 	dir      string // its directory under the data directory
 }
 
-func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
-	r.report(Progress{Phase: PhasePreparing, Message: "checking pgbench and PostgreSQL"})
-	binary := r.req.Postgres.PgbenchPath
-	if binary == "" {
-		binary = "pgbench"
-	}
-	path, lookErr := exec.LookPath(binary)
-	if lookErr != nil {
-		return fmt.Errorf("%w: pgbench profile skipped: %s not found (install the PostgreSQL client, "+
-			"e.g. apt-get install postgresql-client)", ErrUnavailable, binary)
-	}
-	var allowed []string
-	for _, p := range r.req.Paths {
-		dir, err := allowedDir(p)
-		if err != nil {
-			return err
-		}
-		allowed = append(allowed, dir)
-	}
-	config, err := pgconn.ParseConfig(r.req.Postgres.ConnString)
-	if err != nil {
-		return invalid("the PostgreSQL connection string does not parse: %v", err)
-	}
-	admin, err := pgconn.ConnectConfig(ctx, config)
-	if err != nil {
-		return fmt.Errorf("%w: pgbench profile skipped: cannot connect to PostgreSQL: %v", ErrUnavailable, err)
-	}
-	defer admin.Close(context.WithoutCancel(ctx))
-	dataDir, err := pgquery.Value(ctx, admin, "SHOW data_directory")
-	if err != nil {
-		return refused("cannot locate PostgreSQL's data directory (%v): the role needs superuser or "+
-			"pg_read_all_settings, so the run can check its files stay inside the allowed paths", err)
-	}
-	base := filepath.Join(dataDir, "base")
-	if err := checkInside(base, allowed); err != nil {
-		return refused("the database's files would go to %s, outside the allowed paths %s: allow PostgreSQL's "+
-			"data directory", base, strings.Join(allowed, ", "))
-	}
-	scale := max(1, r.req.SizeLimitBytes/pgbenchScaleBytes)
-	device, err := checkSpace([]spaceNeed{{base, scale * pgbenchScaleBytes}}, r.req.FreeSpaceFloorBytes)
-	if err != nil {
-		return err
-	}
-	rep.Device = device
+// pgbenchSetup is a scratch database filled by pgbench -i, ready for measured passes.
+type pgbenchSetup struct {
+	binary string // pgbench
+	db     *pgDatabase
+	device Device
+	size   int64 // the database's files after pgbench -i
+}
 
-	db, err := createScratchDatabase(ctx, admin, config, base)
+func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
+	s, err := r.preparePgbench(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		r.report(Progress{Phase: PhaseCleaning, Message: "dropping the scratch database"})
-		dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if dropErr := pgquery.Exec(dropCtx, admin, "DROP DATABASE IF EXISTS "+pgquery.Identifier(db.name)+" WITH (FORCE)"); dropErr != nil && err == nil {
-			err = fmt.Errorf("drop the scratch database %s: %w (drop it by hand)", db.name, dropErr)
+		if dropErr := r.dropPgbench(ctx, s); dropErr != nil && err == nil {
+			err = dropErr
 		}
 	}()
-	rep.Device.Path = db.dir
-	r.report(Progress{Phase: PhasePreparing, Message: fmt.Sprintf("pgbench -i at scale %d", scale)})
-	if out, err := r.pgbenchCommand(ctx, path, db, "-i", "-q", "-s", strconv.FormatInt(scale, 10)).CombinedOutput(); err != nil {
-		return fmt.Errorf("pgbench -i: %w: %s", err, lastLines(string(out), 5))
-	}
-	_, size, err := regularFilesIn(db.dir)
-	if err != nil {
-		return err
-	}
-	rep.Files = append(rep.Files, File{Role: "data", Path: db.dir, Bytes: size})
+	path, db := s.binary, s.db
+	rep.Device = s.device
+	rep.Files = append(rep.Files, File{Role: "data", Path: db.dir, Bytes: s.size})
 	rep.Notes = append(rep.Notes, "PostgreSQL's shared buffers are not emptied between passes (that needs a "+
 		"restart); the database's files are dropped from the page cache at the start of every pass. The warm-up "+
 		"pass fills the shared buffers before the first compared pass, so every compared pass starts from what "+
@@ -167,6 +121,89 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 		return err
 	}
 	rep.Accelerator = r.acceleratorSummary(statsBefore)
+	return nil
+}
+
+// preparePgbench checks pgbench and the server, creates the scratch database inside the allowed
+// paths (refusing when it would fall outside them or below the free-space floor) and fills it
+// with pgbench -i at the request's size. On success the caller drops it with dropPgbench.
+func (r *runner) preparePgbench(ctx context.Context) (_ *pgbenchSetup, err error) {
+	r.report(Progress{Phase: PhasePreparing, Message: "checking pgbench and PostgreSQL"})
+	binary := r.req.Postgres.PgbenchPath
+	if binary == "" {
+		binary = "pgbench"
+	}
+	path, lookErr := exec.LookPath(binary)
+	if lookErr != nil {
+		return nil, fmt.Errorf("%w: pgbench profile skipped: %s not found (install the PostgreSQL client, "+
+			"e.g. apt-get install postgresql-client)", ErrUnavailable, binary)
+	}
+	var allowed []string
+	for _, p := range r.req.Paths {
+		dir, err := allowedDir(p)
+		if err != nil {
+			return nil, err
+		}
+		allowed = append(allowed, dir)
+	}
+	config, err := pgconn.ParseConfig(r.req.Postgres.ConnString)
+	if err != nil {
+		return nil, invalid("the PostgreSQL connection string does not parse: %v", err)
+	}
+	admin, err := pgconn.ConnectConfig(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pgbench profile skipped: cannot connect to PostgreSQL: %v", ErrUnavailable, err)
+	}
+	defer func() {
+		if err != nil {
+			admin.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	dataDir, err := pgquery.Value(ctx, admin, "SHOW data_directory")
+	if err != nil {
+		return nil, refused("cannot locate PostgreSQL's data directory (%v): the role needs superuser or "+
+			"pg_read_all_settings, so the run can check its files stay inside the allowed paths", err)
+	}
+	base := filepath.Join(dataDir, "base")
+	if err := checkInside(base, allowed); err != nil {
+		return nil, refused("the database's files would go to %s, outside the allowed paths %s: allow PostgreSQL's "+
+			"data directory", base, strings.Join(allowed, ", "))
+	}
+	scale := max(1, r.req.SizeLimitBytes/pgbenchScaleBytes)
+	device, err := checkSpace([]spaceNeed{{base, scale * pgbenchScaleBytes}}, r.req.FreeSpaceFloorBytes)
+	if err != nil {
+		return nil, err
+	}
+	db, err := createScratchDatabase(ctx, admin, config, base)
+	if err != nil {
+		return nil, err
+	}
+	s := &pgbenchSetup{binary: path, db: db, device: device}
+	s.device.Path = db.dir
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, r.dropPgbench(ctx, s))
+		}
+	}()
+	r.report(Progress{Phase: PhasePreparing, Message: fmt.Sprintf("pgbench -i at scale %d", scale)})
+	if out, err := r.pgbenchCommand(ctx, path, db, "-i", "-q", "-s", strconv.FormatInt(scale, 10)).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pgbench -i: %w: %s", err, lastLines(string(out), 5))
+	}
+	if _, s.size, err = regularFilesIn(db.dir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// dropPgbench drops the scratch database (even when ctx has ended) and closes the connection.
+func (r *runner) dropPgbench(ctx context.Context, s *pgbenchSetup) error {
+	r.report(Progress{Phase: PhaseCleaning, Message: "dropping the scratch database"})
+	dropCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	defer s.db.admin.Close(dropCtx)
+	if err := pgquery.Exec(dropCtx, s.db.admin, "DROP DATABASE IF EXISTS "+pgquery.Identifier(s.db.name)+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop the scratch database %s: %w (drop it by hand)", s.db.name, err)
+	}
 	return nil
 }
 

@@ -124,3 +124,50 @@ func TestPgbenchABRunWarmsUpAndComparesBlocks(t *testing.T) {
 		t.Fatalf("notes %v", rep.Notes)
 	}
 }
+
+// An interleaved run: a warm-up pass with the control, then blocks in which every arm runs
+// once in a random order, only its own accelerator on, and effects over the whole blocks.
+func TestPgbenchArmsRunEveryArmOncePerBlockAlone(t *testing.T) {
+	url, dataDir := testPostgres(t)
+	before := scratchDatabases(t, url)
+	var all []*fakeArm
+	cache, oracle := &fakeArm{name: "cache", all: &all}, &fakeArm{name: "oracle", all: &all}
+	all = []*fakeArm{cache, oracle}
+	req := Request{Profile: "pgbench", Paths: []string{filepath.Dir(dataDir)}, SizeLimitBytes: 16 << 20,
+		TimeLimitSeconds: 300, StepSeconds: 1, Loads: []Load{{Clients: 2}}, Postgres: &PostgresTarget{ConnString: url}}
+	arms := []Arm{{Name: "off"}, {Name: "cache", Accel: cache}, {Name: "oracle", Accel: oracle}}
+	var lines []string
+	rep, err := RunArms(context.Background(), req, arms, ArmsOptions{Seed: 4, MaxBlocks: 3}, func(l string) { lines = append(lines, l) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.WarmUp == nil || rep.WarmUp.Arm != "off" || len(rep.Blocks) != 3 || !strings.Contains(rep.Stop, "most blocks") {
+		t.Fatalf("warm-up %+v, %d blocks, stop %q", rep.WarmUp, len(rep.Blocks), rep.Stop)
+	}
+	orders := map[string]bool{}
+	for _, b := range rep.Blocks {
+		got := map[string]int{}
+		for i, p := range b.Passes {
+			got[p.Arm]++
+			if p.Arm != b.Order[i] || len(p.Steps) != 1 || p.Steps[0].TPS <= 0 || p.LoadAverage1m == nil {
+				t.Fatalf("block %d pass %d: %+v (order %v)", b.Index, i, p, b.Order)
+			}
+		}
+		if got["off"] != 1 || got["cache"] != 1 || got["oracle"] != 1 {
+			t.Fatalf("block %d ran %v: every arm exactly once", b.Index, got)
+		}
+		orders[strings.Join(b.Order, ",")] = true
+	}
+	if len(orders) < 2 {
+		t.Fatalf("every block ran in the order %v: the order must be drawn per block", orders)
+	}
+	if cache.enables != 3 || oracle.enables != 3 || len(cache.overlap)+len(oracle.overlap) != 0 || cache.on || oracle.on {
+		t.Fatalf("cache %+v, oracle %+v: each on in its own passes only, and off at the end", cache, oracle)
+	}
+	if len(rep.Effects) != 3*2 || rep.Effects[0].Throughput.Blocks != 3 || rep.LoadAverage.Mean == nil {
+		t.Fatalf("effects %+v, load %+v", rep.Effects, rep.LoadAverage)
+	}
+	if after := scratchDatabases(t, url); after != before {
+		t.Fatal("the run left its scratch database behind")
+	}
+}
