@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,7 @@ import (
 
 // The gateway serves until its context ends (SIGTERM in production), then shuts down cleanly.
 func TestRunServesUntilCancelled(t *testing.T) {
-	const addr = "127.0.0.1:56210"
+	addr := freeAddr(t)
 	stateDir := t.TempDir()
 	cfg, err := config.Load(func(key string) string {
 		return map[string]string{"DATABASE_URL": testdb.New(t), "SPINDLE_GATEWAY_ADDR": addr, "SPINDLE_GATEWAY_STATE_DIR": stateDir}[key]
@@ -28,7 +29,8 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
 
-	deadline := time.Now().Add(60 * time.Second)
+	// Until it answers healthy; a run that ends first (a port taken, a database refused) says why.
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
@@ -37,8 +39,13 @@ func TestRunServesUntilCancelled(t *testing.T) {
 				break
 			}
 		}
+		select {
+		case runErr := <-done:
+			t.Fatalf("run returned before the gateway was healthy: %v", runErr)
+		default:
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("gateway not healthy within 60s: %v", err)
+			t.Fatalf("gateway not healthy within 120s: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -59,4 +66,16 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	if _, err := signing.Load(filepath.Join(stateDir, "signing-key.pem")); err != nil {
 		t.Fatalf("no signing key in the state directory after the first start: %v", err)
 	}
+}
+
+// freeAddr is a loopback address no one listens on now: a fixed port inside the kernel's
+// ephemeral range can be taken by another test's outgoing connection first.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
