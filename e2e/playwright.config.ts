@@ -21,7 +21,9 @@ export default defineConfig({
   use: {
     baseURL: e2eStack.consoleUrl,
     screenshot: "only-on-failure",
-    trace: "retain-on-failure",
+    // A failed journey keeps its trace (DOM snapshots, network, console); no screencast, whose
+    // frames Chromium encodes all through every journey, passed ones included, on CI's two cores.
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true, sources: true },
     viewport: { width: 1440, height: 900 },
     launchOptions: {
       executablePath: "/usr/bin/chromium",
