@@ -103,17 +103,22 @@ func proofRunCommand(args []string, stdout, stderr io.Writer) error {
 			"features: the read cache's ceiling, not its figure; prefetched bytes are what the oracle read")
 	}
 	if report != nil {
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(report); err != nil {
-				return err
-			}
-		} else {
-			printReport(stdout, report)
+		if err := writeReport(stdout, *asJSON, report, printReport); err != nil {
+			return err
 		}
 	}
 	return runErr
+}
+
+// writeReport writes a run's report as indented JSON, or as the table print draws.
+func writeReport[R any](w io.Writer, asJSON bool, report R, print func(io.Writer, R)) error {
+	if !asJSON {
+		print(w, report)
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
 }
 
 func printProgress(w io.Writer, p proofrun.Progress) {

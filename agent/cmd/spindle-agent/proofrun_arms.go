@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -67,14 +66,8 @@ func armsCommand(req proofrun.Request, f armsFlags, stdout, stderr io.Writer) er
 	report, runErr := proofrun.RunArms(ctx, req, arms, proofrun.ArmsOptions{Seed: seed, MaxBlocks: f.maxBlocks},
 		func(line string) { fmt.Fprintln(stderr, line) })
 	if report != nil {
-		if f.json {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(report); err != nil {
-				return err
-			}
-		} else {
-			printArms(stdout, report)
+		if err := writeReport(stdout, f.json, report, printArms); err != nil {
+			return err
 		}
 	}
 	return runErr
