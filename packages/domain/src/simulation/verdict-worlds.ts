@@ -11,9 +11,20 @@ import { normalDraw } from "../stats/random.js";
 import type { Decision, HarnessScenario } from "./harness.js";
 import { minutesPerDay, sharedSeries, simulateServer, type LatencyScenario, type Segment } from "./latency-model.js";
 
-/** A server's simulated minutes, readable as window sums or as 1-minute units. */
+/**
+ * A server's simulated minutes, readable as window sums or as 1-minute units. Each minute's unit
+ * is built once, from the prefix sums as a 1-minute window reads them, and shared by every window
+ * that covers it: a world is read at several looks, each over several windows, and building the
+ * units again for each was most of a calibration run's allocation.
+ */
 export class SimulatedServer {
-  private readonly prefixes: { from: number; to: number; numerator: Float64Array; denominator: Float64Array }[];
+  private readonly prefixes: {
+    from: number;
+    to: number;
+    numerator: Float64Array;
+    denominator: Float64Array;
+    units: RatioUnit[] | null;
+  }[];
 
   constructor(segments: readonly Segment[]) {
     this.prefixes = segments.map((segment) => {
@@ -23,7 +34,7 @@ export class SimulatedServer {
         numerator[i + 1] = numerator[i]! + segment.numerator[i]!;
         denominator[i + 1] = denominator[i]! + segment.denominator[i]!;
       }
-      return { from: segment.from, to: segment.from + segment.numerator.length, numerator, denominator };
+      return { from: segment.from, to: segment.from + segment.numerator.length, numerator, denominator, units: null };
     });
   }
 
@@ -41,10 +52,27 @@ export class SimulatedServer {
     return { numerator, denominator };
   }
 
+  /** The 1-minute units of [from, to), equal to sums(minute, minute + 1) for each minute. Read-only. */
   units(from: number, to: number): RatioUnit[] {
+    const inside = this.prefixes.find((segment) => segment.from <= from && to <= segment.to);
+    if (inside) return this.segmentUnits(inside).slice(from - inside.from, to - inside.from);
     const units: RatioUnit[] = [];
     for (let minute = from; minute < to; minute++) units.push(this.sums(minute, minute + 1));
     return units;
+  }
+
+  private segmentUnits(segment: SimulatedServer["prefixes"][number]): RatioUnit[] {
+    if (!segment.units) {
+      const units: RatioUnit[] = new Array(segment.to - segment.from);
+      for (let i = 0; i < units.length; i++) {
+        units[i] = {
+          numerator: segment.numerator[i + 1]! - segment.numerator[i]!,
+          denominator: segment.denominator[i + 1]! - segment.denominator[i]!,
+        };
+      }
+      segment.units = units;
+    }
+    return segment.units;
   }
 
   /** The stall cap over these windows, as stallCap computes it (5 × the median minute with I/O). */

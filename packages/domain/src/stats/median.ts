@@ -2,9 +2,13 @@
 // the stall cap takes the median of up to eight days of 1-minute values on every reading.
 
 export function median(values: ArrayLike<number>): number {
-  const n = values.length;
+  return medianInPlace(Float64Array.from(values as ArrayLike<number>));
+}
+
+/** The median of `work`, which it reorders: for a caller that built the array for this alone. */
+export function medianInPlace(work: Float64Array): number {
+  const n = work.length;
   if (n === 0) return NaN;
-  const work = Float64Array.from(values as ArrayLike<number>);
   const upper = select(work, Math.floor(n / 2));
   if (n % 2 === 1) return upper;
   let lower = -Infinity;
