@@ -10,7 +10,7 @@ import { runMigrations } from "../src/index.js";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "../src/testing.js";
 import { groupColumns } from "./support/aggregate-shapes.js";
 import { gainsAggregateColumnsQuery, gainsAggregateShapes, gainsRawTables } from "./support/gains-aggregate-shapes.js";
-import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
+import { migratedTimescalePglite, pgliteSession } from "./support/pglite.js";
 
 const server = "00000000-0000-4000-8000-0000000000a7";
 
@@ -68,7 +68,7 @@ describe("acceleration gains on TimescaleDB", () => {
   let db: PGlite;
 
   before(async () => {
-    db = await createTimescalePglite();
+    db = await migratedTimescalePglite();
     await runMigrations(pgliteSession(db));
   });
   after(async () => {

@@ -9,7 +9,7 @@ import { runMigrations } from "../src/index.js";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "../src/testing.js";
 import { groupColumns } from "./support/aggregate-shapes.js";
 import { deepAggregateColumnsQuery, deepAggregateShapes, deepRawTables, latencyBucketValues } from "./support/deep-aggregate-shapes.js";
-import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
+import { migratedTimescalePglite, pgliteSession } from "./support/pglite.js";
 
 const server = "00000000-0000-4000-8000-0000000000d1";
 
@@ -33,7 +33,7 @@ describe("deep telemetry on TimescaleDB", () => {
   let db: PGlite;
 
   before(async () => {
-    db = await createTimescalePglite();
+    db = await migratedTimescalePglite();
     await runMigrations(pgliteSession(db));
   });
   after(async () => {

