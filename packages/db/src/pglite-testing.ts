@@ -8,7 +8,8 @@
 // runner's own modules, and the PGlite package's version. Any edit to one of them misses the
 // cache, so a stale copy is never used. Writers put the file down under a temporary name and
 // rename it into place, so concurrent test processes only ever read complete copies; a copy
-// that does not load is replaced. Tests of the migrations themselves create PGlite directly.
+// that does not load, or loads as anything but the migrated database, is migrated and replaced.
+// Tests of the migrations themselves create PGlite directly.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
