@@ -142,9 +142,9 @@ async function saveCopy(cacheDir: string, file: string, db: PGlite): Promise<voi
   // A checkpoint first, so a copy starts without replaying the migrations' WAL.
   await db.exec("CHECKPOINT");
   const tar = new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer());
-  await mkdir(cacheDir, { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.partial`;
   try {
+    await mkdir(cacheDir, { recursive: true });
     await writeFile(temporary, tar);
     await rename(temporary, file);
   } catch {
