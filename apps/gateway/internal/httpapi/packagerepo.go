@@ -6,32 +6,26 @@ import (
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/pkgrepo"
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
+	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 )
 
 // packageRepository is what one package format's repository (pkgrepo) provides for the gateway
 // to serve it under /<name>/: the files a client fetches to add it, and the signed metadata and
 // package files built from the releases served. Another format is one more implementation and
-// one more entry in packageRepositoryNames.
+// one more entry in newPackageRepositories.
 type packageRepository interface {
 	ClientFiles() map[string]pkgrepo.ClientFile
 	Index(served []releases.Release) (*pkgrepo.Index, error)
 }
 
-// packageRepositoryNames are the repositories served, each under /<name>/.
-var packageRepositoryNames = []string{"apt", "yum"}
-
-// newPackageRepositories makes the repositories, signed with the OpenPGP key derived from the
-// gateway's signing key (the same for apt and yum), when the gateway has one.
-func newPackageRepositories(s *server, publicURL string) error {
-	if s.signingKey.IsZero() {
-		return nil
-	}
-	signer, err := pkgrepo.NewSigner(s.signingKey)
+// newPackageRepositories makes the repositories by name, signed with the OpenPGP key derived
+// from the gateway's signing key (the same for every format).
+func newPackageRepositories(key signing.Key, publicURL string) (map[string]packageRepository, error) {
+	signer, err := pkgrepo.NewSigner(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.packageRepos = map[string]packageRepository{"apt": pkgrepo.NewApt(signer), "yum": pkgrepo.NewYum(signer, publicURL)}
-	return nil
+	return map[string]packageRepository{"apt": pkgrepo.NewApt(signer), "yum": pkgrepo.NewYum(signer, publicURL)}, nil
 }
 
 // handlePackageRepository is GET /<name>/…: the named repository of the agent's packages
@@ -39,14 +33,9 @@ func newPackageRepositories(s *server, publicURL string) error {
 // repodata/) and its packages (apt: pool/<version>/; yum: packages/<version>/). The same for
 // every organisation: the packages are the public agent binaries, and nothing in a repository
 // names a customer.
-func (s *server) handlePackageRepository(name string) http.HandlerFunc {
+func (s *server) handlePackageRepository(name string, repo packageRepository) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		path := r.PathValue("path")
-		repo := s.packageRepos[name]
-		if repo == nil {
-			writeError(w, http.StatusNotFound, reasonNotFound, "this gateway serves no package repository: it has no signing key (docs/configure.md, \"Signing key\")")
-			return
-		}
 		if f, ok := repo.ClientFiles()[path]; ok {
 			w.Header().Set("Content-Type", f.ContentType)
 			_, _ = w.Write(f.Data)

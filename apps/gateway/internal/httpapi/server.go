@@ -90,7 +90,6 @@ type server struct {
 	installScript []byte
 	signingKey    signing.Key
 	releases      *releases.Catalogue
-	packageRepos  map[string]packageRepository // by name, nil without a signing key
 
 	bodyReadTimeout        time.Duration
 	perAddr                *rateLimiter
@@ -180,7 +179,8 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		gates:           newGatePools(opts.MaxQueueWait),
 		checksums:       newChecksumCache(),
 	}
-	if err := newPackageRepositories(s, opts.PublicURL); err != nil {
+	packageRepos, err := newPackageRepositories(opts.SigningKey, opts.PublicURL)
+	if err != nil {
 		return nil, nil, err
 	}
 	s.health = newHealthCheck(s.store)
@@ -204,8 +204,8 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/install.sh", only(http.MethodGet, s.publicEndpoint(s.handleInstallScript)))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
 	mux.Handle("/download/{version}/{name}", only(http.MethodGet, s.publicEndpoint(s.handleReleaseDownload)))
-	for _, name := range packageRepositoryNames {
-		mux.Handle("/"+name+"/{path...}", only(http.MethodGet, s.publicEndpoint(s.handlePackageRepository(name))))
+	for name, repo := range packageRepos {
+		mux.Handle("/"+name+"/{path...}", only(http.MethodGet, s.publicEndpoint(s.handlePackageRepository(name, repo))))
 	}
 	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
