@@ -95,7 +95,7 @@ export async function judgeUpgradeWave(
   const reason =
     wave.upgraded.length === 0
       ? "No server of this wave was upgraded, so nothing changed to judge."
-      : verdictReason(verdict, readings, plan);
+      : verdictReason(verdict, readings, Math.round((endMs - installedMs) / 60_000));
   await client.query(
     `INSERT INTO agent_upgrade_waves (org_id, rollout_id, wave, verdict, reason, readings, readings_at, after_start, after_end, before_start, before_end)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -113,10 +113,9 @@ export async function judgeUpgradeWave(
  * Why the wave stops, naming each deciding guard with its reading (a comparison's interval
  * included). A wave whose comparison measured nothing holds too: it never passes on no evidence.
  */
-export function verdictReason(verdict: "pass" | "hold" | "trip", readings: readonly GuardReading[], plan: AgentUpgradePlan): string {
+export function verdictReason(verdict: "pass" | "hold" | "trip", readings: readonly GuardReading[], minutes: number): string {
   if (verdict === "pass") return "";
   const deciding = readings.filter((r) => r.status === (verdict === "trip" ? "trip" : "not-enough-data"));
-  const minutes = guardWindowMinutes(plan);
   const lead =
     verdict === "trip"
       ? `A guard tripped after ${minutes} min on the new version:`

@@ -206,6 +206,19 @@ describe("agent upgrade rollouts", { skip: skipReason }, () => {
     ]);
   });
 
+  it("holds a wave whose servers measure none of the compared costs: it never passes on no evidence", async () => {
+    const rollout = await startRollout("org-a", [[0], [1, 2]]);
+    await installed("org-a", 0, t0 + 2 * minute);
+    assert.deepEqual(await step(t0 + 2 * minute), ["wave-installed"]);
+    await heartbeat("org-a", t0 + 7.5 * minute);
+    assert.deepEqual(await step(t0 + 7.5 * minute), ["holding"]);
+    assert.equal(
+      (await guardRow(rollout, 0))?.reason,
+      "Holding: not enough data to judge the wave after 5 min on the new version: Against servers not yet changed: None of the compared costs per I/O is measured on the wave's servers. The wave is not judged without a comparison.",
+    );
+    assert.deepEqual(await states(rollout), ["0:installed", "1:waiting", "1:waiting"]);
+  });
+
   it("pauses at the wave where a server rolled back, and offers no further wave", async () => {
     const rollout = await startRollout("org-a", [[0], [1, 2]]);
     await db.pool.query(
