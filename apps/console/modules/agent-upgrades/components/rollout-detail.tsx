@@ -49,6 +49,14 @@ function AttemptRows({ attempts }: { attempts: AttemptView[] }) {
   );
 }
 
+/** Where the current wave is: installing, soaking, or held by its guards for want of data. */
+function currentStage(rollout: Detail): string {
+  if (!rollout.waveInstalledAt) return ": installing";
+  const guards = rollout.waves[rollout.currentWave]?.guards;
+  if (guards?.verdict === "hold" && guards.overriddenAt === null) return ": installed, held by its guards (not enough data; see below)";
+  return `: installed, soaking since ${formatDateTime(rollout.waveInstalledAt)}`;
+}
+
 export function RolloutDetail({ initial, canControl }: { initial: Detail; canControl: boolean }) {
   const live = initial.status === "running" || initial.status === "paused";
   const { data, refresh } = usePolling<{ rollout: Detail }>(`/api/agent-upgrades/${initial.id}`, {
@@ -83,9 +91,7 @@ export function RolloutDetail({ initial, canControl }: { initial: Detail; canCon
             {rollout.createdBy ? ` by ${rollout.createdBy}` : ""}; canary of {rollout.plan.canary}, then{" "}
             {rollout.plan.wavePercents.join(" %, ")} %, each wave soaking {rollout.plan.soakMinutes} min and passing the measured guards
             before the next is offered.
-            {rollout.status === "running"
-              ? ` Wave ${rollout.currentWave + 1} of ${rollout.waveCount}${rollout.waveInstalledAt ? `: installed, soaking since ${formatDateTime(rollout.waveInstalledAt)}` : ": installing"}.`
-              : ""}
+            {rollout.status === "running" ? ` Wave ${rollout.currentWave + 1} of ${rollout.waveCount}${currentStage(rollout)}.` : ""}
           </CardDescription>
         </CardHeader>
         <CardContent className="grid gap-3">
