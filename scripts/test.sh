@@ -6,8 +6,8 @@
 # Wall time is what CI costs, so phases that wait (on agents, rollups, browsers) run beside phases
 # that compute, in two lanes, and each phase's seconds are printed at the end (docs/benchmarks.md,
 # "CI time"):
-#   build → fio agreement (alone) → [workspace tests → integration tests, first part → lint]
-#                                 ‖ [Playwright → integration tests, the rest]
+#   build → fio agreement (alone) → [workspace tests → integration tests, first part]
+#                                 ‖ [Playwright → integration tests, the rest → lint]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -90,18 +90,18 @@ integration="node --import tsx --test --test-concurrency=3 --test-reporter=spec"
     "browser journeys (Playwright, Debian Chromium)" \
     "cd e2e && npx playwright test" \
     "integration tests, the rest (real agent, gateway, worker, PostgreSQL)" \
-    "$integration ${the_rest[*]}" > "$times/2.log" 2>&1 ) &
+    "$integration ${the_rest[*]}" \
+    "linters and formatters (scripts/lint.sh)" \
+    "bash scripts/lint.sh" > "$times/2.log" 2>&1 ) &
 second=$!
-log "two lanes: workspace tests, integration tests (first part), linters here; journeys and the other integration tests beside (their output follows)"
+log "two lanes: workspace tests and integration tests (first part) here; journeys, the other integration tests and the linters beside (their output follows)"
 lane "$times/1" \
   "workspace tests (TypeScript and Go)" \
   "npx turbo run test --continue --concurrency=2 --log-order=grouped --output-logs=full" \
   "integration tests, first part (real agent, gateway, worker, PostgreSQL)" \
-  "$integration ${first_part[*]}" \
-  "linters and formatters (scripts/lint.sh)" \
-  "bash scripts/lint.sh" || status=1
+  "$integration ${first_part[*]}" || status=1
 wait "$second" || status=1
-log "the second lane: journeys, then the rest of the integration tests"
+log "the second lane: journeys, the rest of the integration tests, the linters"
 cat "$times/2.log"
 
 log "phase times (wall clock; the build took $build_seconds s)"
