@@ -133,6 +133,8 @@ export function tenantRowsSql({ orgId, serverId }: GrafanaFixture): string[] {
     `INSERT INTO agent_version_pins (org_id, server_id, version) VALUES (${o}, ${s}, '0.1.0')`,
     `INSERT INTO agent_upgrade_rollouts (id, org_id, target_version, scope, plan, wave_count) VALUES (${upgrade}, ${o}, '0.1.1', '{}', '{}', 1)`,
     `INSERT INTO agent_upgrades (org_id, server_id, rollout_id, wave, target_version) VALUES (${o}, ${s}, ${upgrade}, 0, '0.1.1')`,
+    `INSERT INTO agent_upgrade_waves (org_id, rollout_id, wave, verdict, readings_at, after_start, after_end, before_start, before_end)
+     VALUES (${o}, ${upgrade}, 0, 'hold', now(), now(), now(), now(), now())`,
   ];
 }
 

@@ -43,7 +43,9 @@ test("versions across the fleet, an upgrade started and followed to the agent's 
   // The agent says how it upgrades once it has connected over OpAMP (the page polls).
   await expect(row).toContainText("over OpAMP (script)");
   await expect(page.getByTestId("version-counts")).toContainText(`${installed}: 1 server`);
-  await expect(page.getByTestId("fleet-versions")).toContainText(`The gateways serve up to ${next}; 1 of 1 servers run an older agent.`);
+  await expect(page.getByTestId("fleet-versions")).toContainText(
+    `The gateways serve up to ${next}; 1 of 1 servers run an older agent and are not pinned.`,
+  );
   await expect(page.getByTestId("releases")).toContainText(next);
 
   // Start: the next version, this server, no soak (one server: the canary is the whole upgrade).
@@ -86,6 +88,8 @@ test("versions across the fleet, an upgrade started and followed to the agent's 
   await expect(back.getByTestId("attempt-state")).toHaveAttribute("data-state", "installed", { timeout: 150_000 });
   await expect(panel.getByTestId("server-agent-running")).toHaveText(installed, { timeout: 30_000 });
   expect(detached.version()).toBe(`spindle-agent ${installed}`);
+  // Held at its pin, the server is offered no newer release beside the pin badge.
+  await expect(panel.getByTestId("server-upgrade-available")).toHaveCount(0);
 
   // Every step, with who did it, in the audit log (the canary is offered with the start).
   await page.goto("/settings/audit");

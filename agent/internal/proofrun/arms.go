@@ -144,12 +144,9 @@ func (r *runner) runArms(ctx context.Context, rep *ArmsReport, arms []Arm, opts 
 	}
 	defer os.RemoveAll(logDir)
 	pass := func(arm Arm, label string) (ArmPass, error) {
-		files, size, err := regularFilesIn(s.db.dir)
+		targets, err := r.pgbenchPassTargets(s.db.dir)
 		if err != nil {
 			return ArmPass{}, err
-		}
-		for _, f := range files {
-			dropFilePages(f)
 		}
 		for _, other := range arms {
 			if other.Accel != nil && other.Name != arm.Name {
@@ -159,11 +156,7 @@ func (r *runner) runArms(ctx context.Context, rep *ArmsReport, arms []Arm, opts 
 			}
 		}
 		if arm.Accel != nil {
-			budget := r.req.ReadCacheBudgetBytes
-			if budget == 0 {
-				budget = size
-			}
-			if err := arm.Accel.Enable(ctx, Targets{DataFiles: files, BudgetBytes: budget}); err != nil {
+			if err := arm.Accel.Enable(ctx, targets); err != nil {
 				return ArmPass{}, fmt.Errorf("switch %s on: %w", arm.Name, err)
 			}
 		}

@@ -79,22 +79,13 @@ func (r *runner) runPgbench(ctx context.Context, rep *Report) (err error) {
 	seconds := int(math.Ceil(r.req.StepSeconds))
 	statsBefore := r.acceleratorStats()
 	err = r.alternate(ctx, rep, func(ctx context.Context, pass int, side Side, warmUp bool) error {
-		// The database grows as pgbench updates and inserts (new segment files too): every pass
-		// drops, and the on passes manage and budget, the files as they are now.
-		files, size, err := regularFilesIn(db.dir)
+		targets, err := r.pgbenchPassTargets(db.dir)
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
-			dropFilePages(f)
-		}
 		if r.req.AB {
 			if side == On {
-				budget := r.req.ReadCacheBudgetBytes
-				if budget == 0 {
-					budget = size
-				}
-				err = r.accel.Enable(ctx, Targets{DataFiles: files, BudgetBytes: budget})
+				err = r.accel.Enable(ctx, targets)
 			} else {
 				err = r.accel.Disable(ctx)
 			}
@@ -291,6 +282,26 @@ func readPgbenchLogs(prefix string) (*histogram, error) {
 		_ = os.Remove(path)
 	}
 	return h, nil
+}
+
+// pgbenchPassTargets starts a pass of the pgbench profiles: it lists the scratch database's files
+// as they are now and drops them from the page cache. The database grows as pgbench updates and
+// inserts (new segment files too, and a vacuum may truncate or remove some), so every pass drops,
+// and the features switched on for it manage and budget, the files as they are at its start, not
+// as they were after pgbench -i. The budget is the request's, or else the files' total size.
+func (r *runner) pgbenchPassTargets(dir string) (Targets, error) {
+	files, size, err := regularFilesIn(dir)
+	if err != nil {
+		return Targets{}, err
+	}
+	for _, f := range files {
+		dropFilePages(f)
+	}
+	budget := r.req.ReadCacheBudgetBytes
+	if budget == 0 {
+		budget = size
+	}
+	return Targets{DataFiles: files, BudgetBytes: budget}, nil
 }
 
 // regularFilesIn lists a directory's regular files and their total size.

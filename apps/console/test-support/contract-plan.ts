@@ -304,9 +304,20 @@ export const contractPlan: ((s: ContractState) => ContractCall)[] = [
   (s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! }, status: 200 }),
   ...readableByViewerOnly((s) => ({ operationId: "getAgentUpgradesById", params: { id: s.ids.rollout! } })),
   // The admin's pause below answers 200: none of these paused, resumed or cancelled it.
-  ...(["pause", "resume", "cancel"] as const).flatMap((action) =>
-    refusedToOthers((s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action }, body: {} })),
+  ...(["pause", "resume", "cancel", "override"] as const).flatMap((action) =>
+    refusedToOthers((s) => ({
+      operationId: "postAgentUpgradesByIdByAction",
+      params: { id: s.ids.rollout!, action },
+      body: action === "override" ? { reason: "contract" } : {},
+    })),
   ),
+  // Its canary has not been judged: there is no hold to override.
+  (s) => ({
+    operationId: "postAgentUpgradesByIdByAction",
+    params: { id: s.ids.rollout!, action: "override" },
+    body: { reason: "contract" },
+    status: 409,
+  }),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "pause" }, body: {}, status: 200 }),
   (s) => ({ operationId: "postAgentUpgradesByIdByAction", params: { id: s.ids.rollout!, action: "cancel" }, body: {}, status: 200 }),
   (s) => ({ operationId: "getServersByIdAgentVersion", params: { id: s.serverId }, status: 200 }),

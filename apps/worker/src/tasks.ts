@@ -48,7 +48,7 @@ export function createTaskList(deps: TaskDependencies): TaskList {
     [deliverNotificationTask]: createDeliverNotificationTask(deps.pool, deps.delivery),
     [notificationSweepTask]: createNotificationSweepTask(deps.pool),
     [recommendationsRefreshTask]: createRecommendationsRefreshTask(deps.pool, deps.recommendations ?? { realiseAfterSeconds: 86_400 }),
-    [agentUpgradesTask]: createAgentUpgradesTask(deps.pool),
+    [agentUpgradesTask]: createAgentUpgradesTask(deps.pool, deps.rollouts ?? { settleSeconds: 30 }),
     [recommendationsDigestTask]: createRecommendationsDigestTask(deps.pool, deps.recommendationDigest ?? { periodSeconds: 86_400 }),
     [rolloutsAdvanceTask]: createRolloutsAdvanceTask(deps.pool, deps.rollouts ?? { settleSeconds: 30 }),
     rollup: plainModeOnly(deps, "rollup", async (_payload, helpers) => {

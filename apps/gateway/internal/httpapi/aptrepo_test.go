@@ -2,20 +2,13 @@ package httpapi
 
 import (
 	"bytes"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-
-	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 )
 
 // What an operator does with the apt lines the console shows (docs/install.md, "From the
@@ -32,41 +25,17 @@ func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 			t.Fatalf("%s is missing: this test needs Debian's apt and dpkg", tool)
 		}
 	}
-	work := t.TempDir()
-	dist := filepath.Join(work, "dist")
-	debBuild(t, filepath.Join(dist, "0.9.7"), "0.9.7")
-	catalogue := releases.New(dist, testSigningKey)
-	if err := catalogue.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	_, handler, err := newServer(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PublicURL: "http://gateway.test:4318",
-		SigningKey: testSigningKey, Releases: catalogue, AgentDistDir: dist, MaxBodyBytes: 1 << 20, MaxConcurrentWrites: 1, MaxQueuedWrites: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tamper atomic.Value // the path whose body the "network" alters
-	tamper.Store("")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != tamper.Load().(string) {
-			handler.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, r)
-		body := bytes.Replace(rec.Body.Bytes(), []byte("Version: 0.9.7"), []byte("Version: 0.9.8"), 1)
-		body = bytes.Replace(body, []byte("Label: Spindle agent"), []byte("Label: Spindle agenT"), 1)
-		if strings.HasSuffix(r.URL.Path, ".gz") {
-			body = append(body, 0) // a compressed index altered: one byte more
-		}
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
+	gw := newRepoGateway(t, debBuild, func(body []byte) []byte {
+		body = bytes.Replace(body, []byte("Version: 0.9.7"), []byte("Version: 0.9.8"), 1)
+		return bytes.Replace(body, []byte("Label: Spindle agent"), []byte("Label: Spindle agenT"), 1)
+	})
+	work := gw.work
 
 	// The lines, as docs/install.md gives them (the key, then the source with signed-by).
 	keyring := filepath.Join(work, "spindle-archive-keyring.gpg")
-	run(t, work, "curl", "-fsSL", "-o", keyring, srv.URL+"/apt/spindle-archive-keyring.gpg")
+	run(t, work, "curl", "-fsSL", "-o", keyring, gw.url+"/apt/spindle-archive-keyring.gpg")
 	sources := filepath.Join(work, "spindle.list")
-	line := "deb [signed-by=" + keyring + "] " + srv.URL + "/apt stable main\n"
+	line := "deb [signed-by=" + keyring + "] " + gw.url + "/apt stable main\n"
 	if err := os.WriteFile(sources, []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +70,12 @@ func TestAptInstallsTheAgentFromTheGatewaysRepository(t *testing.T) {
 	// A Release whose signed text was altered in transit: apt refuses the repository.
 	os.RemoveAll(filepath.Join(work, "lists"))
 	os.MkdirAll(filepath.Join(work, "lists/partial"), 0o755)
-	tamper.Store("/apt/dists/stable/InRelease")
+	gw.tamper("/apt/dists/stable/InRelease")
 	if out, err := apt("update"); err == nil || !strings.Contains(out, "BADSIG") {
 		t.Fatalf("apt accepted a tampered InRelease (exit %v):\n%s", err, out)
 	}
 	// A Packages that does not match the signed Release's hash: refused too.
-	tamper.Store("/apt/dists/stable/main/binary-" + runtime.GOARCH + "/Packages.gz")
+	gw.tamper("/apt/dists/stable/main/binary-" + runtime.GOARCH + "/Packages.gz")
 	if out, err := apt("update"); err == nil || !strings.Contains(out, "File has unexpected size") && !strings.Contains(out, "Hash Sum mismatch") {
 		t.Fatalf("apt accepted a tampered Packages:\n%v %s", err, out)
 	}
@@ -164,12 +133,7 @@ func debBuild(t *testing.T, dir, version string) {
 	if err := os.MkdirAll(filepath.Join(tree, "DEBIAN"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	agent, _ := filepath.Abs("../../../../agent")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+version, "-o", filepath.Join(tree, "usr/bin/spindle-agent"), "./cmd/spindle-agent")
-	cmd.Dir, cmd.Env = agent, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the agent: %v\n%s", err, out)
-	}
+	buildAgent(t, version, filepath.Join(tree, "usr/bin/spindle-agent"))
 	control := "Package: spindle-agent\nVersion: " + version + "\nArchitecture: " + runtime.GOARCH +
 		"\nMaintainer: Spindle <support@spindle.invalid>\nDescription: Spindle agent\n"
 	if err := os.WriteFile(filepath.Join(tree, "DEBIAN/control"), []byte(control), 0o644); err != nil {
@@ -179,15 +143,4 @@ func debBuild(t *testing.T, dir, version string) {
 		t.Fatal(err)
 	}
 	run(t, dir, "dpkg-deb", "-Zgzip", "--root-owner-group", "--build", tree, filepath.Join(dir, "spindle-agent_"+version+"_"+runtime.GOARCH+".deb"))
-}
-
-func run(t *testing.T, dir, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }

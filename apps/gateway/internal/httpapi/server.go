@@ -10,7 +10,6 @@ import (
 	"github.com/spindle-io/spindle/apps/gateway/internal/groupcommit"
 	"github.com/spindle-io/spindle/apps/gateway/internal/ingest"
 	"github.com/spindle-io/spindle/apps/gateway/internal/installer"
-	"github.com/spindle-io/spindle/apps/gateway/internal/pkgrepo"
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
 	"github.com/spindle-io/spindle/apps/gateway/internal/signing"
 	"github.com/spindle-io/spindle/apps/gateway/internal/store"
@@ -91,9 +90,6 @@ type server struct {
 	installScript []byte
 	signingKey    signing.Key
 	releases      *releases.Catalogue
-	repoSigner    *pkgrepo.Signer
-	aptRepo       *pkgrepo.Apt
-	yumRepo       *pkgrepo.Yum
 
 	bodyReadTimeout        time.Duration
 	perAddr                *rateLimiter
@@ -183,7 +179,8 @@ func newServer(opts Options) (*server, http.Handler, error) {
 		gates:           newGatePools(opts.MaxQueueWait),
 		checksums:       newChecksumCache(),
 	}
-	if err := newAptRepo(s); err != nil {
+	packageRepos, err := newPackageRepositories(opts.SigningKey, opts.PublicURL)
+	if err != nil {
 		return nil, nil, err
 	}
 	s.health = newHealthCheck(s.store)
@@ -207,8 +204,9 @@ func newServer(opts Options) (*server, http.Handler, error) {
 	mux.Handle("/install.sh", only(http.MethodGet, s.publicEndpoint(s.handleInstallScript)))
 	mux.Handle("/download/{name}", only(http.MethodGet, s.publicEndpoint(s.handleDownload)))
 	mux.Handle("/download/{version}/{name}", only(http.MethodGet, s.publicEndpoint(s.handleReleaseDownload)))
-	mux.Handle("/apt/{path...}", only(http.MethodGet, s.publicEndpoint(s.handleApt)))
-	mux.Handle("/yum/{path...}", only(http.MethodGet, s.publicEndpoint(s.handleYum)))
+	for name, repo := range packageRepos {
+		mux.Handle("/"+name+"/{path...}", only(http.MethodGet, s.publicEndpoint(s.handlePackageRepository(name, repo))))
+	}
 	mux.HandleFunc("/", s.publicEndpoint(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, reasonNotFound, fmt.Sprintf("there is nothing at %s; see docs/agent-protocol.md for the gateway's endpoints", r.URL.Path))
 	}))

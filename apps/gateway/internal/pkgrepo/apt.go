@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
@@ -24,53 +23,32 @@ const (
 
 var Architectures = []string{"amd64", "arm64"}
 
-// Apt is the apt repository of the .deb packages in the releases served, rebuilt when they change.
+// Apt is the apt repository (served under /apt/) of the .deb packages in the releases served,
+// rebuilt when they change: dists/stable/InRelease (clear-signed) and Release with its detached
+// Release.gpg, naming each architecture's Packages by its SHA-256, which names the packages by
+// theirs.
 type Apt struct {
 	signer *Signer
-
-	mu    sync.Mutex
-	state string // the packages (name and SHA-256) the index was built from
-	index *AptIndex
-}
-
-// AptIndex is one build of the repository's metadata.
-type AptIndex struct {
-	// Files are the metadata by path under /apt/ (dists/stable/InRelease, …/Packages.gz, …).
-	Files map[string][]byte
-	// Pool maps a path under /apt/ (pool/<version>/<file>.deb) to the package file served there.
-	Pool map[string]releases.File
-	// Problems names the packages left out and why (a package that cannot be read).
-	Problems []string
+	indexCache
 }
 
 // NewApt makes the repository, signed by signer.
-func NewApt(signer *Signer) *Apt { return &Apt{signer: signer} }
-
-// Index returns the metadata for these releases, from the cache while their packages are the same.
-func (a *Apt) Index(served []releases.Release) (*AptIndex, error) {
-	var state strings.Builder
-	for _, r := range served {
-		for _, f := range r.Packages {
-			if f.Format == "deb" {
-				fmt.Fprintf(&state, "%s/%s %s\n", r.Version, f.Name, f.SHA256)
-			}
-		}
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.index != nil && a.state == state.String() {
-		return a.index, nil
-	}
-	index, err := a.build(served, time.Now().UTC())
-	if err != nil {
-		return nil, err
-	}
-	a.state, a.index = state.String(), index
-	return index, nil
+func NewApt(signer *Signer) *Apt {
+	a := &Apt{signer: signer}
+	a.indexCache = indexCache{format: "deb", build: a.build}
+	return a
 }
 
-func (a *Apt) build(served []releases.Release, now time.Time) (*AptIndex, error) {
-	index := &AptIndex{Files: map[string][]byte{}, Pool: map[string]releases.File{}}
+// ClientFiles are the repository's public key, binary (for signed-by) and armoured.
+func (a *Apt) ClientFiles() map[string]ClientFile {
+	return map[string]ClientFile{
+		KeyringName:    {Data: a.signer.PublicKey(), ContentType: "application/pgp-keys"},
+		ArmoredKeyName: {Data: a.signer.ArmoredPublicKey(), ContentType: "application/pgp-keys"},
+	}
+}
+
+func (a *Apt) build(served []releases.Release, now time.Time) (*Index, error) {
+	index := newIndex()
 	stanzas := map[string][]string{}
 	for _, r := range served {
 		for _, f := range r.Packages {

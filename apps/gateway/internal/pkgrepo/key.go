@@ -1,6 +1,9 @@
-// Package pkgrepo serves the agent's .deb packages as a signed apt repository (docs/install.md,
-// "From the gateway's package repository"), built from the releases the gateway serves
-// (internal/releases) and signed with an OpenPGP key derived from the gateway's Ed25519 key.
+// Package pkgrepo builds the agent's package repositories (docs/install.md, "From the gateway's
+// package repository"): the .deb packages as a signed apt repository (Apt) and the .rpm packages
+// as a signed yum/dnf repository (Yum), from the releases the gateway serves (internal/releases),
+// signed with an OpenPGP key derived from the gateway's Ed25519 key. Each gives the files a
+// client fetches to add it (ClientFiles) and its metadata and packages (Index), which
+// internal/httpapi serves with one handler.
 package pkgrepo
 
 import (

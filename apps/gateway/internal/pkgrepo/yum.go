@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spindle-io/spindle/apps/gateway/internal/releases"
@@ -22,51 +21,43 @@ var RPMArchitectures = []string{"x86_64", "aarch64"}
 // signature (repomd.xml.asc, what dnf's repo_gpgcheck checks), naming primary, filelists and
 // other by their SHA-256, each of which names the packages by theirs.
 type Yum struct {
-	signer *Signer
-
-	mu    sync.Mutex
-	state string
-	index *RepoIndex
+	signer    *Signer
+	publicURL string // the gateway's address, which the .repo file names
+	indexCache
 }
 
-// RepoIndex is one build of a repository's metadata.
-type RepoIndex struct {
-	// Files are the metadata by path (repodata/repomd.xml, repodata/<sha256>-primary.xml.gz, …).
-	Files map[string][]byte
-	// Pool maps a path (packages/<version>/<file>.rpm) to the package file served there.
-	Pool map[string]releases.File
-	// Problems names the packages left out and why.
-	Problems []string
+// RepoFileName is the .repo file dnf reads from /etc/yum.repos.d/, served under /yum/.
+const RepoFileName = "spindle.repo"
+
+// NewYum makes the repository, signed by signer, whose .repo file names the gateway at publicURL.
+func NewYum(signer *Signer, publicURL string) *Yum {
+	y := &Yum{signer: signer, publicURL: strings.TrimRight(publicURL, "/")}
+	y.indexCache = indexCache{format: "rpm", build: y.build}
+	return y
 }
 
-// NewYum makes the repository, signed by signer.
-func NewYum(signer *Signer) *Yum { return &Yum{signer: signer} }
-
-// Index returns the metadata for these releases, from the cache while their packages are the same.
-func (y *Yum) Index(served []releases.Release) (*RepoIndex, error) {
-	var state strings.Builder
-	for _, r := range served {
-		for _, f := range r.Packages {
-			if f.Format == "rpm" {
-				fmt.Fprintf(&state, "%s/%s %s\n", r.Version, f.Name, f.SHA256)
-			}
-		}
+// ClientFiles are the armoured public key dnf's gpgkey names and the .repo file that adds the
+// repository (the console's dnf lines download it to /etc/yum.repos.d/).
+func (y *Yum) ClientFiles() map[string]ClientFile {
+	return map[string]ClientFile{
+		ArmoredKeyName: {Data: y.signer.ArmoredPublicKey(), ContentType: "application/pgp-keys"},
+		RepoFileName:   {Data: y.repoFile(), ContentType: "text/plain; charset=utf-8"},
 	}
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	if y.index != nil && y.state == state.String() {
-		return y.index, nil
-	}
-	index, err := y.build(served, time.Now().UTC())
-	if err != nil {
-		return nil, err
-	}
-	y.state, y.index = state.String(), index
-	return index, nil
 }
 
-func (y *Yum) build(served []releases.Release, now time.Time) (*RepoIndex, error) {
-	index := &RepoIndex{Files: map[string][]byte{}, Pool: map[string]releases.File{}}
+// repoFile is the .repo definition of this repository. repo_gpgcheck makes dnf check the
+// detached signature over repomd.xml with the key at gpgkey, which dnf imports for this
+// repository (printing its fingerprint); repomd.xml pins the metadata's SHA-256 and the metadata
+// each package's, which dnf checks on download. The .rpm itself carries no signature (nfpm
+// builds it with no key: the gateway's key is not at hand at build time), so gpgcheck is off:
+// with it on, dnf would refuse every package.
+func (y *Yum) repoFile() []byte {
+	return []byte("[spindle]\nname=Spindle agent\nbaseurl=" + y.publicURL + "/yum\nenabled=1\nrepo_gpgcheck=1\ngpgcheck=0\ngpgkey=" +
+		y.publicURL + "/yum/" + ArmoredKeyName + "\n")
+}
+
+func (y *Yum) build(served []releases.Release, now time.Time) (*Index, error) {
+	index := newIndex()
 	var primary, filelists, other strings.Builder
 	n := 0
 	for _, r := range served {

@@ -110,7 +110,7 @@ func TestTheYumMetadataChainsFromTheSignatureToThePackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	index, err := NewYum(signer).Index(served)
+	index, err := NewYum(signer, "https://gw.example.com").Index(served)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestTheYumMetadataIsWhatCreaterepoWrites(t *testing.T) {
 		t.Fatalf("createrepo_c: %v\n%s", err, out)
 	}
 	signer, _ := NewSigner(keyFrom(1))
-	index, err := NewYum(signer).Index([]releases.Release{{Version: "0.9.7", Packages: []releases.File{
+	index, err := NewYum(signer, "https://gw.example.com").Index([]releases.Release{{Version: "0.9.7", Packages: []releases.File{
 		{Name: filepath.Base(path), Path: path, Format: "rpm", SHA256: hexSum(data), Size: int64(len(data))}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -82,12 +82,14 @@ export async function loadLatencyBuckets(
 }
 
 /**
- * Servers whose agent applied some policy since `since` (their own change would move them): they
- * cannot stand in for "not changed", whichever rollout or edit changed them.
+ * Servers whose agent applied some policy or installed another agent version since `since` (their
+ * own change would move them): they cannot stand in for "not changed", whichever rollout, upgrade,
+ * pin or edit changed them.
  */
 export async function loadRecentlyChanged(client: pg.ClientBase, orgId: string, since: Date): Promise<Set<string>> {
   const { rows } = await client.query<{ server_id: string }>(
-    "SELECT server_id::text FROM server_policy_status WHERE org_id = $1 AND applied_at >= $2",
+    `SELECT server_id::text FROM server_policy_status WHERE org_id = $1 AND applied_at >= $2
+     UNION SELECT server_id::text FROM agent_upgrades WHERE org_id = $1 AND state = 'installed' AND finished_at >= $2`,
     [orgId, since],
   );
   return new Set(rows.map((row) => row.server_id));

@@ -1,6 +1,8 @@
 // The guards of one wave, read from the database: the hard guards on the wave's own servers
 // (FAILED, offline, not confirmed, backoffs, p99 latency) and the comparison with the servers not
 // yet changed. Pure judgement is @spindle/domain's (rollouts/*); this file only gathers inputs.
+// The latency and comparative readings take a server set and two windows, so agent upgrade waves
+// (../upgrades/guards.ts) are judged by the same code as policy rollout waves.
 import {
   applyTimeoutGuard,
   backoffGuard,
@@ -13,7 +15,9 @@ import {
   type GuardMetricInput,
   type GuardReading,
   type GuardReadingInput,
+  type RolloutGuards,
   type RolloutPlan,
+  type WaveServer,
   type WindowSums,
 } from "@spindle/domain";
 import type pg from "pg";
@@ -70,11 +74,12 @@ export async function backoffReading(
   );
 }
 
-async function latencyReadings(
+/** p99 read and write latency of each device of `waveServers`, the after window against the before window. */
+export async function latencyReadings(
   client: pg.ClientBase,
   orgId: string,
-  plan: RolloutPlan,
-  waveServers: readonly ServerRow[],
+  guards: RolloutGuards,
+  waveServers: readonly WaveServer[],
   after: Window,
   before: Window,
 ): Promise<GuardReadingInput[]> {
@@ -90,22 +95,23 @@ async function latencyReadings(
       if (op !== operation) return [];
       return [{ serverId, hostname: hostnames.get(serverId) ?? serverId, device, before: beforeBuckets.get(key) ?? [], after: buckets }];
     });
-    return latencyGuard(operation, devices, plan.guards);
+    return latencyGuard(operation, devices, guards);
   });
 }
 
 /**
- * The comparison with the servers not yet changed: treated = the wave's servers that applied,
- * controls = every other server of the organisation that this rollout has not released and whose
- * agent applied no policy since the before window began. Previous days are read only when too
- * few controls sent anything (decided before any value is looked at).
+ * The comparison with the servers not yet changed: treated = the wave's servers that took the
+ * change, controls = every other server of the organisation outside `changedByRollout` (what the
+ * rollout already sent the change to) that applied no policy and installed no agent version since
+ * the before window began. Previous days are read only when too few controls sent anything
+ * (decided before any value is looked at).
  */
-async function comparativeReading(
+export async function comparativeReading(
   client: pg.ClientBase,
   orgId: string,
-  plan: RolloutPlan,
+  guards: RolloutGuards,
   treatedIds: readonly string[],
-  released: ReadonlySet<string>,
+  changedByRollout: ReadonlySet<string>,
   after: Window,
   before: Window,
 ): Promise<GuardReadingInput> {
@@ -126,11 +132,11 @@ async function comparativeReading(
     const ids = new Set([...serversWith(beforeSums, metric.key), ...serversWith(afterSums, metric.key)]);
     const treated = treatedIds.flatMap((id) => (ids.has(id) ? [windowsOf(metric.key, id)!] : []));
     const control = [...ids]
-      .filter((id) => !treatedSet.has(id) && !released.has(id) && !changed.has(id))
+      .filter((id) => !treatedSet.has(id) && !changedByRollout.has(id) && !changed.has(id))
       .map((id) => windowsOf(metric.key, id)!);
     inputs.push({ metric, treated, control, previousDays: [] });
   }
-  const needsDays = inputs.some((input) => input.treated.length > 0 && input.control.length < plan.guards.comparative.minimumControls);
+  const needsDays = inputs.some((input) => input.treated.length > 0 && input.control.length < guards.comparative.minimumControls);
   if (needsDays) {
     for (let d = 1; d <= 7; d++) {
       const sums = await loadMetricSums(client, orgId, {
@@ -151,7 +157,7 @@ async function comparativeReading(
       }
     }
   }
-  return comparativeGuard(inputs, plan.guards, {
+  return comparativeGuard(inputs, guards, {
     describe: describeWindows(after, before),
     afterMinutes: Math.max(1, Math.round((after.end.getTime() - after.start.getTime()) / 60_000)),
   });
@@ -176,7 +182,7 @@ export async function windowEndReadings(
   return [
     ...continuousReadings(plan, wave, waveServers, now),
     await backoffReading(client, orgId, plan, waveServers, after, before),
-    ...(await latencyReadings(client, orgId, plan, waveServers, after, before)),
-    await comparativeReading(client, orgId, plan, treated, released, after, before),
+    ...(await latencyReadings(client, orgId, plan.guards, waveServers, after, before)),
+    await comparativeReading(client, orgId, plan.guards, treated, released, after, before),
   ];
 }

@@ -1,16 +1,20 @@
 // One step of one agent upgrade rollout (docs/install.md, "Upgrades"): the wave offered last is
 // watched until every server in it has installed the version, then soaks (each must stay online on
-// the new version for plan.soakMinutes), then the next wave is offered; after the last, the
-// rollout completes. A server that failed or rolled back, one that has not reported on its offer
+// the new version for plan.soakMinutes), then must pass the staged rollouts' measured guards
+// (guards.ts: p99 latency, and the servers not yet upgraded as a control) before the next wave is
+// offered; a regression pauses the rollout, a guard short of data holds the wave. After the last
+// wave's soak the rollout completes. A server that failed or rolled back, one that has not reported on its offer
 // within plan.answerTimeoutMinutes, or one that went offline or back to another version while
 // soaking pauses the rollout with the reason: the upgrade stops at the wave that found the
 // problem. Each decision is written to the audit log in the same transaction.
-import type { TenantQueryable } from "@spindle/db";
 import { agentUpgradePlanSchema, type AgentUpgradePlan } from "@spindle/domain";
+import type pg from "pg";
+import { judgeUpgradeWave, type GuardSettings } from "./guards.js";
 
 export type StepOutcome =
   | { kind: "watching" }
   | { kind: "soaking"; until: Date }
+  | { kind: "holding"; reason: string }
   | { kind: "wave-installed"; wave: number }
   | { kind: "wave-offered"; wave: number; servers: number }
   | { kind: "completed" }
@@ -41,7 +45,13 @@ interface AttemptRow {
 /** A server that has not been seen for this long while soaking counts as offline. */
 export const offlineAfterSeconds = 90;
 
-export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId: string, now: Date): Promise<StepOutcome> {
+export async function stepRollout(
+  tx: pg.ClientBase,
+  orgId: string,
+  rolloutId: string,
+  now: Date,
+  settings: GuardSettings,
+): Promise<StepOutcome> {
   const locked = await tx.query(
     `SELECT id, target_version, plan, current_wave, wave_count, wave_installed_at FROM agent_upgrade_rollouts
      WHERE org_id = $1 AND id = $2 AND status = 'running' FOR UPDATE SKIP LOCKED`,
@@ -90,11 +100,48 @@ export async function stepRollout(tx: TenantQueryable, orgId: string, rolloutId:
     await audit(tx, orgId, rolloutId, "agent_upgrade.completed", { version: rollout.target_version, waves: rollout.wave_count });
     return { kind: "completed" };
   }
+
+  const upgraded = attempts.filter((a) => a.state === "installed");
+  const offers = attempts.flatMap((a) => (a.offered_at ? [a.offered_at.getTime()] : []));
+  const judged = await judgeUpgradeWave(
+    tx,
+    orgId,
+    plan,
+    {
+      rolloutId,
+      wave: rollout.current_wave,
+      installedAt: rollout.wave_installed_at,
+      upgraded: upgraded.map((a) => ({ serverId: a.server_id, hostname: a.hostname })),
+      firstOfferedAt: new Date(offers.length > 0 ? Math.min(...offers) : rollout.wave_installed_at.getTime()),
+    },
+    now,
+    settings,
+  );
+  if (judged.kind === "waiting") return { kind: "soaking", until: judged.until };
+  if (judged.kind === "trip") return pause(tx, orgId, rollout, judged.reason, now, { guards: judged.guards });
+  if (judged.kind === "hold") {
+    if (judged.changed) {
+      await audit(tx, orgId, rolloutId, "agent_upgrade.wave_held", {
+        wave: rollout.current_wave,
+        version: rollout.target_version,
+        reason: judged.reason,
+      });
+    }
+    return { kind: "holding", reason: judged.reason };
+  }
+  if (judged.fresh) {
+    await audit(tx, orgId, rolloutId, "agent_upgrade.wave_passed", {
+      wave: rollout.current_wave,
+      version: rollout.target_version,
+      ...(judged.reason ? { note: judged.reason } : {}),
+      guards: judged.readings.map((r) => ({ guard: r.guard, status: r.status, summary: r.summary })),
+    });
+  }
   return offerWave(tx, orgId, rollout, next, now);
 }
 
 /** Offers the next wave: its waiting servers become offered, except those already on the version. */
-async function offerWave(tx: TenantQueryable, orgId: string, rollout: RolloutRow, wave: number, now: Date): Promise<StepOutcome> {
+async function offerWave(tx: pg.ClientBase, orgId: string, rollout: RolloutRow, wave: number, now: Date): Promise<StepOutcome> {
   await tx.query(
     `UPDATE agent_upgrades u SET state = 'skipped', message = 'already runs ' || u.target_version, finished_at = $4
      FROM servers s WHERE s.org_id = u.org_id AND s.id = u.server_id AND s.agent_version = u.target_version
@@ -156,25 +203,31 @@ export function findProblem(
   return null;
 }
 
-async function pause(tx: TenantQueryable, orgId: string, rollout: RolloutRow, reason: string, now: Date): Promise<StepOutcome> {
+async function pause(
+  tx: pg.ClientBase,
+  orgId: string,
+  rollout: RolloutRow,
+  reason: string,
+  now: Date,
+  extra: Record<string, unknown> = {},
+): Promise<StepOutcome> {
   await tx.query("UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = $3, updated_at = $4 WHERE org_id = $1 AND id = $2", [
     orgId,
     rollout.id,
     reason,
     now,
   ]);
-  await audit(tx, orgId, rollout.id, "agent_upgrade.paused", { wave: rollout.current_wave, version: rollout.target_version, reason });
+  await audit(tx, orgId, rollout.id, "agent_upgrade.paused", {
+    wave: rollout.current_wave,
+    version: rollout.target_version,
+    reason,
+    ...extra,
+  });
   return { kind: "paused", reason };
 }
 
 /** The worker's decisions are audited like a person's actions, with no actor. */
-async function audit(
-  tx: TenantQueryable,
-  orgId: string,
-  rolloutId: string,
-  action: string,
-  details: Record<string, unknown>,
-): Promise<void> {
+async function audit(tx: pg.ClientBase, orgId: string, rolloutId: string, action: string, details: Record<string, unknown>): Promise<void> {
   await tx.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, NULL, $2, $3, $4)", [
     orgId,
     action,

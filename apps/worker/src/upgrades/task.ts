@@ -6,6 +6,7 @@ import { withOrgTransaction, withSystemTransaction } from "@spindle/db";
 import type { Task, TaskSpec } from "graphile-worker";
 import type pg from "pg";
 import { z } from "zod";
+import type { GuardSettings } from "./guards.js";
 import { stepRollout, type StepOutcome } from "./step.js";
 
 export const agentUpgradesTask = "agent_upgrades_advance";
@@ -20,7 +21,7 @@ export interface AdvanceSummary {
 }
 
 /** Advances every running rollout, each in its own transaction as spindle_worker in its organisation. */
-export async function advanceUpgradeRollouts(pool: pg.Pool, now: Date): Promise<AdvanceSummary> {
+export async function advanceUpgradeRollouts(pool: pg.Pool, now: Date, settings: GuardSettings): Promise<AdvanceSummary> {
   const client = await pool.connect();
   let running: { org_id: string; id: string }[];
   try {
@@ -36,7 +37,8 @@ export async function advanceUpgradeRollouts(pool: pg.Pool, now: Date): Promise<
   for (const { org_id: orgId, id } of running) {
     const tx = await pool.connect();
     try {
-      const outcome = await withOrgTransaction(tx, orgId, "spindle_worker", (scoped) => stepRollout(scoped, orgId, id, now));
+      // The step is handed the client itself (scoped by the transaction): the guards' SQL takes a pg client.
+      const outcome = await withOrgTransaction(tx, orgId, "spindle_worker", () => stepRollout(tx, orgId, id, now, settings));
       summary.outcomes.push({ orgId, rolloutId: id, outcome });
     } catch (error) {
       summary.failures.push({ orgId, rolloutId: id, error: error as Error });
@@ -47,14 +49,15 @@ export async function advanceUpgradeRollouts(pool: pg.Pool, now: Date): Promise<
   return summary;
 }
 
-export function createAgentUpgradesTask(pool: pg.Pool): Task {
+export function createAgentUpgradesTask(pool: pg.Pool, settings: GuardSettings): Task {
   return async (payload, helpers) => {
     if (!payloadSchema.safeParse(payload ?? {}).success) {
       throw new Error(`${agentUpgradesTask} takes {} (plus graphile-worker's "_cron"), got ${JSON.stringify(payload)}`);
     }
-    const summary = await advanceUpgradeRollouts(pool, new Date());
+    const summary = await advanceUpgradeRollouts(pool, new Date(), settings);
     for (const { rolloutId, outcome } of summary.outcomes) {
       if (outcome.kind === "paused") helpers.logger.warn(`agent upgrade ${rolloutId} paused: ${outcome.reason}`);
+      else if (outcome.kind === "holding") helpers.logger.info(`agent upgrade ${rolloutId} holds: ${outcome.reason}`);
       else if (outcome.kind === "wave-offered" || outcome.kind === "completed")
         helpers.logger.info(`agent upgrade ${rolloutId}: ${outcome.kind}`);
     }

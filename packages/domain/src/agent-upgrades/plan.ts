@@ -1,8 +1,10 @@
 // How an agent upgrade goes out (docs/install.md, "Upgrades"): which servers, a canary, then
-// cumulative percentages; each wave must install and then soak (stay connected and healthy) before
-// the next is offered. Stored as JSON on the rollout and parsed on every read, so the console, the
+// cumulative percentages; each wave must install, soak (stay connected and healthy) and pass the
+// staged rollouts' measured guards (p99 latency, and the servers not yet upgraded as a control)
+// before the next is offered. Stored as JSON on the rollout and parsed on every read, so the console, the
 // worker and the API agree on one shape; every field has a default.
 import { z } from "zod";
+import { rolloutGuardsSchema } from "../rollouts/plan.js";
 import { isAgentVersion } from "./version.js";
 
 const tagSchema = z
@@ -28,6 +30,11 @@ export const agentUpgradePlanSchema = z
     soakMinutes: z.int().min(0).max(1440).default(10),
     /** A server that has not reported on its offer for this long holds the rollout (offline?). */
     answerTimeoutMinutes: z.int().min(1).max(1440).default(15),
+    /**
+     * The thresholds of the measured guards each wave but the last must pass (the policy rollouts'
+     * own, docs/policy.md "Rollouts"); read over the soak, or the guard-window floor if longer.
+     */
+    guards: rolloutGuardsSchema.prefault({}),
   })
   .superRefine((plan, context) => {
     const percents = plan.wavePercents;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { rolloutGuardsSchema } from "../rollouts/plan.js";
 import { agentUpgradePlanSchema, agentUpgradeRequestSchema } from "./plan.js";
 import { upgradeDecision } from "./eligibility.js";
 import { planUpgradeWaves } from "./waves.js";
@@ -51,7 +52,13 @@ describe("agent upgrade waves", () => {
       bad.error!.issues.map((i) => i.path.join(".")),
       ["wavePercents.1", "wavePercents.1"],
     );
-    assert.deepEqual(agentUpgradePlanSchema.parse({}), { canary: 1, wavePercents: [25, 100], soakMinutes: 10, answerTimeoutMinutes: 15 });
+    assert.deepEqual(agentUpgradePlanSchema.parse({}), {
+      canary: 1,
+      wavePercents: [25, 100],
+      soakMinutes: 10,
+      answerTimeoutMinutes: 15,
+      guards: rolloutGuardsSchema.parse({}),
+    });
     assert.equal(agentUpgradeRequestSchema.safeParse({ targetVersion: "latest", scope: { kind: "organization" } }).success, false);
   });
 });

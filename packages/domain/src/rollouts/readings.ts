@@ -15,6 +15,17 @@ export const guardKeys = [
 ] as const;
 export type GuardKey = (typeof guardKeys)[number];
 
+/** Each guard's name as the console and the pause and hold reasons show it. */
+export const guardLabels: Record<GuardKey, string> = {
+  failed: "Refused (FAILED)",
+  offline: "Agents offline",
+  apply_timeout: "Confirmations",
+  backoffs: "Read-cache backoffs",
+  p99_read_latency: "p99 read latency",
+  p99_write_latency: "p99 write latency",
+  comparative: "Against servers not yet changed",
+};
+
 /**
  * pass: measured and within the threshold. trip: a regression, the wave rolls back.
  * not-enough-data: measurable, but too little was measured to decide: the wave holds.
@@ -90,4 +101,13 @@ export function decideWave(readings: readonly GuardReading[]): WaveDecision {
     };
   }
   return { outcome: "pass" };
+}
+
+/**
+ * A reading as one sentence for a pause or hold reason: the guard by name, what it read and, for
+ * a comparison that tripped, each metric that tripped with its change and interval.
+ */
+export function describeGuardReading(reading: GuardReading): string {
+  const tripped = reading.status === "trip" ? reading.metrics.filter((metric) => metric.status === "trip") : [];
+  return `${guardLabels[reading.guard]}: ${reading.summary}${tripped.map((metric) => ` ${metric.label}: ${metric.detail}.`).join("")}`;
 }

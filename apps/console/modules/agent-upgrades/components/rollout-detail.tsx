@@ -1,6 +1,7 @@
 "use client";
 // One upgrade, followed live: its status and why, each wave's servers with the state their agent
-// reported and its message, and pause, resume (past the failures or retrying them) and cancel.
+// reported and its message, each wave's measured guards (wave-guards.tsx), and pause, resume (past
+// the failures and a tripped guard, or retrying them), cancel and the override of a hold.
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -12,6 +13,7 @@ import { sendJson } from "@/modules/policies/components/send-json";
 import { describeScope } from "../lib/scope-text";
 import type { AttemptView, RolloutDetail as Detail } from "../types/agent-upgrades";
 import { AttemptStateBadge, RolloutStatusBadge } from "./attempt-state-badge";
+import { WaveGuards } from "./wave-guards";
 
 function AttemptRows({ attempts }: { attempts: AttemptView[] }) {
   return (
@@ -47,6 +49,14 @@ function AttemptRows({ attempts }: { attempts: AttemptView[] }) {
   );
 }
 
+/** Where the current wave is: installing, soaking, or held by its guards for want of data. */
+function currentStage(rollout: Detail): string {
+  if (!rollout.waveInstalledAt) return ": installing";
+  const guards = rollout.waves[rollout.currentWave]?.guards;
+  if (guards?.verdict === "hold" && guards.overriddenAt === null) return ": installed, held by its guards (not enough data; see below)";
+  return `: installed, soaking since ${formatDateTime(rollout.waveInstalledAt)}`;
+}
+
 export function RolloutDetail({ initial, canControl }: { initial: Detail; canControl: boolean }) {
   const live = initial.status === "running" || initial.status === "paused";
   const { data, refresh } = usePolling<{ rollout: Detail }>(`/api/agent-upgrades/${initial.id}`, {
@@ -63,6 +73,12 @@ export function RolloutDetail({ initial, canControl }: { initial: Detail; canCon
     await refresh();
   }
 
+  async function override(reason: string): Promise<string | null> {
+    const result = await sendJson(`/api/agent-upgrades/${rollout.id}/override`, "POST", { reason });
+    await refresh();
+    return result.ok ? null : result.message;
+  }
+
   return (
     <div className="grid gap-6">
       <Card>
@@ -73,10 +89,9 @@ export function RolloutDetail({ initial, canControl }: { initial: Detail; canCon
           <CardDescription>
             Started {formatDateTime(rollout.createdAt)}
             {rollout.createdBy ? ` by ${rollout.createdBy}` : ""}; canary of {rollout.plan.canary}, then{" "}
-            {rollout.plan.wavePercents.join(" %, ")} %, each wave soaking {rollout.plan.soakMinutes} min.
-            {rollout.status === "running"
-              ? ` Wave ${rollout.currentWave + 1} of ${rollout.waveCount}${rollout.waveInstalledAt ? `: installed, soaking since ${formatDateTime(rollout.waveInstalledAt)}` : ": installing"}.`
-              : ""}
+            {rollout.plan.wavePercents.join(" %, ")} %, each wave soaking {rollout.plan.soakMinutes} min and passing the measured guards
+            before the next is offered.
+            {rollout.status === "running" ? ` Wave ${rollout.currentWave + 1} of ${rollout.waveCount}${currentStage(rollout)}.` : ""}
           </CardDescription>
         </CardHeader>
         <CardContent className="grid gap-3">
@@ -117,8 +132,16 @@ export function RolloutDetail({ initial, canControl }: { initial: Detail; canCon
           <CardHeader>
             <CardTitle>{wave.index === 0 ? "Canary" : `Wave ${wave.index}`}</CardTitle>
           </CardHeader>
-          <CardContent>
+          <CardContent className="grid gap-4">
             <AttemptRows attempts={wave.attempts} />
+            {wave.guards ? (
+              <WaveGuards
+                wave={wave.index}
+                guards={wave.guards}
+                canOverride={canControl && rollout.status === "running" && wave.index === rollout.currentWave}
+                onOverride={override}
+              />
+            ) : null}
           </CardContent>
         </Card>
       ))}

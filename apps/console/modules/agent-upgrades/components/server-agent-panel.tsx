@@ -44,18 +44,17 @@ export function ServerAgentPanel({ initial, canPin }: { initial: ServerAgentVers
           <span className="font-mono" data-testid="server-agent-running">
             {server.agentVersion || "unknown"}
           </span>
-          {server.upgradeAvailable ? (
+          {server.pin ? (
+            <Badge variant="outline" data-testid="server-pin">
+              pinned to {server.pin.version}
+            </Badge>
+          ) : server.upgradeAvailable ? (
             <Badge variant="warning" data-testid="server-upgrade-available">
               upgrade available: {server.upgradeAvailable}
             </Badge>
           ) : (
             <Badge variant="success">up to date</Badge>
           )}
-          {server.pin ? (
-            <Badge variant="outline" data-testid="server-pin">
-              pinned to {server.pin.version}
-            </Badge>
-          ) : null}
         </CardTitle>
         <CardDescription>
           {server.upgrade === null

@@ -121,7 +121,9 @@ export function StartUpgradeForm({
       <p className="text-xs text-muted-foreground">
         The canary gets the version first. Each server downloads it from a gateway, checks the gateway&apos;s signature and its SHA-256, and
         swaps itself; a watchdog brings the previous agent back if the new one does not connect within its bound. A wave goes out only once
-        the one before has installed and stayed connected for the soak time; a failure or a rollback pauses the upgrade.
+        the one before has installed, stayed connected for the soak time and passed the rollouts&apos; measured guards over it (at least 5
+        minutes): p99 latency, and its servers against those not yet upgraded. A failure, a rollback or a regression pauses the upgrade; a
+        guard short of data holds the wave.
       </p>
     </form>
   );

@@ -26,7 +26,7 @@ export function UpgradesOverview({ initial, canStart }: { initial: UpgradeOvervi
           <CardTitle>Versions across the fleet</CardTitle>
           <CardDescription>
             {overview.latestVersion
-              ? `The gateways serve up to ${overview.latestVersion}; ${available} of ${overview.servers.length} servers run an older agent.`
+              ? `The gateways serve up to ${overview.latestVersion}; ${available} of ${overview.servers.length} servers run an older agent and are not pinned.`
               : "The gateways serve no agent releases yet (SPINDLE_AGENT_DIST_DIR)."}
           </CardDescription>
         </CardHeader>
@@ -68,6 +68,10 @@ export function UpgradesOverview({ initial, canStart }: { initial: UpgradeOvervi
                     {s.live ? (
                       <span className="flex items-center gap-2 text-sm">
                         {s.live.targetVersion} <AttemptStateBadge state={s.live.state} />
+                      </span>
+                    ) : s.pinnedVersion ? (
+                      <span className="text-sm text-muted-foreground" data-testid="held-by-pin">
+                        held at its pin
                       </span>
                     ) : s.upgradeAvailable ? (
                       <Badge variant="warning" data-testid="upgrade-available">

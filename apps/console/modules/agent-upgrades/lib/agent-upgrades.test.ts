@@ -197,9 +197,125 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
     await expectProblem(controlUpgrade(db, rival, rollout.id, "pause"), 404, /./);
   });
 
+  it("shows each wave's guard readings with their interval, overrides a hold with a reason, resumes past a trip, each audited", async () => {
+    const rollout = await startUpgrade(
+      db,
+      owner,
+      agentUpgradeRequestSchema.parse({
+        targetVersion: "0.1.1",
+        scope: { kind: "tag", tag: "db" },
+        plan: { canary: 1, wavePercents: [100] },
+      }),
+    );
+    const basis = "difference in differences of each cost per I/O, the wave's 1 server against servers not yet changed";
+    const interval = { low: 0.4, high: 1.9, confidence: 0.95 };
+    const metric = {
+      key: "readCacheMissRatio",
+      label: "Read-cache miss ratio (managed files)",
+      scale: "relative",
+      pValue: 0.001,
+      tolerance: 0.1,
+    };
+    /** What the worker stores after the canary's soak (apps/worker/src/upgrades/guards.ts). */
+    const judged = (verdict: string, reason: string, status: string) =>
+      db.pool.query(
+        `INSERT INTO agent_upgrade_waves (org_id, rollout_id, wave, verdict, reason, readings, readings_at, after_start, after_end, before_start, before_end)
+         VALUES ($1, $2, 0, $3, $4, $5, now(), now() - interval '5 min', now(), now() - interval '12 min', now() - interval '7 min')
+         ON CONFLICT (rollout_id, wave) DO UPDATE SET verdict = excluded.verdict, reason = excluded.reason, readings = excluded.readings, overridden_at = NULL`,
+        [
+          owner.orgId,
+          rollout.id,
+          verdict,
+          reason,
+          JSON.stringify([
+            { guard: "p99_read_latency", status: "not-measured", summary: "No server of the wave measures read latency.", basis: "eBPF" },
+            {
+              guard: "comparative",
+              status,
+              summary:
+                status === "trip"
+                  ? "Worse than the servers not yet changed: Read-cache miss ratio (managed files) +90.0 %."
+                  : "Too few controls.",
+              basis,
+              metrics: [
+                status === "trip"
+                  ? {
+                      ...metric,
+                      status,
+                      change: 0.9,
+                      interval,
+                      treated: 1,
+                      control: 4,
+                      detail: "+90.0 % (95 % interval +40.0 % to +190.0 %)",
+                    }
+                  : {
+                      ...metric,
+                      status,
+                      change: null,
+                      interval: null,
+                      scale: null,
+                      pValue: null,
+                      tolerance: null,
+                      treated: 1,
+                      control: 1,
+                      detail: "too few controls",
+                    },
+              ],
+            },
+          ]),
+        ],
+      );
+    await judged("hold", "Holding: not enough data to judge the wave after 10 min on the new version: too few controls", "not-enough-data");
+    let detail = await getRollout(db, owner.orgId, rollout.id);
+    assert.equal(detail.waves[0]!.guards?.verdict, "hold");
+    assert.match(detail.waves[0]!.guards?.reason ?? "", /^Holding: not enough data/);
+    assert.deepEqual(
+      detail.waves[0]!.guards?.readings.map((r) => [r.guard, r.status]),
+      [
+        ["p99_read_latency", "not-measured"],
+        ["comparative", "not-enough-data"],
+      ],
+    );
+    assert.equal(detail.waves[1]!.guards, null, "a wave not judged yet has no readings");
+
+    await expectProblem(controlUpgrade(db, owner, rollout.id, "override", { reason: "  " }), 400, /Say why/);
+    await expectProblem(controlUpgrade(db, viewer, rollout.id, "override", { reason: "x" }), 403, /not override/);
+    await expectProblem(controlUpgrade(db, rival, rollout.id, "override", { reason: "x" }), 404, /./);
+    await controlUpgrade(db, owner, rollout.id, "override", { reason: "the canary has no read cache to compare" });
+    detail = await getRollout(db, owner.orgId, rollout.id);
+    assert.ok(detail.waves[0]!.guards?.overriddenAt, "the hold is overridden");
+    assert.equal(typeof detail.waves[0]!.guards?.overriddenBy, "string");
+    await expectProblem(controlUpgrade(db, owner, rollout.id, "override", { reason: "again" }), 409, /not holding/);
+
+    // A regression paused it: the page shows the reading with its interval; resume takes it on.
+    await judged("trip", "A guard tripped after 10 min on the new version: Against servers not yet changed: worse", "trip");
+    await db.pool.query("UPDATE agent_upgrade_rollouts SET status = 'paused', status_reason = 'A guard tripped' WHERE id = $1", [
+      rollout.id,
+    ]);
+    detail = await getRollout(db, owner.orgId, rollout.id);
+    const comparative = detail.waves[0]!.guards?.readings.find((r) => r.guard === "comparative");
+    assert.deepEqual(
+      comparative?.metrics.map((m) => [m.status, m.change, m.interval]),
+      [["trip", 0.9, interval]],
+    );
+    await controlUpgrade(db, owner, rollout.id, "resume");
+    assert.ok((await getRollout(db, owner.orgId, rollout.id)).waves[0]!.guards?.overriddenAt, "resuming takes the regression on");
+    const entries = (await listAuditLog(db, owner.orgId, {})).entries.slice(0, 2);
+    assert.deepEqual(
+      entries.map((e) => e.action),
+      ["agent_upgrade.resumed", "agent_upgrade.guard_overridden"],
+    );
+    assert.equal((entries[0]!.details as { guardOverridden?: boolean }).guardOverridden, true);
+    assert.equal((entries[1]!.details as { reason?: string }).reason, "the canary has no read cache to compare");
+  });
+
   it("pins a server: offered the version at once, left out of upgrades, and unpinned", async () => {
     const { server, note } = await pinAgentVersion(db, owner, ids["web-01"]!, { version: "0.1.2", reason: "vendor support" });
     assert.equal(note, null);
+    // Held at its pin: the server shows the pin, not an offer of the newest release.
+    assert.equal(server.upgradeAvailable, null);
+    const pinnedRow = (await getUpgradeOverview(db, owner.orgId)).servers.find((s) => s.hostname === "web-01");
+    assert.deepEqual([pinnedRow?.pinnedVersion, pinnedRow?.upgradeAvailable], ["0.1.2", null]);
     assert.deepEqual(server.pin && [server.pin.version, server.pin.reason], ["0.1.2", "vendor support"]);
     assert.deepEqual(
       server.attempts.map((a) => [a.targetVersion, a.state]),
@@ -216,6 +332,7 @@ describe("agent upgrades in the console", { skip: skipWithoutDatabase }, () => {
     );
     const unpinned = await unpinAgentVersion(db, owner, ids["web-01"]!);
     assert.equal(unpinned.pin, null);
+    assert.equal(unpinned.upgradeAvailable, "0.1.2", "unpinned, it is offered the newest again");
     assert.deepEqual(
       unpinned.attempts.map((a) => [a.state, a.message]),
       [["cancelled", "the pin was removed"]],

@@ -1,7 +1,9 @@
-// Pause, resume or cancel an agent upgrade. Resume goes on past the failures that paused it
-// (marked acknowledged), or offers the version again to the servers that failed (retry: a new
+// Pause, resume or cancel an agent upgrade, or override a wave's hold. Resume goes on past the
+// failures that paused it (marked acknowledged) and past a guard that tripped (the person takes
+// the regression on), or offers the version again to the servers that failed (retry: a new
 // attempt, which their agents take as a new offer). Cancel withdraws every offer not taken yet;
-// an agent already downloading or installing finishes what it started.
+// an agent already downloading or installing finishes what it started. Override lets a wave whose
+// guards lack data go on (the worker would otherwise hold it until the data is there), with why.
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { forbidden, notFound, ProblemError } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
@@ -10,19 +12,29 @@ import type { RolloutSummary } from "../types/agent-upgrades";
 import { listRolloutById } from "./get-rollout";
 import type { UpgradeActor } from "./start-upgrade";
 
-export type ControlAction = "pause" | "resume" | "cancel";
+export type ControlAction = "pause" | "resume" | "cancel" | "override";
+
+const pastTense: Record<ControlAction, string> = { pause: "paused", resume: "resumed", cancel: "cancelled", override: "overridden" };
 
 export async function controlUpgrade(
   db: Db,
   actor: UpgradeActor,
   rolloutId: string,
   action: ControlAction,
-  options: { retryFailed?: boolean } = {},
+  options: { retryFailed?: boolean; reason?: string } = {},
 ): Promise<RolloutSummary> {
   if (!can(actor.role, { agentUpgrade: ["control"] })) {
     throw forbidden(`Your role (${actor.role}) can follow agent upgrades but not ${action} them; ask an owner or admin.`);
   }
   if (!isUuid(rolloutId)) throw notFound("This upgrade");
+  const reason = (options.reason ?? "").trim();
+  if (action === "override" && (reason.length === 0 || reason.length > 500)) {
+    throw new ProblemError(
+      400,
+      "Invalid request",
+      "Say why the wave may go on without its guards' data (1–500 characters); it is kept in the audit log.",
+    );
+  }
   return inOrgSql(db, actor.orgId, async (sql) => {
     const { rows } = await sql.query(
       "SELECT id, status, target_version, current_wave FROM agent_upgrade_rollouts WHERE org_id = $1 AND id = $2 FOR UPDATE",
@@ -30,13 +42,14 @@ export async function controlUpgrade(
     );
     const rollout = rows[0];
     if (!rollout) throw notFound("This upgrade");
-    const allowed: Record<ControlAction, string[]> = { pause: ["running"], resume: ["paused"], cancel: ["running", "paused"] };
+    const allowed: Record<ControlAction, string[]> = {
+      pause: ["running"],
+      resume: ["paused"],
+      cancel: ["running", "paused"],
+      override: ["running"],
+    };
     if (!allowed[action].includes(rollout.status)) {
-      throw new ProblemError(
-        409,
-        "Not possible now",
-        `This upgrade is ${rollout.status}; it cannot be ${action === "pause" ? "paused" : action === "resume" ? "resumed" : "cancelled"}.`,
-      );
+      throw new ProblemError(409, "Not possible now", `This upgrade is ${rollout.status}; it cannot be ${pastTense[action]}.`);
     }
     let details: Record<string, unknown> = { version: rollout.target_version };
     if (action === "pause") {
@@ -45,7 +58,21 @@ export async function controlUpgrade(
         [actor.orgId, rolloutId],
       );
     } else if (action === "resume") {
-      details = { ...details, ...(await resume(sql, actor.orgId, rolloutId, rollout.current_wave, options.retryFailed === true)) };
+      details = { ...details, ...(await resume(sql, actor, rolloutId, rollout.current_wave, options.retryFailed === true)) };
+    } else if (action === "override") {
+      const held = await sql.query(
+        `UPDATE agent_upgrade_waves SET overridden_by = $4, overridden_at = now()
+         WHERE org_id = $1 AND rollout_id = $2 AND wave = $3 AND verdict = 'hold' AND overridden_at IS NULL RETURNING reason`,
+        [actor.orgId, rolloutId, rollout.current_wave, actor.userId],
+      );
+      if (held.rows.length === 0) {
+        throw new ProblemError(
+          409,
+          "Not possible now",
+          "This upgrade's current wave is not holding for want of data: there is no hold to override.",
+        );
+      }
+      details = { ...details, wave: rollout.current_wave, reason, held: held.rows[0].reason };
     } else {
       const withdrawn = await sql.query(
         `UPDATE agent_upgrades SET state = 'cancelled', message = 'the upgrade was cancelled', finished_at = now()
@@ -61,7 +88,7 @@ export async function controlUpgrade(
     await sql.query("INSERT INTO audit_log (org_id, actor_id, action, target, details) VALUES ($1, $2, $3, $4, $5)", [
       actor.orgId,
       actor.userId,
-      `agent_upgrade.${action === "cancel" ? "cancelled" : action === "pause" ? "paused_by_user" : "resumed"}`,
+      `agent_upgrade.${action === "cancel" ? "cancelled" : action === "pause" ? "paused_by_user" : action === "override" ? "guard_overridden" : "resumed"}`,
       rolloutId,
       JSON.stringify(details),
     ]);
@@ -69,7 +96,14 @@ export async function controlUpgrade(
   });
 }
 
-async function resume(sql: OrgSql, orgId: string, rolloutId: string, wave: number, retry: boolean): Promise<Record<string, unknown>> {
+async function resume(sql: OrgSql, actor: UpgradeActor, rolloutId: string, wave: number, retry: boolean): Promise<Record<string, unknown>> {
+  const orgId = actor.orgId;
+  // A guard that tripped paused it: resuming takes the regression on, so the wave is not judged again.
+  const tripped = await sql.query(
+    `UPDATE agent_upgrade_waves SET overridden_by = $4, overridden_at = now()
+     WHERE org_id = $1 AND rollout_id = $2 AND wave = $3 AND verdict = 'trip' AND overridden_at IS NULL RETURNING wave`,
+    [orgId, rolloutId, wave, actor.userId],
+  );
   const failed = await sql.query(
     `UPDATE agent_upgrades SET acknowledged_at = now()
      WHERE org_id = $1 AND rollout_id = $2 AND wave = $3 AND state IN ('failed', 'rolled_back') AND acknowledged_at IS NULL
@@ -94,5 +128,5 @@ async function resume(sql: OrgSql, orgId: string, rolloutId: string, wave: numbe
     "UPDATE agent_upgrade_rollouts SET status = 'running', status_reason = '', wave_installed_at = NULL, updated_at = now() WHERE org_id = $1 AND id = $2",
     [orgId, rolloutId],
   );
-  return { acknowledged: failed.rows.length, retried };
+  return { acknowledged: failed.rows.length, retried, ...(tripped.rows.length > 0 ? { guardOverridden: true } : {}) };
 }

@@ -1,9 +1,10 @@
-// One agent upgrade as its page shows it: status, plan, and each wave's servers with their state.
-import { agentUpgradePlanSchema } from "@spindle/domain";
+// One agent upgrade as its page shows it: status, plan, and each wave's servers with their state
+// and the readings of its measured guards.
+import { agentUpgradePlanSchema, guardReadingSchema } from "@spindle/domain";
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
-import type { AttemptView, RolloutDetail, RolloutSummary } from "../types/agent-upgrades";
+import type { AttemptView, RolloutDetail, RolloutSummary, UpgradeWaveGuards } from "../types/agent-upgrades";
 import { attemptColumns, rolloutColumns, toAttempt, toRolloutSummary } from "./queries";
 
 export async function listRolloutById(sql: OrgSql, orgId: string, id: string): Promise<RolloutSummary> {
@@ -29,12 +30,14 @@ export async function getRollout(db: Db, orgId: string, id: string): Promise<Rol
       )
     ).rows.map(toAttempt);
     const plan = agentUpgradePlanSchema.parse(row.plan);
+    const guards = await waveGuards(sql, orgId, id);
     const waves: RolloutDetail["waves"] = [];
     for (let index = 0; index < (row.wave_count as number); index++) {
       waves.push({
         index,
         label: index === 0 ? "canary" : `wave ${index}`,
         attempts: attempts.filter((a: AttemptView) => a.wave === index),
+        guards: guards.get(index) ?? null,
       });
     }
     return {
@@ -45,4 +48,30 @@ export async function getRollout(db: Db, orgId: string, id: string): Promise<Rol
       waveInstalledAt: row.wave_installed_at instanceof Date ? row.wave_installed_at.toISOString() : null,
     };
   });
+}
+
+async function waveGuards(sql: OrgSql, orgId: string, rolloutId: string): Promise<Map<number, UpgradeWaveGuards>> {
+  const { rows } = await sql.query(
+    `SELECT g.wave, g.verdict, g.reason, g.readings, g.readings_at, g.after_start, g.after_end, g.before_start, g.before_end,
+            g.overridden_at, (SELECT u.name FROM users u WHERE u.id = g.overridden_by) AS overridden_by
+     FROM agent_upgrade_waves g WHERE g.org_id = $1 AND g.rollout_id = $2`,
+    [orgId, rolloutId],
+  );
+  const iso = (value: unknown) => (value as Date).toISOString();
+  return new Map(
+    rows.map((row) => [
+      row.wave as number,
+      {
+        verdict: row.verdict,
+        reason: row.reason,
+        // Stored by the worker through the same schema; parsed again so the page never shows a stray shape.
+        readings: (row.readings as unknown[]).map((reading) => guardReadingSchema.parse(reading)),
+        readingsAt: iso(row.readings_at),
+        after: { start: iso(row.after_start), end: iso(row.after_end) },
+        before: { start: iso(row.before_start), end: iso(row.before_end) },
+        overriddenBy: row.overridden_at ? (row.overridden_by ?? "a former member") : null,
+        overriddenAt: row.overridden_at ? iso(row.overridden_at) : null,
+      },
+    ]),
+  );
 }

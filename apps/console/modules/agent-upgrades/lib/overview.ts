@@ -6,6 +6,7 @@ import type { FleetServerVersion, UpgradeOverview } from "../types/agent-upgrade
 import { upgradeCapability } from "./capability";
 import { listRollouts } from "./queries";
 import { listReleases } from "./releases";
+import { upgradeAvailable } from "./upgrade-available";
 
 /** A server is online while its agent was heard from within this window (as on the fleet page). */
 const onlineSeconds = 30;
@@ -31,7 +32,7 @@ export async function getUpgradeOverview(db: Db, orgId: string, now = new Date()
         hostname: row.hostname,
         agentVersion,
         online: lastSeen !== null && now.getTime() - lastSeen.getTime() <= onlineSeconds * 1000,
-        upgradeAvailable: latestVersion !== null && compareAgentVersions(agentVersion, latestVersion) < 0 ? latestVersion : null,
+        upgradeAvailable: upgradeAvailable(agentVersion, latestVersion, row.pinned ?? null),
         upgrade: upgradeCapability(row.capabilities),
         pinnedVersion: row.pinned ?? null,
         live: row.live_target ? { targetVersion: row.live_target, state: row.live_state } : null,

@@ -1,6 +1,5 @@
 // One server's agent version for its page: what it runs, whether a newer release is served,
 // whether it can replace itself (and how to upgrade it otherwise), its pin and its attempts.
-import { compareAgentVersions } from "@spindle/domain";
 import { inOrgSql, type Db, type OrgSql } from "@/lib/db";
 import { notFound } from "@/lib/problem";
 import { isUuid } from "@/lib/uuid";
@@ -8,6 +7,7 @@ import type { ServerAgentVersion } from "../types/agent-upgrades";
 import { upgradeCapability } from "./capability";
 import { attemptColumns, toAttempt } from "./queries";
 import { listReleases } from "./releases";
+import { upgradeAvailable } from "./upgrade-available";
 
 export async function getServerAgentVersion(db: Db, orgId: string, serverId: string): Promise<ServerAgentVersion> {
   if (!isUuid(serverId)) throw notFound("This server");
@@ -40,7 +40,7 @@ export async function getServerAgentVersionIn(sql: OrgSql, orgId: string, server
     hostname: row.hostname,
     agentVersion: row.agent_version,
     latestVersion,
-    upgradeAvailable: latestVersion !== null && compareAgentVersions(row.agent_version, latestVersion) < 0 ? latestVersion : null,
+    upgradeAvailable: upgradeAvailable(row.agent_version, latestVersion, row.pin_version ?? null),
     upgrade: upgradeCapability(row.capabilities),
     pin: row.pin_version
       ? {

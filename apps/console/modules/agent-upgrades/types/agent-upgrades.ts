@@ -1,5 +1,5 @@
 // What the console's agent-upgrade API answers (docs/install.md, "Upgrades").
-import type { AgentUpgradePlan, AgentUpgradeScope } from "@spindle/domain";
+import type { AgentUpgradePlan, AgentUpgradeScope, GuardReading } from "@spindle/domain";
 
 export type AttemptState =
   | "waiting"
@@ -79,9 +79,25 @@ export interface AttemptView {
   acknowledged: boolean;
 }
 
+/**
+ * The measured guards of one wave, read after its soak (the staged rollouts' guards): pass lets
+ * the next wave go out, hold waits for data, trip paused the upgrade.
+ */
+export interface UpgradeWaveGuards {
+  verdict: "pass" | "hold" | "trip";
+  reason: string;
+  readings: GuardReading[];
+  readingsAt: string;
+  /** The soak (after the change) and the equally long window before the offer, as read. */
+  after: { start: string; end: string };
+  before: { start: string; end: string };
+  overriddenBy: string | null;
+  overriddenAt: string | null;
+}
+
 export interface RolloutDetail extends RolloutSummary {
   plan: AgentUpgradePlan;
-  waves: { index: number; label: string; attempts: AttemptView[] }[];
+  waves: { index: number; label: string; attempts: AttemptView[]; guards: UpgradeWaveGuards | null }[];
   skipped: AttemptView[];
   waveInstalledAt: string | null;
 }

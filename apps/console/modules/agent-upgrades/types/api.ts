@@ -1,5 +1,6 @@
 // The agent-upgrade API's answers as zod schemas: the OpenAPI document is generated from them and
 // the contract test holds every answer to them (types/agent-upgrades.ts has the TypeScript side).
+import { guardReadingSchema, rolloutGuardsSchema } from "@spindle/domain";
 import { z } from "zod";
 import { isoDateTime, nullableDateTime } from "@/lib/openapi/schemas";
 
@@ -32,7 +33,25 @@ const plan = z.object({
   wavePercents: z.array(z.number().int()),
   soakMinutes: z.number().int(),
   answerTimeoutMinutes: z.number().int(),
+  guards: rolloutGuardsSchema,
 });
+
+const window = z.object({ start: isoDateTime, end: isoDateTime });
+const waveGuards = z
+  .object({
+    verdict: z.enum(["pass", "hold", "trip"]),
+    reason: z.string(),
+    readings: z.array(guardReadingSchema),
+    readingsAt: isoDateTime,
+    after: window,
+    before: window,
+    overriddenBy: z.string().nullable(),
+    overriddenAt: nullableDateTime,
+  })
+  .nullable()
+  .meta({
+    description: "The wave's measured guards, read after its soak; null until read (and for the last wave, which completes after its soak)",
+  });
 
 export const rolloutSummarySchema = z.object({
   id: z.string(),
@@ -65,7 +84,7 @@ const attemptSchema = z.object({
 
 export const rolloutDetailSchema = rolloutSummarySchema.extend({
   plan,
-  waves: z.array(z.object({ index: z.number().int(), label: z.string(), attempts: z.array(attemptSchema) })),
+  waves: z.array(z.object({ index: z.number().int(), label: z.string(), attempts: z.array(attemptSchema), guards: waveGuards })),
   skipped: z.array(attemptSchema),
   waveInstalledAt: nullableDateTime,
 });

@@ -45,6 +45,12 @@ function describeAction({ action, details, target }: Pick<AuditEntry, "action" |
       return `offered agent ${text(details.version)} to wave ${String(details.wave ?? "?")} (${String(details.servers ?? "?")} servers)`;
     case "agent_upgrade.wave_installed":
       return `saw wave ${String(details.wave ?? "?")} install agent ${text(details.version)}; it soaks for ${String(details.soakMinutes ?? "?")} min`;
+    case "agent_upgrade.wave_passed":
+      return `saw wave ${String(details.wave ?? "?")} on agent ${text(details.version)} pass its guards${details.note ? ` (${text(details.note)})` : ""}`;
+    case "agent_upgrade.wave_held":
+      return `held wave ${String(details.wave ?? "?")} on agent ${text(details.version)}: ${text(details.reason)}`;
+    case "agent_upgrade.guard_overridden":
+      return `let wave ${String(details.wave ?? "?")} of the upgrade to agent ${text(details.version)} go on past its guards${details.reason ? `: ${text(details.reason)}` : ""}`;
     case "agent_upgrade.completed":
       return `completed the upgrade to agent ${text(details.version)}`;
     case "agent_upgrade.paused":

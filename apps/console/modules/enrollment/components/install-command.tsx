@@ -5,7 +5,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import type { CreatedEnrollmentToken } from "../types/enrollment-token";
 import { formatDateTime } from "@/lib/format";
 import { describeGatewayAddress, installNotes, type InstallNote, type InstallPlatform as Platform } from "../lib/gateway-address";
-import { aptInstallCommands, dnfInstallCommands } from "../lib/install-command";
+import { type PackageManager, packageManagers } from "../lib/install-command";
+import type { ReactNode } from "react";
 
 const platforms: { id: Platform; label: string }[] = [
   { id: "linux", label: "Linux" },
@@ -89,8 +90,9 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
           </>
         )}
       </div>
-      {platform === "linux" ? <AptInstall created={created} /> : null}
-      {platform === "linux" ? <DnfInstall created={created} /> : null}
+      {platform === "linux"
+        ? repositoryInstalls.map((install) => <PackageRepositoryInstall key={install.manager} install={install} created={created} />)
+        : null}
       {platform === "linux" ? (
         <p className="text-xs text-muted-foreground">
           The script installs the agent, exchanges the token for the server&apos;s own credential and starts it: as the{" "}
@@ -116,58 +118,72 @@ export function InstallCommand({ created }: { created: CreatedEnrollmentToken })
   );
 }
 
-/**
- * The other Linux choice: the gateway's signed apt repository, for teams that manage servers with
- * apt or configuration management (upgrades then come with apt-get upgrade).
- */
-function AptInstall({ created }: { created: CreatedEnrollmentToken }) {
-  const lines = aptInstallCommands(created.gatewayUrl, created.token);
-  return (
-    <details className="rounded-md border bg-background px-3 py-2 text-sm" data-testid="install-apt">
-      <summary className="cursor-pointer font-medium">Install from our package repository (Debian, Ubuntu: apt)</summary>
-      <p className="mt-2 text-muted-foreground">
-        As root: adds the gateway&apos;s signed repository and its key (trusted for this repository only), installs the{" "}
-        <code>spindle-agent</code> package, enrols this server with the token and starts the agent. Later versions arrive with{" "}
-        <code>apt-get upgrade</code>. Without systemd, run <code>dpkg-reconfigure spindle-agent</code> instead of the last line.
-      </p>
-      <div className="mt-2 flex flex-col gap-2 sm:flex-row sm:items-start">
-        <pre
-          className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
-          data-testid="install-command-apt"
-        >
-          {lines}
-        </pre>
-        <CopyButton value={lines} label="Copy lines" data-testid="copy-install-command-apt" />
-      </div>
-    </details>
-  );
+/** What the page says of installing from one of the gateway's package repositories. */
+interface RepositoryInstall {
+  manager: PackageManager;
+  distributions: string;
+  /** What the first lines do to add the repository. */
+  adds: ReactNode;
+  upgrade: string;
+  /** Where a server differs from the lines' assumptions, and what to run there instead. */
+  otherwise: ReactNode;
 }
 
 /**
- * The same for rpm-based distributions: the gateway's yum/dnf repository, whose repomd.xml is
- * signed with the same key (upgrades then come with dnf upgrade).
+ * The other Linux choice: the gateway's signed package repositories, for teams that manage
+ * servers with apt or dnf or with configuration management (upgrades then come with the package
+ * manager). apt reads the signed InRelease, dnf the signed repomd.xml: both by the same key.
  */
-function DnfInstall({ created }: { created: CreatedEnrollmentToken }) {
-  const lines = dnfInstallCommands(created.gatewayUrl, created.token);
+const repositoryInstalls: RepositoryInstall[] = [
+  {
+    manager: "apt",
+    distributions: "Debian, Ubuntu",
+    adds: <>adds the gateway&apos;s signed repository and its key (trusted for this repository only)</>,
+    upgrade: "apt-get upgrade",
+    otherwise: (
+      <>
+        Without systemd, run <code>dpkg-reconfigure spindle-agent</code> instead of the last line.
+      </>
+    ),
+  },
+  {
+    manager: "dnf",
+    distributions: "Fedora, RHEL, Rocky, Alma, Amazon Linux",
+    adds: (
+      <>
+        downloads the gateway&apos;s repository definition to <code>/etc/yum.repos.d/spindle.repo</code>, with which dnf checks the
+        repository against the gateway&apos;s key (dnf prints its fingerprint when it imports it)
+      </>
+    ),
+    upgrade: "dnf upgrade",
+    otherwise: (
+      <>
+        Where only yum exists, run <code>yum install -y spindle-agent</code> instead of the dnf line.
+      </>
+    ),
+  },
+];
+
+/** The lines that install the agent from one package repository, with the new token, and what they do. */
+function PackageRepositoryInstall({ install, created }: { install: RepositoryInstall; created: CreatedEnrollmentToken }) {
+  const lines = packageManagers[install.manager](created.gatewayUrl, created.token);
   return (
-    <details className="rounded-md border bg-background px-3 py-2 text-sm" data-testid="install-dnf">
+    <details className="rounded-md border bg-background px-3 py-2 text-sm" data-testid={`install-${install.manager}`}>
       <summary className="cursor-pointer font-medium">
-        Install from our package repository (Fedora, RHEL, Rocky, Alma, Amazon Linux: dnf)
+        Install from our package repository ({install.distributions}: {install.manager})
       </summary>
       <p className="mt-2 text-muted-foreground">
-        As root: writes <code>/etc/yum.repos.d/spindle.repo</code>, whose metadata dnf checks against the gateway&apos;s key (dnf prints its
-        fingerprint when it imports it), installs the <code>spindle-agent</code> package, enrols this server with the token and starts the
-        agent. Later versions arrive with <code>dnf upgrade</code>. Where only yum exists, run <code>yum install -y spindle-agent</code>{" "}
-        instead of the dnf line.
+        As root: {install.adds}, installs the <code>spindle-agent</code> package, enrols this server with the token and starts the agent.
+        Later versions arrive with <code>{install.upgrade}</code>. {install.otherwise}
       </p>
       <div className="mt-2 flex flex-col gap-2 sm:flex-row sm:items-start">
         <pre
           className="min-w-0 flex-1 overflow-x-auto rounded-md bg-foreground px-4 py-3 font-mono text-sm text-background"
-          data-testid="install-command-dnf"
+          data-testid={`install-command-${install.manager}`}
         >
           {lines}
         </pre>
-        <CopyButton value={lines} label="Copy lines" data-testid="copy-install-command-dnf" />
+        <CopyButton value={lines} label="Copy lines" data-testid={`copy-install-command-${install.manager}`} />
       </div>
     </details>
   );

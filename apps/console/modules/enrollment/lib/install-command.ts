@@ -45,44 +45,31 @@ export function aptInstallCommands(gatewayUrl: string, token: string): string {
 export const dnfRepoPath = "/etc/yum.repos.d/spindle.repo";
 
 /**
- * The .repo file of the gateway's yum/dnf repository. repo_gpgcheck makes dnf check the detached
- * signature over repomd.xml with the key at gpgkey, which dnf imports for this repository (its
- * fingerprint is printed on import); repomd.xml pins the metadata's SHA-256 and the metadata
- * each package's, which dnf checks on download. The .rpm itself carries no signature (nfpm
- * builds it with no key: the gateway's key is not at build time), so gpgcheck is off: with it
- * on, dnf would refuse every package.
- */
-export function dnfRepoFile(gatewayUrl: string): string {
-  const { url } = describeGatewayAddress(gatewayUrl);
-  return [
-    "[spindle]",
-    "name=Spindle agent",
-    `baseurl=${url}/yum`,
-    "enabled=1",
-    "repo_gpgcheck=1",
-    "gpgcheck=0",
-    `gpgkey=${url}/yum/spindle-archive-keyring.asc`,
-  ].join("\n");
-}
-
-/**
  * The lines that add the gateway's yum/dnf repository and install the agent's .rpm from it
- * (Fedora, RHEL and its rebuilds, Amazon Linux), run as root: the .repo file written with a
- * quoted here-document (nothing in it is expanded), dnf install, then the same enrolment and
- * start as the apt lines, the token on standard input. apps/gateway/internal/httpapi/
- * yumrepo_test.go runs dnf with this .repo against the gateway on loopback.
+ * (Fedora, RHEL and its rebuilds, Amazon Linux), run as root: the .repo file downloaded from the
+ * gateway, which writes it naming its own public URL (apps/gateway/internal/pkgrepo, yum.go: the
+ * one copy of its text; repo_gpgcheck on, so dnf checks repomd.xml's signature with the key it
+ * imports from the gateway and prints its fingerprint), then dnf install, then the same enrolment
+ * and start as the apt lines, the token on standard input. apps/gateway/internal/httpapi/
+ * yumrepo_test.go runs the same download and dnf against the gateway on loopback.
  */
 export function dnfInstallCommands(gatewayUrl: string, token: string): string {
   const { url } = describeGatewayAddress(gatewayUrl);
   return [
-    `cat > ${dnfRepoPath} <<'EOF'`,
-    dnfRepoFile(gatewayUrl),
-    "EOF",
+    `curl -fsSL -o ${dnfRepoPath} ${url}/yum/spindle.repo`,
     "dnf install -y spindle-agent",
     `printf '%s\\n' '${token}' | spindle-agent enroll --token-file - --gateway ${url}`,
     "systemctl start spindle-agent",
   ].join("\n");
 }
+
+/** The package managers whose repositories the gateway serves, and the lines that install from each. */
+export const packageManagers = {
+  apt: aptInstallCommands,
+  dnf: dnfInstallCommands,
+} as const satisfies Record<string, (gatewayUrl: string, token: string) => string>;
+
+export type PackageManager = keyof typeof packageManagers;
 
 /** The Windows agent the PowerShell one-liner downloads (the gateway also serves an .msi). */
 export const windowsAgentDownload = "spindle-agent-windows-amd64.exe";

@@ -1,6 +1,6 @@
 "use client";
 // One wave: its state and times, its servers with what each runs, and every guard's reading with
-// the basis it rests on; the comparison's metrics with their change and interval. A holding wave
+// the basis it rests on (guard-readings.tsx); the comparison's metrics with their change and interval. A holding wave
 // can be let through by an owner or admin, who says why.
 import Link from "next/link";
 import { useState } from "react";
@@ -11,25 +11,8 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { formatDateTime } from "@/lib/format";
 import type { RolloutWaveView } from "../types/rollout";
+import { GuardReadings } from "./guard-readings";
 import { ServerStateBadge, WaveStateBadge } from "./rollout-badges";
-
-const guardLabels: Record<string, string> = {
-  failed: "Refused (FAILED)",
-  offline: "Agents offline",
-  apply_timeout: "Confirmations",
-  backoffs: "Read-cache backoffs",
-  p99_read_latency: "p99 read latency",
-  p99_write_latency: "p99 write latency",
-  comparative: "Against servers not yet changed",
-};
-const statusText = { pass: "pass", trip: "tripped", "not-enough-data": "not enough data", "not-measured": "not measured" } as const;
-
-function formatChange(change: number | null, scale: "relative" | "absolute" | null): string {
-  if (change === null) return "—";
-  return scale === "relative"
-    ? `${change >= 0 ? "+" : ""}${(change * 100).toFixed(1)} %`
-    : `${change >= 0 ? "+" : ""}${change.toPrecision(3)}`;
-}
 
 export function WaveCard({
   wave,
@@ -82,75 +65,7 @@ export function WaveCard({
           </div>
         ) : null}
 
-        {wave.readings.length > 0 ? (
-          <div className="grid gap-2" data-testid="guard-readings">
-            <p className="text-xs text-muted-foreground">Guards{wave.readingsAt ? `, read ${formatDateTime(wave.readingsAt)}` : ""}</p>
-            {wave.readings.map((reading) => (
-              <div
-                key={reading.guard}
-                className="grid gap-1 rounded-md border p-2 text-sm"
-                data-testid="guard-reading"
-                data-guard={reading.guard}
-                data-status={reading.status}
-              >
-                <span className="flex items-center justify-between gap-2">
-                  <span className="font-medium">{guardLabels[reading.guard] ?? reading.guard}</span>
-                  <span
-                    className={
-                      reading.status === "trip"
-                        ? "text-destructive"
-                        : reading.status === "not-enough-data"
-                          ? "text-warning"
-                          : "text-muted-foreground"
-                    }
-                  >
-                    {statusText[reading.status]}
-                  </span>
-                </span>
-                <span data-testid="guard-summary">{reading.summary}</span>
-                <span className="text-xs text-muted-foreground" data-testid="guard-basis">
-                  Basis: {reading.basis}
-                </span>
-                {reading.metrics.length > 0 ? (
-                  <table className="mt-1 w-full text-xs">
-                    <thead>
-                      <tr className="text-left text-muted-foreground">
-                        <th>Metric</th>
-                        <th>Change vs expected</th>
-                        <th>Interval</th>
-                        <th>Servers</th>
-                        <th>Reading</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {reading.metrics.map((metric) => (
-                        <tr
-                          key={metric.key}
-                          data-testid="guard-metric"
-                          data-metric={metric.key}
-                          data-status={metric.status}
-                          title={metric.detail}
-                        >
-                          <td>{metric.label}</td>
-                          <td>{formatChange(metric.change, metric.scale)}</td>
-                          <td>
-                            {metric.interval
-                              ? `${formatChange(metric.interval.low, metric.scale)} to ${formatChange(metric.interval.high, metric.scale)} (${Math.round(metric.interval.confidence * 100)} %)`
-                              : "—"}
-                          </td>
-                          <td>
-                            {metric.treated} vs {metric.control}
-                          </td>
-                          <td>{statusText[metric.status]}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                ) : null}
-              </div>
-            ))}
-          </div>
-        ) : null}
+        <GuardReadings readings={wave.readings} readingsAt={wave.readingsAt} />
 
         <table className="w-full text-sm" data-testid="wave-servers">
           <thead>

@@ -4,14 +4,15 @@ import { orgRoute } from "@/modules/auth/lib/api-route";
 import { controlUpgrade } from "@/modules/agent-upgrades/lib/control-upgrade";
 import { rolloutSummarySchema } from "@/modules/agent-upgrades/types/api";
 
-const params = z.object({ id: z.string(), action: z.enum(["pause", "resume", "cancel"]) });
-const body = z.strictObject({ retryFailed: z.boolean().optional() });
+const params = z.object({ id: z.string(), action: z.enum(["pause", "resume", "cancel", "override"]) });
+const body = z.strictObject({ retryFailed: z.boolean().optional(), reason: z.string().max(500).optional() });
 
-/** Pause, resume (past the failures, or retrying them) or cancel an upgrade. */
+/** Pause, resume (past the failures and a tripped guard, or retrying them), cancel, or override a wave's hold. */
 export const POST = orgRoute(
   {
-    summary: "Pause, resume or cancel an agent upgrade",
-    description: "`retryFailed` on resume offers the version again to the servers that failed or rolled back.",
+    summary: "Pause, resume or cancel an agent upgrade, or override a wave's hold",
+    description:
+      "`retryFailed` on resume offers the version again to the servers that failed or rolled back. `override` lets a wave whose guards lack data go on; `reason` (required) says why and is audited.",
     tag: "Agent upgrades",
     params,
     body,
