@@ -2,14 +2,10 @@
 // One upgrade wave's measured guards, read after its soak before the next wave is offered: the
 // verdict and its reason, the windows compared, every guard's reading (the policy rollouts'
 // GuardReadings), and for a wave held for want of data, an override that says why.
-import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { FormError } from "@/components/ui/form-error";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
 import { formatDateTime } from "@/lib/format";
 import { GuardReadings } from "@/modules/rollouts/components/guard-readings";
+import { OverrideForm } from "@/modules/rollouts/components/override-form";
 import type { UpgradeWaveGuards } from "../types/agent-upgrades";
 
 const verdictText = { pass: "guards passed", hold: "holding: not enough data", trip: "a guard tripped" } as const;
@@ -25,8 +21,6 @@ export function WaveGuards({
   canOverride: boolean;
   onOverride: (reason: string) => Promise<string | null>;
 }) {
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
   const overridden = guards.overriddenAt !== null;
   const variant = overridden ? "outline" : guards.verdict === "pass" ? "success" : guards.verdict === "trip" ? "destructive" : "warning";
   return (
@@ -51,23 +45,14 @@ export function WaveGuards({
         </p>
       ) : null}
       {guards.verdict === "hold" && !overridden && canOverride ? (
-        <form
-          className="flex flex-col gap-2 sm:flex-row sm:items-end"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            setError(await onOverride(reason));
-          }}
-        >
-          <div className="grid flex-1 gap-1">
-            <Label htmlFor={`upgrade-override-${wave}`}>Why the next wave may go out without this data</Label>
-            <Input id={`upgrade-override-${wave}`} value={reason} onChange={(e) => setReason(e.target.value)} />
-          </div>
-          <Button type="submit" variant="outline" data-testid="upgrade-wave-override">
-            Override the hold
-          </Button>
-        </form>
+        <OverrideForm
+          id={`upgrade-override-${wave}`}
+          label="Why the next wave may go out without this data"
+          action="Override the hold"
+          testId="upgrade-wave-override"
+          onOverride={onOverride}
+        />
       ) : null}
-      <FormError message={error} />
       <GuardReadings readings={guards.readings} readingsAt={guards.readingsAt} />
     </div>
   );

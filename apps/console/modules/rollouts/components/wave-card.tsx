@@ -3,15 +3,11 @@
 // the basis it rests on (guard-readings.tsx); the comparison's metrics with their change and interval. A holding wave
 // can be let through by an owner or admin, who says why.
 import Link from "next/link";
-import { useState } from "react";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { FormError } from "@/components/ui/form-error";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
 import { formatDateTime } from "@/lib/format";
 import type { RolloutWaveView } from "../types/rollout";
 import { GuardReadings } from "./guard-readings";
+import { OverrideForm } from "./override-form";
 import { ServerStateBadge, WaveStateBadge } from "./rollout-badges";
 
 export function WaveCard({
@@ -23,8 +19,6 @@ export function WaveCard({
   canOverride: boolean;
   onOverride: (reason: string) => Promise<string | null>;
 }) {
-  const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
   return (
     <Card data-testid="rollout-wave" data-wave={wave.wave} data-state={wave.state}>
       <CardHeader>
@@ -45,23 +39,14 @@ export function WaveCard({
           <div className="grid gap-2 rounded-md border border-warning/60 bg-warning/10 p-3 text-sm" data-testid="wave-hold">
             <p data-testid="wave-hold-reason">{wave.holdReason}</p>
             {canOverride ? (
-              <form
-                className="flex flex-col gap-2 sm:flex-row sm:items-end"
-                onSubmit={async (event) => {
-                  event.preventDefault();
-                  setError(await onOverride(reason));
-                }}
-              >
-                <div className="grid flex-1 gap-1">
-                  <Label htmlFor={`override-${wave.wave}`}>Why it may go on anyway</Label>
-                  <Input id={`override-${wave.wave}`} value={reason} onChange={(e) => setReason(e.target.value)} />
-                </div>
-                <Button type="submit" variant="outline" data-testid="wave-override">
-                  Override the guard
-                </Button>
-              </form>
+              <OverrideForm
+                id={`override-${wave.wave}`}
+                label="Why it may go on anyway"
+                action="Override the guard"
+                testId="wave-override"
+                onOverride={onOverride}
+              />
             ) : null}
-            <FormError message={error} />
           </div>
         ) : null}
 
